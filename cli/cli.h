@@ -1,0 +1,42 @@
+/*
+ * cli/cli.h — what every `ompdag` subcommand shares: the command table's
+ * handler signature, argument helpers and error printing.
+ */
+#ifndef OMPDAG_CLI_H
+#define OMPDAG_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/error.h"
+
+#define OMPDAG_COMMAND(name, summary)                                                             \
+    int cmd_##name(int argc, char **argv);                                                         \
+    void cmd_##name##_help(FILE *out);
+#include "commands.def"
+#undef OMPDAG_COMMAND
+
+/* Exit codes shared by all subcommands. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+/* Prints "ompdag CMD: message" to stderr and returns CLI_EXIT_FAIL. */
+int cli_fail(const char *cmd, const ompdag_error *err);
+/* Prints "ompdag CMD: <formatted>" plus a --help hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a decimal int64 in [lo, hi]; false on junk or range error. */
+bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* Parses a comma-separated list of ints in [lo, hi] into a new array. */
+bool cli_parse_i32_list(const char *s, int32_t lo, int32_t hi, int32_t **out, int *count);
+/* Parses "A..B" into lo/hi. */
+bool cli_parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *a, int64_t *b);
+/* Parses a probability in [0, 1]. */
+bool cli_parse_prob(const char *s, double *out);
+
+/* True when stderr is a terminal (progress bars go there only then). */
+bool cli_stderr_is_tty(void);
+/* Draws "label [#####     ] done/total" on stderr when it is a terminal. */
+void cli_progress(const char *label, uint64_t done, uint64_t total);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * ompdag/condag.h — the conditional DAG (con-DAG) model of an OpenMP task
+ * system, and its file format `ompdag-condag` v1 / `ompdag-condag-set` v1.
+ *
+ * The contract is shared/spec/condag.md (§1 model, §5 format), cleaned up from
+ * seed 004 (Sun et al. 2020).  A graph is built either by loading a file or
+ * through the builder calls below (add nodes, add F-edges, finalize).
+ * ompdag_condag_finalize() enforces every rule of §5 and derives T-edges and
+ * W-edges (Rule 2) once; after that the graph is read-only except for WCETs.
+ *
+ * Indices: nodes and tasks are numbered 0..n-1 (int32) in insertion order.
+ * Ownership: every pointer returned by an accessor is borrowed from the graph
+ * and stays valid until the graph is destroyed.
+ */
+#ifndef OMPDAG_CONDAG_H
+#define OMPDAG_CONDAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ompdag/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_t; /* jansson's object type, for unknown ("extra") keys only */
+
+typedef struct ompdag_condag ompdag_condag;
+typedef struct ompdag_condag_set ompdag_condag_set;
+
+typedef enum ompdag_kind {
+    OMPDAG_KIND_N = 'N', /* plain code segment */
+    OMPDAG_KIND_T = 'T', /* segment ending with `#pragma omp task` creating a child */
+    OMPDAG_KIND_W = 'W', /* segment starting right after a taskwait */
+    OMPDAG_KIND_C = 'C', /* branch entry: exactly one F-successor runs */
+    OMPDAG_KIND_J = 'J'  /* branch join */
+} ompdag_kind;
+
+typedef struct ompdag_loc {
+    const char *file; /* NULL when unknown */
+    int32_t line;     /* 0 when unknown */
+    int32_t col;      /* 0 when unknown */
+} ompdag_loc;
+
+/* What the builder needs to add one node.  Strings are copied. */
+typedef struct ompdag_node_spec {
+    const char *id;      /* required, unique in the graph */
+    const char *task;    /* required: id of the task whose code this is */
+    ompdag_kind kind;    /* required */
+    int64_t wcet;        /* >= 0, in the graph's time unit */
+    const char *creates; /* task id; required on T, must be NULL elsewhere */
+    ompdag_loc loc;      /* optional */
+    const char *label;   /* optional */
+} ompdag_node_spec;
+
+/* ---- lifecycle and builder ------------------------------------------------ */
+
+/* Creates an empty graph.  Returns NULL on allocation failure.
+ * Free with ompdag_condag_destroy(). */
+ompdag_condag *ompdag_condag_create(void);
+
+/* Frees the graph and everything borrowed from it.  NULL is a no-op. */
+void ompdag_condag_destroy(ompdag_condag *g);
+
+/* Graph metadata; strings are copied, NULL clears. */
+ompdag_status ompdag_condag_set_name(ompdag_condag *g, const char *name);
+ompdag_status ompdag_condag_set_function(ompdag_condag *g, const char *function);
+ompdag_status ompdag_condag_set_time_unit(ompdag_condag *g, const char *unit);
+ompdag_status ompdag_condag_set_region_loc(ompdag_condag *g, ompdag_loc loc);
+/* Default thread count m stored in the file; 0 means "none". */
+void ompdag_condag_set_threads(ompdag_condag *g, int32_t m);
+
+/* Adds a node (before finalize only).  On success *index (if non-NULL) gets
+ * the new node's index.  Fails on a duplicate id, a negative WCET, or a
+ * `creates` on a non-T node / missing on a T node. */
+ompdag_status ompdag_condag_add_node(ompdag_condag *g, const ompdag_node_spec *spec,
+                                     int32_t *index, ompdag_error *err);
+
+/* Looks a node up by id; returns -1 when absent. */
+int32_t ompdag_condag_find_node(const ompdag_condag *g, const char *id);
+
+/* Adds the F-edge from -> to (before finalize only). */
+ompdag_status ompdag_condag_add_edge(ompdag_condag *g, int32_t from, int32_t to,
+                                     ompdag_error *err);
+
+/* Attaches a JSON object of keys this version does not interpret; they are
+ * written back on save.  The graph takes a reference (json_incref).  node = -1
+ * attaches to the graph itself. */
+ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct json_t *extra);
+
+/* The extra keys of a node (-1: of the graph), or NULL.  Borrowed. */
+struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node);
+
+/* Validates every rule of condag.md §5, derives T- and W-edges and a
+ * topological order.  After success the structure is frozen. */
+ompdag_status ompdag_condag_finalize(ompdag_condag *g, ompdag_error *err);
+
+bool ompdag_condag_is_finalized(const ompdag_condag *g);
+
+/* ---- accessors (valid after finalize unless noted) ------------------------ */
+
+const char *ompdag_condag_name(const ompdag_condag *g);     /* may be NULL */
+const char *ompdag_condag_function(const ompdag_condag *g); /* may be NULL */
+const char *ompdag_condag_time_unit(const ompdag_condag *g); /* "ns" by default */
+ompdag_loc ompdag_condag_region_loc(const ompdag_condag *g);
+int32_t ompdag_condag_threads(const ompdag_condag *g); /* 0 when absent */
+
+int32_t ompdag_condag_node_count(const ompdag_condag *g); /* valid before finalize too */
+int32_t ompdag_condag_task_count(const ompdag_condag *g);
+int64_t ompdag_condag_total_wcet(const ompdag_condag *g); /* sum over all nodes */
+
+const char *ompdag_condag_node_id(const ompdag_condag *g, int32_t v);
+ompdag_kind ompdag_condag_node_kind(const ompdag_condag *g, int32_t v);
+int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v);
+int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v);
+/* Task created by a T node, -1 for other kinds. */
+int32_t ompdag_condag_node_creates(const ompdag_condag *g, int32_t v);
+ompdag_loc ompdag_condag_node_loc(const ompdag_condag *g, int32_t v);
+const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v); /* may be NULL */
+
+/* F-successors of v, in file order.  *count receives their number. */
+const int32_t *ompdag_condag_node_fsucc(const ompdag_condag *g, int32_t v, int32_t *count);
+/* W-successors of v: non-empty only for a task's sink (the W nodes of the
+ * parent that wait for this task, Rule 2). */
+const int32_t *ompdag_condag_node_wsucc(const ompdag_condag *g, int32_t v, int32_t *count);
+
+const char *ompdag_condag_task_id(const ompdag_condag *g, int32_t t);
+int32_t ompdag_condag_task_source(const ompdag_condag *g, int32_t t);
+int32_t ompdag_condag_task_sink(const ompdag_condag *g, int32_t t);
+/* The T node that creates task t, -1 for the root task. */
+int32_t ompdag_condag_task_creator(const ompdag_condag *g, int32_t t);
+int32_t ompdag_condag_root_task(const ompdag_condag *g);
+
+/* All nodes in a topological order of F-, T- and W-edges together. */
+const int32_t *ompdag_condag_topo_order(const ompdag_condag *g);
+
+/* Replaces a node's WCET (allowed after finalize).  Fails if negative or if
+ * the graph's total would overflow int64. */
+ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
+                                     ompdag_error *err);
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* Loads `ompdag-condag` v1 or `ompdag-condag-set` v1 from a file ("-" is
+ * stdin), or from memory (`origin` names it in messages).  A single graph
+ * becomes a set of one.  Every graph is finalized.  On success *out owns a
+ * new set: free it with ompdag_condag_set_destroy(). */
+ompdag_status ompdag_condag_set_load_file(const char *path, ompdag_condag_set **out,
+                                          ompdag_error *err);
+ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const char *origin,
+                                            ompdag_condag_set **out, ompdag_error *err);
+
+/* Builds a graph from one parsed JSON graph object (used by tools that already
+ * hold jansson trees).  `where` prefixes messages.  *out is owned by the caller. */
+ompdag_status ompdag_condag_from_json(const struct json_t *obj, const char *where,
+                                      ompdag_condag **out, ompdag_error *err);
+
+/* Serialises a finalized graph as a new JSON object (caller owns the reference). */
+struct json_t *ompdag_condag_to_json(const ompdag_condag *g);
+
+/* Writes atomically (temp file in the same directory, then rename); "-" is
+ * stdout.  A set of exactly one graph loaded from a single-graph file is
+ * written back in the single-graph format unless `force_set` is true. */
+ompdag_status ompdag_condag_set_save_file(const ompdag_condag_set *s, const char *path,
+                                          bool force_set, ompdag_error *err);
+ompdag_status ompdag_condag_save_file(const ompdag_condag *g, const char *path,
+                                      ompdag_error *err);
+
+ompdag_condag_set *ompdag_condag_set_create(void);
+void ompdag_condag_set_destroy(ompdag_condag_set *s);
+size_t ompdag_condag_set_count(const ompdag_condag_set *s);
+/* Borrowed; the set keeps ownership. */
+ompdag_condag *ompdag_condag_set_graph(const ompdag_condag_set *s, size_t i);
+/* The set takes ownership of g (which must be finalized). */
+ompdag_status ompdag_condag_set_add(ompdag_condag_set *s, ompdag_condag *g, ompdag_error *err);
+/* True when the set was loaded from a single-graph file. */
+bool ompdag_condag_set_was_single(const ompdag_condag_set *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

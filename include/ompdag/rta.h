@@ -1,0 +1,118 @@
+/*
+ * ompdag/rta.h — response-time analysis of a con-DAG on m threads.
+ *
+ * Theorem 1 of seed 004 (Graham 1966, Serrano et al. 2015): under
+ * work-conserving scheduling of untied tasks,
+ *     R <= max over flows e of  len(e) + (vol(e) - len(e)) / m.
+ * Everything is exact integer arithmetic on   m·R = vol(e) + (m-1)·len(e).
+ *
+ * Three algorithms (shared/spec/condag.md §3), which satisfy
+ *     enumerate == exact <= alg0:
+ *   OMPDAG_ALG_EXACT      seed's Alg1, one reverse-topological pass, O(V+E)
+ *   OMPDAG_ALG_ALG0       the RTAS'19 baseline (pessimistic)
+ *   OMPDAG_ALG_ENUMERATE  the oracle: every flow, up to a limit
+ */
+#ifndef OMPDAG_RTA_H
+#define OMPDAG_RTA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ompdag/condag.h"
+#include "ompdag/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ompdag_algorithm {
+    OMPDAG_ALG_EXACT = 0,
+    OMPDAG_ALG_ALG0 = 1,
+    OMPDAG_ALG_ENUMERATE = 2
+} ompdag_algorithm;
+
+/* Which scheduler the migration overhead is charged for (seed §3.4):
+ * WFS migrates at most once per T node, BFS at most once per W node. */
+typedef enum ompdag_migration_model {
+    OMPDAG_MIGRATION_WFS = 0,
+    OMPDAG_MIGRATION_BFS = 1
+} ompdag_migration_model;
+
+#define OMPDAG_DEFAULT_MAX_FLOWS 1000000ULL
+
+typedef struct ompdag_rta_options {
+    int32_t m;                   /* threads, >= 1 */
+    uint64_t max_flows;          /* enumerate only; 0 means OMPDAG_DEFAULT_MAX_FLOWS */
+    int64_t migration_overhead;  /* O >= 0 per migration, in the graph's unit; 0: none */
+    ompdag_migration_model migration_model;
+} ompdag_rta_options;
+
+/* Fills defaults: max_flows = 10^6, no migration overhead, WFS. */
+void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m);
+
+typedef struct ompdag_rta_result ompdag_rta_result;
+
+/* Runs one algorithm.  On success *out owns a new result; free it with
+ * ompdag_rta_result_destroy().  Fails with OMPDAG_ERR_OVERFLOW when m times
+ * the graph's total WCET does not fit in int64, and (enumerate) with
+ * OMPDAG_ERR_LIMIT, naming the number of flows, above opt->max_flows. */
+ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
+                             const ompdag_rta_options *opt, ompdag_rta_result **out,
+                             ompdag_error *err);
+
+void ompdag_rta_result_destroy(ompdag_rta_result *r);
+
+ompdag_algorithm ompdag_rta_result_algorithm(const ompdag_rta_result *r);
+int32_t ompdag_rta_result_m(const ompdag_rta_result *r);
+/* The exact integer m·R (migration overhead included when asked for). */
+int64_t ompdag_rta_result_bound_times_m(const ompdag_rta_result *r);
+/* bound_times_m / m as a double, for display only. */
+double ompdag_rta_result_bound(const ompdag_rta_result *r);
+
+/* True for exact and enumerate: the result carries a worst-case flow. */
+bool ompdag_rta_result_has_witness(const ompdag_rta_result *r);
+int64_t ompdag_rta_result_vol(const ompdag_rta_result *r); /* -1 without witness */
+int64_t ompdag_rta_result_len(const ompdag_rta_result *r); /* -1 without witness */
+/* Number of migrations charged on the worst flow (0 when no overhead). */
+int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r);
+/* Chosen F-successor of C node v in the worst flow; -1 when v is not a C
+ * node or is not executed in that flow. */
+int32_t ompdag_rta_result_choice(const ompdag_rta_result *r, int32_t v);
+/* The critical path of the worst flow, source of the root task first.
+ * Borrowed from the result. */
+const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32_t *count);
+/* Flows enumerated (enumerate only, else 0). */
+uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
+
+/* ---- independent evaluation of one flow ----------------------------------- */
+
+typedef struct ompdag_flow_eval {
+    int64_t vol;            /* sum of WCETs of executed nodes */
+    int64_t len;            /* longest path among them (F, T, W edges) */
+    int64_t migrations;     /* migrations charged (T or W nodes executed), if overhead */
+    int64_t bound_times_m;  /* vol + (m-1)·len + m·O·migrations */
+    int32_t executed;       /* number of executed nodes */
+} ompdag_flow_eval;
+
+/* Evaluates the flow fixed by `choice` (indexed by node; for every executed C
+ * node, one of its F-successors) without using any bound algorithm: it walks
+ * the flow, then runs a longest-path pass over it.  Fails, naming the node,
+ * when an executed C node has no valid choice.  `path` (optional) receives a
+ * new array with the longest path, to be freed with free(); `path_len` its size. */
+ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice,
+                                   const ompdag_rta_options *opt, ompdag_flow_eval *out,
+                                   int32_t **path, int32_t *path_len, ompdag_error *err);
+
+/* Copies a result's witness choices into a new array indexed by node (-1 for
+ * no choice), for ompdag_flow_evaluate().  Free with free(); NULL on failure
+ * or when the result has no witness. */
+int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag_condag *g);
+
+const char *ompdag_algorithm_name(ompdag_algorithm alg);
+/* Parses "exact", "alg0" or "enumerate"; returns false otherwise. */
+bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
