@@ -173,7 +173,8 @@ void ompdag_condag_set_destroy(ompdag_condag_set *s);
 size_t ompdag_condag_set_count(const ompdag_condag_set *s);
 /* Borrowed; the set keeps ownership. */
 ompdag_condag *ompdag_condag_set_graph(const ompdag_condag_set *s, size_t i);
-/* The set takes ownership of g (which must be finalized). */
+/* The set takes ownership of g in every case (g is destroyed on failure);
+ * g must be finalized. */
 ompdag_status ompdag_condag_set_add(ompdag_condag_set *s, ompdag_condag *g, ompdag_error *err);
 /* True when the set was loaded from a single-graph file. */
 bool ompdag_condag_set_was_single(const ompdag_condag_set *s);

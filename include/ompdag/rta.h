@@ -53,8 +53,8 @@ void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m);
 typedef struct ompdag_rta_result ompdag_rta_result;
 
 /* Runs one algorithm.  On success *out owns a new result; free it with
- * ompdag_rta_result_destroy().  Fails with OMPDAG_ERR_OVERFLOW when m times
- * the graph's total WCET does not fit in int64, and (enumerate) with
+ * ompdag_rta_result_destroy().  Fails with OMPDAG_ERR_OVERFLOW when 2m times
+ * the graph's total WCET does not fit in int64 (so no value can wrap), and (enumerate) with
  * OMPDAG_ERR_LIMIT, naming the number of flows, above opt->max_flows. */
 ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
                              const ompdag_rta_options *opt, ompdag_rta_result **out,

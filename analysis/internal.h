@@ -1,0 +1,107 @@
+/*
+ * analysis/internal.h — the in-memory con-DAG, private to analysis/.
+ *
+ * Structure of arrays with int32 indices so that 10^7 nodes fit: per node
+ * about 60 bytes plus its id string.  Strings live in one pool and are named
+ * by int64 offsets (-1 = absent).  F-successors and derived W-successors are
+ * CSR arrays built once by ompdag_condag_finalize().
+ */
+#ifndef OMPDAG_ANALYSIS_INTERNAL_H
+#define OMPDAG_ANALYSIS_INTERNAL_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ompdag/condag.h"
+
+#define NO_STR ((int64_t)-1)
+
+typedef struct strpool {
+    char *buf;
+    size_t len, cap;
+} strpool;
+
+/* Copies s into the pool; returns its offset, NO_STR for NULL, -2 on ENOMEM. */
+int64_t strpool_add(strpool *p, const char *s);
+static inline const char *strpool_get(const strpool *p, int64_t off)
+{
+    return off < 0 ? NULL : p->buf + off;
+}
+void strpool_free(strpool *p);
+
+/* Open-addressing map from pooled strings to int32 indices.  The keys are
+ * the strings at keys[index] in the pool, so the map stores indices only. */
+typedef struct idmap {
+    int32_t *slots; /* -1 = empty */
+    uint32_t cap;   /* power of two */
+    uint32_t count;
+} idmap;
+
+int32_t idmap_find(const idmap *m, const strpool *p, const int64_t *keys, const char *key);
+/* Inserts index (whose key is keys[index]); false on ENOMEM. */
+bool idmap_insert(idmap *m, const strpool *p, const int64_t *keys, int32_t index);
+void idmap_free(idmap *m);
+
+/* Grows *arr (of elem-size bytes) so it holds at least `need` elements. */
+bool grow_array(void **arr, size_t elem, int64_t *cap, int64_t need);
+
+struct ompdag_condag {
+    strpool pool;
+    bool finalized;
+
+    /* graph metadata */
+    int64_t name, function, time_unit;
+    int64_t region_file;
+    int32_t region_line, region_col;
+    int32_t threads;
+    struct json_t *graph_extra;
+
+    /* nodes */
+    int32_t n;
+    int64_t node_cap;
+    int64_t *node_id;     /* pool offsets */
+    int32_t *node_task;   /* task index */
+    uint8_t *kind;        /* ompdag_kind */
+    int64_t *wcet;
+    int64_t *creates_str; /* pool offset of `creates` until finalize */
+    int32_t *creates;     /* task index or -1, after finalize */
+    int64_t *loc_file;    /* pool offsets */
+    int32_t *loc_line, *loc_col;
+    int64_t *label;       /* pool offsets */
+    struct json_t **extra; /* NULL until some node has extras */
+    int64_t total_wcet;
+    idmap node_map;
+
+    /* F-edges as given, until finalize turns them into CSR */
+    int64_t ne, edge_cap;
+    int32_t *edge_from, *edge_to;
+
+    /* tasks */
+    int32_t nt;
+    int64_t task_cap;
+    int64_t *task_id;
+    idmap task_map;
+    int32_t *task_source, *task_sink, *task_creator; /* after finalize */
+    int32_t root;
+
+    /* derived by finalize */
+    int32_t *fsucc_off, *fsucc; /* CSR, n+1 offsets */
+    int32_t *wsucc_off, *wsucc; /* CSR, n+1 offsets: W nodes awaiting a sink */
+    int32_t *topo;              /* F+T+W topological order */
+};
+
+/* Builds CSR, checks §5's structural rules, derives W-edges and topo order. */
+ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err);
+
+static inline const char *node_name(const ompdag_condag *g, int32_t v)
+{
+    return strpool_get(&g->pool, g->node_id[v]);
+}
+static inline const char *task_name(const ompdag_condag *g, int32_t t)
+{
+    return strpool_get(&g->pool, g->task_id[t]);
+}
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * analysis/rta_exact.c — the exact response-time bound, seed 004 (Sun et al.
+ * 2020) Algorithm 1, as cleaned up in shared/spec/condag.md §3.
+ *
+ * For node v of task τi, over "D-flows" from v (v, the rest of τi after v,
+ * and every task created after v with its descendants), five values scaled by
+ * m, −∞ where impossible:
+ *   V(v)   max volume, no path
+ *   A(v)   volume + (m−1)·path, path from v to anywhere
+ *   B(v)   … path from v to the sink of τi
+ *   Cw(v)  … path from the first W node at-or-after v in τi to anywhere
+ *   Dw(v)  … path from that W node to the sink of τi
+ * One pass in reverse topological order, O(V+E), then a forward walk of the
+ * argmax decisions rebuilds the worst flow and its critical path.
+ * Migration overhead (seed §3.4), counted on the flow, adds m·O at each
+ * migration site to every value, since it is volume-like.
+ */
+#include <string.h>
+
+#include "rta_internal.h"
+
+enum { QV, QA, QB, QCW, QDW, QCOUNT };
+
+typedef struct exact_tables {
+    int64_t *q[QCOUNT]; /* q[QV][v] = V(v), ... */
+} exact_tables;
+
+/* The values of "the F-successor": the successor's values, or those of an
+ * empty continuation (V=A=B=0, Cw=Dw=−∞) at a sink. */
+static void succ_values(const exact_tables *t, int32_t s, int64_t out[QCOUNT])
+{
+    if (s < 0) {
+        out[QV] = out[QA] = out[QB] = 0;
+        out[QCW] = out[QDW] = NEG_INF;
+        return;
+    }
+    for (int k = 0; k < QCOUNT; ++k)
+        out[k] = t->q[k][s];
+}
+
+static void eval_branch(const ompdag_condag *g, exact_tables *t, int32_t v, int64_t c, int64_t mc)
+{
+    int64_t best[QCOUNT] = {NEG_INF, NEG_INF, NEG_INF, NEG_INF, NEG_INF};
+    for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
+        for (int k = 0; k < QCOUNT; ++k)
+            best[k] = max2(best[k], t->q[k][g->fsucc[i]]);
+    t->q[QV][v] = c + best[QV];
+    t->q[QA][v] = mc + best[QA];
+    t->q[QB][v] = mc + best[QB];
+    t->q[QCW][v] = add_ninf(c, best[QCW]);
+    t->q[QDW][v] = add_ninf(c, best[QDW]);
+}
+
+static void eval_task_creation(exact_tables *t, int32_t v, const int64_t s[QCOUNT],
+                               const int64_t j[QCOUNT], int64_t c, int64_t mc)
+{
+    t->q[QV][v] = c + s[QV] + j[QV];
+    t->q[QA][v] = mc + max2(max2(s[QA] + j[QV], j[QA] + s[QV]), add_ninf(j[QB], s[QCW]));
+    t->q[QB][v] = mc + max2(s[QB] + j[QV], add_ninf(j[QB], s[QDW]));
+    t->q[QCW][v] = add_ninf(c + j[QV], s[QCW]);
+    t->q[QDW][v] = add_ninf(c + j[QV], s[QDW]);
+}
+
+static void eval_plain(const ompdag_condag *g, exact_tables *t, int32_t v,
+                       const int64_t s[QCOUNT], int64_t c, int64_t mc)
+{
+    t->q[QV][v] = c + s[QV];
+    t->q[QA][v] = mc + s[QA];
+    t->q[QB][v] = mc + s[QB];
+    if (g->kind[v] == OMPDAG_KIND_W) {
+        t->q[QCW][v] = t->q[QA][v];
+        t->q[QDW][v] = t->q[QB][v];
+    } else {
+        t->q[QCW][v] = add_ninf(c, s[QCW]);
+        t->q[QDW][v] = add_ninf(c, s[QDW]);
+    }
+}
+
+static int32_t first_fsucc(const ompdag_condag *g, int32_t v)
+{
+    return g->fsucc_off[v + 1] > g->fsucc_off[v] ? g->fsucc[g->fsucc_off[v]] : -1;
+}
+
+static void compute_tables(const ompdag_condag *g, const ompdag_rta_options *opt,
+                           exact_tables *t)
+{
+    for (int32_t i = g->n - 1; i >= 0; --i) {
+        int32_t v = g->topo[i];
+        int64_t p = rta_penalty(g, opt, v);
+        int64_t c = g->wcet[v] + p, mc = (int64_t)opt->m * g->wcet[v] + p;
+        if (g->kind[v] == OMPDAG_KIND_C) {
+            eval_branch(g, t, v, c, mc);
+            continue;
+        }
+        int64_t s[QCOUNT], j[QCOUNT];
+        succ_values(t, first_fsucc(g, v), s);
+        if (g->creates[v] >= 0) {
+            succ_values(t, g->task_source[g->creates[v]], j);
+            eval_task_creation(t, v, s, j, c, mc);
+        } else {
+            eval_plain(g, t, v, s, c, mc);
+        }
+    }
+}
+
+/* ---- witness: replay the argmax decisions from the root ---------------- */
+
+typedef struct walk_item {
+    int32_t v;
+    int32_t q;
+} walk_item;
+
+typedef struct walk {
+    walk_item *stack;
+    int32_t top;
+    uint8_t *on_path;
+} walk;
+
+static void walk_push(walk *w, int32_t v, int q)
+{
+    if (v >= 0)
+        w->stack[w->top++] = (walk_item){v, (int32_t)q};
+}
+
+/* A C node in quantity q: the first successor attaining the maximum. */
+static int32_t branch_argmax(const ompdag_condag *g, const exact_tables *t, int32_t v, int q)
+{
+    int32_t best = -1;
+    for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
+        if (best < 0 || t->q[q][g->fsucc[i]] > t->q[q][best])
+            best = g->fsucc[i];
+    return best;
+}
+
+/* A T node in quantity A or B: which split of the path produced the value. */
+static void expand_task_creation(const ompdag_condag *g, const exact_tables *t, walk *w, int32_t v,
+                                 int q, int64_t rest)
+{
+    int32_t sn = first_fsucc(g, v), jn = g->task_source[g->creates[v]];
+    int64_t s[QCOUNT], j[QCOUNT];
+    succ_values(t, sn, s);
+    succ_values(t, jn, j);
+    int same = q == QA ? QA : QB, wait = q == QA ? QCW : QDW;
+    if (s[same] + j[QV] == rest) {
+        walk_push(w, sn, same), walk_push(w, jn, QV);
+    } else if (q == QA && j[QA] + s[QV] == rest) {
+        walk_push(w, jn, QA), walk_push(w, sn, QV);
+    } else {
+        assert(add_ninf(j[QB], s[wait]) == rest);
+        walk_push(w, jn, QB), walk_push(w, sn, wait);
+    }
+}
+
+static void expand(const ompdag_condag *g, const ompdag_rta_options *opt, const exact_tables *t,
+                   walk *w, int32_t *choice, walk_item it)
+{
+    int32_t v = it.v;
+    int q = it.q;
+    if (g->kind[v] == OMPDAG_KIND_W && (q == QCW || q == QDW))
+        q = q == QCW ? QA : QB; /* the path starts here */
+    if (q == QA || q == QB)
+        w->on_path[v] = 1;
+    if (g->kind[v] == OMPDAG_KIND_C) {
+        choice[v] = branch_argmax(g, t, v, q);
+        walk_push(w, choice[v], q);
+        return;
+    }
+    int32_t jn = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
+    if (jn >= 0 && (q == QA || q == QB)) {
+        int64_t p = rta_penalty(g, opt, v);
+        expand_task_creation(g, t, w, v, q, t->q[q][v] - (int64_t)opt->m * g->wcet[v] - p);
+        return;
+    }
+    walk_push(w, first_fsucc(g, v), q);
+    walk_push(w, jn, QV);
+}
+
+static ompdag_status build_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                   const exact_tables *t, ompdag_rta_result *r, ompdag_error *err)
+{
+    walk w = {malloc(sizeof *w.stack * (size_t)g->n), 0, calloc((size_t)g->n, 1)};
+    uint8_t *executed = calloc((size_t)g->n, 1);
+    r->path = malloc(sizeof *r->path * (size_t)g->n);
+    if (!w.stack || !w.on_path || !executed || !r->path) {
+        free(w.stack), free(w.on_path), free(executed);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    walk_push(&w, g->task_source[g->root], QA);
+    r->vol = r->len = r->migrations = 0;
+    while (w.top) {
+        walk_item it = w.stack[--w.top];
+        assert(!executed[it.v]); /* every node is reached by one decision only */
+        executed[it.v] = 1;
+        r->vol += g->wcet[it.v];
+        r->migrations += rta_penalty(g, opt, it.v) != 0;
+        expand(g, opt, t, &w, r->choice, it);
+    }
+    /* Path nodes lie on one path, so topological order is path order. */
+    for (int32_t i = 0; i < g->n; ++i)
+        if (w.on_path[g->topo[i]]) {
+            r->path[r->path_len++] = g->topo[i];
+            r->len += g->wcet[g->topo[i]];
+        }
+    free(w.stack), free(w.on_path), free(executed);
+    assert(r->vol + (int64_t)(opt->m - 1) * r->len +
+               (int64_t)opt->m * opt->migration_overhead * r->migrations ==
+           r->bound_times_m);
+    return OMPDAG_OK;
+}
+
+ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
+                        ompdag_rta_result **out, ompdag_error *err)
+{
+    exact_tables t = {{0}};
+    ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, true);
+    bool ok = r != NULL;
+    for (int k = 0; k < QCOUNT && ok; ++k)
+        ok = (t.q[k] = malloc(sizeof(int64_t) * (size_t)g->n)) != NULL;
+    ompdag_status st = ok ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) {
+        compute_tables(g, opt, &t);
+        r->bound_times_m = t.q[QA][g->task_source[g->root]];
+        st = build_witness(g, opt, &t, r, err);
+    }
+    for (int k = 0; k < QCOUNT; ++k)
+        free(t.q[k]);
+    if (st) {
+        ompdag_rta_result_destroy(r);
+        return st;
+    }
+    *out = r;
+    return OMPDAG_OK;
+}

@@ -1,0 +1,137 @@
+/*
+ * analysis/rta_flow_eval.c — evaluates one execution flow directly from the
+ * definitions of shared/spec/condag.md §1–2, independently of the bound
+ * recurrences: which nodes run, their volume, and the longest path among them
+ * over F-, T- and W-edges.  The oracle (enumerate) and the witness checks in
+ * the tests both stand on this file, so it uses no value from rta_exact.c.
+ */
+#include <string.h>
+
+#include "rta_internal.h"
+
+static bool is_fsucc(const ompdag_condag *g, int32_t v, int32_t s)
+{
+    for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
+        if (g->fsucc[i] == s)
+            return true;
+    return false;
+}
+
+int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t *executed)
+{
+    memset(executed, 0, (size_t)g->n);
+    executed[g->task_source[g->root]] = 1;
+    for (int32_t i = 0; i < g->n; ++i) {
+        int32_t v = g->topo[i];
+        if (!executed[v])
+            continue;
+        if (g->kind[v] == OMPDAG_KIND_C) {
+            if (!is_fsucc(g, v, choice[v]))
+                return v;
+            executed[choice[v]] = 1;
+            continue;
+        }
+        for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
+            executed[g->fsucc[k]] = 1;
+        if (g->creates[v] >= 0)
+            executed[g->task_source[g->creates[v]]] = 1;
+    }
+    return -1;
+}
+
+bool rta_scratch_init(rta_scratch *s, int32_t n)
+{
+    s->dist = malloc(sizeof *s->dist * (size_t)n);
+    s->pred = malloc(sizeof *s->pred * (size_t)n);
+    return s->dist && s->pred;
+}
+
+void rta_scratch_free(rta_scratch *s)
+{
+    free(s->dist);
+    free(s->pred);
+}
+
+static void relax(const uint8_t *executed, rta_scratch *s, int32_t from, int32_t to, int64_t d)
+{
+    if (executed[to] && (s->pred[to] < 0 || d > s->dist[to])) {
+        s->dist[to] = d;
+        s->pred[to] = from;
+    }
+}
+
+void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
+                      const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
+                      int32_t *path_out, int32_t *path_len)
+{
+    *out = (ompdag_flow_eval){0};
+    memset(s->dist, 0, sizeof *s->dist * (size_t)g->n);
+    memset(s->pred, 0xff, sizeof *s->pred * (size_t)g->n);
+    int32_t end = g->task_source[g->root];
+    int64_t best = -1;
+    for (int32_t i = 0; i < g->n; ++i) {
+        int32_t v = g->topo[i];
+        if (!executed[v])
+            continue;
+        int64_t d = s->dist[v] + g->wcet[v]; /* longest path ending at v */
+        out->vol += g->wcet[v];
+        out->executed++;
+        out->migrations += rta_penalty(g, opt, v) != 0;
+        if (d > best)
+            best = d, end = v;
+        for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
+            relax(executed, s, v, g->fsucc[k], d);
+        for (int32_t k = g->wsucc_off[v]; k < g->wsucc_off[v + 1]; ++k)
+            relax(executed, s, v, g->wsucc[k], d);
+        if (g->creates[v] >= 0)
+            relax(executed, s, v, g->task_source[g->creates[v]], d);
+    }
+    out->len = best;
+    out->bound_times_m = out->vol + (int64_t)(opt->m - 1) * out->len +
+                         (int64_t)opt->m * opt->migration_overhead * out->migrations;
+    if (!path_out)
+        return;
+    int32_t k = 0;
+    for (int32_t v = end; v >= 0; v = s->pred[v])
+        path_out[k++] = v;
+    for (int32_t a = 0, b = k - 1; a < b; ++a, --b) {
+        int32_t tmp = path_out[a];
+        path_out[a] = path_out[b];
+        path_out[b] = tmp;
+    }
+    *path_len = k;
+}
+
+ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice,
+                                   const ompdag_rta_options *opt, ompdag_flow_eval *out,
+                                   int32_t **path, int32_t *path_len, ompdag_error *err)
+{
+    ompdag_status st = rta_check_inputs(g, opt, err);
+    if (st)
+        return st;
+    uint8_t *executed = malloc((size_t)g->n);
+    int32_t *p = malloc(sizeof *p * (size_t)g->n);
+    rta_scratch s;
+    bool ok = rta_scratch_init(&s, g->n) && executed && p;
+    if (!ok) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    } else {
+        int32_t bad = rta_mark_executed(g, choice, executed);
+        if (bad >= 0) {
+            st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                  "C node '%s' runs in this flow but has no valid choice",
+                                  node_name(g, bad));
+        } else {
+            int32_t k = 0;
+            rta_measure_flow(g, opt, executed, &s, out, p, &k);
+            if (path) {
+                *path = p, p = NULL;
+                *path_len = k;
+            }
+        }
+    }
+    rta_scratch_free(&s);
+    free(executed);
+    free(p);
+    return st;
+}

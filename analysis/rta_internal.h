@@ -1,0 +1,77 @@
+/*
+ * analysis/rta_internal.h — what the three bound algorithms and the flow
+ * evaluator share: the result object, overflow guard and −∞ arithmetic.
+ */
+#ifndef OMPDAG_RTA_INTERNAL_H
+#define OMPDAG_RTA_INTERNAL_H
+
+#include "internal.h"
+#include "ompdag/rta.h"
+
+/* −∞ for "no such path": absorbing under addition. */
+#define NEG_INF INT64_MIN
+
+static inline int64_t add_ninf(int64_t a, int64_t b)
+{
+    return (a == NEG_INF || b == NEG_INF) ? NEG_INF : a + b;
+}
+static inline int64_t max2(int64_t a, int64_t b) { return a > b ? a : b; }
+
+struct ompdag_rta_result {
+    ompdag_algorithm alg;
+    int32_t m;
+    int64_t bound_times_m;
+    bool has_witness;
+    int64_t vol, len, migrations;
+    int32_t n;       /* nodes in the graph */
+    int32_t *choice; /* per node: chosen F-successor of an executed C node, else -1 */
+    int32_t *path;
+    int32_t path_len;
+    uint64_t flows;
+};
+
+/* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
+ * fits in int64.  Exact values stay below m·total; alg0's below 2m·total (its
+ * path, its volume terms and one extra (m−1)·Ls at a sink each fit in total). */
+ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options *opt,
+                               ompdag_error *err);
+
+/* Extra volume charged on a flow for node v: m·O at each migration site. */
+static inline int64_t rta_penalty(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
+{
+    if (!opt->migration_overhead)
+        return 0;
+    ompdag_kind site =
+        opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
+    return g->kind[v] == site ? (int64_t)opt->m * opt->migration_overhead : 0;
+}
+
+/* A new result with every choice -1; NULL on ENOMEM. */
+ompdag_rta_result *rta_result_new(const ompdag_condag *g, ompdag_algorithm alg, int32_t m,
+                                  bool witness);
+
+/* Shared by enumerate and ompdag_flow_evaluate: executed set of a flow.
+ * Returns the node at fault (>= 0) when an executed C node lacks a valid
+ * choice, else -1. */
+int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t *executed);
+
+/* vol, len and longest path of the flow `executed`; path_out (n-sized
+ * scratch, optional) receives the path, returning its length. */
+typedef struct rta_scratch {
+    int64_t *dist;
+    int32_t *pred;
+} rta_scratch;
+bool rta_scratch_init(rta_scratch *s, int32_t n);
+void rta_scratch_free(rta_scratch *s);
+void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
+                      const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
+                      int32_t *path_out, int32_t *path_len);
+
+ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
+                        ompdag_rta_result **out, ompdag_error *err);
+ompdag_status rta_alg0(const ompdag_condag *g, const ompdag_rta_options *opt,
+                       ompdag_rta_result **out, ompdag_error *err);
+ompdag_status rta_enumerate(const ompdag_condag *g, const ompdag_rta_options *opt,
+                            ompdag_rta_result **out, ompdag_error *err);
+
+#endif

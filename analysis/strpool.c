@@ -1,0 +1,110 @@
+/* analysis/strpool.c — string pool, id map and array growth for the
+ * structure-of-arrays graph (internal.h). */
+#include <string.h>
+
+#include "internal.h"
+
+bool grow_array(void **arr, size_t elem, int64_t *cap, int64_t need)
+{
+    if (need <= *cap)
+        return true;
+    int64_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+int64_t strpool_add(strpool *p, const char *s)
+{
+    if (!s)
+        return NO_STR;
+    size_t n = strlen(s) + 1;
+    if (p->len + n > p->cap) {
+        size_t ncap = p->cap ? p->cap : 256;
+        while (ncap < p->len + n)
+            ncap *= 2;
+        char *b = realloc(p->buf, ncap);
+        if (!b)
+            return -2;
+        p->buf = b;
+        p->cap = ncap;
+    }
+    memcpy(p->buf + p->len, s, n);
+    int64_t off = (int64_t)p->len;
+    p->len += n;
+    return off;
+}
+
+void strpool_free(strpool *p)
+{
+    free(p->buf);
+    *p = (strpool){0};
+}
+
+/* FNV-1a: simple, and good enough for short identifiers. */
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; ++s)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+int32_t idmap_find(const idmap *m, const strpool *p, const int64_t *keys, const char *key)
+{
+    if (!m->cap)
+        return -1;
+    for (uint32_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        int32_t idx = m->slots[i];
+        if (idx < 0)
+            return -1;
+        if (!strcmp(strpool_get(p, keys[idx]), key))
+            return idx;
+    }
+}
+
+static bool idmap_place(int32_t *slots, uint32_t cap, const char *key, int32_t index)
+{
+    uint32_t i = hash_str(key) & (cap - 1);
+    while (slots[i] >= 0)
+        i = (i + 1) & (cap - 1);
+    slots[i] = index;
+    return true;
+}
+
+static bool idmap_rehash(idmap *m, const strpool *p, const int64_t *keys)
+{
+    uint32_t ncap = m->cap ? m->cap * 2 : 64;
+    int32_t *slots = malloc(sizeof *slots * ncap);
+    if (!slots)
+        return false;
+    memset(slots, 0xff, sizeof *slots * ncap);
+    for (uint32_t i = 0; i < m->cap; ++i)
+        if (m->slots[i] >= 0)
+            idmap_place(slots, ncap, strpool_get(p, keys[m->slots[i]]), m->slots[i]);
+    free(m->slots);
+    m->slots = slots;
+    m->cap = ncap;
+    return true;
+}
+
+bool idmap_insert(idmap *m, const strpool *p, const int64_t *keys, int32_t index)
+{
+    /* Keep the load factor under 1/2 so probe chains stay short. */
+    if ((m->count + 1) * 2 > m->cap && !idmap_rehash(m, p, keys))
+        return false;
+    idmap_place(m->slots, m->cap, strpool_get(p, keys[index]), index);
+    m->count++;
+    return true;
+}
+
+void idmap_free(idmap *m)
+{
+    free(m->slots);
+    *m = (idmap){0};
+}
