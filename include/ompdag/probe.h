@@ -1,0 +1,130 @@
+/*
+ * ompdag/probe.h — the binary trace written by libompdag_probe.so (the OMPT
+ * tool in runtime-probe/probe.c) and read by the ompdag_trace library.
+ *
+ * This header is the wire format only; programs read traces through
+ * ompdag/trace.h.  Everything is little-endian, fixed-size, naturally aligned.
+ *
+ *   file   := header  module*  chunk*
+ *   header := ompdag_trace_header, then exe_path_len bytes (no NUL), then
+ *             build_id_len bytes, padded with zeros to a multiple of 8
+ *   module := ompdag_trace_module, then path_len bytes, build_id_len bytes,
+ *             padded to a multiple of 8   (header.module_count of them)
+ *   chunk  := ompdag_trace_chunk, then chunk.count ompdag_trace_rec
+ *
+ * Each thread fills its own buffer without locks and appends it as one chunk
+ * when it is full, when the thread ends, at exit and on SIGINT/SIGTERM.  The
+ * last chunk holds exactly one OMPDAG_REC_FOOTER record whose counters let a
+ * reader prove that no record was lost.
+ *
+ * Times are CLOCK_MONOTONIC_RAW nanoseconds.  Code pointers are the runtime
+ * return addresses (`codeptr_ra`) the OpenMP runtime passed to the tool;
+ * look up codeptr_ra - 1 to land inside the call instruction.
+ */
+#ifndef OMPDAG_PROBE_H
+#define OMPDAG_PROBE_H
+
+#include <stdint.h>
+
+#define OMPDAG_TRACE_MAGIC "OMPDAGTR"     /* 8 bytes, no NUL */
+#define OMPDAG_TRACE_VERSION 1u
+#define OMPDAG_TRACE_CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */
+/* Limits a reader enforces, so corrupt input cannot ask for huge buffers. */
+#define OMPDAG_TRACE_MAX_PATH 4096u
+#define OMPDAG_TRACE_MAX_BUILD_ID 64u
+#define OMPDAG_TRACE_MAX_MODULES 4096u
+#define OMPDAG_TRACE_MAX_CHUNK_RECORDS (1u << 20)
+
+typedef struct ompdag_trace_header {
+    char magic[8];          /* OMPDAG_TRACE_MAGIC */
+    uint32_t version;       /* OMPDAG_TRACE_VERSION */
+    uint32_t record_size;   /* sizeof(ompdag_trace_rec) */
+    uint64_t start_ns;      /* CLOCK_MONOTONIC_RAW at tool initialisation */
+    uint64_t realtime_ns;   /* CLOCK_REALTIME at the same moment */
+    uint32_t pid;
+    uint32_t exe_path_len;
+    uint32_t build_id_len;  /* of the executable; 0 when it has none */
+    uint32_t module_count;
+} ompdag_trace_header;
+
+/* One loaded ELF object: its load base (dl_iterate_phdr's dlpi_addr) and the
+ * file-address range [vaddr_lo, vaddr_hi) of its PT_LOAD segments, so that a
+ * runtime address a belongs to it when base+vaddr_lo <= a < base+vaddr_hi. */
+typedef struct ompdag_trace_module {
+    uint64_t base;
+    uint64_t vaddr_lo;
+    uint64_t vaddr_hi;
+    uint32_t path_len;
+    uint32_t build_id_len;
+} ompdag_trace_module;
+
+typedef struct ompdag_trace_chunk {
+    uint32_t magic;   /* OMPDAG_TRACE_CHUNK_MAGIC */
+    uint32_t thread;  /* probe's thread number, 0 = first thread seen */
+    uint32_t count;   /* records that follow, 1..OMPDAG_TRACE_MAX_CHUNK_RECORDS */
+    uint32_t check;   /* count ^ thread ^ 0x5a5a5a5a, catches torn chunk headers */
+} ompdag_trace_chunk;
+
+typedef enum ompdag_rec_type {
+    OMPDAG_REC_REGION_BEGIN = 1, /* id=region, time, cp_region=codeptr, aux=requested threads */
+    OMPDAG_REC_REGION_END = 2,   /* id=region, time, cp_region */
+    OMPDAG_REC_TASK_CREATE = 3,  /* id=new task, aux=parent task, time, cp_task, cp_region, flags */
+    OMPDAG_REC_SEGMENT = 4,      /* id=task, time=end, dur=own ns, cp_* and kinds, flags */
+    OMPDAG_REC_TASK_END = 5,     /* id=task, time, cp_task, cp_region, flags */
+    OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=tasks created,
+                                    dur=tasks ended, time, flags (OMPDAG_FOOTER_*) */
+} ompdag_rec_type;
+
+/* Scheduling points that delimit a segment (start_kind / end_kind). */
+typedef enum ompdag_point_kind {
+    OMPDAG_PT_NONE = 0,
+    OMPDAG_PT_TASK_BEGIN = 1,     /* start: the task's first instruction */
+    OMPDAG_PT_TASK_END = 2,       /* end: the task completes */
+    OMPDAG_PT_CREATE = 3,         /* `task` directive at cp (start: right after it) */
+    OMPDAG_PT_TASKWAIT = 4,       /* end: taskwait at cp begins; start: it returned */
+    OMPDAG_PT_TASKGROUP = 5,      /* end of a taskgroup at cp (waits like a taskwait) */
+    OMPDAG_PT_BARRIER = 6,        /* any barrier (implicit or explicit) at cp */
+    OMPDAG_PT_ROOT_BEGIN = 7,     /* start: a `single`/`masked` body at cp begins */
+    OMPDAG_PT_ROOT_END = 8,       /* end: that body ends */
+    OMPDAG_PT_OTHER = 9           /* any other synchronisation region */
+} ompdag_point_kind;
+
+/* Record flags. */
+enum {
+    OMPDAG_RECF_IMPLICIT = 1u << 0, /* the task is an implicit (or initial) task */
+    OMPDAG_RECF_ROOT = 1u << 1,     /* segment runs inside a single/masked body */
+    OMPDAG_RECF_UNTIED = 1u << 2,
+    OMPDAG_RECF_UNDEFERRED = 1u << 3,
+    OMPDAG_RECF_FINAL = 1u << 4,
+    OMPDAG_RECF_MERGEABLE = 1u << 5,
+    OMPDAG_RECF_SUSPENDED = 1u << 6 /* segment: the task was suspended inside it */
+};
+
+/* Footer flags. */
+enum {
+    OMPDAG_FOOTER_SIGNAL = 1u << 0,  /* written from a SIGINT/SIGTERM handler */
+    OMPDAG_FOOTER_ANOMALY = 1u << 1  /* the runtime sent events the probe could not pair */
+};
+
+typedef struct ompdag_trace_rec {
+    uint8_t type;        /* ompdag_rec_type */
+    uint8_t start_kind;  /* ompdag_point_kind (segments) */
+    uint8_t end_kind;    /* ompdag_point_kind (segments) */
+    uint8_t flags;       /* OMPDAG_RECF_* / OMPDAG_FOOTER_* */
+    uint32_t thread;     /* probe thread number that wrote it */
+    uint64_t id;         /* task or region instance id (unique in the trace) */
+    uint64_t time;       /* ns; for segments: when it ended */
+    uint64_t dur;        /* segments: own running time in ns */
+    uint64_t aux;        /* see ompdag_rec_type */
+    uint64_t cp_region;  /* codeptr_ra of the enclosing `parallel` (0: none) */
+    uint64_t cp_task;    /* codeptr_ra of the `task` directive that created the task (0: implicit) */
+    uint64_t cp_start;   /* segments: codeptr_ra of the starting point (0 for begin) */
+    uint64_t cp_end;     /* segments: codeptr_ra of the ending point (0 for end) */
+} ompdag_trace_rec;
+
+_Static_assert(sizeof(ompdag_trace_header) == 48, "trace header layout");
+_Static_assert(sizeof(ompdag_trace_module) == 32, "trace module layout");
+_Static_assert(sizeof(ompdag_trace_chunk) == 16, "trace chunk layout");
+_Static_assert(sizeof(ompdag_trace_rec) == 72, "trace record layout");
+
+#endif

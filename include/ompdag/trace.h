@@ -1,0 +1,211 @@
+/*
+ * ompdag/trace.h — reading traces of libompdag_probe.so, mapping code
+ * addresses to file:line with libdw, and annotating con-DAGs with measured
+ * WCETs (`ompdag annotate`).  Library target: ompdag_trace.
+ *
+ * The wire format is ompdag/probe.h.  The attribution rule that turns
+ * measured segments into node WCETs, and why it is safe, is docs/probe.md.
+ *
+ * Ownership: every create/open has a matching destroy; strings returned by
+ * accessors are borrowed from the object they came from and live until it
+ * is destroyed.  Errors come back as ompdag_status with a message in
+ * ompdag_error; nothing here aborts or exits.
+ */
+#ifndef OMPDAG_TRACE_H
+#define OMPDAG_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/condag.h"
+#include "ompdag/error.h"
+#include "ompdag/probe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- reading ----------------------------------------------------------------- */
+
+typedef struct ompdag_trace_reader ompdag_trace_reader;
+
+/* Opens a trace file ("-" is stdin; a FIFO works: records are streamed) and
+ * validates its header.  On success *out owns a new reader: free it with
+ * ompdag_trace_reader_destroy(). */
+ompdag_status ompdag_trace_reader_open(const char *path, ompdag_trace_reader **out,
+                                       ompdag_error *err);
+/* Same over a memory buffer, which must outlive the reader; `origin` names it
+ * in messages. */
+ompdag_status ompdag_trace_reader_open_buffer(const void *data, size_t len, const char *origin,
+                                              ompdag_trace_reader **out, ompdag_error *err);
+/* Frees the reader (and closes its file).  NULL is a no-op. */
+void ompdag_trace_reader_destroy(ompdag_trace_reader *r);
+
+/* Reads the next record into *rec.  *done becomes true (and *rec is left
+ * untouched) after the footer, once every count in it matched what was read.
+ * A truncated trace, a corrupt chunk, an unknown record type or a count
+ * mismatch (lost records) is an error naming the byte offset. */
+ompdag_status ompdag_trace_reader_next(ompdag_trace_reader *r, ompdag_trace_rec *rec,
+                                       bool *done, ompdag_error *err);
+
+/* Header fields (borrowed strings). */
+const char *ompdag_trace_reader_exe(const ompdag_trace_reader *r);
+/* The executable's build-id as lowercase hex, "" when it has none. */
+const char *ompdag_trace_reader_build_id(const ompdag_trace_reader *r);
+uint32_t ompdag_trace_reader_pid(const ompdag_trace_reader *r);
+uint64_t ompdag_trace_reader_start_ns(const ompdag_trace_reader *r);
+size_t ompdag_trace_reader_module_count(const ompdag_trace_reader *r);
+/* Module i: path, build-id (hex), load base and file-address range. */
+const char *ompdag_trace_reader_module_path(const ompdag_trace_reader *r, size_t i);
+const char *ompdag_trace_reader_module_build_id(const ompdag_trace_reader *r, size_t i);
+void ompdag_trace_reader_module_range(const ompdag_trace_reader *r, size_t i, uint64_t *base,
+                                      uint64_t *vaddr_lo, uint64_t *vaddr_hi);
+
+/* What a whole trace holds (ompdag_trace_summarize). */
+typedef struct ompdag_trace_summary {
+    uint64_t records;          /* all records but the footer */
+    uint64_t regions_begun, regions_ended;
+    uint64_t tasks_created;    /* explicit tasks */
+    uint64_t tasks_ended;      /* explicit tasks */
+    uint64_t implicit_tasks;   /* implicit (and initial) tasks that ended */
+    uint64_t segments;
+    uint64_t untied_segments;  /* segments of untied tasks */
+    uint64_t suspended_segments;
+    uint64_t dropped;          /* records the probe could not store (footer) */
+    uint64_t anomalies;        /* unpaired runtime events (footer) */
+    uint32_t threads;          /* distinct probe thread numbers */
+    bool interrupted;          /* flushed from a SIGINT/SIGTERM handler */
+} ompdag_trace_summary;
+
+/* Reads a whole trace and counts what it holds; every error of
+ * ompdag_trace_reader_next() applies. */
+ompdag_status ompdag_trace_summarize(const char *path, ompdag_trace_summary *out,
+                                     ompdag_error *err);
+
+/* ---- symbolization ------------------------------------------------------------- */
+
+typedef struct ompdag_symbolizer ompdag_symbolizer;
+
+typedef struct ompdag_srcloc {
+    const char *file; /* borrowed from the symbolizer; NULL when unknown */
+    int32_t line;     /* 0 when unknown */
+    int32_t col;
+} ompdag_srcloc;
+
+/* Creates a symbolizer for the modules named in the reader's header (copied;
+ * the reader may be destroyed afterwards).  DWARF files are opened lazily;
+ * a module whose file's build-id differs from the trace's is refused when it
+ * is first needed.  Free with ompdag_symbolizer_destroy(). */
+ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symbolizer **out,
+                                       ompdag_error *err);
+void ompdag_symbolizer_destroy(ompdag_symbolizer *s);
+
+/* Maps a runtime return address (`codeptr_ra` from the trace) to file:line by
+ * looking up codeptr_ra - 1 in the DWARF line table of the module that holds
+ * it.  Works without .debug_aranges (clang's default): the CUs are walked and
+ * their address ranges indexed.  Results are cached.  Fails when no module
+ * holds the address or it has no line information. */
+ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
+                                       ompdag_srcloc *out, ompdag_error *err);
+
+/* ---- annotation ------------------------------------------------------------------ */
+
+typedef enum ompdag_estimator {
+    OMPDAG_ESTIMATOR_MAX = 0, /* high-water mark (+ margin) */
+    OMPDAG_ESTIMATOR_EVT = 1  /* Gumbel fit of block maxima (PWM), pWCET at `exceedance` */
+} ompdag_estimator;
+
+typedef enum ompdag_unobserved_policy {
+    OMPDAG_UNOBSERVED_ERROR = 0, /* any node no segment covered is an error */
+    OMPDAG_UNOBSERVED_ZERO = 1   /* such nodes get WCET 0, recorded in the output */
+} ompdag_unobserved_policy;
+
+typedef struct ompdag_annotate_options {
+    ompdag_estimator estimator;
+    double margin_pct;       /* WCET = ceil(estimate * (1 + margin_pct/100)); default 20 */
+    double exceedance;       /* evt: per-segment exceedance probability; default 1e-9 */
+    int32_t evt_block;       /* evt: block size for block maxima; default 10 */
+    int32_t evt_min_blocks;  /* evt: refuse below this many blocks; default 20 */
+    ompdag_unobserved_policy unobserved;
+    bool allow_unmapped;     /* segments of a mapped graph that match no node: warn, not fail */
+} ompdag_annotate_options;
+
+/* Defaults: max estimator, 20% margin, exceedance 1e-9, blocks of 10, at least
+ * 20 blocks, unobserved nodes are errors, unmapped segments are errors. */
+void ompdag_annotate_options_init(ompdag_annotate_options *opt);
+
+typedef struct ompdag_annotation ompdag_annotation;
+
+/* Starts annotating `set`, which is borrowed (it must outlive the annotation)
+ * and is modified by ompdag_annotation_apply().  Free with
+ * ompdag_annotation_destroy(). */
+ompdag_status ompdag_annotation_create(ompdag_condag_set *set, const ompdag_annotate_options *opt,
+                                       ompdag_annotation **out, ompdag_error *err);
+void ompdag_annotation_destroy(ompdag_annotation *a);
+
+/* Reads one trace: symbolizes regions, task directives and scheduling points,
+ * and adds every segment of a region that matches a graph (by the graph's
+ * "region_key" or region loc) to its segment class.  Regions that match no
+ * graph are counted and skipped. */
+ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path,
+                                          ompdag_error *err);
+
+/* Computes every node's WCET with the attribution rule of docs/probe.md and
+ * the chosen estimator, writes `wcet` and the extra keys ("samples",
+ * "observed_max", "observed_median", "margin_pct", "estimator") on each node
+ * and "observed_response_ns" plus "wcet_method" on each graph.  Fails (and
+ * changes nothing) on unobserved nodes under OMPDAG_UNOBSERVED_ERROR, with a
+ * message listing them by file:line, and when evt has too few samples. */
+ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err);
+
+/* Prints the method, samples, margin and per-graph summary. */
+void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out);
+
+/* A scheduling point of a task, as a node of the graph. */
+typedef enum ompdag_point {
+    OMPDAG_POINT_BEGIN = 0,  /* the task's start (node = -1) */
+    OMPDAG_POINT_END = 1,    /* the task's end (node = -1) */
+    OMPDAG_POINT_CREATE = 2, /* right at/after the `task` directive ending T node `node` */
+    OMPDAG_POINT_WAIT = 3    /* the taskwait before W node `node` (end: begins; start: returned) */
+} ompdag_point;
+
+/* One segment class: every observed segment of one task of one graph between
+ * the same two scheduling points. */
+typedef struct ompdag_segment_class {
+    size_t graph;           /* index in the set */
+    int32_t task;           /* task index in that graph */
+    ompdag_point start_kind;
+    int32_t start_node;
+    ompdag_point end_kind;
+    int32_t end_node;
+    int32_t charged;        /* the node its time is charged to (docs/probe.md) */
+    uint64_t count;         /* segments observed */
+    int64_t max_ns;
+    int64_t median_ns;
+    int64_t estimate_ns;    /* what the estimator charged (before margin); after apply */
+} ompdag_segment_class;
+
+size_t ompdag_annotation_class_count(const ompdag_annotation *a);
+/* Class i (0 <= i < count), copied into *out. */
+void ompdag_annotation_class(const ompdag_annotation *a, size_t i, ompdag_segment_class *out);
+/* Segments read, those mapped to a class, and those of mapped graphs that
+ * matched no node (allowed only with allow_unmapped). */
+void ompdag_annotation_counts(const ompdag_annotation *a, uint64_t *segments, uint64_t *mapped,
+                              uint64_t *unmapped);
+
+/* ---- extreme value statistics (evt.c) ------------------------------------------------- */
+
+/* Fits a Gumbel distribution to the maxima of consecutive blocks of `block`
+ * samples (probability-weighted moments: beta = (2 b1 - b0) / ln 2,
+ * mu = b0 - 0.5772 beta) and returns the value exceeded with probability
+ * `exceedance` per sample.  Fails with OMPDAG_ERR_LIMIT below min_blocks. */
+ompdag_status ompdag_evt_gumbel_pwcet(const int64_t *samples, size_t n, int32_t block,
+                                      int32_t min_blocks, double exceedance, double *pwcet,
+                                      double *mu, double *beta, ompdag_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,279 @@
+/*
+ * runtime-probe/symbolize.c — code address -> file:line with elfutils' libdw.
+ *
+ * The probe records `codeptr_ra`, the return address of the runtime call a
+ * directive compiles to; the call instruction itself is at codeptr_ra - 1,
+ * which is what we look up (the return address may already belong to the
+ * next line).
+ *
+ * dwarf_addrdie() needs .debug_aranges, which clang does not emit unless
+ * asked (-gdwarf-aranges), so it fails on ordinary `clang -g` binaries.  We
+ * do not depend on it: on first use of a module we walk every CU
+ * (dwarf_next_unit), collect its address ranges (dwarf_ranges: DW_AT_low_pc /
+ * DW_AT_high_pc or DW_AT_ranges) into a sorted index, and look addresses up
+ * there, then in that CU's line table (dwarf_getsrc_die).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ompdag/trace.h"
+
+typedef struct cu_range {
+    uint64_t lo, hi;
+    Dwarf_Off cu;
+} cu_range;
+
+typedef struct sym_module {
+    char *path;
+    char build_id[2 * OMPDAG_TRACE_MAX_BUILD_ID + 1];
+    uint64_t base, lo, hi;
+    bool opened, usable;
+    char why[1024];
+    int fd;
+    Dwarf *dw;
+    cu_range *ranges;
+    size_t nranges;
+} sym_module;
+
+typedef struct cache_entry {
+    uint64_t key; /* 0 = empty */
+    ompdag_srcloc loc;
+    bool ok;
+} cache_entry;
+
+struct ompdag_symbolizer {
+    sym_module *mods;
+    size_t nmods;
+    cache_entry *cache;
+    size_t cache_cap, cache_used;
+};
+
+void ompdag_symbolizer_destroy(ompdag_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nmods; ++i) {
+        sym_module *m = &s->mods[i];
+        if (m->dw)
+            dwarf_end(m->dw);
+        if (m->opened && m->fd >= 0)
+            close(m->fd);
+        free(m->ranges);
+        free(m->path);
+    }
+    free(s->mods);
+    free(s->cache);
+    free(s);
+}
+
+ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symbolizer **out,
+                                       ompdag_error *err)
+{
+    ompdag_symbolizer *s = calloc(1, sizeof *s);
+    size_t n = ompdag_trace_reader_module_count(r);
+    if (!s || !(s->mods = calloc(n ? n : 1, sizeof *s->mods))) {
+        free(s);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "symbolizer: out of memory");
+    }
+    for (size_t i = 0; i < n; ++i) {
+        sym_module *m = &s->mods[i];
+        m->fd = -1;
+        m->path = strdup(ompdag_trace_reader_module_path(r, i));
+        if (!m->path) {
+            s->nmods = i;
+            ompdag_symbolizer_destroy(s);
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "symbolizer: out of memory");
+        }
+        snprintf(m->build_id, sizeof m->build_id, "%s", ompdag_trace_reader_module_build_id(r, i));
+        ompdag_trace_reader_module_range(r, i, &m->base, &m->lo, &m->hi);
+    }
+    s->nmods = n;
+    s->cache_cap = 256;
+    s->cache = calloc(s->cache_cap, sizeof *s->cache);
+    if (!s->cache) {
+        ompdag_symbolizer_destroy(s);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "symbolizer: out of memory");
+    }
+    *out = s;
+    return OMPDAG_OK;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool index_cus(sym_module *m)
+{
+    size_t cap = 64;
+    m->ranges = malloc(cap * sizeof *m->ranges);
+    if (!m->ranges)
+        return false;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(m->dw, off + hsize, &cu)) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t it = 0;
+            while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+                if (m->nranges == cap) {
+                    cu_range *p = realloc(m->ranges, 2 * cap * sizeof *p);
+                    if (!p)
+                        return false;
+                    m->ranges = p;
+                    cap *= 2;
+                }
+                m->ranges[m->nranges++] = (cu_range){lo, hi, off + hsize};
+            }
+        }
+        off = next;
+    }
+    qsort(m->ranges, m->nranges, sizeof *m->ranges, range_cmp);
+    return true;
+}
+
+static void open_module(sym_module *m)
+{
+    m->opened = true;
+    m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    if (m->fd < 0) {
+        snprintf(m->why, sizeof m->why, "cannot open %s: %s", m->path, strerror(errno));
+        return;
+    }
+    m->dw = dwarf_begin(m->fd, DWARF_C_READ);
+    if (!m->dw) {
+        snprintf(m->why, sizeof m->why, "%s has no DWARF debug information (build with -g)",
+                 m->path);
+        return;
+    }
+    const void *id;
+    ssize_t idlen = dwelf_elf_gnu_build_id(dwarf_getelf(m->dw), &id);
+    char hex[2 * OMPDAG_TRACE_MAX_BUILD_ID + 1] = "";
+    if (idlen > 0 && idlen <= (ssize_t)OMPDAG_TRACE_MAX_BUILD_ID) {
+        for (ssize_t i = 0; i < idlen; ++i)
+            snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+    }
+    if (m->build_id[0] && strcmp(hex, m->build_id)) {
+        snprintf(m->why, sizeof m->why,
+                 "%s was rebuilt since the trace was taken (build-id %s, trace has %s)", m->path,
+                 hex[0] ? hex : "none", m->build_id);
+        return;
+    }
+    if (!index_cus(m)) {
+        snprintf(m->why, sizeof m->why, "out of memory indexing %s", m->path);
+        return;
+    }
+    m->usable = true;
+}
+
+static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_srcloc *out,
+                                     ompdag_error *err)
+{
+    uint64_t a = cp - 1;
+    sym_module *m = NULL;
+    for (size_t i = 0; i < s->nmods && !m; ++i)
+        if (a >= s->mods[i].base + s->mods[i].lo && a < s->mods[i].base + s->mods[i].hi)
+            m = &s->mods[i];
+    if (!m)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "address 0x%llx lies in no module of the traced program",
+                                (unsigned long long)cp);
+    if (!m->opened)
+        open_module(m);
+    if (!m->usable)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
+    uint64_t fa = a - m->base;
+    size_t lo = 0, hi = m->nranges;
+    while (lo < hi) { /* first range with lo > fa */
+        size_t mid = (lo + hi) / 2;
+        if (m->ranges[mid].lo <= fa)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) {
+        if (fa >= m->ranges[i].hi)
+            continue;
+        Dwarf_Die cu;
+        if (!dwarf_offdie(m->dw, m->ranges[i].cu, &cu))
+            continue;
+        Dwarf_Line *line = dwarf_getsrc_die(&cu, fa);
+        if (!line)
+            continue;
+        int ln = 0, col = 0;
+        dwarf_lineno(line, &ln);
+        dwarf_linecol(line, &col);
+        out->file = dwarf_linesrc(line, NULL, NULL);
+        out->line = ln;
+        out->col = col;
+        return OMPDAG_OK;
+    }
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "no line information for 0x%llx in %s (build with -g)",
+                            (unsigned long long)cp, m->path);
+}
+
+static cache_entry *cache_slot(ompdag_symbolizer *s, uint64_t key)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cache_cap - 1);
+    while (s->cache[i].key && s->cache[i].key != key)
+        i = (i + 1) & (s->cache_cap - 1);
+    return &s->cache[i];
+}
+
+static bool cache_grow(ompdag_symbolizer *s)
+{
+    cache_entry *old = s->cache;
+    size_t oldcap = s->cache_cap;
+    s->cache = calloc(2 * oldcap, sizeof *s->cache);
+    if (!s->cache) {
+        s->cache = old;
+        return false;
+    }
+    s->cache_cap = 2 * oldcap;
+    for (size_t i = 0; i < oldcap; ++i)
+        if (old[i].key)
+            *cache_slot(s, old[i].key) = old[i];
+    free(old);
+    return true;
+}
+
+ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
+                                       ompdag_srcloc *out, ompdag_error *err)
+{
+    if (!s || !out)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "symbolizer: NULL argument");
+    if (codeptr_ra == 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the runtime passed no code address");
+    cache_entry *e = cache_slot(s, codeptr_ra);
+    if (e->key) {
+        if (e->ok) {
+            *out = e->loc;
+            return OMPDAG_OK;
+        }
+    }
+    ompdag_srcloc loc = {0};
+    ompdag_status st = lookup_uncached(s, codeptr_ra, &loc, err);
+    if (!e->key) {
+        if (2 * (s->cache_used + 1) > s->cache_cap) {
+            if (!cache_grow(s))
+                return st ? st : (*out = loc, OMPDAG_OK);
+            e = cache_slot(s, codeptr_ra);
+        }
+        e->key = codeptr_ra;
+        e->loc = loc;
+        e->ok = st == OMPDAG_OK;
+        ++s->cache_used;
+    }
+    if (st == OMPDAG_OK)
+        *out = loc;
+    return st;
+}
