@@ -7,8 +7,8 @@
  * probability P_if insert a branch (C, two empty branches, J), otherwise a
  * node (T with P_cre, W with P_wait, else N).  Each T node of τi adopts a
  * random not-yet-parented task among τi+1..τn (none left: it becomes N).
- * Tasks unreachable from τ1 are dropped.  A branch whose two arms stayed
- * empty costs 0 and has no effect, so it is not emitted (it would need the
+ * Tasks unreachable from τ1 are dropped.  A branch whose two arms emit no
+ * node costs 0 and has no effect, so it is not emitted (it would need the
  * same C→J edge twice).
  *
  * PRNG: xoshiro256** (Blackman & Vigna 2018) seeded with splitmix64; ranges
@@ -167,9 +167,18 @@ static bool build_body(const ompdag_gen_params *p, ompdag_rng *r, gen_task *t)
     return true;
 }
 
-static bool branch_is_empty(const gen_task *t, const gen_item *it)
+/* A sequence emits a node when it holds a node or a branch that does.  Arms
+ * are always created after the sequence holding their branch, so one pass in
+ * decreasing index order sees arms before their parents. */
+static bool *find_emitting_seqs(const gen_task *t)
 {
-    return t->seqs[it->arm[0]].len == 0 && t->seqs[it->arm[1]].len == 0;
+    bool *emits = calloc((size_t)t->n_seqs, sizeof *emits);
+    for (int64_t si = t->n_seqs - 1; emits && si >= 0; --si)
+        for (int64_t k = 0; k < t->seqs[si].len && !emits[si]; ++k) {
+            const gen_item *it = &t->items[t->seqs[si].items[k]];
+            emits[si] = it->kind != 'B' || emits[it->arm[0]] || emits[it->arm[1]];
+        }
+    return emits;
 }
 
 /* ---- flattening into nodes and edges, iteratively --------------------------
@@ -218,8 +227,11 @@ static ompdag_status emit_item(emitter *e, const gen_task *t, const gen_item *it
 static ompdag_status emit_task(emitter *e, const gen_task *t)
 {
     emit_frame *stack = malloc(sizeof *stack * (size_t)(t->n_seqs + 1));
-    if (!stack)
+    bool *emits = find_emitting_seqs(t);
+    if (!stack || !emits) {
+        free(stack), free(emits);
         return ompdag_error_set(e->err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
     int32_t top = 0;
     ompdag_status st = OMPDAG_OK;
     e->tail = -1;
@@ -249,7 +261,7 @@ static ompdag_status emit_task(emitter *e, const gen_task *t)
         const gen_item *it = &t->items[s->items[f->pos++]];
         if (it->kind != 'B') {
             st = emit_item(e, t, it);
-        } else if (!branch_is_empty(t, it)) {
+        } else if (emits[it->arm[0]] || emits[it->arm[1]]) {
             if ((st = emit_node(e, 'C', 0, NULL)))
                 break;
             stack[top++] = (emit_frame){.seq = it->arm[0], .item = (int32_t)(it - t->items),
@@ -257,6 +269,7 @@ static ompdag_status emit_task(emitter *e, const gen_task *t)
         }
     }
     free(stack);
+    free(emits);
     return st;
 }
 

@@ -113,7 +113,6 @@ typedef struct walk_item {
 typedef struct walk {
     walk_item *stack;
     int32_t top;
-    uint8_t *on_path;
 } walk;
 
 static void walk_push(walk *w, int32_t v, int q)
@@ -158,8 +157,6 @@ static void expand(const ompdag_condag *g, const ompdag_rta_options *opt, const 
     int q = it.q;
     if (g->kind[v] == OMPDAG_KIND_W && (q == QCW || q == QDW))
         q = q == QCW ? QA : QB; /* the path starts here */
-    if (q == QA || q == QB)
-        w->on_path[v] = 1;
     if (g->kind[v] == OMPDAG_KIND_C) {
         choice[v] = branch_argmax(g, t, v, q);
         walk_push(w, choice[v], q);
@@ -175,37 +172,38 @@ static void expand(const ompdag_condag *g, const ompdag_rta_options *opt, const 
     walk_push(w, jn, QV);
 }
 
+/* Replays the decisions to fix the worst flow's choices, then measures that
+ * flow directly.  Its longest path is the critical path: for m > 1 any path
+ * attaining the bound is a longest one, and for m = 1 the bound says nothing
+ * about paths, so measuring is the only way to report a meaningful one. */
 static ompdag_status build_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                    const exact_tables *t, ompdag_rta_result *r, ompdag_error *err)
 {
-    walk w = {malloc(sizeof *w.stack * (size_t)g->n), 0, calloc((size_t)g->n, 1)};
+    walk w = {malloc(sizeof *w.stack * (size_t)g->n), 0};
     uint8_t *executed = calloc((size_t)g->n, 1);
+    rta_scratch s = {0};
     r->path = malloc(sizeof *r->path * (size_t)g->n);
-    if (!w.stack || !w.on_path || !executed || !r->path) {
-        free(w.stack), free(w.on_path), free(executed);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st = OMPDAG_OK;
+    if (!w.stack || !executed || !r->path || !rta_scratch_init(&s, g->n)) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        goto done;
     }
     walk_push(&w, g->task_source[g->root], QA);
-    r->vol = r->len = r->migrations = 0;
     while (w.top) {
         walk_item it = w.stack[--w.top];
         assert(!executed[it.v]); /* every node is reached by one decision only */
         executed[it.v] = 1;
-        r->vol += g->wcet[it.v];
-        r->migrations += rta_penalty(g, opt, it.v) != 0;
         expand(g, opt, t, &w, r->choice, it);
     }
-    /* Path nodes lie on one path, so topological order is path order. */
-    for (int32_t i = 0; i < g->n; ++i)
-        if (w.on_path[g->topo[i]]) {
-            r->path[r->path_len++] = g->topo[i];
-            r->len += g->wcet[g->topo[i]];
-        }
-    free(w.stack), free(w.on_path), free(executed);
-    assert(r->vol + (int64_t)(opt->m - 1) * r->len +
-               (int64_t)opt->m * opt->migration_overhead * r->migrations ==
-           r->bound_times_m);
-    return OMPDAG_OK;
+    ompdag_flow_eval e;
+    rta_measure_flow(g, opt, executed, &s, &e, r->path, &r->path_len);
+    r->vol = e.vol, r->len = e.len, r->migrations = e.migrations;
+    /* The recurrences and the direct measurement must agree on the flow. */
+    assert(e.bound_times_m == r->bound_times_m);
+done:
+    free(w.stack), free(executed);
+    rta_scratch_free(&s);
+    return st;
 }
 
 ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
