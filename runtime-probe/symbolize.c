@@ -16,6 +16,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -276,4 +278,51 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
     if (st == OMPDAG_OK)
         *out = loc;
     return st;
+}
+
+/* ---- which OpenMP runtime a program needs ----------------------------------------- */
+
+ompdag_status ompdag_program_omp_runtime(const char *path, ompdag_omp_runtime *out,
+                                         ompdag_error *err)
+{
+    if (!path || !out)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "NULL argument");
+    *out = OMPDAG_OMP_RUNTIME_NONE;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        if (e)
+            elf_end(e);
+        close(fd);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s is not an ELF program", path);
+    }
+    bool llvm = false, gnu = false;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; d && i < count; ++i) {
+            GElf_Dyn dyn;
+            if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+                continue;
+            const char *name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+            if (!name)
+                continue;
+            if (!strncmp(name, "libomp.so", 9) || !strncmp(name, "libiomp5.so", 11) ||
+                !strncmp(name, "libomp-", 7))
+                llvm = true;
+            else if (!strncmp(name, "libgomp.so", 10))
+                gnu = true;
+        }
+    }
+    elf_end(e);
+    close(fd);
+    *out = llvm ? OMPDAG_OMP_RUNTIME_LLVM : gnu ? OMPDAG_OMP_RUNTIME_GNU : OMPDAG_OMP_RUNTIME_NONE;
+    return OMPDAG_OK;
 }

@@ -43,8 +43,8 @@ ompdag_status ompdag_trace_reader_open_buffer(const void *data, size_t len, cons
 /* Frees the reader (and closes its file).  NULL is a no-op. */
 void ompdag_trace_reader_destroy(ompdag_trace_reader *r);
 
-/* Reads the next record into *rec.  *done becomes true (and *rec is left
- * untouched) after the footer, once every count in it matched what was read.
+/* Reads the next record into *rec.  *done becomes true (and *rec receives
+ * the footer record, whose counters are in probe.h) after the footer, once every count in it matched what was read.
  * A truncated trace, a corrupt chunk, an unknown record type or a count
  * mismatch (lost records) is an error naming the byte offset. */
 ompdag_status ompdag_trace_reader_next(ompdag_trace_reader *r, ompdag_trace_rec *rec,
@@ -109,6 +109,18 @@ void ompdag_symbolizer_destroy(ompdag_symbolizer *s);
  * holds the address or it has no line information. */
 ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
                                        ompdag_srcloc *out, ompdag_error *err);
+
+/* Which OpenMP runtime a program links dynamically (its DT_NEEDED entries). */
+typedef enum ompdag_omp_runtime {
+    OMPDAG_OMP_RUNTIME_NONE = 0, /* none found (static, or not an OpenMP program) */
+    OMPDAG_OMP_RUNTIME_LLVM = 1, /* libomp / libiomp5: has OMPT, the probe works */
+    OMPDAG_OMP_RUNTIME_GNU = 2   /* GCC's libgomp: no OMPT, the probe cannot load */
+} ompdag_omp_runtime;
+
+/* Reads the ELF file at `path` and reports its OpenMP runtime.  Fails when
+ * the file cannot be read or is not ELF. */
+ompdag_status ompdag_program_omp_runtime(const char *path, ompdag_omp_runtime *out,
+                                         ompdag_error *err);
 
 /* ---- annotation ------------------------------------------------------------------ */
 

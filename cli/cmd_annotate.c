@@ -1,0 +1,136 @@
+/*
+ * cli/cmd_annotate.c — `ompdag annotate GRAPHS.json TRACE... [-o OUT.json]`:
+ * fills every node's WCET from probe traces with the safe attribution rule of
+ * docs/probe.md (library: ompdag_trace, runtime-probe/annotate.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/trace.h"
+
+void cmd_annotate_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag annotate GRAPHS.json TRACE... [-o OUT.json] [--margin PCT]\n"
+            "                       [--estimator max|evt] [--exceedance P] [--block N]\n"
+            "                       [--unobserved error|zero] [--allow-unmapped] [--quiet]\n\n"
+            "Maps each traced segment (own time between two scheduling points) to the\n"
+            "con-DAG nodes between those points, charges it to one node on every such\n"
+            "path (docs/probe.md), and writes the graphs with `wcet` filled in, per node\n"
+            "\"samples\", \"observed_max\", \"observed_median\", \"margin_pct\", and per graph\n"
+            "\"observed_response_ns\" and \"wcet_method\".\n\n"
+            "  -o, --output FILE     where to write (default: stdout)\n"
+            "  --margin PCT          WCET = estimate * (1 + PCT/100), rounded up (default 20)\n"
+            "  --estimator max|evt   max: high-water mark (default); evt: Gumbel fit of block\n"
+            "                        maxima by PWM, pWCET at --exceedance (never below the max)\n"
+            "  --exceedance P        evt: per-segment exceedance probability (default 1e-9)\n"
+            "  --block N             evt: block size (default 10; at least 20 blocks needed)\n"
+            "  --unobserved POLICY   error (default): nodes no segment covered are an error;\n"
+            "                        zero: give them WCET 0 and record it in the output\n"
+            "  --allow-unmapped      segments that fit no path of their graph only warn\n"
+            "  --quiet               no report on stderr\n");
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"margin", required_argument, NULL, 'm'},
+                                         {"estimator", required_argument, NULL, 'e'},
+                                         {"exceedance", required_argument, NULL, 'x'},
+                                         {"block", required_argument, NULL, 'b'},
+                                         {"unobserved", required_argument, NULL, 'u'},
+                                         {"allow-unmapped", no_argument, NULL, 'a'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {NULL, 0, NULL, 0}};
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    const char *output = "-";
+    bool quiet = false;
+    int c;
+    int64_t block;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'm':
+            if (!parse_double(optarg, 0, 1000, &opt.margin_pct))
+                return cli_usage_error("annotate", "--margin takes a percentage in [0, 1000]");
+            break;
+        case 'e':
+            if (!strcmp(optarg, "max"))
+                opt.estimator = OMPDAG_ESTIMATOR_MAX;
+            else if (!strcmp(optarg, "evt"))
+                opt.estimator = OMPDAG_ESTIMATOR_EVT;
+            else
+                return cli_usage_error("annotate", "--estimator is max or evt");
+            break;
+        case 'x':
+            if (!parse_double(optarg, 1e-300, 0.5, &opt.exceedance))
+                return cli_usage_error("annotate", "--exceedance takes a probability in (0, 0.5]");
+            break;
+        case 'b':
+            if (!cli_parse_i64(optarg, 1, 1000000, &block))
+                return cli_usage_error("annotate", "--block takes an integer in [1, 10^6]");
+            opt.evt_block = (int32_t)block;
+            break;
+        case 'u':
+            if (!strcmp(optarg, "error"))
+                opt.unobserved = OMPDAG_UNOBSERVED_ERROR;
+            else if (!strcmp(optarg, "zero"))
+                opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
+            else
+                return cli_usage_error("annotate", "--unobserved is error or zero");
+            break;
+        case 'a': opt.allow_unmapped = true; break;
+        case 'q': quiet = true; break;
+        default: return cli_usage_error("annotate", "unknown option");
+        }
+    }
+    if (argc - optind < 2)
+        return cli_usage_error("annotate", "needs GRAPHS.json and at least one TRACE");
+
+    ompdag_error err;
+    ompdag_condag_set *set = NULL;
+    ompdag_annotation *a = NULL;
+    int rc = CLI_EXIT_OK;
+    if (ompdag_condag_set_load_file(argv[optind], &set, &err) ||
+        ompdag_annotation_create(set, &opt, &a, &err)) {
+        rc = cli_fail("annotate", &err);
+        goto done;
+    }
+    for (int i = optind + 1; i < argc; ++i)
+        if (ompdag_annotation_add_trace(a, argv[i], &err)) {
+            rc = cli_fail("annotate", &err);
+            goto done;
+        }
+    uint64_t segments, mapped, unmapped;
+    ompdag_annotation_counts(a, &segments, &mapped, &unmapped);
+    if (unmapped && opt.allow_unmapped)
+        fprintf(stderr, "ompdag annotate: warning: %llu segments fit no path of their graph\n",
+                (unsigned long long)unmapped);
+    if (ompdag_annotation_apply(a, &err)) {
+        rc = cli_fail("annotate", &err);
+        goto done;
+    }
+    if (!quiet)
+        ompdag_annotation_print_report(a, stderr);
+    if (ompdag_condag_set_save_file(set, output, false, &err))
+        rc = cli_fail("annotate", &err);
+done:
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+    return rc;
+}

@@ -1,0 +1,994 @@
+/*
+ * runtime-probe/annotate.c — from measured segments to node WCETs
+ * (`ompdag annotate`).  The rule and its safety argument are docs/probe.md;
+ * in short:
+ *
+ * A segment is the own time of one task instance between two consecutive
+ * scheduling points a and b (probe.c).  In the con-DAG (seed 004 §3, nodes
+ * cut at scheduling points) the segment runs the nodes of one F-path P(a,b)
+ * of its task that crosses no other scheduling point.  All segments of one
+ * task with the same (a, b) form a class k, whose estimate E(k) (max, or
+ * Gumbel pWCET) is charged to ONE node c(k) that lies on every such path:
+ *
+ *   1. a is the end of taskwait w        -> c = w          (first node of P)
+ *   2. else b is the `task` directive of T node t  -> c = t (last node of P)
+ *   3. else a is the task's begin        -> c = source      (first node of P)
+ *           a is the `task` directive of t -> c = fsucc(t)  (first node of P;
+ *           when P is empty, i.e. t is followed directly by the taskwait w=b,
+ *           c = w, the node right after the segment; t itself if t is the sink)
+ *
+ *   WCET(v) = ceil( (1 + margin) * sum over groups G charged to v of max_{k in G} E(k) )
+ *
+ * Safety: for every class k and every path P(a,b), c(k) in P (or adjacent,
+ * for the empty path), so sum_{u in P} WCET(u) >= WCET(c(k)) >= E(k) >= every
+ * observed segment of k.  Classes charged to one node are summed, except
+ * that classes sharing their start point (rules 1, 3) or their end point
+ * (rule 2) are maximised: one task instance passes a scheduling point once,
+ * so at most one of them occurs per instance.  A node is *observed* when some observed class's path P covers
+ * it; the others are reported (--unobserved).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/trace.h"
+
+#define MAX_CANDIDATES 8
+
+typedef struct i64vec {
+    int64_t *v;
+    size_t n, cap;
+} i64vec;
+
+static bool i64vec_push(i64vec *a, int64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        int64_t *p = realloc(a->v, cap * sizeof *p);
+        if (!p)
+            return false;
+        a->v = p;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+typedef struct graph_info {
+    ompdag_condag *g;
+    const char *region_file; /* points into region_key_buf or the graph */
+    char region_key_buf[512];
+    int32_t region_line;
+    int32_t n;
+    int32_t *pred_start, *pred; /* CSR of F-predecessors */
+    i64vec responses;
+    uint64_t segments;
+} graph_info;
+
+typedef struct seg_class {
+    size_t graph;
+    int32_t task;
+    ompdag_point sk, ek;
+    int32_t sn, en;
+    int32_t charged;
+    i64vec samples;
+    int64_t max, median, estimate;
+} seg_class;
+
+/* (graph, code address) -> T/W nodes whose loc is that address's line. */
+typedef struct loc_entry {
+    uint64_t cp;
+    size_t graph;
+    bool used, ok;
+    int32_t count;
+    int32_t nodes[MAX_CANDIDATES];
+} loc_entry;
+
+typedef struct open_region {
+    uint64_t id;
+    uint64_t begin;
+    size_t graph;
+} open_region;
+
+struct ompdag_annotation {
+    ompdag_condag_set *set;
+    ompdag_annotate_options opt;
+    graph_info *graphs;
+    size_t ngraphs;
+    seg_class *classes;
+    size_t nclasses, class_cap;
+    size_t *class_index; /* open addressing over class ids + 1 */
+    size_t class_index_cap;
+    uint64_t segments, mapped, unmapped, outside, traces;
+    char first_unmapped[512];
+    bool applied;
+};
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+static bool same_file(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    while (a[0] == '.' && a[1] == '/')
+        a += 2;
+    while (b[0] == '.' && b[1] == '/')
+        b += 2;
+    if (!strcmp(a, b))
+        return true;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > lb)
+        return a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
+    if (lb > la)
+        return b[lb - la - 1] == '/' && !strcmp(b + lb - la, a);
+    return false;
+}
+
+/* ---- graphs ---------------------------------------------------------------------- */
+
+static ompdag_status graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err)
+{
+    gi->g = g;
+    gi->n = ompdag_condag_node_count(g);
+    json_t *extra = ompdag_condag_extra(g, -1);
+    const char *key = extra ? json_string_value(json_object_get(extra, "region_key")) : NULL;
+    if (key) {
+        snprintf(gi->region_key_buf, sizeof gi->region_key_buf, "%s", key);
+        char *colon = strrchr(gi->region_key_buf, ':');
+        if (colon) {
+            *colon = 0;
+            gi->region_line = atoi(colon + 1);
+        }
+        gi->region_file = gi->region_key_buf;
+    } else {
+        ompdag_loc loc = ompdag_condag_region_loc(g);
+        gi->region_file = loc.file;
+        gi->region_line = loc.line;
+    }
+    gi->pred_start = calloc((size_t)gi->n + 1, sizeof *gi->pred_start);
+    int32_t edges = 0;
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        ompdag_condag_node_fsucc(g, v, &c);
+        edges += c;
+    }
+    gi->pred = malloc(((size_t)edges + 1) * sizeof *gi->pred);
+    if (!gi->pred_start || !gi->pred)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
+        for (int32_t i = 0; i < c; ++i)
+            ++gi->pred_start[s[i] + 1];
+    }
+    for (int32_t v = 0; v < gi->n; ++v)
+        gi->pred_start[v + 1] += gi->pred_start[v];
+    int32_t *fill = calloc((size_t)gi->n + 1, sizeof *fill);
+    if (!fill)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
+        for (int32_t i = 0; i < c; ++i)
+            gi->pred[gi->pred_start[s[i]] + fill[s[i]]++] = v;
+    }
+    free(fill);
+    return OMPDAG_OK;
+}
+
+/* Nodes of the segment path P(a, b) inside task `task`: forward closure from
+ * a that stops at T nodes (their directive ends a segment) and never enters a
+ * W node (its taskwait ends one), intersected with the backward closure from
+ * b.  mark[] receives 1 for each node on some such path.  Returns the count. */
+static int32_t segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                            ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack)
+{
+    const ompdag_condag *g = gi->g;
+    int32_t n = gi->n, top = 0;
+    memset(mark, 0, (size_t)n);
+    /* forward: bit 1 */
+    if (sk == OMPDAG_POINT_BEGIN) {
+        stack[top++] = ompdag_condag_task_source(g, task);
+    } else if (sk == OMPDAG_POINT_WAIT) {
+        stack[top++] = sn;
+    } else if (sk == OMPDAG_POINT_CREATE) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W)
+                stack[top++] = s[i];
+    } else {
+        return 0;
+    }
+    for (int32_t i = 0; i < top; ++i)
+        mark[stack[i]] |= 1;
+    while (top > 0) {
+        int32_t x = stack[--top];
+        if (ompdag_condag_node_kind(g, x) == OMPDAG_KIND_T)
+            continue;
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, x, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (!(mark[s[i]] & 1) && ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W) {
+                mark[s[i]] |= 1;
+                stack[top++] = s[i];
+            }
+    }
+    /* backward: bit 2 */
+    if (ek == OMPDAG_POINT_END) {
+        stack[top++] = ompdag_condag_task_sink(g, task);
+    } else if (ek == OMPDAG_POINT_CREATE) {
+        stack[top++] = en;
+    } else if (ek == OMPDAG_POINT_WAIT) {
+        for (int32_t i = gi->pred_start[en]; i < gi->pred_start[en + 1]; ++i)
+            if (ompdag_condag_node_kind(g, gi->pred[i]) != OMPDAG_KIND_T)
+                stack[top++] = gi->pred[i];
+    } else {
+        return 0;
+    }
+    for (int32_t i = 0; i < top; ++i)
+        mark[stack[i]] |= 2;
+    while (top > 0) {
+        int32_t y = stack[--top];
+        if (ompdag_condag_node_kind(g, y) == OMPDAG_KIND_W)
+            continue;
+        for (int32_t i = gi->pred_start[y]; i < gi->pred_start[y + 1]; ++i) {
+            int32_t p = gi->pred[i];
+            if (!(mark[p] & 2) && ompdag_condag_node_kind(g, p) != OMPDAG_KIND_T) {
+                mark[p] |= 2;
+                stack[top++] = p;
+            }
+        }
+    }
+    int32_t count = 0;
+    for (int32_t v = 0; v < n; ++v) {
+        mark[v] = mark[v] == 3;
+        count += mark[v];
+    }
+    return count;
+}
+
+/* The node a class is charged to (rule 1-3 above). */
+static int32_t charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                            ompdag_point ek, int32_t en)
+{
+    if (sk == OMPDAG_POINT_WAIT)
+        return sn;
+    if (ek == OMPDAG_POINT_CREATE)
+        return en;
+    if (sk == OMPDAG_POINT_BEGIN)
+        return ompdag_condag_task_source(g, task);
+    int32_t c;
+    const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+    return c > 0 ? s[0] : sn;
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+void ompdag_annotate_options_init(ompdag_annotate_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->estimator = OMPDAG_ESTIMATOR_MAX;
+    opt->margin_pct = 20.0;
+    opt->exceedance = 1e-9;
+    opt->evt_block = 10;
+    opt->evt_min_blocks = 20;
+    opt->unobserved = OMPDAG_UNOBSERVED_ERROR;
+}
+
+void ompdag_annotation_destroy(ompdag_annotation *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->ngraphs; ++i) {
+        free(a->graphs[i].pred_start);
+        free(a->graphs[i].pred);
+        free(a->graphs[i].responses.v);
+    }
+    for (size_t i = 0; i < a->nclasses; ++i)
+        free(a->classes[i].samples.v);
+    free(a->graphs);
+    free(a->classes);
+    free(a->class_index);
+    free(a);
+}
+
+ompdag_status ompdag_annotation_create(ompdag_condag_set *set, const ompdag_annotate_options *opt,
+                                       ompdag_annotation **out, ompdag_error *err)
+{
+    if (!set || !out)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
+    ompdag_annotation *a = calloc(1, sizeof *a);
+    if (!a)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    a->set = set;
+    if (opt)
+        a->opt = *opt;
+    else
+        ompdag_annotate_options_init(&a->opt);
+    if (!(a->opt.margin_pct >= 0 && a->opt.margin_pct <= 1000) ||
+        !(a->opt.exceedance > 0 && a->opt.exceedance < 1) || a->opt.evt_block < 1 ||
+        a->opt.evt_min_blocks < 2) {
+        free(a);
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "annotate: margin must be in [0, 1000]%%, exceedance in (0, 1), "
+                                "blocks >= 1 and at least 2 blocks");
+    }
+    a->ngraphs = ompdag_condag_set_count(set);
+    a->graphs = calloc(a->ngraphs ? a->ngraphs : 1, sizeof *a->graphs);
+    a->class_index_cap = 1024;
+    a->class_index = calloc(a->class_index_cap, sizeof *a->class_index);
+    if (!a->graphs || !a->class_index) {
+        ompdag_annotation_destroy(a);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    }
+    for (size_t i = 0; i < a->ngraphs; ++i) {
+        ompdag_status st = graph_prepare(&a->graphs[i], ompdag_condag_set_graph(set, i), err);
+        if (st) {
+            ompdag_annotation_destroy(a);
+            return st;
+        }
+    }
+    *out = a;
+    return OMPDAG_OK;
+}
+
+/* ---- classes ------------------------------------------------------------------------ */
+
+static uint64_t class_hash(size_t graph, int32_t task, int sk, int32_t sn, int ek, int32_t en)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t parts[6] = {graph, (uint64_t)(uint32_t)task, (uint64_t)sk, (uint64_t)(uint32_t)sn,
+                         (uint64_t)ek, (uint64_t)(uint32_t)en};
+    for (int i = 0; i < 6; ++i)
+        h = (h ^ parts[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool class_rehash(ompdag_annotation *a)
+{
+    size_t cap = 2 * a->class_index_cap;
+    size_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return false;
+    for (size_t k = 0; k < a->nclasses; ++k) {
+        const seg_class *c = &a->classes[k];
+        size_t i = class_hash(c->graph, c->task, c->sk, c->sn, c->ek, c->en) & (cap - 1);
+        while (idx[i])
+            i = (i + 1) & (cap - 1);
+        idx[i] = k + 1;
+    }
+    free(a->class_index);
+    a->class_index = idx;
+    a->class_index_cap = cap;
+    return true;
+}
+
+/* Finds or creates the class; returns NULL when the points have no path in
+ * the graph (the trace and the graph disagree) or on allocation failure. */
+static seg_class *class_get(ompdag_annotation *a, size_t graph, int32_t task, ompdag_point sk,
+                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark,
+                            int32_t *stack, bool *nomem)
+{
+    size_t mask = a->class_index_cap - 1;
+    size_t i = class_hash(graph, task, sk, sn, ek, en) & mask;
+    while (a->class_index[i]) {
+        seg_class *c = &a->classes[a->class_index[i] - 1];
+        if (c->graph == graph && c->task == task && c->sk == sk && c->sn == sn && c->ek == ek &&
+            c->en == en)
+            return c;
+        i = (i + 1) & mask;
+    }
+    const graph_info *gi = &a->graphs[graph];
+    int32_t len = segment_path(gi, task, sk, sn, ek, en, mark, stack);
+    bool empty_ok = sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_WAIT && len == 0 &&
+                    charged_node(gi->g, task, sk, sn, ek, en) == en;
+    if (len == 0 && !empty_ok)
+        return NULL;
+    if (a->nclasses == a->class_cap) {
+        size_t cap = a->class_cap ? 2 * a->class_cap : 64;
+        seg_class *p = realloc(a->classes, cap * sizeof *p);
+        if (!p) {
+            *nomem = true;
+            return NULL;
+        }
+        a->classes = p;
+        a->class_cap = cap;
+    }
+    seg_class *c = &a->classes[a->nclasses++];
+    memset(c, 0, sizeof *c);
+    c->graph = graph;
+    c->task = task;
+    c->sk = sk;
+    c->sn = sn;
+    c->ek = ek;
+    c->en = en;
+    c->charged = charged_node(gi->g, task, sk, sn, ek, en);
+    a->class_index[i] = a->nclasses;
+    if (2 * a->nclasses > a->class_index_cap && !class_rehash(a)) {
+        *nomem = true;
+        return NULL;
+    }
+    return &a->classes[a->nclasses - 1];
+}
+
+/* ---- reading traces ------------------------------------------------------------------- */
+
+typedef struct trace_ctx {
+    ompdag_annotation *a;
+    ompdag_symbolizer *sym;
+    loc_entry *locs;
+    size_t loc_cap, loc_used;
+    uint64_t *region_cp;   /* cache: region code address -> graph + 1 (0: none) */
+    size_t *region_graph;
+    size_t region_n, region_cap;
+    open_region *open;
+    size_t nopen, open_cap;
+    uint8_t *mark;
+    int32_t *stack;
+} trace_ctx;
+
+static void ctx_free(trace_ctx *c)
+{
+    free(c->locs);
+    free(c->region_cp);
+    free(c->region_graph);
+    free(c->open);
+    free(c->mark);
+    free(c->stack);
+    ompdag_symbolizer_destroy(c->sym);
+}
+
+/* Graph index + 1 for a region address, 0 when no graph matches. */
+static size_t region_graph(trace_ctx *c, uint64_t cp)
+{
+    for (size_t i = 0; i < c->region_n; ++i)
+        if (c->region_cp[i] == cp)
+            return c->region_graph[i];
+    size_t found = 0;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    if (ompdag_symbolizer_lookup(c->sym, cp, &loc, &e) == OMPDAG_OK)
+        for (size_t gi = 0; gi < c->a->ngraphs && !found; ++gi)
+            if (c->a->graphs[gi].region_line == loc.line &&
+                same_file(c->a->graphs[gi].region_file, loc.file))
+                found = gi + 1;
+    if (c->region_n == c->region_cap) {
+        size_t cap = c->region_cap ? 2 * c->region_cap : 16;
+        uint64_t *p = realloc(c->region_cp, cap * sizeof *p);
+        if (p)
+            c->region_cp = p;
+        size_t *q = realloc(c->region_graph, cap * sizeof *q);
+        if (q)
+            c->region_graph = q;
+        if (!p || !q)
+            return found;
+        c->region_cap = cap;
+    }
+    c->region_cp[c->region_n] = cp;
+    c->region_graph[c->region_n++] = found;
+    return found;
+}
+
+static loc_entry *loc_slot(trace_ctx *c, uint64_t cp, size_t graph)
+{
+    size_t i = (size_t)(((cp ^ (graph * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 17) &
+               (c->loc_cap - 1);
+    while (c->locs[i].used && (c->locs[i].cp != cp || c->locs[i].graph != graph))
+        i = (i + 1) & (c->loc_cap - 1);
+    return &c->locs[i];
+}
+
+/* T and W nodes of `graph` at the line of code address cp. */
+static const loc_entry *loc_nodes(trace_ctx *c, uint64_t cp, size_t graph)
+{
+    if (2 * (c->loc_used + 1) > c->loc_cap) {
+        loc_entry *old = c->locs;
+        size_t oldcap = c->loc_cap;
+        size_t cap = oldcap ? 2 * oldcap : 256;
+        loc_entry *n = calloc(cap, sizeof *n);
+        if (!n)
+            return NULL;
+        c->locs = n;
+        c->loc_cap = cap;
+        for (size_t i = 0; i < oldcap; ++i)
+            if (old[i].used)
+                *loc_slot(c, old[i].cp, old[i].graph) = old[i];
+        free(old);
+    }
+    loc_entry *e = loc_slot(c, cp, graph);
+    if (e->used)
+        return e;
+    e->used = true;
+    e->cp = cp;
+    e->graph = graph;
+    ++c->loc_used;
+    ompdag_srcloc loc;
+    ompdag_error err;
+    if (ompdag_symbolizer_lookup(c->sym, cp, &loc, &err) != OMPDAG_OK)
+        return e;
+    e->ok = true;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    for (int32_t v = 0; v < c->a->graphs[graph].n && e->count < MAX_CANDIDATES; ++v) {
+        ompdag_kind k = ompdag_condag_node_kind(g, v);
+        ompdag_loc nl = ompdag_condag_node_loc(g, v);
+        if ((k == OMPDAG_KIND_T || k == OMPDAG_KIND_W) && nl.line == loc.line &&
+            (!nl.file || same_file(nl.file, loc.file)))
+            e->nodes[e->count++] = v;
+    }
+    return e;
+}
+
+/* Maps a probe point to a graph point in `task`; false when it has none. */
+static bool map_point(trace_ctx *c, size_t graph, int32_t task, uint8_t kind, uint64_t cp,
+                      bool is_start, ompdag_point *pk, int32_t *node)
+{
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    *node = -1;
+    switch (kind) {
+    case OMPDAG_PT_TASK_BEGIN:
+    case OMPDAG_PT_ROOT_BEGIN:
+        *pk = OMPDAG_POINT_BEGIN;
+        return is_start;
+    case OMPDAG_PT_TASK_END:
+    case OMPDAG_PT_ROOT_END:
+        *pk = OMPDAG_POINT_END;
+        return !is_start;
+    case OMPDAG_PT_CREATE:
+    case OMPDAG_PT_TASKWAIT:
+    case OMPDAG_PT_TASKGROUP: {
+        ompdag_kind want = kind == OMPDAG_PT_CREATE ? OMPDAG_KIND_T : OMPDAG_KIND_W;
+        const loc_entry *e = loc_nodes(c, cp, graph);
+        if (!e)
+            return false;
+        for (int32_t i = 0; i < e->count; ++i)
+            if (ompdag_condag_node_kind(g, e->nodes[i]) == want &&
+                ompdag_condag_node_task(g, e->nodes[i]) == task) {
+                *node = e->nodes[i];
+                *pk = kind == OMPDAG_PT_CREATE ? OMPDAG_POINT_CREATE : OMPDAG_POINT_WAIT;
+                return true;
+            }
+        return false;
+    }
+    default:
+        return false;
+    }
+}
+
+static void note_unmapped(trace_ctx *c, const ompdag_trace_rec *r, const char *why)
+{
+    ompdag_annotation *a = c->a;
+    ++a->unmapped;
+    if (a->first_unmapped[0])
+        return;
+    ompdag_srcloc s = {0}, e = {0};
+    ompdag_error err;
+    if (r->cp_start)
+        ompdag_symbolizer_lookup(c->sym, r->cp_start, &s, &err);
+    if (r->cp_end)
+        ompdag_symbolizer_lookup(c->sym, r->cp_end, &e, &err);
+    snprintf(a->first_unmapped, sizeof a->first_unmapped,
+             "segment from %s:%d (point kind %u) to %s:%d (point kind %u): %s",
+             s.file ? s.file : "?", s.line, r->start_kind, e.file ? e.file : "?", e.line,
+             r->end_kind, why);
+}
+
+static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
+{
+    ompdag_annotation *a = c->a;
+    ++a->segments;
+    size_t gp = r->cp_region ? region_graph(c, r->cp_region) : 0;
+    if (!gp) {
+        ++a->outside;
+        return OMPDAG_OK;
+    }
+    size_t graph = gp - 1;
+    const ompdag_condag *g = a->graphs[graph].g;
+    int32_t tasks[MAX_CANDIDATES];
+    int32_t ntasks = 0;
+    if (r->flags & OMPDAG_RECF_IMPLICIT) {
+        if (!(r->flags & OMPDAG_RECF_ROOT)) {
+            ++a->outside; /* implicit-task code outside single/masked */
+            return OMPDAG_OK;
+        }
+        tasks[ntasks++] = ompdag_condag_root_task(g);
+    } else {
+        const loc_entry *e = loc_nodes(c, r->cp_task, graph);
+        for (int32_t i = 0; e && i < e->count; ++i)
+            if (ompdag_condag_node_kind(g, e->nodes[i]) == OMPDAG_KIND_T)
+                tasks[ntasks++] = ompdag_condag_node_creates(g, e->nodes[i]);
+        if (ntasks == 0) {
+            note_unmapped(c, r, "its task directive matches no T node of the graph");
+            return OMPDAG_OK;
+        }
+    }
+    bool any = false;
+    for (int32_t t = 0; t < ntasks; ++t) {
+        ompdag_point sk, ek;
+        int32_t sn, en;
+        if (!map_point(c, graph, tasks[t], r->start_kind, r->cp_start, true, &sk, &sn) ||
+            !map_point(c, graph, tasks[t], r->end_kind, r->cp_end, false, &ek, &en))
+            continue;
+        bool nomem = false;
+        seg_class *k = class_get(a, graph, tasks[t], sk, sn, ek, en, c->mark, c->stack, &nomem);
+        if (nomem)
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        if (!k)
+            continue;
+        if (!i64vec_push(&k->samples, (int64_t)r->dur))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        any = true;
+    }
+    if (any) {
+        ++a->mapped;
+        ++a->graphs[graph].segments;
+    } else {
+        note_unmapped(c, r, "no path of the graph joins these scheduling points");
+    }
+    return OMPDAG_OK;
+}
+
+static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
+{
+    if (r->type == OMPDAG_REC_REGION_BEGIN) {
+        size_t gp = region_graph(c, r->cp_region);
+        if (!gp)
+            return OMPDAG_OK;
+        if (c->nopen == c->open_cap) {
+            size_t cap = c->open_cap ? 2 * c->open_cap : 16;
+            open_region *p = realloc(c->open, cap * sizeof *p);
+            if (!p)
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            c->open = p;
+            c->open_cap = cap;
+        }
+        c->open[c->nopen++] = (open_region){r->id, r->time, gp - 1};
+        return OMPDAG_OK;
+    }
+    for (size_t i = 0; i < c->nopen; ++i)
+        if (c->open[i].id == r->id) {
+            int64_t resp = (int64_t)(r->time - c->open[i].begin);
+            if (!i64vec_push(&c->a->graphs[c->open[i].graph].responses, resp))
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            c->open[i] = c->open[--c->nopen];
+            break;
+        }
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path,
+                                          ompdag_error *err)
+{
+    if (!a || !path)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
+    if (a->applied)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: already applied");
+    ompdag_trace_reader *r;
+    ompdag_status st = ompdag_trace_reader_open(path, &r, err);
+    if (st)
+        return st;
+    trace_ctx c = {.a = a};
+    size_t maxn = 1;
+    for (size_t i = 0; i < a->ngraphs; ++i)
+        if ((size_t)a->graphs[i].n > maxn)
+            maxn = (size_t)a->graphs[i].n;
+    c.mark = malloc(maxn);
+    c.stack = malloc(2 * maxn * sizeof *c.stack + 16);
+    if (!c.mark || !c.stack) {
+        ctx_free(&c);
+        ompdag_trace_reader_destroy(r);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    }
+    if ((st = ompdag_symbolizer_create(r, &c.sym, err))) {
+        ctx_free(&c);
+        ompdag_trace_reader_destroy(r);
+        return st;
+    }
+    for (;;) {
+        ompdag_trace_rec rec;
+        bool done;
+        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done)
+            break;
+        if (rec.type == OMPDAG_REC_SEGMENT)
+            st = add_segment(&c, &rec, err);
+        else if (rec.type == OMPDAG_REC_REGION_BEGIN || rec.type == OMPDAG_REC_REGION_END)
+            st = add_region(&c, &rec, err);
+        if (st)
+            break;
+    }
+    ctx_free(&c);
+    ompdag_trace_reader_destroy(r);
+    if (st == OMPDAG_OK)
+        ++a->traces;
+    return st;
+}
+
+/* ---- apply -------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
+{
+    ompdag_loc l = ompdag_condag_node_loc(g, v);
+    snprintf(buf, n, "%s:%d (%c node %s)", l.file ? l.file : "?", l.line,
+             (char)ompdag_condag_node_kind(g, v), ompdag_condag_node_id(g, v));
+}
+
+static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
+{
+    for (size_t k = 0; k < a->nclasses; ++k) {
+        seg_class *c = &a->classes[k];
+        int64_t *s = c->samples.v;
+        size_t n = c->samples.n;
+        if (n == 0)
+            continue;
+        int64_t *sorted = malloc(n * sizeof *sorted);
+        if (!sorted)
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        memcpy(sorted, s, n * sizeof *s);
+        qsort(sorted, n, sizeof *sorted, cmp_i64);
+        c->max = sorted[n - 1];
+        c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        free(sorted);
+        c->estimate = c->max;
+        if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
+            /* Block maxima over consecutive samples in trace order. */
+            double pw, mu, beta;
+            ompdag_error e;
+            ompdag_status st =
+                ompdag_evt_gumbel_pwcet(s, n, a->opt.evt_block, a->opt.evt_min_blocks,
+                                        a->opt.exceedance, &pw, &mu, &beta, &e);
+            if (st) {
+                char where[256];
+                describe_node(a->graphs[c->graph].g, c->charged, where, sizeof where);
+                return ompdag_error_set(err, st, "evt: segment class charged to %s: %s", where,
+                                        e.message);
+            }
+            if (pw > (double)c->estimate)
+                c->estimate = (int64_t)ceil(pw);
+        }
+    }
+    return OMPDAG_OK;
+}
+
+/* Rule 2 classes are grouped by their end point, the others by their start. */
+static bool same_group(const seg_class *x, const seg_class *y)
+{
+    if (x->graph != y->graph || x->task != y->task || x->charged != y->charged)
+        return false;
+    bool rx = x->sk != OMPDAG_POINT_WAIT && x->ek == OMPDAG_POINT_CREATE;
+    bool ry = y->sk != OMPDAG_POINT_WAIT && y->ek == OMPDAG_POINT_CREATE;
+    if (rx != ry)
+        return false;
+    return rx ? x->ek == y->ek && x->en == y->en : x->sk == y->sk && x->sn == y->sn;
+}
+
+/* The first class of k's group. */
+static size_t group_leader(const ompdag_annotation *a, size_t k)
+{
+    for (size_t j = 0; j < k; ++j)
+        if (same_group(&a->classes[j], &a->classes[k]))
+            return j;
+    return k;
+}
+
+static json_t *copy_extra(const ompdag_condag *g, int32_t v)
+{
+    json_t *ex = ompdag_condag_extra(g, v);
+    return ex ? json_deep_copy(ex) : json_object();
+}
+
+ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
+{
+    if (!a)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
+    if (a->applied)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: already applied");
+    if (a->unmapped && !a->opt.allow_unmapped)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%llu measured segments of matched regions fit no path of their "
+                                "graph (first: %s); the graph does not match the program — "
+                                "re-extract it, or pass --allow-unmapped",
+                                (unsigned long long)a->unmapped, a->first_unmapped);
+    ompdag_status st = estimate_classes(a, err);
+    if (st)
+        return st;
+    /* Per node: samples covering it, sums over charged classes. */
+    size_t total = 0;
+    for (size_t gi = 0; gi < a->ngraphs; ++gi)
+        total += (size_t)a->graphs[gi].n;
+    uint64_t *samples = calloc(total + 1, sizeof *samples);
+    int64_t *basis = calloc(total + 1, sizeof *basis);
+    int64_t *omax = calloc(total + 1, sizeof *omax);
+    int64_t *omed = calloc(total + 1, sizeof *omed);
+    size_t *offset = calloc(a->ngraphs + 1, sizeof *offset);
+    size_t maxn = 1;
+    for (size_t gi = 0; gi < a->ngraphs; ++gi)
+        if ((size_t)a->graphs[gi].n > maxn)
+            maxn = (size_t)a->graphs[gi].n;
+    uint8_t *mark = malloc(maxn);
+    int32_t *stack = malloc(2 * maxn * sizeof *stack + 16);
+    size_t *leader = NULL;
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *msgf = NULL;
+    if (!samples || !basis || !omax || !omed || !offset || !mark || !stack) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        goto done;
+    }
+    for (size_t gi = 0; gi < a->ngraphs; ++gi)
+        offset[gi + 1] = offset[gi] + (size_t)a->graphs[gi].n;
+    for (size_t k = 0; k < a->nclasses; ++k) {
+        seg_class *c = &a->classes[k];
+        const graph_info *g = &a->graphs[c->graph];
+        size_t base = offset[c->graph];
+        segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, mark, stack);
+        mark[c->charged] = 1;
+        for (int32_t v = 0; v < g->n; ++v)
+            if (mark[v])
+                samples[base + (size_t)v] += c->samples.n;
+    }
+    /* Classes charged to one node that share their start point (rules 1, 3)
+     * or their end point (rule 2) never occur in the same task instance: a
+     * flow passes each scheduling point once.  Such a group contributes its
+     * maximum; different groups add up. */
+    leader = malloc((a->nclasses + 1) * sizeof *leader);
+    if (!leader) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < a->nclasses; ++k)
+        leader[k] = group_leader(a, k);
+    for (size_t k = 0; k < a->nclasses; ++k) {
+        if (leader[k] != k)
+            continue;
+        const seg_class *c = &a->classes[k];
+        int64_t e = 0, mx = 0, md = 0;
+        for (size_t k2 = k; k2 < a->nclasses; ++k2)
+            if (leader[k2] == k) {
+                const seg_class *d = &a->classes[k2];
+                e = d->estimate > e ? d->estimate : e;
+                mx = d->max > mx ? d->max : mx;
+                md = d->median > md ? d->median : md;
+            }
+        size_t i = offset[c->graph] + (size_t)c->charged;
+        basis[i] += e;
+        omax[i] += mx;
+        omed[i] += md;
+    }
+    /* Unobserved nodes. */
+    size_t unobserved = 0;
+    msgf = open_memstream(&msg, &msglen);
+    if (!msgf) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        goto done;
+    }
+    for (size_t gi = 0; gi < a->ngraphs; ++gi)
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v)
+            if (samples[offset[gi] + (size_t)v] == 0) {
+                char where[256];
+                describe_node(a->graphs[gi].g, v, where, sizeof where);
+                if (unobserved < 12)
+                    fprintf(msgf, "%s%s", unobserved ? ", " : "", where);
+                ++unobserved;
+            }
+    fclose(msgf);
+    msgf = NULL;
+    if (unobserved && a->opt.unobserved == OMPDAG_UNOBSERVED_ERROR) {
+        st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                              "%zu nodes were never observed: %s%s; run the program with inputs "
+                              "that reach them, or pass --unobserved zero",
+                              unobserved, msg, unobserved > 12 ? ", ..." : "");
+        goto done;
+    }
+    /* Write WCETs and extras. */
+    const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        graph_info *g = &a->graphs[gi];
+        for (int32_t v = 0; v < g->n; ++v) {
+            size_t i = offset[gi] + (size_t)v;
+            long double w = ceill((long double)basis[i] * (100.0L + a->opt.margin_pct) / 100.0L);
+            if (w > (long double)INT64_MAX / 4) {
+                st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
+                goto done;
+            }
+            if ((st = ompdag_condag_set_wcet(g->g, v, (int64_t)w, err)))
+                goto done;
+            json_t *ex = copy_extra(g->g, v);
+            json_object_set_new(ex, "samples", json_integer((json_int_t)samples[i]));
+            json_object_set_new(ex, "observed_max", json_integer(omax[i]));
+            json_object_set_new(ex, "observed_median", json_integer(omed[i]));
+            json_object_set_new(ex, "margin_pct", json_real(a->opt.margin_pct));
+            json_object_set_new(ex, "estimator", json_string(method));
+            if (samples[i] == 0)
+                json_object_set_new(ex, "unobserved", json_true());
+            ompdag_condag_set_extra(g->g, v, ex);
+            json_decref(ex);
+        }
+        json_t *gx = copy_extra(g->g, -1);
+        json_t *resp = json_array();
+        for (size_t r = 0; r < g->responses.n; ++r)
+            json_array_append_new(resp, json_integer(g->responses.v[r]));
+        json_object_set_new(gx, "observed_response_ns", resp);
+        json_t *m = json_object();
+        json_object_set_new(m, "estimator", json_string(method));
+        json_object_set_new(m, "margin_pct", json_real(a->opt.margin_pct));
+        if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
+            json_object_set_new(m, "exceedance", json_real(a->opt.exceedance));
+            json_object_set_new(m, "block", json_integer(a->opt.evt_block));
+        }
+        json_object_set_new(m, "traces", json_integer((json_int_t)a->traces));
+        json_object_set_new(m, "segments", json_integer((json_int_t)g->segments));
+        json_object_set_new(m, "rule", json_string("docs/probe.md#attribution"));
+        json_object_set_new(m, "unobserved", json_string(a->opt.unobserved ==
+                                                         OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"));
+        json_object_set_new(gx, "wcet_method", m);
+        ompdag_condag_set_extra(g->g, -1, gx);
+        json_decref(gx);
+    }
+    a->applied = true;
+done:
+    free(leader);
+    free(msg);
+    free(samples);
+    free(basis);
+    free(omax);
+    free(omed);
+    free(offset);
+    free(mark);
+    free(stack);
+    return st;
+}
+
+void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
+{
+    fprintf(out, "method: %s", a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt (Gumbel, PWM, block maxima)" : "max (high-water mark)");
+    if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT)
+        fprintf(out, ", exceedance %g per segment, blocks of %d", a->opt.exceedance,
+                a->opt.evt_block);
+    fprintf(out, "; margin %.1f%%; unobserved nodes: %s\n", a->opt.margin_pct,
+            a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error");
+    fprintf(out, "samples: %llu traces, %llu segments, %llu mapped to %zu classes, %llu outside "
+                 "any graph, %llu unmapped\n",
+            (unsigned long long)a->traces, (unsigned long long)a->segments,
+            (unsigned long long)a->mapped, a->nclasses, (unsigned long long)a->outside,
+            (unsigned long long)a->unmapped);
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const graph_info *g = &a->graphs[gi];
+        int64_t rmax = 0;
+        for (size_t r = 0; r < g->responses.n; ++r)
+            if (g->responses.v[r] > rmax)
+                rmax = g->responses.v[r];
+        const char *fn = ompdag_condag_function(g->g);
+        fprintf(out, "graph %zu%s%s (%s:%d): %llu segments, %zu runs, max response %lld ns\n", gi,
+                fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "?",
+                g->region_line, (unsigned long long)g->segments, g->responses.n,
+                (long long)rmax);
+    }
+}
+
+size_t ompdag_annotation_class_count(const ompdag_annotation *a) { return a->nclasses; }
+
+void ompdag_annotation_class(const ompdag_annotation *a, size_t i, ompdag_segment_class *out)
+{
+    const seg_class *c = &a->classes[i];
+    int64_t mx = 0;
+    for (size_t j = 0; j < c->samples.n; ++j)
+        if (c->samples.v[j] > mx)
+            mx = c->samples.v[j];
+    *out = (ompdag_segment_class){c->graph, c->task, c->sk, c->sn, c->ek, c->en, c->charged,
+                                  c->samples.n, mx, c->median, c->estimate};
+}
+
+void ompdag_annotation_counts(const ompdag_annotation *a, uint64_t *segments, uint64_t *mapped,
+                              uint64_t *unmapped)
+{
+    *segments = a->segments;
+    *mapped = a->mapped;
+    *unmapped = a->unmapped;
+}
