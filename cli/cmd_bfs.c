@@ -1,0 +1,382 @@
+/*
+ * cli/cmd_bfs.c — `ompdag bfs`: Graph500-style BFS measurement with the
+ * engines of cuda-offload/bfs (seed 003, Enterprise; Beamer's
+ * direction-optimizing CPU BFS).  Per engine it runs --sources searches from
+ * random keys of degree >= 1, optionally validates each (Graph500 rules), and
+ * prints TEPS per search, their min / quartiles / max / harmonic mean, and
+ * the levels with the direction used at each.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/bfs.h"
+#include "ompdag/graph.h"
+
+#define MAX_ENGINES 8
+#define DIRECTIONS_SHOWN 64
+
+void cmd_bfs_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
+            "Breadth-first search with TEPS measurement and Graph500 validation.\n\n"
+            "  --graph G          kron:SCALE (Graph500 Kronecker), uniform:SCALE, or a file\n"
+            "                     (.csr binary, .mtx Matrix Market, else an edge list \"u v\")\n"
+            "  --engine LIST      comma-separated: cpu-topdown, cpu, gpu, gpu-sim (default cpu)\n"
+            "  --sources N        searches per engine from random keys of degree >= 1 (64)\n"
+            "  --validate         check every search against the Graph500 rules; exit 1 on failure\n"
+            "  --format F         text (default) or json\n"
+            "  --seed S           generator and key seed (1)\n"
+            "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
+            "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
+            "                     self-loops and duplicate edges removed)\n"
+            "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
+            "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
+            "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
+            "  --gamma G          gpu: go bottom-up when γ = Fh/Th > G (0.30)\n"
+            "  --devices D        gpu-sim: simulated devices, 1-D partitioned (1..8, default 1)\n"
+            "  --no-hub-cache     gpu: switch the hub-vertex cache off\n"
+            "  --levels           text: print every level of the first search\n\n"
+            "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
+            "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
+            OMPDAG_BFS_DEFAULT_TAU);
+}
+
+typedef struct bfs_cli {
+    const char *graph_spec;
+    ompdag_bfs_engine engines[MAX_ENGINES];
+    int engine_count;
+    int sources;
+    bool validate, json, directed, show_levels;
+    uint64_t seed;
+    int edge_factor;
+    ompdag_bfs_options opts;
+} bfs_cli;
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static bool parse_engines(const char *list, bfs_cli *c, ompdag_error *err)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        return false;
+    c->engine_count = 0;
+    bool ok = true;
+    for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+        if (c->engine_count == MAX_ENGINES ||
+            ompdag_bfs_engine_parse(tok, &c->engines[c->engine_count], err) != OMPDAG_OK)
+            ok = false;
+        else
+            ++c->engine_count;
+    }
+    free(copy);
+    return ok && c->engine_count > 0;
+}
+
+static bool parse_double(const char *s, double lo, double *out)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || *end || !(x >= lo))
+        return false;
+    *out = x;
+    return true;
+}
+
+static ompdag_status load_graph(const bfs_cli *c, ompdag_graph **g, int *scale, ompdag_error *err)
+{
+    *scale = -1;
+    const char *spec = c->graph_spec;
+    bool kron = strncmp(spec, "kron:", 5) == 0, uni = strncmp(spec, "uniform:", 8) == 0;
+    if (kron || uni) {
+        int64_t s;
+        if (!cli_parse_i64(spec + (kron ? 5 : 8), 1, 40, &s)) {
+            if (err) {
+                err->code = OMPDAG_ERR_ARGUMENT;
+                snprintf(err->message, sizeof err->message, "bad scale in --graph %s (1..40)", spec);
+            }
+            return OMPDAG_ERR_ARGUMENT;
+        }
+        *scale = (int)s;
+        return kron ? ompdag_graph_kronecker((int)s, c->edge_factor, c->seed, g, err)
+                    : ompdag_graph_uniform((int)s, c->edge_factor, c->seed, g, err);
+    }
+    return ompdag_graph_read(spec, OMPDAG_GRAPH_FORMAT_AUTO,
+                             c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE, g, err);
+}
+
+static void direction_string(const ompdag_bfs_result *r, char *buf, size_t size)
+{
+    int L = ompdag_bfs_result_level_count(r), k = 0;
+    for (int i = 1; i < L && (size_t)k + 4 < size; ++i) {
+        if (k == DIRECTIONS_SHOWN) {
+            snprintf(buf + k, size - (size_t)k, "...");
+            return;
+        }
+        buf[k++] = ompdag_bfs_result_level(r, i)->direction == OMPDAG_BFS_BOTTOM_UP ? 'B' : 'T';
+    }
+    buf[k] = '\0';
+}
+
+static void print_levels(FILE *out, const ompdag_bfs_result *r)
+{
+    static const char *const wf[] = {"-", "interleaved", "contiguous", "shrink", "sparse"};
+    fprintf(out, "  level  dir  visited   small  middle  large  extreme  hubs  gamma   hc_hits/probes  next-queue\n");
+    for (int i = 1; i < ompdag_bfs_result_level_count(r); ++i) {
+        const ompdag_bfs_level *l = ompdag_bfs_result_level(r, i);
+        fprintf(out, "  %5d  %s  %9lld  %6lld  %6lld  %5lld  %7lld  %4lld  %5.3f  %lld/%lld  %s\n", i,
+                l->direction == OMPDAG_BFS_BOTTOM_UP ? "BU" : "TD", (long long)l->visited,
+                (long long)l->queue[0], (long long)l->queue[1], (long long)l->queue[2],
+                (long long)l->queue[3], (long long)l->hubs, l->gamma, (long long)l->hc_hits,
+                (long long)l->hc_probes, wf[l->workflow >= 0 && l->workflow <= 4 ? l->workflow : 0]);
+    }
+}
+
+/* Runs all searches of one engine; returns the number of invalid ones, or -1
+ * when the engine could not run (message printed). */
+static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag_bfs_engine engine,
+                      const int64_t *keys, int nkeys, bool first_json)
+{
+    FILE *out = stdout;
+    ompdag_error err = {0};
+    ompdag_bfs_result *r = NULL;
+    if (ompdag_bfs_result_create(&r, &err) != OMPDAG_OK)
+        return cli_fail("bfs", &err), -1;
+    double *teps = calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof *teps);
+    if (!teps) {
+        ompdag_bfs_result_destroy(r);
+        return -1;
+    }
+    const char *name = ompdag_bfs_engine_name(engine);
+    int invalid = 0;
+    if (c->json) {
+        fprintf(out, "%s{\"engine\": \"%s\", ", first_json ? "" : ",\n", name);
+        if (scale >= 0)
+            fprintf(out, "\"scale\": %d, ", scale);
+        else {
+            fprintf(out, "\"graph\": ");
+            json_string(out, c->graph_spec);
+            fprintf(out, ", ");
+        }
+        fprintf(out, "\"vertices\": %lld, \"edges\": %lld, \"searches\": [",
+                (long long)ompdag_graph_vertices(g), (long long)ompdag_graph_edges(g));
+    } else {
+        fprintf(out, "engine %s: %d searches\n", name, nkeys);
+        fprintf(out, "  %6s  %10s  %12s  %10s  %6s  %5s  %s\n", "search", "source", "TEPS", "time_s",
+                "levels", "valid", "directions (T top-down, B bottom-up)");
+    }
+    for (int i = 0; i < nkeys; ++i) {
+        if (ompdag_bfs_run(g, keys[i], engine, &c->opts, r, &err) != OMPDAG_OK) {
+            if (c->json)
+                fprintf(out, "]}\n");
+            cli_fail("bfs", &err);
+            free(teps);
+            ompdag_bfs_result_destroy(r);
+            return -1;
+        }
+        double t = ompdag_bfs_result_seconds(r);
+        if (t < 1e-9)
+            t = 1e-9;
+        teps[i] = (double)ompdag_bfs_result_edges(r) / t;
+        if (teps[i] <= 0)
+            teps[i] = 1.0 / t; /* an isolated key: no edge, count the visit */
+        const char *valid = "-";
+        if (c->validate) {
+            ompdag_error verr = {0};
+            if (ompdag_bfs_validate(g, r, NULL, NULL, &verr) != OMPDAG_OK) {
+                ++invalid;
+                valid = "no";
+                fprintf(stderr, "ompdag bfs: %s, search %d from %lld: %s\n", name, i,
+                        (long long)keys[i], verr.message);
+            } else {
+                valid = "yes";
+            }
+        }
+        char dirs[DIRECTIONS_SHOWN + 8];
+        direction_string(r, dirs, sizeof dirs);
+        if (c->json) {
+            fprintf(out, "%s\n  {\"source\": %lld, \"teps\": %.6g, \"time_s\": %.9f, \"levels\": %d, ",
+                    i ? "," : "", (long long)keys[i], teps[i], t, ompdag_bfs_result_level_count(r));
+            if (c->validate)
+                fprintf(out, "\"valid\": %s, ", valid[0] == 'y' ? "true" : "false");
+            else
+                fprintf(out, "\"valid\": null, ");
+            fprintf(out, "\"directions\": \"%s\"}", dirs);
+        } else {
+            fprintf(out, "  %6d  %10lld  %12.4g  %10.6f  %6d  %5s  %s\n", i, (long long)keys[i], teps[i],
+                    t, ompdag_bfs_result_level_count(r), valid, dirs);
+            if (i == 0 && c->show_levels)
+                print_levels(out, r);
+        }
+    }
+    ompdag_bfs_teps_summary s = {0};
+    bool have = nkeys > 0 && ompdag_bfs_teps_summarize(teps, nkeys, &s, NULL) == OMPDAG_OK;
+    if (c->json) {
+        fprintf(out, "\n], \"harmonic_mean_teps\": %.6g", have ? s.harmonic_mean : 0.0);
+        if (have)
+            fprintf(out, ", \"min_teps\": %.6g, \"first_quartile_teps\": %.6g, \"median_teps\": %.6g, "
+                         "\"third_quartile_teps\": %.6g, \"max_teps\": %.6g",
+                    s.min, s.first_quartile, s.median, s.third_quartile, s.max);
+        fprintf(out, ", \"invalid\": %d}", invalid);
+    } else if (have) {
+        fprintf(out, "  TEPS min %.4g  q1 %.4g  median %.4g  q3 %.4g  max %.4g  harmonic mean %.4g\n",
+                s.min, s.first_quartile, s.median, s.third_quartile, s.max, s.harmonic_mean);
+        if (c->validate)
+            fprintf(out, "  validation: %d of %d searches valid\n", nkeys - invalid, nkeys);
+    }
+    free(teps);
+    ompdag_bfs_result_destroy(r);
+    return invalid;
+}
+
+int cmd_bfs(int argc, char **argv)
+{
+    bfs_cli c;
+    memset(&c, 0, sizeof c);
+    c.engines[0] = OMPDAG_BFS_CPU;
+    c.engine_count = 1;
+    c.sources = 64;
+    c.seed = 1;
+    c.edge_factor = 16;
+    ompdag_bfs_options_init(&c.opts);
+    enum { O_GRAPH = 256, O_ENGINE, O_SOURCES, O_VALIDATE, O_FORMAT, O_SEED, O_EF, O_DIRECTED,
+           O_THREADS, O_ALPHA, O_BETA, O_TAU, O_GAMMA, O_DEVICES, O_NOHC, O_LEVELS };
+    static const struct option longopts[] = {
+        {"graph", required_argument, NULL, O_GRAPH},     {"engine", required_argument, NULL, O_ENGINE},
+        {"sources", required_argument, NULL, O_SOURCES}, {"validate", no_argument, NULL, O_VALIDATE},
+        {"format", required_argument, NULL, O_FORMAT},   {"seed", required_argument, NULL, O_SEED},
+        {"edge-factor", required_argument, NULL, O_EF},  {"directed", no_argument, NULL, O_DIRECTED},
+        {"threads", required_argument, NULL, O_THREADS}, {"alpha", required_argument, NULL, O_ALPHA},
+        {"beta", required_argument, NULL, O_BETA},       {"tau", required_argument, NULL, O_TAU},
+        {"gamma", required_argument, NULL, O_GAMMA},     {"devices", required_argument, NULL, O_DEVICES},
+        {"no-hub-cache", no_argument, NULL, O_NOHC},     {"levels", no_argument, NULL, O_LEVELS},
+        {NULL, 0, NULL, 0}};
+    optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
+    opterr = 0;
+    int opt;
+    int64_t x;
+    ompdag_error err = {0};
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_GRAPH: c.graph_spec = optarg; break;
+        case O_ENGINE:
+            if (!parse_engines(optarg, &c, &err))
+                return cli_usage_error("bfs", "bad --engine '%s': %s", optarg,
+                                       err.message[0] ? err.message : "empty list");
+            break;
+        case O_SOURCES:
+            if (!cli_parse_i64(optarg, 1, 1 << 20, &x))
+                return cli_usage_error("bfs", "--sources needs an integer in [1, 1048576]");
+            c.sources = (int)x;
+            break;
+        case O_VALIDATE: c.validate = true; break;
+        case O_FORMAT:
+            if (strcmp(optarg, "json") == 0)
+                c.json = true;
+            else if (strcmp(optarg, "text") == 0)
+                c.json = false;
+            else
+                return cli_usage_error("bfs", "--format is text or json, not '%s'", optarg);
+            break;
+        case O_SEED:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &x))
+                return cli_usage_error("bfs", "--seed needs a non-negative integer");
+            c.seed = (uint64_t)x;
+            break;
+        case O_EF:
+            if (!cli_parse_i64(optarg, 1, 1024, &x))
+                return cli_usage_error("bfs", "--edge-factor needs an integer in [1, 1024]");
+            c.edge_factor = (int)x;
+            break;
+        case O_DIRECTED: c.directed = true; break;
+        case O_THREADS:
+            if (!cli_parse_i64(optarg, 1, 4096, &x))
+                return cli_usage_error("bfs", "--threads needs an integer in [1, 4096]");
+            c.opts.threads = (int)x;
+            break;
+        case O_ALPHA:
+            if (!parse_double(optarg, 1e-9, &c.opts.alpha))
+                return cli_usage_error("bfs", "--alpha needs a positive number");
+            break;
+        case O_BETA:
+            if (!parse_double(optarg, 1e-9, &c.opts.beta))
+                return cli_usage_error("bfs", "--beta needs a positive number");
+            break;
+        case O_TAU:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &c.opts.tau))
+                return cli_usage_error("bfs", "--tau needs a non-negative integer");
+            break;
+        case O_GAMMA:
+            if (!parse_double(optarg, 0, &c.opts.gamma))
+                return cli_usage_error("bfs", "--gamma needs a non-negative number");
+            break;
+        case O_DEVICES:
+            if (!cli_parse_i64(optarg, 1, 8, &x))
+                return cli_usage_error("bfs", "--devices needs an integer in [1, 8]");
+            c.opts.devices = (int)x;
+            break;
+        case O_NOHC: c.opts.hub_cache = false; break;
+        case O_LEVELS: c.show_levels = true; break;
+        default:
+            return cli_usage_error("bfs", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
+    if (!c.graph_spec)
+        return cli_usage_error("bfs", "--graph is required (kron:SCALE, uniform:SCALE or a file)");
+    ompdag_graph *g = NULL;
+    int scale;
+    if (load_graph(&c, &g, &scale, &err) != OMPDAG_OK)
+        return cli_fail("bfs", &err);
+    int64_t *keys = malloc((size_t)c.sources * sizeof *keys);
+    if (!keys) {
+        ompdag_graph_destroy(g);
+        return CLI_EXIT_FAIL;
+    }
+    int nkeys = ompdag_bfs_pick_sources(g, c.sources, c.seed, keys);
+    if (nkeys == 0) {
+        fprintf(stderr, "ompdag bfs: the graph has no edge, so no search key of degree >= 1\n");
+        free(keys);
+        ompdag_graph_destroy(g);
+        return CLI_EXIT_FAIL;
+    }
+    if (!c.json)
+        printf("graph %s: %lld vertices, %lld edges, %.1f bytes/edge of CSR\n", c.graph_spec,
+               (long long)ompdag_graph_vertices(g), (long long)ompdag_graph_edges(g),
+               (double)ompdag_graph_memory_bytes(g) /
+                   (double)(ompdag_graph_edges(g) > 0 ? ompdag_graph_edges(g) : 1));
+    else if (c.engine_count > 1)
+        printf("[\n");
+    int status = CLI_EXIT_OK;
+    for (int e = 0; e < c.engine_count; ++e) {
+        int bad = run_engine(&c, g, scale, c.engines[e], keys, nkeys, e == 0);
+        if (bad < 0) {
+            status = CLI_EXIT_FAIL;
+            break;
+        }
+        if (bad > 0)
+            status = CLI_EXIT_FAIL;
+    }
+    if (c.json)
+        printf(c.engine_count > 1 ? "\n]\n" : "\n");
+    fflush(stdout);
+    free(keys);
+    ompdag_graph_destroy(g);
+    return status;
+}

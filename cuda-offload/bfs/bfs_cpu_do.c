@@ -1,0 +1,238 @@
+/*
+ * bfs_cpu_do.c — direction-optimizing BFS with OpenMP (Beamer, Asanović and
+ * Patterson, "Direction-Optimizing Breadth-First Search", SC'12; the CPU
+ * anchor named in seed 003 and the GAP suite's bfs kernel).
+ *
+ * Top-down steps expand a queue of frontier vertices; bottom-up steps let
+ * every unvisited vertex look for any parent in a bitmap of the frontier and
+ * stop at the first one.  The driver switches top-down -> bottom-up when the
+ * frontier's out-edges m_f exceed the unexplored edges m_u / α, and back
+ * when the frontier shrinks below n / β (α = 15, β = 18).  parent[] holds -1
+ * for unvisited vertices and is claimed with a compare-and-swap top-down;
+ * bottom-up each thread owns whole 64-vertex words of the next bitmap, so it
+ * needs no atomics.  A directed graph has no in-edge lists here, so on one
+ * the engine stays top-down.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bfs_internal.h"
+#include "timer.h"
+
+typedef struct do_state {
+    const ompdag_graph *g;
+    int64_t *parent;
+    int32_t *level;
+    int64_t *queue, *next_queue; /* frontier as a list */
+    int64_t qsize;
+    uint64_t *front, *next; /* frontier as a bitmap, bottom-up */
+    int64_t words;
+    int threads;
+    int oom; /* set when a thread's buffer could not grow */
+} do_state;
+
+/* Appends x to a thread-local buffer; false (and s->oom) when it cannot grow. */
+static bool buf_push(do_state *s, int64_t **buf, int64_t *len, int64_t *cap, int64_t x)
+{
+    if (*len == *cap) {
+        int64_t ncap = *cap ? *cap * 2 : 256;
+        int64_t *nb = realloc(*buf, (size_t)ncap * sizeof *nb);
+        if (!nb) {
+            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
+            return false;
+        }
+        *buf = nb;
+        *cap = ncap;
+    }
+    (*buf)[(*len)++] = x;
+    return true;
+}
+
+#define DO_PARALLEL _Pragma("omp parallel num_threads(s->threads)")
+
+static inline bool bit_get(const uint64_t *b, int64_t v) { return (b[v >> 6] >> (v & 63)) & 1u; }
+
+/* One top-down level: claims unvisited neighbours of the queue; returns m_f,
+ * the out-degree sum of the vertices it found. */
+static int64_t td_step(do_state *s, int32_t depth)
+{
+    const ompdag_graph *g = s->g;
+    int64_t scout = 0, tail = 0;
+    DO_PARALLEL
+    {
+        int64_t cap = 256, len = 0;
+        int64_t *buf = malloc((size_t)cap * sizeof *buf);
+        if (!buf) {
+            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
+            cap = 0;
+        }
+#pragma omp for schedule(dynamic, 64) reduction(+ : scout)
+        for (int64_t i = 0; i < s->qsize; ++i) {
+            int64_t u = s->queue[i];
+            for (int64_t e = g->offsets[u]; e < g->offsets[u + 1]; ++e) {
+                int64_t w = csr_nbr(g, e), expect = -1;
+                if (__atomic_load_n(&s->parent[w], __ATOMIC_RELAXED) < 0 &&
+                    __atomic_compare_exchange_n(&s->parent[w], &expect, u, false, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED)) {
+                    s->level[w] = depth;
+                    scout += csr_degree(g, w);
+                    buf_push(s, &buf, &len, &cap, w);
+                }
+            }
+        }
+        int64_t at = __atomic_fetch_add(&tail, len, __ATOMIC_RELAXED);
+        if (len)
+            memcpy(s->next_queue + at, buf, (size_t)len * sizeof *buf);
+        free(buf);
+    }
+    int64_t *t = s->queue;
+    s->queue = s->next_queue;
+    s->next_queue = t;
+    s->qsize = tail;
+    return scout;
+}
+
+/* One bottom-up level: each unvisited vertex takes the first neighbour found
+ * in the front bitmap as parent.  Returns n_f, the vertices found. */
+static int64_t bu_step(do_state *s, int32_t depth)
+{
+    const ompdag_graph *g = s->g;
+    int64_t awake = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads)
+    for (int64_t w = 0; w < s->words; ++w) {
+        uint64_t bits = 0;
+        int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
+        for (int64_t v = v0; v < v1; ++v) {
+            if (s->parent[v] >= 0)
+                continue;
+            for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
+                int64_t u = csr_nbr(g, e);
+                if (bit_get(s->front, u)) {
+                    s->parent[v] = u;
+                    s->level[v] = depth;
+                    bits |= 1ull << (v & 63);
+                    ++awake;
+                    break;
+                }
+            }
+        }
+        s->next[w] = bits;
+    }
+    uint64_t *t = s->front;
+    s->front = s->next;
+    s->next = t;
+    return awake;
+}
+
+static void queue_to_bitmap(do_state *s)
+{
+    memset(s->front, 0, (size_t)s->words * sizeof *s->front);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (int64_t i = 0; i < s->qsize; ++i) {
+        int64_t v = s->queue[i];
+        __atomic_fetch_or(&s->front[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
+    }
+}
+
+static void bitmap_to_queue(do_state *s)
+{
+    int64_t tail = 0;
+    DO_PARALLEL
+    {
+        int64_t cap = 256, len = 0;
+        int64_t *buf = malloc((size_t)cap * sizeof *buf);
+        if (!buf) {
+            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
+            cap = 0;
+        }
+#pragma omp for schedule(static)
+        for (int64_t w = 0; w < s->words; ++w)
+            for (uint64_t bits = s->front[w]; bits; bits &= bits - 1) {
+                buf_push(s, &buf, &len, &cap, (w << 6) + __builtin_ctzll(bits));
+            }
+        int64_t at = __atomic_fetch_add(&tail, len, __ATOMIC_RELAXED);
+        if (len)
+            memcpy(s->queue + at, buf, (size_t)len * sizeof *buf);
+        free(buf);
+    }
+    s->qsize = tail;
+}
+
+static bool record(ompdag_bfs_result *r, int32_t depth, ompdag_bfs_direction dir, int64_t found)
+{
+    if (found == 0)
+        return true;
+    ompdag_bfs_level *rec = bfs_result_level_at(r, depth);
+    if (!rec)
+        return false;
+    rec->direction = dir;
+    rec->visited = found;
+    return true;
+}
+
+ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
+                                ompdag_bfs_result *r, ompdag_error *err)
+{
+    do_state st = {.g = g, .parent = r->parents, .level = r->levels};
+    do_state *s = &st;
+    s->threads = opts->threads;
+    if (s->threads <= 0) {
+        s->threads = 1;
+#ifdef _OPENMP
+        s->threads = omp_get_max_threads();
+#endif
+    }
+    s->words = (g->n + 63) / 64;
+    s->queue = malloc((size_t)g->n * sizeof *s->queue);
+    s->next_queue = malloc((size_t)g->n * sizeof *s->next_queue);
+    s->front = calloc((size_t)s->words + 1, sizeof *s->front);
+    s->next = calloc((size_t)s->words + 1, sizeof *s->next);
+    if (!s->queue || !s->next_queue || !s->front || !s->next) {
+        free(s->queue);
+        free(s->next_queue);
+        free(s->front);
+        free(s->next);
+        return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+    }
+    const double alpha = opts->alpha, beta = opts->beta;
+    bool ok = true;
+    double t0 = bfs_now();
+    s->parent[source] = source;
+    s->level[source] = 0;
+    s->queue[0] = source;
+    s->qsize = 1;
+    int64_t m_u = g->m, m_f = csr_degree(g, source);
+    int32_t depth = 0;
+    while (s->qsize > 0 && ok && !s->oom) {
+        /* Bottom-up looks for parents among out-neighbours, which are the
+         * in-neighbours only in an undirected graph. */
+        if (g->symmetric && (double)m_f > (double)m_u / alpha) {
+            /* Bottom-up until the frontier is small and shrinking. */
+            queue_to_bitmap(s);
+            int64_t n_f = s->qsize, old;
+            do {
+                old = n_f;
+                n_f = bu_step(s, ++depth);
+                ok = ok && record(r, depth, OMPDAG_BFS_BOTTOM_UP, n_f);
+            } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
+            bitmap_to_queue(s);
+            m_f = 1;
+        } else {
+            m_u -= m_f;
+            m_f = td_step(s, ++depth);
+            ok = ok && record(r, depth, OMPDAG_BFS_TOP_DOWN, s->qsize);
+        }
+    }
+    r->seconds = bfs_now() - t0;
+    free(s->queue);
+    free(s->next_queue);
+    free(s->front);
+    free(s->next);
+    if (!ok || s->oom)
+        return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+    return OMPDAG_OK;
+}

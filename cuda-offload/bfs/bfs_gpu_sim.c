@@ -1,0 +1,360 @@
+/*
+ * bfs_gpu_sim.c — gpu-sim: runs Enterprise's kernel logic (seed 003 §4,
+ * enterprise_kernels.h, the very functions bfs_gpu.cu launches) on the host,
+ * kernel by kernel, block by block, thread by thread; warp votes
+ * (__ballot_sync) and CTA votes (__syncthreads_or) are formed lane by lane.
+ * It also simulates §4.4 multi-GPU Enterprise: 1-D partitioning (device d
+ * owns an equal slice [lo, hi) of the vertices and expands only its own
+ * frontier), then per level every device packs "found at this level" into a
+ * bitmap, the bitmaps are OR-ed (the exchange) and merged into each private
+ * status array.  Parents stay on the device that found the vertex and are
+ * gathered once at the end.
+ *
+ * Names follow the seed: τ (hub threshold), γ = Fh / Th, HC (hub cache),
+ * Small/Middle/Large/Extreme queues.  Timings of gpu-sim measure the host,
+ * not a GPU.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfs_internal.h"
+#include "enterprise_kernels.h"
+#include "timer.h"
+
+typedef struct sim_dev {
+    int64_t lo, hi;          /* owned vertices */
+    int32_t *status;         /* private status array, n entries */
+    int64_t *parent;         /* parents this device found, n entries */
+    int64_t *q, *qn;         /* queue (4 class segments) and the next one */
+    int64_t qlen[ENT_CLASSES];
+    int64_t *bins;           /* per-thread bins; also the sparse edge slots */
+    int64_t *binlen;         /* bin length per thread */
+    int64_t *counts;         /* counts[c * T + t], then their exclusive scan */
+    int64_t *epos;           /* sparse: first edge slot of each queue entry */
+    int64_t hc[ENT_HC_SIZE]; /* the hub cache of this device */
+} sim_dev;
+
+typedef struct sim {
+    const ompdag_graph *g0;
+    ent_graph g;
+    int devices;
+    int64_t n, tau;
+    bool use_hc;
+    bool symmetric; /* bottom-up needs in-edges: only undirected graphs go there */
+    sim_dev dev[8];
+    uint32_t *bitmap; /* the exchanged bitmap, one bit per vertex */
+    int64_t words;
+    int64_t probes, hits;
+} sim;
+
+static int64_t qtotal(const sim_dev *d)
+{
+    return d->qlen[0] + d->qlen[1] + d->qlen[2] + d->qlen[3];
+}
+
+static void dev_free(sim_dev *d)
+{
+    free(d->status);
+    free(d->parent);
+    free(d->q);
+    free(d->qn);
+    free(d->bins);
+    free(d->binlen);
+    free(d->counts);
+    free(d->epos);
+}
+
+static bool dev_alloc(sim_dev *d, int64_t n)
+{
+    int64_t tmax = ent_gen_threads(INT64_MAX / 4);
+    d->status = malloc((size_t)n * sizeof *d->status);
+    d->parent = malloc((size_t)n * sizeof *d->parent);
+    d->q = malloc((size_t)(n + 1) * sizeof *d->q);
+    d->qn = malloc((size_t)(n + 1) * sizeof *d->qn);
+    d->bins = malloc((size_t)(n + tmax + 1) * sizeof *d->bins);
+    d->binlen = malloc((size_t)tmax * sizeof *d->binlen);
+    d->counts = malloc((size_t)(ENT_CLASSES * tmax + 1) * sizeof *d->counts);
+    d->epos = malloc((size_t)(n + 2) * sizeof *d->epos);
+    return d->status && d->parent && d->q && d->qn && d->bins && d->binlen && d->counts && d->epos;
+}
+
+/* ---- queue generation: scan -> prefix sum -> scatter (§4.1) ---- */
+
+typedef enum gen_kind { GEN_INTERLEAVED, GEN_CONTIGUOUS, GEN_SHRINK, GEN_SPARSE } gen_kind;
+
+/* Runs one generation workflow on device d and makes its result the queue.
+ * Adds the found and hub counts to *found and *hubs. */
+static void sim_generate(sim *s, sim_dev *d, gen_kind kind, int32_t level, int64_t slen,
+                         int64_t *found, int64_t *hubs)
+{
+    const ent_graph g = s->g;
+    int64_t work = kind == GEN_SHRINK ? qtotal(d) : kind == GEN_SPARSE ? slen : d->hi - d->lo;
+    const int64_t T = ent_gen_threads(work);
+    const int64_t chunk = (work + T - 1) / T;
+    int64_t *hc = (kind == GEN_CONTIGUOUS || kind == GEN_SHRINK) && s->use_hc ? d->hc : NULL;
+    if (hc)
+        for (int i = 0; i < ENT_HC_SIZE; ++i)
+            hc[i] = -1;
+    /* Kernel 1: every thread scans its share into its own bin. */
+    for (int64_t t = 0; t < T; ++t) {
+        ent_counts k;
+        int64_t *bin = d->bins + t * chunk;
+        int64_t len = 0;
+        switch (kind) {
+        case GEN_INTERLEAVED:
+            len = ent_gen_interleaved(g, d->status, d->lo, d->hi, t, T, level, s->tau, bin, &k);
+            break;
+        case GEN_CONTIGUOUS:
+            len = ent_gen_contiguous(g, d->status, d->lo, d->hi, t, chunk, level, s->tau, bin, hc, &k);
+            break;
+        case GEN_SHRINK:
+            len = ent_gen_shrink(g, d->status, d->q, work, t, chunk, s->tau, bin, hc, &k);
+            break;
+        case GEN_SPARSE:
+            len = ent_gen_sparse(g, d->bins, slen, t, chunk, s->tau, &k);
+            break;
+        }
+        d->binlen[t] = len;
+        for (int c = 0; c < ENT_CLASSES; ++c)
+            d->counts[c * T + t] = k.c[c];
+        *found += k.found;
+        *hubs += k.hubs;
+    }
+    /* Kernel 2: exclusive prefix sum over counts[c * T + t]. */
+    int64_t sum = 0;
+    for (int64_t i = 0; i < ENT_CLASSES * T; ++i) {
+        int64_t x = d->counts[i];
+        d->counts[i] = sum;
+        sum += x;
+    }
+    /* Kernel 3: every thread copies its bin to its offsets. */
+    for (int64_t t = 0; t < T; ++t)
+        ent_scatter(g, d->bins + t * chunk, d->binlen[t], d->counts, t, T, d->qn);
+    for (int c = 0; c < ENT_CLASSES; ++c) {
+        int64_t end = c + 1 < ENT_CLASSES ? d->counts[(c + 1) * T] : sum;
+        d->qlen[c] = end - d->counts[c * T];
+    }
+    int64_t *tmp = d->q;
+    d->q = d->qn;
+    d->qn = tmp;
+}
+
+/* ---- expansion kernels (§4.2): thread / warp / CTA / grid per class ---- */
+
+static void sim_top_down(sim *s, sim_dev *d, int32_t level, bool sparse)
+{
+    const ent_graph g = s->g;
+    int64_t *slots = sparse ? d->bins : NULL;
+    int64_t i = 0;
+    static const int64_t width[ENT_CLASSES] = {1, ENT_WARP, ENT_CTA, ENT_CTA * ENT_GRID_BLOCKS};
+    for (int c = 0; c < ENT_CLASSES; ++c)
+        for (int64_t end = i + d->qlen[c]; i < end; ++i) {
+            int64_t u = d->q[i], base = sparse ? d->epos[i] : 0;
+            for (int64_t lane = 0; lane < width[c]; ++lane) /* the lanes of its thread group */
+                ent_td_expand(g, u, lane, width[c], level, d->status, d->parent, slots, base);
+        }
+}
+
+/* A group of `width` lanes checks edges of v round by round; the vote picks
+ * the lowest lane that found a parent (warp: __ballot_sync + __ffs; CTA:
+ * __syncthreads_or + a shared minimum; grid: every lane writes). */
+static void sim_bu_group(sim *s, sim_dev *d, int64_t v, int32_t level, int64_t width, const int64_t *hc)
+{
+    const ent_graph g = s->g;
+    for (int64_t base = g.off[v]; base < g.off[v + 1]; base += width) {
+        int64_t winner = -1;
+        for (int64_t lane = 0; lane < width; ++lane) {
+            int64_t e = base + lane, u;
+            if (e >= g.off[v + 1])
+                break;
+            int r = ent_bu_probe(g, e, level - 1, d->status, hc, &u);
+            ++s->probes;
+            if (r) {
+                s->hits += r == 2;
+                if (winner < 0)
+                    winner = u;
+            }
+        }
+        if (winner >= 0) {
+            ent_bu_commit(v, winner, level, d->status, d->parent);
+            return;
+        }
+    }
+}
+
+static void sim_bottom_up(sim *s, sim_dev *d, int32_t level)
+{
+    const int64_t *hc = s->use_hc ? d->hc : NULL;
+    int64_t i = 0;
+    static const int64_t width[ENT_CLASSES] = {1, ENT_WARP, ENT_CTA, ENT_CTA * ENT_GRID_BLOCKS};
+    for (int c = 0; c < ENT_CLASSES; ++c)
+        for (int64_t end = i + d->qlen[c]; i < end; ++i) {
+            int64_t v = d->q[i];
+            if (c == 0)
+                s->probes += ent_bu_thread(s->g, v, level, d->status, d->parent, hc, &s->hits);
+            else
+                sim_bu_group(s, d, v, level, width[c], hc);
+        }
+}
+
+/* §4.4: pack (ballot), OR across devices, merge into every status array. */
+static void sim_exchange(sim *s, int32_t level)
+{
+    if (s->devices == 1)
+        return;
+    for (int64_t w = 0; w < s->words; ++w) {
+        uint32_t word = 0;
+        for (int k = 0; k < s->devices; ++k)
+            for (int lane = 0; lane < 32; ++lane)
+                word |= (uint32_t)ent_bitmap_lane(s->dev[k].status, w * 32 + lane, s->n, level) << lane;
+        s->bitmap[w] = word;
+    }
+    for (int k = 0; k < s->devices; ++k)
+        for (int64_t w = 0; w < s->words; ++w)
+            ent_bitmap_merge(s->dev[k].status, s->bitmap[w], w * 32, s->n, level);
+}
+
+/* Σ out-degree of the queue, and the sparse slot offsets when wanted. */
+static int64_t sim_frontier_edges(sim *s, sim_dev *d, bool fill)
+{
+    int64_t sum = 0, len = qtotal(d);
+    for (int64_t i = 0; i < len; ++i) {
+        if (fill)
+            d->epos[i] = sum;
+        sum += ent_degree(s->g, d->q[i]);
+    }
+    return sum;
+}
+
+static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options *opts,
+                                ompdag_bfs_result *r, ompdag_error *err)
+{
+    const int64_t n = s->n;
+    const int D = s->devices;
+    int64_t Th = 0;
+    for (int k = 0; k < D; ++k) {
+        sim_dev *d = &s->dev[k];
+        for (int64_t v = 0; v < n; ++v) {
+            d->status[v] = ENT_UNVISITED;
+            d->parent[v] = -1;
+        }
+        d->status[source] = 0;
+        for (int c = 0; c < ENT_CLASSES; ++c)
+            d->qlen[c] = 0;
+        for (int64_t v = d->lo; v < d->hi; ++v)
+            Th += ent_degree(s->g, v) > s->tau;
+        if (source >= d->lo && source < d->hi) {
+            d->parent[source] = source;
+            d->q[0] = source;
+            d->qlen[ent_class(ent_degree(s->g, source))] = 1;
+            /* a one-vertex queue: its only class segment starts at 0 */
+        }
+    }
+    ompdag_bfs_direction dir = OMPDAG_BFS_TOP_DOWN;
+    int64_t prev_found = 1;
+    for (int32_t level = 1;; ++level) {
+        int64_t found = 0, hubs = 0, queue[ENT_CLASSES] = {0};
+        const int64_t probes0 = s->probes, hits0 = s->hits;
+        int workflow;
+        const ompdag_bfs_direction found_by = dir;
+        for (int k = 0; k < D; ++k)
+            for (int c = 0; c < ENT_CLASSES; ++c)
+                queue[c] += s->dev[k].qlen[c];
+        if (dir == OMPDAG_BFS_TOP_DOWN) {
+            int64_t m_f = 0;
+            for (int k = 0; k < D; ++k)
+                m_f += sim_frontier_edges(s, &s->dev[k], false);
+            bool sparse = ent_use_sparse(m_f, n, D);
+            for (int k = 0; k < D; ++k) {
+                if (sparse)
+                    sim_frontier_edges(s, &s->dev[k], true);
+                sim_top_down(s, &s->dev[k], level, sparse);
+            }
+            sim_exchange(s, level);
+            for (int k = 0; k < D; ++k)
+                sim_generate(s, &s->dev[k], sparse ? GEN_SPARSE : GEN_INTERLEAVED, level, m_f, &found,
+                             &hubs);
+            workflow = sparse ? OMPDAG_BFS_WORKFLOW_SPARSE : OMPDAG_BFS_WORKFLOW_INTERLEAVED;
+            if (found > 0 && s->symmetric && ent_switch_to_bottom_up(hubs, Th, opts->gamma)) {
+                int64_t f2 = 0, h2 = 0;
+                for (int k = 0; k < D; ++k)
+                    sim_generate(s, &s->dev[k], GEN_CONTIGUOUS, level, 0, &f2, &h2);
+                dir = OMPDAG_BFS_BOTTOM_UP;
+                workflow = OMPDAG_BFS_WORKFLOW_CONTIGUOUS;
+            }
+        } else {
+            for (int k = 0; k < D; ++k)
+                sim_bottom_up(s, &s->dev[k], level);
+            sim_exchange(s, level);
+            for (int k = 0; k < D; ++k)
+                sim_generate(s, &s->dev[k], GEN_SHRINK, level, 0, &found, &hubs);
+            workflow = OMPDAG_BFS_WORKFLOW_SHRINK;
+            if (found > 0 && ent_switch_to_top_down(found, prev_found, n, opts->beta)) {
+                int64_t f2 = 0, h2 = 0;
+                for (int k = 0; k < D; ++k)
+                    sim_generate(s, &s->dev[k], GEN_INTERLEAVED, level, 0, &f2, &h2);
+                dir = OMPDAG_BFS_TOP_DOWN;
+                workflow = OMPDAG_BFS_WORKFLOW_INTERLEAVED;
+            }
+        }
+        if (found == 0)
+            break;
+        ompdag_bfs_level *rec = bfs_result_level_at(r, level);
+        if (!rec)
+            return bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory");
+        rec->direction = found_by;
+        rec->visited = found;
+        for (int c = 0; c < ENT_CLASSES; ++c)
+            rec->queue[c] = queue[c];
+        rec->hubs = hubs;
+        rec->gamma = Th > 0 ? (double)hubs / (double)Th : 0.0;
+        rec->hc_probes = s->probes - probes0;
+        rec->hc_hits = s->hits - hits0;
+        rec->workflow = workflow;
+        prev_found = found;
+    }
+    /* Gather: levels agree everywhere; a parent lives where it was found. */
+    for (int64_t v = 0; v < n; ++v) {
+        r->levels[v] = s->dev[0].status[v];
+        for (int k = 0; k < D; ++k)
+            if (s->dev[k].parent[v] >= 0) {
+                r->parents[v] = s->dev[k].parent[v];
+                break;
+            }
+    }
+    return OMPDAG_OK;
+}
+
+ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
+                                 ompdag_bfs_result *r, ompdag_error *err)
+{
+    sim s;
+    memset(&s, 0, sizeof s);
+    s.g0 = g;
+    s.g = (ent_graph){g->n, g->offsets, g->adj32, g->adj64};
+    s.n = g->n;
+    s.tau = opts->tau;
+    s.use_hc = opts->hub_cache;
+    s.symmetric = g->symmetric;
+    s.devices = opts->devices;
+    s.words = (g->n + 31) / 32;
+    bool ok = (s.bitmap = malloc((size_t)(s.words + 1) * sizeof *s.bitmap)) != NULL;
+    for (int k = 0; k < s.devices; ++k) {
+        s.dev[k].lo = g->n * k / s.devices;
+        s.dev[k].hi = g->n * (k + 1) / s.devices;
+        ok = ok && dev_alloc(&s.dev[k], g->n);
+    }
+    ompdag_status st;
+    if (!ok) {
+        st = bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for %d simulated devices",
+                      s.devices);
+    } else {
+        double t0 = bfs_now();
+        st = run_levels(&s, source, opts, r, err);
+        r->seconds = bfs_now() - t0;
+    }
+    for (int k = 0; k < s.devices; ++k)
+        dev_free(&s.dev[k]);
+    free(s.bitmap);
+    return st;
+}

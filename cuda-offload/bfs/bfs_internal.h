@@ -1,0 +1,47 @@
+/*
+ * bfs_internal.h — what the BFS engines share inside the module: the result
+ * layout and the engine entry points (one kernel per file, GAP-style).
+ */
+#ifndef OMPDAG_BFS_INTERNAL_H
+#define OMPDAG_BFS_INTERNAL_H
+
+#include "graph_internal.h"
+#include "ompdag/bfs.h"
+
+struct ompdag_bfs_result {
+    int64_t n, source, reached, edges;
+    double seconds;
+    int32_t *levels;         /* n entries, -1 unreached */
+    int64_t *parents;        /* n entries, -1 unreached */
+    int64_t cap;             /* allocated entries of levels/parents */
+    ompdag_bfs_level *lv;    /* lv[i] describes level i; lv[0] is unused */
+    int level_count, lv_cap; /* levels including the source's */
+    void *gpu_ctx;           /* gpu engine: device copy of gpu_graph, freed at destroy */
+    const ompdag_graph *gpu_graph;
+    void (*gpu_free)(void *ctx);
+};
+
+/* Sizes r for n vertices, sets every level/parent to -1 and clears records. */
+ompdag_status bfs_result_prepare(ompdag_bfs_result *r, int64_t n, int64_t source, ompdag_error *err);
+/* Returns a zeroed record for level `level` (>= 1), growing the list; NULL when out of memory. */
+ompdag_bfs_level *bfs_result_level_at(ompdag_bfs_result *r, int level);
+
+typedef ompdag_status (*bfs_engine_fn)(const ompdag_graph *g, int64_t source,
+                                       const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                       ompdag_error *err);
+
+ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
+                                     const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                     ompdag_error *err);
+ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
+                                ompdag_bfs_result *r, ompdag_error *err);
+ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
+                                 ompdag_bfs_result *r, ompdag_error *err);
+#ifdef OMPDAG_HAVE_CUDA
+/* In bfs_gpu.cu. */
+ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
+                             ompdag_bfs_result *r, ompdag_error *err);
+bool bfs_gpu_probe(char *why, size_t why_size);
+#endif
+
+#endif

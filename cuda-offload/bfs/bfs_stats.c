@@ -1,0 +1,84 @@
+/*
+ * bfs_stats.c — Graph500 measurement helpers: search keys with degree >= 1
+ * and TEPS statistics (min, quartiles, max, harmonic mean; Graph500 spec §9
+ * reports the harmonic mean of TEPS because TEPS is a rate).
+ */
+#include <stdlib.h>
+
+#include "bfs_internal.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile q of sorted[0..n) with linear interpolation between ranks. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+    if (lo >= n - 1)
+        return sorted[n - 1];
+    double frac = pos - lo;
+    return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count, ompdag_bfs_teps_summary *out,
+                                        ompdag_error *err)
+{
+    if (!teps || count <= 0 || !out)
+        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "teps: nothing to summarize");
+    double *s = malloc((size_t)count * sizeof *s);
+    if (!s)
+        return bfs_fail(err, OMPDAG_ERR_NOMEM, "teps: out of memory");
+    double inv = 0;
+    for (int i = 0; i < count; ++i) {
+        if (!(teps[i] > 0)) {
+            free(s);
+            return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "teps: value %d is not positive", i);
+        }
+        s[i] = teps[i];
+        inv += 1.0 / teps[i];
+    }
+    qsort(s, (size_t)count, sizeof *s, cmp_double);
+    out->count = count;
+    out->min = s[0];
+    out->first_quartile = quantile(s, count, 0.25);
+    out->median = quantile(s, count, 0.5);
+    out->third_quartile = quantile(s, count, 0.75);
+    out->max = s[count - 1];
+    out->harmonic_mean = count / inv;
+    free(s);
+    return OMPDAG_OK;
+}
+
+int ompdag_bfs_pick_sources(const ompdag_graph *g, int count, uint64_t seed, int64_t *keys)
+{
+    int64_t k = 0;
+    for (int64_t v = 0; v < g->n; ++v)
+        k += csr_degree(g, v) > 0;
+    if (k == 0 || count <= 0)
+        return 0;
+    int64_t *cand = malloc((size_t)k * sizeof *cand);
+    if (!cand)
+        return 0;
+    k = 0;
+    for (int64_t v = 0; v < g->n; ++v)
+        if (csr_degree(g, v) > 0)
+            cand[k++] = v;
+    /* Partial Fisher–Yates: distinct keys while candidates last, then cycle. */
+    uint64_t r = bfs_splitmix64(seed ^ 0xB5AD4ECEDA1CE2A9ull);
+    int64_t distinct = count < k ? count : k;
+    for (int64_t i = 0; i < distinct; ++i) {
+        r = bfs_splitmix64(r);
+        int64_t j = i + (int64_t)(r % (uint64_t)(k - i));
+        int64_t x = cand[i];
+        cand[i] = cand[j];
+        cand[j] = x;
+    }
+    for (int i = 0; i < count; ++i)
+        keys[i] = cand[i % distinct];
+    free(cand);
+    return count;
+}

@@ -1,0 +1,62 @@
+/*
+ * graph_internal.h — the CSR layout behind ompdag_graph, shared by the
+ * builder, generators, readers, BFS kernels and verifier (GAP-style: one
+ * representation, every kernel shares it).
+ */
+#ifndef OMPDAG_BFS_GRAPH_INTERNAL_H
+#define OMPDAG_BFS_GRAPH_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/graph.h"
+
+struct ompdag_graph {
+    int64_t n;        /* vertices */
+    int64_t m;        /* stored arcs */
+    int64_t *offsets; /* n + 1 entries; row v is [offsets[v], offsets[v+1]) */
+    int32_t *adj32;   /* m ids when n <= INT32_MAX, else NULL */
+    int64_t *adj64;   /* m ids otherwise, else NULL */
+    bool symmetric;   /* every arc has its reverse */
+    bool sorted;      /* every row is sorted by id */
+};
+
+static inline int64_t csr_nbr(const ompdag_graph *g, int64_t e)
+{
+    return g->adj32 ? (int64_t)g->adj32[e] : g->adj64[e];
+}
+
+static inline int64_t csr_degree(const ompdag_graph *g, int64_t v)
+{
+    return g->offsets[v + 1] - g->offsets[v];
+}
+
+/* Fills *err (if not NULL) with code and a formatted message; returns code.
+ * Private to this module so the library links without ompdag_analysis. */
+ompdag_status bfs_fail(ompdag_error *err, ompdag_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Allocates an empty graph with offsets for n vertices and room for m arcs. */
+ompdag_status graph_alloc(int64_t n, int64_t m, ompdag_graph **out, ompdag_error *err);
+
+/* Checks symmetry and sortedness and stores the flags. */
+void graph_compute_flags(ompdag_graph *g);
+
+/* splitmix64: the seeded, counter-based random source of the generators. */
+static inline uint64_t bfs_splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* A uniform double in [0, 1) from 53 random bits. */
+static inline double bfs_unit(uint64_t r)
+{
+    return (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#endif

@@ -1,0 +1,401 @@
+/*
+ * graph_io.c — graph readers and writers (GAP's reader.h/writer.h role):
+ * binary CSR, text edge lists and Matrix Market.  Text readers name the file
+ * and line of the first malformed line; the binary reader names the byte.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_internal.h"
+
+static const char BIN_MAGIC[8] = {'O', 'M', 'P', 'D', 'A', 'G', 'C', 'S'};
+#define BIN_VERSION 1u
+#define BIN_FLAG_SYMMETRIC 1u
+#define BIN_FLAG_SORTED 2u
+
+typedef struct bin_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t id_bytes;
+    int64_t n;
+    int64_t m;
+    uint32_t flags;
+    uint32_t reserved;
+} bin_header;
+
+static ompdag_graph_format pick_format(const char *path, ompdag_graph_format f)
+{
+    if (f != OMPDAG_GRAPH_FORMAT_AUTO)
+        return f;
+    const char *dot = strrchr(path, '.');
+    if (dot && strcmp(dot, ".csr") == 0)
+        return OMPDAG_GRAPH_FORMAT_BINARY;
+    if (dot && strcmp(dot, ".mtx") == 0)
+        return OMPDAG_GRAPH_FORMAT_MATRIX_MARKET;
+    return OMPDAG_GRAPH_FORMAT_EDGELIST;
+}
+
+/* ---- growable edge arrays for the text readers ---- */
+typedef struct edge_buf {
+    int64_t *src, *dst;
+    int64_t len, cap;
+} edge_buf;
+
+static bool edge_push(edge_buf *b, int64_t u, int64_t v)
+{
+    if (b->len == b->cap) {
+        int64_t cap = b->cap ? 2 * b->cap : 1024;
+        int64_t *s = realloc(b->src, (size_t)cap * sizeof *s);
+        if (!s)
+            return false;
+        b->src = s;
+        int64_t *d = realloc(b->dst, (size_t)cap * sizeof *d);
+        if (!d)
+            return false;
+        b->dst = d;
+        b->cap = cap;
+    }
+    b->src[b->len] = u;
+    b->dst[b->len] = v;
+    ++b->len;
+    return true;
+}
+
+static void edge_free(edge_buf *b)
+{
+    free(b->src);
+    free(b->dst);
+}
+
+/* Parses one non-negative decimal integer at *p, skipping blanks first. */
+static bool parse_id(char **p, int64_t *out)
+{
+    char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        ++s;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || (*end && !isspace((unsigned char)*end)))
+        return false;
+    *out = x;
+    *p = end;
+    return true;
+}
+
+static bool rest_blank(const char *s)
+{
+    for (; *s; ++s)
+        if (!isspace((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* Skips one numeric value column (Matrix Market real/integer). */
+static bool skip_number(char **p)
+{
+    char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        ++s;
+    char *end;
+    errno = 0;
+    (void)strtod(s, &end);
+    if (end == s || errno == ERANGE)
+        return false;
+    *p = end;
+    return true;
+}
+
+static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, ompdag_graph **out,
+                                   ompdag_error *err)
+{
+    edge_buf b = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    int64_t n = 0, declared = -1;
+    ompdag_status st = OMPDAG_OK;
+    while (getline(&line, &cap, f) != -1) {
+        ++lineno;
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        if (*p == '#' || *p == '%') {
+            long long nv;
+            if (sscanf(p, "# vertices %lld", &nv) == 1 && nv >= 0)
+                declared = nv;
+            continue;
+        }
+        if (rest_blank(p))
+            continue;
+        int64_t u, v;
+        if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE,
+                          "%s:%ld: expected two non-negative vertex ids \"u v\"", path, lineno);
+            break;
+        }
+        if (!rest_blank(p) && !skip_number(&p)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the vertex ids",
+                          path, lineno);
+            break;
+        }
+        if (!rest_blank(p)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the edge weight",
+                          path, lineno);
+            break;
+        }
+        if (u >= INT64_MAX - 1 || v >= INT64_MAX - 1) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
+            break;
+        }
+        if (declared >= 0 && (u >= declared || v >= declared)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE,
+                          "%s:%ld: vertex id outside the declared %lld vertices", path, lineno,
+                          (long long)declared);
+            break;
+        }
+        if (!edge_push(&b, u, v)) {
+            st = bfs_fail(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
+            break;
+        }
+        if (u + 1 > n)
+            n = u + 1;
+        if (v + 1 > n)
+            n = v + 1;
+    }
+    free(line);
+    if (st == OMPDAG_OK && ferror(f))
+        st = bfs_fail(err, OMPDAG_ERR_IO, "%s: read error", path);
+    if (st == OMPDAG_OK) {
+        if (declared > n)
+            n = declared;
+        st = ompdag_graph_from_edges(n, b.len, b.src, b.dst, flags, out, err);
+    }
+    edge_free(&b);
+    return st;
+}
+
+static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_graph **out,
+                              ompdag_error *err)
+{
+    edge_buf b = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    ompdag_status st = OMPDAG_OK;
+    bool symmetric = false, has_value = false, have_size = false;
+    long long rows = 0, cols = 0, nnz = 0;
+    if (getline(&line, &cap, f) == -1) {
+        free(line);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
+                        path);
+    }
+    lineno = 1;
+    char object[32], layout[32], field[32], sym[32];
+    if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
+        strcmp(object, "matrix") != 0) {
+        free(line);
+        return bfs_fail(err, OMPDAG_ERR_PARSE,
+                        "%s:1: expected \"%%%%MatrixMarket matrix coordinate FIELD SYMMETRY\"", path);
+    }
+    if (strcmp(layout, "coordinate") != 0) {
+        free(line);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: only the coordinate layout is supported (got %s)",
+                        path, layout);
+    }
+    if (strcmp(field, "pattern") == 0)
+        has_value = false;
+    else if (strcmp(field, "real") == 0 || strcmp(field, "integer") == 0 || strcmp(field, "double") == 0)
+        has_value = true;
+    else {
+        free(line);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: unsupported field \"%s\"", path, field);
+    }
+    if (strcmp(sym, "symmetric") == 0)
+        symmetric = true;
+    else if (strcmp(sym, "general") != 0) {
+        free(line);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
+    }
+    while (getline(&line, &cap, f) != -1) {
+        ++lineno;
+        char *p = line;
+        if (*p == '%' || rest_blank(p))
+            continue;
+        if (!have_size) {
+            int64_t r, c, z;
+            if (!parse_id(&p, &r) || !parse_id(&p, &c) || !parse_id(&p, &z) || !rest_blank(p)) {
+                st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected the size line \"rows cols entries\"",
+                              path, lineno);
+                break;
+            }
+            rows = r;
+            cols = c;
+            nnz = z;
+            have_size = true;
+            continue;
+        }
+        int64_t u, v;
+        if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected \"row col%s\"", path, lineno,
+                          has_value ? " value" : "");
+            break;
+        }
+        if (has_value && !skip_number(&p)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected a value after \"row col\"", path,
+                          lineno);
+            break;
+        }
+        if (!rest_blank(p)) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the entry", path, lineno);
+            break;
+        }
+        if (u < 1 || u > rows || v < 1 || v > cols) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: entry (%lld, %lld) outside the %lldx%lld matrix",
+                          path, lineno, (long long)u, (long long)v, rows, cols);
+            break;
+        }
+        if (b.len >= nnz) {
+            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: more entries than the %lld declared", path,
+                          lineno, nnz);
+            break;
+        }
+        if (!edge_push(&b, u - 1, v - 1)) {
+            st = bfs_fail(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
+            break;
+        }
+    }
+    free(line);
+    if (st == OMPDAG_OK && !have_size)
+        st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: missing the size line", path, lineno + 1);
+    if (st == OMPDAG_OK && b.len != nnz)
+        st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
+                      lineno + 1, nnz, (long long)b.len);
+    if (st == OMPDAG_OK) {
+        int64_t n = rows > cols ? rows : cols;
+        st = ompdag_graph_from_edges(n, b.len, b.src, b.dst,
+                                     flags | (symmetric ? OMPDAG_GRAPH_SYMMETRIZE : 0u), out, err);
+    }
+    edge_free(&b);
+    return st;
+}
+
+static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, ompdag_error *err)
+{
+    bin_header h;
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, BIN_MAGIC, sizeof BIN_MAGIC) != 0)
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 0: not an ompdag binary CSR file", path);
+    if (h.version != BIN_VERSION || (h.id_bytes != 4 && h.id_bytes != 8) || h.n < 0 || h.m < 0 ||
+        (h.id_bytes == 4 && h.n > INT32_MAX))
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 8: bad header (version %u, %u-byte ids, n %lld)",
+                        path, h.version, h.id_bytes, (long long)h.n);
+    ompdag_graph *g;
+    ompdag_status st = graph_alloc(h.n, h.m, &g, err);
+    if (st != OMPDAG_OK)
+        return st;
+    if ((h.id_bytes == 4) != (g->adj32 != NULL)) {
+        ompdag_graph_destroy(g);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 12: %u-byte ids for %lld vertices", path,
+                        h.id_bytes, (long long)h.n);
+    }
+    long base = (long)sizeof h;
+    if (fread(g->offsets, sizeof *g->offsets, (size_t)h.n + 1, f) != (size_t)h.n + 1) {
+        ompdag_graph_destroy(g);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %ld: truncated offsets", path, base);
+    }
+    void *ids = g->adj32 ? (void *)g->adj32 : (void *)g->adj64;
+    if (fread(ids, h.id_bytes, (size_t)h.m, f) != (size_t)h.m) {
+        ompdag_graph_destroy(g);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: truncated neighbour ids", path,
+                        (long long)(base + 8 * (h.n + 1)));
+    }
+    if (g->offsets[0] != 0 || g->offsets[h.n] != h.m) {
+        ompdag_graph_destroy(g);
+        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %ld: offsets do not span [0, %lld]", path, base,
+                        (long long)h.m);
+    }
+    for (int64_t v = 0; v < h.n; ++v)
+        if (g->offsets[v + 1] < g->offsets[v]) {
+            ompdag_graph_destroy(g);
+            return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: offsets decrease at vertex %lld", path,
+                            (long long)(base + 8 * (v + 1)), (long long)v);
+        }
+    for (int64_t e = 0; e < h.m; ++e) {
+        int64_t x = csr_nbr(g, e);
+        if (x < 0 || x >= h.n) {
+            ompdag_graph_destroy(g);
+            return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: neighbour id %lld out of range", path,
+                            (long long)(base + 8 * (h.n + 1) + (int64_t)h.id_bytes * e), (long long)x);
+        }
+    }
+    graph_compute_flags(g);
+    *out = g;
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, unsigned flags,
+                                ompdag_graph **out, ompdag_error *err)
+{
+    if (!path || !out)
+        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "graph: no path");
+    format = pick_format(path, format);
+    FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "rb" : "r");
+    if (!f)
+        return bfs_fail(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    ompdag_status st;
+    if (format == OMPDAG_GRAPH_FORMAT_BINARY)
+        st = read_binary(f, path, out, err);
+    else if (format == OMPDAG_GRAPH_FORMAT_MATRIX_MARKET)
+        st = read_mtx(f, path, flags, out, err);
+    else
+        st = read_edgelist(f, path, flags, out, err);
+    fclose(f);
+    return st;
+}
+
+ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,
+                                 ompdag_graph_format format, ompdag_error *err)
+{
+    if (!g || !path)
+        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "graph: nothing to write");
+    format = pick_format(path, format);
+    FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "wb" : "w");
+    if (!f)
+        return bfs_fail(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    bool ok = true;
+    if (format == OMPDAG_GRAPH_FORMAT_BINARY) {
+        bin_header h;
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, BIN_MAGIC, sizeof BIN_MAGIC);
+        h.version = BIN_VERSION;
+        h.id_bytes = (uint32_t)ompdag_graph_id_bytes(g);
+        h.n = g->n;
+        h.m = g->m;
+        h.flags = (g->symmetric ? BIN_FLAG_SYMMETRIC : 0u) | (g->sorted ? BIN_FLAG_SORTED : 0u);
+        const void *ids = g->adj32 ? (const void *)g->adj32 : (const void *)g->adj64;
+        ok = fwrite(&h, sizeof h, 1, f) == 1 &&
+             fwrite(g->offsets, sizeof *g->offsets, (size_t)g->n + 1, f) == (size_t)g->n + 1 &&
+             fwrite(ids, h.id_bytes, (size_t)g->m, f) == (size_t)g->m;
+    } else {
+        bool mtx = format == OMPDAG_GRAPH_FORMAT_MATRIX_MARKET;
+        int base = mtx ? 1 : 0;
+        if (mtx)
+            ok = fprintf(f, "%%%%MatrixMarket matrix coordinate pattern general\n%lld %lld %lld\n",
+                         (long long)g->n, (long long)g->n, (long long)g->m) > 0;
+        else
+            ok = fprintf(f, "# ompdag edge list: one arc \"u v\" per line\n# vertices %lld\n",
+                         (long long)g->n) > 0;
+        for (int64_t v = 0; v < g->n && ok; ++v)
+            for (int64_t e = g->offsets[v]; e < g->offsets[v + 1] && ok; ++e)
+                ok = fprintf(f, "%lld %lld\n", (long long)(v + base), (long long)(csr_nbr(g, e) + base)) > 0;
+    }
+    if (fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        return bfs_fail(err, OMPDAG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    return OMPDAG_OK;
+}

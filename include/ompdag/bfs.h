@@ -1,0 +1,170 @@
+/*
+ * ompdag/bfs.h — breadth-first search engines over ompdag_graph, their
+ * Graph500 validation and TEPS statistics.
+ *
+ * Engines (one API, ompdag_bfs_run):
+ *   cpu-topdown  serial queue-based BFS; the reference every other engine is
+ *                checked against and the named baseline of the benchmarks.
+ *   cpu          direction-optimizing BFS with OpenMP (Beamer et al., SC'12;
+ *                α = 15, β = 18, bitmap frontier for bottom-up).
+ *   gpu          Enterprise (Liu & Huang, SC'15; seed 003) in CUDA: status
+ *                array + per-thread bins + prefix-sum queues, four
+ *                degree-classified queues, γ-based direction switching,
+ *                hub-vertex cache in shared memory.
+ *   gpu-sim      the same kernel logic (a __host__ __device__ header) run
+ *                block by block on the host; also runs 1-D multi-device
+ *                partitioning with bitmap exchange on 1..8 simulated devices.
+ * Every function returns an ompdag_status and fills *err when not NULL.
+ */
+#ifndef OMPDAG_BFS_H
+#define OMPDAG_BFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/error.h"
+#include "ompdag/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ompdag_bfs_engine {
+    OMPDAG_BFS_CPU_TOPDOWN = 0,
+    OMPDAG_BFS_CPU,
+    OMPDAG_BFS_GPU,
+    OMPDAG_BFS_GPU_SIM,
+    OMPDAG_BFS_ENGINE_COUNT
+} ompdag_bfs_engine;
+
+/* "cpu-topdown", "cpu", "gpu", "gpu-sim".  Never NULL. */
+const char *ompdag_bfs_engine_name(ompdag_bfs_engine engine);
+/* Parses an engine name; OMPDAG_ERR_ARGUMENT when unknown. */
+ompdag_status ompdag_bfs_engine_parse(const char *name, ompdag_bfs_engine *out, ompdag_error *err);
+
+/* True when the gpu engine can run here (built with CUDA and a device
+ * answers).  Otherwise writes the reason into why (when not NULL). */
+bool ompdag_bfs_gpu_available(char *why, size_t why_size);
+
+/* Tuning knobs; fill with ompdag_bfs_options_init() first.  Names follow the
+ * papers. */
+typedef struct ompdag_bfs_options {
+    int threads;          /* cpu: OpenMP threads, 0 = the OpenMP default */
+    double alpha;         /* cpu: top-down -> bottom-up when m_f > m_u / α (15) */
+    double beta;          /* cpu and gpu: bottom-up -> top-down when n_f < n / β (18) */
+    int64_t tau;          /* gpu: a hub has out-degree > τ (default OMPDAG_BFS_DEFAULT_TAU) */
+    double gamma;         /* gpu: switch to bottom-up when γ = Fh / Th > gamma (0.30) */
+    bool hub_cache;       /* gpu: use the hub-vertex cache (true) */
+    int devices;          /* gpu-sim: simulated devices, 1-D partitioned (1) */
+} ompdag_bfs_options;
+
+/* Default τ, chosen by the sweep in bench/bfs (see docs/bfs.md). */
+#define OMPDAG_BFS_DEFAULT_TAU 64
+
+/* Fills *opts with the defaults above. */
+void ompdag_bfs_options_init(ompdag_bfs_options *opts);
+
+typedef enum ompdag_bfs_direction {
+    OMPDAG_BFS_TOP_DOWN = 0,
+    OMPDAG_BFS_BOTTOM_UP = 1
+} ompdag_bfs_direction;
+
+/* What one level did.  Fields an engine does not measure stay 0. */
+typedef struct ompdag_bfs_level {
+    ompdag_bfs_direction direction; /* how the vertices of this level were found */
+    int64_t visited;                /* vertices found at this level */
+    int64_t queue[4];               /* gpu/gpu-sim: the queue this level worked on, split into
+                                       Small (<32), Middle (32-256), Large (256-65536) and
+                                       Extreme (>65536 out-edges) */
+    int64_t hubs;                   /* gpu-sim: Fh, hubs among the vertices found here */
+    double gamma;                   /* gpu-sim: γ = Fh / Th after this level (0 when Th = 0) */
+    int64_t hc_probes;              /* gpu-sim: bottom-up neighbour checks made */
+    int64_t hc_hits;                /* gpu-sim: checks answered by the hub cache */
+    int workflow;                   /* gpu-sim: how the next queue was generated,
+                                       an OMPDAG_BFS_WORKFLOW_* value */
+} ompdag_bfs_level;
+
+enum {
+    OMPDAG_BFS_WORKFLOW_NONE = 0,
+    OMPDAG_BFS_WORKFLOW_INTERLEAVED, /* top-down: thread t scans t, t+T, ... */
+    OMPDAG_BFS_WORKFLOW_CONTIGUOUS,  /* switch level: thread t scans a slice; sorted queue */
+    OMPDAG_BFS_WORKFLOW_SHRINK,      /* bottom-up: previous queue minus vertices just found */
+    OMPDAG_BFS_WORKFLOW_SPARSE       /* top-down, small frontier: one bin slot per edge */
+};
+
+/* The result of one search: levels, parents, per-level records and time.
+ * One result can be reused across runs; arrays grow as needed. */
+typedef struct ompdag_bfs_result ompdag_bfs_result;
+
+/* Creates an empty result.  Free it with ompdag_bfs_result_destroy(). */
+ompdag_status ompdag_bfs_result_create(ompdag_bfs_result **out, ompdag_error *err);
+/* Frees r.  NULL is allowed. */
+void ompdag_bfs_result_destroy(ompdag_bfs_result *r);
+
+/* Runs one search of g from source with engine.  opts may be NULL (defaults).
+ * Fills r (owned by the caller).  OMPDAG_ERR_UNSUPPORTED when the gpu engine
+ * cannot run here, with the reason. */
+ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_engine engine,
+                             const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                             ompdag_error *err);
+
+/* Accessors.  Arrays are owned by r and live until the next run or destroy. */
+int64_t ompdag_bfs_result_vertices(const ompdag_bfs_result *r);
+const int32_t *ompdag_bfs_result_levels(const ompdag_bfs_result *r);  /* -1: unreached */
+const int64_t *ompdag_bfs_result_parents(const ompdag_bfs_result *r); /* -1: unreached */
+int64_t ompdag_bfs_result_source(const ompdag_bfs_result *r);
+int64_t ompdag_bfs_result_reached(const ompdag_bfs_result *r);
+/* Edges in the traversed component: Σ out-degree of reached vertices, halved
+ * for a symmetric graph.  The numerator of TEPS. */
+int64_t ompdag_bfs_result_edges(const ompdag_bfs_result *r);
+double ompdag_bfs_result_seconds(const ompdag_bfs_result *r); /* search time only */
+double ompdag_bfs_result_teps(const ompdag_bfs_result *r);    /* edges / seconds */
+int ompdag_bfs_result_level_count(const ompdag_bfs_result *r); /* levels incl. the source's */
+/* Record i in [1, level_count): how level i was found.  NULL if out of range. */
+const ompdag_bfs_level *ompdag_bfs_result_level(const ompdag_bfs_result *r, int i);
+/* Makes r's parent and level arrays writable, for tests of the validator. */
+int32_t *ompdag_bfs_result_levels_mut(ompdag_bfs_result *r);
+int64_t *ompdag_bfs_result_parents_mut(ompdag_bfs_result *r);
+
+/* The Graph500 rules (gpu.md), numbered as there. */
+typedef enum ompdag_bfs_rule {
+    OMPDAG_BFS_RULE_OK = 0,
+    OMPDAG_BFS_RULE_TREE = 1,        /* a tree rooted at the source */
+    OMPDAG_BFS_RULE_TREE_LEVELS = 2, /* tree edges join levels differing by exactly 1 */
+    OMPDAG_BFS_RULE_EDGE_LEVELS = 3, /* every edge joins levels differing by at most 1 */
+    OMPDAG_BFS_RULE_SPANS = 4,       /* the tree spans the source's component */
+    OMPDAG_BFS_RULE_PARENT_EDGE = 5  /* every parent edge is an edge of the graph */
+} ompdag_bfs_rule;
+
+/* Short name of a rule, e.g. "tree-levels".  Never NULL. */
+const char *ompdag_bfs_rule_name(ompdag_bfs_rule rule);
+
+/* Checks r against the five rules on g.  Returns OMPDAG_OK, or
+ * OMPDAG_ERR_INVALID with *rule and *vertex (either may be NULL) set to the
+ * first failure found and a message naming both. */
+ompdag_status ompdag_bfs_validate(const ompdag_graph *g, const ompdag_bfs_result *r,
+                                  ompdag_bfs_rule *rule, int64_t *vertex, ompdag_error *err);
+
+/* Graph500 statistics of TEPS figures. */
+typedef struct ompdag_bfs_teps_summary {
+    int count;
+    double min, first_quartile, median, third_quartile, max;
+    double harmonic_mean;
+} ompdag_bfs_teps_summary;
+
+/* Summarizes count > 0 TEPS values (not modified). */
+ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count,
+                                        ompdag_bfs_teps_summary *out, ompdag_error *err);
+
+/* Picks count search keys with out-degree >= 1, as Graph500 does: uniform
+ * draws seeded by seed, distinct while enough such vertices exist.  Writes
+ * them to keys (caller's storage) and returns how many were found (0 when
+ * the graph has no edge). */
+int ompdag_bfs_pick_sources(const ompdag_graph *g, int count, uint64_t seed, int64_t *keys);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,119 @@
+/* `ompdag bfs`: text and JSON output, validation exit codes, errors. */
+#include "bfs_test_util.h" /* criterion.h first: redirect.h alone breaks its asserts */
+
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void redirect_all(void)
+{
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+}
+
+static int run_bfs(const char *const *args)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"bfs";
+    for (; *args; ++args)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    int rc = cmd_bfs(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    return rc;
+}
+
+static char *slurp(FILE *f)
+{
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int k = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        ++k;
+    return k;
+}
+
+Test(cli, text_report_all_engines, .init = redirect_all)
+{
+    const char *args[] = {"--graph", "kron:9", "--engine", "cpu-topdown,cpu,gpu-sim", "--sources", "4",
+                          "--validate", "--levels", NULL};
+    cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
+    char *out = slurp(cr_get_redirected_stdout());
+    cr_assert_eq(count(out, "harmonic mean"), 3, "%s", out);
+    cr_assert_eq(count(out, "4 of 4 searches valid"), 3, "%s", out);
+    cr_assert_not_null(strstr(out, "engine gpu-sim: 4 searches"));
+    cr_assert_not_null(strstr(out, "level  dir  visited"));
+}
+
+Test(cli, json_report, .init = redirect_all)
+{
+    const char *args[] = {"--graph", "kron:8", "--engine", "cpu", "--sources", "3", "--format", "json",
+                          "--validate", NULL};
+    cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
+    char *out = slurp(cr_get_redirected_stdout());
+    cr_assert_eq(strncmp(out, "{\"engine\": \"cpu\", \"scale\": 8, \"vertices\": 256, \"edges\": ", 55), 0,
+                 "%s", out);
+    cr_assert_eq(count(out, "\"source\": "), 3, "%s", out);
+    cr_assert_eq(count(out, "\"valid\": true"), 3, "%s", out);
+    cr_assert_not_null(strstr(out, "\"harmonic_mean_teps\": "));
+    cr_assert_not_null(strstr(out, "\"time_s\": "));
+}
+
+Test(cli, graph_file_and_malformed_file, .init = redirect_all)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ompdag_cli_bfs_%d.el", (int)getpid());
+    FILE *f = fopen(path, "w");
+    fputs("0 1\n1 2\n2 3\n3 0\n4 5\n", f);
+    fclose(f);
+    const char *args[] = {"--graph", path, "--engine", "gpu-sim", "--sources", "2", "--format", "json",
+                          "--validate", NULL};
+    cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
+    char *out = slurp(cr_get_redirected_stdout());
+    cr_assert_not_null(strstr(out, "\"graph\": \"/tmp/ompdag_cli_bfs_"), "%s", out);
+    cr_assert_not_null(strstr(out, "\"vertices\": 6"), "%s", out);
+    f = fopen(path, "w");
+    fputs("0 1\n1 two\n", f);
+    fclose(f);
+    const char *bad[] = {"--graph", path, NULL};
+    cr_assert_eq(run_bfs(bad), CLI_EXIT_FAIL);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_not_null(strstr(errs, ":2:"), "%s", errs);
+    unlink(path);
+}
+
+Test(cli, usage_errors, .init = redirect_all)
+{
+    const char *no_graph[] = {"--engine", "cpu", NULL};
+    cr_assert_eq(run_bfs(no_graph), CLI_EXIT_USAGE);
+    const char *bad_engine[] = {"--graph", "kron:5", "--engine", "cpu,tpu", NULL};
+    cr_assert_eq(run_bfs(bad_engine), CLI_EXIT_USAGE);
+    const char *bad_scale[] = {"--graph", "kron:x", NULL};
+    cr_assert_eq(run_bfs(bad_scale), CLI_EXIT_FAIL);
+    const char *bad_format[] = {"--graph", "kron:5", "--format", "xml", NULL};
+    cr_assert_eq(run_bfs(bad_format), CLI_EXIT_USAGE);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_not_null(strstr(errs, "--graph is required"), "%s", errs);
+    cr_assert_not_null(strstr(errs, "unknown BFS engine 'tpu'"), "%s", errs);
+}
+
+Test(cli, gpu_engine_reports_why, .init = redirect_all)
+{
+    if (ompdag_bfs_gpu_available(NULL, 0))
+        return; /* a GPU machine runs the engine in test_engines instead */
+    const char *args[] = {"--graph", "kron:6", "--engine", "gpu", "--sources", "1", NULL};
+    cr_assert_eq(run_bfs(args), CLI_EXIT_FAIL);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_not_null(strstr(errs, "engine gpu cannot run here"), "%s", errs);
+}
