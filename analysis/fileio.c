@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ompdag/fileio.h"
@@ -34,6 +35,11 @@ ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out
     memcpy(f->tmp_path, path, n);
     memcpy(f->tmp_path + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
     int fd = mkstemp(f->tmp_path);
+    /* mkstemp creates 0600; give the result the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0)
+        fchmod(fd, 0666 & ~mask);
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0)

@@ -1,4 +1,5 @@
 /* analysis/rta_common.c — options, results and dispatch (include/ompdag/rta.h). */
+#include <jansson.h>
 #include <string.h>
 
 #include "rta_internal.h"
@@ -129,4 +130,33 @@ bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out)
             return true;
         }
     return false;
+}
+
+json_t *ompdag_rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "m", json_integer(r->m));
+    json_object_set_new(o, "algorithm", json_string(ompdag_algorithm_name(r->alg)));
+    json_object_set_new(o, "bound", json_real(ompdag_rta_result_bound(r)));
+    json_object_set_new(o, "bound_times_m", json_integer(r->bound_times_m));
+    json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
+    if (r->alg == OMPDAG_ALG_ENUMERATE)
+        json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
+    if (!r->has_witness)
+        return o;
+    json_object_set_new(o, "vol", json_integer(r->vol));
+    json_object_set_new(o, "len", json_integer(r->len));
+    if (r->migrations)
+        json_object_set_new(o, "migrations", json_integer(r->migrations));
+    json_t *choices = json_object(), *path = json_array();
+    for (int32_t v = 0; v < g->n; ++v)
+        if (r->choice[v] >= 0)
+            json_object_set_new(choices, node_name(g, v), json_string(node_name(g, r->choice[v])));
+    for (int32_t i = 0; i < r->path_len; ++i)
+        json_array_append_new(path, json_string(node_name(g, r->path[i])));
+    json_object_set_new(o, "worst_flow", json_pack("{s:o,s:o}", "choices", choices,
+                                                   "critical_path", path));
+    return o;
 }

@@ -116,12 +116,8 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
     if (!ok) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     } else {
-        int32_t bad = rta_mark_executed(g, choice, executed);
-        if (bad >= 0) {
-            st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                  "C node '%s' runs in this flow but has no valid choice",
-                                  node_name(g, bad));
-        } else {
+        st = ompdag_flow_mark(g, choice, executed, err);
+        if (!st) {
             int32_t k = 0;
             rta_measure_flow(g, opt, executed, &s, out, p, &k);
             if (path) {
@@ -134,4 +130,15 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
     free(executed);
     free(p);
     return st;
+}
+
+ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, uint8_t *executed,
+                               ompdag_error *err)
+{
+    int32_t bad = rta_mark_executed(g, choice, executed);
+    if (bad >= 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "C node '%s' runs in this flow but has no valid choice",
+                                node_name(g, bad));
+    return OMPDAG_OK;
 }

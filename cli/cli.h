@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ompdag/condag.h"
 #include "ompdag/error.h"
 
 #define OMPDAG_COMMAND(name, summary)                                                             \
@@ -38,5 +39,24 @@ bool cli_parse_prob(const char *s, double *out);
 bool cli_stderr_is_tty(void);
 /* Draws "label [#####     ] done/total" on stderr when it is a terminal. */
 void cli_progress(const char *label, uint64_t done, uint64_t total);
+
+/* Monotonic time in ns: every duration the CLI prints goes through this. */
+int64_t cli_now_ns(void);
+
+/* Runs argv[0] (searched in PATH) with `input` on its stdin and its stdout
+ * on `out`; returns the exit status, or -1 (with err) when it cannot run. */
+int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,
+                     ompdag_error *err);
+
+/* Loads a con-DAG file (or set); prints the error and returns NULL on failure. */
+struct ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path);
+
+/* Parses "--threads 4,8" style lists; the graph's own `threads` is used when
+ * the option is absent.  Returns false when neither is available. */
+bool cli_threads_for(const struct ompdag_condag *g, const int32_t *list, int count,
+                     const int32_t **out, int *out_count, int32_t *scratch);
+
+/* "file.c:12" for a location, or the node id when there is none. */
+const char *cli_node_place(const struct ompdag_condag *g, int32_t v, char *buf, size_t size);
 
 #endif

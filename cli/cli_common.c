@@ -2,12 +2,16 @@
  * every subcommand. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "ompdag/condag.h"
 
 int cli_fail(const char *cmd, const ompdag_error *err)
 {
@@ -109,4 +113,94 @@ void cli_progress(const char *label, uint64_t done, uint64_t total)
     if (done >= total)
         fputc('\n', stderr);
     fflush(stderr);
+}
+
+int64_t cli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,
+                     ompdag_error *err)
+{
+    int fds[2];
+    fflush(out);
+    if (pipe(fds) != 0) {
+        ompdag_error_set(err, OMPDAG_ERR_IO, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]), close(fds[1]);
+        ompdag_error_set(err, OMPDAG_ERR_IO, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[0], STDIN_FILENO);
+        dup2(fileno(out), STDOUT_FILENO);
+        close(fds[0]), close(fds[1]);
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "ompdag: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fds[0]);
+    /* SIGPIPE would kill us if the child dies early; ignore it for the write. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGPIPE, &ign, &old);
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(fds[1], input + done, len - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(fds[1]);
+    sigaction(SIGPIPE, &old, NULL);
+    int status;
+    waitpid(pid, &status, 0);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    if (code == 127)
+        ompdag_error_set(err, OMPDAG_ERR_IO, "'%s' is not installed (run scripts/install-deps.sh)",
+                         argv[0]);
+    else if (code != 0)
+        ompdag_error_set(err, OMPDAG_ERR_IO, "'%s' failed with status %d", argv[0], code);
+    return code;
+}
+
+ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path)
+{
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    if (ompdag_condag_set_load_file(path, &s, &err) != OMPDAG_OK) {
+        cli_fail(cmd, &err);
+        return NULL;
+    }
+    return s;
+}
+
+bool cli_threads_for(const ompdag_condag *g, const int32_t *list, int count,
+                     const int32_t **out, int *out_count, int32_t *scratch)
+{
+    if (count > 0) {
+        *out = list, *out_count = count;
+        return true;
+    }
+    if (ompdag_condag_threads(g) <= 0)
+        return false;
+    *scratch = ompdag_condag_threads(g);
+    *out = scratch, *out_count = 1;
+    return true;
+}
+
+const char *cli_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
+{
+    ompdag_loc loc = ompdag_condag_node_loc(g, v);
+    if (loc.file && loc.line)
+        snprintf(buf, size, "%s:%d", loc.file, loc.line);
+    else if (loc.line)
+        snprintf(buf, size, "line %d", loc.line);
+    else
+        snprintf(buf, size, "%s", ompdag_condag_node_id(g, v));
+    return buf;
 }

@@ -1,0 +1,136 @@
+/*
+ * analysis/condag_dot.c — Graphviz output (include/ompdag/dot.h), following
+ * the drawing conventions of seed 004 Figure 4.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "ompdag/dot.h"
+#include "rta_internal.h"
+
+static void put_escaped(FILE *out, const char *s)
+{
+    for (; s && *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        if (*s == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static const char *shape_of(uint8_t kind)
+{
+    switch (kind) {
+    case OMPDAG_KIND_C: return "diamond";
+    case OMPDAG_KIND_J: return "triangle";
+    case OMPDAG_KIND_T: return "box";
+    case OMPDAG_KIND_W: return "box, style=\"rounded\"";
+    }
+    return "ellipse";
+}
+
+typedef struct highlight {
+    uint8_t *executed; /* NULL: no flow shown */
+    int32_t *path_pos; /* position on the critical path, or -1 */
+} highlight;
+
+static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highlight *h)
+{
+    fprintf(out, "    n%d [shape=%s, label=\"", v, shape_of(g->kind[v]));
+    put_escaped(out, node_name(g, v));
+    fprintf(out, " (%c)\\n%" PRId64, (char)g->kind[v], g->wcet[v]);
+    ompdag_loc loc = ompdag_condag_node_loc(g, v);
+    if (loc.line)
+        fprintf(out, " @%d", loc.line);
+    const char *label = ompdag_condag_node_label(g, v);
+    if (label) {
+        fputs("\\n", out);
+        put_escaped(out, label);
+    }
+    fputc('"', out);
+    if (h->executed && !h->executed[v])
+        fputs(", color=gray70, fontcolor=gray60", out);
+    else if (h->executed)
+        fprintf(out, ", style=\"filled%s\", fillcolor=\"%s\"",
+                g->kind[v] == OMPDAG_KIND_W ? ",rounded" : "",
+                h->path_pos[v] >= 0 ? "#f8c0c0" : "#dde8f8");
+    if (h->executed && h->path_pos[v] >= 0)
+        fputs(", color=red, penwidth=2", out);
+    fputs("];\n", out);
+}
+
+static bool on_path_edge(const highlight *h, int32_t a, int32_t b)
+{
+    return h->executed && h->path_pos[a] >= 0 && h->path_pos[b] == h->path_pos[a] + 1;
+}
+
+static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, const char *style)
+{
+    fprintf(out, "  n%d -> n%d [style=%s", a, b, style);
+    if (on_path_edge(h, a, b))
+        fputs(", color=red, penwidth=2.5", out);
+    else if (h->executed && !(h->executed[a] && h->executed[b]))
+        fputs(", color=gray75", out);
+    fputs("];\n", out);
+}
+
+static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
+{
+    for (int32_t t = 0; t < g->nt; ++t) {
+        fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
+        put_escaped(out, task_name(g, t));
+        fprintf(out, "\"; style=rounded; color=gray50;\n");
+        for (int32_t v = 0; v < g->n; ++v)
+            if (g->node_task[v] == t)
+                write_node(out, g, v, h);
+        fprintf(out, "  }\n");
+    }
+    for (int32_t v = 0; v < g->n; ++v) {
+        for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
+            write_edge(out, h, v, g->fsucc[i], "dotted");
+        if (g->creates[v] >= 0)
+            write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
+        for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
+            write_edge(out, h, v, g->wsucc[i], "solid");
+    }
+}
+
+ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_rta_result *worst,
+                               ompdag_error *err)
+{
+    highlight h = {0};
+    ompdag_status st = OMPDAG_OK;
+    if (worst && worst->has_witness) {
+        h.executed = malloc((size_t)g->n);
+        h.path_pos = malloc(sizeof *h.path_pos * (size_t)g->n);
+        if (!h.executed || !h.path_pos) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err)))
+            goto done;
+        memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
+        for (int32_t i = 0; i < worst->path_len; ++i)
+            h.path_pos[worst->path[i]] = i;
+    }
+    fputs("digraph condag {\n  rankdir=TB; compound=true;\n  node [fontname=\"Helvetica\", "
+          "fontsize=10];\n  edge [arrowsize=0.7];\n  label=\"",
+          out);
+    put_escaped(out, ompdag_condag_function(g) ? ompdag_condag_function(g)
+                                               : ompdag_condag_name(g) ? ompdag_condag_name(g)
+                                                                       : "con-DAG");
+    if (worst)
+        fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
+                ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+    fputs("\"; labelloc=t;\n", out);
+    write_body(out, g, &h);
+    fputs("}\n", out);
+    if (ferror(out))
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
+done:
+    free(h.executed);
+    free(h.path_pos);
+    return st;
+}

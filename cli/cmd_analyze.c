@@ -1,0 +1,240 @@
+/* cli/cmd_analyze.c — `ompdag analyze`: bounds of every graph in a file, for
+ * each requested m and algorithm (include/ompdag/rta.h). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/rta.h"
+
+void cmd_analyze_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag analyze FILE [options]\n\n"
+            "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
+            "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
+            "options:\n"
+            "  --threads M[,M...]     thread counts (default: the file's \"threads\")\n"
+            "  --algorithm A          exact (default), alg0, enumerate, or all\n"
+            "  --format text|json     output format (default text)\n"
+            "  --max-flows N          enumeration limit (default 1000000)\n"
+            "  --migration-overhead O charge O per migration, counted on the flow\n"
+            "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
+            "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
+}
+
+typedef struct analyze_opts {
+    const char *file;
+    int32_t *threads;
+    int thread_count;
+    ompdag_algorithm algs[3];
+    int alg_count;
+    bool json;
+    ompdag_rta_options rta;
+} analyze_opts;
+
+enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_MODEL };
+
+static int parse_algorithms(const char *s, analyze_opts *o)
+{
+    if (!strcmp(s, "all")) {
+        o->algs[0] = OMPDAG_ALG_EXACT, o->algs[1] = OMPDAG_ALG_ALG0,
+        o->algs[2] = OMPDAG_ALG_ENUMERATE;
+        o->alg_count = 3;
+        return 0;
+    }
+    o->alg_count = 1;
+    return ompdag_algorithm_parse(s, &o->algs[0])
+               ? 0
+               : cli_usage_error("analyze", "unknown algorithm '%s' (exact, alg0, enumerate, all)", s);
+}
+
+static int parse_args(int argc, char **argv, analyze_opts *o)
+{
+    static const struct option longopts[] = {
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"algorithm", required_argument, 0, OPT_ALG},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"max-flows", required_argument, 0, OPT_MAX_FLOWS},
+        {"migration-overhead", required_argument, 0, OPT_MIG},
+        {"migration-model", required_argument, 0, OPT_MIG_MODEL},
+        {0, 0, 0, 0}};
+    ompdag_rta_options_init(&o->rta, 1);
+    o->algs[0] = OMPDAG_ALG_EXACT, o->alg_count = 1;
+    int c, rc = 0;
+    int64_t v;
+    opterr = 0;
+    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_THREADS:
+            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
+                rc = cli_usage_error("analyze", "--threads wants positive integers, got '%s'", optarg);
+            break;
+        case OPT_ALG: rc = parse_algorithms(optarg, o); break;
+        case OPT_FORMAT:
+            o->json = !strcmp(optarg, "json");
+            if (!o->json && strcmp(optarg, "text"))
+                rc = cli_usage_error("analyze", "--format is text or json, got '%s'", optarg);
+            break;
+        case OPT_MAX_FLOWS:
+            if (!cli_parse_i64(optarg, 1, INT64_MAX, &v))
+                rc = cli_usage_error("analyze", "--max-flows wants a positive integer");
+            o->rta.max_flows = (uint64_t)v;
+            break;
+        case OPT_MIG:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &v))
+                rc = cli_usage_error("analyze", "--migration-overhead wants an integer >= 0");
+            o->rta.migration_overhead = v;
+            break;
+        case OPT_MIG_MODEL:
+            if (strcmp(optarg, "wfs") && strcmp(optarg, "bfs"))
+                rc = cli_usage_error("analyze", "--migration-model is wfs or bfs");
+            o->rta.migration_model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+            break;
+        default: rc = cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!rc && optind != argc - 1)
+        rc = cli_usage_error("analyze", "expected exactly one FILE");
+    if (!rc)
+        o->file = argv[optind];
+    return rc;
+}
+
+static const char *graph_title(const ompdag_condag *g, size_t i, char *buf, size_t size)
+{
+    const char *name = ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
+    if (name)
+        snprintf(buf, size, "%s", name);
+    else
+        snprintf(buf, size, "graph %zu", i);
+    return buf;
+}
+
+static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
+{
+    char a[256], b[256];
+    bool any = false;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t s = ompdag_rta_result_choice(r, v);
+        if (s < 0)
+            continue;
+        const char *label = ompdag_condag_node_label(g, s);
+        fprintf(out, "%s    branch at %s takes %s%s%s%s\n", any ? "" : "  worst flow:\n",
+                cli_node_place(g, v, a, sizeof a), cli_node_place(g, s, b, sizeof b),
+                label ? " (" : "", label ? label : "", label ? ")" : "");
+        any = true;
+    }
+    if (!any)
+        fprintf(out, "  worst flow: no branches\n");
+}
+
+static void print_text_path(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
+{
+    int32_t n;
+    const int32_t *path = ompdag_rta_result_critical_path(r, &n);
+    char buf[256];
+    fprintf(out, "  critical path (%d nodes):", n);
+    for (int32_t i = 0; i < n; ++i)
+        fprintf(out, "%s%s", i ? " -> " : " ", cli_node_place(g, path[i], buf, sizeof buf));
+    fputc('\n', out);
+}
+
+static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
+{
+    const char *unit = ompdag_condag_time_unit(g);
+    int32_t m = ompdag_rta_result_m(r);
+    int64_t btm = ompdag_rta_result_bound_times_m(r);
+    fprintf(out, "  m=%-3d %-9s bound %.6g %s  (m*R = %" PRId64 ")", m,
+            ompdag_algorithm_name(ompdag_rta_result_algorithm(r)), ompdag_rta_result_bound(r), unit,
+            btm);
+    if (ompdag_rta_result_has_witness(r))
+        fprintf(out, "  vol %" PRId64 "  len %" PRId64, ompdag_rta_result_vol(r),
+                ompdag_rta_result_len(r));
+    if (ompdag_rta_result_algorithm(r) == OMPDAG_ALG_ENUMERATE)
+        fprintf(out, "  flows %" PRIu64, ompdag_rta_result_flow_count(r));
+    fputc('\n', out);
+    if (ompdag_rta_result_has_witness(r) && ompdag_rta_result_algorithm(r) == OMPDAG_ALG_EXACT) {
+        print_text_choices(out, g, r);
+        print_text_path(out, g, r);
+    }
+}
+
+static void print_graph_header(const ompdag_condag *g, size_t i)
+{
+    char title[256];
+    ompdag_loc loc = ompdag_condag_region_loc(g);
+    printf("%s", graph_title(g, i, title, sizeof title));
+    if (loc.file)
+        printf(" (%s:%d)", loc.file, loc.line);
+    printf(": %d nodes, %d tasks, total WCET %" PRId64 " %s\n", ompdag_condag_node_count(g),
+           ompdag_condag_task_count(g), ompdag_condag_total_wcet(g), ompdag_condag_time_unit(g));
+}
+
+static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_result *r)
+{
+    json_t *o = ompdag_rta_result_to_json(r, g);
+    char title[256];
+    json_object_set_new(o, "graph", json_string(graph_title(g, i, title, sizeof title)));
+    if (ompdag_condag_function(g))
+        json_object_set_new(o, "function", json_string(ompdag_condag_function(g)));
+    return o;
+}
+
+/* Analyses one graph for every m and algorithm; false on an analysis error. */
+static bool analyze_graph(const analyze_opts *o, const ompdag_condag *g, size_t i, json_t *results)
+{
+    const int32_t *ms;
+    int nm;
+    int32_t own;
+    if (!cli_threads_for(g, o->threads, o->thread_count, &ms, &nm, &own)) {
+        fprintf(stderr, "ompdag analyze: %s: graph %zu has no \"threads\"; pass --threads M\n",
+                o->file, i);
+        return false;
+    }
+    if (!o->json)
+        print_graph_header(g, i);
+    for (int k = 0; k < nm; ++k)
+        for (int a = 0; a < o->alg_count; ++a) {
+            ompdag_rta_options opt = o->rta;
+            opt.m = ms[k];
+            ompdag_rta_result *r;
+            ompdag_error err = {0};
+            if (ompdag_rta_run(g, o->algs[a], &opt, &r, &err)) {
+                fprintf(stderr, "ompdag analyze: %s: %s\n", o->file, err.message);
+                return false;
+            }
+            if (o->json)
+                json_array_append_new(results, result_json(g, i, r));
+            else
+                print_text(stdout, g, r);
+            ompdag_rta_result_destroy(r);
+        }
+    return true;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    analyze_opts o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return free(o.threads), rc;
+    ompdag_condag_set *s = cli_load_graphs("analyze", o.file);
+    if (!s)
+        return free(o.threads), CLI_EXIT_FAIL;
+    json_t *results = json_array();
+    bool ok = true;
+    for (size_t i = 0; i < ompdag_condag_set_count(s) && ok; ++i)
+        ok = analyze_graph(&o, ompdag_condag_set_graph(s, i), i, results);
+    if (ok && o.json) {
+        json_t *shown = json_array_size(results) == 1 ? json_array_get(results, 0) : results;
+        json_dumpf(shown, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        fputc('\n', stdout);
+    }
+    json_decref(results);
+    ompdag_condag_set_destroy(s);
+    free(o.threads);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
