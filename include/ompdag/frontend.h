@@ -1,0 +1,91 @@
+/*
+ * ompdag/frontend.h — the C front end: reads OpenMP C source with libclang
+ * and builds one con-DAG per `parallel` region (shared/spec/condag.md §1),
+ * returned as an `ompdag-condag-set` (§5).
+ *
+ * The source is parsed with OpenMP off and `_OPENMP` defined, because with
+ * -fopenmp libclang hides directive bodies behind CapturedStmt.  Directives
+ * are found by tokenizing the file and attached to the statement that
+ * follows them.  Constructs the model cannot represent soundly are refused
+ * with a diagnostic naming file, line and column (docs/plugin.md has the
+ * table).  WCETs are 0: the runtime probe fills them in.
+ *
+ * Both `ompdag extract` and the `clang -fplugin` shim call this API, so the
+ * two produce identical files for identical flags.
+ */
+#ifndef OMPDAG_FRONTEND_H
+#define OMPDAG_FRONTEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/condag.h"
+#include "ompdag/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One extraction context: options plus the diagnostics of the last run. */
+typedef struct ompdag_frontend ompdag_frontend;
+
+typedef enum ompdag_diag_severity {
+    OMPDAG_DIAG_NOTE = 0,
+    OMPDAG_DIAG_WARNING = 1,
+    OMPDAG_DIAG_ERROR = 2
+} ompdag_diag_severity;
+
+/* One front-end diagnostic.  All strings are borrowed from the front end and
+ * stay valid until the next ompdag_frontend_extract() or destroy. */
+typedef struct ompdag_frontend_diag {
+    ompdag_diag_severity severity;
+    ompdag_loc loc;      /* file/line/col of the offending directive or statement */
+    const char *message; /* without the "file:line:col: error: " prefix */
+} ompdag_frontend_diag;
+
+/* Creates a front end with default options (no default recursion bound,
+ * 100000 nodes per region, 4096 unrolled iterations per loop).  Returns NULL
+ * on allocation failure.  Free with ompdag_frontend_destroy(). */
+ompdag_frontend *ompdag_frontend_create(void);
+
+/* Frees the front end and its diagnostics.  NULL is a no-op. */
+void ompdag_frontend_destroy(ompdag_frontend *fe);
+
+/* Default recursion bound used for recursive functions that carry no
+ * `#pragma ompdag recursion_bound(N)` (the `--recursion-bound N` option).
+ * 0 (the default) refuses such recursion.  Fails on a negative bound. */
+ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t bound,
+                                                  ompdag_error *err);
+
+/* Largest number of nodes one region may have; beyond it the region is
+ * refused.  Fails unless limit >= 1. */
+ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
+                                             ompdag_error *err);
+
+/* Extracts every parallel region of `source_path`, parsed with the compiler
+ * arguments args[0..nargs-1] (-I, -D, -std=... as for clang; -fopenmp, -c,
+ * -o FILE, -M* and -fplugin* are dropped).  On success or refusal *out
+ * receives a new set (caller frees it with ompdag_condag_set_destroy())
+ * holding the regions that were extracted; a refused region is absent.
+ * Returns OMPDAG_OK when nothing was refused, OMPDAG_ERR_UNSUPPORTED when
+ * some construct was refused, OMPDAG_ERR_PARSE when clang reported errors
+ * (then *out is NULL).  Details are in the diagnostics below; err gets the
+ * first one, formatted like a compiler's. */
+ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
+                                      const char *const *args, int nargs,
+                                      ompdag_condag_set **out, ompdag_error *err);
+
+/* Number of diagnostics of the last extraction. */
+size_t ompdag_frontend_diag_count(const ompdag_frontend *fe);
+
+/* Diagnostic i (< count); borrowed, see ompdag_frontend_diag. */
+const ompdag_frontend_diag *ompdag_frontend_diag_at(const ompdag_frontend *fe, size_t i);
+
+/* Prints every diagnostic as "file:line:col: error: message\n". */
+void ompdag_frontend_print_diags(const ompdag_frontend *fe, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

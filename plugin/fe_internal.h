@@ -1,0 +1,192 @@
+/*
+ * plugin/fe_internal.h — private to the front end (frontend.c, fe_pragma.c,
+ * fe_region.c).
+ *
+ * Pipeline: frontend.c parses the file with libclang (OpenMP off, _OPENMP
+ * defined) and indexes function definitions; fe_pragma.c tokenizes each
+ * file and turns `#pragma omp …` / `#pragma ompdag …` lines into fe_pragma
+ * records with their clauses; fe_region.c walks each parallel region's
+ * statements in source order, attaching each pragma to the statement that
+ * follows it, and builds the con-DAG of shared/spec/condag.md §1 in a small
+ * private graph (fe_graph) that frontend.c then hands to the ompdag builder.
+ */
+#ifndef OMPDAG_FE_INTERNAL_H
+#define OMPDAG_FE_INTERNAL_H
+
+#include <clang-c/Index.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ompdag/frontend.h"
+
+/* ---- growable int32 vector ------------------------------------------------ */
+typedef struct fe_vec {
+    int32_t *v;
+    int32_t n, cap;
+} fe_vec;
+bool fe_vec_push(fe_vec *a, int32_t x);
+bool fe_vec_push_unique(fe_vec *a, int32_t x);
+void fe_vec_free(fe_vec *a);
+char *fe_strdup(const char *s);
+char *fe_strndup(const char *s, size_t n);
+
+/* ---- directives ----------------------------------------------------------- */
+typedef enum fe_dir {
+    FE_DIR_PARALLEL,        /* parallel (team of threads, needs single/master) */
+    FE_DIR_PARALLEL_MASTER, /* parallel master / parallel masked: body is τ1 */
+    FE_DIR_PARALLEL_OTHER,  /* parallel for / sections / loop / workshare */
+    FE_DIR_SINGLE,          /* single, master, masked */
+    FE_DIR_TASK,
+    FE_DIR_TASKWAIT,
+    FE_DIR_TASKGROUP,
+    FE_DIR_BARRIER,
+    FE_DIR_IGNORED_STANDALONE, /* taskyield, flush: no effect on the graph */
+    FE_DIR_PLAIN,              /* atomic, simd: plain code with a directive */
+    FE_DIR_REFUSED,            /* everything the model cannot represent */
+    FE_DIR_OUTSIDE,            /* threadprivate, declare …, requires: not code */
+    FE_DIR_LOOP_BOUND,         /* #pragma ompdag loop_bound(N) */
+    FE_DIR_RECURSION_BOUND,    /* #pragma ompdag recursion_bound(N) */
+    FE_DIR_DEADLINE,           /* #pragma ompdag deadline(5ms) */
+    FE_DIR_OMPDAG_UNKNOWN
+} fe_dir;
+
+typedef struct fe_clause {
+    char *name;
+    char *arg; /* text between the parentheses (tokens joined by ' '), or NULL */
+} fe_clause;
+
+typedef struct fe_pragma {
+    fe_dir dir;
+    bool standalone; /* stands alone (taskwait …) rather than prefixing a statement */
+    char *name;      /* directive words, e.g. "parallel master" */
+    unsigned begin, end; /* file offsets of '#' and of the end of the last token */
+    int32_t line, col;
+    fe_clause *clauses;
+    int32_t nclauses;
+} fe_pragma;
+
+typedef struct fe_file {
+    CXFile file;
+    char *name;
+    const char *text; /* borrowed from the TU */
+    size_t size;
+    fe_pragma *pragmas; /* sorted by begin */
+    int32_t npragmas;
+    bool scanned;
+    unsigned last_toplevel_end; /* end of the previous top-level declaration */
+} fe_file;
+
+/* Finds the clause `name` of p, or NULL. */
+const fe_clause *fe_pragma_clause(const fe_pragma *p, const char *name);
+
+/* ---- functions of the translation unit ------------------------------------ */
+typedef struct fe_func {
+    CXCursor cursor; /* the definition */
+    unsigned hash;
+    char *name;
+    fe_file *file;
+    unsigned begin, end;   /* extent offsets */
+    fe_vec callees;        /* indices of functions defined in the TU */
+    bool significant;      /* contains (transitively) a non-plain omp directive */
+    int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
+    char *deadline;        /* from #pragma ompdag deadline, or NULL */
+} fe_func;
+
+/* ---- diagnostics, options, the whole context ------------------------------ */
+typedef struct fe_diag_store {
+    ompdag_frontend_diag *d;
+    size_t n, cap;
+} fe_diag_store;
+
+struct ompdag_frontend {
+    int32_t recursion_bound;
+    int32_t node_limit;
+    int32_t unroll_limit;
+    fe_diag_store diags;
+    char **strings; /* owned strings the diagnostics point to */
+    size_t nstrings, capstrings;
+
+    /* valid during one extraction */
+    CXTranslationUnit tu;
+    fe_file **files;
+    int32_t nfiles;
+    fe_func *funcs;
+    int32_t nfuncs;
+};
+
+/* Records a diagnostic; `file` is copied.  Returns false on ENOMEM. */
+bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, int32_t line,
+             int32_t col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* The fe_file for a CXFile, scanning its pragmas on first use; NULL on ENOMEM. */
+fe_file *fe_file_get(ompdag_frontend *fe, CXFile file);
+/* Scans `f` for pragmas (fe_pragma.c).  false on ENOMEM; refusals such as
+ * _Pragma("omp …") become diagnostics and set *refused. */
+bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused);
+void fe_file_free(fe_file *f);
+
+/* Index of the first pragma of f with begin >= offset. */
+int32_t fe_pragma_lower_bound(const fe_file *f, unsigned offset);
+
+/* Expansion-location start/end offsets, file and line/col of a cursor. */
+typedef struct fe_span {
+    CXFile file;
+    unsigned begin, end;
+    int32_t line, col;
+    int32_t end_line;
+} fe_span;
+fe_span fe_cursor_span(CXCursor c);
+
+/* The function defined in the TU that `c` (a CallExpr) calls, or -1. */
+int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call);
+
+/* ---- the private graph of one region --------------------------------------- */
+typedef struct fe_node {
+    char kind;       /* 'N' 'T' 'W' 'C' 'J' */
+    int32_t task;
+    int32_t creates; /* task index for T, else -1 */
+    const char *file; /* borrowed from fe_file */
+    int32_t line, col;
+    char *label;
+    fe_vec succ;
+    int32_t npred;
+} fe_node;
+
+typedef struct fe_task {
+    int32_t creator; /* T node, -1 for τ1 */
+    int32_t nnodes;
+    bool untied;
+} fe_task;
+
+typedef struct fe_graph {
+    fe_node *nodes;
+    int32_t n, cap;
+    fe_task *tasks;
+    int32_t ntasks, tcap;
+} fe_graph;
+
+void fe_graph_free(fe_graph *g);
+
+/* One parallel region to build. */
+typedef struct fe_region_input {
+    int32_t func;              /* enclosing function (index in fe->funcs) */
+    fe_file *file;
+    int32_t first_pragma;      /* the parallel directive … */
+    int32_t last_pragma;       /* … through the last pragma of its chain */
+    CXCursor stmt;             /* the statement the chain prefixes */
+} fe_region_input;
+
+typedef struct fe_region_output {
+    fe_graph g;
+    bool has_graph;    /* false: the region has no task producer (no graph) */
+    int32_t threads;   /* from num_threads(constant), else 0 */
+    char *deadline;    /* from the region's or function's ompdag deadline */
+} fe_region_output;
+
+/* Builds one region.  Returns true on success (out->has_graph tells whether
+ * a graph was produced); false after recording a refusal diagnostic (or on
+ * ENOMEM, then *nomem is set). */
+bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_output *out,
+                     bool *nomem);
+
+#endif

@@ -1,0 +1,1542 @@
+/*
+ * plugin/fe_region.c — builds the con-DAG of one parallel region
+ * (shared/spec/condag.md §1; seed 004, Sun et al. 2020, §3).
+ *
+ * The walker visits statements in source order.  Before each statement it
+ * takes the pragmas that lie between the previous statement and this one:
+ * stand-alone directives (taskwait) act in place, the others prefix the
+ * statement.  A "flow" is where the next node hangs: the set of tail nodes
+ * (more than one after a branch or a return, joined by a J node), and the
+ * open node that absorbs plain code.  Node kinds follow the model:
+ *   - plain code (no task scheduling point inside) goes into the open N/W
+ *     node; so do branches and loops without one (they fold, §1);
+ *   - `task` turns the open N node into a T node (or adds one) and walks the
+ *     body as a new task; `taskwait` starts a W node;
+ *   - if/else, switch and ?: with a scheduling point inside become C … J;
+ *   - loops with one inside are unrolled (constant trip count or
+ *     `#pragma ompdag loop_bound(N)`), calls to TU functions with one are
+ *     inlined (recursion up to `recursion_bound`).
+ * Soundness: break/continue/return that are not at this structural level
+ * (inside plain code) are treated as not taken, which only adds nodes and
+ * edges to a flow, so the bound can only grow.  An undeferred task (if
+ * clause not constant true, or inside a final task) is T followed by a
+ * zero-cost W: the same nodes plus edges, never a lower bound.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_internal.h"
+
+typedef struct fe_flow {
+    fe_vec tails; /* nodes the next node hangs from */
+    bool live;    /* false after return/break/continue: code is dead */
+    int32_t open; /* N or W node that absorbs plain code, or -1 */
+} fe_flow;
+
+typedef enum jump_kind { JUMP_LOOP, JUMP_SWITCH, JUMP_FUNC } jump_kind;
+
+typedef struct fe_jump {
+    jump_kind kind;
+    fe_vec breaks, conts, rets;
+    int32_t cnode;     /* switch: its C node */
+    bool has_default;  /* switch */
+    int32_t ncases;    /* switch: case labels met */
+    struct fe_jump *up;
+} fe_jump;
+
+typedef struct fe_call {
+    int32_t func;
+    struct fe_call *up;
+} fe_call;
+
+typedef struct walker {
+    ompdag_frontend *fe;
+    fe_graph *g;
+    int32_t task;
+    bool in_final;
+    fe_flow *flow;
+    fe_jump *jumps;
+    fe_call *calls;
+    int32_t depth;
+    bool *nomem;
+    const char *file; /* for messages: file of the current statement */
+    int32_t line, col;
+    fe_span stmt; /* the current statement, for labels of its expressions */
+} walker;
+
+static bool walk_stmt(walker *w, CXCursor s, unsigned lo);
+static bool walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound);
+static bool walk_expr(walker *w, CXCursor e);
+
+/* ---- errors ------------------------------------------------------------------ */
+
+static bool nomem(walker *w)
+{
+    *w->nomem = true;
+    return false;
+}
+
+static bool refuse(walker *w, const char *file, int32_t line, int32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool refuse(walker *w, const char *file, int32_t line, int32_t col, const char *fmt, ...)
+{
+    char buf[OMPDAG_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!fe_diag(w->fe, OMPDAG_DIAG_ERROR, file, line, col, "%s", buf))
+        *w->nomem = true;
+    return false;
+}
+
+static fe_file *file_of(walker *w, CXFile f)
+{
+    fe_file *ff = f ? fe_file_get(w->fe, f) : NULL;
+    if (!ff)
+        *w->nomem = true;
+    return ff;
+}
+
+/* ---- children and text --------------------------------------------------------- */
+
+typedef struct cursor_list {
+    CXCursor *c;
+    int32_t n, cap;
+    bool nomem;
+} cursor_list;
+
+static enum CXChildVisitResult collect_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    cursor_list *l = data;
+    if (l->n == l->cap) {
+        int32_t nc = l->cap ? 2 * l->cap : 8;
+        CXCursor *nn = realloc(l->c, sizeof *nn * (size_t)nc);
+        if (!nn) {
+            l->nomem = true;
+            return CXChildVisit_Break;
+        }
+        l->c = nn;
+        l->cap = nc;
+    }
+    l->c[l->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+static bool children(walker *w, CXCursor s, cursor_list *out)
+{
+    memset(out, 0, sizeof *out);
+    clang_visitChildren(s, collect_visit, out);
+    if (out->nomem) {
+        free(out->c);
+        return nomem(w);
+    }
+    return true;
+}
+
+/* A short label from the source text of sp: whitespace collapsed, cut at the
+ * first '{' when `header`, at most 48 characters. */
+static char *label_text(walker *w, fe_span sp, const char *prefix, bool header)
+{
+    fe_file *f = file_of(w, sp.file);
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = prefix; p && *p && n < 48; ++p)
+        buf[n++] = *p;
+    bool space = n > 0;
+    for (unsigned i = sp.begin; f && i < sp.end && i < f->size && n < 48; ++i) {
+        char c = f->text[i];
+        if (header && c == '{')
+            break;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') {
+            space = n > 0;
+            continue;
+        }
+        if (space && n < 47)
+            buf[n++] = ' ';
+        space = false;
+        buf[n++] = c;
+    }
+    while (n > 0 && buf[n - 1] == ' ')
+        --n;
+    if (n >= 48 && sp.end - sp.begin > 48) {
+        n = 45;
+        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+    }
+    buf[n] = 0;
+    char *s = fe_strdup(buf);
+    if (!s)
+        *w->nomem = true;
+    return s;
+}
+
+/* ---- graph building --------------------------------------------------------------- */
+
+void fe_graph_free(fe_graph *g)
+{
+    for (int32_t i = 0; i < g->n; ++i) {
+        free(g->nodes[i].label);
+        fe_vec_free(&g->nodes[i].succ);
+    }
+    free(g->nodes);
+    free(g->tasks);
+    memset(g, 0, sizeof *g);
+}
+
+/* Adds a node; takes ownership of label. */
+static int32_t new_node(walker *w, char kind, const char *file, int32_t line, int32_t col,
+                        char *label)
+{
+    fe_graph *g = w->g;
+    if (!label)
+        return nomem(w), -1;
+    if (g->n >= w->fe->node_limit) {
+        free(label);
+        refuse(w, w->file, w->line, w->col,
+               "region has more than %d nodes after unrolling loops and inlining calls; "
+               "lower the loop or recursion bounds or raise --node-limit",
+               w->fe->node_limit);
+        return -1;
+    }
+    if (g->n == g->cap) {
+        int32_t nc = g->cap ? 2 * g->cap : 64;
+        fe_node *nn = realloc(g->nodes, sizeof *nn * (size_t)nc);
+        if (!nn)
+            return free(label), nomem(w), -1;
+        g->nodes = nn;
+        g->cap = nc;
+    }
+    fe_node *nd = &g->nodes[g->n];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = kind;
+    nd->task = w->task;
+    nd->creates = -1;
+    nd->file = file;
+    nd->line = line;
+    nd->col = col;
+    nd->label = label;
+    g->tasks[w->task].nnodes++;
+    return g->n++;
+}
+
+static bool add_edge(walker *w, int32_t from, int32_t to)
+{
+    fe_vec *s = &w->g->nodes[from].succ;
+    for (int32_t i = 0; i < s->n; ++i)
+        if (s->v[i] == to)
+            return true;
+    if (!fe_vec_push(s, to))
+        return nomem(w);
+    w->g->nodes[to].npred++;
+    return true;
+}
+
+static bool flow_single(walker *w, fe_flow *f, int32_t v, bool absorbs)
+{
+    f->tails.n = 0;
+    f->live = true;
+    f->open = absorbs ? v : -1;
+    return fe_vec_push(&f->tails, v) || nomem(w);
+}
+
+/* Links node v after the flow's tails (through a J when there are several). */
+static bool link_after_tails(walker *w, int32_t v, const char *file, int32_t line, int32_t col)
+{
+    fe_flow *f = w->flow;
+    if (f->tails.n > 1) {
+        int32_t j = new_node(w, 'J', file, line, col, fe_strdup("join"));
+        if (j < 0)
+            return false;
+        for (int32_t i = 0; i < f->tails.n; ++i)
+            if (!add_edge(w, f->tails.v[i], j))
+                return false;
+        f->tails.n = 0;
+        if (!fe_vec_push(&f->tails, j))
+            return nomem(w);
+    }
+    return f->tails.n == 0 || add_edge(w, f->tails.v[0], v);
+}
+
+/* Creates a node of `kind` after the current flow; the flow then ends in it. */
+static int32_t attach(walker *w, char kind, const char *file, int32_t line, int32_t col,
+                      char *label, bool absorbs)
+{
+    int32_t v = new_node(w, kind, file, line, col, label);
+    if (v < 0 || !link_after_tails(w, v, file, line, col) || !flow_single(w, w->flow, v, absorbs))
+        return -1;
+    return v;
+}
+
+/* Plain code: joins the open node, or opens a new N node. */
+static bool plain(walker *w, CXCursor s)
+{
+    if (!w->flow->live || w->flow->open >= 0)
+        return true;
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = file_of(w, sp.file);
+    if (!f)
+        return false;
+    fe_span text = clang_isExpression(clang_getCursorKind(s)) && w->stmt.file ? w->stmt : sp;
+    return attach(w, 'N', f->name, sp.line, sp.col, label_text(w, text, NULL, true), true) >= 0;
+}
+
+static bool flow_union(walker *w, fe_flow *into, const fe_vec *tails)
+{
+    for (int32_t i = 0; i < tails->n; ++i)
+        if (!fe_vec_push_unique(&into->tails, tails->v[i]))
+            return nomem(w);
+    if (tails->n > 0) {
+        into->live = true;
+        into->open = into->tails.n == 1 ? into->open : -1;
+    }
+    return true;
+}
+
+static bool flow_copy(walker *w, fe_flow *dst, const fe_flow *src)
+{
+    dst->tails.n = 0;
+    dst->live = src->live;
+    dst->open = src->open;
+    for (int32_t i = 0; i < src->tails.n; ++i)
+        if (!fe_vec_push(&dst->tails, src->tails.v[i]))
+            return nomem(w);
+    return true;
+}
+
+static int32_t new_task(walker *w, int32_t creator, bool untied)
+{
+    fe_graph *g = w->g;
+    if (g->ntasks == g->tcap) {
+        int32_t nc = g->tcap ? 2 * g->tcap : 16;
+        fe_task *nt = realloc(g->tasks, sizeof *nt * (size_t)nc);
+        if (!nt)
+            return nomem(w), -1;
+        g->tasks = nt;
+        g->tcap = nc;
+    }
+    g->tasks[g->ntasks] = (fe_task){creator, 0, untied};
+    return g->ntasks++;
+}
+
+/* Gives the current task a node if it has none, and a single sink. */
+static bool finish_task(walker *w, fe_span body)
+{
+    fe_file *f = file_of(w, body.file);
+    if (!f)
+        return false;
+    if (w->g->tasks[w->task].nnodes == 0)
+        return attach(w, 'N', f->name, body.line, body.col, label_text(w, body, NULL, true),
+                      true) >= 0;
+    if (w->flow->tails.n > 1)
+        return attach(w, 'J', f->name, body.end_line, 1, fe_strdup("end of task"), false) >= 0;
+    return true;
+}
+
+/* ---- significance: does a statement contain anything the model must see? ---- */
+
+typedef struct sig_state {
+    walker *w;
+    bool found;
+} sig_state;
+
+static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    sig_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        int32_t f = fe_func_of_call(st->w->fe, c);
+        if (f >= 0 && st->w->fe->funcs[f].significant) {
+            st->found = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool dir_matters(fe_dir d)
+{
+    return d != FE_DIR_PLAIN && d != FE_DIR_IGNORED_STANDALONE && d != FE_DIR_OUTSIDE &&
+           d != FE_DIR_LOOP_BOUND && d != FE_DIR_RECURSION_BOUND && d != FE_DIR_DEADLINE &&
+           d != FE_DIR_OMPDAG_UNKNOWN;
+}
+
+static bool significant(walker *w, CXCursor s)
+{
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = sp.file ? fe_file_get(w->fe, sp.file) : NULL;
+    if (f)
+        for (int32_t i = fe_pragma_lower_bound(f, sp.begin);
+             i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
+            if (dir_matters(f->pragmas[i].dir))
+                return true;
+    sig_state st = {w, false};
+    if (sig_visit(s, s, &st) == CXChildVisit_Break)
+        return true;
+    clang_visitChildren(s, sig_visit, &st);
+    return st.found;
+}
+
+/* Plain code may not jump out of itself with goto. */
+typedef struct goto_state {
+    fe_span outer;
+    CXCursor bad;
+    bool found;
+} goto_state;
+
+static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    goto_state *st = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_IndirectGotoStmt || k == CXCursor_GotoStmt) {
+        fe_span target = fe_cursor_span(clang_getCursorReferenced(c));
+        if (k == CXCursor_IndirectGotoStmt || !clang_File_isEqual(target.file, st->outer.file) ||
+            target.begin < st->outer.begin || target.begin >= st->outer.end) {
+            st->bad = c;
+            st->found = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool check_plain(walker *w, CXCursor s, fe_span sp)
+{
+    goto_state st = {sp, clang_getNullCursor(), false};
+    clang_visitChildren(s, goto_visit, &st);
+    if (!st.found)
+        return true;
+    fe_span g = fe_cursor_span(st.bad);
+    fe_file *f = file_of(w, g.file);
+    return f && refuse(w, f->name, g.line, g.col,
+                       "goto out of a statement inside a task region is not supported: it may "
+                       "cross a task scheduling point");
+}
+
+/* ---- jumps ----------------------------------------------------------------------- */
+
+static bool jump(walker *w, CXCursor s, fe_span sp, enum CXCursorKind k)
+{
+    fe_jump *j = w->jumps;
+    const char *what = k == CXCursor_ReturnStmt ? "return" : k == CXCursor_BreakStmt ? "break"
+                                                                                    : "continue";
+    for (; j; j = j->up) {
+        if (k == CXCursor_ReturnStmt) {
+            if (j->kind == JUMP_FUNC)
+                break;
+            continue;
+        }
+        if (j->kind == JUMP_FUNC) {
+            j = NULL;
+            break;
+        }
+        if (k == CXCursor_BreakStmt || j->kind == JUMP_LOOP)
+            break;
+    }
+    if (!j) {
+        fe_file *f = file_of(w, sp.file);
+        return f && refuse(w, f->name, sp.line, sp.col,
+                           "'%s' leaves a task body or the single/master block: not allowed in "
+                           "a structured block",
+                           what);
+    }
+    if (k == CXCursor_ReturnStmt) {
+        cursor_list ch;
+        if (!children(w, s, &ch))
+            return false;
+        bool ok = ch.n == 0 || walk_expr(w, ch.c[0]);
+        free(ch.c);
+        if (!ok)
+            return false;
+    }
+    fe_vec *dst = k == CXCursor_ReturnStmt ? &j->rets : k == CXCursor_BreakStmt ? &j->breaks
+                                                                               : &j->conts;
+    for (int32_t i = 0; w->flow->live && i < w->flow->tails.n; ++i)
+        if (!fe_vec_push_unique(dst, w->flow->tails.v[i]))
+            return nomem(w);
+    w->flow->tails.n = 0;
+    w->flow->live = false;
+    w->flow->open = -1;
+    return true;
+}
+
+/* ---- branches ---------------------------------------------------------------------- */
+
+/* Walks branch b (a statement, or an expression when is_expr) from flow
+ * `entry` and adds its end to `merged`. */
+static bool walk_branch(walker *w, CXCursor b, unsigned lo, bool is_expr, const fe_flow *entry,
+                        fe_flow *merged)
+{
+    fe_flow bf = {0};
+    fe_flow *saved = w->flow;
+    bool ok = flow_copy(w, &bf, entry);
+    w->flow = &bf;
+    ok = ok && (is_expr ? walk_expr(w, b) : walk_stmt(w, b, lo));
+    w->flow = saved;
+    if (ok && bf.live)
+        ok = flow_union(w, merged, &bf.tails);
+    fe_vec_free(&bf.tails);
+    return ok;
+}
+
+/* Ends a C … J structure: a J node after the merged tails (if any is live). */
+static bool join(walker *w, fe_flow *merged, const char *file, int32_t line, const char *label)
+{
+    if (!merged->live || merged->tails.n == 0) {
+        w->flow->tails.n = 0;
+        w->flow->live = false;
+        w->flow->open = -1;
+        return true;
+    }
+    int32_t j = new_node(w, 'J', file, line, 1, fe_strdup(label));
+    if (j < 0)
+        return false;
+    for (int32_t i = 0; i < merged->tails.n; ++i)
+        if (!add_edge(w, merged->tails.v[i], j))
+            return false;
+    return flow_single(w, w->flow, j, false);
+}
+
+static bool walk_if(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    fe_file *f = file_of(w, sp.file);
+    bool ok = f && ch.n >= 2 && walk_expr(w, ch.c[0]);
+    if (ok && w->flow->live) {
+        fe_span cs = fe_cursor_span(ch.c[0]);
+        fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
+        int32_t c = attach(w, 'C', f->name, sp.line, sp.col, label_text(w, head, NULL, true),
+                           false);
+        fe_flow entry = {0}, merged = {0};
+        ok = c >= 0 && flow_copy(w, &entry, w->flow);
+        ok = ok && walk_branch(w, ch.c[1], cs.end, false, &entry, &merged);
+        if (ok && ch.n >= 3)
+            ok = walk_branch(w, ch.c[2], fe_cursor_span(ch.c[1]).end, false, &entry, &merged);
+        else if (ok)
+            ok = flow_union(w, &merged, &entry.tails);
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end if");
+        fe_vec_free(&entry.tails);
+        fe_vec_free(&merged.tails);
+    } else if (ok && ch.n < 2) {
+        ok = refuse(w, f->name, sp.line, sp.col, "malformed if statement");
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool walk_conditional(walker *w, CXCursor e, fe_span sp)
+{
+    cursor_list ch;
+    if (!children(w, e, &ch))
+        return false;
+    fe_file *f = file_of(w, sp.file);
+    bool ok = f != NULL;
+    if (ok && ch.n != 3) {
+        for (int32_t i = 0; ok && i < ch.n; ++i)
+            ok = walk_expr(w, ch.c[i]);
+        free(ch.c);
+        return ok;
+    }
+    ok = ok && walk_expr(w, ch.c[0]);
+    if (ok && w->flow->live) {
+        int32_t c = attach(w, 'C', f->name, sp.line, sp.col, label_text(w, sp, "?:", true),
+                           false);
+        fe_flow entry = {0}, merged = {0};
+        ok = c >= 0 && flow_copy(w, &entry, w->flow);
+        ok = ok && walk_branch(w, ch.c[1], 0, true, &entry, &merged);
+        ok = ok && walk_branch(w, ch.c[2], 0, true, &entry, &merged);
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end ?:");
+        fe_vec_free(&entry.tails);
+        fe_vec_free(&merged.tails);
+    }
+    free(ch.c);
+    return ok;
+}
+
+/* Counts case/default labels of this switch (not of nested switches). */
+static enum CXChildVisitResult case_count_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_SwitchStmt)
+        return CXChildVisit_Continue;
+    if (k == CXCursor_CaseStmt || k == CXCursor_DefaultStmt)
+        ++*(int32_t *)data;
+    return CXChildVisit_Recurse;
+}
+
+static bool walk_switch(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    fe_file *f = file_of(w, sp.file);
+    bool ok = f && ch.n == 2 && walk_expr(w, ch.c[0]);
+    if (ok && w->flow->live) {
+        fe_span cs = fe_cursor_span(ch.c[0]);
+        fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
+        int32_t c = attach(w, 'C', f->name, sp.line, sp.col, label_text(w, head, NULL, true),
+                           false);
+        fe_jump jf = {JUMP_SWITCH, {0}, {0}, {0}, c, false, 0, w->jumps};
+        fe_flow body = {0}, merged = {0};
+        fe_flow *saved = w->flow;
+        ok = c >= 0;
+        if (ok) {
+            w->jumps = &jf;
+            w->flow = &body;
+            ok = walk_stmt(w, ch.c[1], cs.end);
+            w->flow = saved;
+            w->jumps = jf.up;
+        }
+        int32_t labels = 0;
+        clang_visitChildren(ch.c[1], case_count_visit, &labels);
+        if (ok && labels != jf.ncases)
+            ok = refuse(w, f->name, sp.line, sp.col,
+                        "a case label of this switch is nested inside another statement "
+                        "(Duff's device); not supported in a task region");
+        if (ok && body.live)
+            ok = flow_union(w, &merged, &body.tails);
+        ok = ok && flow_union(w, &merged, &jf.breaks);
+        if (ok && !jf.has_default) {
+            fe_vec cv = {&c, 1, 1};
+            ok = flow_union(w, &merged, &cv);
+        }
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end switch");
+        fe_vec_free(&body.tails);
+        fe_vec_free(&merged.tails);
+        fe_vec_free(&jf.breaks);
+        fe_vec_free(&jf.conts);
+        fe_vec_free(&jf.rets);
+    } else if (ok && ch.n != 2) {
+        ok = refuse(w, f->name, sp.line, sp.col, "malformed switch statement");
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool case_label(walker *w, CXCursor s, fe_span sp)
+{
+    fe_jump *j = w->jumps;
+    fe_file *f = file_of(w, sp.file);
+    if (!f)
+        return false;
+    if (!j || j->kind != JUMP_SWITCH)
+        return refuse(w, f->name, sp.line, sp.col,
+                      "case label inside a loop or block of its switch is not supported in a "
+                      "task region");
+    if (clang_getCursorKind(s) == CXCursor_DefaultStmt)
+        j->has_default = true;
+    j->ncases++;
+    if (!fe_vec_push_unique(&w->flow->tails, j->cnode))
+        return nomem(w);
+    w->flow->live = true;
+    w->flow->open = -1;
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    bool ok = true;
+    if (ch.n > 0) {
+        unsigned lo = ch.n > 1 ? fe_cursor_span(ch.c[ch.n - 2]).end : sp.begin;
+        ok = walk_stmt(w, ch.c[ch.n - 1], lo);
+    }
+    free(ch.c);
+    return ok;
+}
+
+/* ---- loops ------------------------------------------------------------------------------ */
+
+static bool eval_int(CXCursor e, long long *out)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e);
+    if (!r)
+        return false;
+    bool ok = clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok)
+        *out = clang_EvalResult_getAsLongLong(r);
+    clang_EvalResult_dispose(r);
+    return ok;
+}
+
+/* The declaration a (possibly parenthesized / implicitly cast) reference names. */
+static CXCursor referenced_var(CXCursor e)
+{
+    for (int depth = 0; depth < 8; ++depth) {
+        enum CXCursorKind k = clang_getCursorKind(e);
+        if (k == CXCursor_DeclRefExpr)
+            return clang_getCursorReferenced(e);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr)
+            break;
+        cursor_list ch = {0};
+        clang_visitChildren(e, collect_visit, &ch);
+        if (ch.nomem || ch.n != 1) {
+            free(ch.c);
+            break;
+        }
+        e = ch.c[0];
+        free(ch.c);
+    }
+    return clang_getNullCursor();
+}
+
+/* Operator text between the two operands of a binary expression. */
+static bool operator_between(walker *w, CXCursor a, CXCursor b, char *op, size_t cap)
+{
+    fe_span sa = fe_cursor_span(a), sb = fe_cursor_span(b);
+    fe_file *f = sa.file ? fe_file_get(w->fe, sa.file) : NULL;
+    size_t n = 0;
+    if (!f || sb.begin < sa.end || sb.begin > f->size)
+        return false;
+    for (unsigned i = sa.end; i < sb.begin && n + 1 < cap; ++i)
+        if (f->text[i] != ' ' && f->text[i] != '\t' && f->text[i] != '\n' && f->text[i] != '\r')
+            op[n++] = f->text[i];
+    op[n] = 0;
+    return n > 0;
+}
+
+typedef struct loop_var {
+    CXCursor var;
+    long long init, bound, step;
+    char op[4];
+} loop_var;
+
+static bool read_init(walker *w, CXCursor init, loop_var *lv)
+{
+    cursor_list ch;
+    if (!children(w, init, &ch))
+        return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(init);
+    if (k == CXCursor_DeclStmt && ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+        cursor_list vc;
+        if (children(w, ch.c[0], &vc)) {
+            lv->var = ch.c[0];
+            ok = vc.n >= 1 && eval_int(vc.c[vc.n - 1], &lv->init);
+            free(vc.c);
+        }
+    } else if (k == CXCursor_BinaryOperator && ch.n == 2) {
+        char op[8];
+        lv->var = referenced_var(ch.c[0]);
+        ok = operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && !strcmp(op, "=") &&
+             !clang_Cursor_isNull(lv->var) && eval_int(ch.c[1], &lv->init);
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_cond(walker *w, CXCursor cond, loop_var *lv)
+{
+    cursor_list ch;
+    if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || !children(w, cond, &ch))
+        return false;
+    bool ok = false;
+    char op[8];
+    if (ch.n == 2 && operator_between(w, ch.c[0], ch.c[1], op, sizeof op)) {
+        static const char *const ops[] = {"<", "<=", ">", ">=", "!="};
+        static const char *const flipped[] = {">", ">=", "<", "<=", "!="};
+        for (int i = 0; i < 5; ++i) {
+            if (strcmp(op, ops[i]))
+                continue;
+            if (clang_equalCursors(referenced_var(ch.c[0]), lv->var) &&
+                eval_int(ch.c[1], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", ops[i]);
+                ok = true;
+            } else if (clang_equalCursors(referenced_var(ch.c[1]), lv->var) &&
+                       eval_int(ch.c[0], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", flipped[i]);
+                ok = true;
+            }
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_inc(walker *w, CXCursor inc, loop_var *lv)
+{
+    cursor_list ch;
+    if (!children(w, inc, &ch))
+        return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(inc);
+    if (k == CXCursor_UnaryOperator && ch.n == 1 &&
+        clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        fe_span sp = fe_cursor_span(inc);
+        fe_file *f = file_of(w, sp.file);
+        char *text = f ? fe_strndup(f->text + sp.begin, sp.end - sp.begin) : NULL;
+        if (text && strstr(text, "++"))
+            lv->step = 1, ok = true;
+        else if (text && strstr(text, "--"))
+            lv->step = -1, ok = true;
+        free(text);
+    } else if (k == CXCursor_CompoundAssignOperator && ch.n == 2 &&
+               clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        char op[8];
+        long long v;
+        if (operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && eval_int(ch.c[1], &v)) {
+            if (!strcmp(op, "+="))
+                lv->step = v, ok = true;
+            else if (!strcmp(op, "-="))
+                lv->step = -v, ok = true;
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+typedef struct modify_state {
+    CXCursor var;
+    bool modified;
+} modify_state;
+
+/* A direct (not implicitly cast) reference under an operator is a write or
+ * an address-of: the loop variable may change in the body. */
+static enum CXChildVisitResult modify_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    modify_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(c), st->var)) {
+        enum CXCursorKind pk = clang_getCursorKind(parent);
+        if (pk == CXCursor_UnaryOperator || pk == CXCursor_CompoundAssignOperator ||
+            pk == CXCursor_BinaryOperator) {
+            st->modified = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool cond_holds(const loop_var *lv, long long i)
+{
+    if (!strcmp(lv->op, "<"))
+        return i < lv->bound;
+    if (!strcmp(lv->op, "<="))
+        return i <= lv->bound;
+    if (!strcmp(lv->op, ">"))
+        return i > lv->bound;
+    if (!strcmp(lv->op, ">="))
+        return i >= lv->bound;
+    return i != lv->bound;
+}
+
+/* The trip count of a `for` loop with constant init, bound and step and a
+ * body that does not write the variable; -1 when unknown, -2 when above
+ * the unroll limit. */
+static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCursor inc,
+                                CXCursor body)
+{
+    loop_var lv = {0};
+    if (clang_Cursor_isNull(init) || clang_Cursor_isNull(cond) || clang_Cursor_isNull(inc) ||
+        !read_init(w, init, &lv) || !read_cond(w, cond, &lv) || !read_inc(w, inc, &lv) ||
+        lv.step == 0)
+        return -1;
+    modify_state ms = {lv.var, false};
+    clang_visitChildren(body, modify_visit, &ms);
+    if (ms.modified)
+        return -1;
+    long long n = 0;
+    for (long long i = lv.init; cond_holds(&lv, i); i += lv.step) {
+        if (++n > w->fe->unroll_limit)
+            return -2;
+        if ((lv.step > 0 && i > LLONG_MAX - lv.step) || (lv.step < 0 && i < LLONG_MIN - lv.step))
+            return -1;
+    }
+    return n;
+}
+
+/* Finds the offsets of the two ';' of a for header (depth 1 in parens). */
+static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned *s2)
+{
+    int depth = 0, found = 0;
+    for (unsigned i = sp.begin; i < sp.end && i < f->size; ++i) {
+        char c = f->text[i];
+        if (c == '/' && i + 1 < f->size && f->text[i + 1] == '*') {
+            const char *e = strstr(f->text + i + 2, "*/");
+            i = e ? (unsigned)(e - f->text) + 1 : sp.end;
+        } else if (c == '/' && i + 1 < f->size && f->text[i + 1] == '/') {
+            while (i < f->size && f->text[i] != '\n')
+                ++i;
+        } else if (c == '"' || c == '\'') {
+            for (++i; i < f->size && f->text[i] != c; ++i)
+                if (f->text[i] == '\\')
+                    ++i;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            if (--depth == 0)
+                return found == 2;
+        } else if (c == ';' && depth == 1) {
+            *(found++ == 0 ? s1 : s2) = i;
+        }
+    }
+    return false;
+}
+
+static bool unroll(walker *w, CXCursor body, unsigned lo, long long n)
+{
+    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    bool ok = true;
+    w->jumps = &jf;
+    for (long long k = 0; ok && k < n && w->flow->live; ++k) {
+        jf.conts.n = 0;
+        ok = walk_stmt(w, body, lo) && flow_union(w, w->flow, &jf.conts);
+    }
+    w->jumps = jf.up;
+    ok = ok && flow_union(w, w->flow, &jf.breaks);
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
+static bool walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
+{
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    fe_file *f = file_of(w, sp.file);
+    enum CXCursorKind k = clang_getCursorKind(s);
+    bool ok = f != NULL && ch.n >= 1;
+    CXCursor body = k == CXCursor_DoStmt ? ch.c[0] : ch.c[ch.n - 1];
+    CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(),
+             inc = clang_getNullCursor();
+    if (ok && k == CXCursor_ForStmt) {
+        unsigned s1 = 0, s2 = 0;
+        ok = for_semicolons(f, sp, &s1, &s2);
+        for (int32_t i = 0; ok && i + 1 < ch.n; ++i) {
+            unsigned b = fe_cursor_span(ch.c[i]).begin;
+            *(b < s1 ? &init : b < s2 ? &cond : &inc) = ch.c[i];
+        }
+    } else if (ok) {
+        cond = k == CXCursor_DoStmt ? ch.c[ch.n - 1] : ch.c[0];
+    }
+    long long trip = -1, c0;
+    if (ok && ((!clang_Cursor_isNull(cond) && significant(w, cond)) ||
+               (!clang_Cursor_isNull(inc) && significant(w, inc))))
+        ok = refuse(w, f->name, sp.line, sp.col,
+                    "the loop condition or increment calls a function with task directives; "
+                    "not supported");
+    if (ok && !clang_Cursor_isNull(init))
+        ok = clang_getCursorKind(init) == CXCursor_DeclStmt ? walk_bare(w, init,
+                                                                        fe_cursor_span(init), 0)
+                                                            : walk_expr(w, init);
+    if (ok && k == CXCursor_ForStmt)
+        trip = for_trip_count(w, init, cond, inc, body);
+    else if (ok && !clang_Cursor_isNull(cond) && eval_int(cond, &c0) && c0 == 0)
+        trip = k == CXCursor_DoStmt ? 1 : 0;
+    if (ok && trip == -2)
+        ok = refuse(w, f->name, sp.line, sp.col,
+                    "the loop runs more than %d times; it cannot be unrolled into the graph",
+                    w->fe->unroll_limit);
+    if (ok && trip < 0 && bound <= 0)
+        ok = refuse(w, f->name, sp.line, sp.col,
+                    "loop contains a task scheduling point but its trip count is not a "
+                    "compile-time constant: add '#pragma ompdag loop_bound(N)' before it");
+    if (ok)
+        ok = unroll(w, body, sp.begin, trip >= 0 ? trip : bound);
+    free(ch.c);
+    return ok;
+}
+
+/* ---- tasks ------------------------------------------------------------------------------- */
+
+static bool literal_value(const char *arg, long *v)
+{
+    if (!arg)
+        return false;
+    const char *colon = strchr(arg, ':');
+    if (colon)
+        arg = colon + 1;
+    while (*arg == ' ')
+        ++arg;
+    if (!strcmp(arg, "true"))
+        return *v = 1, true;
+    if (!strcmp(arg, "false"))
+        return *v = 0, true;
+    char *end;
+    *v = strtol(arg, &end, 0);
+    while (*end == ' ' || *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        ++end;
+    return end != arg && *end == 0;
+}
+
+static bool check_task_clauses(walker *w, const fe_file *f, const fe_pragma *p)
+{
+    static const char *const allowed[] = {
+        "if", "final", "untied", "mergeable", "priority", "shared", "private", "firstprivate",
+        "default", "allocate", "in_reduction", "affinity", NULL};
+    for (int32_t i = 0; i < p->nclauses; ++i) {
+        const char *n = p->clauses[i].name;
+        if (!strcmp(n, "depend"))
+            return refuse(w, f->name, p->line, p->col,
+                          "task with a depend clause: dependences between sibling tasks are not "
+                          "in the con-DAG model; the bound would be unsound");
+        if (!strcmp(n, "detach"))
+            return refuse(w, f->name, p->line, p->col,
+                          "task with a detach clause: its completion event is not in the model");
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; ++a)
+            ok = !strcmp(n, *a);
+        if (!ok)
+            return refuse(w, f->name, p->line, p->col, "unsupported task clause '%s'", n);
+    }
+    return true;
+}
+
+static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s, fe_span sp,
+                      int32_t loop_bound)
+{
+    if (!check_task_clauses(w, f, p))
+        return false;
+    if (!w->flow->live)
+        return true;
+    long v;
+    const fe_clause *ifc = fe_pragma_clause(p, "if");
+    const fe_clause *fin = fe_pragma_clause(p, "final");
+    bool undeferred = w->in_final || (ifc && !(literal_value(ifc->arg, &v) && v != 0));
+    bool child_final = w->in_final || (fin && !(literal_value(fin->arg, &v) && v == 0));
+    char *label = label_text(w, sp, "task", true);
+    int32_t t_node;
+    int32_t open = w->flow->open;
+    if (open >= 0 && w->g->nodes[open].kind == 'N') {
+        fe_node *nd = &w->g->nodes[open];
+        nd->kind = 'T';
+        nd->file = f->name;
+        nd->line = p->line;
+        nd->col = p->col;
+        free(nd->label);
+        nd->label = label;
+        if (!label)
+            return nomem(w);
+        t_node = open;
+        if (!flow_single(w, w->flow, t_node, false))
+            return false;
+    } else {
+        t_node = attach(w, 'T', f->name, p->line, p->col, label, false);
+        if (t_node < 0)
+            return false;
+    }
+    int32_t t = new_task(w, t_node, fe_pragma_clause(p, "untied") != NULL);
+    if (t < 0)
+        return false;
+    w->g->nodes[t_node].creates = t;
+
+    fe_flow cf = {{0}, true, -1};
+    walker cw = *w;
+    cw.task = t;
+    cw.in_final = child_final;
+    cw.flow = &cf;
+    cw.jumps = NULL;
+    bool ok = walk_bare(&cw, s, sp, loop_bound) && finish_task(&cw, sp);
+    fe_vec_free(&cf.tails);
+    if (!ok)
+        return false;
+    if (undeferred)
+        return attach(w, 'W', f->name, p->line, p->col, fe_strdup("wait for undeferred task"),
+                      true) >= 0;
+    return true;
+}
+
+/* Node of task t whose child is not awaited by t itself before t ends, or -1.
+ * Nodes of one task are created in a topological order of its F-edges. */
+static int32_t unawaited_child(walker *w, int32_t t)
+{
+    fe_graph *g = w->g;
+    bool *pw = calloc((size_t)g->n + 1, sizeof *pw);
+    if (!pw)
+        return nomem(w), -1;
+    int32_t bad = -1;
+    for (int32_t v = g->n - 1; v >= 0; --v) {
+        const fe_node *nd = &g->nodes[v];
+        if (nd->task != t)
+            continue;
+        bool all = nd->succ.n > 0;
+        for (int32_t k = 0; k < nd->succ.n; ++k)
+            all = all && pw[nd->succ.v[k]];
+        pw[v] = nd->kind == 'W' || all;
+        if (nd->kind == 'T' && (nd->succ.n == 0 || !pw[nd->succ.v[0]]))
+            bad = v;
+    }
+    free(pw);
+    return bad;
+}
+
+static bool walk_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s,
+                           fe_span sp, int32_t loop_bound)
+{
+    for (int32_t i = 0; i < p->nclauses; ++i)
+        if (strcmp(p->clauses[i].name, "task_reduction") && strcmp(p->clauses[i].name, "allocate"))
+            return refuse(w, f->name, p->line, p->col, "unsupported taskgroup clause '%s'",
+                          p->clauses[i].name);
+    int32_t first = w->g->ntasks;
+    if (!walk_bare(w, s, sp, loop_bound))
+        return false;
+    for (int32_t t = first; t < w->g->ntasks; ++t) {
+        int32_t bad = unawaited_child(w, t);
+        if (*w->nomem)
+            return false;
+        if (bad >= 0) {
+            const fe_node *tn = &w->g->nodes[w->g->tasks[t].creator];
+            return refuse(w, f->name, p->line, p->col,
+                          "taskgroup waits for all descendants, but the task created at line %d "
+                          "does not wait (taskwait) for its child task created at line %d; the "
+                          "model cannot express this wait",
+                          tn->line, w->g->nodes[bad].line);
+        }
+    }
+    if (!w->flow->live)
+        return true;
+    return attach(w, 'W', f->name, p->line, p->col, fe_strdup("end taskgroup"), true) >= 0;
+}
+
+/* ---- directives before a statement ---------------------------------------------------------- */
+
+static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
+{
+    switch (p->dir) {
+    case FE_DIR_TASKWAIT:
+        if (p->nclauses > 0)
+            return refuse(w, f->name, p->line, p->col,
+                          "taskwait with clauses (depend/nowait) is not supported");
+        if (!w->flow->live)
+            return true;
+        return attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
+    case FE_DIR_BARRIER:
+        return refuse(w, f->name, p->line, p->col,
+                      "barrier inside a task or a single/master block is not allowed");
+    case FE_DIR_IGNORED_STANDALONE:
+    case FE_DIR_OUTSIDE:
+    case FE_DIR_OMPDAG_UNKNOWN:
+        return true;
+    default:
+        return refuse(w, f->name, p->line, p->col,
+                      "'#pragma omp %s' is not supported inside a task region", p->name);
+    }
+}
+
+static const char *refusal_reason(const char *name)
+{
+    if (!strcmp(name, "critical"))
+        return ": mutual exclusion between tasks is not in the con-DAG model";
+    if (strstr(name, "taskloop"))
+        return ": taskloop is not modelled yet; write the loop with explicit tasks";
+    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for "))
+        return ": worksharing inside a task region is not allowed";
+    return "";
+}
+
+static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain, int32_t n,
+                     CXCursor s, fe_span sp)
+{
+    const fe_pragma *omp = NULL;
+    int32_t loop_bound = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const fe_pragma *p = chain[i];
+        if (p->dir == FE_DIR_LOOP_BOUND) {
+            long v;
+            const fe_clause *a = fe_pragma_clause(p, "");
+            if (!a || !literal_value(a->arg, &v) || v < 0 || v > w->fe->unroll_limit)
+                return refuse(w, f->name, p->line, p->col,
+                              "loop_bound needs a constant between 0 and %d", w->fe->unroll_limit);
+            loop_bound = (int32_t)v;
+            enum CXCursorKind k = clang_getCursorKind(s);
+            bool is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt;
+            if (!is_loop && i == n - 1)
+                return refuse(w, f->name, p->line, p->col, "loop_bound must precede a loop");
+        } else if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RECURSION_BOUND) {
+            return refuse(w, f->name, p->line, p->col,
+                          "'#pragma ompdag %s' applies to a function or a parallel region, "
+                          "not to a statement inside one",
+                          p->name);
+        } else if (p->dir != FE_DIR_OMPDAG_UNKNOWN) {
+            if (omp)
+                return refuse(w, f->name, p->line, p->col,
+                              "'#pragma omp %s' directly after '#pragma omp %s' is not supported",
+                              p->name, omp->name);
+            omp = p;
+        }
+    }
+    if (!omp)
+        return walk_bare(w, s, sp, loop_bound);
+    switch (omp->dir) {
+    case FE_DIR_TASK:
+        return walk_task(w, f, omp, s, sp, loop_bound);
+    case FE_DIR_TASKGROUP:
+        return walk_taskgroup(w, f, omp, s, sp, loop_bound);
+    case FE_DIR_PLAIN:
+        if (significant(w, s))
+            return refuse(w, f->name, omp->line, omp->col,
+                          "task scheduling point inside '#pragma omp %s'", omp->name);
+        return check_plain(w, s, sp) && plain(w, s);
+    case FE_DIR_PARALLEL:
+    case FE_DIR_PARALLEL_MASTER:
+    case FE_DIR_PARALLEL_OTHER:
+    case FE_DIR_SINGLE:
+        return refuse(w, f->name, omp->line, omp->col,
+                      "nested '#pragma omp %s' inside a task region is not supported", omp->name);
+    default:
+        return refuse(w, f->name, omp->line, omp->col,
+                      "'#pragma omp %s' is not supported inside a task region%s", omp->name,
+                      refusal_reason(omp->name));
+    }
+}
+
+/* Walks statement s; pragmas in (lo, start of s) precede it. */
+static bool walk_stmt(walker *w, CXCursor s, unsigned lo)
+{
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = file_of(w, sp.file);
+    if (!f)
+        return false;
+    w->file = f->name;
+    w->line = sp.line;
+    w->col = sp.col;
+    w->stmt = sp;
+    const fe_pragma *chain[8];
+    int32_t n = 0;
+    for (int32_t i = fe_pragma_lower_bound(f, lo + 1);
+         i < f->npragmas && f->pragmas[i].begin < sp.begin; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        if (p->standalone) {
+            if (n > 0)
+                return refuse(w, f->name, chain[0]->line, chain[0]->col,
+                              "'#pragma omp %s' must be followed by a statement", chain[0]->name);
+            if (!standalone(w, f, p))
+                return false;
+        } else if (n < 8) {
+            chain[n++] = p;
+        } else {
+            return refuse(w, f->name, p->line, p->col, "too many directives on one statement");
+        }
+    }
+    if (n > 0)
+        return prefixed(w, f, chain, n, s, sp);
+    return walk_bare(w, s, sp, 0);
+}
+
+static bool walk_compound(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    bool ok = true;
+    unsigned lo = sp.begin;
+    for (int32_t i = 0; ok && i < ch.n; ++i) {
+        ok = walk_stmt(w, ch.c[i], lo);
+        lo = fe_cursor_span(ch.c[i]).end;
+    }
+    free(ch.c);
+    fe_file *f = ok ? file_of(w, sp.file) : NULL;
+    for (int32_t i = f ? fe_pragma_lower_bound(f, lo + 1) : 0;
+         f && ok && i < f->npragmas && f->pragmas[i].begin < sp.end; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        ok = p->standalone ? standalone(w, f, p)
+                           : refuse(w, f->name, p->line, p->col,
+                                    "'#pragma %s%s' must be followed by a statement",
+                                    p->dir >= FE_DIR_LOOP_BOUND ? "ompdag " : "omp ", p->name);
+    }
+    return ok;
+}
+
+static bool walk_decl(walker *w, CXCursor s)
+{
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    bool ok = true;
+    for (int32_t i = 0; ok && i < ch.n; ++i) {
+        cursor_list vc;
+        if (!children(w, ch.c[i], &vc)) {
+            ok = false;
+            break;
+        }
+        for (int32_t k = 0; ok && k < vc.n; ++k)
+            if (clang_isExpression(clang_getCursorKind(vc.c[k])))
+                ok = walk_expr(w, vc.c[k]);
+        free(vc.c);
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool inline_call(walker *w, CXCursor call, int32_t fi)
+{
+    const fe_func *fn = &w->fe->funcs[fi];
+    fe_span sp = fe_cursor_span(call);
+    fe_file *f = file_of(w, sp.file);
+    if (!f)
+        return false;
+    int32_t active = 0;
+    for (const fe_call *c = w->calls; c; c = c->up)
+        active += c->func == fi;
+    if (active > 0) {
+        int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
+        if (bound <= 0)
+            return refuse(w, f->name, sp.line, sp.col,
+                          "recursive call to '%s', which contains task directives: add "
+                          "'#pragma ompdag recursion_bound(N)' before its definition or pass "
+                          "--recursion-bound N",
+                          fn->name);
+        if (active + 1 > bound)
+            return true; /* beyond the asserted depth: the call does not happen */
+    }
+    if (w->depth >= 256)
+        return refuse(w, f->name, sp.line, sp.col, "calls nested more than 256 deep");
+    cursor_list ch;
+    if (!children(w, fn->cursor, &ch))
+        return false;
+    CXCursor body = clang_getNullCursor();
+    for (int32_t i = 0; i < ch.n; ++i)
+        if (clang_getCursorKind(ch.c[i]) == CXCursor_CompoundStmt)
+            body = ch.c[i];
+    free(ch.c);
+    if (clang_Cursor_isNull(body))
+        return true;
+    fe_call frame = {fi, w->calls};
+    fe_jump jf = {JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    walker cw = *w;
+    cw.calls = &frame;
+    cw.jumps = &jf;
+    cw.depth = w->depth + 1;
+    bool ok = walk_stmt(&cw, body, fe_cursor_span(body).begin);
+    ok = ok && flow_union(w, w->flow, &jf.rets);
+    if (ok && w->flow->tails.n > 1)
+        w->flow->open = -1;
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
+static bool walk_expr(walker *w, CXCursor e)
+{
+    if (!w->flow->live)
+        return true;
+    fe_span sp = fe_cursor_span(e);
+    if (!significant(w, e))
+        return check_plain(w, e, sp) && plain(w, e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_ConditionalOperator)
+        return walk_conditional(w, e, sp);
+    if (k == CXCursor_StmtExpr) {
+        fe_file *f = file_of(w, sp.file);
+        return f && refuse(w, f->name, sp.line, sp.col,
+                           "statement expression with task directives is not supported");
+    }
+    cursor_list ch;
+    if (!children(w, e, &ch))
+        return false;
+    bool ok = true;
+    for (int32_t i = k == CXCursor_CallExpr ? 1 : 0; ok && i < ch.n; ++i)
+        ok = walk_expr(w, ch.c[i]);
+    free(ch.c);
+    if (ok && k == CXCursor_CallExpr) {
+        int32_t fi = fe_func_of_call(w->fe, e);
+        if (fi >= 0 && w->fe->funcs[fi].significant)
+            return inline_call(w, e, fi);
+        return plain(w, e);
+    }
+    return ok;
+}
+
+static bool walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound)
+{
+    enum CXCursorKind k = clang_getCursorKind(s);
+    fe_file *f = file_of(w, sp.file);
+    if (!f)
+        return false;
+    bool keeps_going = k == CXCursor_CompoundStmt || k == CXCursor_CaseStmt ||
+                       k == CXCursor_DefaultStmt || k == CXCursor_LabelStmt;
+    if (!w->flow->live && !keeps_going)
+        return true;
+    switch (k) {
+    case CXCursor_ReturnStmt:
+    case CXCursor_BreakStmt:
+    case CXCursor_ContinueStmt:
+        return jump(w, s, sp, k);
+    case CXCursor_GotoStmt:
+    case CXCursor_IndirectGotoStmt:
+        return refuse(w, f->name, sp.line, sp.col,
+                      "goto in code with task scheduling points is not supported");
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt:
+        return case_label(w, s, sp);
+    case CXCursor_LabelStmt: {
+        cursor_list ch;
+        if (!children(w, s, &ch))
+            return false;
+        bool ok = ch.n == 0 || walk_stmt(w, ch.c[ch.n - 1], sp.begin);
+        free(ch.c);
+        return ok;
+    }
+    default:
+        break;
+    }
+    if (k == CXCursor_CompoundStmt && !w->flow->live)
+        return walk_compound(w, s, sp);
+    if (!significant(w, s))
+        return check_plain(w, s, sp) && plain(w, s);
+    switch (k) {
+    case CXCursor_CompoundStmt:
+        return walk_compound(w, s, sp);
+    case CXCursor_IfStmt:
+        return walk_if(w, s, sp);
+    case CXCursor_SwitchStmt:
+        return walk_switch(w, s, sp);
+    case CXCursor_ForStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+        return walk_loop(w, s, sp, loop_bound);
+    case CXCursor_DeclStmt:
+        return walk_decl(w, s);
+    case CXCursor_NullStmt:
+        return true;
+    default:
+        if (clang_isExpression(k))
+            return walk_expr(w, s);
+        return refuse(w, f->name, sp.line, sp.col,
+                      "unsupported statement with task directives inside");
+    }
+}
+
+/* ---- the region ------------------------------------------------------------------------------ */
+
+static bool is_single_chain(const fe_file *f, int32_t from, int32_t to)
+{
+    for (int32_t i = from; i <= to; ++i)
+        if (f->pragmas[i].dir == FE_DIR_SINGLE)
+            return true;
+    return false;
+}
+
+/* The parallel body with no single/master on it directly: a block holding
+ * one single/master construct and plain code around it. */
+static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *par, CXCursor s,
+                                fe_span sp, bool *has_producer)
+{
+    if (clang_getCursorKind(s) != CXCursor_CompoundStmt) {
+        if (significant(w, s))
+            return refuse(w, f->name, par->line, par->col,
+                          "tasks in a parallel region must be created inside single, master or "
+                          "masked; otherwise every thread creates them");
+        return true;
+    }
+    cursor_list ch;
+    if (!children(w, s, &ch))
+        return false;
+    bool ok = true;
+    unsigned lo = sp.begin;
+    for (int32_t i = 0; ok && i < ch.n; ++i) {
+        fe_span cs = fe_cursor_span(ch.c[i]);
+        int32_t first = fe_pragma_lower_bound(f, lo + 1), last = first - 1;
+        while (last + 1 < f->npragmas && f->pragmas[last + 1].begin < cs.begin)
+            last++;
+        int32_t single = -1;
+        for (int32_t k = first; ok && k <= last; ++k) {
+            const fe_pragma *p = &f->pragmas[k];
+            if (p->dir == FE_DIR_SINGLE)
+                single = k;
+            else if (p->dir != FE_DIR_BARRIER && p->dir != FE_DIR_IGNORED_STANDALONE &&
+                     p->dir != FE_DIR_OUTSIDE)
+                ok = refuse(w, f->name, p->line, p->col,
+                            "'#pragma omp %s' in a parallel region outside single/master is not "
+                            "supported",
+                            p->name);
+        }
+        if (ok && single >= 0) {
+            if (*has_producer)
+                ok = refuse(w, f->name, f->pragmas[single].line, f->pragmas[single].col,
+                            "more than one single/master construct in one parallel region is "
+                            "not supported");
+            *has_producer = true;
+            ok = ok && walk_bare(w, ch.c[i], cs, 0);
+        } else if (ok && significant(w, ch.c[i])) {
+            ok = refuse(w, f->name, cs.line, cs.col,
+                        "tasks in a parallel region must be created inside single, master or "
+                        "masked; otherwise every thread creates them");
+        } else if (ok) {
+            ok = check_plain(w, ch.c[i], cs) && plain(w, ch.c[i]);
+        }
+        lo = cs.end;
+    }
+    free(ch.c);
+    return ok;
+}
+
+/* Turns C nodes left with fewer than two successors into N nodes. */
+static void tidy(fe_graph *g)
+{
+    for (int32_t v = 0; v < g->n; ++v)
+        if (g->nodes[v].kind == 'C' && g->nodes[v].succ.n < 2)
+            g->nodes[v].kind = 'N';
+}
+
+static char *region_deadline(const fe_file *f, const fe_region_input *in)
+{
+    for (int32_t i = in->first_pragma; i <= in->last_pragma; ++i)
+        if (f->pragmas[i].dir == FE_DIR_DEADLINE && fe_pragma_clause(&f->pragmas[i], ""))
+            return fe_strdup(fe_pragma_clause(&f->pragmas[i], "")->arg);
+    /* A deadline line directly above the parallel directive. */
+    int32_t i = in->first_pragma - 1;
+    if (i >= 0 && f->pragmas[i].dir == FE_DIR_DEADLINE && fe_pragma_clause(&f->pragmas[i], "")) {
+        bool only_space = true;
+        for (unsigned o = f->pragmas[i].end; o < f->pragmas[in->first_pragma].begin; ++o)
+            only_space = only_space && (f->text[o] == ' ' || f->text[o] == '\t' ||
+                                        f->text[o] == '\n' || f->text[o] == '\r');
+        if (only_space)
+            return fe_strdup(fe_pragma_clause(&f->pragmas[i], "")->arg);
+    }
+    return NULL;
+}
+
+bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_output *out,
+                     bool *nomem_flag)
+{
+    const fe_file *f = in->file;
+    const fe_pragma *par = &f->pragmas[in->first_pragma];
+    fe_span sp = fe_cursor_span(in->stmt);
+    fe_flow flow = {{0}, true, -1};
+    fe_call root = {in->func, NULL};
+    walker w = {fe, &out->g, 0, false, &flow, NULL, &root, 0, nomem_flag, f->name,
+                par->line, par->col, sp};
+    memset(out, 0, sizeof *out);
+    long v;
+    const fe_clause *nt = fe_pragma_clause(par, "num_threads");
+    if (nt && literal_value(nt->arg, &v) && v > 0 && v < INT32_MAX)
+        out->threads = (int32_t)v;
+    out->deadline = region_deadline(f, in);
+    if (new_task(&w, -1, false) < 0)
+        return false;
+    bool ok = true, producer = false;
+    for (int32_t i = in->first_pragma + 1; ok && i <= in->last_pragma; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        if (p->dir != FE_DIR_SINGLE && p->dir != FE_DIR_DEADLINE)
+            ok = refuse(&w, f->name, p->line, p->col,
+                        "'#pragma omp %s' directly on a parallel region is not supported", p->name);
+    }
+    if (!ok) {
+    } else if (par->dir == FE_DIR_PARALLEL_OTHER) {
+        if (significant(&w, in->stmt))
+            ok = refuse(&w, f->name, par->line, par->col,
+                        "tasks inside '#pragma omp %s' are created by every thread or "
+                        "iteration; not supported",
+                        par->name);
+    } else if (par->dir == FE_DIR_PARALLEL_MASTER ||
+               is_single_chain(f, in->first_pragma, in->last_pragma)) {
+        producer = true;
+        ok = walk_bare(&w, in->stmt, sp, 0);
+    } else {
+        ok = walk_parallel_block(&w, f, par, in->stmt, sp, &producer);
+    }
+    ok = ok && (!producer || finish_task(&w, sp));
+    fe_vec_free(&flow.tails);
+    if (!ok)
+        return false;
+    out->has_graph = producer;
+    tidy(&out->g);
+    return true;
+}

@@ -1,0 +1,699 @@
+/*
+ * plugin/frontend.c — the public front-end API (include/ompdag/frontend.h):
+ * parse with libclang, index the translation unit's functions, find the
+ * parallel regions of the main file, and hand each region's private graph
+ * to the ompdag builder (include/ompdag/condag.h).
+ *
+ * Why OpenMP is off: with -fopenmp, libclang's C API does not walk the
+ * CapturedStmt behind each directive, so task bodies would be invisible.
+ * Parsing with _OPENMP=201811 defined keeps `#ifdef _OPENMP` code, and
+ * fe_pragma.c recovers the directives from the token stream.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_internal.h"
+
+/* ---- small helpers shared by the front end --------------------------------- */
+
+bool fe_vec_push(fe_vec *a, int32_t x)
+{
+    if (a->n == a->cap) {
+        int32_t nc = a->cap ? 2 * a->cap : 4;
+        int32_t *nv = realloc(a->v, sizeof *nv * (size_t)nc);
+        if (!nv)
+            return false;
+        a->v = nv;
+        a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+bool fe_vec_push_unique(fe_vec *a, int32_t x)
+{
+    for (int32_t i = 0; i < a->n; ++i)
+        if (a->v[i] == x)
+            return true;
+    return fe_vec_push(a, x);
+}
+
+void fe_vec_free(fe_vec *a)
+{
+    free(a->v);
+    a->v = NULL;
+    a->n = a->cap = 0;
+}
+
+char *fe_strdup(const char *s)
+{
+    return s ? fe_strndup(s, strlen(s)) : NULL;
+}
+
+char *fe_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static char *keep_string(ompdag_frontend *fe, char *s)
+{
+    if (!s)
+        return NULL;
+    if (fe->nstrings == fe->capstrings) {
+        size_t nc = fe->capstrings ? 2 * fe->capstrings : 16;
+        char **ns = realloc(fe->strings, sizeof *ns * nc);
+        if (!ns)
+            return free(s), NULL;
+        fe->strings = ns;
+        fe->capstrings = nc;
+    }
+    return fe->strings[fe->nstrings++] = s;
+}
+
+bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, int32_t line,
+             int32_t col, const char *fmt, ...)
+{
+    char buf[OMPDAG_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (fe->diags.n == fe->diags.cap) {
+        size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
+        ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
+        if (!nd)
+            return false;
+        fe->diags.d = nd;
+        fe->diags.cap = nc;
+    }
+    const char *msg = keep_string(fe, fe_strdup(buf));
+    const char *fname = keep_string(fe, fe_strdup(file ? file : "<unknown>"));
+    if (!msg || !fname)
+        return false;
+    fe->diags.d[fe->diags.n++] = (ompdag_frontend_diag){sev, {fname, line, col}, msg};
+    return true;
+}
+
+fe_span fe_cursor_span(CXCursor c)
+{
+    fe_span s = {0};
+    CXSourceRange r = clang_getCursorExtent(c);
+    unsigned line, col;
+    clang_getExpansionLocation(clang_getRangeStart(r), &s.file, &line, &col, &s.begin);
+    clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &s.end);
+    s.line = (int32_t)line;
+    s.col = (int32_t)col;
+    clang_getExpansionLocation(clang_getRangeEnd(r), NULL, &line, NULL, NULL);
+    s.end_line = (int32_t)line;
+    return s;
+}
+
+fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
+{
+    for (int32_t i = 0; i < fe->nfiles; ++i)
+        if (clang_File_isEqual(fe->files[i]->file, file))
+            return fe->files[i];
+    fe_file *f = calloc(1, sizeof *f);
+    fe_file **nf = realloc(fe->files, sizeof *nf * (size_t)(fe->nfiles + 1));
+    if (!f || !nf) {
+        free(f);
+        if (nf)
+            fe->files = nf;
+        return NULL;
+    }
+    fe->files = nf;
+    fe->files[fe->nfiles++] = f;
+    f->file = file;
+    CXString name = clang_getFileName(file);
+    f->name = fe_strdup(clang_getCString(name));
+    clang_disposeString(name);
+    f->text = clang_getFileContents(fe->tu, file, &f->size);
+    if (!f->name)
+        return NULL;
+    if (!f->text)
+        f->text = "", f->size = 0;
+    bool refused = false;
+    if (!fe_scan_pragmas(fe, f, &refused))
+        return NULL;
+    return f;
+}
+
+int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(ref))
+        return -1;
+    CXCursor def = clang_getCursorDefinition(ref);
+    if (clang_Cursor_isNull(def))
+        return -1;
+    unsigned h = clang_hashCursor(def);
+    for (int32_t i = 0; i < fe->nfuncs; ++i)
+        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def))
+            return i;
+    return -1;
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+ompdag_frontend *ompdag_frontend_create(void)
+{
+    ompdag_frontend *fe = calloc(1, sizeof *fe);
+    if (fe) {
+        fe->node_limit = 100000;
+        fe->unroll_limit = 4096;
+    }
+    return fe;
+}
+
+static void clear_run(ompdag_frontend *fe)
+{
+    for (int32_t i = 0; i < fe->nfuncs; ++i) {
+        free(fe->funcs[i].name);
+        free(fe->funcs[i].deadline);
+        fe_vec_free(&fe->funcs[i].callees);
+    }
+    free(fe->funcs);
+    fe->funcs = NULL;
+    fe->nfuncs = 0;
+    for (int32_t i = 0; i < fe->nfiles; ++i)
+        fe_file_free(fe->files[i]);
+    free(fe->files);
+    fe->files = NULL;
+    fe->nfiles = 0;
+}
+
+static void clear_diags(ompdag_frontend *fe)
+{
+    for (size_t i = 0; i < fe->nstrings; ++i)
+        free(fe->strings[i]);
+    fe->nstrings = 0;
+    fe->diags.n = 0;
+}
+
+void ompdag_frontend_destroy(ompdag_frontend *fe)
+{
+    if (!fe)
+        return;
+    clear_run(fe);
+    clear_diags(fe);
+    free(fe->strings);
+    free(fe->diags.d);
+    free(fe);
+}
+
+ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t bound,
+                                                  ompdag_error *err)
+{
+    if (!fe || bound < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "recursion bound must be >= 0");
+    fe->recursion_bound = bound;
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
+                                             ompdag_error *err)
+{
+    if (!fe || limit < 1)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node limit must be >= 1");
+    fe->node_limit = limit;
+    return OMPDAG_OK;
+}
+
+size_t ompdag_frontend_diag_count(const ompdag_frontend *fe)
+{
+    return fe ? fe->diags.n : 0;
+}
+
+const ompdag_frontend_diag *ompdag_frontend_diag_at(const ompdag_frontend *fe, size_t i)
+{
+    return fe && i < fe->diags.n ? &fe->diags.d[i] : NULL;
+}
+
+static const char *severity_name(ompdag_diag_severity s)
+{
+    return s == OMPDAG_DIAG_ERROR ? "error" : s == OMPDAG_DIAG_WARNING ? "warning" : "note";
+}
+
+void ompdag_frontend_print_diags(const ompdag_frontend *fe, FILE *out)
+{
+    for (size_t i = 0; fe && i < fe->diags.n; ++i) {
+        const ompdag_frontend_diag *d = &fe->diags.d[i];
+        fprintf(out, "%s:%d:%d: %s: %s\n", d->loc.file, d->loc.line, d->loc.col,
+                severity_name(d->severity), d->message);
+    }
+}
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+/* Flags that only matter to code generation or to the build system. */
+static int skip_arg(const char *a, const char *next_is_value)
+{
+    (void)next_is_value;
+    static const char *const with_value[] = {"-o", "-MF", "-MT", "-MQ", "-Xclang", NULL};
+    for (const char *const *w = with_value; *w; ++w)
+        if (!strcmp(a, *w))
+            return 2;
+    if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strncmp(a, "-fopenmp-", 9) ||
+        !strncmp(a, "-fplugin", 8) || !strcmp(a, "-c") || !strcmp(a, "-S") ||
+        !strcmp(a, "-E") || !strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") ||
+        !strcmp(a, "-M") || !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7))
+        return 1;
+    return 0;
+}
+
+static const char **build_args(const char *const *args, int nargs, int *out_n)
+{
+    const char **v = calloc((size_t)nargs + 4, sizeof *v);
+    if (!v)
+        return NULL;
+    int n = 0;
+    v[n++] = "-D_OPENMP=201811";
+    v[n++] = "-Wno-unknown-pragmas";
+    v[n++] = "-Wno-source-uses-openmp";
+    for (int i = 0; i < nargs; ++i) {
+        int skip = skip_arg(args[i], i + 1 < nargs ? args[i + 1] : NULL);
+        if (skip) {
+            i += skip - 1;
+            continue;
+        }
+        v[n++] = args[i];
+    }
+    *out_n = n;
+    return v;
+}
+
+static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
+{
+    unsigned nd = clang_getNumDiagnostics(fe->tu);
+    for (unsigned i = 0; i < nd; ++i) {
+        CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+            CXFile file;
+            unsigned line, col;
+            clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, NULL);
+            CXString fname = clang_getFileName(file);
+            CXString msg = clang_getDiagnosticSpelling(d);
+            bool ok = fe_diag(fe, OMPDAG_DIAG_ERROR, clang_getCString(fname), (int32_t)line,
+                              (int32_t)col, "%s", clang_getCString(msg));
+            clang_disposeString(fname);
+            clang_disposeString(msg);
+            *had_error = true;
+            if (!ok) {
+                clang_disposeDiagnostic(d);
+                return false;
+            }
+        }
+        clang_disposeDiagnostic(d);
+    }
+    return true;
+}
+
+/* ---- the function index -------------------------------------------------------- */
+
+typedef struct index_state {
+    ompdag_frontend *fe;
+    bool nomem;
+} index_state;
+
+/* Applies `#pragma ompdag` lines that sit between the previous top-level
+ * declaration and this function to the function. */
+static bool read_function_pragmas(ompdag_frontend *fe, fe_func *fn)
+{
+    fe_file *f = fn->file;
+    for (int32_t i = fe_pragma_lower_bound(f, f->last_toplevel_end);
+         i < f->npragmas && f->pragmas[i].begin < fn->begin; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        const fe_clause *arg = fe_pragma_clause(p, "");
+        if (p->dir == FE_DIR_RECURSION_BOUND) {
+            long v = arg && arg->arg ? strtol(arg->arg, NULL, 10) : 0;
+            if (v < 1 || v > 64) {
+                if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
+                             "recursion_bound needs a constant between 1 and 64"))
+                    return false;
+                continue;
+            }
+            fn->recursion_bound = (int32_t)v;
+        } else if (p->dir == FE_DIR_DEADLINE && arg && arg->arg) {
+            free(fn->deadline);
+            fn->deadline = fe_strdup(arg->arg);
+            if (!fn->deadline)
+                return false;
+        }
+    }
+    return true;
+}
+
+static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    index_state *st = data;
+    ompdag_frontend *fe = st->fe;
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    if (clang_Location_isInSystemHeader(loc) || !clang_isDeclaration(clang_getCursorKind(c)))
+        return CXChildVisit_Continue;
+    fe_span sp = fe_cursor_span(c);
+    if (!sp.file)
+        return CXChildVisit_Continue;
+    fe_file *f = fe_file_get(fe, sp.file);
+    if (!f) {
+        st->nomem = true;
+        return CXChildVisit_Break;
+    }
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c)) {
+        fe_func *nf = realloc(fe->funcs, sizeof *nf * (size_t)(fe->nfuncs + 1));
+        if (!nf) {
+            st->nomem = true;
+            return CXChildVisit_Break;
+        }
+        fe->funcs = nf;
+        fe_func *fn = &fe->funcs[fe->nfuncs++];
+        memset(fn, 0, sizeof *fn);
+        fn->cursor = c;
+        fn->hash = clang_hashCursor(c);
+        CXString name = clang_getCursorSpelling(c);
+        fn->name = fe_strdup(clang_getCString(name));
+        clang_disposeString(name);
+        fn->file = f;
+        fn->begin = sp.begin;
+        fn->end = sp.end;
+        if (!fn->name || !read_function_pragmas(fe, fn)) {
+            st->nomem = true;
+            return CXChildVisit_Break;
+        }
+    }
+    if (sp.end > f->last_toplevel_end)
+        f->last_toplevel_end = sp.end;
+    return CXChildVisit_Continue;
+}
+
+typedef struct callee_state {
+    ompdag_frontend *fe;
+    fe_func *fn;
+    bool nomem;
+} callee_state;
+
+static enum CXChildVisitResult callee_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    callee_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        int32_t callee = fe_func_of_call(st->fe, c);
+        if (callee >= 0 && !fe_vec_push_unique(&st->fn->callees, callee)) {
+            st->nomem = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool dir_is_significant(fe_dir d)
+{
+    switch (d) {
+    case FE_DIR_PLAIN:
+    case FE_DIR_IGNORED_STANDALONE:
+    case FE_DIR_OUTSIDE:
+    case FE_DIR_LOOP_BOUND:
+    case FE_DIR_RECURSION_BOUND:
+    case FE_DIR_DEADLINE:
+    case FE_DIR_OMPDAG_UNKNOWN:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* Indexes function definitions, their TU callees and which ones contain
+ * (transitively) directives that the region builder must see. */
+static bool index_functions(ompdag_frontend *fe)
+{
+    index_state st = {fe, false};
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
+    if (st.nomem)
+        return false;
+    for (int32_t i = 0; i < fe->nfuncs; ++i) {
+        fe_func *fn = &fe->funcs[i];
+        callee_state cs = {fe, fn, false};
+        clang_visitChildren(fn->cursor, callee_visit, &cs);
+        if (cs.nomem)
+            return false;
+        for (int32_t k = fe_pragma_lower_bound(fn->file, fn->begin);
+             k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k)
+            if (dir_is_significant(fn->file->pragmas[k].dir))
+                fn->significant = true;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int32_t i = 0; i < fe->nfuncs; ++i) {
+            fe_func *fn = &fe->funcs[i];
+            for (int32_t k = 0; !fn->significant && k < fn->callees.n; ++k)
+                if (fe->funcs[fn->callees.v[k]].significant)
+                    fn->significant = changed = true;
+        }
+    }
+    return true;
+}
+
+/* ---- finding regions -------------------------------------------------------------- */
+
+typedef struct first_after {
+    CXFile file;
+    unsigned offset;
+    CXCursor found;
+    bool hit;
+} first_after;
+
+/* Finds, in preorder, the first cursor that starts after `offset`: the
+ * outermost statement that a pragma ending at `offset` prefixes. */
+static enum CXChildVisitResult first_after_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    first_after *st = data;
+    fe_span sp = fe_cursor_span(c);
+    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.begin > st->offset) {
+        st->found = c;
+        st->hit = true;
+        return CXChildVisit_Break;
+    }
+    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.end <= st->offset)
+        return CXChildVisit_Continue;
+    return CXChildVisit_Recurse;
+}
+
+static bool is_parallel(fe_dir d)
+{
+    return d == FE_DIR_PARALLEL || d == FE_DIR_PARALLEL_MASTER || d == FE_DIR_PARALLEL_OTHER;
+}
+
+static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *deadline)
+{
+    char key[4096];
+    snprintf(key, sizeof key, "%s:%d", f->name, p->line);
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    if (json_object_set_new(o, "region_key", json_string(key)) ||
+        (deadline && json_object_set_new(o, "deadline", json_string(deadline)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Copies the private graph into a new ompdag_condag and finalizes it. */
+static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pragma *p,
+                                const fe_region_output *ro, ompdag_condag **out,
+                                ompdag_error *err)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    if (!g)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    char name[512], id[32], task[32], creates[32];
+    snprintf(name, sizeof name, "%s:%d", fn->name, p->line);
+    ompdag_status st = ompdag_condag_set_name(g, name);
+    if (!st)
+        st = ompdag_condag_set_function(g, fn->name);
+    if (!st)
+        st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
+    ompdag_condag_set_threads(g, ro->threads);
+    json_t *extra = region_extra(f, p, ro->deadline);
+    if (!st && !extra)
+        st = OMPDAG_ERR_NOMEM;
+    if (!st)
+        st = ompdag_condag_set_extra(g, -1, extra);
+    json_decref(extra);
+    if (st) {
+        ompdag_condag_destroy(g);
+        return ompdag_error_set(err, st, "cannot build graph %s", name);
+    }
+    for (int32_t v = 0; !st && v < ro->g.n; ++v) {
+        const fe_node *nd = &ro->g.nodes[v];
+        snprintf(id, sizeof id, "n%d", v + 1);
+        snprintf(task, sizeof task, "t%d", nd->task + 1);
+        snprintf(creates, sizeof creates, "t%d", nd->creates + 1);
+        ompdag_node_spec spec = {id,
+                                 task,
+                                 (ompdag_kind)nd->kind,
+                                 0,
+                                 nd->kind == 'T' ? creates : NULL,
+                                 {nd->file, nd->line, nd->col},
+                                 nd->label};
+        int32_t idx;
+        st = ompdag_condag_add_node(g, &spec, &idx, err);
+        if (!st && nd->kind == 'T') {
+            json_t *x = json_pack("{s:b}", "untied", ro->g.tasks[nd->creates].untied);
+            st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
+            json_decref(x);
+        }
+    }
+    for (int32_t v = 0; !st && v < ro->g.n; ++v)
+        for (int32_t k = 0; !st && k < ro->g.nodes[v].succ.n; ++k)
+            st = ompdag_condag_add_edge(g, v, ro->g.nodes[v].succ.v[k], err);
+    if (!st)
+        st = ompdag_condag_finalize(g, err);
+    if (st) {
+        ompdag_condag_destroy(g);
+        return st;
+    }
+    *out = g;
+    return OMPDAG_OK;
+}
+
+/* Extracts every region of function fn; refusals become diagnostics. */
+static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_condag_set *set,
+                                      ompdag_error *err)
+{
+    fe_func *fn = &fe->funcs[fi];
+    fe_file *f = fn->file;
+    unsigned skip_until = 0;
+    for (int32_t i = fe_pragma_lower_bound(f, fn->begin);
+         i < f->npragmas && f->pragmas[i].begin < fn->end; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        if (!is_parallel(p->dir) || p->begin < skip_until)
+            continue;
+        first_after fa = {f->file, p->end, clang_getNullCursor(), false};
+        clang_visitChildren(fn->cursor, first_after_visit, &fa);
+        if (!fa.hit) {
+            if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
+                         "'#pragma omp %s' is not followed by a statement", p->name))
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        fe_span sp = fe_cursor_span(fa.found);
+        fe_region_input in = {fi, f, i, i, fa.found};
+        while (in.last_pragma + 1 < f->npragmas && f->pragmas[in.last_pragma + 1].begin < sp.begin)
+            in.last_pragma++;
+        skip_until = sp.end;
+        fe_region_output ro = {0};
+        bool nomem = false;
+        bool ok = fe_build_region(fe, &in, &ro, &nomem);
+        ompdag_status st = OMPDAG_OK;
+        if (nomem) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        } else if (ok && ro.has_graph) {
+            if (!ro.deadline && fn->deadline)
+                ro.deadline = fe_strdup(fn->deadline);
+            ompdag_condag *g = NULL;
+            st = emit_graph(fn, f, p, &ro, &g, err);
+            if (!st)
+                st = ompdag_condag_set_add(set, g, err);
+            if (st)
+                ompdag_condag_destroy(g);
+        }
+        fe_graph_free(&ro.g);
+        free(ro.deadline);
+        if (st)
+            return st;
+    }
+    return OMPDAG_OK;
+}
+
+static bool has_errors(const ompdag_frontend *fe)
+{
+    for (size_t i = 0; i < fe->diags.n; ++i)
+        if (fe->diags.d[i].severity == OMPDAG_DIAG_ERROR)
+            return true;
+    return false;
+}
+
+static ompdag_status first_error(const ompdag_frontend *fe, ompdag_status code, ompdag_error *err)
+{
+    for (size_t i = 0; i < fe->diags.n; ++i) {
+        const ompdag_frontend_diag *d = &fe->diags.d[i];
+        if (d->severity == OMPDAG_DIAG_ERROR)
+            return ompdag_error_set(err, code, "%s:%d:%d: error: %s", d->loc.file, d->loc.line,
+                                    d->loc.col, d->message);
+    }
+    return ompdag_error_set(err, code, "extraction failed");
+}
+
+static ompdag_status extract_tu(ompdag_frontend *fe, ompdag_condag_set *set, ompdag_error *err)
+{
+    bool clang_errors = false;
+    if (!report_clang_errors(fe, &clang_errors))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (clang_errors)
+        return first_error(fe, OMPDAG_ERR_PARSE, err);
+    if (!index_functions(fe))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < fe->nfuncs; ++i) {
+        CXSourceLocation loc = clang_getCursorLocation(fe->funcs[i].cursor);
+        if (!clang_Location_isFromMainFile(loc) || !fe->funcs[i].significant)
+            continue;
+        ompdag_status st = extract_function(fe, i, set, err);
+        if (st)
+            return st;
+    }
+    return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
+                                      const char *const *args, int nargs,
+                                      ompdag_condag_set **out, ompdag_error *err)
+{
+    if (!fe || !source_path || !out || nargs < 0 || (nargs > 0 && !args))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
+    *out = NULL;
+    clear_run(fe);
+    clear_diags(fe);
+    int n = 0;
+    const char **argv = build_args(args, nargs, &n);
+    ompdag_condag_set *set = ompdag_condag_set_create();
+    CXIndex idx = clang_createIndex(0, 0);
+    if (!argv || !set || !idx) {
+        free(argv);
+        ompdag_condag_set_destroy(set);
+        if (idx)
+            clang_disposeIndex(idx);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    enum CXErrorCode ec = clang_parseTranslationUnit2(
+        idx, source_path, argv, n, NULL, 0,
+        CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
+    free(argv);
+    ompdag_status st;
+    if (ec != CXError_Success || !fe->tu) {
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
+                              source_path, (int)ec);
+        fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",
+                (int)ec);
+    } else {
+        st = extract_tu(fe, set, err);
+    }
+    clear_run(fe);
+    if (fe->tu)
+        clang_disposeTranslationUnit(fe->tu);
+    fe->tu = NULL;
+    clang_disposeIndex(idx);
+    if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)
+        *out = set;
+    else
+        ompdag_condag_set_destroy(set);
+    return st;
+}

@@ -1,0 +1,236 @@
+// plugin/plugin.cpp — the `clang -fplugin` entry point, a thin C++ shim over
+// the C front end (include/ompdag/frontend.h).  Clang's plugin ABI is C++
+// only; everything else is C.
+//
+//   clang -fopenmp -fplugin=libompdag_plugin.so \
+//         -fplugin-arg-ompdag-out=DIR [-fplugin-arg-ompdag-werror] \
+//         [-fplugin-arg-ompdag-recursion-bound=N] -c x.c
+//
+// The action runs after the main action (AddAfterMainAction), so code
+// generation is untouched.  At the end of the translation unit it rebuilds a
+// driver command line from the compiler's own preprocessor, header-search,
+// language and target options, calls ompdag_frontend_extract() on the same
+// input, and writes DIR/<input path>.condag.json.  Front-end refusals become
+// clang diagnostics at their source location: warnings, or errors with
+// -fplugin-arg-ompdag-werror.
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/LangStandard.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/HeaderSearchOptions.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ompdag/frontend.h"
+
+namespace {
+
+struct PluginOptions {
+    std::string out_dir;
+    bool werror = false;
+    int recursion_bound = 0;
+};
+
+// The driver arguments that reproduce this compiler instance's view of the
+// source: macros, include paths, standard, target.
+std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
+{
+    std::vector<std::string> a;
+    const auto &pp = ci.getPreprocessorOpts();
+    for (const auto &m : pp.Macros)
+        a.push_back((m.second ? "-U" : "-D") + m.first);
+    for (const auto &inc : pp.Includes) {
+        a.push_back("-include");
+        a.push_back(inc);
+    }
+    const auto &hs = ci.getHeaderSearchOpts();
+    if (!hs.Sysroot.empty() && hs.Sysroot != "/")
+        a.push_back("--sysroot=" + hs.Sysroot);
+    if (!hs.UseStandardSystemIncludes)
+        a.push_back("-nostdinc");
+    if (!hs.UseBuiltinIncludes)
+        a.push_back("-nobuiltininc");
+    for (const auto &e : hs.UserEntries) {
+        if (e.IsFramework)
+            continue;
+        switch (e.Group) {
+        case clang::frontend::Angled:
+            a.push_back("-I" + e.Path);
+            break;
+        case clang::frontend::Quoted:
+            a.push_back("-iquote");
+            a.push_back(e.Path);
+            break;
+        case clang::frontend::After:
+            a.push_back("-idirafter");
+            a.push_back(e.Path);
+            break;
+        case clang::frontend::System:
+            if (!hs.ResourceDir.empty() && llvm::StringRef(e.Path).startswith(hs.ResourceDir))
+                break;
+            a.push_back("-isystem");
+            a.push_back(e.Path);
+            break;
+        default:
+            break;
+        }
+    }
+    const auto &lang = ci.getLangOpts();
+    const auto &std = clang::LangStandard::getLangStandardForKind(lang.LangStd);
+    if (lang.LangStd != clang::LangStandard::lang_unspecified)
+        a.push_back(std::string("-std=") + std.getName());
+    if (!ci.getFileSystemOpts().WorkingDir.empty()) {
+        a.push_back("-working-directory");
+        a.push_back(ci.getFileSystemOpts().WorkingDir);
+    }
+    a.push_back("--target=" + ci.getTargetOpts().Triple);
+    return a;
+}
+
+// DIR/<input path>.condag.json, with "/" prefixes and ".." parts made safe.
+std::string output_path(const std::string &dir, llvm::StringRef input)
+{
+    llvm::SmallString<256> p(dir);
+    for (auto it = llvm::sys::path::begin(input), e = llvm::sys::path::end(input); it != e; ++it) {
+        llvm::StringRef part = *it;
+        if (part == "/" || part == "." || part.empty())
+            continue;
+        llvm::sys::path::append(p, part == ".." ? "__" : part);
+    }
+    return std::string(p) + ".condag.json";
+}
+
+class ExtractConsumer : public clang::ASTConsumer {
+  public:
+    ExtractConsumer(clang::CompilerInstance &ci, std::string input, PluginOptions opts)
+        : ci_(ci), input_(std::move(input)), opts_(std::move(opts))
+    {
+    }
+
+    void HandleTranslationUnit(clang::ASTContext &) override
+    {
+        clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
+        if (diags.hasErrorOccurred())
+            return;
+        std::vector<std::string> args = driver_args(ci_);
+        std::vector<const char *> argv;
+        for (const auto &s : args)
+            argv.push_back(s.c_str());
+        ompdag_frontend *fe = ompdag_frontend_create();
+        ompdag_error err{};
+        ompdag_condag_set *set = nullptr;
+        if (!fe) {
+            report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), "out of memory");
+            return;
+        }
+        if (opts_.recursion_bound > 0)
+            ompdag_frontend_set_recursion_bound(fe, opts_.recursion_bound, &err);
+        ompdag_status st = ompdag_frontend_extract(fe, input_.c_str(), argv.data(),
+                                                   (int)argv.size(), &set, &err);
+        for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
+            report_frontend_diag(ompdag_frontend_diag_at(fe, i));
+        std::string out = output_path(opts_.out_dir, input_);
+        if (st == OMPDAG_OK) {
+            llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
+            if (ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
+                report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), err.message);
+        } else {
+            llvm::sys::fs::remove(out); // no stale graph survives a refusal
+            if (ompdag_frontend_diag_count(fe) == 0)
+                report(level(), clang::SourceLocation(), err.message);
+        }
+        ompdag_condag_set_destroy(set);
+        ompdag_frontend_destroy(fe);
+    }
+
+  private:
+    clang::DiagnosticsEngine::Level level() const
+    {
+        return opts_.werror ? clang::DiagnosticsEngine::Error : clang::DiagnosticsEngine::Warning;
+    }
+
+    void report(clang::DiagnosticsEngine::Level lv, clang::SourceLocation loc,
+                const std::string &msg)
+    {
+        clang::DiagnosticsEngine &d = ci_.getDiagnostics();
+        unsigned id = d.getCustomDiagID(lv, "ompdag: %0");
+        d.Report(loc, id) << msg;
+    }
+
+    void report_frontend_diag(const ompdag_frontend_diag *fd)
+    {
+        clang::SourceLocation loc;
+        clang::SourceManager &sm = ci_.getSourceManager();
+        if (fd->loc.file && fd->loc.line > 0) {
+            auto fe = ci_.getFileManager().getFile(fd->loc.file);
+            if (fe)
+                loc = sm.translateFileLineCol(*fe, (unsigned)fd->loc.line,
+                                              (unsigned)(fd->loc.col > 0 ? fd->loc.col : 1));
+        }
+        clang::DiagnosticsEngine::Level lv = fd->severity == OMPDAG_DIAG_ERROR ? level()
+                                             : fd->severity == OMPDAG_DIAG_WARNING
+                                                 ? clang::DiagnosticsEngine::Warning
+                                                 : clang::DiagnosticsEngine::Note;
+        report(lv, loc, fd->message);
+    }
+
+    clang::CompilerInstance &ci_;
+    std::string input_;
+    PluginOptions opts_;
+};
+
+class ExtractAction : public clang::PluginASTAction {
+  protected:
+    std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
+                                                          llvm::StringRef in_file) override
+    {
+        return std::make_unique<ExtractConsumer>(ci, in_file.str(), opts_);
+    }
+
+    bool ParseArgs(const clang::CompilerInstance &ci,
+                   const std::vector<std::string> &args) override
+    {
+        clang::DiagnosticsEngine &d = ci.getDiagnostics();
+        for (const std::string &a : args) {
+            llvm::StringRef s(a);
+            if (s.consume_front("out=")) {
+                opts_.out_dir = s.str();
+            } else if (s == "werror") {
+                opts_.werror = true;
+            } else if (s.consume_front("recursion-bound=")) {
+                if (s.getAsInteger(10, opts_.recursion_bound) || opts_.recursion_bound < 1) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad recursion-bound '%0'"))
+                        << s;
+                    return false;
+                }
+            } else {
+                d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                           "ompdag: unknown plugin argument '%0' (known: out=DIR, "
+                                           "werror, recursion-bound=N)"))
+                    << a;
+                return false;
+            }
+        }
+        if (opts_.out_dir.empty())
+            opts_.out_dir = ".";
+        return true;
+    }
+
+    ActionType getActionType() override { return AddAfterMainAction; }
+
+  private:
+    PluginOptions opts_;
+};
+
+} // namespace
+
+static clang::FrontendPluginRegistry::Add<ExtractAction>
+    ompdag_plugin_registration("ompdag", "extract OpenMP task graphs (con-DAGs) with ompdag");
