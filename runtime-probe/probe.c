@@ -27,7 +27,9 @@
  * Memory is bounded by (threads x buffer) + (live tasks x 64 bytes).
  * Buffers are flushed when a thread ends, at runtime shutdown
  * (ompt_finalize_tool) and on SIGINT/SIGTERM; a footer with the counts of
- * records, created and completed tasks lets the reader prove nothing was lost.
+ * records, created and completed tasks written lets the reader prove that
+ * nothing was lost between the probe and the file; records the probe could
+ * not store (out of memory, write errors) are counted in the footer too.
  *
  * Environment: OMPDAG_TRACE=FILE (default ompdag-PID.trace),
  * OMPDAG_PROBE_EMPTY=1 registers no callbacks (the "empty tool" baseline of
@@ -82,7 +84,6 @@ typedef struct thread_buf {
     uint32_t thread;
     _Atomic uint32_t n; /* records committed in recs[] */
     uint64_t id_seq;
-    uint64_t created, ended; /* explicit tasks */
     ompdag_trace_rec recs[OMPDAG_PROBE_BUF_RECS];
 } thread_buf;
 
@@ -93,6 +94,8 @@ static pthread_mutex_t g_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static thread_buf *g_bufs;
 static _Atomic uint32_t g_thread_seq;
 static _Atomic uint64_t g_records; /* records written to the file */
+static _Atomic uint64_t g_created; /* explicit TASK_CREATE records written */
+static _Atomic uint64_t g_ended;   /* explicit TASK_END records written */
 static _Atomic uint64_t g_dropped; /* records that could not be stored */
 static _Atomic uint32_t g_anomalies;
 static _Atomic int g_closed;
@@ -142,10 +145,20 @@ static void write_chunk(uint32_t thread, const ompdag_trace_rec *recs, uint32_t 
     ompdag_trace_chunk ch = {OMPDAG_TRACE_CHUNK_MAGIC, thread, count,
                              count ^ thread ^ 0x5a5a5a5au};
     struct iovec iov[2] = {{&ch, sizeof ch}, {(void *)recs, count * sizeof *recs}};
-    if (write_all(g_fd, iov, 2))
-        atomic_fetch_add(&g_records, count);
-    else
+    if (!write_all(g_fd, iov, 2)) {
         atomic_fetch_add(&g_dropped, count);
+        return;
+    }
+    /* The footer's counters describe exactly what reached the file, so a
+     * reader detects any chunk lost or cut afterwards. */
+    uint64_t created = 0, ended = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        created += recs[i].type == OMPDAG_REC_TASK_CREATE;
+        ended += recs[i].type == OMPDAG_REC_TASK_END && !(recs[i].flags & OMPDAG_RECF_IMPLICIT);
+    }
+    atomic_fetch_add(&g_records, count);
+    atomic_fetch_add(&g_created, created);
+    atomic_fetch_add(&g_ended, ended);
 }
 
 static void buf_flush_locked(thread_buf *b)
@@ -221,16 +234,13 @@ static void close_trace(uint8_t footer_flags, bool from_signal)
     }
     int expected = 0;
     if (atomic_compare_exchange_strong(&g_closed, &expected, 1) && g_fd >= 0) {
-        uint64_t created = 0, ended = 0;
-        for (thread_buf *b = g_bufs; b; b = b->next) {
+        for (thread_buf *b = g_bufs; b; b = b->next)
             buf_flush_locked(b);
-            created += b->created;
-            ended += b->ended;
-        }
         if (atomic_load(&g_anomalies))
             footer_flags |= OMPDAG_FOOTER_ANOMALY;
         ompdag_trace_rec f = {.type = OMPDAG_REC_FOOTER, .flags = footer_flags,
-                              .id = atomic_load(&g_records), .aux = created, .dur = ended,
+                              .id = atomic_load(&g_records), .aux = atomic_load(&g_created),
+                              .dur = atomic_load(&g_ended),
                               .time = now_ns(), .cp_start = atomic_load(&g_dropped),
                               .cp_end = atomic_load(&g_anomalies)};
         write_chunk(UINT32_MAX, &f, 1);
@@ -303,11 +313,6 @@ static void task_finish(task_state *s, uint64_t now)
     ompdag_trace_rec r = {.type = OMPDAG_REC_TASK_END, .flags = s->flags, .id = s->id,
                           .time = now, .cp_region = s->cp_region, .cp_task = s->cp_task};
     emit(&r);
-    if (!(s->flags & OMPDAG_RECF_IMPLICIT)) {
-        thread_buf *b = buf_get();
-        if (b)
-            ++b->ended;
-    }
     if (tls_cur == s)
         tls_cur = NULL;
     free(s);
@@ -426,9 +431,6 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
                           .aux = p ? p->id : 0, .time = now, .cp_region = s->cp_region,
                           .cp_task = s->cp_task};
     emit(&r);
-    thread_buf *b = buf_get();
-    if (b)
-        ++b->created;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
