@@ -29,6 +29,8 @@ ompdag_status graph_alloc(int64_t n, int64_t m, ompdag_graph **out, ompdag_error
     ompdag_graph *g = calloc(1, sizeof *g);
     if (!g)
         return bfs_fail(err, OMPDAG_ERR_NOMEM, "out of memory for a graph");
+    static uint64_t next_uid;
+    g->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
     g->n = n;
     g->m = m;
     g->offsets = calloc((size_t)n + 1, sizeof *g->offsets);

@@ -21,6 +21,7 @@ struct ompdag_graph {
     int64_t *adj64;   /* m ids otherwise, else NULL */
     bool symmetric;   /* every arc has its reverse */
     bool sorted;      /* every row is sorted by id */
+    uint64_t uid;     /* unique per graph created in this process (device caches key on it) */
 };
 
 static inline int64_t csr_nbr(const ompdag_graph *g, int64_t e)
