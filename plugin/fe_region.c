@@ -149,8 +149,15 @@ static char *label_text(walker *w, fe_span sp, const char *prefix, bool header)
     bool space = n > 0;
     for (unsigned i = sp.begin; f && i < sp.end && i < f->size && n < 48; ++i) {
         char c = f->text[i];
-        if (header && c == '{')
+        if (header && c == '{') {
+            if (i == sp.begin) { /* a block: shown as {...} */
+                if (n > 0)
+                    buf[n++] = ' ';
+                memcpy(buf + n, "{...}", 5);
+                n += 5;
+            }
             break;
+        }
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') {
             space = n > 0;
             continue;
@@ -280,6 +287,14 @@ static bool plain(walker *w, CXCursor s)
     if (!f)
         return false;
     fe_span text = clang_isExpression(clang_getCursorKind(s)) && w->stmt.file ? w->stmt : sp;
+    if (clang_getCursorKind(s) == CXCursor_CompoundStmt) {
+        cursor_list ch;
+        if (!children(w, s, &ch))
+            return false;
+        if (ch.n > 0)
+            text = fe_cursor_span(ch.c[0]);
+        free(ch.c);
+    }
     return attach(w, 'N', f->name, sp.line, sp.col, label_text(w, text, NULL, true), true) >= 0;
 }
 
@@ -506,7 +521,7 @@ static bool walk_if(walker *w, CXCursor s, fe_span sp)
     if (!children(w, s, &ch))
         return false;
     fe_file *f = file_of(w, sp.file);
-    bool ok = f && ch.n >= 2 && walk_expr(w, ch.c[0]);
+    bool ok = f && ch.n >= 2 && (!significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
     if (ok && w->flow->live) {
         fe_span cs = fe_cursor_span(ch.c[0]);
         fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
@@ -542,7 +557,7 @@ static bool walk_conditional(walker *w, CXCursor e, fe_span sp)
         free(ch.c);
         return ok;
     }
-    ok = ok && walk_expr(w, ch.c[0]);
+    ok = ok && (!significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
     if (ok && w->flow->live) {
         int32_t c = attach(w, 'C', f->name, sp.line, sp.col, label_text(w, sp, "?:", true),
                            false);
@@ -576,7 +591,7 @@ static bool walk_switch(walker *w, CXCursor s, fe_span sp)
     if (!children(w, s, &ch))
         return false;
     fe_file *f = file_of(w, sp.file);
-    bool ok = f && ch.n == 2 && walk_expr(w, ch.c[0]);
+    bool ok = f && ch.n == 2 && (!significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
     if (ok && w->flow->live) {
         fe_span cs = fe_cursor_span(ch.c[0]);
         fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};

@@ -2,9 +2,8 @@
 // the C front end (include/ompdag/frontend.h).  Clang's plugin ABI is C++
 // only; everything else is C.
 //
-//   clang -fopenmp -fplugin=libompdag_plugin.so \
-//         -fplugin-arg-ompdag-out=DIR [-fplugin-arg-ompdag-werror] \
-//         [-fplugin-arg-ompdag-recursion-bound=N] -c x.c
+//   clang -fopenmp -fplugin=libompdag_plugin.so -fplugin-arg-ompdag-out=DIR
+//         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N] -c x.c
 //
 // The action runs after the main action (AddAfterMainAction), so code
 // generation is untouched.  At the end of the translation unit it rebuilds a

@@ -1,0 +1,281 @@
+/*
+ * tests/plugin/test_constructs.c — single constructs on small inline
+ * sources: loops (trip counts, break/continue), ?:, pragma placement,
+ * skipped #if blocks, refusals, and graphs the model must accept.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fe_test.h"
+
+static char buf[4096];
+#define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
+#define WEDGES(g) fe_test_wedges(g, buf, sizeof buf)
+
+#define REGION_HEAD                                                                           \
+    "void work(int);\n"                                                                      \
+    "void f(int n) {\n"                                                                      \
+    "#pragma omp parallel\n"                                                                 \
+    "#pragma omp single\n"                                                                   \
+    "  {\n"
+/* line 6 is the first line of the single block */
+#define REGION_TAIL "  }\n}\n"
+
+static ompdag_condag *ok_graph(const char *src, ompdag_condag_set **set)
+{
+    ompdag_frontend *fe = NULL;
+    ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
+    if (st != OMPDAG_OK)
+        ompdag_frontend_print_diags(fe, stderr);
+    cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
+    cr_assert_eq(ompdag_condag_set_count(*set), 1);
+    ompdag_frontend_destroy(fe);
+    return ompdag_condag_set_graph(*set, 0);
+}
+
+static void refused_src(const char *src, int line, const char *needle)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
+    if (!fe_test_has_diag(fe, line, needle))
+        ompdag_frontend_print_diags(fe, stderr);
+    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
+    cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
+              needle);
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+}
+
+Test(loops, step_and_inclusive_bound)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 10; i >= 0; i -= 3) {\n"
+                                            "#pragma omp task\n"
+                                            "      work(i);\n"
+                                            "    }\n" REGION_TAIL,
+                                &set);
+    /* i = 10, 7, 4, 1 */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7,7");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(loops, variable_written_in_body_is_not_constant)
+{
+    refused_src(REGION_HEAD "    for (int i = 0; i < 4; ++i) {\n"
+                            "#pragma omp task\n"
+                            "      work(i);\n"
+                            "      i += n;\n"
+                            "    }\n" REGION_TAIL,
+                6, "loop_bound");
+}
+
+Test(loops, break_and_continue_in_unrolled_loop)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 0; i < 3; ++i) {\n"
+                                            "#pragma omp task\n"
+                                            "      work(i);\n"
+                                            "      if (n == i) {\n"
+                                            "#pragma omp taskwait\n"
+                                            "        break;\n"
+                                            "      }\n"
+                                            "      if (n > i) {\n"
+                                            "#pragma omp taskwait\n"
+                                            "        continue;\n"
+                                            "      }\n"
+                                            "    }\n"
+                                            "#pragma omp taskwait\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "9,9,9,13,13,13");
+    /* taskwait at line 10 of iteration k waits for the task of iteration k;
+     * the final taskwait (line 18) is reached by every path */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "10,10,10,14,14,14,18");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(loops, zero_trip_loop_makes_no_task)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 0; i < 0; ++i) {\n"
+                                            "#pragma omp task\n"
+                                            "      work(i);\n"
+                                            "    }\n"
+                                            "    work(1);\n" REGION_TAIL,
+                                &set);
+    cr_assert_eq(ompdag_condag_task_count(g), 1);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 0);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(loops, loop_bound_must_precede_a_loop)
+{
+    refused_src(REGION_HEAD "#pragma ompdag loop_bound(3)\n"
+                            "    work(1);\n"
+                            "#pragma omp task\n"
+                            "    work(2);\n" REGION_TAIL,
+                6, "must precede a loop");
+}
+
+Test(branches, plain_branches_fold_into_one_node)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    if (n) work(1); else { work(2); work(3); }\n"
+                                            "    for (int i = 0; i < n; ++i) work(i);\n"
+                                            "#pragma omp task\n"
+                                            "    work(4);\n" REGION_TAIL,
+                                &set);
+    /* everything before the task is one T node; the task body one N node */
+    cr_assert_eq(ompdag_condag_node_count(g), 2);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(branches, if_without_else_and_task_in_then)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    if (n > 1)\n"
+                                            "#pragma omp task\n"
+                                            "      work(1);\n"
+                                            "#pragma omp taskwait\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "6");
+    cr_assert_str_eq(WEDGES(g), "7>9");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(pragmas, skipped_if0_blocks_are_ignored)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "#if 0\n"
+                                            "#pragma omp task depend(in: n)\n"
+                                            "#endif\n"
+                                            "#pragma omp task\n"
+                                            "    work(1);\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "9");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(pragmas, openmp_macro_is_defined)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "#ifdef _OPENMP\n"
+                                            "#pragma omp task\n"
+                                            "    work(1);\n"
+                                            "#endif\n" REGION_TAIL,
+                                &set);
+    cr_assert_eq(ompdag_condag_task_count(g), 2);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(pragmas, underscore_pragma_is_refused)
+{
+    refused_src(REGION_HEAD "    _Pragma(\"omp task\") work(1);\n" REGION_TAIL, 6, "_Pragma");
+}
+
+Test(pragmas, unknown_ompdag_directive_is_refused)
+{
+    refused_src("#pragma ompdag wcet(5)\nvoid f(void) {}\n", 1, "unknown directive");
+}
+
+Test(regions, parallel_for_without_tasks_has_no_graph)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_status st = fe_test_extract_source("void f(int *a) {\n"
+                                              "#pragma omp parallel for\n"
+                                              "  for (int i = 0; i < 8; ++i) a[i] = i;\n"
+                                              "}\n",
+                                              &set, NULL, NULL);
+    cr_assert_eq(st, OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_set_count(set), 0);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(regions, two_regions_two_graphs)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_status st = fe_test_extract_source("void work(int);\n"
+                                              "void f(void) {\n"
+                                              "#pragma omp parallel master\n"
+                                              "  {\n"
+                                              "#pragma omp task\n"
+                                              "    work(1);\n"
+                                              "  }\n"
+                                              "#pragma omp parallel\n"
+                                              "  {\n"
+                                              "    work(0);\n"
+                                              "#pragma omp masked\n"
+                                              "    work(2);\n"
+                                              "  }\n"
+                                              "}\n",
+                                              &set, NULL, NULL);
+    cr_assert_eq(st, OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_set_count(set), 2);
+    cr_assert_eq(ompdag_condag_region_loc(ompdag_condag_set_graph(set, 0)).line, 3);
+    cr_assert_eq(ompdag_condag_region_loc(ompdag_condag_set_graph(set, 1)).line, 8);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 2);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(regions, nested_parallel_is_refused)
+{
+    refused_src(REGION_HEAD "#pragma omp parallel\n"
+                            "    work(1);\n" REGION_TAIL,
+                6, "nested");
+}
+
+Test(regions, return_out_of_a_task_is_refused)
+{
+    refused_src(REGION_HEAD "#pragma omp task\n"
+                            "    {\n"
+                            "#pragma omp task\n"
+                            "      work(1);\n"
+                            "      return;\n"
+                            "    }\n" REGION_TAIL,
+                10, "leaves a task body");
+}
+
+Test(regions, taskloop_is_refused)
+{
+    refused_src(REGION_HEAD "#pragma omp taskloop\n"
+                            "    for (int i = 0; i < 4; ++i) work(i);\n" REGION_TAIL,
+                6, "taskloop");
+}
+
+Test(regions, parse_errors_are_reported)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    ompdag_status st = fe_test_extract_source("void f(void) { int x = ; }\n", &set, &fe, NULL);
+    cr_assert_eq(st, OMPDAG_ERR_PARSE);
+    cr_assert_null(set);
+    cr_assert(ompdag_frontend_diag_count(fe) >= 1);
+    cr_assert_eq(ompdag_frontend_diag_at(fe, 0)->loc.line, 1);
+    ompdag_frontend_destroy(fe);
+}
+
+Test(regions, compiler_arguments_reach_the_parser)
+{
+    const char *src = REGION_HEAD "#if TASKS\n"
+                                  "#pragma omp task\n"
+                                  "    work(1);\n"
+                                  "#endif\n" REGION_TAIL;
+    ompdag_condag_set *set = NULL;
+    const char *args[] = {"-DTASKS=1", "-fopenmp", "-c", "-o", "x.o"};
+    char path[] = "/tmp/ompdag_fe_args_XXXXXX.c";
+    int fd = mkstemps(path, 2);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    ompdag_status st = fe_test_extract(path, args, 5, 0, &set, NULL);
+    cr_assert_eq(st, OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 2);
+    ompdag_condag_set_destroy(set);
+    st = fe_test_extract(path, NULL, 0, 0, &set, NULL);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1);
+    ompdag_condag_set_destroy(set);
+    unlink(path);
+}

@@ -1,0 +1,216 @@
+/*
+ * tests/plugin/test_extract.c — the extracted structure of every example in
+ * examples/ (tasks; T and W nodes by line; W-edges as task line > taskwait
+ * line; branch nodes) and the refusal message of every examples/refuse/ file.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "fe_test.h"
+
+static char buf[4096];
+
+/* Extracts one example that must succeed with exactly one region. */
+static ompdag_condag_set *one_region(const char *rel, int recursion_bound)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    ompdag_status st = fe_test_extract(fe_test_path(rel), NULL, 0, recursion_bound, &set, &fe);
+    if (st != OMPDAG_OK)
+        ompdag_frontend_print_diags(fe, stderr);
+    cr_assert_eq(st, OMPDAG_OK, "%s: %s", rel, ompdag_status_name(st));
+    cr_assert_eq(ompdag_frontend_diag_count(fe), 0);
+    cr_assert_eq(ompdag_condag_set_count(set), 1, "%s", rel);
+    ompdag_frontend_destroy(fe);
+    return set;
+}
+
+#define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
+#define WEDGES(g) fe_test_wedges(g, buf, sizeof buf)
+
+static const char *extra_str(const ompdag_condag *g, int32_t node, const char *key)
+{
+    return json_string_value(json_object_get(ompdag_condag_extra(g, node), key));
+}
+
+Test(examples, fig2_branch_sync_is_the_seed_figure_2b)
+{
+    ompdag_condag_set *set = one_region("examples/fig2_branch_sync.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_str_eq(ompdag_condag_function(g), "region");
+    cr_assert_eq(ompdag_condag_region_loc(g).line, 13);
+    cr_assert_eq(ompdag_condag_threads(g), 4);
+    const char *key = extra_str(g, -1, "region_key");
+    cr_assert(key && strstr(key, "examples/fig2_branch_sync.c:13"), "region_key %s", key);
+    cr_assert_eq(ompdag_condag_task_count(g), 4);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "16,19,24");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "22,29");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "21");
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_J), 1);
+    /* code21's task is awaited on both arms; code31's after the join */
+    cr_assert_str_eq(WEDGES(g), "19>22,19>29,24>29");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        cr_assert(ompdag_condag_node_loc(g, v).line > 0);
+        cr_assert(ompdag_condag_node_label(g, v) != NULL);
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T) {
+            json_t *u = json_object_get(ompdag_condag_extra(g, v), "untied");
+            cr_assert(json_is_false(u), "tied tasks carry \"untied\": false");
+        }
+        cr_assert_eq(ompdag_condag_node_wcet(g, v), 0);
+    }
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, fig3_nested_is_the_seed_figure_3)
+{
+    ompdag_condag_set *set = one_region("examples/fig3_nested.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_eq(ompdag_condag_task_count(g), 5);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "18,21,25,28");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "33,36");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "23");
+    /* τ2 (line 21) has two W-edges; τ4 (line 28) belongs to τ3: none */
+    cr_assert_str_eq(WEDGES(g), "21>33,21>36,25>36");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, constant_loop_is_unrolled_and_loop_bound_applies)
+{
+    ompdag_condag_set *set = one_region("examples/loop_tasks.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_eq(ompdag_condag_task_count(g), 1 + 4 + 3);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "17,17,17,17,24,24,24");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "20,28");
+    cr_assert_str_eq(WEDGES(g), "17>20,17>20,17>20,17>20,24>28,24>28,24>28");
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, switch_cases_fall_through_and_break)
+{
+    ompdag_condag_set *set = one_region("examples/switch_tasks.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "16");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "18,22,29");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "33");
+    cr_assert_str_eq(WEDGES(g), "18>33,22>33,29>33");
+    /* the C node picks case 0, case 1, case 2 or no case at all */
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C) {
+            int32_t n = 0;
+            ompdag_condag_node_fsucc(g, v, &n);
+            cr_assert_eq(n, 4);
+        }
+    /* case 0 falls through: its T node reaches case 1's T node */
+    int32_t t18 = -1, t22 = -1;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T)
+            continue;
+        if (ompdag_condag_node_loc(g, v).line == 18)
+            t18 = v;
+        if (ompdag_condag_node_loc(g, v).line == 22)
+            t22 = v;
+    }
+    int32_t n = 0;
+    const int32_t *s = ompdag_condag_node_fsucc(g, t18, &n);
+    cr_assert_eq(n, 1);
+    const int32_t *s2 = ompdag_condag_node_fsucc(g, s[0], &n);
+    cr_assert_eq(ompdag_condag_node_kind(g, s[0]), OMPDAG_KIND_J);
+    cr_assert_eq(s2[0], t22);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, helper_tasks_are_inlined_into_the_calling_task)
+{
+    ompdag_condag_set *set = one_region("examples/helper_tasks.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "12,16,22,32");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "36,41");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "39");
+    cr_assert_str_eq(WEDGES(g), "12>36,16>36,22>41,32>41");
+    /* the helper's tasks are children of the task created at line 32 */
+    for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t) {
+        int32_t c = ompdag_condag_task_creator(g, t);
+        if (c >= 0 && ompdag_condag_node_loc(g, c).line == 12) {
+            int32_t parent = ompdag_condag_node_task(g, c);
+            int32_t pc = ompdag_condag_task_creator(g, parent);
+            cr_assert_eq(ompdag_condag_node_loc(g, pc).line, 32);
+        }
+    }
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, fib_recursion_is_unrolled_to_its_bound)
+{
+    ompdag_condag_set *set = one_region("examples/fib.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* four levels: 1 + 2 + 4 + 8 calls make 2 tasks each and wait once */
+    cr_assert_eq(ompdag_condag_task_count(g), 31);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 30);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_W), 15);
+    cr_assert_str_eq(extra_str(g, -1, "deadline"), "5ms");
+    cr_assert_str_eq(ompdag_condag_function(g), "main");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T)
+            cr_assert(json_is_true(json_object_get(ompdag_condag_extra(g, v), "untied")));
+    ompdag_condag_set_destroy(set);
+}
+
+Test(examples, undeferred_final_and_taskgroup)
+{
+    ompdag_condag_set *set = one_region("examples/clauses.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_eq(ompdag_condag_task_count(g), 7);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "17,19,21,24,29,31");
+    /* if(0), if(n > 2) and the child of the final task wait in place;
+     * the taskgroup ends with a W node at its directive */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "17,19,24,27,33");
+    cr_assert_str_eq(WEDGES(g), "17>17,19>19,21>27,24>24,29>27,31>33");
+    ompdag_condag_set_destroy(set);
+}
+
+/* ---- refusals ------------------------------------------------------------------ */
+
+static void refused(const char *rel, int line, const char *needle)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    ompdag_status st = fe_test_extract(fe_test_path(rel), NULL, 0, 0, &set, &fe);
+    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s: %s", rel, ompdag_status_name(st));
+    cr_assert(fe_test_has_diag(fe, line, needle), "%s: no diagnostic at line %d with '%s'", rel,
+              line, needle);
+    const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, 0);
+    cr_assert(strstr(d->loc.file, rel) != NULL, "diagnostic names the file: %s", d->loc.file);
+    cr_assert_eq(d->severity, OMPDAG_DIAG_ERROR);
+    cr_assert_eq(ompdag_condag_set_count(set), 0, "a refused region yields no graph");
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+}
+
+Test(refusals, depend_clause) { refused("examples/refuse/depend.c", 16, "depend clause"); }
+Test(refusals, goto_across_taskwait) { refused("examples/refuse/goto.c", 13, "goto"); }
+Test(refusals, unbounded_loop) { refused("examples/refuse/unbounded_loop.c", 13, "loop_bound"); }
+Test(refusals, taskgroup_with_unawaited_grandchild)
+{
+    refused("examples/refuse/taskgroup.c", 11, "line 15");
+}
+Test(refusals, recursion_without_bound)
+{
+    refused("examples/refuse/recursion.c", 13, "recursion_bound");
+}
+Test(refusals, tasks_created_by_every_thread)
+{
+    refused("examples/refuse/all_threads.c", 9, "outside single/master");
+}
+Test(refusals, critical_section) { refused("examples/refuse/critical.c", 15, "critical"); }
+
+Test(refusals, recursion_bound_option_lifts_the_refusal)
+{
+    ompdag_condag_set *set = one_region("examples/refuse/recursion.c", 3);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* three active calls of tree(): 2 + 4 + 8 tasks */
+    cr_assert_eq(ompdag_condag_task_count(g), 15);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_W), 7);
+    ompdag_condag_set_destroy(set);
+}

@@ -1,0 +1,166 @@
+/*
+ * tests/plugin/test_plugin_build.c — the -fplugin shim inside real clang
+ * builds: for every example, the plugin's file equals what the front end
+ * (= `ompdag extract`) writes for the same file, and the object code is
+ * byte-identical to a build without the plugin.  Refusals become clang
+ * warnings at the right line, errors with -fplugin-arg-ompdag-werror.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fe_test.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = 0;
+        *len = (size_t)n;
+    }
+    return b;
+}
+
+static int run(const char *cmd)
+{
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Compiles src with and without the plugin in a fresh directory. */
+static void build_both(const char *src, const char *dir, const char *extra)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s -fopenmp -O2 -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o "
+             "2>%s/err.txt",
+             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, extra, src, dir, dir);
+    cr_assert_eq(run(cmd), 0, "plugin build failed: %s", cmd);
+    snprintf(cmd, sizeof cmd, "%s -fopenmp -O2 -c %s -o %s/b.o", OMPDAG_CLANG_PATH, src, dir);
+    cr_assert_eq(run(cmd), 0, "plain build failed: %s", cmd);
+}
+
+static void same_as_extract(const char *rel)
+{
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", path[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    char src[4096];
+    snprintf(src, sizeof src, "%s", fe_test_path(rel));
+    build_both(src, dir, "");
+
+    size_t la, lb, lp, lx;
+    snprintf(path, sizeof path, "%s/a.o", dir);
+    char *a = slurp(path, &la);
+    snprintf(path, sizeof path, "%s/b.o", dir);
+    char *b = slurp(path, &lb);
+    cr_assert(a && b && la == lb && !memcmp(a, b, la), "%s: object code changed", rel);
+
+    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    char *plugin_json = slurp(path, &lp);
+    cr_assert_not_null(plugin_json, "%s: plugin wrote no %s", rel, path);
+
+    ompdag_condag_set *set = NULL;
+    cr_assert_eq(fe_test_extract(src, NULL, 0, 0, &set, NULL), OMPDAG_OK);
+    snprintf(path, sizeof path, "%s/extract.json", dir);
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_save_file(set, path, true, &err), OMPDAG_OK);
+    char *extract_json = slurp(path, &lx);
+    cr_assert(lp == lx && !memcmp(plugin_json, extract_json, lp),
+              "%s: plugin output differs from extract", rel);
+    ompdag_condag_set_destroy(set);
+    free(a);
+    free(b);
+    free(plugin_json);
+    free(extract_json);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+
+Test(plugin, fig2_branch_sync) { same_as_extract("examples/fig2_branch_sync.c"); }
+Test(plugin, fig3_nested) { same_as_extract("examples/fig3_nested.c"); }
+Test(plugin, loop_tasks) { same_as_extract("examples/loop_tasks.c"); }
+Test(plugin, switch_tasks) { same_as_extract("examples/switch_tasks.c"); }
+Test(plugin, helper_tasks) { same_as_extract("examples/helper_tasks.c"); }
+Test(plugin, fib) { same_as_extract("examples/fib.c"); }
+Test(plugin, clauses) { same_as_extract("examples/clauses.c"); }
+
+static void refusal_diag(bool werror)
+{
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", cmd[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    const char *src = fe_test_path("examples/refuse/depend.c");
+    snprintf(cmd, sizeof cmd,
+             "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o "
+             "2>%s/err.txt",
+             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir,
+             werror ? "-fplugin-arg-ompdag-werror" : "", src, dir, dir);
+    int rc = run(cmd);
+    cr_assert(werror ? rc != 0 : rc == 0, "rc %d", rc);
+    size_t n;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    char *err = slurp(path, &n);
+    cr_assert_not_null(err);
+    cr_assert(strstr(err, werror ? "depend.c:16:1: error: ompdag: task with a depend clause"
+                                 : "depend.c:16:1: warning: ompdag: task with a depend clause"),
+              "stderr: %s", err);
+    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    cr_assert(access(path, F_OK) != 0, "no graph is written for a refused file");
+    free(err);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+
+Test(plugin, refusal_is_a_warning) { refusal_diag(false); }
+Test(plugin, refusal_is_an_error_with_werror) { refusal_diag(true); }
+
+Test(plugin, same_flags_reach_the_front_end)
+{
+    /* -D and -I given to clang must reach the plugin's parse */
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", path[1024], cmd[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/inc", dir);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/inc/cfg.h", dir);
+    FILE *h = fopen(path, "w");
+    fputs("#define SPAWN(x) work(x)\n", h);
+    fclose(h);
+    snprintf(path, sizeof path, "%s/m.c", dir);
+    FILE *c = fopen(path, "w");
+    fputs("#include \"cfg.h\"\nvoid work(int);\nvoid f(void) {\n#pragma omp parallel\n"
+          "#pragma omp single\n  {\n#if TWO\n#pragma omp task\n    SPAWN(1);\n#endif\n"
+          "#pragma omp task\n    SPAWN(2);\n  }\n}\n",
+          c);
+    fclose(c);
+    char src[64];
+    snprintf(src, sizeof src, "%.40s/m.c", dir);
+    char extra[1024];
+    snprintf(extra, sizeof extra, "-DTWO=1 -I%s/inc", dir);
+    snprintf(cmd, sizeof cmd, "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o",
+             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, extra, src, dir);
+    cr_assert_eq(run(cmd), 0);
+    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    ompdag_condag_set *set = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 3);
+    ompdag_condag_set_destroy(set);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
