@@ -62,7 +62,8 @@ typedef struct graph_info {
     int32_t region_line;
     int32_t n;
     int32_t *pred_start, *pred; /* CSR of F-predecessors */
-    i64vec responses;
+    i64vec responses;      /* parallel begin -> end, per run */
+    i64vec task_responses; /* root begin -> last task end, per run */
     uint64_t segments;
 } graph_info;
 
@@ -85,11 +86,14 @@ typedef struct loc_entry {
     int32_t nodes[MAX_CANDIDATES];
 } loc_entry;
 
-typedef struct open_region {
+/* One region instance of the trace being read.  Records of different threads
+ * arrive in chunk order, not time order, so instances are kept to the end. */
+typedef struct region_run {
     uint64_t id;
-    uint64_t begin;
     size_t graph;
-} open_region;
+    uint64_t begin, end;          /* parallel begin / end (0: not seen) */
+    uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
+} region_run;
 
 struct ompdag_annotation {
     ompdag_condag_set *set;
@@ -285,6 +289,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].pred_start);
         free(a->graphs[i].pred);
         free(a->graphs[i].responses.v);
+        free(a->graphs[i].task_responses.v);
     }
     for (size_t i = 0; i < a->nclasses; ++i)
         free(a->classes[i].samples.v);
@@ -423,8 +428,8 @@ typedef struct trace_ctx {
     uint64_t *region_cp;   /* cache: region code address -> graph + 1 (0: none) */
     size_t *region_graph;
     size_t region_n, region_cap;
-    open_region *open;
-    size_t nopen, open_cap;
+    region_run *runs;
+    size_t nruns, runs_cap;
     uint8_t *mark;
     int32_t *stack;
 } trace_ctx;
@@ -434,7 +439,7 @@ static void ctx_free(trace_ctx *c)
     free(c->locs);
     free(c->region_cp);
     free(c->region_graph);
-    free(c->open);
+    free(c->runs);
     free(c->mark);
     free(c->stack);
     ompdag_symbolizer_destroy(c->sym);
@@ -629,31 +634,64 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
     return OMPDAG_OK;
 }
 
+/* The run of region instance `id` (created on first sight), or NULL. */
+static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
+{
+    for (size_t i = c->nruns; i-- > 0;) /* recent runs first */
+        if (c->runs[i].id == id)
+            return &c->runs[i];
+    if (c->nruns == c->runs_cap) {
+        size_t cap = c->runs_cap ? 2 * c->runs_cap : 16;
+        region_run *p = realloc(c->runs, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        c->runs = p;
+        c->runs_cap = cap;
+    }
+    c->runs[c->nruns] = (region_run){.id = id, .graph = graph};
+    return &c->runs[c->nruns++];
+}
+
 static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
 {
-    if (r->type == OMPDAG_REC_REGION_BEGIN) {
-        size_t gp = region_graph(c, r->cp_region);
-        if (!gp)
-            return OMPDAG_OK;
-        if (c->nopen == c->open_cap) {
-            size_t cap = c->open_cap ? 2 * c->open_cap : 16;
-            open_region *p = realloc(c->open, cap * sizeof *p);
-            if (!p)
-                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-            c->open = p;
-            c->open_cap = cap;
-        }
-        c->open[c->nopen++] = (open_region){r->id, r->time, gp - 1};
+    size_t gp = r->cp_region ? region_graph(c, r->cp_region) : 0;
+    if (!gp)
         return OMPDAG_OK;
+    uint64_t id = r->type == OMPDAG_REC_REGION_BEGIN || r->type == OMPDAG_REC_REGION_END ? r->id
+                                                                                         : r->aux;
+    if (!id)
+        return OMPDAG_OK;
+    region_run *run = region_run_get(c, id, gp - 1);
+    if (!run)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    switch (r->type) {
+    case OMPDAG_REC_REGION_BEGIN: run->begin = r->time; break;
+    case OMPDAG_REC_REGION_END: run->end = r->time; break;
+    case OMPDAG_REC_SEGMENT:
+        if (r->end_kind == OMPDAG_PT_ROOT_BEGIN)
+            run->tasks_begin = r->time;
+        if (r->end_kind == OMPDAG_PT_ROOT_END || r->end_kind == OMPDAG_PT_TASK_END)
+            if ((r->flags & OMPDAG_RECF_ROOT) || !(r->flags & OMPDAG_RECF_IMPLICIT))
+                run->tasks_end = r->time > run->tasks_end ? r->time : run->tasks_end;
+        break;
+    default: break;
     }
-    for (size_t i = 0; i < c->nopen; ++i)
-        if (c->open[i].id == r->id) {
-            int64_t resp = (int64_t)(r->time - c->open[i].begin);
-            if (!i64vec_push(&c->a->graphs[c->open[i].graph].responses, resp))
-                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-            c->open[i] = c->open[--c->nopen];
-            break;
-        }
+    return OMPDAG_OK;
+}
+
+/* Response times of the runs read from one trace. */
+static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
+{
+    for (size_t i = 0; i < c->nruns; ++i) {
+        const region_run *run = &c->runs[i];
+        graph_info *g = &c->a->graphs[run->graph];
+        if (run->begin && run->end > run->begin &&
+            !i64vec_push(&g->responses, (int64_t)(run->end - run->begin)))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        if (run->tasks_begin && run->tasks_end > run->tasks_begin &&
+            !i64vec_push(&g->task_responses, (int64_t)(run->tasks_end - run->tasks_begin)))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    }
     return OMPDAG_OK;
 }
 
@@ -690,13 +728,13 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done)
             break;
-        if (rec.type == OMPDAG_REC_SEGMENT)
-            st = add_segment(&c, &rec, err);
-        else if (rec.type == OMPDAG_REC_REGION_BEGIN || rec.type == OMPDAG_REC_REGION_END)
-            st = add_region(&c, &rec, err);
-        if (st)
+        if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err)))
+            break;
+        if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err)))
             break;
     }
+    if (st == OMPDAG_OK)
+        st = finish_runs(&c, err);
     ctx_free(&c);
     ompdag_trace_reader_destroy(r);
     if (st == OMPDAG_OK)
@@ -915,6 +953,10 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
         for (size_t r = 0; r < g->responses.n; ++r)
             json_array_append_new(resp, json_integer(g->responses.v[r]));
         json_object_set_new(gx, "observed_response_ns", resp);
+        json_t *tresp = json_array();
+        for (size_t r = 0; r < g->task_responses.n; ++r)
+            json_array_append_new(tresp, json_integer(g->task_responses.v[r]));
+        json_object_set_new(gx, "observed_task_response_ns", tresp);
         json_t *m = json_object();
         json_object_set_new(m, "estimator", json_string(method));
         json_object_set_new(m, "margin_pct", json_real(a->opt.margin_pct));

@@ -62,6 +62,7 @@
 
 typedef struct task_state {
     uint64_t id;
+    uint64_t region_id; /* instance of the enclosing parallel region (0: none) */
     uint64_t cp_region;
     uint64_t cp_task;
     uint64_t cp_start;
@@ -283,7 +284,8 @@ static void seg_close(task_state *s, uint8_t kind, const void *cp, uint64_t now)
                           .end_kind = kind,
                           .flags = (uint8_t)(s->flags | s->seg_flags |
                                              (s->root ? OMPDAG_RECF_ROOT : 0)),
-                          .id = s->id, .time = now, .dur = dur, .cp_region = s->cp_region,
+                          .id = s->id, .time = now, .dur = dur, .aux = s->region_id,
+                          .cp_region = s->cp_region,
                           .cp_task = s->cp_task, .cp_start = s->cp_start,
                           .cp_end = (uint64_t)(uintptr_t)cp};
     emit(&r);
@@ -311,7 +313,8 @@ static void task_finish(task_state *s, uint64_t now)
 {
     seg_close(s, OMPDAG_PT_TASK_END, NULL, now);
     ompdag_trace_rec r = {.type = OMPDAG_REC_TASK_END, .flags = s->flags, .id = s->id,
-                          .time = now, .cp_region = s->cp_region, .cp_task = s->cp_task};
+                          .time = now, .aux = s->region_id, .cp_region = s->cp_region,
+                          .cp_task = s->cp_task};
     emit(&r);
     if (tls_cur == s)
         tls_cur = NULL;
@@ -378,6 +381,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
             return;
         region_state *r = (!(flags & ompt_task_initial) && par) ? par->ptr : NULL;
         s->cp_region = r ? r->cp : 0;
+        s->region_id = r ? r->id : 0;
         seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now);
         task->ptr = s;
         /* A region nested in a running task counts in that task's segment
@@ -423,6 +427,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     if (!s)
         return;
     s->cp_region = p ? p->cp_region : 0;
+    s->region_id = p ? p->region_id : 0;
     s->cp_task = (uint64_t)(uintptr_t)cp;
     s->start_kind = OMPDAG_PT_TASK_BEGIN; /* opens when first scheduled */
     DEBUG("task_create %lx by %lx cp=%p flags=%x\n", (unsigned long)s->id,

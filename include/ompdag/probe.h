@@ -69,8 +69,9 @@ typedef enum ompdag_rec_type {
     OMPDAG_REC_REGION_BEGIN = 1, /* id=region, time, cp_region=codeptr, aux=requested threads */
     OMPDAG_REC_REGION_END = 2,   /* id=region, time, cp_region */
     OMPDAG_REC_TASK_CREATE = 3,  /* id=new task, aux=parent task, time, cp_task, cp_region, flags */
-    OMPDAG_REC_SEGMENT = 4,      /* id=task, time=end, dur=own ns, cp_* and kinds, flags */
-    OMPDAG_REC_TASK_END = 5,     /* id=task, time, cp_task, cp_region, flags */
+    OMPDAG_REC_SEGMENT = 4,      /* id=task, time=end, dur=own ns, aux=region instance,
+                                    cp_* and kinds, flags */
+    OMPDAG_REC_TASK_END = 5,     /* id=task, time, aux=region instance, cp_task, cp_region, flags */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=tasks created,
                                     dur=tasks ended, time, flags (OMPDAG_FOOTER_*) */
 } ompdag_rec_type;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench/probe/soundness.sh BUILD_DIR — 20 runs of tests/probe/progs/tasks.c
+# (alternating both branches) at OMP_NUM_THREADS=2 and 4 under the probe,
+# annotated with the max estimator (+20%), exact bound on m threads vs every
+# observed region response.  Prints a table; exit status 3 if any run exceeded
+# its bound.
+set -euo pipefail
+build=${1:-build}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+echo "| m | bound (us) | runs | max task-system response (us) | over bound | min / mean bound÷observed | max region response (us) | over bound | min / mean bound÷observed |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for m in 2 4; do
+  traces=()
+  for i in $(seq 1 20); do
+    OMP_NUM_THREADS=$m "$build/cli/ompdag" run --quiet --trace "$tmp/m$m-$i.trace" -- \
+      "$build/bench/probe/tasks" $((i % 2)) 1
+    traces+=("$tmp/m$m-$i.trace")
+  done
+  line=$("$build/bench/probe/probe_soundness" "$m" 20 "$src/tests/probe/data/tasks.json" "${traces[@]}") || status=$?
+  read -r mm bound rr rw rb rmin rmean tr tw tb tmin tmean <<<"$line"
+  awk -v m="$mm" -v b="$bound" -v n="$tr" -v tw="$tw" -v tb="$tb" -v tmin="$tmin" -v tmean="$tmean" \
+      -v rw="$rw" -v rb="$rb" -v rmin="$rmin" -v rmean="$rmean" \
+    'BEGIN { printf "| %s | %.1f | %s | %.1f | %s | %s / %s | %.1f | %s | %s / %s |\n", m, b / 1000, n, tw / 1000, tb, tmin, tmean, rw / 1000, rb, rmin, rmean }'
+done
+exit $status
