@@ -153,10 +153,11 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "ompdag run: cannot find program '%s'\n", prog_argv[0]);
         return CLI_EXIT_FAIL;
     }
-    ompdag_omp_runtime rt;
+    ompdag_omp_runtime rt = OMPDAG_OMP_RUNTIME_NONE;
     ompdag_error err;
-    if (ompdag_program_omp_runtime(prog, &rt, &err))
-        return cli_fail("run", &err);
+    bool inspected = ompdag_program_omp_runtime(prog, &rt, &err) == OMPDAG_OK;
+    if (!inspected && !quiet) /* e.g. a wrapper script */
+        fprintf(stderr, "ompdag run: warning: cannot inspect %s: %s\n", prog, err.message);
     if (rt == OMPDAG_OMP_RUNTIME_GNU && !libomp) {
         fprintf(stderr,
                 "ompdag run: %s is linked with GCC's libgomp, which has no OMPT interface, so\n"
@@ -166,7 +167,7 @@ int cmd_run(int argc, char **argv)
                 prog, DEFAULT_LIBOMP);
         return CLI_EXIT_FAIL;
     }
-    if (rt == OMPDAG_OMP_RUNTIME_NONE && !libomp && !quiet)
+    if (inspected && rt == OMPDAG_OMP_RUNTIME_NONE && !libomp && !quiet)
         fprintf(stderr, "ompdag run: warning: %s links no OpenMP runtime dynamically; the probe "
                         "loads only with LLVM's libomp\n",
                 prog);

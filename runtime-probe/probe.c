@@ -681,6 +681,15 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* A forked child must not write into the parent's trace. */
+static void atfork_child(void)
+{
+    atomic_store(&g_closed, 1);
+    if (g_fd >= 0)
+        close(g_fd);
+    g_fd = -1;
+}
+
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -732,6 +741,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_masked, on_masked);
 #undef REGISTER
     install_signals();
+    pthread_atfork(NULL, NULL, atfork_child);
     return 1;
 }
 

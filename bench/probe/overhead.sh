@@ -27,7 +27,7 @@ echo "probe overhead, fib with cutoff, $threads threads, median of $reps runs, $
 echo
 echo "| task size | tasks | baseline (ms) | empty tool (ms) | probe (ms) | probe / empty | probe / baseline | trace MB |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-for spec in "32 9" "33 13" "37 21"; do
+for spec in "35 12" "37 17" "41 25"; do
   set -- $spec
   n=$1 c=$2
   : >"$tmp/baseline" ; : >"$tmp/empty" ; : >"$tmp/probe"

@@ -295,4 +295,19 @@ Test(probe, cli_run_refuses_libgomp)
     free(msg);
     cr_assert_neq(access(trace, F_OK), 0);
 }
+Test(probe, cli_run_preload_libomp_observes_a_gcc_program)
+{
+    char dir[64], trace[128], errf[128], prog[512];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(trace, sizeof trace, "%s/p.trace", dir);
+    snprintf(errf, sizeof errf, "%s/err", dir);
+    snprintf(prog, sizeof prog, "%s/tasks_gomp", OMPDAG_PROBE_PROGS);
+    const char *args[] = {"run", "--preload-libomp", "--trace", trace, "--", prog, "1", "2", NULL};
+    cr_assert_eq(run_cli(args, errf), 0);
+    ompdag_trace_summary s;
+    ompdag_error err;
+    cr_assert_eq(ompdag_trace_summarize(trace, &s, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(s.tasks_created, 6, "libomp's GOMP_* entry points report the tasks");
+    cr_assert_eq(s.tasks_ended, 6);
+}
 #endif
