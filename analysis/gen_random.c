@@ -290,28 +290,47 @@ static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
     return OMPDAG_OK;
 }
 
-/* Each T item adopts a random unparented later task, in task order. */
-static void assign_children(ompdag_rng *r, gen_task *tasks, int32_t n, int32_t *parent)
+/* The unparented tasks that may still be adopted, with O(1) removal. */
+typedef struct adoptable {
+    int32_t *list; /* the tasks, in no particular order */
+    int32_t *pos;  /* pos[t] = index of t in list, or -1 */
+    int32_t count;
+} adoptable;
+
+static void adoptable_remove(adoptable *a, int32_t t)
 {
-    int32_t *free_list = malloc(sizeof *free_list * (size_t)n);
-    if (!free_list)
-        return; /* leaves every T childless: still a valid graph, caller checks */
+    int32_t i = a->pos[t], last = a->list[--a->count];
+    a->list[i] = last;
+    a->pos[last] = i;
+    a->pos[t] = -1;
+}
+
+/* Each T item of τi adopts a random unparented task among τi+1..τn, in task
+ * order.  O(tasks + items). */
+static bool assign_children(ompdag_rng *r, gen_task *tasks, int32_t n, int32_t *parent)
+{
+    adoptable a = {malloc(sizeof(int32_t) * (size_t)n), malloc(sizeof(int32_t) * (size_t)n), 0};
+    if (!a.list || !a.pos) {
+        free(a.list), free(a.pos);
+        return false;
+    }
+    a.pos[0] = -1; /* τ1 is the root: never adopted */
+    for (int32_t t = 1; t < n; ++t)
+        a.list[a.count] = t, a.pos[t] = a.count++;
     for (int32_t i = 0; i < n; ++i) {
-        int32_t nfree = 0;
-        for (int32_t c = i + 1; c < n; ++c)
-            if (parent[c] < 0)
-                free_list[nfree++] = c;
-        for (int64_t k = 0; k < tasks[i].n_items; ++k) {
+        if (a.pos[i] >= 0) /* τi can no longer be adopted by a predecessor */
+            adoptable_remove(&a, i);
+        for (int64_t k = 0; k < tasks[i].n_items && a.count; ++k) {
             gen_item *it = &tasks[i].items[k];
-            if (it->kind != 'T' || nfree == 0)
+            if (it->kind != 'T')
                 continue;
-            int32_t pick = (int32_t)ompdag_rng_range(r, 0, nfree - 1);
-            it->child = free_list[pick];
+            it->child = a.list[ompdag_rng_range(r, 0, a.count - 1)];
             parent[it->child] = i;
-            free_list[pick] = free_list[--nfree];
+            adoptable_remove(&a, it->child);
         }
     }
-    free(free_list);
+    free(a.list), free(a.pos);
+    return true;
 }
 
 ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
@@ -337,8 +356,9 @@ ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
         else
             snprintf(ids[i], 24, "t%d", i + 1);
     }
+    if (!st && !assign_children(&r, tasks, n, parent))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) {
-        assign_children(&r, tasks, n, parent);
         /* Parents precede children, so one forward pass finds reachability;
          * a T node whose child is unreachable cannot exist (its own task is). */
         emitter e = {.g = g, .task_ids = ids, .err = err};

@@ -21,8 +21,13 @@
 
 enum { QV, QA, QB, QCW, QDW, QCOUNT };
 
+/* The five values of a node side by side: one cache line per node visit. */
+typedef struct exact_row {
+    int64_t q[QCOUNT]; /* q[QV] = V(v), ... */
+} exact_row;
+
 typedef struct exact_tables {
-    int64_t *q[QCOUNT]; /* q[QV][v] = V(v), ... */
+    exact_row *row;
 } exact_tables;
 
 /* The values of "the F-successor": the successor's values, or those of an
@@ -35,7 +40,7 @@ static void succ_values(const exact_tables *t, int32_t s, int64_t out[QCOUNT])
         return;
     }
     for (int k = 0; k < QCOUNT; ++k)
-        out[k] = t->q[k][s];
+        out[k] = t->row[s].q[k];
 }
 
 static void eval_branch(const ompdag_condag *g, exact_tables *t, int32_t v, int64_t c, int64_t mc)
@@ -43,36 +48,36 @@ static void eval_branch(const ompdag_condag *g, exact_tables *t, int32_t v, int6
     int64_t best[QCOUNT] = {NEG_INF, NEG_INF, NEG_INF, NEG_INF, NEG_INF};
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
         for (int k = 0; k < QCOUNT; ++k)
-            best[k] = max2(best[k], t->q[k][g->fsucc[i]]);
-    t->q[QV][v] = c + best[QV];
-    t->q[QA][v] = mc + best[QA];
-    t->q[QB][v] = mc + best[QB];
-    t->q[QCW][v] = add_ninf(c, best[QCW]);
-    t->q[QDW][v] = add_ninf(c, best[QDW]);
+            best[k] = max2(best[k], t->row[g->fsucc[i]].q[k]);
+    t->row[v].q[QV] = c + best[QV];
+    t->row[v].q[QA] = mc + best[QA];
+    t->row[v].q[QB] = mc + best[QB];
+    t->row[v].q[QCW] = add_ninf(c, best[QCW]);
+    t->row[v].q[QDW] = add_ninf(c, best[QDW]);
 }
 
 static void eval_task_creation(exact_tables *t, int32_t v, const int64_t s[QCOUNT],
                                const int64_t j[QCOUNT], int64_t c, int64_t mc)
 {
-    t->q[QV][v] = c + s[QV] + j[QV];
-    t->q[QA][v] = mc + max2(max2(s[QA] + j[QV], j[QA] + s[QV]), add_ninf(j[QB], s[QCW]));
-    t->q[QB][v] = mc + max2(s[QB] + j[QV], add_ninf(j[QB], s[QDW]));
-    t->q[QCW][v] = add_ninf(c + j[QV], s[QCW]);
-    t->q[QDW][v] = add_ninf(c + j[QV], s[QDW]);
+    t->row[v].q[QV] = c + s[QV] + j[QV];
+    t->row[v].q[QA] = mc + max2(max2(s[QA] + j[QV], j[QA] + s[QV]), add_ninf(j[QB], s[QCW]));
+    t->row[v].q[QB] = mc + max2(s[QB] + j[QV], add_ninf(j[QB], s[QDW]));
+    t->row[v].q[QCW] = add_ninf(c + j[QV], s[QCW]);
+    t->row[v].q[QDW] = add_ninf(c + j[QV], s[QDW]);
 }
 
 static void eval_plain(const ompdag_condag *g, exact_tables *t, int32_t v,
                        const int64_t s[QCOUNT], int64_t c, int64_t mc)
 {
-    t->q[QV][v] = c + s[QV];
-    t->q[QA][v] = mc + s[QA];
-    t->q[QB][v] = mc + s[QB];
+    t->row[v].q[QV] = c + s[QV];
+    t->row[v].q[QA] = mc + s[QA];
+    t->row[v].q[QB] = mc + s[QB];
     if (g->kind[v] == OMPDAG_KIND_W) {
-        t->q[QCW][v] = t->q[QA][v];
-        t->q[QDW][v] = t->q[QB][v];
+        t->row[v].q[QCW] = t->row[v].q[QA];
+        t->row[v].q[QDW] = t->row[v].q[QB];
     } else {
-        t->q[QCW][v] = add_ninf(c, s[QCW]);
-        t->q[QDW][v] = add_ninf(c, s[QDW]);
+        t->row[v].q[QCW] = add_ninf(c, s[QCW]);
+        t->row[v].q[QDW] = add_ninf(c, s[QDW]);
     }
 }
 
@@ -126,7 +131,7 @@ static int32_t branch_argmax(const ompdag_condag *g, const exact_tables *t, int3
 {
     int32_t best = -1;
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
-        if (best < 0 || t->q[q][g->fsucc[i]] > t->q[q][best])
+        if (best < 0 || t->row[g->fsucc[i]].q[q] > t->row[best].q[q])
             best = g->fsucc[i];
     return best;
 }
@@ -165,7 +170,7 @@ static void expand(const ompdag_condag *g, const ompdag_rta_options *opt, const 
     int32_t jn = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
     if (jn >= 0 && (q == QA || q == QB)) {
         int64_t p = rta_penalty(g, opt, v);
-        expand_task_creation(g, t, w, v, q, t->q[q][v] - (int64_t)opt->m * g->wcet[v] - p);
+        expand_task_creation(g, t, w, v, q, t->row[v].q[q] - (int64_t)opt->m * g->wcet[v] - p);
         return;
     }
     walk_push(w, first_fsucc(g, v), q);
@@ -209,19 +214,16 @@ done:
 ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
                         ompdag_rta_result **out, ompdag_error *err)
 {
-    exact_tables t = {{0}};
+    exact_tables t = {malloc(sizeof *t.row * (size_t)g->n)};
     ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, true);
-    bool ok = r != NULL;
-    for (int k = 0; k < QCOUNT && ok; ++k)
-        ok = (t.q[k] = malloc(sizeof(int64_t) * (size_t)g->n)) != NULL;
-    ompdag_status st = ok ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st = r && t.row ? OMPDAG_OK
+                                  : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) {
         compute_tables(g, opt, &t);
-        r->bound_times_m = t.q[QA][g->task_source[g->root]];
+        r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
         st = build_witness(g, opt, &t, r, err);
     }
-    for (int k = 0; k < QCOUNT; ++k)
-        free(t.q[k]);
+    free(t.row);
     if (st) {
         ompdag_rta_result_destroy(r);
         return st;

@@ -45,8 +45,8 @@ Test(gen, honours_parameters)
     cr_expect_eq(ompdag_condag_total_wcet(g), 51);
     ompdag_condag_destroy(g);
 
-    p.p_cre = 1.0; /* every node is T: all ten tasks adopted */
-    p.nodes_min = p.nodes_max = 3;
+    p.p_cre = 1.0; /* τ1 has nine T nodes and adopts all nine other tasks */
+    p.nodes_min = p.nodes_max = 9;
     cr_assert_eq(ompdag_gen_random(&p, &g, NULL), OMPDAG_OK);
     cr_expect_eq(ompdag_condag_task_count(g), 10);
     ompdag_condag_destroy(g);

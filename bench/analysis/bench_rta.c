@@ -1,0 +1,225 @@
+/*
+ * bench/analysis/bench_rta.c — speed of the bound algorithms.
+ *
+ *  1. In memory: nodes per second of exact and alg0 on random graphs of 10^3
+ *     to 10^7 nodes (seed 004 generator, scaled up by task count).  Baseline:
+ *     alg0, run in the same process on the same graph.
+ *  2. End to end: `ompdag analyze` of a 10^6-node file (load, validate,
+ *     derive, exact, print), timed as a subprocess.
+ *  3. The five seed sweeps (10 points x 1000 graphs, both algorithms) through
+ *     `ompdag experiment --no-plot`; per-graph exact time against the 14.3 ms
+ *     the seed reports for its Python code (a published figure, not rerun).
+ *
+ * usage: bench_rta OMPDAG_BINARY [--quick]
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ompdag/condag.h"
+#include "ompdag/gen.h"
+#include "ompdag/rta.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Best of `reps` runs, in seconds. */
+static double time_alg(const ompdag_condag *g, ompdag_algorithm alg, int reps)
+{
+    double best = 1e30;
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 4);
+    for (int i = 0; i < reps; ++i) {
+        ompdag_rta_result *r;
+        ompdag_error err;
+        double t0 = now_s();
+        if (ompdag_rta_run(g, alg, &opt, &r, &err)) {
+            fprintf(stderr, "bench: %s\n", err.message);
+            exit(1);
+        }
+        double t = now_s() - t0;
+        ompdag_rta_result_destroy(r);
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* Copies seed graph `part` into g under prefix `pre`; returns its root source. */
+static int32_t copy_into(ompdag_condag *g, const ompdag_condag *part, const char *pre)
+{
+    int32_t base = ompdag_condag_node_count(g), n = ompdag_condag_node_count(part);
+    for (int32_t v = 0; v < n; ++v) {
+        char id[96], task[96], child[96];
+        int32_t c = ompdag_condag_node_creates(part, v);
+        snprintf(id, sizeof id, "%s%s", pre, ompdag_condag_node_id(part, v));
+        snprintf(task, sizeof task, "%s%s", pre,
+                 ompdag_condag_task_id(part, ompdag_condag_node_task(part, v)));
+        if (c >= 0)
+            snprintf(child, sizeof child, "%s%s", pre, ompdag_condag_task_id(part, c));
+        ompdag_node_spec s = {.id = id, .task = task, .kind = ompdag_condag_node_kind(part, v),
+                              .wcet = ompdag_condag_node_wcet(part, v),
+                              .creates = c >= 0 ? child : NULL};
+        ompdag_condag_add_node(g, &s, NULL, NULL);
+    }
+    for (int32_t v = 0; v < n; ++v) {
+        int32_t k;
+        const int32_t *succ = ompdag_condag_node_fsucc(part, v, &k);
+        for (int32_t i = 0; i < k; ++i)
+            ompdag_condag_add_edge(g, base + v, base + succ[i], NULL);
+    }
+    return base + ompdag_condag_task_source(part, ompdag_condag_root_task(part));
+}
+
+/* Seed-generator graphs stay small (random adoption leaves most tasks
+ * unreachable), so large inputs are forests of them: a root task whose chain
+ * of T nodes creates the root task of one seed graph each. */
+static ompdag_condag *graph_of_about(long nodes)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    int32_t prev = -1;
+    for (uint64_t seed = 1; ompdag_condag_node_count(g) < nodes; ++seed) {
+        ompdag_gen_params p;
+        ompdag_gen_params_init(&p);
+        p.seed = seed;
+        ompdag_condag *part;
+        char pre[32], id[32], task[32];
+        snprintf(pre, sizeof pre, "g%llu.", (unsigned long long)seed);
+        snprintf(id, sizeof id, "root%llu", (unsigned long long)seed);
+        if (ompdag_gen_random(&p, &part, NULL))
+            exit(1);
+        snprintf(task, sizeof task, "%s%s", pre,
+                 ompdag_condag_task_id(part, ompdag_condag_root_task(part)));
+        ompdag_node_spec t = {.id = id, .task = "root", .kind = OMPDAG_KIND_T, .wcet = 1,
+                              .creates = task};
+        int32_t v;
+        ompdag_condag_add_node(g, &t, &v, NULL);
+        if (prev >= 0)
+            ompdag_condag_add_edge(g, prev, v, NULL);
+        prev = v;
+        copy_into(g, part, pre);
+        ompdag_condag_destroy(part);
+    }
+    ompdag_error err;
+    if (ompdag_condag_finalize(g, &err)) {
+        fprintf(stderr, "bench: %s\n", err.message);
+        exit(1);
+    }
+    return g;
+}
+
+static void in_memory(long max_nodes)
+{
+    printf("## in-memory throughput (m=4, best of 3)\n");
+    printf("%10s %10s %14s %14s %18s\n", "nodes", "tasks", "exact Mnode/s", "alg0 Mnode/s",
+           "exact/alg0 time");
+    for (long n = 1000; n <= max_nodes; n *= 10) {
+        ompdag_condag *g = graph_of_about(n);
+        int reps = n >= 10000000 ? 1 : 3;
+        double tx = time_alg(g, OMPDAG_ALG_EXACT, reps), t0 = time_alg(g, OMPDAG_ALG_ALG0, reps);
+        double nodes = ompdag_condag_node_count(g);
+        printf("%10.0f %10d %14.1f %14.1f %17.2fx\n", nodes, ompdag_condag_task_count(g),
+               nodes / tx / 1e6, nodes / t0 / 1e6, tx / t0);
+        ompdag_condag_destroy(g);
+    }
+}
+
+static double run_timed(const char *cmd)
+{
+    double t0 = now_s();
+    int rc = system(cmd);
+    double t = now_s() - t0;
+    if (rc != 0) {
+        fprintf(stderr, "bench: '%s' failed (%d)\n", cmd, rc);
+        exit(1);
+    }
+    return t;
+}
+
+static void end_to_end(const char *ompdag)
+{
+    ompdag_condag *g = graph_of_about(1000000);
+    const char *path = "/tmp/ompdag-bench-1m.json";
+    ompdag_error err;
+    if (ompdag_condag_save_file(g, path, &err)) {
+        fprintf(stderr, "bench: %s\n", err.message);
+        exit(1);
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s analyze %s --threads 4 > /dev/null", ompdag, path);
+    double t = run_timed(cmd);
+    printf("\n## end to end: ompdag analyze of %d nodes: %.2f s (target < 3 s)\n",
+           ompdag_condag_node_count(g), t);
+    snprintf(cmd, sizeof cmd, "%s validate %s > /dev/null", ompdag, path);
+    printf("   of which load+validate alone: %.2f s\n", run_timed(cmd));
+    remove(path);
+    ompdag_condag_destroy(g);
+}
+
+/* Mean of column `col` (0-based) over the summary CSV rows. */
+static double summary_mean(const char *path, int col)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    double sum = 0;
+    int rows = 0;
+    if (!f)
+        return -1;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *tok = strtok(line, ",");
+        for (int i = 0; tok && i < col; ++i)
+            tok = strtok(NULL, ",");
+        if (tok)
+            sum += atof(tok), rows++;
+    }
+    fclose(f);
+    return rows ? sum / rows : -1;
+}
+
+static void sweeps(const char *ompdag, int graphs)
+{
+    const char *names[] = {"threads", "tasks", "p-if", "p-cre", "p-wait"};
+    printf("\n## seed 004 sweeps: 10 points x %d graphs, alg0 + exact (target < 60 s total)\n",
+           graphs);
+    printf("%8s %9s %16s %16s %12s %18s\n", "sweep", "time s", "exact us/graph", "alg0 us/graph",
+           "mean gap %", "seed 14.3ms / ours");
+    double total = 0;
+    for (int i = 0; i < 5; ++i) {
+        char cmd[4096], summary[256];
+        snprintf(cmd, sizeof cmd,
+                 "%s experiment --sweep %s --graphs %d --no-plot --out /tmp/ompdag-bench-sweeps "
+                 "2>/dev/null",
+                 ompdag, names[i], graphs);
+        double t = run_timed(cmd);
+        total += t;
+        snprintf(summary, sizeof summary, "/tmp/ompdag-bench-sweeps/%s-summary.csv", names[i]);
+        double ex = summary_mean(summary, 10), a0 = summary_mean(summary, 11),
+               gap = summary_mean(summary, 4);
+        printf("%8s %9.2f %16.1f %16.1f %12.2f %17.0fx\n", names[i], t, ex, a0, gap,
+               14300.0 / ex);
+    }
+    printf("%8s %9.2f\n", "total", total);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_rta OMPDAG_BINARY [--quick]\n");
+        return 2;
+    }
+    bool quick = argc > 2 && !strcmp(argv[2], "--quick");
+    in_memory(quick ? 100000 : 10000000);
+    end_to_end(argv[1]);
+    sweeps(argv[1], quick ? 100 : 1000);
+    return 0;
+}
