@@ -31,7 +31,10 @@
  * nothing was lost between the probe and the file; records the probe could
  * not store (out of memory, write errors) are counted in the footer too.
  *
- * Environment: OMPDAG_TRACE=FILE (default ompdag-PID.trace),
+ * Timestamps: CLOCK_MONOTONIC_RAW ns, read through the invariant TSC when
+ * the kernel's clocksource is the TSC (calibrated at start-up; see now_ns).
+ *
+ * Environment: OMPDAG_TRACE=FILE (default ompdag-PID.trace), OMPDAG_PROBE_CLOCK=raw,
  * OMPDAG_PROBE_EMPTY=1 registers no callbacks (the "empty tool" baseline of
  * the overhead benchmark), OMPDAG_PROBE_DEBUG=1 prints every callback.
  */
@@ -106,12 +109,68 @@ static __thread task_state *tls_cur; /* task the probe believes runs here */
 
 static ompt_start_tool_result_t g_tool;
 
-static inline uint64_t now_ns(void)
+static inline uint64_t raw_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* Invariant TSC, calibrated against CLOCK_MONOTONIC_RAW at start-up, when the
+ * CPU has one and the kernel itself trusts it (clocksource "tsc"); a TSC read
+ * costs a fraction of a clock_gettime.  ns = base_ns + (tsc - base_tsc) *
+ * mult / 2^32.  OMPDAG_PROBE_CLOCK=raw forces clock_gettime. */
+static bool g_use_tsc;
+static uint64_t g_tsc_base, g_ns_base, g_tsc_mult;
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+static void tsc_calibrate(void)
+{
+    const char *force = getenv("OMPDAG_PROBE_CLOCK");
+    if (force && !strcmp(force, "raw"))
+        return;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
+        return; /* no invariant TSC */
+    char src[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f) {
+        if (!fgets(src, sizeof src, f))
+            src[0] = 0;
+        fclose(f);
+    }
+    if (strncmp(src, "tsc", 3))
+        return;
+    uint64_t t0 = raw_ns(), c0 = __rdtsc();
+    struct timespec nap = {0, 5000000};
+    nanosleep(&nap, NULL);
+    uint64_t t1 = raw_ns(), c1 = __rdtsc();
+    if (c1 <= c0 || t1 <= t0)
+        return;
+    g_tsc_mult = (uint64_t)(((unsigned __int128)(t1 - t0) << 32) / (c1 - c0));
+    g_tsc_base = c1;
+    g_ns_base = t1;
+    g_use_tsc = g_tsc_mult > 0;
+}
+
+static inline uint64_t now_ns(void)
+{
+    if (g_use_tsc) {
+        uint64_t c = __rdtsc();
+        uint64_t d = c > g_tsc_base ? c - g_tsc_base : 0;
+        return g_ns_base + (uint64_t)(((unsigned __int128)d * g_tsc_mult) >> 32);
+    }
+    return raw_ns();
+}
+#else
+static void tsc_calibrate(void) {}
+static inline uint64_t now_ns(void)
+{
+    return raw_ns();
+}
+#endif
 
 /* ---- output ----------------------------------------------------------------- */
 
@@ -239,6 +298,8 @@ static void close_trace(uint8_t footer_flags, bool from_signal)
             buf_flush_locked(b);
         if (atomic_load(&g_anomalies))
             footer_flags |= OMPDAG_FOOTER_ANOMALY;
+        if (g_use_tsc)
+            footer_flags |= OMPDAG_FOOTER_TSC;
         ompdag_trace_rec f = {.type = OMPDAG_REC_FOOTER, .flags = footer_flags,
                               .id = atomic_load(&g_records), .aux = atomic_load(&g_created),
                               .dur = atomic_load(&g_ended),
@@ -704,6 +765,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
                            ompt_data_t *tool_data)
 {
     g_debug = getenv("OMPDAG_PROBE_DEBUG") && atoi(getenv("OMPDAG_PROBE_DEBUG")) > 0;
+    tsc_calibrate();
     const char *path = getenv("OMPDAG_TRACE");
     char def[64];
     if (!path || !*path) {

@@ -17,7 +17,8 @@
  * last chunk holds exactly one OMPDAG_REC_FOOTER record whose counters let a
  * reader prove that no record was lost.
  *
- * Times are CLOCK_MONOTONIC_RAW nanoseconds.  Code pointers are the runtime
+ * Times are CLOCK_MONOTONIC_RAW nanoseconds (read directly, or through the
+ * invariant TSC calibrated against it at start-up: footer flag OMPDAG_FOOTER_TSC).  Code pointers are the runtime
  * return addresses (`codeptr_ra`) the OpenMP runtime passed to the tool;
  * look up codeptr_ra - 1 to land inside the call instruction.
  */
@@ -104,7 +105,9 @@ enum {
 /* Footer flags. */
 enum {
     OMPDAG_FOOTER_SIGNAL = 1u << 0,  /* written from a SIGINT/SIGTERM handler */
-    OMPDAG_FOOTER_ANOMALY = 1u << 1  /* the runtime sent events the probe could not pair */
+    OMPDAG_FOOTER_ANOMALY = 1u << 1, /* the runtime sent events the probe could not pair */
+    OMPDAG_FOOTER_TSC = 1u << 2      /* times came from the invariant TSC, calibrated
+                                        against CLOCK_MONOTONIC_RAW (else clock_gettime) */
 };
 
 typedef struct ompdag_trace_rec {
