@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test sanitize clean
+.PHONY: all deps build demo test sanitize bench fuzz clean
 
 all: build
 
@@ -26,5 +26,17 @@ sanitize: deps
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
 
+# Benchmarks print ratios against a named baseline; never part of the tests.
+bench: build
+	@./scripts/bench.sh $(BUILD)
+
+# libFuzzer on the parsers, FUZZ_SECONDS each (needs clang).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DOMPDAG_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_condag
+	@mkdir -p build-fuzz/corpus-condag && cp fuzz/corpus/condag/* build-fuzz/corpus-condag/
+	@build-fuzz/fuzz/fuzz_condag -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus-condag
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz
