@@ -34,7 +34,7 @@
 
 #include "ompdag/trace.h"
 
-#define MAX_CANDIDATES 8
+#define MAX_CANDIDATES 64
 
 typedef struct i64vec {
     int64_t *v;
@@ -181,17 +181,16 @@ static ompdag_status graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_erro
     return OMPDAG_OK;
 }
 
-/* Nodes of the segment path P(a, b) inside task `task`: forward closure from
- * a that stops at T nodes (their directive ends a segment) and never enters a
- * W node (its taskwait ends one), intersected with the backward closure from
- * b.  mark[] receives 1 for each node on some such path.  Returns the count. */
-static int32_t segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
-                            ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack)
+/* Forward closure from start point (sk, sn) of `task`: nodes a segment
+ * starting there can run, stopping at T nodes (their directive ends a
+ * segment) and never entering a W node (its taskwait ends one).  Sets bit 1
+ * of mark[] (which it clears first).  Returns false for an unknown kind. */
+static bool forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                        uint8_t *mark, int32_t *stack)
 {
     const ompdag_condag *g = gi->g;
-    int32_t n = gi->n, top = 0;
-    memset(mark, 0, (size_t)n);
-    /* forward: bit 1 */
+    int32_t top = 0;
+    memset(mark, 0, (size_t)gi->n);
     if (sk == OMPDAG_POINT_BEGIN) {
         stack[top++] = ompdag_condag_task_source(g, task);
     } else if (sk == OMPDAG_POINT_WAIT) {
@@ -203,7 +202,7 @@ static int32_t segment_path(const graph_info *gi, int32_t task, ompdag_point sk,
             if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W)
                 stack[top++] = s[i];
     } else {
-        return 0;
+        return false;
     }
     for (int32_t i = 0; i < top; ++i)
         mark[stack[i]] |= 1;
@@ -219,6 +218,20 @@ static int32_t segment_path(const graph_info *gi, int32_t task, ompdag_point sk,
                 stack[top++] = s[i];
             }
     }
+    return true;
+}
+
+/* Nodes of the segment path P(a, b) inside task `task`: the forward closure
+ * from a (forward_set) intersected with the backward closure from b, which
+ * stops at W nodes and never crosses a T node.  mark[] receives 1 for each
+ * node on some such path.  Returns the count. */
+static int32_t segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                            ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack)
+{
+    const ompdag_condag *g = gi->g;
+    int32_t n = gi->n, top = 0;
+    if (!forward_set(gi, task, sk, sn, mark, stack))
+        return 0;
     /* backward: bit 2 */
     if (ek == OMPDAG_POINT_END) {
         stack[top++] = ompdag_condag_task_sink(g, task);
@@ -266,6 +279,27 @@ static int32_t charged_node(const ompdag_condag *g, int32_t task, ompdag_point s
     int32_t c;
     const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
     return c > 0 ? s[0] : sn;
+}
+
+/* Segments that run no node's code: a `task` directive followed directly by
+ * a taskwait, or by the task's end, or a task that starts with a taskwait.
+ * The rule charges them to the adjacent node (w, t, or the source w). */
+static bool empty_segment(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                          ompdag_point ek, int32_t en)
+{
+    if (sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_WAIT) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (s[i] == en)
+                return true;
+        return false;
+    }
+    if (sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_END)
+        return sn == ompdag_condag_task_sink(g, task);
+    if (sk == OMPDAG_POINT_BEGIN && ek == OMPDAG_POINT_WAIT)
+        return en == ompdag_condag_task_source(g, task);
+    return false;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
@@ -387,8 +421,7 @@ static seg_class *class_get(ompdag_annotation *a, size_t graph, int32_t task, om
     }
     const graph_info *gi = &a->graphs[graph];
     int32_t len = segment_path(gi, task, sk, sn, ek, en, mark, stack);
-    bool empty_ok = sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_WAIT && len == 0 &&
-                    charged_node(gi->g, task, sk, sn, ek, en) == en;
+    bool empty_ok = len == 0 && empty_segment(gi->g, task, sk, sn, ek, en);
     if (len == 0 && !empty_ok)
         return NULL;
     if (a->nclasses == a->class_cap) {
@@ -420,6 +453,24 @@ static seg_class *class_get(ompdag_annotation *a, size_t graph, int32_t task, om
 
 /* ---- reading traces ------------------------------------------------------------------- */
 
+/* A segment of a matched graph, kept until its task instance's chain is known. */
+typedef struct pending_seg {
+    uint64_t id, time, dur, cp_start, cp_end, cp_task;
+    uint32_t graph;
+    uint8_t sk, ek, flags;
+} pending_seg;
+
+/* One explicit task instance: who created it, where, and (once resolved)
+ * which task of its graph it is.  A recursion the front end inlined puts the
+ * same `task` line in several graph tasks; following the chain of creators
+ * from the root picks the right one. */
+typedef struct task_entry {
+    uint64_t id;       /* 0 = empty slot */
+    uint64_t parent;
+    uint64_t cp_task;
+    int32_t task;      /* graph task; -2 unresolved, -1 none */
+} task_entry;
+
 typedef struct trace_ctx {
     ompdag_annotation *a;
     ompdag_symbolizer *sym;
@@ -430,6 +481,10 @@ typedef struct trace_ctx {
     size_t region_n, region_cap;
     region_run *runs;
     size_t nruns, runs_cap;
+    pending_seg *pend;     /* segments of matched graphs, mapped per task instance */
+    size_t npend, pend_cap;
+    task_entry *tasks;     /* explicit task instances of matched regions (pass 1) */
+    size_t tasks_cap, tasks_used;
     uint8_t *mark;
     int32_t *stack;
 } trace_ctx;
@@ -440,6 +495,8 @@ static void ctx_free(trace_ctx *c)
     free(c->region_cp);
     free(c->region_graph);
     free(c->runs);
+    free(c->tasks);
+    free(c->pend);
     free(c->mark);
     free(c->stack);
     ompdag_symbolizer_destroy(c->sym);
@@ -525,43 +582,7 @@ static const loc_entry *loc_nodes(trace_ctx *c, uint64_t cp, size_t graph)
     return e;
 }
 
-/* Maps a probe point to a graph point in `task`; false when it has none. */
-static bool map_point(trace_ctx *c, size_t graph, int32_t task, uint8_t kind, uint64_t cp,
-                      bool is_start, ompdag_point *pk, int32_t *node)
-{
-    const ompdag_condag *g = c->a->graphs[graph].g;
-    *node = -1;
-    switch (kind) {
-    case OMPDAG_PT_TASK_BEGIN:
-    case OMPDAG_PT_ROOT_BEGIN:
-        *pk = OMPDAG_POINT_BEGIN;
-        return is_start;
-    case OMPDAG_PT_TASK_END:
-    case OMPDAG_PT_ROOT_END:
-        *pk = OMPDAG_POINT_END;
-        return !is_start;
-    case OMPDAG_PT_CREATE:
-    case OMPDAG_PT_TASKWAIT:
-    case OMPDAG_PT_TASKGROUP: {
-        ompdag_kind want = kind == OMPDAG_PT_CREATE ? OMPDAG_KIND_T : OMPDAG_KIND_W;
-        const loc_entry *e = loc_nodes(c, cp, graph);
-        if (!e)
-            return false;
-        for (int32_t i = 0; i < e->count; ++i)
-            if (ompdag_condag_node_kind(g, e->nodes[i]) == want &&
-                ompdag_condag_node_task(g, e->nodes[i]) == task) {
-                *node = e->nodes[i];
-                *pk = kind == OMPDAG_PT_CREATE ? OMPDAG_POINT_CREATE : OMPDAG_POINT_WAIT;
-                return true;
-            }
-        return false;
-    }
-    default:
-        return false;
-    }
-}
-
-static void note_unmapped(trace_ctx *c, const ompdag_trace_rec *r, const char *why)
+static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
     ++a->unmapped;
@@ -575,8 +596,78 @@ static void note_unmapped(trace_ctx *c, const ompdag_trace_rec *r, const char *w
         ompdag_symbolizer_lookup(c->sym, r->cp_end, &e, &err);
     snprintf(a->first_unmapped, sizeof a->first_unmapped,
              "segment from %s:%d (point kind %u) to %s:%d (point kind %u): %s",
-             s.file ? s.file : "?", s.line, r->start_kind, e.file ? e.file : "?", e.line,
-             r->end_kind, why);
+             s.file ? s.file : "?", s.line, r->sk, e.file ? e.file : "?", e.line, r->ek, why);
+}
+
+static task_entry *task_slot(trace_ctx *c, uint64_t id)
+{
+    size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
+    while (c->tasks[i].id && c->tasks[i].id != id)
+        i = (i + 1) & (c->tasks_cap - 1);
+    return &c->tasks[i];
+}
+
+static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
+{
+    if (2 * (c->tasks_used + 1) > c->tasks_cap) {
+        task_entry *old = c->tasks;
+        size_t oldcap = c->tasks_cap;
+        c->tasks_cap = oldcap ? 2 * oldcap : 1024;
+        c->tasks = calloc(c->tasks_cap, sizeof *c->tasks);
+        if (!c->tasks) {
+            c->tasks = old;
+            c->tasks_cap = oldcap;
+            return false;
+        }
+        for (size_t i = 0; i < oldcap; ++i)
+            if (old[i].id)
+                *task_slot(c, old[i].id) = old[i];
+        free(old);
+    }
+    task_entry *e = task_slot(c, r->id);
+    if (!e->id)
+        ++c->tasks_used;
+    *e = (task_entry){r->id, r->aux, r->cp_task, -2};
+    return true;
+}
+
+/* The graph task of explicit task instance `id` (-1: its creator's task has
+ * no T node at its line; -3: its creation is not in the trace): its creator's graph
+ * task (the root when the creator is the implicit task running the single
+ * body), then the T node of that task at the creating line. */
+static int32_t task_resolve(trace_ctx *c, size_t graph, uint64_t id)
+{
+    if (!c->tasks_cap)
+        return -3;
+    task_entry *e = task_slot(c, id);
+    if (!e->id)
+        return -3;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    /* Resolve the deepest unresolved ancestor first (its creator is resolved
+     * or is the implicit root), until e itself is resolved.  A creator chain
+     * longer than the number of tasks is a cycle (corrupt trace): give up. */
+    for (size_t guard = 0; e->task == -2; ++guard) {
+        task_entry *x = e, *p = task_slot(c, x->parent);
+        size_t steps = 0;
+        while (p->id && p->task == -2 && steps++ <= c->tasks_used) {
+            x = p;
+            p = task_slot(c, x->parent);
+        }
+        if (steps > c->tasks_used || guard > c->tasks_used) {
+            e->task = -1;
+            break;
+        }
+        int32_t parent_task = p->id ? p->task : ompdag_condag_root_task(g);
+        x->task = -1;
+        const loc_entry *le = parent_task >= 0 ? loc_nodes(c, x->cp_task, graph) : NULL;
+        for (int32_t i = 0; le && i < le->count; ++i)
+            if (ompdag_condag_node_kind(g, le->nodes[i]) == OMPDAG_KIND_T &&
+                ompdag_condag_node_task(g, le->nodes[i]) == parent_task) {
+                x->task = ompdag_condag_node_creates(g, le->nodes[i]);
+                break;
+            }
+    }
+    return e->task;
 }
 
 static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
@@ -584,53 +675,191 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
     ompdag_annotation *a = c->a;
     ++a->segments;
     size_t gp = r->cp_region ? region_graph(c, r->cp_region) : 0;
-    if (!gp) {
+    /* Implicit-task code outside single/masked is no node's code. */
+    if (!gp || ((r->flags & OMPDAG_RECF_IMPLICIT) && !(r->flags & OMPDAG_RECF_ROOT))) {
         ++a->outside;
         return OMPDAG_OK;
     }
-    size_t graph = gp - 1;
-    const ompdag_condag *g = a->graphs[graph].g;
-    int32_t tasks[MAX_CANDIDATES];
-    int32_t ntasks = 0;
-    if (r->flags & OMPDAG_RECF_IMPLICIT) {
-        if (!(r->flags & OMPDAG_RECF_ROOT)) {
-            ++a->outside; /* implicit-task code outside single/masked */
-            return OMPDAG_OK;
-        }
-        tasks[ntasks++] = ompdag_condag_root_task(g);
-    } else {
-        const loc_entry *e = loc_nodes(c, r->cp_task, graph);
-        for (int32_t i = 0; e && i < e->count; ++i)
-            if (ompdag_condag_node_kind(g, e->nodes[i]) == OMPDAG_KIND_T)
-                tasks[ntasks++] = ompdag_condag_node_creates(g, e->nodes[i]);
-        if (ntasks == 0) {
-            note_unmapped(c, r, "its task directive matches no T node of the graph");
-            return OMPDAG_OK;
-        }
-    }
-    bool any = false;
-    for (int32_t t = 0; t < ntasks; ++t) {
-        ompdag_point sk, ek;
-        int32_t sn, en;
-        if (!map_point(c, graph, tasks[t], r->start_kind, r->cp_start, true, &sk, &sn) ||
-            !map_point(c, graph, tasks[t], r->end_kind, r->cp_end, false, &ek, &en))
-            continue;
-        bool nomem = false;
-        seg_class *k = class_get(a, graph, tasks[t], sk, sn, ek, en, c->mark, c->stack, &nomem);
-        if (nomem)
+    if (c->npend == c->pend_cap) {
+        size_t cap = c->pend_cap ? 2 * c->pend_cap : 1024;
+        pending_seg *p = realloc(c->pend, cap * sizeof *p);
+        if (!p)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        if (!k)
+        c->pend = p;
+        c->pend_cap = cap;
+    }
+    c->pend[c->npend++] = (pending_seg){r->id,      r->time,         r->dur,      r->cp_start,
+                                        r->cp_end,  r->cp_task,      (uint32_t)(gp - 1),
+                                        r->start_kind, r->end_kind, r->flags};
+    return OMPDAG_OK;
+}
+
+static int cmp_pending(const void *x, const void *y)
+{
+    const pending_seg *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/* True when node v's location is the source line of code address cp. */
+static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp)
+{
+    ompdag_srcloc loc;
+    ompdag_error err;
+    if (!cp || ompdag_symbolizer_lookup(c->sym, cp, &loc, &err) != OMPDAG_OK)
+        return false;
+    ompdag_loc nl = ompdag_condag_node_loc(g, v);
+    return nl.line == loc.line && (!nl.file || same_file(nl.file, loc.file));
+}
+
+/* The end point of a segment that starts at (sk, sn): the first node of the
+ * right kind at the end directive's line that a segment path from the start
+ * can reach.  This follows the graph, so unrolled loops and inlined
+ * recursion (several nodes on one line) map occurrence by occurrence. */
+static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_point sk,
+                     int32_t sn, const pending_seg *r, ompdag_point *ek, int32_t *en)
+{
+    const ompdag_condag *g = gi->g;
+    if (!forward_set(gi, task, sk, sn, c->mark, c->stack))
+        return false;
+    switch (r->ek) {
+    case OMPDAG_PT_TASK_END:
+    case OMPDAG_PT_ROOT_END:
+        *ek = OMPDAG_POINT_END;
+        *en = -1;
+        return (c->mark[ompdag_condag_task_sink(g, task)] & 1) ||
+               empty_segment(g, task, sk, sn, OMPDAG_POINT_END, -1);
+    case OMPDAG_PT_CREATE:
+        *ek = OMPDAG_POINT_CREATE;
+        for (int32_t v = 0; v < gi->n; ++v)
+            if ((c->mark[v] & 1) && ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
+                node_at(c, g, v, r->cp_end)) {
+                *en = v;
+                return true;
+            }
+        return false;
+    case OMPDAG_PT_TASKWAIT:
+    case OMPDAG_PT_TASKGROUP:
+        *ek = OMPDAG_POINT_WAIT;
+        for (int32_t v = 0; v < gi->n; ++v) {
+            if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W || ompdag_condag_node_task(g, v) != task ||
+                !node_at(c, g, v, r->cp_end))
+                continue;
+            bool reach = empty_segment(g, task, sk, sn, OMPDAG_POINT_WAIT, v);
+            for (int32_t i = gi->pred_start[v]; i < gi->pred_start[v + 1] && !reach; ++i)
+                reach = (c->mark[gi->pred[i]] & 1) != 0;
+            if (reach) {
+                *en = v;
+                return true;
+            }
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* Maps the time-ordered segments of one task instance onto task `task`,
+ * walking the graph from its begin.  With dry_run, only counts how many map.
+ * Returns that count, or SIZE_MAX on allocation failure. */
+static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_t n,
+                        bool dry_run)
+{
+    ompdag_annotation *a = c->a;
+    const graph_info *gi = &a->graphs[seg[0].graph];
+    ompdag_point ck = OMPDAG_POINT_BEGIN;
+    int32_t cn = -1;
+    bool active = false;
+    size_t mapped = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const pending_seg *r = &seg[i];
+        bool ok = true;
+        const char *why = "no path of the graph joins these scheduling points";
+        if (r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN) {
+            ck = OMPDAG_POINT_BEGIN;
+            cn = -1;
+            active = true;
+        } else if (!active) {
+            ok = false;
+            why = "an earlier segment of its task did not map";
+        } else if ((r->sk == OMPDAG_PT_CREATE) != (ck == OMPDAG_POINT_CREATE) ||
+                   ((r->sk == OMPDAG_PT_TASKWAIT || r->sk == OMPDAG_PT_TASKGROUP) !=
+                    (ck == OMPDAG_POINT_WAIT))) {
+            ok = false;
+        }
+        ompdag_point ek = OMPDAG_POINT_END;
+        int32_t en = -1;
+        if (ok)
+            ok = find_end(c, gi, task, ck, cn, r, &ek, &en);
+        seg_class *k = NULL;
+        if (ok && !dry_run) {
+            bool nomem = false;
+            k = class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
+            if (nomem || (k && !i64vec_push(&k->samples, (int64_t)r->dur)))
+                return SIZE_MAX;
+            ok = k != NULL;
+        }
+        if (!ok) {
+            active = false;
+            if (!dry_run)
+                note_unmapped(c, r, why);
             continue;
-        if (!i64vec_push(&k->samples, (int64_t)r->dur))
+        }
+        ++mapped;
+        if (!dry_run)
+            ++a->graphs[r->graph].segments;
+        ck = ek;
+        cn = en;
+        if (ek == OMPDAG_POINT_END)
+            active = false;
+    }
+    return mapped;
+}
+
+/* Maps every buffered segment, one task instance at a time. */
+static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
+{
+    ompdag_annotation *a = c->a;
+    qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending);
+    for (size_t i = 0, j; i < c->npend; i = j) {
+        for (j = i + 1; j < c->npend && c->pend[j].id == c->pend[i].id; ++j)
+            ;
+        const pending_seg *seg = &c->pend[i];
+        size_t graph = seg->graph, n = j - i;
+        const ompdag_condag *g = a->graphs[graph].g;
+        int32_t cand[MAX_CANDIDATES];
+        int32_t ncand = 0;
+        if (seg->flags & OMPDAG_RECF_IMPLICIT) {
+            cand[ncand++] = ompdag_condag_root_task(g);
+        } else {
+            int32_t t = task_resolve(c, graph, seg->id);
+            if (t >= 0) {
+                cand[ncand++] = t;
+            } else if (t == -3) { /* creation not in the trace: any task made at that line */
+                const loc_entry *e = loc_nodes(c, seg->cp_task, graph);
+                for (int32_t k = 0; e && k < e->count; ++k)
+                    if (ompdag_condag_node_kind(g, e->nodes[k]) == OMPDAG_KIND_T)
+                        cand[ncand++] = ompdag_condag_node_creates(g, e->nodes[k]);
+            }
+        }
+        if (ncand == 0) {
+            for (size_t k = 0; k < n; ++k)
+                note_unmapped(c, &seg[k], "its task directive matches no T node of the graph");
+            continue;
+        }
+        int32_t best = cand[0];
+        for (int32_t k = 0; k < ncand && ncand > 1; ++k)
+            if (map_chain(c, cand[k], seg, n, true) == n) {
+                best = cand[k];
+                break;
+            }
+        size_t got = map_chain(c, best, seg, n, false);
+        if (got == SIZE_MAX)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        any = true;
+        a->mapped += got;
     }
-    if (any) {
-        ++a->mapped;
-        ++a->graphs[graph].segments;
-    } else {
-        note_unmapped(c, r, "no path of the graph joins these scheduling points");
-    }
+    c->npend = 0;
     return OMPDAG_OK;
 }
 
@@ -723,7 +952,25 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_reader_destroy(r);
         return st;
     }
+    /* Pass 1: who created which task (records of different threads are not
+     * in time order, so a segment may precede its task's creation). */
     for (;;) {
+        ompdag_trace_rec rec;
+        bool done;
+        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done)
+            break;
+        if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
+            region_graph(&c, rec.cp_region) && !task_insert(&c, &rec)) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            break;
+        }
+    }
+    ompdag_trace_reader_destroy(r);
+    r = NULL;
+    if (st == OMPDAG_OK)
+        st = ompdag_trace_reader_open(path, &r, err);
+    /* Pass 2: segments and regions. */
+    for (; st == OMPDAG_OK;) {
         ompdag_trace_rec rec;
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done)
@@ -733,6 +980,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err)))
             break;
     }
+    if (st == OMPDAG_OK)
+        st = map_pending(&c, err);
     if (st == OMPDAG_OK)
         st = finish_runs(&c, err);
     ctx_free(&c);

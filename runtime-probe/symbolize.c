@@ -176,6 +176,36 @@ static void open_module(sym_module *m)
     m->usable = true;
 }
 
+/* clang gives some runtime calls line 0 ("no source line", e.g. a task
+ * created inside a switch case).  Use the closest preceding row of the same
+ * CU's line table that has a real line: the code the call belongs to. */
+static Dwarf_Line *nearest_real_line(Dwarf_Die *cu, uint64_t fa, Dwarf_Line *fallback, int *ln,
+                                     int *col)
+{
+    Dwarf_Lines *lines;
+    size_t n;
+    if (dwarf_getsrclines(cu, &lines, &n) != 0)
+        return fallback;
+    Dwarf_Line *best = NULL;
+    Dwarf_Addr best_addr = 0;
+    for (size_t i = 0; i < n; ++i) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr addr;
+        int lno;
+        if (!l || dwarf_lineaddr(l, &addr) || addr > fa || dwarf_lineno(l, &lno) || lno == 0)
+            continue;
+        if (!best || addr >= best_addr) {
+            best = l;
+            best_addr = addr;
+        }
+    }
+    if (!best)
+        return fallback;
+    dwarf_lineno(best, ln);
+    dwarf_linecol(best, col);
+    return best;
+}
+
 static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_srcloc *out,
                                      ompdag_error *err)
 {
@@ -213,6 +243,8 @@ static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_s
         int ln = 0, col = 0;
         dwarf_lineno(line, &ln);
         dwarf_linecol(line, &col);
+        if (ln == 0)
+            line = nearest_real_line(&cu, fa, line, &ln, &col);
         out->file = dwarf_linesrc(line, NULL, NULL);
         out->line = ln;
         out->col = col;
