@@ -468,8 +468,16 @@ typedef struct task_entry {
     uint64_t id;       /* 0 = empty slot */
     uint64_t parent;
     uint64_t cp_task;
+    uint64_t time;     /* creation time: equals the end time of the creator's
+                          segment that ended at the `task` directive */
     int32_t task;      /* graph task; -2 unresolved, -1 none */
 } task_entry;
+
+/* (creator instance, time) -> the T node its mapped segment ended at. */
+typedef struct creation_entry {
+    uint64_t parent, time; /* parent 0 = empty slot */
+    int32_t tnode;
+} creation_entry;
 
 typedef struct trace_ctx {
     ompdag_annotation *a;
@@ -485,6 +493,8 @@ typedef struct trace_ctx {
     size_t npend, pend_cap;
     task_entry *tasks;     /* explicit task instances of matched regions (pass 1) */
     size_t tasks_cap, tasks_used;
+    creation_entry *made;  /* T nodes reached by mapped segments */
+    size_t made_cap, made_used;
     uint8_t *mark;
     int32_t *stack;
 } trace_ctx;
@@ -497,6 +507,7 @@ static void ctx_free(trace_ctx *c)
     free(c->runs);
     free(c->tasks);
     free(c->pend);
+    free(c->made);
     free(c->mark);
     free(c->stack);
     ompdag_symbolizer_destroy(c->sym);
@@ -627,7 +638,7 @@ static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
     task_entry *e = task_slot(c, r->id);
     if (!e->id)
         ++c->tasks_used;
-    *e = (task_entry){r->id, r->aux, r->cp_task, -2};
+    *e = (task_entry){r->id, r->aux, r->cp_task, r->time, -2};
     return true;
 }
 
@@ -668,6 +679,54 @@ static int32_t task_resolve(trace_ctx *c, size_t graph, uint64_t id)
             }
     }
     return e->task;
+}
+
+static creation_entry *made_slot(trace_ctx *c, uint64_t parent, uint64_t time)
+{
+    size_t i = (size_t)(((parent * 0x9e3779b97f4a7c15ull) ^ (time * 0xff51afd7ed558ccdull)) >> 16) &
+               (c->made_cap - 1);
+    while (c->made[i].parent && (c->made[i].parent != parent || c->made[i].time != time))
+        i = (i + 1) & (c->made_cap - 1);
+    return &c->made[i];
+}
+
+static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tnode)
+{
+    if (!parent)
+        return true;
+    if (2 * (c->made_used + 1) > c->made_cap) {
+        creation_entry *old = c->made;
+        size_t oldcap = c->made_cap;
+        c->made_cap = oldcap ? 2 * oldcap : 1024;
+        c->made = calloc(c->made_cap, sizeof *c->made);
+        if (!c->made) {
+            c->made = old;
+            c->made_cap = oldcap;
+            return false;
+        }
+        for (size_t i = 0; i < oldcap; ++i)
+            if (old[i].parent)
+                *made_slot(c, old[i].parent, old[i].time) = old[i];
+        free(old);
+    }
+    creation_entry *e = made_slot(c, parent, time);
+    if (!e->parent)
+        ++c->made_used;
+    *e = (creation_entry){parent, time, tnode};
+    return true;
+}
+
+/* The T node that created explicit instance `id`, as its creator's mapped
+ * chain says; -1 when unknown. */
+static int32_t made_by(trace_ctx *c, uint64_t id)
+{
+    if (!c->tasks_cap || !c->made_cap)
+        return -1;
+    const task_entry *e = task_slot(c, id);
+    if (!e->id)
+        return -1;
+    const creation_entry *m = made_slot(c, e->parent, e->time);
+    return m->parent ? m->tnode : -1;
 }
 
 static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
@@ -807,8 +866,11 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
             continue;
         }
         ++mapped;
-        if (!dry_run)
+        if (!dry_run) {
             ++a->graphs[r->graph].segments;
+            if (ek == OMPDAG_POINT_CREATE && !made_insert(c, r->id, r->time, en))
+                return SIZE_MAX;
+        }
         ck = ek;
         cn = en;
         if (ek == OMPDAG_POINT_END)
@@ -817,14 +879,46 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
     return mapped;
 }
 
-/* Maps every buffered segment, one task instance at a time. */
+/* A task instance's segments in c->pend, and when the instance was created. */
+typedef struct pend_group {
+    size_t first, count;
+    uint64_t created; /* 0 for implicit tasks: they go first */
+} pend_group;
+
+static int cmp_group(const void *x, const void *y)
+{
+    const pend_group *a = x, *b = y;
+    if (a->created != b->created)
+        return a->created < b->created ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Maps every buffered segment, one task instance at a time, creators before
+ * the tasks they create (so each child knows the T node that made it). */
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
     qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending);
+    size_t ngroups = 0;
+    for (size_t i = 0; i < c->npend; ++i)
+        ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
+    pend_group *groups = malloc((ngroups + 1) * sizeof *groups);
+    if (!groups)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    ngroups = 0;
     for (size_t i = 0, j; i < c->npend; i = j) {
         for (j = i + 1; j < c->npend && c->pend[j].id == c->pend[i].id; ++j)
             ;
+        uint64_t created = 0;
+        if (!(c->pend[i].flags & OMPDAG_RECF_IMPLICIT) && c->tasks_cap) {
+            const task_entry *e = task_slot(c, c->pend[i].id);
+            created = e->id ? e->time : UINT64_MAX;
+        }
+        groups[ngroups++] = (pend_group){i, j - i, created};
+    }
+    qsort(groups, ngroups, sizeof *groups, cmp_group);
+    for (size_t gi = 0; gi < ngroups; ++gi) {
+        size_t i = groups[gi].first, j = i + groups[gi].count;
         const pending_seg *seg = &c->pend[i];
         size_t graph = seg->graph, n = j - i;
         const ompdag_condag *g = a->graphs[graph].g;
@@ -833,7 +927,9 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         if (seg->flags & OMPDAG_RECF_IMPLICIT) {
             cand[ncand++] = ompdag_condag_root_task(g);
         } else {
-            int32_t t = task_resolve(c, graph, seg->id);
+            int32_t maker = made_by(c, seg->id);
+            int32_t t = maker >= 0 ? ompdag_condag_node_creates(g, maker)
+                                   : task_resolve(c, graph, seg->id);
             if (t >= 0) {
                 cand[ncand++] = t;
             } else if (t == -3) { /* creation not in the trace: any task made at that line */
@@ -855,10 +951,13 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
                 break;
             }
         size_t got = map_chain(c, best, seg, n, false);
-        if (got == SIZE_MAX)
+        if (got == SIZE_MAX) {
+            free(groups);
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        }
         a->mapped += got;
     }
+    free(groups);
     c->npend = 0;
     return OMPDAG_OK;
 }

@@ -58,8 +58,9 @@ static ompdag_annotation *annotate(ompdag_condag_set *set, const ompdag_annotate
  * task's source (begin), at the F-successor of T node sn (after its
  * directive), or at W node sn (after its taskwait); it ends at the sink
  * (end), at T node en (its directive), or just before W node en; it passes
- * through no T node and enters no W node on the way.  The empty path between
- * a T node and a taskwait right after it counts the W node it is charged to. */
+ * through no T node and enters no W node on the way.  An empty path (a T node
+ * followed by a taskwait or by the task's end, a task starting with a
+ * taskwait) counts the adjacent node it is charged to. */
 static int64_t best;
 static bool found;
 
@@ -99,13 +100,21 @@ static int64_t min_path_sum(const ompdag_condag *g, const ompdag_segment_class *
 {
     found = false;
     best = 0;
-    if (k->start_kind == OMPDAG_POINT_BEGIN) {
+    if (k->start_kind == OMPDAG_POINT_BEGIN && k->end_kind == OMPDAG_POINT_WAIT &&
+        k->end_node == ompdag_condag_task_source(g, k->task)) { /* starts with a taskwait */
+        best = ompdag_condag_node_wcet(g, k->end_node);
+        found = true;
+    } else if (k->start_kind == OMPDAG_POINT_BEGIN) {
         dfs(g, ompdag_condag_task_source(g, k->task), 0, k->end_kind, k->end_node, k->task);
     } else if (k->start_kind == OMPDAG_POINT_WAIT) {
         dfs(g, k->start_node, 0, k->end_kind, k->end_node, k->task);
     } else {
         int32_t c;
         const int32_t *s = ompdag_condag_node_fsucc(g, k->start_node, &c);
+        if (c == 0 && k->end_kind == OMPDAG_POINT_END) { /* t is the sink: [t] */
+            best = ompdag_condag_node_wcet(g, k->start_node);
+            found = true;
+        }
         for (int32_t i = 0; i < c; ++i) {
             if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W)
                 dfs(g, s[i], 0, k->end_kind, k->end_node, k->task);
