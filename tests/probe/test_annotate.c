@@ -359,3 +359,38 @@ Test(annotate, annotated_graph_is_analysable)
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
+
+Test(annotate, unrolled_loop_maps_occurrence_by_occurrence)
+{
+    char trace[160];
+    make_traces();
+    snprintf(trace, sizeof trace, "%s/loop.trace", g_dir);
+    const char *args[] = {"4", NULL};
+    cr_assert_eq(probe_run("loop", args, 2, trace, NULL, NULL), 0);
+    ompdag_condag_set *set = load_graphs("loop.json");
+    ompdag_annotation *a = annotate(set, NULL, trace, NULL);
+    ompdag_error err;
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* Three T nodes share line 23: the k-th creation of each run is r_k, and
+     * the task it creates is a_k (whose own child is b_k), 4 runs each. */
+    const char *once[] = {"r1", "r2", "r3", "b1n", "b2n", "b3n", "dn"};
+    for (size_t i = 0; i < sizeof once / sizeof *once; ++i)
+        cr_assert_eq(extra_int(g, node(g, once[i]), "samples"), 4, "%s: %lld samples", once[i],
+                     (long long)extra_int(g, node(g, once[i]), "samples"));
+    /* T nodes that end their task: the segment up to the directive and the
+     * empty one after it (charged to the same node) both count. */
+    const char *twice[] = {"a1t", "a2t", "a3t", "r4"};
+    for (size_t i = 0; i < sizeof twice / sizeof *twice; ++i)
+        cr_assert_eq(extra_int(g, node(g, twice[i]), "samples"), 8, "%s: %lld samples", twice[i],
+                     (long long)extra_int(g, node(g, twice[i]), "samples"));
+    /* a_k runs work(1000 k) before its directive: the chain keeps them apart. */
+    cr_assert_lt(extra_int(g, node(g, "a1t"), "observed_median"),
+                 extra_int(g, node(g, "a3t"), "observed_median"));
+    assert_safe(set, a);
+    uint64_t seg, mapped, unmapped;
+    ompdag_annotation_counts(a, &seg, &mapped, &unmapped);
+    cr_assert_eq(unmapped, 0);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
