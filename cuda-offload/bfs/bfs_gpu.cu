@@ -496,10 +496,12 @@ cudaError_t search(gpu_ctx *c, int64_t source, const ompdag_bfs_options *opts, o
             queue[k] = s.qlen[k];
         const ompdag_bfs_direction found_by = dir;
         int workflow;
+        int64_t edges = 0; /* top-down: out-edges of the frontier */
         if (dir == OMPDAG_BFS_TOP_DOWN) {
             int64_t m_f = 0;
             CU(frontier_edges(s, &m_f));
             const bool sparse = ent_use_sparse(m_f, n, 1);
+            edges = m_f;
             CU(expand(s, false, level, sparse));
             CU(generate(s, sparse ? GEN_SPARSE : GEN_INTERLEAVED, level, m_f, &found, &hubs));
             workflow = sparse ? OMPDAG_BFS_WORKFLOW_SPARSE : OMPDAG_BFS_WORKFLOW_INTERLEAVED;
@@ -534,6 +536,7 @@ cudaError_t search(gpu_ctx *c, int64_t source, const ompdag_bfs_options *opts, o
         rec->hubs = hubs;
         rec->gamma = Th > 0 ? (double)hubs / (double)Th : 0.0;
         rec->workflow = workflow;
+        rec->edges = edges;
         prev_found = found;
     }
     CU(cudaMemcpy(r->levels, c->status, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost));

@@ -256,6 +256,7 @@ static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options
         int64_t found = 0, hubs = 0, queue[ENT_CLASSES] = {0};
         const int64_t probes0 = s->probes, hits0 = s->hits;
         int workflow;
+        int64_t edges = 0;
         const ompdag_bfs_direction found_by = dir;
         for (int k = 0; k < D; ++k)
             for (int c = 0; c < ENT_CLASSES; ++c)
@@ -265,6 +266,7 @@ static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options
             for (int k = 0; k < D; ++k)
                 m_f += sim_frontier_edges(s, &s->dev[k], false);
             bool sparse = ent_use_sparse(m_f, n, D);
+            edges = m_f;
             for (int k = 0; k < D; ++k) {
                 if (sparse)
                     sim_frontier_edges(s, &s->dev[k], true);
@@ -308,6 +310,7 @@ static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options
             rec->queue[c] = queue[c];
         rec->hubs = hubs;
         rec->gamma = Th > 0 ? (double)hubs / (double)Th : 0.0;
+        rec->edges = found_by == OMPDAG_BFS_TOP_DOWN ? edges : s->probes - probes0;
         rec->hc_probes = s->probes - probes0;
         rec->hc_hits = s->hits - hits0;
         rec->workflow = workflow;

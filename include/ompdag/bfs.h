@@ -61,7 +61,7 @@ typedef struct ompdag_bfs_options {
 } ompdag_bfs_options;
 
 /* Default τ, chosen by the sweep in bench/bfs (see docs/bfs.md). */
-#define OMPDAG_BFS_DEFAULT_TAU 64
+#define OMPDAG_BFS_DEFAULT_TAU 256
 
 /* Fills *opts with the defaults above. */
 void ompdag_bfs_options_init(ompdag_bfs_options *opts);
@@ -80,6 +80,9 @@ typedef struct ompdag_bfs_level {
                                        Extreme (>65536 out-edges) */
     int64_t hubs;                   /* gpu-sim: Fh, hubs among the vertices found here */
     double gamma;                   /* gpu-sim: γ = Fh / Th after this level (0 when Th = 0) */
+    int64_t edges;                  /* gpu-sim: edges examined, i.e. random status loads
+                                       before the hub cache (top-down: out-edges of the
+                                       frontier; bottom-up: neighbour checks) */
     int64_t hc_probes;              /* gpu-sim: bottom-up neighbour checks made */
     int64_t hc_hits;                /* gpu-sim: checks answered by the hub cache */
     int workflow;                   /* gpu-sim: how the next queue was generated,
