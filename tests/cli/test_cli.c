@@ -1,0 +1,193 @@
+/* tests/cli/test_cli.c — the `ompdag` command end to end: values, exit codes
+ * and messages, run as a user would run it. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct run_result {
+    int status;
+    char *out; /* stdout */
+    char *err; /* stderr */
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return buf;
+}
+
+/* Runs `ompdag ARGS` from the source directory. */
+static run_result ompdag(const char *args)
+{
+    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(build && src, "run through ctest");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/cli/ompdag' %s >/tmp/ompdag-cli.out 2>/tmp/ompdag-cli.err",
+             src, build, args);
+    int st = system(cmd);
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp("/tmp/ompdag-cli.out"),
+                        slurp("/tmp/ompdag-cli.err")};
+}
+
+static void done(run_result r)
+{
+    free(r.out), free(r.err);
+}
+
+Test(cli, analyze_figure5_all_algorithms_json)
+{
+    run_result r = ompdag("analyze examples/condag/figure5.json --algorithm all --format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_error_t e;
+    json_t *arr = json_loads(r.out, 0, &e);
+    cr_assert(json_is_array(arr) && json_array_size(arr) == 3, "%s", r.out);
+    /* m = 4, L = 3: exact m·L + m − 1 = 15, alg0 m·L + L·(m − 1) = 21 */
+    const char *alg[] = {"exact", "alg0", "enumerate"};
+    long long want[] = {15, 21, 15};
+    for (size_t i = 0; i < 3; ++i) {
+        json_t *o = json_array_get(arr, i);
+        cr_expect_str_eq(json_string_value(json_object_get(o, "algorithm")), alg[i]);
+        cr_expect_eq(json_integer_value(json_object_get(o, "bound_times_m")), want[i]);
+        cr_expect_eq(json_integer_value(json_object_get(o, "m")), 4);
+        cr_expect_float_eq(json_real_value(json_object_get(o, "bound")), want[i] / 4.0, 1e-12);
+    }
+    json_t *wf = json_object_get(json_array_get(arr, 0), "worst_flow");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(wf, "choices"), "c")), "k0");
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 0), "vol")), 12);
+    json_decref(arr);
+    done(r);
+}
+
+Test(cli, analyze_text_names_branches_by_location)
+{
+    run_result r = ompdag("analyze examples/condag/fib.json --threads 4");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "branch at fib.c:8 takes fib.c:10") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "m*R = 2920") != NULL, "%s", r.out);
+    done(r);
+}
+
+Test(cli, bad_input_exits_1_with_message)
+{
+    FILE *f = fopen("/tmp/ompdag-cli-bad.json", "w");
+    fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
+          "\"kind\":\"Q\",\"wcet\":1}]}", f);
+    fclose(f);
+    run_result r = ompdag("analyze /tmp/ompdag-cli-bad.json --threads 2");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "node 'a'") && strstr(r.err, "'kind'"), "%s", r.err);
+    cr_expect_str_eq(r.out, "");
+    done(r);
+    r = ompdag("analyze /nonexistent.json --threads 2");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "/nonexistent.json: cannot open") != NULL, "%s", r.err);
+    done(r);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+    const char *cases[] = {"analyze", "analyze examples/condag/fib.json --threads 0",
+                           "analyze examples/condag/fib.json --algorithm fast",
+                           "gen --p-if 2", "frobnicate", "experiment --sweep nope --out /tmp/x"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = ompdag(cases[i]);
+        cr_expect_eq(r.status, 2, "'%s' exited %d", cases[i], r.status);
+        cr_expect(r.err[0] != '\0', "'%s' printed no message", cases[i]);
+        done(r);
+    }
+}
+
+Test(cli, threads_required_without_file_default)
+{
+    run_result r = ompdag("gen --seed 5 --threads 0 -o /tmp/ompdag-cli-nothreads.json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    r = ompdag("analyze /tmp/ompdag-cli-nothreads.json");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "--threads") != NULL, "%s", r.err);
+    done(r);
+}
+
+Test(cli, every_command_has_help)
+{
+    run_result r = ompdag("--help");
+    cr_assert_eq(r.status, 0);
+    /* every listed command answers --help and `help CMD` with status 0 */
+    char *list = strdup(r.out);
+    done(r);
+    int seen = 0;
+    for (char *line = strtok(strstr(list, "commands:\n"), "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64];
+        if (sscanf(line, "  %63s", name) != 1 || line[0] != ' ')
+            continue;
+        char args[128];
+        snprintf(args, sizeof args, "%s --help", name);
+        run_result h = ompdag(args);
+        cr_expect_eq(h.status, 0, "%s --help exited %d", name, h.status);
+        cr_expect(strstr(h.out, "usage") != NULL, "%s --help prints no usage", name);
+        done(h);
+        seen++;
+    }
+    free(list);
+    cr_expect_geq(seen, 5);
+    r = ompdag("--version");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strncmp(r.out, "ompdag ", 7) == 0);
+    done(r);
+}
+
+Test(cli, gen_is_deterministic_and_valid)
+{
+    run_result a = ompdag("gen --seed 9 --tasks 6 -o /tmp/ompdag-cli-a.json");
+    run_result b = ompdag("gen --seed 9 --tasks 6 -o /tmp/ompdag-cli-b.json");
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0);
+    char *x = slurp("/tmp/ompdag-cli-a.json"), *y = slurp("/tmp/ompdag-cli-b.json");
+    cr_expect_str_eq(x, y);
+    free(x), free(y), done(a), done(b);
+    run_result v = ompdag("validate /tmp/ompdag-cli-a.json");
+    cr_expect_eq(v.status, 0);
+    cr_expect(strstr(v.out, "valid") != NULL);
+    done(v);
+}
+
+Test(cli, dot_uses_figure4_conventions)
+{
+    run_result r = ompdag("dot examples/condag/figure5.json --flow worst");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "shape=diamond") && strstr(r.out, "shape=triangle"));
+    cr_expect(strstr(r.out, "style=dotted") && strstr(r.out, "style=dashed") &&
+              strstr(r.out, "style=solid"));
+    cr_expect(strstr(r.out, "color=red") != NULL, "critical path not highlighted");
+    done(r);
+}
+
+Test(cli, experiment_writes_summary_rows)
+{
+    run_result r = ompdag("experiment --sweep p-if --graphs 5 --no-plot --out /tmp/ompdag-cli-exp");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    char *csv = slurp("/tmp/ompdag-cli-exp/p-if-summary.csv");
+    int lines = 0;
+    for (char *p = csv; *p; ++p)
+        lines += *p == '\n';
+    cr_expect_eq(lines, 11); /* header + 10 points */
+    cr_expect(strncmp(csv, "x,graphs,mean_alg0_bound", 24) == 0);
+    free(csv);
+    csv = slurp("/tmp/ompdag-cli-exp/p-if-graphs.csv");
+    lines = 0;
+    for (char *p = csv; *p; ++p)
+        lines += *p == '\n';
+    cr_expect_eq(lines, 51);
+    free(csv);
+}
