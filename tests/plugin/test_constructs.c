@@ -4,6 +4,9 @@
  * skipped #if blocks, refusals, and graphs the model must accept.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -278,4 +281,156 @@ Test(regions, compiler_arguments_reach_the_parser)
     cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1);
     ompdag_condag_set_destroy(set);
     unlink(path);
+}
+
+Test(regions, function_deadline_and_masked)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "#pragma ompdag deadline(250us)\n"
+                                "void f(int n) {\n"
+                                "#pragma omp parallel num_threads(8)\n"
+                                "#pragma omp masked\n"
+                                "  {\n"
+                                "#pragma omp task\n"
+                                "    work(n);\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    cr_assert_str_eq(json_string_value(json_object_get(ompdag_condag_extra(g, -1), "deadline")),
+                     "250us");
+    cr_assert_eq(ompdag_condag_threads(g), 8);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(loops, do_while_with_loop_bound)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma ompdag loop_bound(2)\n"
+                                            "    do {\n"
+                                            "#pragma omp task\n"
+                                            "      work(n);\n"
+                                            "    } while (--n > 0);\n"
+                                            "#pragma omp taskwait\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "8,8");
+    cr_assert_str_eq(WEDGES(g), "8>11,8>11");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(branches, conditional_operator_with_task_creating_calls)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "static int spawn(int x) {\n"
+                                "#pragma omp task\n"
+                                "  work(x);\n"
+                                "  return x;\n"
+                                "}\n"
+                                "void f(int n) {\n"
+                                "#pragma omp parallel\n"
+                                "#pragma omp single\n"
+                                "  {\n"
+                                "    int r = n ? spawn(1) : spawn(2);\n"
+                                "#pragma omp taskwait\n"
+                                "    work(r);\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "11");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "3,3");
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_J), 1);
+    cr_assert_str_eq(WEDGES(g), "3>12,3>12");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(calls, helper_in_a_header_is_inlined)
+{
+    char dir[] = "/tmp/ompdag_fe_hdr_XXXXXX", path[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/helper.h", dir);
+    FILE *h = fopen(path, "w");
+    fputs("void work(int);\n"
+          "static inline void two(int n) {\n"
+          "#pragma omp task\n"
+          "  work(n);\n"
+          "#pragma omp task\n"
+          "  work(n + 1);\n"
+          "}\n",
+          h);
+    fclose(h);
+    snprintf(path, sizeof path, "%s/main.c", dir);
+    FILE *c = fopen(path, "w");
+    fputs("#include \"helper.h\"\n"
+          "void f(int n) {\n"
+          "#pragma omp parallel\n"
+          "#pragma omp single\n"
+          "  {\n"
+          "    two(n);\n"
+          "#pragma omp taskwait\n"
+          "  }\n"
+          "}\n",
+          c);
+    fclose(c);
+    ompdag_condag_set *set = NULL;
+    cr_assert_eq(fe_test_extract(path, NULL, 0, 0, &set, NULL), OMPDAG_OK);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "3,5");
+    cr_assert_str_eq(WEDGES(g), "3>7,5>7");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T)
+            cr_assert(strstr(ompdag_condag_node_loc(g, v).file, "helper.h"),
+                      "T nodes point into the header");
+    ompdag_condag_set_destroy(set);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(calls, recursion_beyond_the_bound_is_dropped)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "#pragma ompdag recursion_bound(2)\n"
+                                "static void r(int n) {\n"
+                                "#pragma omp task\n"
+                                "  r(n - 1);\n"
+                                "}\n"
+                                "void f(int n) {\n"
+                                "#pragma omp parallel\n"
+                                "#pragma omp single\n"
+                                "  r(n);\n"
+                                "}\n",
+                                &set);
+    /* r in τ1 creates t2, whose r creates t3, whose call is the third */
+    cr_assert_eq(ompdag_condag_task_count(g), 3);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(refusals_inline, depend_on_taskwait_and_unknown_clause)
+{
+    refused_src(REGION_HEAD "#pragma omp task\n"
+                            "    work(1);\n"
+                            "#pragma omp taskwait depend(in: n)\n" REGION_TAIL,
+                8, "taskwait with clauses");
+    refused_src(REGION_HEAD "#pragma omp task bogus(3)\n"
+                            "    work(1);\n" REGION_TAIL,
+                6, "unsupported task clause 'bogus'");
+}
+
+Test(refusals_inline, loop_with_task_calls_in_its_condition)
+{
+    refused_src("void work(int);\n"
+                "static int more(int n) {\n"
+                "#pragma omp task\n"
+                "  work(n);\n"
+                "  return n > 0;\n"
+                "}\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel\n"
+                "#pragma omp single\n"
+                "  while (more(n)) n--;\n"
+                "}\n",
+                10, "loop condition");
 }
