@@ -140,5 +140,6 @@ ompdag_status off_gpu_cuda_create(int device, ompdag_offload_gpu_fn body, void *
     og->kind = OMPDAG_DEVICE_GPU;
     og->impl = g;
     snprintf(og->name, sizeof og->name, "%s", name ? name : "gpu");
+    *out = og;
     return OMPDAG_OK;
 }

@@ -160,5 +160,6 @@ ompdag_status off_gpu_sim_create(ompdag_offload_cpu_fn body, void *ctx, double s
     og->kind = OMPDAG_DEVICE_SIM_GPU;
     og->impl = g;
     snprintf(og->name, sizeof og->name, "%s", name ? name : "simgpu");
+    *out = og;
     return OMPDAG_OK;
 }
