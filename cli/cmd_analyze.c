@@ -113,22 +113,27 @@ static const char *graph_title(const ompdag_condag *g, size_t i, char *buf, size
     return buf;
 }
 
+/* Text output stays readable on huge graphs; --format json lists everything. */
+enum { TEXT_MAX_CHOICES = 20, TEXT_PATH_HEAD = 8, TEXT_PATH_TAIL = 4 };
+
 static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
 {
     char a[256], b[256];
-    bool any = false;
+    int shown = 0, total = 0;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
         int32_t s = ompdag_rta_result_choice(r, v);
-        if (s < 0)
+        if (s < 0 || total++ >= TEXT_MAX_CHOICES)
             continue;
         const char *label = ompdag_condag_node_label(g, s);
-        fprintf(out, "%s    branch at %s takes %s%s%s%s\n", any ? "" : "  worst flow:\n",
+        fprintf(out, "%s    branch at %s takes %s%s%s%s\n", shown++ ? "" : "  worst flow:\n",
                 cli_node_place(g, v, a, sizeof a), cli_node_place(g, s, b, sizeof b),
                 label ? " (" : "", label ? label : "", label ? ")" : "");
-        any = true;
     }
-    if (!any)
+    if (!total)
         fprintf(out, "  worst flow: no branches\n");
+    else if (total > shown)
+        fprintf(out, "    ... and %d more branch choices (--format json lists all)\n",
+                total - shown);
 }
 
 static void print_text_path(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
@@ -137,8 +142,13 @@ static void print_text_path(FILE *out, const ompdag_condag *g, const ompdag_rta_
     const int32_t *path = ompdag_rta_result_critical_path(r, &n);
     char buf[256];
     fprintf(out, "  critical path (%d nodes):", n);
-    for (int32_t i = 0; i < n; ++i)
+    for (int32_t i = 0; i < n; ++i) {
+        if (i == TEXT_PATH_HEAD && n > TEXT_PATH_HEAD + TEXT_PATH_TAIL) {
+            fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
+            i = n - TEXT_PATH_TAIL;
+        }
         fprintf(out, "%s%s", i ? " -> " : " ", cli_node_place(g, path[i], buf, sizeof buf));
+    }
     fputc('\n', out);
 }
 
@@ -147,7 +157,7 @@ static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_resul
     const char *unit = ompdag_condag_time_unit(g);
     int32_t m = ompdag_rta_result_m(r);
     int64_t btm = ompdag_rta_result_bound_times_m(r);
-    fprintf(out, "  m=%-3d %-9s bound %.6g %s  (m*R = %" PRId64 ")", m,
+    fprintf(out, "  m=%-3d %-9s bound %.3f %s  (m*R = %" PRId64 ")", m,
             ompdag_algorithm_name(ompdag_rta_result_algorithm(r)), ompdag_rta_result_bound(r), unit,
             btm);
     if (ompdag_rta_result_has_witness(r))
