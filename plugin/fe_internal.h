@@ -88,6 +88,7 @@ typedef struct fe_func {
     unsigned begin, end;   /* extent offsets */
     fe_vec callees;        /* indices of functions defined in the TU */
     bool significant;      /* contains (transitively) a non-plain omp directive */
+    int32_t refs, calls;   /* references to it, and direct calls among them */
     int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
     char *deadline;        /* from #pragma ompdag deadline, or NULL */
 } fe_func;
@@ -112,7 +113,11 @@ struct ompdag_frontend {
     int32_t nfiles;
     fe_func *funcs;
     int32_t nfuncs;
+    int32_t fnptr_func; /* a significant function whose address is taken, or -1 */
 };
+
+/* True when call `c` goes through a pointer rather than naming a function. */
+bool fe_call_is_indirect(CXCursor call);
 
 /* Records a diagnostic; `file` is copied.  Returns false on ENOMEM. */
 bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, int32_t line,

@@ -363,7 +363,8 @@ static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientDa
     sig_state *st = data;
     if (clang_getCursorKind(c) == CXCursor_CallExpr) {
         int32_t f = fe_func_of_call(st->w->fe, c);
-        if (f >= 0 && st->w->fe->funcs[f].significant) {
+        if ((f >= 0 && st->w->fe->funcs[f].significant) ||
+            (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c))) {
             st->found = true;
             return CXChildVisit_Break;
         }
@@ -1353,6 +1354,13 @@ static bool walk_expr(walker *w, CXCursor e)
         int32_t fi = fe_func_of_call(w->fe, e);
         if (fi >= 0 && w->fe->funcs[fi].significant)
             return inline_call(w, e, fi);
+        if (fi < 0 && w->fe->fnptr_func >= 0 && fe_call_is_indirect(e)) {
+            fe_file *f = file_of(w, sp.file);
+            return f && refuse(w, f->name, sp.line, sp.col,
+                               "call through a function pointer in a task region, while '%s' "
+                               "(which contains task directives) has its address taken",
+                               w->fe->funcs[w->fe->fnptr_func].name);
+        }
         return plain(w, e);
     }
     return ok;

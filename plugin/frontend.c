@@ -145,19 +145,14 @@ fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
     return f;
 }
 
+static int32_t func_index(const ompdag_frontend *fe, CXCursor decl);
+
 int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
 {
     CXCursor ref = clang_getCursorReferenced(call);
     if (clang_Cursor_isNull(ref))
         return -1;
-    CXCursor def = clang_getCursorDefinition(ref);
-    if (clang_Cursor_isNull(def))
-        return -1;
-    unsigned h = clang_hashCursor(def);
-    for (int32_t i = 0; i < fe->nfuncs; ++i)
-        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def))
-            return i;
-    return -1;
+    return func_index(fe, ref);
 }
 
 /* ---- lifecycle -------------------------------------------------------------- */
@@ -413,6 +408,48 @@ static enum CXChildVisitResult callee_visit(CXCursor c, CXCursor parent, CXClien
     return CXChildVisit_Recurse;
 }
 
+bool fe_call_is_indirect(CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    return clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl;
+}
+
+static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
+{
+    CXCursor def = clang_getCursorDefinition(decl);
+    if (clang_Cursor_isNull(def))
+        return -1;
+    unsigned h = clang_hashCursor(def);
+    for (int32_t i = 0; i < fe->nfuncs; ++i)
+        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def))
+            return i;
+    return -1;
+}
+
+/* Counts, for every TU function, references and direct calls: more
+ * references than calls means its address is taken. */
+static enum CXChildVisitResult refs_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    ompdag_frontend *fe = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    if (k == CXCursor_CallExpr) {
+        int32_t f = fe_func_of_call(fe, c);
+        if (f >= 0)
+            fe->funcs[f].calls++;
+    } else if (k == CXCursor_DeclRefExpr) {
+        CXCursor ref = clang_getCursorReferenced(c);
+        if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
+            int32_t f = func_index(fe, ref);
+            if (f >= 0)
+                fe->funcs[f].refs++;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
 static bool dir_is_significant(fe_dir d)
 {
     switch (d) {
@@ -457,6 +494,11 @@ static bool index_functions(ompdag_frontend *fe)
                     fn->significant = changed = true;
         }
     }
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), refs_visit, fe);
+    fe->fnptr_func = -1;
+    for (int32_t i = 0; i < fe->nfuncs && fe->fnptr_func < 0; ++i)
+        if (fe->funcs[i].significant && fe->funcs[i].refs > fe->funcs[i].calls)
+            fe->fnptr_func = i;
     return true;
 }
 

@@ -434,3 +434,42 @@ Test(refusals_inline, loop_with_task_calls_in_its_condition)
                 "}\n",
                 10, "loop condition");
 }
+
+Test(calls, function_pointer_to_a_task_creating_function_is_refused)
+{
+    refused_src("void work(int);\n"
+                "static void spawn(int n) {\n"
+                "#pragma omp task\n"
+                "  work(n);\n"
+                "}\n"
+                "void (*fp)(int) = spawn;\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel\n"
+                "#pragma omp single\n"
+                "  fp(n);\n"
+                "}\n",
+                10, "function pointer");
+}
+
+Test(calls, function_pointer_to_plain_code_is_plain)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "static void quiet(int n) { work(n); }\n"
+                                "static void spawn(int n) {\n"
+                                "#pragma omp task\n"
+                                "  work(n);\n"
+                                "}\n"
+                                "void (*fp)(int) = quiet;\n"
+                                "void f(int n) {\n"
+                                "#pragma omp parallel\n"
+                                "#pragma omp single\n"
+                                "  {\n"
+                                "    fp(n);\n"
+                                "    spawn(n);\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "4");
+    ompdag_condag_set_destroy(set);
+}
