@@ -1436,6 +1436,61 @@ static bool is_single_chain(const fe_file *f, int32_t from, int32_t to)
     return false;
 }
 
+/* The barrier before code that follows the single block: every thread
+ * runs that code once all tasks are complete.  A W node waits for the
+ * direct children of τ1 only, which is all tasks exactly when every task
+ * awaits its own children (as for taskgroup). */
+static bool region_barrier(walker *w, const fe_file *f, fe_span at)
+{
+    for (int32_t t = 1; t < w->g->ntasks; ++t) {
+        int32_t bad = unawaited_child(w, t);
+        if (*w->nomem)
+            return false;
+        if (bad >= 0)
+            return refuse(w, f->name, at.line, at.col,
+                          "code after the single block runs after the barrier that waits for all "
+                          "tasks, but the task created at line %d does not wait for its child "
+                          "created at line %d; the model cannot express this wait",
+                          w->g->nodes[w->g->tasks[t].creator].line, w->g->nodes[bad].line);
+    }
+    return !w->flow->live ||
+           attach(w, 'W', f->name, at.line, at.col, fe_strdup("barrier"), true) >= 0;
+}
+
+/* What the parallel block has seen so far around its single/master. */
+typedef struct block_state {
+    bool producer;      /* the single/master block was walked */
+    bool barrier;       /* a barrier (implicit or explicit) follows it */
+    bool barrier_done;  /* the W node for it exists */
+} block_state;
+
+/* One statement of the parallel block other than the single/master. */
+static bool parallel_block_code(walker *w, const fe_file *f, CXCursor c, fe_span cs,
+                                block_state *bs)
+{
+    if (clang_getCursorKind(c) == CXCursor_NullStmt)
+        return true;
+    if (significant(w, c))
+        return refuse(w, f->name, cs.line, cs.col,
+                      "tasks in a parallel region must be created inside single, master or "
+                      "masked; otherwise every thread creates them");
+    if (!check_plain(w, c, cs))
+        return false;
+    if (bs->producer && !bs->barrier_done) {
+        if (!bs->barrier)
+            return refuse(w, f->name, cs.line, cs.col,
+                          "code after a master/masked (or single nowait) block runs on the other "
+                          "threads while its tasks run; not supported: move it into the block or "
+                          "put '#pragma omp barrier' before it");
+        if (!region_barrier(w, f, cs))
+            return false;
+        bs->barrier_done = true;
+    }
+    /* Code before the block runs on every thread at once: a sequential
+     * prefix of τ1 over-approximates the delay it causes. */
+    return plain(w, c);
+}
+
 /* The parallel body with no single/master on it directly: a block holding
  * one single/master construct and plain code around it. */
 static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *par, CXCursor s,
@@ -1452,6 +1507,7 @@ static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *pa
     if (!children(w, s, &ch))
         return false;
     bool ok = true;
+    block_state bs = {false, false, false};
     unsigned lo = sp.begin;
     for (int32_t i = 0; ok && i < ch.n; ++i) {
         fe_span cs = fe_cursor_span(ch.c[i]);
@@ -1463,26 +1519,25 @@ static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *pa
             const fe_pragma *p = &f->pragmas[k];
             if (p->dir == FE_DIR_SINGLE)
                 single = k;
-            else if (p->dir != FE_DIR_BARRIER && p->dir != FE_DIR_IGNORED_STANDALONE &&
-                     p->dir != FE_DIR_OUTSIDE)
+            else if (p->dir == FE_DIR_BARRIER)
+                bs.barrier = bs.barrier || bs.producer;
+            else if (p->dir != FE_DIR_IGNORED_STANDALONE && p->dir != FE_DIR_OUTSIDE)
                 ok = refuse(w, f->name, p->line, p->col,
                             "'#pragma omp %s' in a parallel region outside single/master is not "
                             "supported",
                             p->name);
         }
         if (ok && single >= 0) {
+            const fe_pragma *sg = &f->pragmas[single];
             if (*has_producer)
-                ok = refuse(w, f->name, f->pragmas[single].line, f->pragmas[single].col,
+                ok = refuse(w, f->name, sg->line, sg->col,
                             "more than one single/master construct in one parallel region is "
                             "not supported");
-            *has_producer = true;
+            *has_producer = bs.producer = true;
+            bs.barrier = !strcmp(sg->name, "single") && !fe_pragma_clause(sg, "nowait");
             ok = ok && walk_bare(w, ch.c[i], cs, 0);
-        } else if (ok && significant(w, ch.c[i])) {
-            ok = refuse(w, f->name, cs.line, cs.col,
-                        "tasks in a parallel region must be created inside single, master or "
-                        "masked; otherwise every thread creates them");
         } else if (ok) {
-            ok = check_plain(w, ch.c[i], cs) && plain(w, ch.c[i]);
+            ok = parallel_block_code(w, f, ch.c[i], cs, &bs);
         }
         lo = cs.end;
     }

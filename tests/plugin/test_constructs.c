@@ -473,3 +473,63 @@ Test(calls, function_pointer_to_plain_code_is_plain)
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "4");
     ompdag_condag_set_destroy(set);
 }
+
+Test(regions, code_after_single_waits_at_the_implicit_barrier)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "void f(int n) {\n"
+                                "#pragma omp parallel\n"
+                                "  {\n"
+                                "    work(0);\n"
+                                "#pragma omp single\n"
+                                "    {\n"
+                                "#pragma omp task\n"
+                                "      work(1);\n"
+                                "    }\n"
+                                "    work(2);\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "8");
+    /* the task is awaited by the barrier before work(2) */
+    cr_assert_str_eq(WEDGES(g), "8>11");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(regions, code_after_master_without_barrier_is_refused)
+{
+    refused_src("void work(int);\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel\n"
+                "  {\n"
+                "#pragma omp master\n"
+                "    {\n"
+                "#pragma omp task\n"
+                "      work(1);\n"
+                "    }\n"
+                "    work(2);\n"
+                "  }\n"
+                "}\n",
+                10, "master/masked");
+}
+
+Test(regions, code_after_single_with_unawaited_grandchild_is_refused)
+{
+    refused_src("void work(int);\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel\n"
+                "  {\n"
+                "#pragma omp single\n"
+                "    {\n"
+                "#pragma omp task\n"
+                "      {\n"
+                "#pragma omp task\n"
+                "        work(1);\n"
+                "      }\n"
+                "    }\n"
+                "    work(2);\n"
+                "  }\n"
+                "}\n",
+                13, "line 9");
+}
