@@ -11,15 +11,40 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <ftw.h>
 #include <unistd.h>
 
 #include "ompdag/trace.h"
 
-/* A fresh temporary directory (static buffer per call site). */
+static char probe_dirs[16][64];
+static int probe_ndirs;
+
+static inline int probe_rm_one(const char *path, const struct stat *st, int flag,
+                               struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static inline void probe_cleanup(void)
+{
+    for (int i = 0; i < probe_ndirs; ++i)
+        nftw(probe_dirs[i], probe_rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    probe_ndirs = 0;
+}
+
+/* A fresh temporary directory, removed with its contents when the test's
+ * process exits. */
 static inline const char *probe_tmpdir(char *buf, size_t n)
 {
     snprintf(buf, n, "/tmp/ompdag-probe-test-XXXXXX");
-    return mkdtemp(buf);
+    if (!mkdtemp(buf))
+        return NULL;
+    if (probe_ndirs == 0)
+        atexit(probe_cleanup);
+    if (probe_ndirs < 16)
+        snprintf(probe_dirs[probe_ndirs++], sizeof probe_dirs[0], "%s", buf);
+    return buf;
 }
 
 /* Runs progs/PROG with argv under the probe (OMP_TOOL_LIBRARIES), writing
