@@ -118,6 +118,15 @@ class ExtractConsumer : public clang::ASTConsumer {
         clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
         if (diags.hasErrorOccurred())
             return;
+        std::string out = output_path(opts_.out_dir, input_);
+        // Regions are taken from the main file only, and each starts with
+        // `#pragma omp parallel` (or an _Pragma, which is refused): a main
+        // file without "pragma" has none, and the reparse can be skipped.
+        clang::SourceManager &sm = ci_.getSourceManager();
+        if (!sm.getBufferData(sm.getMainFileID()).contains("pragma")) {
+            write_empty(out);
+            return;
+        }
         std::vector<std::string> args = driver_args(ci_);
         std::vector<const char *> argv;
         for (const auto &s : args)
@@ -135,7 +144,6 @@ class ExtractConsumer : public clang::ASTConsumer {
                                                    (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
             report_frontend_diag(ompdag_frontend_diag_at(fe, i));
-        std::string out = output_path(opts_.out_dir, input_);
         if (st == OMPDAG_OK) {
             llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
             if (ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
@@ -150,6 +158,17 @@ class ExtractConsumer : public clang::ASTConsumer {
     }
 
   private:
+    void write_empty(const std::string &out)
+    {
+        ompdag_condag_set *set = ompdag_condag_set_create();
+        ompdag_error err{};
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
+        if (!set || ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
+            report(clang::DiagnosticsEngine::Error, clang::SourceLocation(),
+                   set ? err.message : "out of memory");
+        ompdag_condag_set_destroy(set);
+    }
+
     clang::DiagnosticsEngine::Level level() const
     {
         return opts_.werror ? clang::DiagnosticsEngine::Error : clang::DiagnosticsEngine::Warning;

@@ -55,12 +55,13 @@ static void build_both(const char *src, const char *dir, const char *extra)
     cr_assert_eq(run(cmd), 0, "plain build failed: %s", cmd);
 }
 
-static void same_as_extract(const char *rel)
+static void same_as_extract_path(const char *file)
 {
+    const char *rel = file;
     char dir[] = "/tmp/ompdag_plugin_XXXXXX", path[8192];
     cr_assert_not_null(mkdtemp(dir));
     char src[4096];
-    snprintf(src, sizeof src, "%s", fe_test_path(rel));
+    snprintf(src, sizeof src, "%s", file);
     build_both(src, dir, "");
 
     size_t la, lb, lp, lx;
@@ -92,6 +93,11 @@ static void same_as_extract(const char *rel)
     run(cmd);
 }
 
+static void same_as_extract(const char *rel)
+{
+    same_as_extract_path(fe_test_path(rel));
+}
+
 Test(plugin, fig2_branch_sync) { same_as_extract("examples/fig2_branch_sync.c"); }
 Test(plugin, fig3_nested) { same_as_extract("examples/fig3_nested.c"); }
 Test(plugin, loop_tasks) { same_as_extract("examples/loop_tasks.c"); }
@@ -99,6 +105,18 @@ Test(plugin, switch_tasks) { same_as_extract("examples/switch_tasks.c"); }
 Test(plugin, helper_tasks) { same_as_extract("examples/helper_tasks.c"); }
 Test(plugin, fib) { same_as_extract("examples/fib.c"); }
 Test(plugin, clauses) { same_as_extract("examples/clauses.c"); }
+/* no pragma at all: the plugin skips the reparse but writes the same file */
+Test(plugin, file_without_pragmas)
+{
+    char path[] = "/tmp/ompdag_plain_XXXXXX.c";
+    int fd = mkstemps(path, 2);
+    cr_assert(fd >= 0);
+    const char *src = "#include <stdio.h>\nint add(int a, int b) { return a + b; }\n";
+    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    same_as_extract_path(path);
+    unlink(path);
+}
 
 static void refusal_diag(bool werror)
 {
