@@ -36,7 +36,7 @@ void cmd_bfs_help(FILE *out)
             "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
             "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
             "  --gamma G          gpu: go bottom-up when γ = Fh/Th > G (0.30)\n"
-            "  --devices D        gpu-sim: simulated devices, 1-D partitioned (1..8, default 1)\n"
+            "  --devices D        gpu-sim: simulated devices; gpu: CUDA devices; 1-D partitioned (1..8, 1)\n"
             "  --no-hub-cache     gpu: switch the hub-vertex cache off\n"
             "  --levels           text: print every level of the first search\n\n"
             "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"

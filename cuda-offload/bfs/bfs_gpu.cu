@@ -17,7 +17,10 @@
  *        CTA and checked before a neighbour's status;
  *   warp votes use __ballot_sync / __ffs, CTA votes __syncthreads_or (CUDA 13
  *   has no __any or texture references).
- * Multi-GPU (§4.4) runs in gpu-sim only; this engine uses one device.
+ *   §4.4 multi-GPU: with --devices D, device d owns vertices [d·n/D,
+ *        (d+1)·n/D); after each level every device packs "found now" into a
+ *        bitmap with __ballot_sync, the host ORs the bitmaps and sends the
+ *        result back, and each device merges it into its private status.
  * Not run on the build machine (no GPU there); see docs/bfs.md.
  */
 #include <cub/device/device_scan.cuh>
@@ -38,10 +41,10 @@ extern "C" {
 
 namespace {
 
-struct gpu_ctx {
-    const ompdag_graph *host = nullptr;
-    uint64_t uid = 0; /* the graph's identity: addresses can be reused */
-    int64_t n = 0, m = 0;
+/* One device's copy of the graph and its private search state. */
+struct dev_ctx {
+    int device = 0;
+    int64_t lo = 0, hi = 0; /* owned vertices (§4.4 1-D partition) */
     int64_t *off = nullptr;
     int32_t *adj32 = nullptr;
     int64_t *adj64 = nullptr;
@@ -50,11 +53,22 @@ struct gpu_ctx {
     int64_t *q = nullptr, *qn = nullptr, *bins = nullptr, *binlen = nullptr;
     int64_t *counts = nullptr, *offs = nullptr, *epos = nullptr, *deg = nullptr;
     int64_t *hc = nullptr;
+    uint32_t *bits = nullptr;          /* the exchanged bitmap */
     unsigned long long *acc = nullptr; /* [0] found, [1] hubs, [2] Th */
     void *scan_tmp = nullptr;
     size_t scan_bytes = 0;
     cudaStream_t streams[ENT_CLASSES] = {};
     ent_graph g{};
+    int64_t qlen[ENT_CLASSES] = {0, 0, 0, 0};
+};
+
+struct gpu_ctx {
+    const ompdag_graph *host = nullptr;
+    uint64_t uid = 0; /* the graph's identity: addresses can be reused */
+    int64_t n = 0, words = 0;
+    int devices = 0;
+    dev_ctx dev[8];
+    uint32_t *h_bits = nullptr, *h_or = nullptr; /* host staging of the exchange */
 };
 
 void ctx_free(void *p)
@@ -62,14 +76,20 @@ void ctx_free(void *p)
     gpu_ctx *c = static_cast<gpu_ctx *>(p);
     if (!c)
         return;
-    void *bufs[] = {c->off, c->adj32, c->adj64, c->status, c->parent, c->q, c->qn, c->bins,
-                    c->binlen, c->counts, c->offs, c->epos, c->deg, c->hc, c->acc, c->scan_tmp};
-    for (void *b : bufs)
-        if (b)
-            cudaFree(b);
-    for (cudaStream_t s : c->streams)
-        if (s)
-            cudaStreamDestroy(s);
+    for (int k = 0; k < c->devices; ++k) {
+        dev_ctx &d = c->dev[k];
+        cudaSetDevice(d.device);
+        void *bufs[] = {d.off, d.adj32, d.adj64, d.status, d.parent, d.q, d.qn, d.bins, d.binlen,
+                        d.counts, d.offs, d.epos, d.deg, d.hc, d.bits, d.acc, d.scan_tmp};
+        for (void *b : bufs)
+            if (b)
+                cudaFree(b);
+        for (cudaStream_t st : d.streams)
+            if (st)
+                cudaStreamDestroy(st);
+    }
+    free(c->h_bits);
+    free(c->h_or);
     delete c;
 }
 
@@ -287,14 +307,24 @@ __global__ void k_bu_grid(ent_graph g, const int64_t *q, int64_t count, int32_t 
     }
 }
 
-/* ---------------- host driver ---------------- */
+/* §4.4: each warp packs 32 vertices' "found at this level" with __ballot_sync. */
+__global__ void k_bitmap_pack(const int32_t *status, int64_t n, int32_t level, uint32_t *bits)
+{
+    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned word = __ballot_sync(0xffffffffu, ent_bitmap_lane(status, v, n, level));
+    if ((threadIdx.x & 31) == 0 && v < n)
+        bits[v / 32] = word;
+}
 
-struct run_state {
-    gpu_ctx *c;
-    int64_t qlen[ENT_CLASSES];
-    int64_t tau;
-    bool use_hc;
-};
+__global__ void k_bitmap_merge(int32_t *status, const uint32_t *bits, int64_t words, int64_t n,
+                               int32_t level)
+{
+    int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w < words)
+        ent_bitmap_merge(status, bits[w], w * 32, n, level);
+}
+
+/* ---------------- host driver ---------------- */
 
 #define CU(call)                                                                                   \
     do {                                                                                           \
@@ -303,9 +333,9 @@ struct run_state {
             return e_;                                                                             \
     } while (0)
 
-int64_t qtotal(const run_state &s)
+int64_t qtotal(const dev_ctx &d)
 {
-    return s.qlen[0] + s.qlen[1] + s.qlen[2] + s.qlen[3];
+    return d.qlen[0] + d.qlen[1] + d.qlen[2] + d.qlen[3];
 }
 
 unsigned blocks_for(int64_t threads)
@@ -313,100 +343,105 @@ unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + ENT_CTA - 1) / ENT_CTA);
 }
 
+struct run_opts {
+    int64_t tau;
+    bool use_hc;
+};
+
 enum gen_kind { GEN_INTERLEAVED, GEN_CONTIGUOUS, GEN_SHRINK, GEN_SPARSE };
 
 /* §4.1: scan into bins, prefix-sum the counts, scatter; q <- the new queue. */
-cudaError_t generate(run_state &s, gen_kind kind, int32_t level, int64_t slen, int64_t *found,
-                     int64_t *hubs)
+cudaError_t generate(dev_ctx &d, const run_opts &o, gen_kind kind, int32_t level, int64_t slen,
+                     int64_t *found, int64_t *hubs)
 {
-    gpu_ctx *c = s.c;
-    const int64_t work = kind == GEN_SHRINK ? qtotal(s) : kind == GEN_SPARSE ? slen : c->n;
+    CU(cudaSetDevice(d.device));
+    const int64_t work = kind == GEN_SHRINK ? qtotal(d) : kind == GEN_SPARSE ? slen : d.hi - d.lo;
     const int64_t T = ent_gen_threads(work), chunk = (work + T - 1) / T;
-    int64_t *hc = (kind == GEN_CONTIGUOUS || kind == GEN_SHRINK) && s.use_hc ? c->hc : nullptr;
-    CU(cudaMemset(c->acc, 0, 2 * sizeof(unsigned long long)));
+    int64_t *hc = (kind == GEN_CONTIGUOUS || kind == GEN_SHRINK) && o.use_hc ? d.hc : nullptr;
+    CU(cudaMemset(d.acc, 0, 2 * sizeof(unsigned long long)));
     if (hc)
         k_fill_hc<<<1, ENT_CTA>>>(hc);
     switch (kind) {
     case GEN_INTERLEAVED:
-        k_gen_interleaved<<<blocks_for(T), ENT_CTA>>>(c->g, c->status, 0, c->n, T, chunk, level, s.tau,
-                                                      c->bins, c->binlen, c->counts, c->acc);
+        k_gen_interleaved<<<blocks_for(T), ENT_CTA>>>(d.g, d.status, d.lo, d.hi, T, chunk, level, o.tau,
+                                                      d.bins, d.binlen, d.counts, d.acc);
         break;
     case GEN_CONTIGUOUS:
-        k_gen_contiguous<<<blocks_for(T), ENT_CTA>>>(c->g, c->status, 0, c->n, T, chunk, level, s.tau,
-                                                     c->bins, hc, c->binlen, c->counts, c->acc);
+        k_gen_contiguous<<<blocks_for(T), ENT_CTA>>>(d.g, d.status, d.lo, d.hi, T, chunk, level, o.tau,
+                                                     d.bins, hc, d.binlen, d.counts, d.acc);
         break;
     case GEN_SHRINK:
-        k_gen_shrink<<<blocks_for(T), ENT_CTA>>>(c->g, c->status, c->q, work, T, chunk, s.tau, c->bins,
-                                                 hc, c->binlen, c->counts, c->acc);
+        k_gen_shrink<<<blocks_for(T), ENT_CTA>>>(d.g, d.status, d.q, work, T, chunk, o.tau, d.bins, hc,
+                                                 d.binlen, d.counts, d.acc);
         break;
     case GEN_SPARSE:
-        k_gen_sparse<<<blocks_for(T), ENT_CTA>>>(c->g, c->bins, slen, T, chunk, s.tau, c->binlen,
-                                                 c->counts, c->acc);
+        k_gen_sparse<<<blocks_for(T), ENT_CTA>>>(d.g, d.bins, slen, T, chunk, o.tau, d.binlen, d.counts,
+                                                 d.acc);
         break;
     }
     CU(cudaGetLastError());
-    CU(cudaMemset(c->counts + ENT_CLASSES * T, 0, sizeof(int64_t)));
-    size_t bytes = c->scan_bytes;
-    CU(cub::DeviceScan::ExclusiveSum(c->scan_tmp, bytes, c->counts, c->offs, (int)(ENT_CLASSES * T + 1)));
-    k_scatter<<<blocks_for(T), ENT_CTA>>>(c->g, c->bins, chunk, c->binlen, c->offs, T, c->qn);
+    CU(cudaMemset(d.counts + ENT_CLASSES * T, 0, sizeof(int64_t)));
+    size_t bytes = d.scan_bytes;
+    CU(cub::DeviceScan::ExclusiveSum(d.scan_tmp, bytes, d.counts, d.offs, (int)(ENT_CLASSES * T + 1)));
+    k_scatter<<<blocks_for(T), ENT_CTA>>>(d.g, d.bins, chunk, d.binlen, d.offs, T, d.qn);
     CU(cudaGetLastError());
     int64_t bounds[ENT_CLASSES + 1];
     for (int k = 0; k <= ENT_CLASSES; ++k)
-        CU(cudaMemcpy(&bounds[k], c->offs + k * T, sizeof(int64_t), cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(&bounds[k], d.offs + k * T, sizeof(int64_t), cudaMemcpyDeviceToHost));
     for (int k = 0; k < ENT_CLASSES; ++k)
-        s.qlen[k] = bounds[k + 1] - bounds[k];
+        d.qlen[k] = bounds[k + 1] - bounds[k];
     unsigned long long a[2];
-    CU(cudaMemcpy(a, c->acc, sizeof a, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(a, d.acc, sizeof a, cudaMemcpyDeviceToHost));
     *found += (int64_t)a[0];
     *hubs += (int64_t)a[1];
-    int64_t *t = c->q;
-    c->q = c->qn;
-    c->qn = t;
+    int64_t *t = d.q;
+    d.q = d.qn;
+    d.qn = t;
     return cudaSuccess;
 }
 
 /* §4.2: the four queues, four kernels, four streams. */
-cudaError_t expand(run_state &s, bool bottom_up, int32_t level, bool sparse)
+cudaError_t expand(dev_ctx &d, const run_opts &o, bool bottom_up, int32_t level, bool sparse)
 {
-    gpu_ctx *c = s.c;
-    int64_t *slots = sparse ? c->bins : nullptr;
-    const int64_t *hc = s.use_hc ? c->hc : nullptr;
+    CU(cudaSetDevice(d.device));
+    int64_t *slots = sparse ? d.bins : nullptr;
+    const int64_t *hc = o.use_hc ? d.hc : nullptr;
     int64_t begin = 0;
     for (int k = 0; k < ENT_CLASSES; ++k) {
-        const int64_t cnt = s.qlen[k];
-        const int64_t *q = c->q + begin;
-        const int64_t *ep = c->epos + begin;
-        cudaStream_t st = c->streams[k];
+        const int64_t cnt = d.qlen[k];
+        const int64_t *q = d.q + begin;
+        const int64_t *ep = d.epos + begin;
+        cudaStream_t st = d.streams[k];
         begin += cnt;
         if (cnt == 0)
             continue;
         switch (k) {
         case 0:
             if (bottom_up)
-                k_bu_thread<<<blocks_for(cnt), ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status, c->parent, hc);
+                k_bu_thread<<<blocks_for(cnt), ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status, d.parent, hc);
             else
-                k_td_thread<<<blocks_for(cnt), ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status, c->parent,
+                k_td_thread<<<blocks_for(cnt), ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status, d.parent,
                                                                  slots, ep);
             break;
         case 1:
             if (bottom_up)
-                k_bu_warp<<<blocks_for(cnt * ENT_WARP), ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status,
-                                                                          c->parent, hc);
+                k_bu_warp<<<blocks_for(cnt * ENT_WARP), ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status,
+                                                                          d.parent, hc);
             else
-                k_td_warp<<<blocks_for(cnt * ENT_WARP), ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status,
-                                                                          c->parent, slots, ep);
+                k_td_warp<<<blocks_for(cnt * ENT_WARP), ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status,
+                                                                          d.parent, slots, ep);
             break;
         case 2:
             if (bottom_up)
-                k_bu_cta<<<(unsigned)cnt, ENT_CTA, 0, st>>>(c->g, q, level, c->status, c->parent, hc);
+                k_bu_cta<<<(unsigned)cnt, ENT_CTA, 0, st>>>(d.g, q, level, d.status, d.parent, hc);
             else
-                k_td_cta<<<(unsigned)cnt, ENT_CTA, 0, st>>>(c->g, q, level, c->status, c->parent, slots, ep);
+                k_td_cta<<<(unsigned)cnt, ENT_CTA, 0, st>>>(d.g, q, level, d.status, d.parent, slots, ep);
             break;
         default:
             if (bottom_up)
-                k_bu_grid<<<ENT_GRID_BLOCKS, ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status, c->parent, hc);
+                k_bu_grid<<<ENT_GRID_BLOCKS, ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status, d.parent, hc);
             else
-                k_td_grid<<<ENT_GRID_BLOCKS, ENT_CTA, 0, st>>>(c->g, q, cnt, level, c->status, c->parent,
+                k_td_grid<<<ENT_GRID_BLOCKS, ENT_CTA, 0, st>>>(d.g, q, cnt, level, d.status, d.parent,
                                                                slots, ep);
             break;
         }
@@ -416,52 +451,80 @@ cudaError_t expand(run_state &s, bool bottom_up, int32_t level, bool sparse)
 }
 
 /* Σ out-degree of the queue; fills epos (the sparse slot offsets). */
-cudaError_t frontier_edges(run_state &s, int64_t *m_f)
+cudaError_t frontier_edges(dev_ctx &d, int64_t *m_f)
 {
-    gpu_ctx *c = s.c;
-    const int64_t len = qtotal(s);
-    k_degrees<<<blocks_for(len + 1), ENT_CTA>>>(c->g, c->q, len, c->deg);
+    CU(cudaSetDevice(d.device));
+    const int64_t len = qtotal(d);
+    k_degrees<<<blocks_for(len + 1), ENT_CTA>>>(d.g, d.q, len, d.deg);
     CU(cudaGetLastError());
-    size_t bytes = c->scan_bytes;
-    CU(cub::DeviceScan::ExclusiveSum(c->scan_tmp, bytes, c->deg, c->epos, (int)(len + 1)));
-    return cudaMemcpy(m_f, c->epos + len, sizeof(int64_t), cudaMemcpyDeviceToHost);
+    size_t bytes = d.scan_bytes;
+    CU(cub::DeviceScan::ExclusiveSum(d.scan_tmp, bytes, d.deg, d.epos, (int)(len + 1)));
+    return cudaMemcpy(m_f, d.epos + len, sizeof(int64_t), cudaMemcpyDeviceToHost);
 }
 
-cudaError_t upload(gpu_ctx *c, const ompdag_graph *g)
+/* §4.4: pack on every device (ballot), OR on the host, merge everywhere. */
+cudaError_t exchange(gpu_ctx *c, int32_t level)
 {
-    c->host = g;
-    c->uid = g->uid;
-    c->n = g->n;
-    c->m = g->m;
-    const size_t n = (size_t)g->n, m = (size_t)(g->m > 0 ? g->m : 1);
-    CU(cudaMalloc(&c->off, (n + 1) * sizeof(int64_t)));
-    CU(cudaMemcpy(c->off, g->offsets, (n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
-    if (g->adj32) {
-        CU(cudaMalloc(&c->adj32, m * sizeof(int32_t)));
-        CU(cudaMemcpy(c->adj32, g->adj32, (size_t)g->m * sizeof(int32_t), cudaMemcpyHostToDevice));
-    } else {
-        CU(cudaMalloc(&c->adj64, m * sizeof(int64_t)));
-        CU(cudaMemcpy(c->adj64, g->adj64, (size_t)g->m * sizeof(int64_t), cudaMemcpyHostToDevice));
+    if (c->devices == 1)
+        return cudaSuccess;
+    const size_t bytes = (size_t)c->words * sizeof(uint32_t);
+    memset(c->h_or, 0, bytes);
+    for (int k = 0; k < c->devices; ++k) {
+        dev_ctx &d = c->dev[k];
+        CU(cudaSetDevice(d.device));
+        k_bitmap_pack<<<blocks_for(c->words * 32), ENT_CTA>>>(d.status, c->n, level, d.bits);
+        CU(cudaGetLastError());
+        CU(cudaMemcpy(c->h_bits, d.bits, bytes, cudaMemcpyDeviceToHost));
+        for (int64_t w = 0; w < c->words; ++w)
+            c->h_or[w] |= c->h_bits[w];
     }
-    c->g = ent_graph{g->n, c->off, c->adj32, c->adj64};
-    CU(cudaMalloc(&c->status, n * sizeof(int32_t)));
-    CU(cudaMalloc(&c->parent, n * sizeof(int64_t)));
-    CU(cudaMalloc(&c->q, (n + 1) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->qn, (n + 1) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->bins, (n + kMaxThreads + 1) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->binlen, kMaxThreads * sizeof(int64_t)));
-    CU(cudaMalloc(&c->counts, (ENT_CLASSES * kMaxThreads + 1) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->offs, (ENT_CLASSES * kMaxThreads + 1) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->epos, (n + 2) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->deg, (n + 2) * sizeof(int64_t)));
-    CU(cudaMalloc(&c->hc, ENT_HC_SIZE * sizeof(int64_t)));
-    CU(cudaMalloc(&c->acc, 3 * sizeof(unsigned long long)));
+    for (int k = 0; k < c->devices; ++k) {
+        dev_ctx &d = c->dev[k];
+        CU(cudaSetDevice(d.device));
+        CU(cudaMemcpy(d.bits, c->h_or, bytes, cudaMemcpyHostToDevice));
+        k_bitmap_merge<<<blocks_for(c->words), ENT_CTA>>>(d.status, d.bits, c->words, c->n, level);
+        CU(cudaGetLastError());
+    }
+    for (int k = 0; k < c->devices; ++k) {
+        CU(cudaSetDevice(c->dev[k].device));
+        CU(cudaDeviceSynchronize());
+    }
+    return cudaSuccess;
+}
+
+cudaError_t upload(dev_ctx &d, const ompdag_graph *g)
+{
+    CU(cudaSetDevice(d.device));
+    const size_t n = (size_t)g->n, m = (size_t)(g->m > 0 ? g->m : 1);
+    CU(cudaMalloc(&d.off, (n + 1) * sizeof(int64_t)));
+    CU(cudaMemcpy(d.off, g->offsets, (n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+    if (g->adj32) {
+        CU(cudaMalloc(&d.adj32, m * sizeof(int32_t)));
+        CU(cudaMemcpy(d.adj32, g->adj32, (size_t)g->m * sizeof(int32_t), cudaMemcpyHostToDevice));
+    } else {
+        CU(cudaMalloc(&d.adj64, m * sizeof(int64_t)));
+        CU(cudaMemcpy(d.adj64, g->adj64, (size_t)g->m * sizeof(int64_t), cudaMemcpyHostToDevice));
+    }
+    d.g = ent_graph{g->n, d.off, d.adj32, d.adj64};
+    CU(cudaMalloc(&d.status, n * sizeof(int32_t)));
+    CU(cudaMalloc(&d.parent, n * sizeof(int64_t)));
+    CU(cudaMalloc(&d.q, (n + 1) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.qn, (n + 1) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.bins, (n + kMaxThreads + 1) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.binlen, kMaxThreads * sizeof(int64_t)));
+    CU(cudaMalloc(&d.counts, (ENT_CLASSES * kMaxThreads + 1) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.offs, (ENT_CLASSES * kMaxThreads + 1) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.epos, (n + 2) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.deg, (n + 2) * sizeof(int64_t)));
+    CU(cudaMalloc(&d.hc, ENT_HC_SIZE * sizeof(int64_t)));
+    CU(cudaMalloc(&d.bits, ((n + 31) / 32 + 1) * sizeof(uint32_t)));
+    CU(cudaMalloc(&d.acc, 3 * sizeof(unsigned long long)));
     int items = (int)std::max<int64_t>(ENT_CLASSES * kMaxThreads + 1, (int64_t)n + 2);
     size_t bytes = 0;
-    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes, c->counts, c->offs, items));
-    c->scan_bytes = bytes;
-    CU(cudaMalloc(&c->scan_tmp, bytes));
-    for (cudaStream_t &st : c->streams)
+    CU(cub::DeviceScan::ExclusiveSum(nullptr, bytes, d.counts, d.offs, items));
+    d.scan_bytes = bytes;
+    CU(cudaMalloc(&d.scan_tmp, bytes));
+    for (cudaStream_t &st : d.streams)
         CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     return cudaSuccess;
 }
@@ -469,55 +532,77 @@ cudaError_t upload(gpu_ctx *c, const ompdag_graph *g)
 cudaError_t search(gpu_ctx *c, int64_t source, const ompdag_bfs_options *opts, ompdag_bfs_result *r,
                    bool *nomem)
 {
-    run_state s{};
-    s.c = c;
-    s.tau = opts->tau;
-    s.use_hc = opts->hub_cache;
+    const run_opts o{opts->tau, opts->hub_cache};
     const int64_t n = c->n;
+    const int D = c->devices;
     const bool symmetric = c->host->symmetric;
-    CU(cudaMemset(c->status, 0xff, (size_t)n * sizeof(int32_t)));
-    CU(cudaMemset(c->parent, 0xff, (size_t)n * sizeof(int64_t)));
     const int32_t zero = 0;
-    CU(cudaMemcpy(c->status + source, &zero, sizeof zero, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(c->parent + source, &source, sizeof source, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(c->q, &source, sizeof source, cudaMemcpyHostToDevice));
-    s.qlen[ent_class(c->host->offsets[source + 1] - c->host->offsets[source])] = 1;
-    CU(cudaMemset(c->acc, 0, 3 * sizeof(unsigned long long)));
-    k_count_hubs<<<blocks_for(n), ENT_CTA>>>(c->g, s.tau, c->acc);
-    CU(cudaGetLastError());
-    unsigned long long th = 0;
-    CU(cudaMemcpy(&th, c->acc + 2, sizeof th, cudaMemcpyDeviceToHost));
-    const int64_t Th = (int64_t)th;
+    int64_t Th = 0;
+    for (int k = 0; k < D; ++k) {
+        dev_ctx &d = c->dev[k];
+        CU(cudaSetDevice(d.device));
+        CU(cudaMemset(d.status, 0xff, (size_t)n * sizeof(int32_t)));
+        CU(cudaMemset(d.parent, 0xff, (size_t)n * sizeof(int64_t)));
+        CU(cudaMemcpy(d.status + source, &zero, sizeof zero, cudaMemcpyHostToDevice));
+        for (int j = 0; j < ENT_CLASSES; ++j)
+            d.qlen[j] = 0;
+        if (source >= d.lo && source < d.hi) {
+            CU(cudaMemcpy(d.parent + source, &source, sizeof source, cudaMemcpyHostToDevice));
+            CU(cudaMemcpy(d.q, &source, sizeof source, cudaMemcpyHostToDevice));
+            d.qlen[ent_class(c->host->offsets[source + 1] - c->host->offsets[source])] = 1;
+        }
+        CU(cudaMemset(d.acc, 0, 3 * sizeof(unsigned long long)));
+        /* Th over the owned vertices: count hubs of a shifted view of the rows. */
+        ent_graph owned{d.hi - d.lo, d.off + d.lo, d.adj32, d.adj64};
+        k_count_hubs<<<blocks_for(d.hi - d.lo), ENT_CTA>>>(owned, o.tau, d.acc);
+        CU(cudaGetLastError());
+        unsigned long long th = 0;
+        CU(cudaMemcpy(&th, d.acc + 2, sizeof th, cudaMemcpyDeviceToHost));
+        Th += (int64_t)th;
+    }
     ompdag_bfs_direction dir = OMPDAG_BFS_TOP_DOWN;
     int64_t prev_found = 1;
     for (int32_t level = 1;; ++level) {
-        int64_t found = 0, hubs = 0, queue[ENT_CLASSES];
-        for (int k = 0; k < ENT_CLASSES; ++k)
-            queue[k] = s.qlen[k];
+        int64_t found = 0, hubs = 0, queue[ENT_CLASSES] = {0, 0, 0, 0};
+        for (int k = 0; k < D; ++k)
+            for (int j = 0; j < ENT_CLASSES; ++j)
+                queue[j] += c->dev[k].qlen[j];
         const ompdag_bfs_direction found_by = dir;
         int workflow;
         int64_t edges = 0; /* top-down: out-edges of the frontier */
         if (dir == OMPDAG_BFS_TOP_DOWN) {
             int64_t m_f = 0;
-            CU(frontier_edges(s, &m_f));
-            const bool sparse = ent_use_sparse(m_f, n, 1);
+            for (int k = 0; k < D; ++k) {
+                int64_t part = 0;
+                CU(frontier_edges(c->dev[k], &part));
+                m_f += part;
+            }
+            const bool sparse = ent_use_sparse(m_f, n, D);
             edges = m_f;
-            CU(expand(s, false, level, sparse));
-            CU(generate(s, sparse ? GEN_SPARSE : GEN_INTERLEAVED, level, m_f, &found, &hubs));
+            for (int k = 0; k < D; ++k)
+                CU(expand(c->dev[k], o, false, level, sparse));
+            CU(exchange(c, level));
+            for (int k = 0; k < D; ++k)
+                CU(generate(c->dev[k], o, sparse ? GEN_SPARSE : GEN_INTERLEAVED, level, m_f, &found, &hubs));
             workflow = sparse ? OMPDAG_BFS_WORKFLOW_SPARSE : OMPDAG_BFS_WORKFLOW_INTERLEAVED;
             if (found > 0 && symmetric && ent_switch_to_bottom_up(hubs, Th, opts->gamma)) {
                 int64_t f2 = 0, h2 = 0;
-                CU(generate(s, GEN_CONTIGUOUS, level, 0, &f2, &h2));
+                for (int k = 0; k < D; ++k)
+                    CU(generate(c->dev[k], o, GEN_CONTIGUOUS, level, 0, &f2, &h2));
                 dir = OMPDAG_BFS_BOTTOM_UP;
                 workflow = OMPDAG_BFS_WORKFLOW_CONTIGUOUS;
             }
         } else {
-            CU(expand(s, true, level, false));
-            CU(generate(s, GEN_SHRINK, level, 0, &found, &hubs));
+            for (int k = 0; k < D; ++k)
+                CU(expand(c->dev[k], o, true, level, false));
+            CU(exchange(c, level));
+            for (int k = 0; k < D; ++k)
+                CU(generate(c->dev[k], o, GEN_SHRINK, level, 0, &found, &hubs));
             workflow = OMPDAG_BFS_WORKFLOW_SHRINK;
             if (found > 0 && ent_switch_to_top_down(found, prev_found, n, opts->beta)) {
                 int64_t f2 = 0, h2 = 0;
-                CU(generate(s, GEN_INTERLEAVED, level, 0, &f2, &h2));
+                for (int k = 0; k < D; ++k)
+                    CU(generate(c->dev[k], o, GEN_INTERLEAVED, level, 0, &f2, &h2));
                 dir = OMPDAG_BFS_TOP_DOWN;
                 workflow = OMPDAG_BFS_WORKFLOW_INTERLEAVED;
             }
@@ -531,16 +616,38 @@ cudaError_t search(gpu_ctx *c, int64_t source, const ompdag_bfs_options *opts, o
         }
         rec->direction = found_by;
         rec->visited = found;
-        for (int k = 0; k < ENT_CLASSES; ++k)
-            rec->queue[k] = queue[k];
+        for (int j = 0; j < ENT_CLASSES; ++j)
+            rec->queue[j] = queue[j];
         rec->hubs = hubs;
         rec->gamma = Th > 0 ? (double)hubs / (double)Th : 0.0;
         rec->workflow = workflow;
         rec->edges = edges;
         prev_found = found;
     }
-    CU(cudaMemcpy(r->levels, c->status, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    CU(cudaMemcpy(r->parents, c->parent, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost));
+    /* Gather: levels agree everywhere; a parent lives where it was found. */
+    CU(cudaSetDevice(c->dev[0].device));
+    CU(cudaMemcpy(r->levels, c->dev[0].status, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(r->parents, c->dev[0].parent, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost));
+    if (D > 1) {
+        int64_t *tmp = static_cast<int64_t *>(malloc((size_t)n * sizeof(int64_t)));
+        if (!tmp) {
+            *nomem = true;
+            return cudaSuccess;
+        }
+        for (int k = 1; k < D; ++k) {
+            cudaError_t e = cudaSetDevice(c->dev[k].device);
+            if (e == cudaSuccess)
+                e = cudaMemcpy(tmp, c->dev[k].parent, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost);
+            if (e != cudaSuccess) {
+                free(tmp);
+                return e;
+            }
+            for (int64_t v = 0; v < n; ++v)
+                if (r->parents[v] < 0)
+                    r->parents[v] = tmp[v];
+        }
+        free(tmp);
+    }
     return cudaSuccess;
 }
 
@@ -563,11 +670,13 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
                                         const ompdag_bfs_options *opts, ompdag_bfs_result *r,
                                         ompdag_error *err)
 {
-    if (opts->devices != 1)
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < opts->devices)
         return bfs_fail(err, OMPDAG_ERR_UNSUPPORTED,
-                        "gpu: multi-GPU partitioning runs in gpu-sim only (--devices %d)", opts->devices);
+                        "gpu: --devices %d but this machine has %d CUDA device(s); gpu-sim simulates more",
+                        opts->devices, count);
     gpu_ctx *c = static_cast<gpu_ctx *>(r->gpu_ctx);
-    if (c && (c->host != g || c->uid != g->uid)) {
+    if (c && (c->host != g || c->uid != g->uid || c->devices != opts->devices)) {
         ctx_free(c);
         r->gpu_ctx = nullptr;
         c = nullptr;
@@ -576,7 +685,20 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
         c = new (std::nothrow) gpu_ctx();
         if (!c)
             return bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu: out of memory");
-        cudaError_t e = upload(c, g);
+        c->host = g;
+        c->uid = g->uid;
+        c->n = g->n;
+        c->words = (g->n + 31) / 32;
+        c->devices = opts->devices;
+        c->h_bits = static_cast<uint32_t *>(calloc((size_t)c->words + 1, sizeof(uint32_t)));
+        c->h_or = static_cast<uint32_t *>(calloc((size_t)c->words + 1, sizeof(uint32_t)));
+        cudaError_t e = c->h_bits && c->h_or ? cudaSuccess : cudaErrorMemoryAllocation;
+        for (int k = 0; k < c->devices && e == cudaSuccess; ++k) {
+            c->dev[k].device = k;
+            c->dev[k].lo = g->n * k / c->devices;
+            c->dev[k].hi = g->n * (k + 1) / c->devices;
+            e = upload(c->dev[k], g);
+        }
         if (e != cudaSuccess) {
             ctx_free(c);
             return bfs_fail(err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,

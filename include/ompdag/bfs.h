@@ -57,7 +57,8 @@ typedef struct ompdag_bfs_options {
     int64_t tau;          /* gpu: a hub has out-degree > τ (default OMPDAG_BFS_DEFAULT_TAU) */
     double gamma;         /* gpu: switch to bottom-up when γ = Fh / Th > gamma (0.30) */
     bool hub_cache;       /* gpu: use the hub-vertex cache (true) */
-    int devices;          /* gpu-sim: simulated devices, 1-D partitioned (1) */
+    int devices;          /* gpu-sim: simulated devices; gpu: CUDA devices 0..D-1;
+                             1-D partitioned with bitmap exchange (1) */
 } ompdag_bfs_options;
 
 /* Default τ, chosen by the sweep in bench/bfs (see docs/bfs.md). */
