@@ -186,6 +186,15 @@ int cmd_run(int argc, char **argv)
         if (snprintf(trace_abs, sizeof trace_abs, "%s/%s", cwd, trace) >= (int)sizeof trace_abs)
             return fprintf(stderr, "ompdag run: trace path too long\n"), CLI_EXIT_FAIL;
     }
+    char dir[PATH_MAX + 2];
+    snprintf(dir, sizeof dir, "%s", trace_abs);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = 0;
+    if (access(dir, W_OK) != 0) {
+        fprintf(stderr, "ompdag run: cannot write the trace into %s: %s\n", dir, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
     if (unlink(trace_abs) && errno != ENOENT) {
         fprintf(stderr, "ompdag run: cannot replace %s: %s\n", trace_abs, strerror(errno));
         return CLI_EXIT_FAIL;

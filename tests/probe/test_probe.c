@@ -310,4 +310,43 @@ Test(probe, cli_run_preload_libomp_observes_a_gcc_program)
     cr_assert_eq(s.tasks_created, 6, "libomp's GOMP_* entry points report the tasks");
     cr_assert_eq(s.tasks_ended, 6);
 }
+Test(probe, cli_annotate_writes_graphs_and_refuses_thin_evt)
+{
+    char dir[64], t1[128], t0[128], out[128], errf[128], graphs[512], prog[512];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(t1, sizeof t1, "%s/1.trace", dir);
+    snprintf(t0, sizeof t0, "%s/0.trace", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(errf, sizeof errf, "%s/err", dir);
+    snprintf(graphs, sizeof graphs, "%s/tasks.json", OMPDAG_PROBE_DATA);
+    snprintf(prog, sizeof prog, "%s/tasks", OMPDAG_PROBE_PROGS);
+    const char *r1[] = {"run", "--quiet", "--trace", t1, "--", prog, "1", "3", NULL};
+    const char *r0[] = {"run", "--quiet", "--trace", t0, "--", prog, "0", "3", NULL};
+    cr_assert_eq(run_cli(r1, errf), 0);
+    cr_assert_eq(run_cli(r0, errf), 0);
+
+    const char *evt[] = {"annotate", graphs, t1, t0, "-o", out, "--estimator", "evt", NULL};
+    cr_assert_eq(run_cli(evt, errf), 1);
+    char *msg = slurp(errf);
+    cr_assert(strstr(msg, "evt needs at least 20 blocks"), "%s", msg);
+    free(msg);
+    cr_assert_neq(access(out, F_OK), 0, "nothing written on failure");
+
+    const char *max[] = {"annotate", graphs, t1, t0, "-o", out, "--margin", "50", NULL};
+    cr_assert_eq(run_cli(max, errf), 0);
+    msg = slurp(errf);
+    cr_assert(strstr(msg, "method: max") && strstr(msg, "margin 50.0%") &&
+                  strstr(msg, "2 traces"),
+              "report: %s", msg);
+    free(msg);
+    ompdag_condag_set *set;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(out, &set, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert_gt(ompdag_condag_total_wcet(g), 0);
+    ompdag_condag_set_destroy(set);
+
+    const char *bad[] = {"annotate", graphs, t1, "--unobserved", "maybe", NULL};
+    cr_assert_eq(run_cli(bad, errf), 2);
+}
 #endif
