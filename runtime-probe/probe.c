@@ -99,7 +99,7 @@ static thread_buf *g_bufs;
 static _Atomic uint32_t g_thread_seq;
 static _Atomic uint64_t g_records; /* records written to the file */
 static _Atomic uint64_t g_created; /* explicit TASK_CREATE records written */
-static _Atomic uint64_t g_ended;   /* explicit TASK_END records written */
+static _Atomic uint64_t g_ended;   /* explicit tasks' last segments written */
 static _Atomic uint64_t g_dropped; /* records that could not be stored */
 static _Atomic uint32_t g_anomalies;
 static _Atomic int g_closed;
@@ -214,7 +214,8 @@ static void write_chunk(uint32_t thread, const ompdag_trace_rec *recs, uint32_t 
     uint64_t created = 0, ended = 0;
     for (uint32_t i = 0; i < count; ++i) {
         created += recs[i].type == OMPDAG_REC_TASK_CREATE;
-        ended += recs[i].type == OMPDAG_REC_TASK_END && !(recs[i].flags & OMPDAG_RECF_IMPLICIT);
+        ended += recs[i].type == OMPDAG_REC_SEGMENT && recs[i].end_kind == OMPDAG_PT_TASK_END &&
+                 !(recs[i].flags & OMPDAG_RECF_IMPLICIT);
     }
     atomic_fetch_add(&g_records, count);
     atomic_fetch_add(&g_created, created);
@@ -370,13 +371,15 @@ static void stop(task_state *s, uint64_t now)
     }
 }
 
+/* A task's end is its last segment (end kind OMPDAG_PT_TASK_END): every
+ * instance writes exactly one, which is what the footer counts. */
 static void task_finish(task_state *s, uint64_t now)
 {
+    if (s->start_kind == OMPDAG_PT_NONE) { /* ended while no segment was open */
+        atomic_fetch_add(&g_anomalies, 1);
+        seg_open(s, OMPDAG_PT_OTHER, NULL, now);
+    }
     seg_close(s, OMPDAG_PT_TASK_END, NULL, now);
-    ompdag_trace_rec r = {.type = OMPDAG_REC_TASK_END, .flags = s->flags, .id = s->id,
-                          .time = now, .aux = s->region_id, .cp_region = s->cp_region,
-                          .cp_task = s->cp_task};
-    emit(&r);
     if (tls_cur == s)
         tls_cur = NULL;
     free(s);

@@ -345,7 +345,8 @@ ompdag_status ompdag_trace_reader_next(ompdag_trace_reader *r, ompdag_trace_rec 
     ++r->records;
     if (cur->type == OMPDAG_REC_TASK_CREATE)
         ++r->created;
-    else if (cur->type == OMPDAG_REC_TASK_END && !(cur->flags & OMPDAG_RECF_IMPLICIT))
+    else if (cur->type == OMPDAG_REC_SEGMENT && cur->end_kind == OMPDAG_PT_TASK_END &&
+             !(cur->flags & OMPDAG_RECF_IMPLICIT))
         ++r->ended;
     *rec = *cur;
     return OMPDAG_OK;
@@ -405,14 +406,14 @@ ompdag_status ompdag_trace_summarize(const char *path, ompdag_trace_summary *out
         case OMPDAG_REC_REGION_BEGIN: ++out->regions_begun; break;
         case OMPDAG_REC_REGION_END: ++out->regions_ended; break;
         case OMPDAG_REC_TASK_CREATE: ++out->tasks_created; break;
-        case OMPDAG_REC_TASK_END:
-            if (rec.flags & OMPDAG_RECF_IMPLICIT)
-                ++out->implicit_tasks;
-            else
-                ++out->tasks_ended;
-            break;
         case OMPDAG_REC_SEGMENT:
             ++out->segments;
+            if (rec.end_kind == OMPDAG_PT_TASK_END) {
+                if (rec.flags & OMPDAG_RECF_IMPLICIT)
+                    ++out->implicit_tasks;
+                else
+                    ++out->tasks_ended;
+            }
             if (rec.flags & OMPDAG_RECF_UNTIED)
                 ++out->untied_segments;
             if (rec.flags & OMPDAG_RECF_SUSPENDED)

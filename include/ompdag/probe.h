@@ -15,7 +15,9 @@
  * Each thread fills its own buffer without locks and appends it as one chunk
  * when it is full, when the thread ends, at exit and on SIGINT/SIGTERM.  The
  * last chunk holds exactly one OMPDAG_REC_FOOTER record whose counters let a
- * reader prove that no record was lost.
+ * reader prove that no record was lost.  Every task instance, explicit or
+ * implicit, writes exactly one segment ending at OMPDAG_PT_TASK_END: its
+ * completion.
  *
  * Times are CLOCK_MONOTONIC_RAW nanoseconds (read directly, or through the
  * invariant TSC calibrated against it at start-up: footer flag OMPDAG_FOOTER_TSC).  Code pointers are the runtime
@@ -72,9 +74,12 @@ typedef enum ompdag_rec_type {
     OMPDAG_REC_TASK_CREATE = 3,  /* id=new task, aux=parent task, time, cp_task, cp_region, flags */
     OMPDAG_REC_SEGMENT = 4,      /* id=task, time=end, dur=own ns, aux=region instance,
                                     cp_* and kinds, flags */
-    OMPDAG_REC_TASK_END = 5,     /* id=task, time, aux=region instance, cp_task, cp_region, flags */
-    OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=tasks created,
-                                    dur=tasks ended, time, flags (OMPDAG_FOOTER_*) */
+    OMPDAG_REC_TASK_END = 5,     /* reserved, not written: a task's end is its last
+                                    segment, the one with end_kind OMPDAG_PT_TASK_END */
+    OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
+                                    created, dur=explicit tasks ended (last segments),
+                                    cp_start=records dropped, cp_end=anomalies, time,
+                                    flags (OMPDAG_FOOTER_*) */
 } ompdag_rec_type;
 
 /* Scheduling points that delimit a segment (start_kind / end_kind). */
