@@ -263,13 +263,30 @@ static int skip_arg(const char *a, const char *next_is_value)
     return 0;
 }
 
+/* The _OPENMP value clang uses for -fopenmp-version=N (default 5.0). */
+static const char *openmp_macro(const char *const *args, int nargs)
+{
+    static const struct {
+        const char *version, *define;
+    } table[] = {{"31", "-D_OPENMP=201107"}, {"40", "-D_OPENMP=201307"},
+                 {"45", "-D_OPENMP=201511"}, {"50", "-D_OPENMP=201811"},
+                 {"51", "-D_OPENMP=202011"}, {"52", "-D_OPENMP=202111"}};
+    const char *def = "-D_OPENMP=201811";
+    for (int i = 0; i < nargs; ++i)
+        if (!strncmp(args[i], "-fopenmp-version=", 17))
+            for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
+                if (!strcmp(args[i] + 17, table[k].version))
+                    def = table[k].define;
+    return def;
+}
+
 static const char **build_args(const char *const *args, int nargs, int *out_n)
 {
     const char **v = calloc((size_t)nargs + 4, sizeof *v);
     if (!v)
         return NULL;
     int n = 0;
-    v[n++] = "-D_OPENMP=201811";
+    v[n++] = openmp_macro(args, nargs);
     v[n++] = "-Wno-unknown-pragmas";
     v[n++] = "-Wno-source-uses-openmp";
     for (int i = 0; i < nargs; ++i) {

@@ -13,6 +13,7 @@
 // clang diagnostics at their source location: warnings, or errors with
 // -fplugin-arg-ompdag-werror.
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/LangStandard.h"
 #include "clang/Basic/SourceManager.h"
@@ -85,6 +86,14 @@ std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
     const auto &std = clang::LangStandard::getLangStandardForKind(lang.LangStd);
     if (lang.LangStd != clang::LangStandard::lang_unspecified)
         a.push_back(std::string("-std=") + std.getName());
+    if (lang.OpenMP)
+        a.push_back("-fopenmp-version=" + std::to_string(lang.OpenMP));
+    // -O defines __OPTIMIZE__ (and -Os __OPTIMIZE_SIZE__), which code may test.
+    const auto &cg = ci.getCodeGenOpts();
+    if (cg.OptimizeSize)
+        a.push_back(cg.OptimizeSize == 2 ? "-Oz" : "-Os");
+    else if (cg.OptimizationLevel > 0)
+        a.push_back("-O" + std::to_string(cg.OptimizationLevel));
     if (!ci.getFileSystemOpts().WorkingDir.empty()) {
         a.push_back("-working-directory");
         a.push_back(ci.getFileSystemOpts().WorkingDir);

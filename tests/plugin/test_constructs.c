@@ -283,6 +283,28 @@ Test(regions, compiler_arguments_reach_the_parser)
     unlink(path);
 }
 
+Test(regions, openmp_version_sets_the_macro)
+{
+    const char *src = REGION_HEAD "#if _OPENMP >= 201811\n"
+                                  "#pragma omp task\n"
+                                  "    work(1);\n"
+                                  "#endif\n" REGION_TAIL;
+    char path[] = "/tmp/ompdag_fe_ver_XXXXXX.c";
+    int fd = mkstemps(path, 2);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    ompdag_condag_set *set = NULL;
+    const char *v45[] = {"-fopenmp", "-fopenmp-version=45"};
+    cr_assert_eq(fe_test_extract(path, v45, 2, 0, &set, NULL), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1);
+    ompdag_condag_set_destroy(set);
+    cr_assert_eq(fe_test_extract(path, NULL, 0, 0, &set, NULL), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 2);
+    ompdag_condag_set_destroy(set);
+    unlink(path);
+}
+
 Test(regions, function_deadline_and_masked)
 {
     ompdag_condag_set *set;
