@@ -1,0 +1,158 @@
+/* cli/cmd_check.c — `ompdag check`: deadline verdicts for CI.  Exit 0 when every
+ * region passes, 1 when some region misses its deadline, 2 on a usage or input
+ * error (include/ompdag/report.h decides the verdicts exactly). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/report.h"
+
+void cmd_check_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag check ANNOTATED.json [--threads M[,M...]] [--deadline SPEC...]\n"
+            "                    [--require-deadline] [--quiet]\n\n"
+            "Checks every region's exact bound against its deadline (`#pragma ompdag\n"
+            "deadline(5ms)`, or --deadline FUNCTION=5ms / FILE:LINE=800us; units ns, us, ms, s)\n"
+            "and prints violations as FILE:LINE:COL: error: ... [ompdag-deadline].\n\n"
+            "  --threads M[,M...]   thread counts (default: the file's \"threads\")\n"
+            "  --deadline SPEC      repeatable; overrides the source's deadline\n"
+            "  --require-deadline   a region without a deadline fails too\n"
+            "  --quiet              print violations only\n\n"
+            "exit status: 0 all regions pass, 1 some region fails, 2 usage or input error\n");
+}
+
+typedef struct check_args {
+    const char *file;
+    int32_t *threads;
+    int thread_count;
+    ompdag_deadlines *deadlines;
+    bool require, quiet;
+} check_args;
+
+enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_REQUIRE, OPT_QUIET };
+
+static int parse_check_args(int argc, char **argv, check_args *o)
+{
+    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
+                                             {"deadline", required_argument, 0, OPT_DEADLINE},
+                                             {"require-deadline", no_argument, 0, OPT_REQUIRE},
+                                             {"quiet", no_argument, 0, OPT_QUIET},
+                                             {0, 0, 0, 0}};
+    int c, rc = 0;
+    opterr = 0;
+    ompdag_error err = {0};
+    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_THREADS:
+            free(o->threads);
+            o->threads = NULL;
+            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
+                rc = cli_usage_error("check", "--threads wants positive integers, got '%s'", optarg);
+            break;
+        case OPT_DEADLINE:
+            if (ompdag_deadlines_add(o->deadlines, optarg, &err))
+                rc = cli_usage_error("check", "%s", err.message);
+            break;
+        case OPT_REQUIRE: o->require = true; break;
+        case OPT_QUIET: o->quiet = true; break;
+        default: rc = cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!rc && optind != argc - 1)
+        rc = cli_usage_error("check", "expected exactly one ANNOTATED.json");
+    if (!rc)
+        o->file = argv[optind];
+    return rc;
+}
+
+static void print_place(FILE *out, const ompdag_report_row *row)
+{
+    if (row->loc.file && row->loc.line > 0)
+        fprintf(out, "%s:%d:%d: ", row->loc.file, row->loc.line, row->loc.col > 0 ? row->loc.col : 1);
+}
+
+/* One line per (region, m); returns true when the row fails. */
+static bool check_row(const check_args *o, const ompdag_report_row *row)
+{
+    char b[64], d[64], s[64];
+    ompdag_duration_format(row->bound_ns, b, sizeof b);
+    if (row->verdict == OMPDAG_VERDICT_FAIL) {
+        print_place(stdout, row);
+        printf("error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
+               "[ompdag-deadline]\n",
+               row->function, b, row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
+               strcmp(row->deadline_from, "pragma") ? row->deadline_from : "#pragma ompdag deadline",
+               ompdag_duration_format(-row->slack_ns, s, sizeof s));
+        return true;
+    }
+    if (row->verdict == OMPDAG_VERDICT_NO_DEADLINE) {
+        if (o->require) {
+            print_place(stdout, row);
+            printf("error: %s: no deadline (bound %s on %d threads) [ompdag-no-deadline]\n",
+                   row->function, b, row->m);
+            return true;
+        }
+        if (!o->quiet)
+            printf("%s: no deadline; bound %s on %d threads\n", row->function, b, row->m);
+        return false;
+    }
+    if (!o->quiet)
+        printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, b,
+               row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
+               ompdag_duration_format(row->slack_ns, s, sizeof s));
+    return false;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_args o = {.deadlines = ompdag_deadlines_create()};
+    if (!o.deadlines)
+        return fprintf(stderr, "ompdag check: out of memory\n"), CLI_EXIT_USAGE;
+    int rc = parse_check_args(argc, argv, &o);
+    ompdag_condag_set *s = NULL;
+    ompdag_report *r = NULL;
+    ompdag_error err = {0};
+    if (!rc && ompdag_condag_set_load_file(o.file, &s, &err)) {
+        fprintf(stderr, "ompdag check: %s\n", err.message);
+        rc = CLI_EXIT_USAGE;
+    }
+    if (!rc) {
+        ompdag_report_options opt;
+        ompdag_report_options_init(&opt);
+        opt.threads = o.threads, opt.thread_count = o.thread_count;
+        opt.deadlines = o.deadlines;
+        opt.input_name = o.file;
+        if (ompdag_report_create(s, &opt, &r, &err)) {
+            fprintf(stderr, "ompdag check: %s\n", err.message);
+            rc = CLI_EXIT_USAGE;
+        }
+    }
+    if (!rc) {
+        size_t failed = 0, checked = 0, n = ompdag_report_row_count(r);
+        for (size_t i = 0; i < n; ++i) {
+            const ompdag_report_row *row = ompdag_report_row_get(r, i);
+            failed += check_row(&o, row);
+            checked += row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+            if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE &&
+                (i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph)) {
+                print_place(stderr, row);
+                fprintf(stderr, "warning: %s: %d tied task(s); the bound assumes untied tasks\n",
+                        row->function, row->tied_tasks);
+            }
+        }
+        if (!o.quiet || failed)
+            printf("%zu of %zu check(s) against a deadline; %zu failed\n", checked, n, failed);
+        if (!checked && !o.require)
+            fprintf(stderr, "ompdag check: note: no region of %s has a deadline; nothing was "
+                            "checked (add `#pragma ompdag deadline(...)` or --deadline)\n",
+                    o.file);
+        rc = failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    }
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+    ompdag_deadlines_destroy(o.deadlines);
+    free(o.threads);
+    return rc;
+}

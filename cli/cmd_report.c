@@ -1,0 +1,162 @@
+/* cli/cmd_report.c — `ompdag report`: per-region timing reports with deadline
+ * verdicts, as text, JSON, CSV, SARIF 2.1.0 or one self-contained HTML page
+ * (include/ompdag/report.h). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/fileio.h"
+#include "ompdag/report.h"
+
+void cmd_report_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag report ANNOTATED.json [options]\n\n"
+            "Per function and parallel region: the exact bound for each m, vol and len, the\n"
+            "worst-case flow (branch choices by file:line) and critical path, observed response\n"
+            "times and bound / observed, the deadline slack and verdict, the assumptions (untied\n"
+            "tasks, WCET method, migration overhead) and every node's WCET with its samples.\n\n"
+            "options:\n"
+            "  --threads M[,M...]      thread counts (default: the file's \"threads\")\n"
+            "  --deadline SPEC         FUNCTION=5ms or FILE:LINE=800us (the `parallel` line);\n"
+            "                          units ns, us, ms, s, decimals allowed; repeatable;\n"
+            "                          overrides `#pragma ompdag deadline(...)`\n"
+            "  --format F              text (default), json, csv, sarif, html\n"
+            "  -o FILE                 output file (default stdout), written atomically\n"
+            "  --migration-overhead O  charge O (graph time unit) per migration, on the flow\n"
+            "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
+            "html draws each region with graphviz's `dot` (inline SVG).\n"
+            "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
+}
+
+typedef struct report_args {
+    const char *file, *out;
+    int32_t *threads;
+    int thread_count;
+    ompdag_report_format format;
+    ompdag_deadlines *deadlines;
+    int64_t overhead;
+    ompdag_migration_model model;
+} report_args;
+
+enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_FORMAT, OPT_MIG, OPT_MIG_MODEL };
+
+static int parse_report_args(int argc, char **argv, report_args *o)
+{
+    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
+                                             {"deadline", required_argument, 0, OPT_DEADLINE},
+                                             {"format", required_argument, 0, OPT_FORMAT},
+                                             {"migration-overhead", required_argument, 0, OPT_MIG},
+                                             {"migration-model", required_argument, 0, OPT_MIG_MODEL},
+                                             {0, 0, 0, 0}};
+    o->out = "-";
+    int c, rc = 0;
+    opterr = 0;
+    ompdag_error err = {0};
+    while (!rc && (c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case OPT_THREADS:
+            free(o->threads);
+            o->threads = NULL;
+            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
+                rc = cli_usage_error("report", "--threads wants positive integers, got '%s'", optarg);
+            break;
+        case OPT_DEADLINE:
+            if (ompdag_deadlines_add(o->deadlines, optarg, &err))
+                rc = cli_usage_error("report", "%s", err.message);
+            break;
+        case OPT_FORMAT:
+            if (!ompdag_report_format_parse(optarg, &o->format))
+                rc = cli_usage_error("report", "--format is text, json, csv, sarif or html; got '%s'",
+                                     optarg);
+            break;
+        case OPT_MIG:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &o->overhead))
+                rc = cli_usage_error("report", "--migration-overhead wants an integer >= 0");
+            break;
+        case OPT_MIG_MODEL:
+            if (strcmp(optarg, "wfs") && strcmp(optarg, "bfs"))
+                rc = cli_usage_error("report", "--migration-model is wfs or bfs");
+            o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+            break;
+        default: rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!rc && optind != argc - 1)
+        rc = cli_usage_error("report", "expected exactly one ANNOTATED.json");
+    if (!rc)
+        o->file = argv[optind];
+    return rc;
+}
+
+/* Renders DOT to SVG with graphviz: `dot -Tsvg`, through a temporary file
+ * (cli_pipe_through needs a real file descriptor for the child's stdout). */
+static ompdag_status render_svg(const char *dot, size_t len, char **svg, void *ctx,
+                                ompdag_error *err)
+{
+    (void)ctx;
+    FILE *tmp = tmpfile();
+    if (!tmp)
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "cannot create a temporary file");
+    const char *const argv[] = {"dot", "-Tsvg", NULL};
+    if (cli_pipe_through(argv, dot, len, tmp, err) != 0) {
+        fclose(tmp);
+        return err && err->code ? err->code : OMPDAG_ERR_IO;
+    }
+    long n = ftell(tmp);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    rewind(tmp);
+    if (!buf || fread(buf, 1, (size_t)n, tmp) != (size_t)n) {
+        free(buf);
+        fclose(tmp);
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "cannot read graphviz's output");
+    }
+    buf[n] = '\0';
+    fclose(tmp);
+    *svg = buf;
+    return OMPDAG_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args o = {.deadlines = ompdag_deadlines_create()};
+    if (!o.deadlines)
+        return fprintf(stderr, "ompdag report: out of memory\n"), CLI_EXIT_FAIL;
+    int rc = parse_report_args(argc, argv, &o);
+    ompdag_condag_set *s = rc ? NULL : cli_load_graphs("report", o.file);
+    if (!rc && !s)
+        rc = CLI_EXIT_FAIL;
+    ompdag_error err = {0};
+    ompdag_report *r = NULL;
+    if (!rc) {
+        ompdag_report_options opt;
+        ompdag_report_options_init(&opt);
+        opt.threads = o.threads, opt.thread_count = o.thread_count;
+        opt.deadlines = o.deadlines;
+        opt.migration_overhead = o.overhead, opt.migration_model = o.model;
+        opt.input_name = o.file;
+        if (ompdag_report_create(s, &opt, &r, &err))
+            rc = cli_fail("report", &err);
+    }
+    if (!rc) {
+        ompdag_atomic_file *af = NULL;
+        ompdag_status st = ompdag_atomic_file_open(o.out, &af, &err);
+        if (!st) {
+            st = ompdag_report_write(r, o.format, ompdag_atomic_file_stream(af), render_svg, NULL,
+                                     &err);
+            if (st)
+                ompdag_atomic_file_abort(af);
+            else
+                st = ompdag_atomic_file_commit(af, &err);
+        }
+        if (st)
+            rc = cli_fail("report", &err);
+    }
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+    ompdag_deadlines_destroy(o.deadlines);
+    free(o.threads);
+    return rc;
+}

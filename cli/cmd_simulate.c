@@ -1,0 +1,335 @@
+/* cli/cmd_simulate.c — `ompdag simulate`: work-conserving schedules (WFS or
+ * BFS) of a con-DAG's flows on M threads, each response time checked against
+ * the exact bound (include/ompdag/report.h, simulator section). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ompdag/gen.h"
+#include "ompdag/report.h"
+#include "ompdag/rta.h"
+
+void cmd_simulate_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ompdag simulate GRAPH --threads M[,M...] [--scheduler wfs|bfs|both]\n"
+            "                       [--flows all|random:N] [--exec wcet|random] [--seed S]\n"
+            "                       [--graph I] [--format text|json]\n\n"
+            "Simulates work-conserving list scheduling of untied tasks: WFS (work-first: the\n"
+            "creator runs the child, its continuation can be stolen) or BFS (breadth-first:\n"
+            "the creator continues, children are queued).  Gives the response time of every\n"
+            "flow and checks it against the exact bound (m*R <= vol + (m-1)*len).\n\n"
+            "  --threads M[,M...]  thread counts (default: the file's \"threads\")\n"
+            "  --scheduler S       wfs, bfs or both (default both)\n"
+            "  --flows F           all (every branch combination, default; at most 100000)\n"
+            "                      or random:N (N random flows); the worst flow is always run\n"
+            "  --exec E            wcet: every node runs its WCET (default); random: uniform\n"
+            "                      in [0, WCET] per node and flow\n"
+            "  --seed S            seed for random flows, times and steal victims (default 1)\n"
+            "  --graph I           only graph I of a set (default: every graph)\n"
+            "exit status: 0 every response within its bound, 1 a response above the bound or\n"
+            "bad input, 2 usage error\n");
+}
+
+enum { MAX_ALL_FLOWS = 100000, TEXT_MAX_FLOWS = 20 };
+
+typedef struct sim_args {
+    const char *file;
+    int32_t *threads;
+    int thread_count;
+    int sched_mask; /* bit 0 wfs, bit 1 bfs */
+    int64_t random_flows; /* 0: all */
+    bool random_exec, json;
+    int64_t seed, graph;
+} sim_args;
+
+enum { OPT_THREADS = 256, OPT_SCHED, OPT_FLOWS, OPT_EXEC, OPT_SEED, OPT_GRAPH, OPT_FORMAT };
+
+static int parse_sim_args(int argc, char **argv, sim_args *o)
+{
+    static const struct option longopts[] = {
+        {"threads", required_argument, 0, OPT_THREADS}, {"scheduler", required_argument, 0, OPT_SCHED},
+        {"flows", required_argument, 0, OPT_FLOWS},     {"exec", required_argument, 0, OPT_EXEC},
+        {"seed", required_argument, 0, OPT_SEED},       {"graph", required_argument, 0, OPT_GRAPH},
+        {"format", required_argument, 0, OPT_FORMAT},   {0, 0, 0, 0}};
+    o->sched_mask = 3, o->seed = 1, o->graph = -1;
+    int c, rc = 0;
+    opterr = 0;
+    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_THREADS:
+            free(o->threads);
+            o->threads = NULL;
+            if (!cli_parse_i32_list(optarg, 1, 1 << 16, &o->threads, &o->thread_count))
+                rc = cli_usage_error("simulate", "--threads wants integers in [1, 65536], got '%s'",
+                                     optarg);
+            break;
+        case OPT_SCHED:
+            o->sched_mask = !strcmp(optarg, "wfs") ? 1 : !strcmp(optarg, "bfs") ? 2
+                            : !strcmp(optarg, "both")                        ? 3
+                                                                             : 0;
+            if (!o->sched_mask)
+                rc = cli_usage_error("simulate", "--scheduler is wfs, bfs or both; got '%s'", optarg);
+            break;
+        case OPT_FLOWS:
+            if (!strcmp(optarg, "all"))
+                o->random_flows = 0;
+            else if (strncmp(optarg, "random:", 7) ||
+                     !cli_parse_i64(optarg + 7, 1, 100000000, &o->random_flows))
+                rc = cli_usage_error("simulate", "--flows is all or random:N; got '%s'", optarg);
+            break;
+        case OPT_EXEC:
+            o->random_exec = !strcmp(optarg, "random");
+            if (!o->random_exec && strcmp(optarg, "wcet"))
+                rc = cli_usage_error("simulate", "--exec is wcet or random; got '%s'", optarg);
+            break;
+        case OPT_SEED:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &o->seed))
+                rc = cli_usage_error("simulate", "--seed wants an integer >= 0");
+            break;
+        case OPT_GRAPH:
+            if (!cli_parse_i64(optarg, 0, INT32_MAX, &o->graph))
+                rc = cli_usage_error("simulate", "--graph wants an index >= 0");
+            break;
+        case OPT_FORMAT:
+            o->json = !strcmp(optarg, "json");
+            if (!o->json && strcmp(optarg, "text"))
+                rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
+            break;
+        default: rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!rc && optind != argc - 1)
+        rc = cli_usage_error("simulate", "expected exactly one GRAPH file");
+    if (!rc)
+        o->file = argv[optind];
+    return rc;
+}
+
+/* One (graph, m, scheduler) sweep over the flows. */
+typedef struct sweep {
+    const sim_args *o;
+    const ompdag_condag *g;
+    ompdag_sim *sim;
+    int32_t m;
+    ompdag_scheduler sched;
+    int64_t bound_times_m;
+    int32_t *choice;
+    int64_t *exec;
+    uint8_t *scratch;
+    ompdag_rng rng;
+    /* results */
+    uint64_t flows, events, above;
+    int64_t max_response, worst_flow_response;
+    int64_t sim_ns;
+    json_t *per_flow;
+} sweep;
+
+static json_t *choices_json(const ompdag_condag *g, const int32_t *choice, const uint8_t *executed)
+{
+    json_t *o = json_object();
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C && executed[v])
+            json_object_set_new(o, ompdag_condag_node_id(g, v),
+                                json_string(ompdag_condag_node_id(g, choice[v])));
+    return o;
+}
+
+static ompdag_status sim_flow(sweep *w, bool is_worst, ompdag_error *err)
+{
+    const ompdag_condag *g = w->g;
+    int32_t n = ompdag_condag_node_count(g);
+    if (w->o->random_exec)
+        for (int32_t v = 0; v < n; ++v)
+            w->exec[v] = ompdag_rng_range(&w->rng, 0, ompdag_condag_node_wcet(g, v));
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, w->m);
+    ompdag_flow_eval fe;
+    ompdag_status st = ompdag_flow_evaluate(g, w->choice, &opt, &fe, NULL, NULL, err);
+    ompdag_sim_result r;
+    int64_t t0 = cli_now_ns();
+    if (!st)
+        st = ompdag_sim_run(w->sim, w->choice, w->o->random_exec ? w->exec : NULL, w->m, w->sched,
+                            (uint64_t)w->o->seed + w->flows, &r, err);
+    w->sim_ns += cli_now_ns() - t0;
+    if (st)
+        return st;
+    ++w->flows;
+    w->events += (uint64_t)r.events;
+    /* Graham per flow, and the bound over all flows. */
+    __int128 mr = (__int128)r.makespan * w->m;
+    if (mr > fe.bound_times_m || mr > w->bound_times_m)
+        ++w->above;
+    if (r.makespan > w->max_response)
+        w->max_response = r.makespan;
+    if (is_worst)
+        w->worst_flow_response = r.makespan;
+    if (w->per_flow && json_array_size(w->per_flow) < MAX_ALL_FLOWS) {
+        ompdag_flow_mark(g, w->choice, w->scratch, NULL);
+        json_array_append_new(
+            w->per_flow,
+            json_pack("{s:b,s:o,s:I,s:I,s:I,s:I}", "worst", is_worst, "choices",
+                      choices_json(g, w->choice, w->scratch), "response", (json_int_t)r.makespan,
+                      "flow_bound_times_m", (json_int_t)fe.bound_times_m, "vol",
+                      (json_int_t)fe.vol, "len", (json_int_t)fe.len));
+    }
+    return OMPDAG_OK;
+}
+
+static ompdag_status run_sweep(sweep *w, const ompdag_rta_result *res, ompdag_error *err)
+{
+    int32_t n = ompdag_condag_node_count(w->g);
+    int32_t *worst = ompdag_rta_result_choices_copy(res, w->g);
+    if (!worst)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    memcpy(w->choice, worst, (size_t)n * sizeof *worst);
+    free(worst);
+    ompdag_status st = sim_flow(w, true, err);
+    if (w->o->random_flows) {
+        for (int64_t k = 0; k < w->o->random_flows && !st; ++k) {
+            ompdag_sim_random_choice(w->g, &w->rng, w->choice);
+            st = sim_flow(w, false, err);
+        }
+        return st;
+    }
+    for (int32_t v = 0; v < n; ++v) {
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(w->g, v, &cnt);
+        w->choice[v] = ompdag_condag_node_kind(w->g, v) == OMPDAG_KIND_C ? succ[0] : -1;
+    }
+    uint64_t done = 0;
+    do {
+        if (++done > MAX_ALL_FLOWS)
+            return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
+                                    "more than %d flows; use --flows random:N", MAX_ALL_FLOWS);
+        st = sim_flow(w, false, err);
+    } while (!st && ompdag_sim_next_flow(w->g, w->choice, w->scratch));
+    return st;
+}
+
+static void print_sweep_text(const sweep *w)
+{
+    double bound = (double)w->bound_times_m / w->m;
+    printf("  m=%-3d %s: %" PRIu64 " flow runs, max response %" PRId64 " %s, bound %.6g "
+           "(max/bound %.4f), worst flow %" PRId64 "; %s\n",
+           w->m, ompdag_scheduler_name(w->sched), w->flows, w->max_response,
+           ompdag_condag_time_unit(w->g), bound, bound > 0 ? (double)w->max_response / bound : 0.0,
+           w->worst_flow_response, w->above ? "ABOVE THE BOUND" : "all within the bound");
+    size_t i;
+    json_t *f;
+    if (json_array_size(w->per_flow) <= TEXT_MAX_FLOWS)
+        json_array_foreach(w->per_flow, i, f) {
+            char *c = json_dumps(json_object_get(f, "choices"), JSON_COMPACT | JSON_SORT_KEYS);
+            printf("    flow %zu%s %s: response %" JSON_INTEGER_FORMAT "\n", i,
+                   json_is_true(json_object_get(f, "worst")) ? " (worst)" : "", c ? c : "",
+                   json_integer_value(json_object_get(f, "response")));
+            free(c);
+        }
+}
+
+static json_t *sweep_json(const sweep *w, size_t gi)
+{
+    double bound = (double)w->bound_times_m / w->m;
+    return json_pack("{s:I,s:s?,s:i,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:O}", "graph",
+                     (json_int_t)gi, "function", ompdag_condag_function(w->g), "m",
+                     (json_int_t)w->m, "scheduler", ompdag_scheduler_name(w->sched), "exec",
+                     w->o->random_exec ? "random" : "wcet", "bound_times_m",
+                     (json_int_t)w->bound_times_m, "bound", bound, "flows", (json_int_t)w->flows,
+                     "max_response", (json_int_t)w->max_response, "max_over_bound",
+                     bound > 0 ? (double)w->max_response / bound : 0.0, "worst_flow_response",
+                     (json_int_t)w->worst_flow_response, "above_bound", (json_int_t)w->above,
+                     "events_per_second",
+                     w->sim_ns > 0 ? (double)w->events * 1e9 / (double)w->sim_ns : 0.0,
+                     "per_flow", w->per_flow);
+}
+
+static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
+                          bool *above)
+{
+    const int32_t *ms;
+    int nm;
+    int32_t own;
+    if (!cli_threads_for(g, o->threads, o->thread_count, &ms, &nm, &own)) {
+        fprintf(stderr, "ompdag simulate: %s: graph %zu has no \"threads\"; pass --threads M\n",
+                o->file, gi);
+        return CLI_EXIT_FAIL;
+    }
+    int32_t n = ompdag_condag_node_count(g);
+    sweep w = {.o = o, .g = g};
+    ompdag_error err = {0};
+    w.choice = calloc((size_t)n + 1, sizeof *w.choice);
+    w.exec = calloc((size_t)n + 1, sizeof *w.exec);
+    w.scratch = calloc((size_t)n + 1, 1);
+    ompdag_status st = w.choice && w.exec && w.scratch
+                           ? ompdag_sim_create(g, &w.sim, &err)
+                           : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st && !o->json)
+        printf("%s (graph %zu): %d nodes, %d tasks\n",
+               ompdag_condag_function(g) ? ompdag_condag_function(g)
+               : ompdag_condag_name(g)   ? ompdag_condag_name(g)
+                                         : "graph",
+               gi, n, ompdag_condag_task_count(g));
+    for (int k = 0; k < nm && !st; ++k) {
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, ms[k]);
+        ompdag_rta_result *res = NULL;
+        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err)))
+            break;
+        for (int sc = 0; sc < 2 && !st; ++sc) {
+            if (!(o->sched_mask & (1 << sc)))
+                continue;
+            w.m = ms[k], w.sched = sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS;
+            w.bound_times_m = ompdag_rta_result_bound_times_m(res);
+            w.flows = w.events = w.above = 0;
+            w.max_response = w.worst_flow_response = 0;
+            w.sim_ns = 0;
+            ompdag_rng_seed(&w.rng, (uint64_t)o->seed);
+            w.per_flow = json_array();
+            st = run_sweep(&w, res, &err);
+            if (!st) {
+                *above = *above || w.above;
+                if (o->json)
+                    json_array_append_new(out_arr, sweep_json(&w, gi));
+                else
+                    print_sweep_text(&w);
+            }
+            json_decref(w.per_flow);
+        }
+        ompdag_rta_result_destroy(res);
+    }
+    ompdag_sim_destroy(w.sim);
+    free(w.choice), free(w.exec), free(w.scratch);
+    return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    sim_args o = {0};
+    int rc = parse_sim_args(argc, argv, &o);
+    ompdag_condag_set *s = rc ? NULL : cli_load_graphs("simulate", o.file);
+    if (!rc && !s)
+        rc = CLI_EXIT_FAIL;
+    if (!rc && o.graph >= (int64_t)ompdag_condag_set_count(s))
+        rc = cli_usage_error("simulate", "%s has %zu graph(s); no --graph %" PRId64, o.file,
+                             ompdag_condag_set_count(s), o.graph);
+    json_t *arr = json_array();
+    bool above = false;
+    for (size_t i = 0; !rc && s && i < ompdag_condag_set_count(s); ++i)
+        if (o.graph < 0 || (size_t)o.graph == i)
+            rc = simulate_graph(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
+    if (!rc && o.json) {
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        fputc('\n', stdout);
+    }
+    if (!rc && above) {
+        fprintf(stderr, "ompdag simulate: a simulated response time exceeds its bound\n");
+        rc = CLI_EXIT_FAIL;
+    }
+    json_decref(arr);
+    ompdag_condag_set_destroy(s);
+    free(o.threads);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/*
+ * ompdag/report.h — per-region timing reports, deadline verdicts, and a
+ * schedule simulator that checks every bound independently.
+ *
+ * Reports: for every graph of an annotated con-DAG set and every thread count
+ * m, the exact bound of seed 004 (Theorem 1 with Alg1, include/ompdag/rta.h),
+ * its worst-case flow and critical path by source location, the observed
+ * response times the probe recorded, and the verdict against a deadline
+ * (`#pragma ompdag deadline(5ms)`, carried as the graph key "deadline", or
+ * given on the command line).  Written as text, JSON, CSV, SARIF 2.1.0 or one
+ * self-contained HTML page.
+ *
+ * Verdicts are exact: bound ≤ deadline is decided on integers,
+ * bound_times_m · unit_ns ≤ deadline_ns · m, never on rounded doubles.
+ *
+ * Simulator: a discrete-event simulation of work-conserving list scheduling of
+ * untied tasks on m threads, work-first (WFS) or breadth-first (BFS).  Graham's
+ * argument behind Theorem 1 says every such schedule of a flow e finishes within
+ * len(e) + (vol(e) − len(e))/m; the simulator shares no code with the bound, so
+ * "simulated ≤ bound" on random graphs is a second, independent check.
+ */
+#ifndef OMPDAG_REPORT_H
+#define OMPDAG_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/condag.h"
+#include "ompdag/error.h"
+#include "ompdag/rta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- durations ------------------------------------------------------------- */
+
+/* Parses a duration "5ms", "10.7us", "800 us", "2s", "150ns" into nanoseconds.
+ * Units ns, us, ms, s are required; decimals are allowed down to 1 ns (a value
+ * finer than 1 ns, e.g. "1.5ns", is refused rather than rounded). */
+ompdag_status ompdag_duration_parse(const char *text, int64_t *ns, ompdag_error *err);
+
+/* Formats ns for people: "6.2 ms", "800 us", "12 ns" (3 significant digits).
+ * Writes into buf (always NUL-terminated) and returns buf. */
+const char *ompdag_duration_format(double ns, char *buf, size_t size);
+
+/* Nanoseconds per unit of a graph's "time_unit" ("ns", "us", "ms", "s");
+ * 0 when the unit is not a time (e.g. "cycles"). */
+int64_t ompdag_time_unit_ns(const char *unit);
+
+/* ---- deadlines given on the command line ----------------------------------- */
+
+typedef struct ompdag_deadlines ompdag_deadlines;
+
+/* Creates an empty list.  NULL on allocation failure.  Free with
+ * ompdag_deadlines_destroy(). */
+ompdag_deadlines *ompdag_deadlines_create(void);
+void ompdag_deadlines_destroy(ompdag_deadlines *d); /* NULL is a no-op */
+
+/* Adds "FUNCTION=5ms" or "FILE:LINE=800us".  FILE:LINE names the region's
+ * `parallel` line (FILE matches by path suffix); FUNCTION names every region
+ * of that function.  A FILE:LINE entry wins over a FUNCTION entry, and both
+ * win over the graph's own "deadline".  The spec is copied. */
+ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag_error *err);
+
+/* ---- reports ----------------------------------------------------------------- */
+
+typedef enum ompdag_verdict {
+    OMPDAG_VERDICT_NO_DEADLINE = 0, /* "no-deadline" */
+    OMPDAG_VERDICT_PASS = 1,        /* "pass": bound <= deadline */
+    OMPDAG_VERDICT_FAIL = 2         /* "fail": bound > deadline */
+} ompdag_verdict;
+
+const char *ompdag_verdict_name(ompdag_verdict v);
+
+typedef enum ompdag_report_format {
+    OMPDAG_REPORT_TEXT = 0,
+    OMPDAG_REPORT_JSON,
+    OMPDAG_REPORT_CSV,
+    OMPDAG_REPORT_SARIF,
+    OMPDAG_REPORT_HTML
+} ompdag_report_format;
+
+/* Parses "text", "json", "csv", "sarif" or "html"; false otherwise. */
+bool ompdag_report_format_parse(const char *name, ompdag_report_format *out);
+
+typedef struct ompdag_report_options {
+    const int32_t *threads;   /* m values; NULL/0: each graph's own "threads" */
+    int thread_count;
+    int32_t default_threads;  /* used for graphs without "threads" when the list is empty; 0: none (error) */
+    const ompdag_deadlines *deadlines; /* borrowed, may be NULL */
+    int64_t migration_overhead;        /* per migration, in each graph's unit (rta.h) */
+    ompdag_migration_model migration_model;
+    const char *input_name;   /* shown in reports ("-" for stdin); borrowed */
+} ompdag_report_options;
+
+/* Fills defaults: threads from the file, no deadlines, no overhead, WFS. */
+void ompdag_report_options_init(ompdag_report_options *opt);
+
+/* One (region, m) pair of a report.  Every field is read-only; strings are
+ * borrowed from the report (and its set). */
+typedef struct ompdag_report_row {
+    size_t graph;              /* index in the set */
+    const char *function;      /* the graph's "function", else its "name", else "graph N" */
+    ompdag_loc loc;            /* the region's `parallel` directive (may be unknown) */
+    int32_t m;
+    int64_t bound_times_m;     /* exact m·R, in the graph's unit */
+    double bound;              /* bound_times_m / m, graph's unit */
+    double bound_ns;           /* -1 when the unit is not a time */
+    int64_t vol, len;          /* of the worst flow, graph's unit */
+    int32_t tasks, nodes;
+    double observed_max_ns;    /* max of "observed_response_ns"; -1 when absent */
+    int64_t deadline_ns;       /* -1 when none */
+    const char *deadline_from; /* "pragma", "--deadline FUNC", "--deadline FILE:LINE"; NULL when none */
+    double slack_ns;           /* deadline − bound; meaningful only with a deadline */
+    ompdag_verdict verdict;
+    int32_t tied_tasks;        /* T nodes marked "untied": false */
+} ompdag_report_row;
+
+typedef struct ompdag_report ompdag_report;
+
+/* Analyses every graph of `set` for every m (exact algorithm) and applies
+ * deadlines.  The report borrows `set` (it must outlive the report) and copies
+ * everything else.  Fails when a graph has no thread count, when a deadline
+ * applies to a graph whose time unit is not a time, when a --deadline entry
+ * matches no region, or when the analysis fails (overflow).  On success *out
+ * owns a new report: free it with ompdag_report_destroy(). */
+ompdag_status ompdag_report_create(const ompdag_condag_set *set, const ompdag_report_options *opt,
+                                   ompdag_report **out, ompdag_error *err);
+void ompdag_report_destroy(ompdag_report *r); /* NULL is a no-op */
+
+size_t ompdag_report_row_count(const ompdag_report *r);
+/* Borrowed from the report; NULL when i is out of range. */
+const ompdag_report_row *ompdag_report_row_get(const ompdag_report *r, size_t i);
+/* The exact result behind row i (witness choices, critical path); borrowed. */
+const ompdag_rta_result *ompdag_report_row_result(const ompdag_report *r, size_t i);
+/* Rows whose verdict is fail. */
+size_t ompdag_report_fail_count(const ompdag_report *r);
+
+/* Renders a Graphviz DOT text to SVG (HTML reports).  On success *svg is a new
+ * malloc'ed, NUL-terminated string the report frees.  The library never runs
+ * programs itself; the CLI passes one that pipes through `dot -Tsvg`. */
+typedef ompdag_status (*ompdag_svg_renderer)(const char *dot, size_t len, char **svg,
+                                             void *ctx, ompdag_error *err);
+
+/* Writes the report in one format.  `render` (HTML only) may be NULL: the page
+ * then has no drawings.  `out` is only written to. */
+ompdag_status ompdag_report_write(const ompdag_report *r, ompdag_report_format fmt, FILE *out,
+                                  ompdag_svg_renderer render, void *render_ctx,
+                                  ompdag_error *err);
+
+/* ---- deadline diagnostics for the compiler plugin --------------------------- */
+
+typedef struct ompdag_deadline_violation {
+    ompdag_loc loc;      /* the region (file borrowed from the graphs) */
+    char message[256];   /* "bound 6.2 ms on 4 threads exceeds deadline 5 ms [ompdag-deadline]" */
+    int64_t bound_times_m;
+    int32_t m;
+    int64_t deadline_ns;
+} ompdag_deadline_violation;
+
+/* For the plugin's -fplugin-arg-ompdag-wcet=FILE: `current` holds the graphs
+ * just extracted from the source being compiled (WCET 0, current locations and
+ * deadlines) and `wcet_db` the annotated graphs of earlier runs.  Each current
+ * graph with a deadline is matched to a db graph with the same "region_key"
+ * (else the same region file:line); the db graph's WCETs are analysed with
+ * m = `threads` (0: the graph's own "threads"; regions without one are skipped)
+ * against the current deadline.  `current` may be NULL: the db graphs are then
+ * checked against their own deadlines.  *out gets a new array of *count
+ * violations (free with free(); NULL when none); locations are those of the
+ * current graphs, whose strings stay valid while `current` (or the db) lives. */
+ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
+                                         const ompdag_condag_set *wcet_db, int32_t threads,
+                                         ompdag_deadline_violation **out, size_t *count,
+                                         ompdag_error *err);
+
+/* ---- simulator ---------------------------------------------------------------- */
+
+typedef enum ompdag_scheduler {
+    OMPDAG_SCHED_WFS = 0, /* work-first: the creator runs the child, its continuation is stealable */
+    OMPDAG_SCHED_BFS = 1  /* breadth-first: the creator continues, children go to a FIFO queue */
+} ompdag_scheduler;
+
+/* Parses "wfs" or "bfs"; false otherwise. */
+bool ompdag_scheduler_parse(const char *name, ompdag_scheduler *out);
+const char *ompdag_scheduler_name(ompdag_scheduler s);
+
+typedef struct ompdag_sim ompdag_sim;
+
+/* Prepares a simulator for one finalized graph, which it borrows (the graph
+ * must outlive it).  *out owns it: free with ompdag_sim_destroy(). */
+ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag_error *err);
+void ompdag_sim_destroy(ompdag_sim *s); /* NULL is a no-op */
+
+typedef struct ompdag_sim_result {
+    int64_t makespan;  /* response time: last completion, the root source starting at 0 */
+    int64_t events;    /* node completions processed */
+    int64_t steals;    /* WFS: nodes taken from another thread's deque */
+    int64_t busy;      /* sum of execution times (= volume actually run) */
+    int32_t executed;  /* nodes of the flow */
+} ompdag_sim_result;
+
+/* Simulates one flow.  `choice` fixes the branch at every executed C node
+ * (as in ompdag_flow_evaluate); `exec` gives each node's execution time
+ * (0 <= exec[v] <= WCET; NULL: exactly the WCETs).  `seed` picks steal
+ * victims (WFS).  The run checks its own invariants (never idle while work is
+ * ready, every node runs once after all its predecessors) and fails with
+ * OMPDAG_ERR_INVALID naming the broken one. */
+ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t *exec, int32_t m,
+                             ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
+                             ompdag_error *err);
+
+/* Draws a uniformly random branch at every C node into choice[] (one entry
+ * per node, -1 for non-C nodes), from the generator's PRNG (gen.h). */
+struct ompdag_rng;
+void ompdag_sim_random_choice(const ompdag_condag *g, struct ompdag_rng *rng, int32_t *choice);
+
+/* Steps choice[] to the next distinct flow in a fixed order over the C nodes
+ * that flow executes (start from every C at its first successor); returns
+ * false after the last one.  `executed` is scratch of node_count bytes. */
+bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *executed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

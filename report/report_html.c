@@ -1,0 +1,357 @@
+/*
+ * report/report_html.c — one self-contained HTML page: inline CSS and JS, a
+ * sortable table of (region, m) rows, and per region the graph drawn by
+ * graphviz (ompdag_dot_write with the worst flow filled and the critical path
+ * in red, rendered to SVG by the caller's renderer and inlined), its worst
+ * flow, critical path, assumptions and node WCETs.  Hovering or clicking a
+ * node (in the drawing or the table) shows its WCET detail.  No external
+ * resource is referenced, so the file can be mailed or archived as is.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/dot.h"
+#include "report_internal.h"
+
+static void esc(FILE *out, const char *s)
+{
+    for (; s && *s; ++s) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+static const char *css =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ccc}"
+    "table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ddd;padding:2px 8px;"
+    "text-align:right}td.l,th.l{text-align:left}th{background:#f3f3f3;cursor:pointer;"
+    "user-select:none}th.asc:after{content:' \\25B2'}th.desc:after{content:' \\25BC'}"
+    ".pass{color:#176f2c;font-weight:bold}.fail{color:#b00020;font-weight:bold}"
+    ".none{color:#777}.warn{color:#a15c00}.graph{overflow:auto;border:1px solid #eee;"
+    "max-height:70vh}.graph svg{max-width:none}.graph g.node{cursor:pointer}"
+    "tr.hl td{background:#fff3b0}#detail{position:fixed;right:1em;bottom:1em;width:22em;"
+    "background:#fffbe6;border:1px solid #d9c36a;padding:.6em;box-shadow:0 2px 8px #0003;"
+    "display:none;font-size:13px}#detail h3{margin:0 0 .3em;font-size:14px}"
+    "code{background:#f5f5f5;padding:0 3px}";
+
+/* Sorting by the clicked column (numbers by data-v), and node detail from
+ * the embedded JSON, looked up by the drawing's node names (n<index>). */
+static const char *js =
+    "(function(){'use strict';\n"
+    "var data=JSON.parse(document.getElementById('ompdag-data').textContent);\n"
+    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
+    " t.querySelectorAll('th').forEach(function(th,col){th.addEventListener('click',function(){\n"
+    "  var asc=!th.classList.contains('asc');\n"
+    "  t.querySelectorAll('th').forEach(function(h){h.classList.remove('asc','desc');});\n"
+    "  th.classList.add(asc?'asc':'desc');\n"
+    "  var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
+    "  rows.sort(function(a,b){var x=a.cells[col],y=b.cells[col];\n"
+    "   var p=parseFloat(x.dataset.v),q=parseFloat(y.dataset.v);\n"
+    "   var c=(!isNaN(p)&&!isNaN(q))?p-q:x.textContent.localeCompare(y.textContent);\n"
+    "   return asc?c:-c;});\n"
+    "  rows.forEach(function(r){body.appendChild(r);});});});});\n"
+    "var box=document.getElementById('detail');\n"
+    "function show(g,n){var d=data[g]&&data[g].nodes[n];if(!d)return;\n"
+    " var h='<h3>'+esc(d.id)+' ('+esc(d.kind)+') &mdash; '+esc(d.at)+'</h3>';\n"
+    " h+='<div>WCET <b>'+d.wcet+'</b> '+esc(data[g].unit)+'</div>';\n"
+    " ['samples','observed_max','observed_median','estimator','margin_pct','unobserved','untied']"
+    ".forEach(function(k){if(d[k]!==undefined)h+='<div>'+k+': '+esc(String(d[k]))+'</div>';});\n"
+    " if(d.label)h+='<div><code>'+esc(d.label)+'</code></div>';\n"
+    " h+='<div>'+(d.in_flow?'in the worst flow':'not in the worst flow')+(d.critical?"
+    "', on the critical path':'')+'</div>';\n"
+    " box.innerHTML=h;box.style.display='block';\n"
+    " document.querySelectorAll('tr.hl').forEach(function(r){r.classList.remove('hl');});\n"
+    " var row=document.getElementById(g+'-'+n);if(row)row.classList.add('hl');}\n"
+    "function esc(s){return String(s).replace(/[&<>\"]/g,function(c){return "
+    "{'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c];});}\n"
+    "document.querySelectorAll('div.graph').forEach(function(div){var g=div.dataset.g;\n"
+    " div.querySelectorAll('g.node').forEach(function(el){var t=el.querySelector('title');\n"
+    "  if(!t)return;var n=t.textContent.trim();\n"
+    "  el.addEventListener('mouseenter',function(){show(g,n);});\n"
+    "  el.addEventListener('click',function(){show(g,n);});});});\n"
+    "document.querySelectorAll('tr.node').forEach(function(r){\n"
+    " r.addEventListener('click',function(){show(r.dataset.g,r.dataset.n);});});\n"
+    "document.getElementById('detail').addEventListener('dblclick',function(){"
+    "box.style.display='none';});\n"
+    "})();\n";
+
+static void td_num(FILE *out, double sortv, const char *text)
+{
+    fprintf(out, "<td data-v=\"%.17g\">", sortv);
+    esc(out, text);
+    fputs("</td>", out);
+}
+
+static void region_table(FILE *out, const ompdag_report *r)
+{
+    fputs("<table class=\"sortable\" id=\"regions\"><thead><tr><th class=\"l\">function</th>"
+          "<th class=\"l\">region</th><th>m</th><th>bound</th><th>vol</th><th>len</th>"
+          "<th>observed max</th><th>bound / observed</th><th>deadline</th><th>slack</th>"
+          "<th class=\"l\">verdict</th></tr></thead><tbody>\n",
+          out);
+    char buf[64], place[512];
+    for (size_t i = 0; i < r->n; ++i) {
+        const ompdag_report_row *row = &r->rows[i];
+        const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+        double u = (double)ompdag_time_unit_ns(ompdag_condag_time_unit(g));
+        fprintf(out, "<tr><td class=\"l\"><a href=\"#g%zu\">", row->graph);
+        esc(out, row->function);
+        fputs("</a></td><td class=\"l\">", out);
+        if (row->loc.file)
+            snprintf(place, sizeof place, "%s:%d", row->loc.file, row->loc.line);
+        else
+            snprintf(place, sizeof place, "-");
+        esc(out, place);
+        fprintf(out, "</td><td data-v=\"%d\">%d</td>", row->m, row->m);
+        td_num(out, row->bound_ns >= 0 ? row->bound_ns : row->bound,
+               row->bound_ns >= 0 ? ompdag_duration_format(row->bound_ns, buf, sizeof buf) : "?");
+        td_num(out, (double)row->vol * u, u ? ompdag_duration_format((double)row->vol * u, buf, sizeof buf) : "?");
+        td_num(out, (double)row->len * u, u ? ompdag_duration_format((double)row->len * u, buf, sizeof buf) : "?");
+        bool obs = row->observed_max_ns >= 0;
+        td_num(out, obs ? row->observed_max_ns : -1,
+               obs ? ompdag_duration_format(row->observed_max_ns, buf, sizeof buf) : "-");
+        if (obs && row->observed_max_ns > 0 && row->bound_ns >= 0) {
+            double ratio = row->bound_ns / row->observed_max_ns;
+            snprintf(buf, sizeof buf, "%.3g", ratio);
+            td_num(out, ratio, buf);
+        } else {
+            td_num(out, -1, "-");
+        }
+        bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+        td_num(out, has ? (double)row->deadline_ns : -1,
+               has ? ompdag_duration_format((double)row->deadline_ns, buf, sizeof buf) : "-");
+        char sl[64];
+        if (has)
+            snprintf(sl, sizeof sl, "%s%s", row->slack_ns < 0 ? "-" : "",
+                     ompdag_duration_format(fabs(row->slack_ns), buf, sizeof buf));
+        td_num(out, has ? row->slack_ns : -1e300, has ? sl : "-");
+        fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
+                row->verdict == OMPDAG_VERDICT_PASS   ? "pass"
+                : row->verdict == OMPDAG_VERDICT_FAIL ? "fail"
+                                                      : "none",
+                ompdag_verdict_name(row->verdict));
+    }
+    fputs("</tbody></table>\n", out);
+}
+
+/* Draws graph gi with its first row's worst flow and inlines the SVG. */
+static ompdag_status region_svg(FILE *out, const ompdag_report *r, size_t first,
+                                ompdag_svg_renderer render, void *ctx, ompdag_error *err)
+{
+    const ompdag_report_row *row = &r->rows[first];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    char *dot = NULL, *svg = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&dot, &len);
+    if (!mem)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st = ompdag_dot_write(mem, g, r->results[first], err);
+    fclose(mem);
+    if (!st)
+        st = render(dot, len, &svg, ctx, err);
+    free(dot);
+    if (st)
+        return st;
+    const char *start = strstr(svg, "<svg");
+    if (!start) {
+        free(svg);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the SVG renderer returned no <svg>");
+    }
+    fprintf(out, "<div class=\"graph\" data-g=\"g%zu\">\n%s</div>\n", row->graph, start);
+    free(svg);
+    return OMPDAG_OK;
+}
+
+static void region_body(FILE *out, const ompdag_report *r, size_t first)
+{
+    const ompdag_report_row *row = &r->rows[first];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    const ompdag_rta_result *res = r->results[first];
+    char a[512], b[512], br[32];
+    fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
+            row->tasks, row->nodes, row->m);
+    int choices = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t s = ompdag_rta_result_choice(res, v);
+        if (s < 0)
+            continue;
+        ++choices;
+        fputs("<li>branch at <code>", out);
+        esc(out, report_node_place(g, v, a, sizeof a));
+        fprintf(out, "</code> takes <b>%s</b> &rarr; <code>",
+                report_branch_name(g, v, s, br, sizeof br));
+        esc(out, report_node_place(g, s, b, sizeof b));
+        fputs("</code> ", out);
+        esc(out, ompdag_condag_node_label(g, s));
+        fputs("</li>", out);
+    }
+    if (!choices)
+        fputs("<li>no branches</li>", out);
+    int32_t n;
+    const int32_t *path = ompdag_rta_result_critical_path(res, &n);
+    fprintf(out, "<li>critical path (%d nodes): ", n);
+    for (int32_t i = 0; i < n; ++i) {
+        fputs(i ? " &rarr; " : "", out);
+        fputs("<code>", out);
+        esc(out, report_node_place(g, path[i], a, sizeof a));
+        fputs("</code>", out);
+    }
+    fputs("</li></ul>\n<p>Assumptions: work-conserving scheduling of untied tasks", out);
+    json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
+    if (json_is_object(wm)) {
+        fputs("; WCETs by ", out);
+        esc(out, json_string_value(json_object_get(wm, "estimator")));
+        json_t *margin = json_object_get(wm, "margin_pct");
+        if (json_is_number(margin))
+            fprintf(out, " + %.3g%% margin", json_number_value(margin));
+    }
+    if (r->migration_overhead)
+        fprintf(out, "; migration overhead %" PRId64 " per %s", r->migration_overhead,
+                r->migration_model == OMPDAG_MIGRATION_BFS ? "W node" : "T node");
+    fputs(".</p>\n", out);
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
+            json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied"))) {
+            fputs("<p class=\"warn\">warning: the task at <code>", out);
+            esc(out, report_node_place(g, v, a, sizeof a));
+            fputs("</code> is tied; the bound assumes untied tasks.</p>\n", out);
+        }
+}
+
+static void node_table(FILE *out, const ompdag_condag *g, size_t gi)
+{
+    fputs("<table class=\"sortable nodes\"><thead><tr><th class=\"l\">node</th><th class=\"l\">"
+          "kind</th><th class=\"l\">place</th><th>WCET</th><th>samples</th><th>observed max"
+          "</th><th class=\"l\">label</th></tr></thead><tbody>\n",
+          out);
+    char a[512];
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        json_t *x = ompdag_condag_extra(g, v);
+        json_t *s = json_object_get(x, "samples"), *o = json_object_get(x, "observed_max");
+        fprintf(out, "<tr class=\"node\" id=\"g%zu-n%d\" data-g=\"g%zu\" data-n=\"n%d\"><td class=\"l\">",
+                gi, v, gi, v);
+        esc(out, ompdag_condag_node_id(g, v));
+        fprintf(out, "</td><td class=\"l\">%c</td><td class=\"l\">", (char)ompdag_condag_node_kind(g, v));
+        esc(out, report_node_place(g, v, a, sizeof a));
+        fprintf(out, "</td><td data-v=\"%" PRId64 "\">%" PRId64 "</td>",
+                ompdag_condag_node_wcet(g, v), ompdag_condag_node_wcet(g, v));
+        if (json_is_integer(s))
+            fprintf(out, "<td data-v=\"%" JSON_INTEGER_FORMAT "\">%" JSON_INTEGER_FORMAT "</td>",
+                    json_integer_value(s), json_integer_value(s));
+        else
+            fputs("<td data-v=\"-1\">-</td>", out);
+        if (json_is_integer(o))
+            fprintf(out, "<td data-v=\"%" JSON_INTEGER_FORMAT "\">%" JSON_INTEGER_FORMAT "</td>",
+                    json_integer_value(o), json_integer_value(o));
+        else
+            fputs("<td data-v=\"-1\">-</td>", out);
+        fputs("<td class=\"l\">", out);
+        esc(out, ompdag_condag_node_label(g, v));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
+/* Node detail for the page's script, keyed like the drawing ("n<index>"). */
+static json_t *graph_data(const ompdag_report *r, size_t first)
+{
+    const ompdag_report_row *row = &r->rows[first];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    const ompdag_rta_result *res = r->results[first];
+    int32_t n = ompdag_condag_node_count(g), plen;
+    uint8_t *in_flow = calloc((size_t)n + 1, 1), *crit = calloc((size_t)n + 1, 1);
+    int32_t *choice = ompdag_rta_result_choices_copy(res, g);
+    if (in_flow && choice)
+        ompdag_flow_mark(g, choice, in_flow, NULL);
+    const int32_t *path = ompdag_rta_result_critical_path(res, &plen);
+    for (int32_t i = 0; crit && i < plen; ++i)
+        crit[path[i]] = 1;
+    json_t *nodes = json_object();
+    char a[512], key[32];
+    for (int32_t v = 0; v < n; ++v) {
+        json_t *x = ompdag_condag_extra(g, v);
+        char kind[2] = {(char)ompdag_condag_node_kind(g, v), 0};
+        json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:b,s:b}", "id", ompdag_condag_node_id(g, v),
+                              "kind", kind, "at", report_node_place(g, v, a, sizeof a), "wcet",
+                              (json_int_t)ompdag_condag_node_wcet(g, v), "in_flow",
+                              in_flow && in_flow[v], "critical", crit && crit[v]);
+        if (ompdag_condag_node_label(g, v))
+            json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
+        static const char *keys[] = {"samples", "observed_max", "observed_median", "estimator",
+                                     "margin_pct", "unobserved", "untied"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k)
+            if (json_object_get(x, keys[k]))
+                json_object_set(o, keys[k], json_object_get(x, keys[k]));
+        snprintf(key, sizeof key, "n%d", v);
+        json_object_set_new(nodes, key, o);
+    }
+    free(in_flow), free(crit), free(choice);
+    return json_pack("{s:s,s:o}", "unit", ompdag_condag_time_unit(g), "nodes", nodes);
+}
+
+ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
+                                void *ctx, ompdag_error *err)
+{
+    size_t pass = 0, fail = 0;
+    for (size_t i = 0; i < r->n; ++i) {
+        pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
+        fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
+    }
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<title>ompdag report: ");
+    esc(out, r->input_name);
+    fprintf(out, "</title>\n<style>%s</style></head><body>\n<h1>ompdag timing report: ", css);
+    esc(out, r->input_name);
+    fprintf(out, "</h1>\n<p id=\"summary\">%zu check(s): <span class=\"pass\">%zu pass</span>, "
+                 "<span class=\"fail\">%zu fail</span>, %zu without deadline. Bounds are exact "
+                 "(seed 004, Theorem 1 with Alg1) for work-conserving scheduling of untied "
+                 "tasks. Click a column to sort, a node to see its WCET.</p>\n",
+            r->n, pass, fail, r->n - pass - fail);
+    region_table(out, r);
+    json_t *data = json_object();
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0; i < r->n && !st; ++i) {
+        const ompdag_report_row *row = &r->rows[i];
+        if (i > 0 && r->rows[i - 1].graph == row->graph)
+            continue;
+        const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+        fprintf(out, "<h2 id=\"g%zu\">", row->graph);
+        esc(out, row->function);
+        if (row->loc.file) {
+            char place[512];
+            snprintf(place, sizeof place, " — %s:%d", row->loc.file, row->loc.line);
+            esc(out, place);
+        }
+        fputs("</h2>\n", out);
+        region_body(out, r, i);
+        if (render)
+            st = region_svg(out, r, i, render, ctx, err);
+        node_table(out, g, row->graph);
+        char key[32];
+        snprintf(key, sizeof key, "g%zu", row->graph);
+        json_object_set_new(data, key, graph_data(r, i));
+    }
+    if (!st) {
+        /* JSON_ESCAPE_SLASH writes "<\/", so no string can close the script. */
+        char *text = json_dumps(data, JSON_COMPACT | JSON_ESCAPE_SLASH);
+        fprintf(out, "<div id=\"detail\" title=\"double-click to close\"></div>\n"
+                     "<script type=\"application/json\" id=\"ompdag-data\">%s</script>\n"
+                     "<script>\n%s</script>\n</body></html>\n",
+                text ? text : "{}", js);
+        free(text);
+    }
+    json_decref(data);
+    if (!st && ferror(out))
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write error");
+    return st;
+}

@@ -1,0 +1,60 @@
+/* report/report_internal.h — what the files of the report module share; not
+ * installed, not part of the API (include/ompdag/report.h is). */
+#ifndef OMPDAG_REPORT_INTERNAL_H
+#define OMPDAG_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ompdag/report.h"
+
+typedef struct ompdag_deadline_entry {
+    char *spec;     /* as given, "main=5ms" */
+    char *function; /* FUNCTION=…, or NULL */
+    char *file;     /* FILE:LINE=…, or NULL */
+    int32_t line;
+    int64_t ns;
+} ompdag_deadline_entry;
+
+struct ompdag_deadlines {
+    ompdag_deadline_entry *v;
+    size_t n, cap;
+};
+
+struct ompdag_report {
+    const ompdag_condag_set *set; /* borrowed */
+    char *input_name;
+    ompdag_report_row *rows;
+    ompdag_rta_result **results;
+    char **titles;
+    size_t n, cap;
+    int64_t migration_overhead;
+    ompdag_migration_model migration_model;
+};
+
+bool report_same_file(const char *a, const char *b);
+bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
+int32_t report_tied_tasks(const ompdag_condag *g);
+double report_observed_max(const ompdag_condag *g, size_t *runs);
+const char *report_title(const ompdag_condag *g, size_t i, char *buf, size_t size);
+
+/* "file.c:12" for a node, or its id when it has no location. */
+const char *report_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size);
+/* "then", "else", or "case 3 of 4": which F-successor of C node c is s. */
+const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
+                               size_t size);
+
+/* The rows of one graph are consecutive; the first row of graph gi, or n. */
+size_t report_first_row(const ompdag_report *r, size_t gi);
+
+/* Writers (report_write.c, report_sarif.c, report_html.c). */
+ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err);
+ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err);
+struct json_t *report_row_json(const ompdag_report *r, size_t i, bool with_nodes);
+struct json_t *report_json(const ompdag_report *r);
+ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err);
+ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
+                                void *ctx, ompdag_error *err);
+
+#endif

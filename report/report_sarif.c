@@ -1,0 +1,131 @@
+/*
+ * report/report_sarif.c — SARIF 2.1.0 (OASIS Static Analysis Results
+ * Interchange Format, §3.13 sarifLog, §3.14 run, §3.19 toolComponent, §3.27
+ * result, §3.28 location, §3.30 region) so code-scanning tools show deadline
+ * violations in place.  Results:
+ *   ompdag-deadline   (error)    a region whose bound exceeds its deadline, at the region
+ *   ompdag-tied-task  (warning)  a tied task: the bound assumes untied tasks, at the task
+ *   ompdag-unobserved (note)     a node whose WCET no run observed (annotate --unobserved zero)
+ */
+#include <ctype.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+#define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
+
+static const struct {
+    const char *id, *name, *level, *text;
+} rules[] = {
+    {"ompdag-deadline", "DeadlineExceeded", "error",
+     "The response-time bound of an OpenMP task region exceeds its deadline."},
+    {"ompdag-tied-task", "TiedTask", "warning",
+     "A tied task: the response-time bound assumes untied tasks (Theorem 1 of seed 004)."},
+    {"ompdag-unobserved", "UnobservedNode", "note",
+     "No profiling run reached this code; its WCET was taken as 0."},
+};
+enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED };
+
+/* A relative path stays a relative URI reference; an absolute one becomes a
+ * file:// URI.  Characters outside RFC 3986's unreserved set and '/' are
+ * percent-encoded. */
+static json_t *uri_json(const char *path)
+{
+    size_t n = strlen(path);
+    char *buf = malloc(3 * n + 8);
+    if (!buf)
+        return NULL;
+    char *p = buf;
+    if (path[0] == '/')
+        p += sprintf(p, "file://");
+    for (const unsigned char *s = (const unsigned char *)path; *s; ++s) {
+        if (isalnum(*s) || strchr("-._~/", *s))
+            *p++ = (char)*s;
+        else
+            p += sprintf(p, "%%%02X", *s);
+    }
+    *p = '\0';
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
+}
+
+static json_t *location_json(ompdag_loc loc)
+{
+    json_t *region = json_pack("{s:i}", "startLine", (json_int_t)loc.line);
+    if (loc.col > 0)
+        json_object_set_new(region, "startColumn", json_integer(loc.col));
+    return json_pack("[{s:{s:{s:o},s:o}}]", "physicalLocation", "artifactLocation", "uri",
+                     uri_json(loc.file), "region", region);
+}
+
+static void add_result(json_t *results, int rule, ompdag_loc loc, const char *message,
+                       json_t *properties)
+{
+    json_t *res = json_pack("{s:s,s:i,s:s,s:{s:s}}", "ruleId", rules[rule].id, "ruleIndex", rule,
+                            "level", rules[rule].level, "message", "text", message);
+    json_object_set_new(res, "locations",
+                        loc.file && loc.line > 0 ? location_json(loc) : json_array());
+    if (properties)
+        json_object_set_new(res, "properties", properties);
+    json_array_append_new(results, res);
+}
+
+ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err)
+{
+    json_t *rule_arr = json_array(), *results = json_array();
+    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; ++k)
+        json_array_append_new(
+            rule_arr, json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "id", rules[k].id, "name",
+                                rules[k].name, "shortDescription", "text", rules[k].text,
+                                "defaultConfiguration", "level", rules[k].level));
+    char msg[1024], a[64], b[64], place[512];
+    for (size_t i = 0; i < r->n; ++i) {
+        const ompdag_report_row *row = &r->rows[i];
+        const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+        if (row->verdict == OMPDAG_VERDICT_FAIL) {
+            snprintf(msg, sizeof msg,
+                     "%s: bound %s on %d threads exceeds deadline %s (%s) [ompdag-deadline]",
+                     row->function, ompdag_duration_format(row->bound_ns, a, sizeof a), row->m,
+                     ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
+                     row->deadline_from);
+            add_result(results, RULE_DEADLINE, row->loc, msg,
+                       json_pack("{s:i,s:I,s:f,s:I}", "m", (json_int_t)row->m, "bound_times_m",
+                                 (json_int_t)row->bound_times_m, "bound_ns", row->bound_ns,
+                                 "deadline_ns", (json_int_t)row->deadline_ns));
+        }
+        if (i > 0 && r->rows[i - 1].graph == row->graph)
+            continue; /* node findings once per region */
+        for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+            json_t *x = ompdag_condag_extra(g, v);
+            if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
+                json_is_false(json_object_get(x, "untied"))) {
+                snprintf(msg, sizeof msg,
+                         "%s: the task at %s is tied; the bound assumes untied tasks (add "
+                         "`untied`)",
+                         row->function, report_node_place(g, v, place, sizeof place));
+                add_result(results, RULE_TIED, ompdag_condag_node_loc(g, v), msg, NULL);
+            }
+            if (json_is_true(json_object_get(x, "unobserved"))) {
+                snprintf(msg, sizeof msg,
+                         "%s: node %s (%s) was never observed; its WCET is 0 in the bound",
+                         row->function, ompdag_condag_node_id(g, v),
+                         report_node_place(g, v, place, sizeof place));
+                add_result(results, RULE_UNOBSERVED, ompdag_condag_node_loc(g, v), msg, NULL);
+            }
+        }
+    }
+    json_t *log = json_pack(
+        "{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o,s:[{s:b}]}]}", "$schema", SARIF_SCHEMA,
+        "version", "2.1.0", "runs", "tool", "driver", "name", "ompdag", "version",
+        OMPDAG_VERSION, "rules", rule_arr,
+        "results", results, "invocations", "executionSuccessful", 1);
+    if (!log)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    int rc = json_dumpf(log, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(log);
+    fputc('\n', out);
+    return rc || ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
+}

@@ -1,0 +1,466 @@
+/*
+ * report/report_write.c — a report as text (people), JSON (tools) and CSV (one
+ * row per region and m, for spreadsheets).  Every value comes from the rows
+ * built in report.c and the exact results behind them; nothing is recomputed.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+const char *report_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
+{
+    ompdag_loc loc = ompdag_condag_node_loc(g, v);
+    if (loc.file && loc.line)
+        snprintf(buf, size, "%s:%d", loc.file, loc.line);
+    else if (loc.line)
+        snprintf(buf, size, "line %d", loc.line);
+    else
+        snprintf(buf, size, "%s", ompdag_condag_node_id(g, v));
+    return buf;
+}
+
+const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
+                               size_t size)
+{
+    int32_t n;
+    const int32_t *succ = ompdag_condag_node_fsucc(g, c, &n);
+    int32_t k = 0;
+    while (k < n && succ[k] != s)
+        ++k;
+    if (n == 2)
+        snprintf(buf, size, "%s", k == 0 ? "then" : "else");
+    else
+        snprintf(buf, size, "case %d of %d", k + 1, n);
+    return buf;
+}
+
+size_t report_first_row(const ompdag_report *r, size_t gi)
+{
+    for (size_t i = 0; i < r->n; ++i)
+        if (r->rows[i].graph == gi)
+            return i;
+    return r->n;
+}
+
+static const char *dur(double ns, char *buf, size_t size)
+{
+    return ns < 0 ? "n/a" : ompdag_duration_format(ns, buf, size);
+}
+
+/* A value in the graph's unit, as a duration when the unit is a time. */
+static const char *in_unit(const ompdag_condag *g, double v, char *buf, size_t size)
+{
+    int64_t u = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
+    if (u)
+        return ompdag_duration_format(v * (double)u, buf, size);
+    snprintf(buf, size, "%.6g %s", v, ompdag_condag_time_unit(g));
+    return buf;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+enum { TEXT_MAX_CHOICES = 20, TEXT_PATH_HEAD = 8, TEXT_PATH_TAIL = 4, TEXT_MAX_NODES = 60 };
+
+static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    char a[512], b[512], br[32];
+    int total = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t s = ompdag_rta_result_choice(res, v);
+        if (s < 0)
+            continue;
+        if (total++ >= TEXT_MAX_CHOICES)
+            continue;
+        const char *label = ompdag_condag_node_label(g, s);
+        fprintf(out, "%s      %s takes %s -> %s%s%s%s\n", total == 1 ? "    worst flow:\n" : "",
+                report_node_place(g, v, a, sizeof a), report_branch_name(g, v, s, br, sizeof br),
+                report_node_place(g, s, b, sizeof b), label ? " (" : "", label ? label : "",
+                label ? ")" : "");
+    }
+    if (!total)
+        fprintf(out, "    worst flow: no branches\n");
+    else if (total > TEXT_MAX_CHOICES)
+        fprintf(out, "      ... and %d more branch choices (--format json lists all)\n",
+                total - TEXT_MAX_CHOICES);
+    int32_t n;
+    const int32_t *path = ompdag_rta_result_critical_path(res, &n);
+    fprintf(out, "    critical path (%d nodes):", n);
+    for (int32_t i = 0; i < n; ++i) {
+        if (i == TEXT_PATH_HEAD && n > TEXT_PATH_HEAD + TEXT_PATH_TAIL) {
+            fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
+            i = n - TEXT_PATH_TAIL;
+        }
+        fprintf(out, "%s%s", i ? " -> " : " ", report_node_place(g, path[i], a, sizeof a));
+    }
+    fputc('\n', out);
+}
+
+static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_condag *g)
+{
+    char buf[512];
+    int32_t tcount = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        tcount += ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T;
+    int32_t tied = report_tied_tasks(g);
+    fprintf(out, "  assumptions: work-conserving scheduling of untied tasks");
+    if (!tied)
+        fprintf(out, " (%d task directives, none tied)\n", tcount);
+    else
+        fprintf(out, "\n");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
+            json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
+            fprintf(out, "    warning: the task at %s is tied; the bound assumes untied tasks "
+                         "(add `untied`)\n",
+                    report_node_place(g, v, buf, sizeof buf));
+    json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
+    if (json_is_object(wm)) {
+        const char *est = json_string_value(json_object_get(wm, "estimator"));
+        json_t *margin = json_object_get(wm, "margin_pct");
+        fprintf(out, "    WCETs: %s", est ? est : "?");
+        if (json_is_number(margin))
+            fprintf(out, " + %.3g%% margin", json_number_value(margin));
+        json_t *tr = json_object_get(wm, "traces"), *seg = json_object_get(wm, "segments");
+        if (json_is_integer(tr))
+            fprintf(out, ", %" JSON_INTEGER_FORMAT " trace(s)", json_integer_value(tr));
+        if (json_is_integer(seg))
+            fprintf(out, ", %" JSON_INTEGER_FORMAT " segments", json_integer_value(seg));
+        const char *unobs = json_string_value(json_object_get(wm, "unobserved"));
+        if (unobs)
+            fprintf(out, ", unobserved nodes: %s", unobs);
+        fputc('\n', out);
+    } else {
+        fprintf(out, "    WCETs: as given in the file (no \"wcet_method\")\n");
+    }
+    if (r->migration_overhead)
+        fprintf(out, "    migration overhead: %" PRId64 " %s per %s, counted on the flow\n",
+                r->migration_overhead, ompdag_condag_time_unit(g),
+                r->migration_model == OMPDAG_MIGRATION_BFS ? "W node (BFS)" : "T node (WFS)");
+    else
+        fprintf(out, "    migration overhead: none\n");
+}
+
+static void text_nodes(FILE *out, const ompdag_condag *g)
+{
+    char place[512];
+    int32_t n = ompdag_condag_node_count(g);
+    fprintf(out, "  node WCETs (%s):\n    %-6s %-4s %-24s %12s %8s %12s  %s\n",
+            ompdag_condag_time_unit(g), "id", "kind", "place", "wcet", "samples", "observed_max",
+            "label");
+    for (int32_t v = 0; v < n && v < TEXT_MAX_NODES; ++v) {
+        json_t *x = ompdag_condag_extra(g, v);
+        json_t *samples = json_object_get(x, "samples"), *omax = json_object_get(x, "observed_max");
+        char sbuf[32] = "-", obuf[32] = "-";
+        if (json_is_integer(samples))
+            snprintf(sbuf, sizeof sbuf, "%" JSON_INTEGER_FORMAT, json_integer_value(samples));
+        if (json_is_integer(omax))
+            snprintf(obuf, sizeof obuf, "%" JSON_INTEGER_FORMAT, json_integer_value(omax));
+        const char *label = ompdag_condag_node_label(g, v);
+        fprintf(out, "    %-6s %-4c %-24s %12" PRId64 " %8s %12s  %s%s\n",
+                ompdag_condag_node_id(g, v), (char)ompdag_condag_node_kind(g, v),
+                report_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v), sbuf,
+                obuf, label ? label : "",
+                json_is_true(json_object_get(x, "unobserved")) ? " [unobserved]" : "");
+    }
+    if (n > TEXT_MAX_NODES)
+        fprintf(out, "    ... and %d more nodes (--format json lists all)\n", n - TEXT_MAX_NODES);
+}
+
+static void text_row(FILE *out, const ompdag_report *r, size_t i)
+{
+    const ompdag_report_row *row = &r->rows[i];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    char a[64], b[64], c[64];
+    fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s\n", row->m,
+            in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
+            in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c));
+    if (row->observed_max_ns >= 0 && row->bound_ns >= 0)
+        fprintf(out, "    observed max %s; bound / observed = %.3g\n",
+                dur(row->observed_max_ns, a, sizeof a),
+                row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
+    if (row->verdict != OMPDAG_VERDICT_NO_DEADLINE)
+        fprintf(out, "    deadline %s (%s%s): slack %s%s -> %s\n",
+                dur((double)row->deadline_ns, a, sizeof a),
+                strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
+                row->slack_ns < 0 ? "-" : "", dur(fabs(row->slack_ns), b, sizeof b),
+                row->verdict == OMPDAG_VERDICT_PASS ? "PASS" : "FAIL");
+    else
+        fprintf(out, "    deadline: none\n");
+    text_flow(out, g, r->results[i]);
+}
+
+ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
+{
+    size_t pass = 0, fail = 0, none = 0, regions = 0;
+    for (size_t i = 0; i < r->n; ++i) {
+        const ompdag_report_row *row = &r->rows[i];
+        const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+        if (i == 0 || r->rows[i - 1].graph != row->graph) {
+            ++regions;
+            fprintf(out, "%s%s", i ? "\n" : "", row->function);
+            if (row->loc.file)
+                fprintf(out, " — region %s:%d", row->loc.file, row->loc.line);
+            fprintf(out, " (%d tasks, %d nodes, total WCET %" PRId64 " %s)\n", row->tasks,
+                    row->nodes, ompdag_condag_total_wcet(g), ompdag_condag_time_unit(g));
+            size_t runs = 0;
+            report_observed_max(g, &runs);
+            if (runs)
+                fprintf(out, "  observed: %zu run(s) of the region\n", runs);
+        }
+        text_row(out, r, i);
+        pass += row->verdict == OMPDAG_VERDICT_PASS;
+        fail += row->verdict == OMPDAG_VERDICT_FAIL;
+        none += row->verdict == OMPDAG_VERDICT_NO_DEADLINE;
+        if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
+            text_assumptions(out, r, g);
+            text_nodes(out, g);
+        }
+    }
+    fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline\n",
+            regions, r->n, pass, fail, none);
+    return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_t *loc_json(ompdag_loc loc)
+{
+    if (!loc.file && !loc.line)
+        return json_null();
+    return json_pack("{s:s?,s:i,s:i}", "file", loc.file, "line", (json_int_t)loc.line, "col",
+                     (json_int_t)loc.col);
+}
+
+static json_t *ns_or_null(double ns)
+{
+    return ns < 0 ? json_null() : json_real(ns);
+}
+
+static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    char a[512], br[32];
+    json_t *choices = json_array(), *path = json_array();
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t s = ompdag_rta_result_choice(res, v);
+        if (s < 0)
+            continue;
+        json_t *c = json_pack("{s:s,s:s,s:s,s:s}", "node", ompdag_condag_node_id(g, v), "at",
+                              report_node_place(g, v, a, sizeof a), "takes",
+                              report_branch_name(g, v, s, br, sizeof br), "successor",
+                              ompdag_condag_node_id(g, s));
+        json_object_set_new(c, "successor_at", json_string(report_node_place(g, s, a, sizeof a)));
+        if (ompdag_condag_node_label(g, s))
+            json_object_set_new(c, "label", json_string(ompdag_condag_node_label(g, s)));
+        json_array_append_new(choices, c);
+    }
+    int32_t n;
+    const int32_t *p = ompdag_rta_result_critical_path(res, &n);
+    for (int32_t i = 0; i < n; ++i)
+        json_array_append_new(path, json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]),
+                                              "at", report_node_place(g, p[i], a, sizeof a)));
+    return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
+}
+
+static json_t *nodes_json(const ompdag_condag *g)
+{
+    char a[512];
+    json_t *arr = json_array();
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        json_t *x = ompdag_condag_extra(g, v);
+        char kind[2] = {(char)ompdag_condag_node_kind(g, v), 0};
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I}", "id", ompdag_condag_node_id(g, v), "kind",
+                              kind, "task", ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)),
+                              "at", report_node_place(g, v, a, sizeof a), "wcet",
+                              (json_int_t)ompdag_condag_node_wcet(g, v));
+        if (ompdag_condag_node_label(g, v))
+            json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
+        static const char *keys[] = {"samples", "observed_max", "observed_median", "estimator",
+                                     "margin_pct", "unobserved", "untied"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+            json_t *val = json_object_get(x, keys[k]);
+            if (val)
+                json_object_set(o, keys[k], val);
+        }
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, int32_t m)
+{
+    char a[512];
+    json_t *tied = json_array();
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
+            json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
+            json_array_append_new(tied, json_string(report_node_place(g, v, a, sizeof a)));
+    json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
+    return json_pack("{s:i,s:s,s:b,s:o,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
+                     "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
+                     "tied_tasks", tied, "wcet_method", wm ? wm : json_null(),
+                     "migration_overhead", (json_int_t)r->migration_overhead, "migration_model",
+                     r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
+}
+
+json_t *report_row_json(const ompdag_report *r, size_t i, bool with_nodes)
+{
+    const ompdag_report_row *row = &r->rows[i];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    int64_t u = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
+    json_t *key = json_object_get(ompdag_condag_extra(g, -1), "region_key");
+    size_t runs = 0;
+    report_observed_max(g, &runs);
+    char dl[64];
+    json_t *o = json_object();
+    json_object_set_new(o, "graph", json_integer((json_int_t)row->graph));
+    json_object_set_new(o, "function", json_string(row->function));
+    if (ompdag_condag_name(g))
+        json_object_set_new(o, "name", json_string(ompdag_condag_name(g)));
+    json_object_set_new(o, "loc", loc_json(row->loc));
+    json_object_set(o, "region_key", key ? key : json_null());
+    json_object_set_new(o, "m", json_integer(row->m));
+    json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
+    json_object_set_new(o, "bound", json_real(row->bound));
+    json_object_set_new(o, "bound_times_m", json_integer(row->bound_times_m));
+    json_object_set_new(o, "bound_ns", ns_or_null(row->bound_ns));
+    json_object_set_new(o, "vol", json_integer(row->vol));
+    json_object_set_new(o, "len", json_integer(row->len));
+    json_object_set_new(o, "vol_ns", u ? json_integer(row->vol * u) : json_null());
+    json_object_set_new(o, "len_ns", u ? json_integer(row->len * u) : json_null());
+    json_object_set_new(o, "tasks", json_integer(row->tasks));
+    json_object_set_new(o, "nodes", json_integer(row->nodes));
+    json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
+    json_object_set_new(o, "observed_runs", json_integer((json_int_t)runs));
+    json_object_set_new(o, "bound_over_observed",
+                        row->observed_max_ns > 0 && row->bound_ns >= 0
+                            ? json_real(row->bound_ns / row->observed_max_ns)
+                            : json_null());
+    bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+    json_object_set_new(o, "deadline_ns", has ? json_integer(row->deadline_ns) : json_null());
+    json_object_set_new(o, "deadline",
+                        has ? json_string(ompdag_duration_format((double)row->deadline_ns, dl,
+                                                                 sizeof dl))
+                            : json_null());
+    json_object_set_new(o, "deadline_from",
+                        has ? json_string(row->deadline_from) : json_null());
+    json_object_set_new(o, "slack_ns", has ? json_real(row->slack_ns) : json_null());
+    json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
+    json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
+    json_object_set_new(o, "assumptions", assumptions_json(r, g, row->m));
+    if (with_nodes)
+        json_object_set_new(o, "node_wcets", nodes_json(g));
+    return o;
+}
+
+json_t *report_json(const ompdag_report *r)
+{
+    json_t *regions = json_array();
+    size_t pass = 0, fail = 0;
+    for (size_t i = 0; i < r->n; ++i) {
+        json_array_append_new(regions, report_row_json(r, i, true));
+        pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
+        fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
+    }
+    return json_pack("{s:s,s:i,s:s,s:o,s:{s:I,s:I,s:I}}", "format", "ompdag-report", "version", 1,
+                     "input", r->input_name, "regions", regions, "summary", "pass",
+                     (json_int_t)pass, "fail", (json_int_t)fail, "no_deadline",
+                     (json_int_t)(r->n - pass - fail));
+}
+
+/* ---- CSV (RFC 4180 quoting) ---------------------------------------------- */
+
+static void csv_field(FILE *out, const char *s, bool last)
+{
+    if (s && strpbrk(s, ",\"\r\n")) {
+        fputc('"', out);
+        for (; *s; ++s) {
+            if (*s == '"')
+                fputc('"', out);
+            fputc(*s, out);
+        }
+        fputc('"', out);
+    } else if (s) {
+        fputs(s, out);
+    }
+    fputs(last ? "\r\n" : ",", out);
+}
+
+static void csv_num(FILE *out, double v, bool present, bool last)
+{
+    char buf[64] = "";
+    if (present)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    csv_field(out, buf, last);
+}
+
+static void csv_int(FILE *out, int64_t v, bool present)
+{
+    char buf[32] = "";
+    if (present)
+        snprintf(buf, sizeof buf, "%" PRId64, v);
+    csv_field(out, buf, false);
+}
+
+ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err)
+{
+    fputs("function,name,file,line,m,time_unit,bound,bound_times_m,bound_ns,vol,len,tasks,nodes,"
+          "observed_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks\r\n",
+          out);
+    for (size_t i = 0; i < r->n; ++i) {
+        const ompdag_report_row *row = &r->rows[i];
+        const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+        bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+        csv_field(out, row->function, false);
+        csv_field(out, ompdag_condag_name(g), false);
+        csv_field(out, row->loc.file, false);
+        csv_int(out, row->loc.line, row->loc.line > 0);
+        csv_int(out, row->m, true);
+        csv_field(out, ompdag_condag_time_unit(g), false);
+        csv_num(out, row->bound, true, false);
+        csv_int(out, row->bound_times_m, true);
+        csv_num(out, row->bound_ns, row->bound_ns >= 0, false);
+        csv_int(out, row->vol, true);
+        csv_int(out, row->len, true);
+        csv_int(out, row->tasks, true);
+        csv_int(out, row->nodes, true);
+        csv_num(out, row->observed_max_ns, row->observed_max_ns >= 0, false);
+        csv_num(out, row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : 0,
+                row->observed_max_ns > 0 && row->bound_ns >= 0, false);
+        csv_int(out, row->deadline_ns, has);
+        csv_num(out, row->slack_ns, has, false);
+        csv_field(out, ompdag_verdict_name(row->verdict), false);
+        char t[16];
+        snprintf(t, sizeof t, "%d", row->tied_tasks);
+        csv_field(out, t, true);
+    }
+    return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+ompdag_status ompdag_report_write(const ompdag_report *r, ompdag_report_format fmt, FILE *out,
+                                  ompdag_svg_renderer render, void *render_ctx, ompdag_error *err)
+{
+    if (!r || !out)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: nothing to write");
+    switch (fmt) {
+    case OMPDAG_REPORT_TEXT: return report_write_text(r, out, err);
+    case OMPDAG_REPORT_CSV: return report_write_csv(r, out, err);
+    case OMPDAG_REPORT_SARIF: return report_write_sarif(r, out, err);
+    case OMPDAG_REPORT_HTML: return report_write_html(r, out, render, render_ctx, err);
+    case OMPDAG_REPORT_JSON: {
+        json_t *j = report_json(r);
+        if (!j)
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        json_decref(j);
+        fputc('\n', out);
+        return rc || ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
+    }
+    }
+    return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: unknown format %d", (int)fmt);
+}

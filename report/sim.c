@@ -1,0 +1,353 @@
+/*
+ * report/sim.c — discrete-event simulation of work-conserving list scheduling
+ * of untied OpenMP tasks on m threads, the independent check of seed 004's
+ * Theorem 1 (Graham 1966; Serrano et al., CASES 2015): for any such schedule of
+ * a flow e,   R <= len(e) + (vol(e) − len(e))/m,  so  m·R <= bound_times_m.
+ *
+ * The unit of work is a con-DAG node (a code segment between scheduling
+ * points).  A node of the flow becomes ready when all its executed
+ * predecessors over F-, T- and W-edges have completed; a thread is never idle
+ * while a node is ready (work-conserving); any thread may run any node
+ * (untied).  Two policies choose *which* ready node runs (OpenMP terms):
+ *
+ *   WFS (work-first)  each thread owns a deque.  After a T node the thread
+ *                     runs the child's first node at once and pushes the
+ *                     parent's continuation on its deque; otherwise it runs
+ *                     its own continuation.  Other newly ready nodes (a
+ *                     taskwait released by the last child) are pushed.  An
+ *                     idle thread pops its own deque (newest first), else
+ *                     steals the oldest node of a random victim's deque.
+ *   BFS (breadth-first) after a T node the parent continues and the child's
+ *                     first node joins one FIFO queue (as do released
+ *                     taskwaits); idle threads take the oldest.
+ *
+ * Nothing here uses the bound's recurrences; tests compare the two.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/gen.h"
+#include "report_internal.h"
+
+struct ompdag_sim {
+    const ompdag_condag *g;
+    int32_t n;
+    uint8_t *executed;
+    int32_t *pending; /* executed predecessors not yet completed */
+    int32_t *order;   /* position of each node in the topological order */
+};
+
+typedef struct deque {
+    int32_t *buf;
+    size_t head, tail, cap;
+} deque;
+
+bool ompdag_scheduler_parse(const char *name, ompdag_scheduler *out)
+{
+    if (name && !strcmp(name, "wfs"))
+        return *out = OMPDAG_SCHED_WFS, true;
+    if (name && !strcmp(name, "bfs"))
+        return *out = OMPDAG_SCHED_BFS, true;
+    return false;
+}
+
+const char *ompdag_scheduler_name(ompdag_scheduler s)
+{
+    return s == OMPDAG_SCHED_BFS ? "bfs" : "wfs";
+}
+
+ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag_error *err)
+{
+    if (!g || !ompdag_condag_is_finalized(g))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: graph is not finalized");
+    ompdag_sim *s = calloc(1, sizeof *s);
+    int32_t n = ompdag_condag_node_count(g);
+    if (s) {
+        s->g = g, s->n = n;
+        s->executed = calloc((size_t)n + 1, 1);
+        s->pending = calloc((size_t)n + 1, sizeof *s->pending);
+        s->order = calloc((size_t)n + 1, sizeof *s->order);
+    }
+    if (!s || !s->executed || !s->pending || !s->order) {
+        ompdag_sim_destroy(s);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    const int32_t *topo = ompdag_condag_topo_order(g);
+    for (int32_t i = 0; i < n; ++i)
+        s->order[topo[i]] = i;
+    *out = s;
+    return OMPDAG_OK;
+}
+
+void ompdag_sim_destroy(ompdag_sim *s)
+{
+    if (!s)
+        return;
+    free(s->executed), free(s->pending), free(s->order);
+    free(s);
+}
+
+static bool dq_push(deque *d, int32_t v)
+{
+    if (d->tail == d->cap) {
+        if (d->head > 0) { /* compact before growing */
+            memmove(d->buf, d->buf + d->head, (d->tail - d->head) * sizeof *d->buf);
+            d->tail -= d->head, d->head = 0;
+        } else {
+            size_t cap = d->cap ? 2 * d->cap : 16;
+            int32_t *b = realloc(d->buf, cap * sizeof *b);
+            if (!b)
+                return false;
+            d->buf = b, d->cap = cap;
+        }
+    }
+    d->buf[d->tail++] = v;
+    return true;
+}
+
+static size_t dq_size(const deque *d)
+{
+    return d->tail - d->head;
+}
+
+static int32_t dq_pop_newest(deque *d)
+{
+    return dq_size(d) ? d->buf[--d->tail] : -1;
+}
+
+static int32_t dq_take_oldest(deque *d)
+{
+    return dq_size(d) ? d->buf[d->head++] : -1;
+}
+
+/* Runs BODY with s bound to every executed successor of v over F-, T- and W-edges. */
+#define FOR_EACH_SUCC(S, v, s, BODY)                                                            \
+    do {                                                                                        \
+        int32_t cnt_;                                                                           \
+        const int32_t *fs_ = ompdag_condag_node_fsucc((S)->g, v, &cnt_);                         \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                  \
+            int32_t s = fs_[k_];                                                                \
+            if ((S)->executed[s]) {                                                             \
+                BODY;                                                                           \
+            }                                                                                   \
+        }                                                                                       \
+        int32_t ct_ = ompdag_condag_node_creates((S)->g, v);                                    \
+        if (ct_ >= 0) {                                                                         \
+            int32_t s = ompdag_condag_task_source((S)->g, ct_);                                 \
+            BODY;                                                                               \
+        }                                                                                       \
+        const int32_t *ws_ = ompdag_condag_node_wsucc((S)->g, v, &cnt_);                         \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                  \
+            int32_t s = ws_[k_];                                                                \
+            if ((S)->executed[s]) {                                                             \
+                BODY;                                                                           \
+            }                                                                                   \
+        }                                                                                       \
+    } while (0)
+
+typedef struct sim_state {
+    ompdag_sim *s;
+    ompdag_scheduler sched;
+    int32_t m;
+    int32_t *busy;    /* node running on each thread, -1 idle */
+    int64_t *finish;  /* its completion time */
+    int32_t *next;    /* node the thread runs next, -1 none */
+    deque *dq;        /* WFS: one per thread; BFS: dq[0] is the FIFO */
+    size_t queued;
+    ompdag_rng rng;
+} sim_state;
+
+static bool enqueue(sim_state *st, int32_t p, int32_t v)
+{
+    ++st->queued;
+    return dq_push(&st->dq[st->sched == OMPDAG_SCHED_WFS ? p : 0], v);
+}
+
+/* Thread p completed v: release successors, choose p's next node. */
+static bool complete(sim_state *st, int32_t p, int32_t v)
+{
+    ompdag_sim *s = st->s;
+    int32_t fsucc = -1, child = -1;
+    int32_t cnt;
+    const int32_t *fs = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    for (int32_t k = 0; k < cnt; ++k)
+        if (s->executed[fs[k]])
+            fsucc = fs[k];
+    int32_t ct = ompdag_condag_node_creates(s->g, v);
+    if (ct >= 0)
+        child = ompdag_condag_task_source(s->g, ct);
+    int32_t preferred = st->sched == OMPDAG_SCHED_WFS && child >= 0 ? child : fsucc;
+    bool ok = true;
+    FOR_EACH_SUCC(s, v, x, {
+        if (--s->pending[x] == 0) {
+            if (x == preferred && st->next[p] < 0)
+                st->next[p] = x;
+            else
+                ok = ok && enqueue(st, p, x);
+        }
+    });
+    return ok;
+}
+
+/* An idle thread looks for work: WFS own deque then a random victim; BFS the FIFO. */
+static int32_t find_work(sim_state *st, int32_t p, int64_t *steals)
+{
+    if (!st->queued)
+        return -1;
+    int32_t v;
+    if (st->sched == OMPDAG_SCHED_BFS) {
+        v = dq_take_oldest(&st->dq[0]);
+    } else if ((v = dq_pop_newest(&st->dq[p])) < 0) {
+        int32_t start = (int32_t)ompdag_rng_range(&st->rng, 0, st->m - 1);
+        for (int32_t k = 0; k < st->m && v < 0; ++k)
+            v = dq_take_oldest(&st->dq[(start + k) % st->m]);
+        ++*steals;
+    }
+    if (v >= 0)
+        --st->queued;
+    return v;
+}
+
+static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_result *res,
+                              ompdag_error *err)
+{
+    ompdag_sim *s = st->s;
+    int32_t m = st->m, running = 0;
+    int64_t now = 0;
+    int32_t root = ompdag_condag_task_source(s->g, ompdag_condag_root_task(s->g));
+    st->next[0] = root;
+    for (;;) {
+        /* start every thread's chosen next node, then feed idle threads */
+        for (int32_t p = 0; p < m; ++p) {
+            int32_t v = st->next[p];
+            if (v < 0 && st->busy[p] < 0)
+                v = find_work(st, p, &res->steals);
+            st->next[p] = -1;
+            if (v < 0)
+                continue;
+            if (st->busy[p] >= 0 || s->pending[v] != 0)
+                return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                        "simulate: node %s started before its predecessors",
+                                        ompdag_condag_node_id(s->g, v));
+            int64_t c = exec ? exec[v] : ompdag_condag_node_wcet(s->g, v);
+            st->busy[p] = v, st->finish[p] = now + c;
+            s->pending[v] = -1; /* started */
+            res->busy += c;
+            ++running;
+        }
+        for (int32_t p = 0; p < m; ++p)
+            if (st->busy[p] < 0 && st->queued)
+                return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                        "simulate: thread %d idle at %lld while %zu nodes are "
+                                        "ready (not work-conserving)",
+                                        p, (long long)now, st->queued);
+        if (!running)
+            break;
+        int64_t t = INT64_MAX;
+        for (int32_t p = 0; p < m; ++p)
+            if (st->busy[p] >= 0 && st->finish[p] < t)
+                t = st->finish[p];
+        now = t;
+        if (now > res->makespan)
+            res->makespan = now;
+        for (int32_t p = 0; p < m; ++p) {
+            if (st->busy[p] < 0 || st->finish[p] != t)
+                continue;
+            int32_t v = st->busy[p];
+            st->busy[p] = -1;
+            --running;
+            ++res->events;
+            if (!complete(st, p, v))
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (res->events != res->executed)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "simulate: %lld of %d nodes ran (the flow deadlocked)",
+                                (long long)res->events, res->executed);
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t *exec, int32_t m,
+                             ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
+                             ompdag_error *err)
+{
+    if (!s || !choice || !out || m < 1)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
+    ompdag_status rc = ompdag_flow_mark(s->g, choice, s->executed, err);
+    if (rc)
+        return rc;
+    ompdag_sim_result res = {0};
+    memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);
+    for (int32_t v = 0; v < s->n; ++v) {
+        if (!s->executed[v])
+            continue;
+        ++res.executed;
+        if (exec && (exec[v] < 0 || exec[v] > ompdag_condag_node_wcet(s->g, v)))
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                    "simulate: execution time of node %s is outside [0, WCET]",
+                                    ompdag_condag_node_id(s->g, v));
+        FOR_EACH_SUCC(s, v, x, ++s->pending[x]);
+    }
+    sim_state st = {.s = s, .sched = sched, .m = m};
+    st.busy = malloc((size_t)m * sizeof *st.busy);
+    st.finish = calloc((size_t)m, sizeof *st.finish);
+    st.next = malloc((size_t)m * sizeof *st.next);
+    st.dq = calloc((size_t)m, sizeof *st.dq);
+    if (!st.busy || !st.finish || !st.next || !st.dq) {
+        rc = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    } else {
+        for (int32_t p = 0; p < m; ++p)
+            st.busy[p] = -1, st.next[p] = -1;
+        ompdag_rng_seed(&st.rng, seed);
+        rc = run_loop(&st, exec, &res, err);
+    }
+    for (int32_t p = 0; st.dq && p < m; ++p)
+        free(st.dq[p].buf);
+    free(st.busy), free(st.finish), free(st.next), free(st.dq);
+    if (!rc)
+        *out = res;
+    return rc;
+}
+
+void ompdag_sim_random_choice(const ompdag_condag *g, ompdag_rng *rng, int32_t *choice)
+{
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t n;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &n);
+        choice[v] = ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C && n > 0
+                        ? succ[ompdag_rng_range(rng, 0, n - 1)]
+                        : -1;
+    }
+}
+
+/* Flows in lexicographic order of the choices of executed C nodes, taken in
+ * topological order: whether a C node runs depends only on earlier C nodes,
+ * so bumping the last executed C node that has another successor and
+ * resetting every later C node visits each distinct flow exactly once. */
+bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *executed)
+{
+    if (ompdag_flow_mark(g, choice, executed, NULL))
+        return false;
+    const int32_t *topo = ompdag_condag_topo_order(g);
+    int32_t n = ompdag_condag_node_count(g);
+    for (int32_t i = n - 1; i >= 0; --i) {
+        int32_t v = topo[i], cnt;
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C || !executed[v])
+            continue;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        int32_t k = 0;
+        while (k < cnt && succ[k] != choice[v])
+            ++k;
+        if (k + 1 >= cnt)
+            continue;
+        choice[v] = succ[k + 1];
+        for (int32_t j = i + 1; j < n; ++j) {
+            int32_t u = topo[j], c2;
+            if (ompdag_condag_node_kind(g, u) == OMPDAG_KIND_C)
+                choice[u] = ompdag_condag_node_fsucc(g, u, &c2)[0];
+        }
+        return true;
+    }
+    return false;
+}
