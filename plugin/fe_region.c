@@ -718,7 +718,58 @@ typedef struct loop_var {
     CXCursor var;
     long long init, bound, step;
     char op[4];
+    bool is_unsigned; /* the variable's type, which the simulation follows */
+    int bits;
 } loop_var;
+
+/* Reads the loop variable's integer type; false for anything else. */
+static bool read_var_type(loop_var *lv)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(lv->var));
+    long long size = clang_Type_getSizeOf(t);
+    switch (t.kind) {
+    case CXType_UChar:
+    case CXType_Char_U:
+    case CXType_UShort:
+    case CXType_UInt:
+    case CXType_ULong:
+    case CXType_ULongLong:
+        lv->is_unsigned = true;
+        break;
+    case CXType_SChar:
+    case CXType_Char_S:
+    case CXType_Short:
+    case CXType_Int:
+    case CXType_Long:
+    case CXType_LongLong:
+        lv->is_unsigned = false;
+        break;
+    default:
+        return false;
+    }
+    if (size < 1 || size > 8)
+        return false;
+    lv->bits = (int)size * 8;
+    return true;
+}
+
+/* Wraps v into the variable's type; false when a signed value overflows. */
+static bool to_var_type(const loop_var *lv, long long v, long long *out)
+{
+    if (lv->bits == 64) {
+        *out = v;
+        return true;
+    }
+    long long span = 1LL << lv->bits;
+    if (lv->is_unsigned) {
+        *out = ((v % span) + span) % span;
+        return true;
+    }
+    if (v < -span / 2 || v >= span / 2)
+        return false;
+    *out = v;
+    return true;
+}
 
 static bool read_init(walker *w, CXCursor init, loop_var *lv)
 {
@@ -828,6 +879,20 @@ static enum CXChildVisitResult modify_visit(CXCursor c, CXCursor parent, CXClien
 
 static bool cond_holds(const loop_var *lv, long long i)
 {
+    if (lv->is_unsigned && lv->bits >= 32) {
+        /* usual arithmetic conversions: both sides unsigned */
+        unsigned long long mask = lv->bits == 64 ? ~0ULL : (1ULL << lv->bits) - 1;
+        unsigned long long a = (unsigned long long)i & mask, b = (unsigned long long)lv->bound & mask;
+        if (!strcmp(lv->op, "<"))
+            return a < b;
+        if (!strcmp(lv->op, "<="))
+            return a <= b;
+        if (!strcmp(lv->op, ">"))
+            return a > b;
+        if (!strcmp(lv->op, ">="))
+            return a >= b;
+        return a != b;
+    }
     if (!strcmp(lv->op, "<"))
         return i < lv->bound;
     if (!strcmp(lv->op, "<="))
@@ -854,12 +919,16 @@ static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCurso
     clang_visitChildren(body, modify_visit, &ms);
     if (ms.modified)
         return -1;
-    long long n = 0;
-    for (long long i = lv.init; cond_holds(&lv, i); i += lv.step) {
+    long long n = 0, i;
+    if (!read_var_type(&lv) || !to_var_type(&lv, lv.init, &i))
+        return -1;
+    while (cond_holds(&lv, i)) {
         if (++n > w->fe->unroll_limit)
             return -2;
         if ((lv.step > 0 && i > LLONG_MAX - lv.step) || (lv.step < 0 && i < LLONG_MIN - lv.step))
             return -1;
+        if (!to_var_type(&lv, i + lv.step, &i))
+            return -1; /* signed overflow: undefined behaviour, no trip count */
     }
     return n;
 }

@@ -125,9 +125,11 @@ class ExtractConsumer : public clang::ASTConsumer {
     void HandleTranslationUnit(clang::ASTContext &) override
     {
         clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
-        if (diags.hasErrorOccurred())
-            return;
         std::string out = output_path(opts_.out_dir, input_);
+        if (diags.hasErrorOccurred()) {
+            llvm::sys::fs::remove(out); // the compile failed: no stale graph
+            return;
+        }
         // Regions are taken from the main file only, and each starts with
         // `#pragma omp parallel` (or an _Pragma, which is refused): a main
         // file without "pragma" has none, and the reparse can be skipped.

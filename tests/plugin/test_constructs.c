@@ -555,3 +555,30 @@ Test(regions, code_after_single_with_unawaited_grandchild_is_refused)
                 "}\n",
                 13, "line 9");
 }
+
+Test(loops, unsigned_wraparound_never_ends)
+{
+    /* i >= 0 always holds for an unsigned variable: no constant trip count */
+    refused_src(REGION_HEAD "    for (unsigned i = 3; i >= 0; i--) {\n"
+                            "#pragma omp task\n"
+                            "      work(1);\n"
+                            "    }\n" REGION_TAIL,
+                6, "more than 4096");
+    refused_src(REGION_HEAD "    for (unsigned char c = 0; c < 300; c++) {\n"
+                            "#pragma omp task\n"
+                            "      work(1);\n"
+                            "    }\n" REGION_TAIL,
+                6, "more than 4096");
+}
+
+Test(loops, unsigned_counter_down_to_zero)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "    for (unsigned long i = 3; i > 0; --i) {\n"
+                                            "#pragma omp task\n"
+                                            "      work(1);\n"
+                                            "    }\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
+    ompdag_condag_set_destroy(set);
+}
