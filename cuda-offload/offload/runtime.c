@@ -238,7 +238,7 @@ static ompdag_status build_report(const off_sched *s, double wall_s, ompdag_offl
     r->profiled = s->profiled;
     r->wall_s = wall_s;
     if (s->opts.policy == OMPDAG_OFFLOAD_DTSA && s->profile_cap_iters > 0)
-        r->profiling_s = s->profiling ? wall_s : s->profile_end_s;
+        r->profiling_s = s->profiling || s->profile_end_s > wall_s ? wall_s : s->profile_end_s;
     r->ndev = s->ndev;
     for (int d = 0; d < s->ndev; ++d) {
         const off_dev *v = &s->dev[d];

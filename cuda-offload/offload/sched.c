@@ -125,8 +125,13 @@ double off_sched_Vc(const off_sched *s)
         }
     if (k > 0)
         return sum / k;
-    /* No CPU measured yet: one CPU thread counts as the unit. */
-    return 1.0;
+    /* No CPU measured yet: assume the mean measured device, else the unit. */
+    for (int d = 0; d < s->ndev; ++d)
+        if (!s->dev[d].excluded && s->dev[d].V > 0) {
+            sum += s->dev[d].V;
+            ++k;
+        }
+    return k > 0 ? sum / k : 1.0;
 }
 
 int off_sched_ncores(const off_sched *s)
