@@ -155,6 +155,11 @@ static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag
     FILE *out = stdout;
     ompdag_error err = {0};
     ompdag_bfs_result *r = NULL;
+    char why[256];
+    if (engine == OMPDAG_BFS_GPU && !ompdag_bfs_gpu_available(why, sizeof why)) {
+        fprintf(stderr, "ompdag bfs: engine gpu cannot run here: %s\n", why);
+        return -1;
+    }
     if (ompdag_bfs_result_create(&r, &err) != OMPDAG_OK)
         return cli_fail("bfs", &err), -1;
     double *teps = calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof *teps);

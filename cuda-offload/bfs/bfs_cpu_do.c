@@ -52,15 +52,21 @@ static bool buf_push(do_state *s, int64_t **buf, int64_t *len, int64_t *cap, int
     return true;
 }
 
-#define DO_PARALLEL _Pragma("omp parallel num_threads(s->threads)")
+/* Below these sizes a step runs on one thread: a fork/join costs more than
+ * the work, and on a loaded machine a waiting thread may not get a core for
+ * a whole time slice (a path of 10^6 vertices has 10^6 levels). */
+#define DO_PAR_MIN_EDGES 4096
+#define DO_PAR_MIN_VERTICES 65536
+#define DO_PARALLEL _Pragma("omp parallel num_threads(s->threads) if(par)")
 
 static inline bool bit_get(const uint64_t *b, int64_t v) { return (b[v >> 6] >> (v & 63)) & 1u; }
 
 /* One top-down level: claims unvisited neighbours of the queue; returns m_f,
  * the out-degree sum of the vertices it found. */
-static int64_t td_step(do_state *s, int32_t depth)
+static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
 {
     const ompdag_graph *g = s->g;
+    const bool par = m_f >= DO_PAR_MIN_EDGES || s->qsize * 8 >= DO_PAR_MIN_EDGES;
     int64_t scout = 0, tail = 0;
     DO_PARALLEL
     {
@@ -101,8 +107,9 @@ static int64_t td_step(do_state *s, int32_t depth)
 static int64_t bu_step(do_state *s, int32_t depth)
 {
     const ompdag_graph *g = s->g;
+    const bool par = g->n >= DO_PAR_MIN_VERTICES;
     int64_t awake = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads)
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if(par)
     for (int64_t w = 0; w < s->words; ++w) {
         uint64_t bits = 0;
         int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
@@ -131,7 +138,8 @@ static int64_t bu_step(do_state *s, int32_t depth)
 static void queue_to_bitmap(do_state *s)
 {
     memset(s->front, 0, (size_t)s->words * sizeof *s->front);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
+    const bool par = s->qsize >= DO_PAR_MIN_VERTICES;
+#pragma omp parallel for schedule(static) num_threads(s->threads) if(par)
     for (int64_t i = 0; i < s->qsize; ++i) {
         int64_t v = s->queue[i];
         __atomic_fetch_or(&s->front[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
@@ -140,6 +148,7 @@ static void queue_to_bitmap(do_state *s)
 
 static void bitmap_to_queue(do_state *s)
 {
+    const bool par = s->g->n >= DO_PAR_MIN_VERTICES;
     int64_t tail = 0;
     DO_PARALLEL
     {
@@ -223,7 +232,7 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const omp
             m_f = 1;
         } else {
             m_u -= m_f;
-            m_f = td_step(s, ++depth);
+            m_f = td_step(s, ++depth, m_f);
             ok = ok && record(r, depth, OMPDAG_BFS_TOP_DOWN, s->qsize);
         }
     }
