@@ -57,10 +57,8 @@ static ompdag_status merge_sets(ompdag_condag_set *into, const ompdag_condag_set
         ompdag_status st = j ? ompdag_condag_from_json(j, "extract", &g, err)
                              : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         json_decref(j);
-        if (!st && !ompdag_condag_is_finalized(g))
-            st = ompdag_condag_finalize(g, err);
-        if (!st)
-            st = ompdag_condag_set_add(into, g, err);
+        if (!st && !ompdag_condag_is_finalized(g)) st = ompdag_condag_finalize(g, err);
+        if (!st) st = ompdag_condag_set_add(into, g, err);
         if (st) {
             ompdag_condag_destroy(g);
             return st;
@@ -100,8 +98,7 @@ static char **split_command(const char *cmd, int *n)
     while (*p) {
         while (*p == ' ' || *p == '\t' || *p == '\n')
             ++p;
-        if (!*p)
-            break;
+        if (!*p) break;
         size_t k = 0;
         char quote = 0;
         for (; *p && (quote || (*p != ' ' && *p != '\t' && *p != '\n')); ++p) {
@@ -121,8 +118,7 @@ static char **split_command(const char *cmd, int *n)
             }
         }
         v[count] = malloc(k + 1);
-        if (!v[count])
-            break;
+        if (!v[count]) break;
         memcpy(v[count], buf, k);
         v[count++][k] = 0;
     }
@@ -172,8 +168,7 @@ static ompdag_status extract_entry(ompdag_frontend *fe, json_t *e, ompdag_condag
     args[na++] = "-working-directory";
     args[na++] = dir;
     for (int i = 1; i < n; ++i)
-        if (words[i] && strcmp(words[i], file))
-            args[na++] = words[i];
+        if (words[i] && strcmp(words[i], file)) args[na++] = words[i];
     ompdag_status st = extract_one(fe, file, args, na, all, err);
     for (int i = 0; i < n; ++i)
         free(words[i]);
@@ -182,8 +177,7 @@ static ompdag_status extract_entry(ompdag_frontend *fe, json_t *e, ompdag_condag
     return st;
 }
 
-static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe,
-                                ompdag_condag_set *all)
+static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
@@ -203,13 +197,11 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe,
         bool wanted = o->nfiles == 0;
         for (int k = 0; !wanted && dir && file && k < o->nfiles; ++k)
             wanted = same_file(dir, file, o->files[k]);
-        if (!wanted)
-            continue;
+        if (!wanted) continue;
         ++matched;
         ompdag_error err = {0};
         if (extract_entry(fe, e, all, &err) != OMPDAG_OK) {
-            if (err.code != OMPDAG_OK)
-                fprintf(stderr, "ompdag extract: %s\n", err.message);
+            if (err.code != OMPDAG_OK) fprintf(stderr, "ompdag extract: %s\n", err.message);
             ++failed;
         }
     }
@@ -225,8 +217,7 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe,
 static int parse_args(int argc, char **argv, extract_opts *o)
 {
     o->files = calloc((size_t)argc + 1, sizeof *o->files);
-    if (!o->files)
-        return cli_usage_error("extract", "out of memory");
+    if (!o->files) return cli_usage_error("extract", "out of memory");
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         bool has_next = i + 1 < argc;

@@ -57,8 +57,8 @@ typedef struct fe_clause {
 
 typedef struct fe_pragma {
     fe_dir dir;
-    bool standalone; /* stands alone (taskwait …) rather than prefixing a statement */
-    char *name;      /* directive words, e.g. "parallel master" */
+    bool standalone;     /* stands alone (taskwait …) rather than prefixing a statement */
+    char *name;          /* directive words, e.g. "parallel master" */
     unsigned begin, end; /* file offsets of '#' and of the end of the last token */
     int32_t line, col;
     fe_clause *clauses;
@@ -85,12 +85,12 @@ typedef struct fe_func {
     unsigned hash;
     char *name;
     fe_file *file;
-    unsigned begin, end;   /* extent offsets */
-    fe_vec callees;        /* indices of functions defined in the TU */
-    bool significant;      /* contains (transitively) a non-plain omp directive */
-    int32_t refs, calls;   /* references to it, and direct calls among them */
+    unsigned begin, end;     /* extent offsets */
+    fe_vec callees;          /* indices of functions defined in the TU */
+    bool significant;        /* contains (transitively) a non-plain omp directive */
+    int32_t refs, calls;     /* references to it, and direct calls among them */
     int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
-    char *deadline;        /* from #pragma ompdag deadline, or NULL */
+    char *deadline;          /* from #pragma ompdag deadline, or NULL */
 } fe_func;
 
 /* ---- diagnostics, options, the whole context ------------------------------ */
@@ -147,9 +147,9 @@ int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call);
 
 /* ---- the private graph of one region --------------------------------------- */
 typedef struct fe_node {
-    char kind;       /* 'N' 'T' 'W' 'C' 'J' */
+    char kind; /* 'N' 'T' 'W' 'C' 'J' */
     int32_t task;
-    int32_t creates; /* task index for T, else -1 */
+    int32_t creates;  /* task index for T, else -1 */
     const char *file; /* borrowed from fe_file */
     int32_t line, col;
     char *label;
@@ -174,18 +174,18 @@ void fe_graph_free(fe_graph *g);
 
 /* One parallel region to build. */
 typedef struct fe_region_input {
-    int32_t func;              /* enclosing function (index in fe->funcs) */
+    int32_t func; /* enclosing function (index in fe->funcs) */
     fe_file *file;
-    int32_t first_pragma;      /* the parallel directive … */
-    int32_t last_pragma;       /* … through the last pragma of its chain */
-    CXCursor stmt;             /* the statement the chain prefixes */
+    int32_t first_pragma; /* the parallel directive … */
+    int32_t last_pragma;  /* … through the last pragma of its chain */
+    CXCursor stmt;        /* the statement the chain prefixes */
 } fe_region_input;
 
 typedef struct fe_region_output {
     fe_graph g;
-    bool has_graph;    /* false: the region has no task producer (no graph) */
-    int32_t threads;   /* from num_threads(constant), else 0 */
-    char *deadline;    /* from the region's or function's ompdag deadline */
+    bool has_graph;  /* false: the region has no task producer (no graph) */
+    int32_t threads; /* from num_threads(constant), else 0 */
+    char *deadline;  /* from the region's or function's ompdag deadline */
 } fe_region_output;
 
 /* Builds one region.  Returns true on success (out->has_graph tells whether

@@ -24,67 +24,70 @@ typedef struct tok {
 static bool is_word_in(const char *w, const char *const *set)
 {
     for (; *set; ++set)
-        if (!strcmp(w, *set))
-            return true;
+        if (!strcmp(w, *set)) return true;
     return false;
 }
 
 /* Words that may continue a directive name after its first word. */
 static const char *const continuation_words[] = {
-    "for", "simd", "sections", "master", "masked", "loop", "taskloop", "teams", "distribute",
-    "parallel", "point", "data", "enter", "exit", "update", "variant", "reduction", "mapper",
-    "workshare", "target", "induction", NULL};
+    "for",        "simd",     "sections",  "master", "masked",    "loop", "taskloop", "teams",
+    "distribute", "parallel", "point",     "data",   "enter",     "exit", "update",   "variant",
+    "reduction",  "mapper",   "workshare", "target", "induction", NULL};
 
-static const char *const standalone_names[] = {
-    "taskwait", "barrier", "taskyield", "flush", "cancel", "cancellation point", "threadprivate",
-    "requires", "allocate", "depobj", "scan", "error", "nothing", "interop", "target update",
-    "target enter data", "target exit data", NULL};
+static const char *const standalone_names[] = {"taskwait",
+                                               "barrier",
+                                               "taskyield",
+                                               "flush",
+                                               "cancel",
+                                               "cancellation point",
+                                               "threadprivate",
+                                               "requires",
+                                               "allocate",
+                                               "depobj",
+                                               "scan",
+                                               "error",
+                                               "nothing",
+                                               "interop",
+                                               "target update",
+                                               "target enter data",
+                                               "target exit data",
+                                               NULL};
 
 static fe_dir classify_omp(const char *name, bool *standalone)
 {
     *standalone = is_word_in(name, standalone_names) || !strncmp(name, "declare", 7);
-    if (!strcmp(name, "parallel"))
-        return FE_DIR_PARALLEL;
+    if (!strcmp(name, "parallel")) return FE_DIR_PARALLEL;
     if (!strcmp(name, "parallel master") || !strcmp(name, "parallel masked"))
         return FE_DIR_PARALLEL_MASTER;
     if (!strncmp(name, "parallel ", 9))
         return strstr(name, "taskloop") ? FE_DIR_REFUSED : FE_DIR_PARALLEL_OTHER;
     if (!strcmp(name, "single") || !strcmp(name, "master") || !strcmp(name, "masked"))
         return FE_DIR_SINGLE;
-    if (!strcmp(name, "task"))
-        return FE_DIR_TASK;
-    if (!strcmp(name, "taskwait"))
-        return FE_DIR_TASKWAIT;
-    if (!strcmp(name, "taskgroup"))
-        return FE_DIR_TASKGROUP;
-    if (!strcmp(name, "barrier"))
-        return FE_DIR_BARRIER;
+    if (!strcmp(name, "task")) return FE_DIR_TASK;
+    if (!strcmp(name, "taskwait")) return FE_DIR_TASKWAIT;
+    if (!strcmp(name, "taskgroup")) return FE_DIR_TASKGROUP;
+    if (!strcmp(name, "barrier")) return FE_DIR_BARRIER;
     if (!strcmp(name, "taskyield") || !strcmp(name, "flush") || !strcmp(name, "nothing"))
         return FE_DIR_IGNORED_STANDALONE;
-    if (!strcmp(name, "atomic") || !strcmp(name, "simd"))
-        return FE_DIR_PLAIN;
-    if (!strcmp(name, "threadprivate") || !strcmp(name, "requires") ||
-        !strcmp(name, "allocate") || !strncmp(name, "declare", 7))
+    if (!strcmp(name, "atomic") || !strcmp(name, "simd")) return FE_DIR_PLAIN;
+    if (!strcmp(name, "threadprivate") || !strcmp(name, "requires") || !strcmp(name, "allocate") ||
+        !strncmp(name, "declare", 7))
         return FE_DIR_OUTSIDE;
     return FE_DIR_REFUSED;
 }
 
 static fe_dir classify_ompdag(const char *name)
 {
-    if (!strcmp(name, "loop_bound"))
-        return FE_DIR_LOOP_BOUND;
-    if (!strcmp(name, "recursion_bound"))
-        return FE_DIR_RECURSION_BOUND;
-    if (!strcmp(name, "deadline"))
-        return FE_DIR_DEADLINE;
+    if (!strcmp(name, "loop_bound")) return FE_DIR_LOOP_BOUND;
+    if (!strcmp(name, "recursion_bound")) return FE_DIR_RECURSION_BOUND;
+    if (!strcmp(name, "deadline")) return FE_DIR_DEADLINE;
     return FE_DIR_OMPDAG_UNKNOWN;
 }
 
 const fe_clause *fe_pragma_clause(const fe_pragma *p, const char *name)
 {
     for (int32_t i = 0; i < p->nclauses; ++i)
-        if (!strcmp(p->clauses[i].name, name))
-            return &p->clauses[i];
+        if (!strcmp(p->clauses[i].name, name)) return &p->clauses[i];
     return NULL;
 }
 
@@ -95,11 +98,9 @@ static char *join_tokens(const tok *t, int32_t a, int32_t b)
     for (int32_t i = a; i < b; ++i)
         len += strlen(t[i].s) + 1;
     char *out = malloc(len), *p = out;
-    if (!out)
-        return NULL;
+    if (!out) return NULL;
     for (int32_t i = a; i < b; ++i) {
-        if (i > a && t[i].begin > t[i - 1].end)
-            *p++ = ' ';
+        if (i > a && t[i].begin > t[i - 1].end) *p++ = ' ';
         size_t l = strlen(t[i].s);
         memcpy(p, t[i].s, l);
         p += l;
@@ -129,21 +130,17 @@ static bool parse_directive(fe_pragma *p, const tok *t, int32_t a, int32_t b, bo
     int32_t i = a;
     size_t cap = 64, len = 0;
     char *name = calloc(1, cap);
-    if (!name)
-        return false;
+    if (!name) return false;
     while (i < b && (t[i].kind == CXToken_Identifier || t[i].kind == CXToken_Keyword)) {
-        if (i > a && (!is_omp || !is_word_in(t[i].s, continuation_words)))
-            break;
+        if (i > a && (!is_omp || !is_word_in(t[i].s, continuation_words))) break;
         size_t l = strlen(t[i].s);
         if (len + l + 2 > cap) {
             cap = 2 * (len + l + 2);
             char *nn = realloc(name, cap);
-            if (!nn)
-                return free(name), false;
+            if (!nn) return free(name), false;
             name = nn;
         }
-        if (len)
-            name[len++] = ' ';
+        if (len) name[len++] = ' ';
         memcpy(name + len, t[i].s, l + 1);
         len += l;
         ++i;
@@ -173,12 +170,10 @@ static bool parse_directive(fe_pragma *p, const tok *t, int32_t a, int32_t b, bo
                     break;
             }
             arg = join_tokens(t, start, j);
-            if (!arg)
-                return free(cname), false;
+            if (!arg) return free(cname), false;
             i = j < b ? j + 1 : j;
         }
-        if (!add_clause(p, cname, arg))
-            return false;
+        if (!add_clause(p, cname, arg)) return false;
     }
     return true;
 }
@@ -190,8 +185,7 @@ static unsigned logical_line_end(const fe_file *f, unsigned at)
     while (i < f->size) {
         if (f->text[i] == '\n') {
             unsigned k = i;
-            if (k > 0 && f->text[k - 1] == '\r')
-                --k;
+            if (k > 0 && f->text[k - 1] == '\r') --k;
             if (k > 0 && f->text[k - 1] == '\\') {
                 ++i;
                 continue;
@@ -207,10 +201,8 @@ static bool starts_line(const fe_file *f, unsigned off)
 {
     while (off > 0) {
         char c = f->text[off - 1];
-        if (c == '\n')
-            return true;
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v')
-            return false;
+        if (c == '\n') return true;
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') return false;
         --off;
     }
     return true;
@@ -219,8 +211,7 @@ static bool starts_line(const fe_file *f, unsigned off)
 static bool in_skipped(const unsigned *skip, unsigned nskip, unsigned off)
 {
     for (unsigned i = 0; i < nskip; ++i)
-        if (off >= skip[2 * i] && off < skip[2 * i + 1])
-            return true;
+        if (off >= skip[2 * i] && off < skip[2 * i + 1]) return true;
     return false;
 }
 
@@ -229,8 +220,7 @@ static bool push_pragma(fe_file *f, const fe_pragma *p, int32_t *cap)
     if (f->npragmas == *cap) {
         int32_t nc = *cap ? 2 * *cap : 16;
         fe_pragma *np = realloc(f->pragmas, sizeof *np * (size_t)nc);
-        if (!np)
-            return false;
+        if (!np) return false;
         f->pragmas = np;
         *cap = nc;
     }
@@ -253,8 +243,7 @@ static unsigned *skipped_ranges(ompdag_frontend *fe, fe_file *f, unsigned *count
 {
     CXSourceRangeList *list = clang_getSkippedRanges(fe->tu, f->file);
     *count = 0;
-    if (!list)
-        return NULL;
+    if (!list) return NULL;
     unsigned *out = malloc(sizeof *out * 2 * (list->count + 1));
     if (out) {
         for (unsigned i = 0; i < list->count; ++i) {
@@ -312,8 +301,7 @@ typedef struct line_cursor {
 static void offset_to_line_col(const fe_file *f, line_cursor *lc, unsigned off, int32_t *line,
                                int32_t *col)
 {
-    if (off < lc->off)
-        *lc = (line_cursor){0, 1, 1};
+    if (off < lc->off) *lc = (line_cursor){0, 1, 1};
     for (; lc->off < off && lc->off < f->size; ++lc->off) {
         if (f->text[lc->off] == '\n') {
             ++lc->line;
@@ -330,8 +318,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
 {
     unsigned n = 0, nskip = 0;
     tok *t = read_tokens(fe, f, &n);
-    if (!t)
-        return false;
+    if (!t) return false;
     unsigned *skip = skipped_ranges(fe, f, &nskip);
     int32_t cap = 0;
     bool ok = true;
@@ -352,8 +339,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
             !starts_line(f, t[i].begin) || in_skipped(skip, nskip, t[i].begin))
             continue;
         bool is_omp = !strcmp(t[i + 2].s, "omp");
-        if (!is_omp && strcmp(t[i + 2].s, "ompdag"))
-            continue;
+        if (!is_omp && strcmp(t[i + 2].s, "ompdag")) continue;
         unsigned line_end = logical_line_end(f, t[i].begin);
         unsigned j = i + 3;
         while (j < n && t[j].begin < line_end)
@@ -367,11 +353,11 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
             *refused = true;
             ok = fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p.line, p.col,
                          "unknown directive '#pragma ompdag %s' (known: loop_bound, "
-                         "recursion_bound, deadline)", p.name);
+                         "recursion_bound, deadline)",
+                         p.name);
         }
         ok = ok && push_pragma(f, &p, &cap);
-        if (!ok)
-            free_pragma(&p);
+        if (!ok) free_pragma(&p);
         i = j - 1;
     }
     for (unsigned i = 0; i < n; ++i)
@@ -397,8 +383,7 @@ int32_t fe_pragma_lower_bound(const fe_file *f, unsigned offset)
 
 void fe_file_free(fe_file *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     for (int32_t i = 0; i < f->npragmas; ++i)
         free_pragma(&f->pragmas[i]);
     free(f->pragmas);

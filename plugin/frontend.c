@@ -23,8 +23,7 @@ bool fe_vec_push(fe_vec *a, int32_t x)
     if (a->n == a->cap) {
         int32_t nc = a->cap ? 2 * a->cap : 4;
         int32_t *nv = realloc(a->v, sizeof *nv * (size_t)nc);
-        if (!nv)
-            return false;
+        if (!nv) return false;
         a->v = nv;
         a->cap = nc;
     }
@@ -35,8 +34,7 @@ bool fe_vec_push(fe_vec *a, int32_t x)
 bool fe_vec_push_unique(fe_vec *a, int32_t x)
 {
     for (int32_t i = 0; i < a->n; ++i)
-        if (a->v[i] == x)
-            return true;
+        if (a->v[i] == x) return true;
     return fe_vec_push(a, x);
 }
 
@@ -64,13 +62,11 @@ char *fe_strndup(const char *s, size_t n)
 
 static char *keep_string(ompdag_frontend *fe, char *s)
 {
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     if (fe->nstrings == fe->capstrings) {
         size_t nc = fe->capstrings ? 2 * fe->capstrings : 16;
         char **ns = realloc(fe->strings, sizeof *ns * nc);
-        if (!ns)
-            return free(s), NULL;
+        if (!ns) return free(s), NULL;
         fe->strings = ns;
         fe->capstrings = nc;
     }
@@ -88,15 +84,13 @@ bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, in
     if (fe->diags.n == fe->diags.cap) {
         size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
         ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
-        if (!nd)
-            return false;
+        if (!nd) return false;
         fe->diags.d = nd;
         fe->diags.cap = nc;
     }
     const char *msg = keep_string(fe, fe_strdup(buf));
     const char *fname = keep_string(fe, fe_strdup(file ? file : "<unknown>"));
-    if (!msg || !fname)
-        return false;
+    if (!msg || !fname) return false;
     fe->diags.d[fe->diags.n++] = (ompdag_frontend_diag){sev, {fname, line, col}, msg};
     return true;
 }
@@ -118,14 +112,12 @@ fe_span fe_cursor_span(CXCursor c)
 fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
 {
     for (int32_t i = 0; i < fe->nfiles; ++i)
-        if (clang_File_isEqual(fe->files[i]->file, file))
-            return fe->files[i];
+        if (clang_File_isEqual(fe->files[i]->file, file)) return fe->files[i];
     fe_file *f = calloc(1, sizeof *f);
     fe_file **nf = realloc(fe->files, sizeof *nf * (size_t)(fe->nfiles + 1));
     if (!f || !nf) {
         free(f);
-        if (nf)
-            fe->files = nf;
+        if (nf) fe->files = nf;
         return NULL;
     }
     fe->files = nf;
@@ -135,13 +127,10 @@ fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
     f->name = fe_strdup(clang_getCString(name));
     clang_disposeString(name);
     f->text = clang_getFileContents(fe->tu, file, &f->size);
-    if (!f->name)
-        return NULL;
-    if (!f->text)
-        f->text = "", f->size = 0;
+    if (!f->name) return NULL;
+    if (!f->text) f->text = "", f->size = 0;
     bool refused = false;
-    if (!fe_scan_pragmas(fe, f, &refused))
-        return NULL;
+    if (!fe_scan_pragmas(fe, f, &refused)) return NULL;
     return f;
 }
 
@@ -150,8 +139,7 @@ static int32_t func_index(const ompdag_frontend *fe, CXCursor decl);
 int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
 {
     CXCursor ref = clang_getCursorReferenced(call);
-    if (clang_Cursor_isNull(ref))
-        return -1;
+    if (clang_Cursor_isNull(ref)) return -1;
     return func_index(fe, ref);
 }
 
@@ -194,8 +182,7 @@ static void clear_diags(ompdag_frontend *fe)
 
 void ompdag_frontend_destroy(ompdag_frontend *fe)
 {
-    if (!fe)
-        return;
+    if (!fe) return;
     clear_run(fe);
     clear_diags(fe);
     free(fe->strings);
@@ -212,8 +199,7 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
-                                             ompdag_error *err)
+ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err)
 {
     if (!fe || limit < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node limit must be >= 1");
@@ -253,12 +239,11 @@ static int skip_arg(const char *a, const char *next_is_value)
     (void)next_is_value;
     static const char *const with_value[] = {"-o", "-MF", "-MT", "-MQ", "-Xclang", NULL};
     for (const char *const *w = with_value; *w; ++w)
-        if (!strcmp(a, *w))
-            return 2;
+        if (!strcmp(a, *w)) return 2;
     if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strncmp(a, "-fopenmp-", 9) ||
-        !strncmp(a, "-fplugin", 8) || !strcmp(a, "-c") || !strcmp(a, "-S") ||
-        !strcmp(a, "-E") || !strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") ||
-        !strcmp(a, "-M") || !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7))
+        !strncmp(a, "-fplugin", 8) || !strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
+        !strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-M") ||
+        !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7))
         return 1;
     return 0;
 }
@@ -275,16 +260,14 @@ static const char *openmp_macro(const char *const *args, int nargs)
     for (int i = 0; i < nargs; ++i)
         if (!strncmp(args[i], "-fopenmp-version=", 17))
             for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
-                if (!strcmp(args[i] + 17, table[k].version))
-                    def = table[k].define;
+                if (!strcmp(args[i] + 17, table[k].version)) def = table[k].define;
     return def;
 }
 
 static const char **build_args(const char *const *args, int nargs, int *out_n)
 {
     const char **v = calloc((size_t)nargs + 4, sizeof *v);
-    if (!v)
-        return NULL;
+    if (!v) return NULL;
     int n = 0;
     v[n++] = openmp_macro(args, nargs);
     v[n++] = "-Wno-unknown-pragmas";
@@ -355,8 +338,7 @@ static bool read_function_pragmas(ompdag_frontend *fe, fe_func *fn)
         } else if (p->dir == FE_DIR_DEADLINE && arg && arg->arg) {
             free(fn->deadline);
             fn->deadline = fe_strdup(arg->arg);
-            if (!fn->deadline)
-                return false;
+            if (!fn->deadline) return false;
         }
     }
     return true;
@@ -371,8 +353,7 @@ static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClient
     if (clang_Location_isInSystemHeader(loc) || !clang_isDeclaration(clang_getCursorKind(c)))
         return CXChildVisit_Continue;
     fe_span sp = fe_cursor_span(c);
-    if (!sp.file)
-        return CXChildVisit_Continue;
+    if (!sp.file) return CXChildVisit_Continue;
     fe_file *f = fe_file_get(fe, sp.file);
     if (!f) {
         st->nomem = true;
@@ -400,8 +381,7 @@ static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClient
             return CXChildVisit_Break;
         }
     }
-    if (sp.end > f->last_toplevel_end)
-        f->last_toplevel_end = sp.end;
+    if (sp.end > f->last_toplevel_end) f->last_toplevel_end = sp.end;
     return CXChildVisit_Continue;
 }
 
@@ -434,12 +414,10 @@ bool fe_call_is_indirect(CXCursor call)
 static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
 {
     CXCursor def = clang_getCursorDefinition(decl);
-    if (clang_Cursor_isNull(def))
-        return -1;
+    if (clang_Cursor_isNull(def)) return -1;
     unsigned h = clang_hashCursor(def);
     for (int32_t i = 0; i < fe->nfuncs; ++i)
-        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def))
-            return i;
+        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def)) return i;
     return -1;
 }
 
@@ -450,18 +428,15 @@ static enum CXChildVisitResult refs_visit(CXCursor c, CXCursor parent, CXClientD
     (void)parent;
     ompdag_frontend *fe = data;
     enum CXCursorKind k = clang_getCursorKind(c);
-    if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
-        return CXChildVisit_Continue;
+    if (clang_Location_isInSystemHeader(clang_getCursorLocation(c))) return CXChildVisit_Continue;
     if (k == CXCursor_CallExpr) {
         int32_t f = fe_func_of_call(fe, c);
-        if (f >= 0)
-            fe->funcs[f].calls++;
+        if (f >= 0) fe->funcs[f].calls++;
     } else if (k == CXCursor_DeclRefExpr) {
         CXCursor ref = clang_getCursorReferenced(c);
         if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
             int32_t f = func_index(fe, ref);
-            if (f >= 0)
-                fe->funcs[f].refs++;
+            if (f >= 0) fe->funcs[f].refs++;
         }
     }
     return CXChildVisit_Recurse;
@@ -489,33 +464,28 @@ static bool index_functions(ompdag_frontend *fe)
 {
     index_state st = {fe, false};
     clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
-    if (st.nomem)
-        return false;
+    if (st.nomem) return false;
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         fe_func *fn = &fe->funcs[i];
         callee_state cs = {fe, fn, false};
         clang_visitChildren(fn->cursor, callee_visit, &cs);
-        if (cs.nomem)
-            return false;
+        if (cs.nomem) return false;
         for (int32_t k = fe_pragma_lower_bound(fn->file, fn->begin);
              k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k)
-            if (dir_is_significant(fn->file->pragmas[k].dir))
-                fn->significant = true;
+            if (dir_is_significant(fn->file->pragmas[k].dir)) fn->significant = true;
     }
     for (bool changed = true; changed;) {
         changed = false;
         for (int32_t i = 0; i < fe->nfuncs; ++i) {
             fe_func *fn = &fe->funcs[i];
             for (int32_t k = 0; !fn->significant && k < fn->callees.n; ++k)
-                if (fe->funcs[fn->callees.v[k]].significant)
-                    fn->significant = changed = true;
+                if (fe->funcs[fn->callees.v[k]].significant) fn->significant = changed = true;
         }
     }
     clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), refs_visit, fe);
     fe->fnptr_func = -1;
     for (int32_t i = 0; i < fe->nfuncs && fe->fnptr_func < 0; ++i)
-        if (fe->funcs[i].significant && fe->funcs[i].refs > fe->funcs[i].calls)
-            fe->fnptr_func = i;
+        if (fe->funcs[i].significant && fe->funcs[i].refs > fe->funcs[i].calls) fe->fnptr_func = i;
     return true;
 }
 
@@ -555,8 +525,7 @@ static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *de
     char key[4096];
     snprintf(key, sizeof key, "%s:%d", f->name, p->line);
     json_t *o = json_object();
-    if (!o)
-        return NULL;
+    if (!o) return NULL;
     if (json_object_set_new(o, "region_key", json_string(key)) ||
         (deadline && json_object_set_new(o, "deadline", json_string(deadline)))) {
         json_decref(o);
@@ -567,25 +536,19 @@ static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *de
 
 /* Copies the private graph into a new ompdag_condag and finalizes it. */
 static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pragma *p,
-                                const fe_region_output *ro, ompdag_condag **out,
-                                ompdag_error *err)
+                                const fe_region_output *ro, ompdag_condag **out, ompdag_error *err)
 {
     ompdag_condag *g = ompdag_condag_create();
-    if (!g)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!g) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     char name[512], id[32], task[32], creates[32];
     snprintf(name, sizeof name, "%s:%d", fn->name, p->line);
     ompdag_status st = ompdag_condag_set_name(g, name);
-    if (!st)
-        st = ompdag_condag_set_function(g, fn->name);
-    if (!st)
-        st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
+    if (!st) st = ompdag_condag_set_function(g, fn->name);
+    if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
     json_t *extra = region_extra(f, p, ro->deadline);
-    if (!st && !extra)
-        st = OMPDAG_ERR_NOMEM;
-    if (!st)
-        st = ompdag_condag_set_extra(g, -1, extra);
+    if (!st && !extra) st = OMPDAG_ERR_NOMEM;
+    if (!st) st = ompdag_condag_set_extra(g, -1, extra);
     json_decref(extra);
     if (st) {
         ompdag_condag_destroy(g);
@@ -614,8 +577,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
     for (int32_t v = 0; !st && v < ro->g.n; ++v)
         for (int32_t k = 0; !st && k < ro->g.nodes[v].succ.n; ++k)
             st = ompdag_condag_add_edge(g, v, ro->g.nodes[v].succ.v[k], err);
-    if (!st)
-        st = ompdag_condag_finalize(g, err);
+    if (!st) st = ompdag_condag_finalize(g, err);
     if (st) {
         ompdag_condag_destroy(g);
         return st;
@@ -634,8 +596,7 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
     for (int32_t i = fe_pragma_lower_bound(f, fn->begin);
          i < f->npragmas && f->pragmas[i].begin < fn->end; ++i) {
         const fe_pragma *p = &f->pragmas[i];
-        if (!is_parallel(p->dir) || p->begin < skip_until)
-            continue;
+        if (!is_parallel(p->dir) || p->begin < skip_until) continue;
         first_after fa = {f->file, p->end, clang_getNullCursor(), false};
         clang_visitChildren(fn->cursor, first_after_visit, &fa);
         if (!fa.hit) {
@@ -656,19 +617,15 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
         if (nomem) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         } else if (ok && ro.has_graph) {
-            if (!ro.deadline && fn->deadline)
-                ro.deadline = fe_strdup(fn->deadline);
+            if (!ro.deadline && fn->deadline) ro.deadline = fe_strdup(fn->deadline);
             ompdag_condag *g = NULL;
             st = emit_graph(fn, f, p, &ro, &g, err);
-            if (!st)
-                st = ompdag_condag_set_add(set, g, err);
-            if (st)
-                ompdag_condag_destroy(g);
+            if (!st) st = ompdag_condag_set_add(set, g, err);
+            if (st) ompdag_condag_destroy(g);
         }
         fe_graph_free(&ro.g);
         free(ro.deadline);
-        if (st)
-            return st;
+        if (st) return st;
     }
     return OMPDAG_OK;
 }
@@ -676,8 +633,7 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
 static bool has_errors(const ompdag_frontend *fe)
 {
     for (size_t i = 0; i < fe->diags.n; ++i)
-        if (fe->diags.d[i].severity == OMPDAG_DIAG_ERROR)
-            return true;
+        if (fe->diags.d[i].severity == OMPDAG_DIAG_ERROR) return true;
     return false;
 }
 
@@ -697,24 +653,20 @@ static ompdag_status extract_tu(ompdag_frontend *fe, ompdag_condag_set *set, omp
     bool clang_errors = false;
     if (!report_clang_errors(fe, &clang_errors))
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    if (clang_errors)
-        return first_error(fe, OMPDAG_ERR_PARSE, err);
-    if (!index_functions(fe))
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (clang_errors) return first_error(fe, OMPDAG_ERR_PARSE, err);
+    if (!index_functions(fe)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         CXSourceLocation loc = clang_getCursorLocation(fe->funcs[i].cursor);
-        if (!clang_Location_isFromMainFile(loc) || !fe->funcs[i].significant)
-            continue;
+        if (!clang_Location_isFromMainFile(loc) || !fe->funcs[i].significant) continue;
         ompdag_status st = extract_function(fe, i, set, err);
-        if (st)
-            return st;
+        if (st) return st;
     }
     return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
 }
 
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
-                                      const char *const *args, int nargs,
-                                      ompdag_condag_set **out, ompdag_error *err)
+                                      const char *const *args, int nargs, ompdag_condag_set **out,
+                                      ompdag_error *err)
 {
     if (!fe || !source_path || !out || nargs < 0 || (nargs > 0 && !args))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
@@ -728,8 +680,7 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
     if (!argv || !set || !idx) {
         free(argv);
         ompdag_condag_set_destroy(set);
-        if (idx)
-            clang_disposeIndex(idx);
+        if (idx) clang_disposeIndex(idx);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     enum CXErrorCode ec = clang_parseTranslationUnit2(
@@ -746,8 +697,7 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
         st = extract_tu(fe, set, err);
     }
     clear_run(fe);
-    if (fe->tu)
-        clang_disposeTranslationUnit(fe->tu);
+    if (fe->tu) clang_disposeTranslationUnit(fe->tu);
     fe->tu = NULL;
     clang_disposeIndex(idx);
     if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)

@@ -30,7 +30,8 @@
 
 #include "ompdag/frontend.h"
 
-namespace {
+namespace
+{
 
 struct PluginOptions {
     std::string out_dir;
@@ -51,15 +52,11 @@ std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
         a.push_back(inc);
     }
     const auto &hs = ci.getHeaderSearchOpts();
-    if (!hs.Sysroot.empty() && hs.Sysroot != "/")
-        a.push_back("--sysroot=" + hs.Sysroot);
-    if (!hs.UseStandardSystemIncludes)
-        a.push_back("-nostdinc");
-    if (!hs.UseBuiltinIncludes)
-        a.push_back("-nobuiltininc");
+    if (!hs.Sysroot.empty() && hs.Sysroot != "/") a.push_back("--sysroot=" + hs.Sysroot);
+    if (!hs.UseStandardSystemIncludes) a.push_back("-nostdinc");
+    if (!hs.UseBuiltinIncludes) a.push_back("-nobuiltininc");
     for (const auto &e : hs.UserEntries) {
-        if (e.IsFramework)
-            continue;
+        if (e.IsFramework) continue;
         switch (e.Group) {
         case clang::frontend::Angled:
             a.push_back("-I" + e.Path);
@@ -86,8 +83,7 @@ std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
     const auto &std = clang::LangStandard::getLangStandardForKind(lang.LangStd);
     if (lang.LangStd != clang::LangStandard::lang_unspecified)
         a.push_back(std::string("-std=") + std.getName());
-    if (lang.OpenMP)
-        a.push_back("-fopenmp-version=" + std::to_string(lang.OpenMP));
+    if (lang.OpenMP) a.push_back("-fopenmp-version=" + std::to_string(lang.OpenMP));
     // -O defines __OPTIMIZE__ (and -Os __OPTIMIZE_SIZE__), which code may test.
     const auto &cg = ci.getCodeGenOpts();
     if (cg.OptimizeSize)
@@ -108,14 +104,14 @@ std::string output_path(const std::string &dir, llvm::StringRef input)
     llvm::SmallString<256> p(dir);
     for (auto it = llvm::sys::path::begin(input), e = llvm::sys::path::end(input); it != e; ++it) {
         llvm::StringRef part = *it;
-        if (part == "/" || part == "." || part.empty())
-            continue;
+        if (part == "/" || part == "." || part.empty()) continue;
         llvm::sys::path::append(p, part == ".." ? "__" : part);
     }
     return std::string(p) + ".condag.json";
 }
 
-class ExtractConsumer : public clang::ASTConsumer {
+class ExtractConsumer : public clang::ASTConsumer
+{
   public:
     ExtractConsumer(clang::CompilerInstance &ci, std::string input, PluginOptions opts)
         : ci_(ci), input_(std::move(input)), opts_(std::move(opts))
@@ -151,8 +147,8 @@ class ExtractConsumer : public clang::ASTConsumer {
         }
         if (opts_.recursion_bound > 0)
             ompdag_frontend_set_recursion_bound(fe, opts_.recursion_bound, &err);
-        ompdag_status st = ompdag_frontend_extract(fe, input_.c_str(), argv.data(),
-                                                   (int)argv.size(), &set, &err);
+        ompdag_status st =
+            ompdag_frontend_extract(fe, input_.c_str(), argv.data(), (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
             report_frontend_diag(ompdag_frontend_diag_at(fe, i));
         if (st == OMPDAG_OK) {
@@ -215,7 +211,8 @@ class ExtractConsumer : public clang::ASTConsumer {
     PluginOptions opts_;
 };
 
-class ExtractAction : public clang::PluginASTAction {
+class ExtractAction : public clang::PluginASTAction
+{
   protected:
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
                                                           llvm::StringRef in_file) override
@@ -223,8 +220,7 @@ class ExtractAction : public clang::PluginASTAction {
         return std::make_unique<ExtractConsumer>(ci, in_file.str(), opts_);
     }
 
-    bool ParseArgs(const clang::CompilerInstance &ci,
-                   const std::vector<std::string> &args) override
+    bool ParseArgs(const clang::CompilerInstance &ci, const std::vector<std::string> &args) override
     {
         clang::DiagnosticsEngine &d = ci.getDiagnostics();
         for (const std::string &a : args) {
@@ -248,12 +244,14 @@ class ExtractAction : public clang::PluginASTAction {
                 return false;
             }
         }
-        if (opts_.out_dir.empty())
-            opts_.out_dir = ".";
+        if (opts_.out_dir.empty()) opts_.out_dir = ".";
         return true;
     }
 
-    ActionType getActionType() override { return AddAfterMainAction; }
+    ActionType getActionType() override
+    {
+        return AddAfterMainAction;
+    }
 
   private:
     PluginOptions opts_;

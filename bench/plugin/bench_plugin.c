@@ -51,12 +51,10 @@ static int run_once(char *const argv[], sample *s)
     double t0 = now_ms();
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return 0;
+    if (rc != 0) return 0;
     int status;
     struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) < 0)
-        return 0;
+    if (wait4(pid, &status, 0, &ru) < 0) return 0;
     s->wall_ms = now_ms() - t0;
     s->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
                 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
@@ -79,8 +77,7 @@ static double median(double *v, int n)
 static int generate(const char *path)
 {
     FILE *f = fopen(path, "w");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     fprintf(f, "#include \"work.h\"\nstatic void helper(int n) {\n#pragma omp task\n"
                "    work(n);\n#pragma omp taskwait\n}\n");
     for (int i = 1; i <= 200; ++i)
@@ -121,8 +118,7 @@ static int bench_file(const char *const tool[4], const char *incdir, const char 
         for (int v = 0; v < NV && ok; ++v) {
             sample s = {0, 0};
             ok = run_once(cmds[v], &s);
-            if (!ok)
-                fprintf(stderr, "bench_plugin: %s failed on %s\n", variant_name[v], file);
+            if (!ok) fprintf(stderr, "bench_plugin: %s failed on %s\n", variant_name[v], file);
             wall[v][r] = s.wall_ms;
             cpu[v][r] = s.cpu_ms;
         }
@@ -157,28 +153,23 @@ int main(int argc, char **argv)
     const char *tool[4] = {argv[1], argv[2], argv[3], NULL};
     const char *examples = argv[4];
     int reps = argc > 5 ? atoi(argv[5]) : 9;
-    if (reps < 1)
-        reps = 1;
+    if (reps < 1) reps = 1;
     char tmp[] = "/tmp/ompdag_bench_plugin_XXXXXX";
-    if (!mkdtemp(tmp))
-        return 1;
+    if (!mkdtemp(tmp)) return 1;
     char gen[4096];
     snprintf(gen, sizeof gen, "%s/many_regions.c", tmp);
-    if (!generate(gen))
-        return 1;
+    if (!generate(gen)) return 1;
 
     char *files[64];
     int nfiles = 0;
     DIR *d = opendir(examples);
     for (struct dirent *e; d && (e = readdir(d)) && nfiles < 63;) {
-        if (!is_c_file(e->d_name))
-            continue;
+        if (!is_c_file(e->d_name)) continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", examples, e->d_name);
         files[nfiles++] = strdup(path);
     }
-    if (d)
-        closedir(d);
+    if (d) closedir(d);
     qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
     files[nfiles++] = gen;
 
@@ -211,8 +202,7 @@ int main(int argc, char **argv)
            100 * (tot[V_PLUGIN][1] - tot[V_PLAIN][1]) / tot[V_PLAIN][1]);
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd) != 0)
-        failed++;
+    if (system(cmd) != 0) failed++;
     for (int i = 0; i + 1 < nfiles; ++i)
         free(files[i]);
     return failed ? 1 : 0;

@@ -60,8 +60,7 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
 
 /* Largest number of nodes one region may have; beyond it the region is
  * refused.  Fails unless limit >= 1. */
-ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
-                                             ompdag_error *err);
+ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err);
 
 /* Extracts every parallel region of `source_path`, parsed with the compiler
  * arguments args[0..nargs-1] (-I, -D, -std=... as for clang; -fopenmp, -c,
@@ -73,8 +72,8 @@ ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
  * (then *out is NULL).  Details are in the diagnostics below; err gets the
  * first one, formatted like a compiler's. */
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
-                                      const char *const *args, int nargs,
-                                      ompdag_condag_set **out, ompdag_error *err);
+                                      const char *const *args, int nargs, ompdag_condag_set **out,
+                                      ompdag_error *err);
 
 /* Number of diagnostics of the last extraction. */
 size_t ompdag_frontend_diag_count(const ompdag_frontend *fe);

@@ -21,8 +21,7 @@ ompdag_status fe_test_extract(const char *path, const char *const *args, int nar
 {
     ompdag_frontend *fe = ompdag_frontend_create();
     ompdag_error err;
-    if (recursion_bound > 0)
-        ompdag_frontend_set_recursion_bound(fe, recursion_bound, &err);
+    if (recursion_bound > 0) ompdag_frontend_set_recursion_bound(fe, recursion_bound, &err);
     ompdag_status st = ompdag_frontend_extract(fe, path, args, nargs, set, &err);
     if (fe_out)
         *fe_out = fe;
@@ -37,8 +36,7 @@ ompdag_status fe_test_extract_source(const char *source, ompdag_condag_set **set
     static char name[64];
     snprintf(name, sizeof name, "/tmp/ompdag_fe_test_XXXXXX.c");
     int fd = mkstemps(name, 2);
-    if (fd < 0)
-        return OMPDAG_ERR_IO;
+    if (fd < 0) return OMPDAG_ERR_IO;
     size_t len = strlen(source);
     if (write(fd, source, len) != (ssize_t)len) {
         close(fd);
@@ -46,8 +44,7 @@ ompdag_status fe_test_extract_source(const char *source, ompdag_condag_set **set
     }
     close(fd);
     ompdag_status st = fe_test_extract(name, NULL, 0, 0, set, fe);
-    if (path)
-        *path = name;
+    if (path) *path = name;
     unlink(name);
     return st;
 }
@@ -68,8 +65,7 @@ static const char *print_pairs(int *pairs, int n, bool two, char *buf, size_t si
         int w = two ? snprintf(buf + used, size - used, "%s%d>%d", i ? "," : "", pairs[2 * i],
                                pairs[2 * i + 1])
                     : snprintf(buf + used, size - used, "%s%d", i ? "," : "", pairs[2 * i]);
-        if (w < 0 || (size_t)w >= size - used)
-            break;
+        if (w < 0 || (size_t)w >= size - used) break;
         used += (size_t)w;
     }
     return buf;
@@ -93,13 +89,11 @@ const char *fe_test_wedges(const ompdag_condag *g, char *buf, size_t size)
     int k = 0, cap = 16, *pairs = malloc(2 * (size_t)cap * sizeof *pairs);
     for (int32_t t = 0; t < nt; ++t) {
         int32_t creator = ompdag_condag_task_creator(g, t);
-        if (creator < 0)
-            continue;
+        if (creator < 0) continue;
         int32_t cnt = 0;
         const int32_t *ws = ompdag_condag_node_wsucc(g, ompdag_condag_task_sink(g, t), &cnt);
         for (int32_t i = 0; i < cnt; ++i) {
-            if (k == cap)
-                pairs = realloc(pairs, 2 * (size_t)(cap *= 2) * sizeof *pairs);
+            if (k == cap) pairs = realloc(pairs, 2 * (size_t)(cap *= 2) * sizeof *pairs);
             pairs[2 * k] = ompdag_condag_node_loc(g, creator).line;
             pairs[2 * k++ + 1] = ompdag_condag_node_loc(g, ws[i]).line;
         }
@@ -121,8 +115,7 @@ int fe_test_has_diag(const ompdag_frontend *fe, int line, const char *needle)
 {
     for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i) {
         const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, i);
-        if (d->loc.line == line && strstr(d->message, needle))
-            return 1;
+        if (d->loc.line == line && strstr(d->message, needle)) return 1;
     }
     return 0;
 }

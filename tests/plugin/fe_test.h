@@ -17,8 +17,7 @@ const char *fe_test_path(const char *rel);
 /* Extracts examples/<rel>; returns the status, *set owned by the caller
  * (NULL on parse errors), *fe (if non-NULL) receives the front end. */
 ompdag_status fe_test_extract(const char *path, const char *const *args, int nargs,
-                              int recursion_bound, ompdag_condag_set **set,
-                              ompdag_frontend **fe);
+                              int recursion_bound, ompdag_condag_set **set, ompdag_frontend **fe);
 
 /* Writes `source` to a temporary .c file and extracts it.  The file name is
  * returned through *path (static buffer). */

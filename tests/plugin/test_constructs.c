@@ -16,11 +16,11 @@ static char buf[4096];
 #define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
 #define WEDGES(g) fe_test_wedges(g, buf, sizeof buf)
 
-#define REGION_HEAD                                                                           \
-    "void work(int);\n"                                                                      \
-    "void f(int n) {\n"                                                                      \
-    "#pragma omp parallel\n"                                                                 \
-    "#pragma omp single\n"                                                                   \
+#define REGION_HEAD                                                                                \
+    "void work(int);\n"                                                                            \
+    "void f(int n) {\n"                                                                            \
+    "#pragma omp parallel\n"                                                                       \
+    "#pragma omp single\n"                                                                         \
     "  {\n"
 /* line 6 is the first line of the single block */
 #define REGION_TAIL "  }\n}\n"
@@ -29,8 +29,7 @@ static ompdag_condag *ok_graph(const char *src, ompdag_condag_set **set)
 {
     ompdag_frontend *fe = NULL;
     ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
-    if (st != OMPDAG_OK)
-        ompdag_frontend_print_diags(fe, stderr);
+    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
     cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
     cr_assert_eq(ompdag_condag_set_count(*set), 1);
     ompdag_frontend_destroy(fe);
@@ -42,8 +41,7 @@ static void refused_src(const char *src, int line, const char *needle)
     ompdag_condag_set *set = NULL;
     ompdag_frontend *fe = NULL;
     ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
-    if (!fe_test_has_diag(fe, line, needle))
-        ompdag_frontend_print_diags(fe, stderr);
+    if (!fe_test_has_diag(fe, line, needle)) ompdag_frontend_print_diags(fe, stderr);
     cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
     cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
               needle);

@@ -17,8 +17,7 @@ static ompdag_condag_set *one_region(const char *rel, int recursion_bound)
     ompdag_condag_set *set = NULL;
     ompdag_frontend *fe = NULL;
     ompdag_status st = fe_test_extract(fe_test_path(rel), NULL, 0, recursion_bound, &set, &fe);
-    if (st != OMPDAG_OK)
-        ompdag_frontend_print_diags(fe, stderr);
+    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
     cr_assert_eq(st, OMPDAG_OK, "%s: %s", rel, ompdag_status_name(st));
     cr_assert_eq(ompdag_frontend_diag_count(fe), 0);
     cr_assert_eq(ompdag_condag_set_count(set), 1, "%s", rel);
@@ -105,12 +104,9 @@ Test(examples, switch_cases_fall_through_and_break)
     /* case 0 falls through: its T node reaches case 1's T node */
     int32_t t18 = -1, t22 = -1;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T)
-            continue;
-        if (ompdag_condag_node_loc(g, v).line == 18)
-            t18 = v;
-        if (ompdag_condag_node_loc(g, v).line == 22)
-            t22 = v;
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T) continue;
+        if (ompdag_condag_node_loc(g, v).line == 18) t18 = v;
+        if (ompdag_condag_node_loc(g, v).line == 22) t22 = v;
     }
     int32_t n = 0;
     const int32_t *s = ompdag_condag_node_fsucc(g, t18, &n);
@@ -188,9 +184,18 @@ static void refused(const char *rel, int line, const char *needle)
     ompdag_frontend_destroy(fe);
 }
 
-Test(refusals, depend_clause) { refused("examples/refuse/depend.c", 16, "depend clause"); }
-Test(refusals, goto_across_taskwait) { refused("examples/refuse/goto.c", 13, "goto"); }
-Test(refusals, unbounded_loop) { refused("examples/refuse/unbounded_loop.c", 13, "loop_bound"); }
+Test(refusals, depend_clause)
+{
+    refused("examples/refuse/depend.c", 16, "depend clause");
+}
+Test(refusals, goto_across_taskwait)
+{
+    refused("examples/refuse/goto.c", 13, "goto");
+}
+Test(refusals, unbounded_loop)
+{
+    refused("examples/refuse/unbounded_loop.c", 13, "loop_bound");
+}
 Test(refusals, taskgroup_with_unawaited_grandchild)
 {
     refused("examples/refuse/taskgroup.c", 11, "line 15");
@@ -203,7 +208,10 @@ Test(refusals, tasks_created_by_every_thread)
 {
     refused("examples/refuse/all_threads.c", 9, "outside single/master");
 }
-Test(refusals, critical_section) { refused("examples/refuse/critical.c", 15, "critical"); }
+Test(refusals, critical_section)
+{
+    refused("examples/refuse/critical.c", 15, "critical");
+}
 
 Test(refusals, recursion_bound_option_lifts_the_refusal)
 {

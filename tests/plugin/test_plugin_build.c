@@ -18,8 +18,7 @@
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -98,13 +97,34 @@ static void same_as_extract(const char *rel)
     same_as_extract_path(fe_test_path(rel));
 }
 
-Test(plugin, fig2_branch_sync) { same_as_extract("examples/fig2_branch_sync.c"); }
-Test(plugin, fig3_nested) { same_as_extract("examples/fig3_nested.c"); }
-Test(plugin, loop_tasks) { same_as_extract("examples/loop_tasks.c"); }
-Test(plugin, switch_tasks) { same_as_extract("examples/switch_tasks.c"); }
-Test(plugin, helper_tasks) { same_as_extract("examples/helper_tasks.c"); }
-Test(plugin, fib) { same_as_extract("examples/fib.c"); }
-Test(plugin, clauses) { same_as_extract("examples/clauses.c"); }
+Test(plugin, fig2_branch_sync)
+{
+    same_as_extract("examples/fig2_branch_sync.c");
+}
+Test(plugin, fig3_nested)
+{
+    same_as_extract("examples/fig3_nested.c");
+}
+Test(plugin, loop_tasks)
+{
+    same_as_extract("examples/loop_tasks.c");
+}
+Test(plugin, switch_tasks)
+{
+    same_as_extract("examples/switch_tasks.c");
+}
+Test(plugin, helper_tasks)
+{
+    same_as_extract("examples/helper_tasks.c");
+}
+Test(plugin, fib)
+{
+    same_as_extract("examples/fib.c");
+}
+Test(plugin, clauses)
+{
+    same_as_extract("examples/clauses.c");
+}
 /* no pragma at all: the plugin skips the reparse but writes the same file */
 Test(plugin, file_without_pragmas)
 {
@@ -126,8 +146,8 @@ static void refusal_diag(bool werror)
     snprintf(cmd, sizeof cmd,
              "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o "
              "2>%s/err.txt",
-             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir,
-             werror ? "-fplugin-arg-ompdag-werror" : "", src, dir, dir);
+             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, werror ? "-fplugin-arg-ompdag-werror" : "",
+             src, dir, dir);
     int rc = run(cmd);
     cr_assert(werror ? rc != 0 : rc == 0, "rc %d", rc);
     size_t n;
@@ -145,8 +165,14 @@ static void refusal_diag(bool werror)
     run(cmd);
 }
 
-Test(plugin, refusal_is_a_warning) { refusal_diag(false); }
-Test(plugin, refusal_is_an_error_with_werror) { refusal_diag(true); }
+Test(plugin, refusal_is_a_warning)
+{
+    refusal_diag(false);
+}
+Test(plugin, refusal_is_an_error_with_werror)
+{
+    refusal_diag(true);
+}
 
 Test(plugin, same_flags_reach_the_front_end)
 {
@@ -171,7 +197,8 @@ Test(plugin, same_flags_reach_the_front_end)
     snprintf(src, sizeof src, "%.40s/m.c", dir);
     char extra[1024];
     snprintf(extra, sizeof extra, "-O2 -DTWO=1 -I%s/inc", dir);
-    snprintf(cmd, sizeof cmd, "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o",
+    snprintf(cmd, sizeof cmd,
+             "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o",
              OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, extra, src, dir);
     cr_assert_eq(run(cmd), 0);
     snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
@@ -190,7 +217,8 @@ static void runs(const char *rel, const char *expect)
 {
     char dir[] = "/tmp/ompdag_run_XXXXXX", cmd[8192], path[128];
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "%s -fopenmp -O1 %s -o %s/prog && OMP_NUM_THREADS=2 %s/prog > %s/out.txt",
+    snprintf(cmd, sizeof cmd,
+             "%s -fopenmp -O1 %s -o %s/prog && OMP_NUM_THREADS=2 %s/prog > %s/out.txt",
              OMPDAG_CLANG_PATH, fe_test_path(rel), dir, dir, dir);
     cr_assert_eq(run(cmd), 0, "%s", cmd);
     snprintf(path, sizeof path, "%s/out.txt", dir);

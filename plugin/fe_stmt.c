@@ -1,0 +1,1075 @@
+/*
+ * plugin/fe_stmt.c — the statement walker of the region builder
+ * (shared/spec/condag.md §1; seed 004, Sun et al. 2020, §3).
+ *
+ * The walker visits statements in source order.  Before each statement it
+ * takes the pragmas that lie between the previous statement and this one:
+ * stand-alone directives (taskwait) act in place, the others prefix the
+ * statement.  A "flow" is where the next node hangs: the set of tail nodes
+ * (more than one after a branch or a return, joined by a J node), and the
+ * open node that absorbs plain code.  Node kinds follow the model:
+ *   - plain code (no task scheduling point inside) goes into the open N/W
+ *     node; so do branches and loops without one (they fold, §1);
+ *   - `task` turns the open N node into a T node (or adds one) and walks the
+ *     body as a new task; `taskwait` starts a W node;
+ *   - if/else, switch and ?: with a scheduling point inside become C … J;
+ *   - loops with one inside are unrolled (constant trip count or
+ *     `#pragma ompdag loop_bound(N)`), calls to TU functions with one are
+ *     inlined (recursion up to `recursion_bound`).
+ * Soundness: break/continue/return that are not at this structural level
+ * (inside plain code) are treated as not taken, which only adds nodes and
+ * edges to a flow, so the bound can only grow.  An undeferred task (if
+ * clause not constant true, or inside a final task) is T followed by a
+ * zero-cost W: the same nodes plus edges, never a lower bound.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_walk.h"
+
+static bool walk_stmt(walker *w, CXCursor s, unsigned lo);
+static bool walk_expr(walker *w, CXCursor e);
+
+/* ---- significance: does a statement contain anything the model must see? ---- */
+
+typedef struct sig_state {
+    walker *w;
+    bool found;
+} sig_state;
+
+static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    sig_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        int32_t f = fe_func_of_call(st->w->fe, c);
+        if ((f >= 0 && st->w->fe->funcs[f].significant) ||
+            (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c))) {
+            st->found = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool dir_matters(fe_dir d)
+{
+    return d != FE_DIR_PLAIN && d != FE_DIR_IGNORED_STANDALONE && d != FE_DIR_OUTSIDE &&
+           d != FE_DIR_LOOP_BOUND && d != FE_DIR_RECURSION_BOUND && d != FE_DIR_DEADLINE &&
+           d != FE_DIR_OMPDAG_UNKNOWN;
+}
+
+bool fe_significant(walker *w, CXCursor s)
+{
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = sp.file ? fe_file_get(w->fe, sp.file) : NULL;
+    if (f)
+        for (int32_t i = fe_pragma_lower_bound(f, sp.begin);
+             i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
+            if (dir_matters(f->pragmas[i].dir)) return true;
+    sig_state st = {w, false};
+    if (sig_visit(s, s, &st) == CXChildVisit_Break) return true;
+    clang_visitChildren(s, sig_visit, &st);
+    return st.found;
+}
+
+/* Plain code may not jump out of itself with goto. */
+typedef struct goto_state {
+    fe_span outer;
+    CXCursor bad;
+    bool found;
+} goto_state;
+
+static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    goto_state *st = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_IndirectGotoStmt || k == CXCursor_GotoStmt) {
+        fe_span target = fe_cursor_span(clang_getCursorReferenced(c));
+        if (k == CXCursor_IndirectGotoStmt || !clang_File_isEqual(target.file, st->outer.file) ||
+            target.begin < st->outer.begin || target.begin >= st->outer.end) {
+            st->bad = c;
+            st->found = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+bool fe_check_plain(walker *w, CXCursor s, fe_span sp)
+{
+    goto_state st = {sp, clang_getNullCursor(), false};
+    clang_visitChildren(s, goto_visit, &st);
+    if (!st.found) return true;
+    fe_span g = fe_cursor_span(st.bad);
+    fe_file *f = fe_file_of(w, g.file);
+    return f && fe_refuse(w, f->name, g.line, g.col,
+                          "goto out of a statement inside a task region is not supported: it may "
+                          "cross a task scheduling point");
+}
+
+/* ---- jumps ----------------------------------------------------------------------- */
+
+static bool jump(walker *w, CXCursor s, fe_span sp, enum CXCursorKind k)
+{
+    fe_jump *j = w->jumps;
+    const char *what = k == CXCursor_ReturnStmt  ? "return"
+                       : k == CXCursor_BreakStmt ? "break"
+                                                 : "continue";
+    for (; j; j = j->up) {
+        if (k == CXCursor_ReturnStmt) {
+            if (j->kind == JUMP_FUNC) break;
+            continue;
+        }
+        if (j->kind == JUMP_FUNC) {
+            j = NULL;
+            break;
+        }
+        if (k == CXCursor_BreakStmt || j->kind == JUMP_LOOP) break;
+    }
+    if (!j) {
+        fe_file *f = fe_file_of(w, sp.file);
+        return f && fe_refuse(w, f->name, sp.line, sp.col,
+                              "'%s' leaves a task body or the single/master block: not allowed in "
+                              "a structured block",
+                              what);
+    }
+    if (k == CXCursor_ReturnStmt) {
+        cursor_list ch;
+        if (!fe_children(w, s, &ch)) return false;
+        bool ok = ch.n == 0 || walk_expr(w, ch.c[0]);
+        free(ch.c);
+        if (!ok) return false;
+    }
+    fe_vec *dst = k == CXCursor_ReturnStmt  ? &j->rets
+                  : k == CXCursor_BreakStmt ? &j->breaks
+                                            : &j->conts;
+    for (int32_t i = 0; w->flow->live && i < w->flow->tails.n; ++i)
+        if (!fe_vec_push_unique(dst, w->flow->tails.v[i])) return fe_nomem(w);
+    w->flow->tails.n = 0;
+    w->flow->live = false;
+    w->flow->open = -1;
+    return true;
+}
+
+/* ---- branches ---------------------------------------------------------------------- */
+
+/* Walks branch b (a statement, or an expression when is_expr) from flow
+ * `entry` and adds its end to `merged`. */
+static bool walk_branch(walker *w, CXCursor b, unsigned lo, bool is_expr, const fe_flow *entry,
+                        fe_flow *merged)
+{
+    fe_flow bf = {0};
+    fe_flow *saved = w->flow;
+    bool ok = fe_flow_copy(w, &bf, entry);
+    w->flow = &bf;
+    ok = ok && (is_expr ? walk_expr(w, b) : walk_stmt(w, b, lo));
+    w->flow = saved;
+    if (ok && bf.live) ok = fe_flow_union(w, merged, &bf.tails);
+    fe_vec_free(&bf.tails);
+    return ok;
+}
+
+/* Ends a C … J structure: a J node after the merged tails (if any is live). */
+static bool join(walker *w, fe_flow *merged, const char *file, int32_t line, const char *label)
+{
+    if (!merged->live || merged->tails.n == 0) {
+        w->flow->tails.n = 0;
+        w->flow->live = false;
+        w->flow->open = -1;
+        return true;
+    }
+    int32_t j = fe_new_node(w, 'J', file, line, 1, fe_strdup(label));
+    if (j < 0) return false;
+    for (int32_t i = 0; i < merged->tails.n; ++i)
+        if (!fe_add_edge(w, merged->tails.v[i], j)) return false;
+    return fe_flow_single(w, w->flow, j, false);
+}
+
+static bool walk_if(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    fe_file *f = fe_file_of(w, sp.file);
+    bool ok = f && ch.n >= 2 && (!fe_significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
+    if (ok && w->flow->live) {
+        fe_span cs = fe_cursor_span(ch.c[0]);
+        fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
+        int32_t c =
+            fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, head, NULL, true), false);
+        fe_flow entry = {0}, merged = {0};
+        ok = c >= 0 && fe_flow_copy(w, &entry, w->flow);
+        ok = ok && walk_branch(w, ch.c[1], cs.end, false, &entry, &merged);
+        if (ok && ch.n >= 3)
+            ok = walk_branch(w, ch.c[2], fe_cursor_span(ch.c[1]).end, false, &entry, &merged);
+        else if (ok)
+            ok = fe_flow_union(w, &merged, &entry.tails);
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end if");
+        fe_vec_free(&entry.tails);
+        fe_vec_free(&merged.tails);
+    } else if (ok && ch.n < 2) {
+        ok = fe_refuse(w, f->name, sp.line, sp.col, "malformed if statement");
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool walk_conditional(walker *w, CXCursor e, fe_span sp)
+{
+    cursor_list ch;
+    if (!fe_children(w, e, &ch)) return false;
+    fe_file *f = fe_file_of(w, sp.file);
+    bool ok = f != NULL;
+    if (ok && ch.n != 3) {
+        for (int32_t i = 0; ok && i < ch.n; ++i)
+            ok = walk_expr(w, ch.c[i]);
+        free(ch.c);
+        return ok;
+    }
+    ok = ok && (!fe_significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
+    if (ok && w->flow->live) {
+        int32_t c =
+            fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, sp, "?:", true), false);
+        fe_flow entry = {0}, merged = {0};
+        ok = c >= 0 && fe_flow_copy(w, &entry, w->flow);
+        ok = ok && walk_branch(w, ch.c[1], 0, true, &entry, &merged);
+        ok = ok && walk_branch(w, ch.c[2], 0, true, &entry, &merged);
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end ?:");
+        fe_vec_free(&entry.tails);
+        fe_vec_free(&merged.tails);
+    }
+    free(ch.c);
+    return ok;
+}
+
+/* Counts case/default labels of this switch (not of nested switches). */
+static enum CXChildVisitResult case_count_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_SwitchStmt) return CXChildVisit_Continue;
+    if (k == CXCursor_CaseStmt || k == CXCursor_DefaultStmt) ++*(int32_t *)data;
+    return CXChildVisit_Recurse;
+}
+
+static bool walk_switch(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    fe_file *f = fe_file_of(w, sp.file);
+    bool ok = f && ch.n == 2 && (!fe_significant(w, ch.c[0]) || walk_expr(w, ch.c[0]));
+    if (ok && w->flow->live) {
+        fe_span cs = fe_cursor_span(ch.c[0]);
+        fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
+        int32_t c =
+            fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, head, NULL, true), false);
+        fe_jump jf = {JUMP_SWITCH, {0}, {0}, {0}, c, false, 0, w->jumps};
+        fe_flow body = {0}, merged = {0};
+        fe_flow *saved = w->flow;
+        ok = c >= 0;
+        if (ok) {
+            w->jumps = &jf;
+            w->flow = &body;
+            ok = walk_stmt(w, ch.c[1], cs.end);
+            w->flow = saved;
+            w->jumps = jf.up;
+        }
+        int32_t labels = 0;
+        clang_visitChildren(ch.c[1], case_count_visit, &labels);
+        if (ok && labels != jf.ncases)
+            ok = fe_refuse(w, f->name, sp.line, sp.col,
+                           "a case label of this switch is nested inside another statement "
+                           "(Duff's device); not supported in a task region");
+        if (ok && body.live) ok = fe_flow_union(w, &merged, &body.tails);
+        ok = ok && fe_flow_union(w, &merged, &jf.breaks);
+        if (ok && !jf.has_default) {
+            fe_vec cv = {&c, 1, 1};
+            ok = fe_flow_union(w, &merged, &cv);
+        }
+        ok = ok && join(w, &merged, f->name, sp.end_line, "end switch");
+        fe_vec_free(&body.tails);
+        fe_vec_free(&merged.tails);
+        fe_vec_free(&jf.breaks);
+        fe_vec_free(&jf.conts);
+        fe_vec_free(&jf.rets);
+    } else if (ok && ch.n != 2) {
+        ok = fe_refuse(w, f->name, sp.line, sp.col, "malformed switch statement");
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool case_label(walker *w, CXCursor s, fe_span sp)
+{
+    fe_jump *j = w->jumps;
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    if (!j || j->kind != JUMP_SWITCH)
+        return fe_refuse(w, f->name, sp.line, sp.col,
+                         "case label inside a loop or block of its switch is not supported in a "
+                         "task region");
+    if (clang_getCursorKind(s) == CXCursor_DefaultStmt) j->has_default = true;
+    j->ncases++;
+    if (!fe_vec_push_unique(&w->flow->tails, j->cnode)) return fe_nomem(w);
+    w->flow->live = true;
+    w->flow->open = -1;
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    bool ok = true;
+    if (ch.n > 0) {
+        unsigned lo = ch.n > 1 ? fe_cursor_span(ch.c[ch.n - 2]).end : sp.begin;
+        ok = walk_stmt(w, ch.c[ch.n - 1], lo);
+    }
+    free(ch.c);
+    return ok;
+}
+
+/* ---- loops ------------------------------------------------------------------------------ */
+
+static bool eval_int(CXCursor e, long long *out)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e);
+    if (!r) return false;
+    bool ok = clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) *out = clang_EvalResult_getAsLongLong(r);
+    clang_EvalResult_dispose(r);
+    return ok;
+}
+
+/* The declaration a (possibly parenthesized / implicitly cast) reference names. */
+static CXCursor referenced_var(CXCursor e)
+{
+    for (int depth = 0; depth < 8; ++depth) {
+        enum CXCursorKind k = clang_getCursorKind(e);
+        if (k == CXCursor_DeclRefExpr) return clang_getCursorReferenced(e);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) break;
+        cursor_list ch = {0};
+        clang_visitChildren(e, fe_collect_visit, &ch);
+        if (ch.nomem || ch.n != 1) {
+            free(ch.c);
+            break;
+        }
+        e = ch.c[0];
+        free(ch.c);
+    }
+    return clang_getNullCursor();
+}
+
+/* Operator text between the two operands of a binary expression. */
+static bool operator_between(walker *w, CXCursor a, CXCursor b, char *op, size_t cap)
+{
+    fe_span sa = fe_cursor_span(a), sb = fe_cursor_span(b);
+    fe_file *f = sa.file ? fe_file_get(w->fe, sa.file) : NULL;
+    size_t n = 0;
+    if (!f || sb.begin < sa.end || sb.begin > f->size) return false;
+    for (unsigned i = sa.end; i < sb.begin && n + 1 < cap; ++i)
+        if (f->text[i] != ' ' && f->text[i] != '\t' && f->text[i] != '\n' && f->text[i] != '\r')
+            op[n++] = f->text[i];
+    op[n] = 0;
+    return n > 0;
+}
+
+typedef struct loop_var {
+    CXCursor var;
+    long long init, bound, step;
+    char op[4];
+    bool is_unsigned; /* the variable's type, which the simulation follows */
+    int bits;
+} loop_var;
+
+/* Reads the loop variable's integer type; false for anything else. */
+static bool read_var_type(loop_var *lv)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(lv->var));
+    long long size = clang_Type_getSizeOf(t);
+    switch (t.kind) {
+    case CXType_UChar:
+    case CXType_Char_U:
+    case CXType_UShort:
+    case CXType_UInt:
+    case CXType_ULong:
+    case CXType_ULongLong:
+        lv->is_unsigned = true;
+        break;
+    case CXType_SChar:
+    case CXType_Char_S:
+    case CXType_Short:
+    case CXType_Int:
+    case CXType_Long:
+    case CXType_LongLong:
+        lv->is_unsigned = false;
+        break;
+    default:
+        return false;
+    }
+    if (size < 1 || size > 8) return false;
+    lv->bits = (int)size * 8;
+    return true;
+}
+
+/* Wraps v into the variable's type; false when a signed value overflows. */
+static bool to_var_type(const loop_var *lv, long long v, long long *out)
+{
+    if (lv->bits == 64) {
+        *out = v;
+        return true;
+    }
+    long long span = 1LL << lv->bits;
+    if (lv->is_unsigned) {
+        *out = ((v % span) + span) % span;
+        return true;
+    }
+    if (v < -span / 2 || v >= span / 2) return false;
+    *out = v;
+    return true;
+}
+
+static bool read_init(walker *w, CXCursor init, loop_var *lv)
+{
+    cursor_list ch;
+    if (!fe_children(w, init, &ch)) return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(init);
+    if (k == CXCursor_DeclStmt && ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+        cursor_list vc;
+        if (fe_children(w, ch.c[0], &vc)) {
+            lv->var = ch.c[0];
+            ok = vc.n >= 1 && eval_int(vc.c[vc.n - 1], &lv->init);
+            free(vc.c);
+        }
+    } else if (k == CXCursor_BinaryOperator && ch.n == 2) {
+        char op[8];
+        lv->var = referenced_var(ch.c[0]);
+        ok = operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && !strcmp(op, "=") &&
+             !clang_Cursor_isNull(lv->var) && eval_int(ch.c[1], &lv->init);
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_cond(walker *w, CXCursor cond, loop_var *lv)
+{
+    cursor_list ch;
+    if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || !fe_children(w, cond, &ch))
+        return false;
+    bool ok = false;
+    char op[8];
+    if (ch.n == 2 && operator_between(w, ch.c[0], ch.c[1], op, sizeof op)) {
+        static const char *const ops[] = {"<", "<=", ">", ">=", "!="};
+        static const char *const flipped[] = {">", ">=", "<", "<=", "!="};
+        for (int i = 0; i < 5; ++i) {
+            if (strcmp(op, ops[i])) continue;
+            if (clang_equalCursors(referenced_var(ch.c[0]), lv->var) &&
+                eval_int(ch.c[1], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", ops[i]);
+                ok = true;
+            } else if (clang_equalCursors(referenced_var(ch.c[1]), lv->var) &&
+                       eval_int(ch.c[0], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", flipped[i]);
+                ok = true;
+            }
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_inc(walker *w, CXCursor inc, loop_var *lv)
+{
+    cursor_list ch;
+    if (!fe_children(w, inc, &ch)) return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(inc);
+    if (k == CXCursor_UnaryOperator && ch.n == 1 &&
+        clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        fe_span sp = fe_cursor_span(inc);
+        fe_file *f = fe_file_of(w, sp.file);
+        char *text = f ? fe_strndup(f->text + sp.begin, sp.end - sp.begin) : NULL;
+        if (text && strstr(text, "++"))
+            lv->step = 1, ok = true;
+        else if (text && strstr(text, "--"))
+            lv->step = -1, ok = true;
+        free(text);
+    } else if (k == CXCursor_CompoundAssignOperator && ch.n == 2 &&
+               clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        char op[8];
+        long long v;
+        if (operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && eval_int(ch.c[1], &v)) {
+            if (!strcmp(op, "+="))
+                lv->step = v, ok = true;
+            else if (!strcmp(op, "-="))
+                lv->step = -v, ok = true;
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+typedef struct modify_state {
+    CXCursor var;
+    bool modified;
+} modify_state;
+
+/* A direct (not implicitly cast) reference under an operator is a write or
+ * an address-of: the loop variable may change in the body. */
+static enum CXChildVisitResult modify_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    modify_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(c), st->var)) {
+        enum CXCursorKind pk = clang_getCursorKind(parent);
+        if (pk == CXCursor_UnaryOperator || pk == CXCursor_CompoundAssignOperator ||
+            pk == CXCursor_BinaryOperator) {
+            st->modified = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool cond_holds(const loop_var *lv, long long i)
+{
+    if (lv->is_unsigned && lv->bits >= 32) {
+        /* usual arithmetic conversions: both sides unsigned */
+        unsigned long long mask = lv->bits == 64 ? ~0ULL : (1ULL << lv->bits) - 1;
+        unsigned long long a = (unsigned long long)i & mask,
+                           b = (unsigned long long)lv->bound & mask;
+        if (!strcmp(lv->op, "<")) return a < b;
+        if (!strcmp(lv->op, "<=")) return a <= b;
+        if (!strcmp(lv->op, ">")) return a > b;
+        if (!strcmp(lv->op, ">=")) return a >= b;
+        return a != b;
+    }
+    if (!strcmp(lv->op, "<")) return i < lv->bound;
+    if (!strcmp(lv->op, "<=")) return i <= lv->bound;
+    if (!strcmp(lv->op, ">")) return i > lv->bound;
+    if (!strcmp(lv->op, ">=")) return i >= lv->bound;
+    return i != lv->bound;
+}
+
+/* The trip count of a `for` loop with constant init, bound and step and a
+ * body that does not write the variable; -1 when unknown, -2 when above
+ * the unroll limit. */
+static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCursor inc,
+                                CXCursor body)
+{
+    loop_var lv = {0};
+    if (clang_Cursor_isNull(init) || clang_Cursor_isNull(cond) || clang_Cursor_isNull(inc) ||
+        !read_init(w, init, &lv) || !read_cond(w, cond, &lv) || !read_inc(w, inc, &lv) ||
+        lv.step == 0)
+        return -1;
+    modify_state ms = {lv.var, false};
+    clang_visitChildren(body, modify_visit, &ms);
+    if (ms.modified) return -1;
+    long long n = 0, i;
+    if (!read_var_type(&lv) || !to_var_type(&lv, lv.init, &i)) return -1;
+    while (cond_holds(&lv, i)) {
+        if (++n > w->fe->unroll_limit) return -2;
+        if ((lv.step > 0 && i > LLONG_MAX - lv.step) || (lv.step < 0 && i < LLONG_MIN - lv.step))
+            return -1;
+        if (!to_var_type(&lv, i + lv.step, &i))
+            return -1; /* signed overflow: undefined behaviour, no trip count */
+    }
+    return n;
+}
+
+/* Finds the offsets of the two ';' of a for header (depth 1 in parens). */
+static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned *s2)
+{
+    int depth = 0, found = 0;
+    for (unsigned i = sp.begin; i < sp.end && i < f->size; ++i) {
+        char c = f->text[i];
+        if (c == '/' && i + 1 < f->size && f->text[i + 1] == '*') {
+            const char *e = strstr(f->text + i + 2, "*/");
+            i = e ? (unsigned)(e - f->text) + 1 : sp.end;
+        } else if (c == '/' && i + 1 < f->size && f->text[i + 1] == '/') {
+            while (i < f->size && f->text[i] != '\n')
+                ++i;
+        } else if (c == '"' || c == '\'') {
+            for (++i; i < f->size && f->text[i] != c; ++i)
+                if (f->text[i] == '\\') ++i;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            if (--depth == 0) return found == 2;
+        } else if (c == ';' && depth == 1) {
+            *(found++ == 0 ? s1 : s2) = i;
+        }
+    }
+    return false;
+}
+
+static bool unroll(walker *w, CXCursor body, unsigned lo, long long n)
+{
+    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    bool ok = true;
+    w->jumps = &jf;
+    for (long long k = 0; ok && k < n && w->flow->live; ++k) {
+        jf.conts.n = 0;
+        ok = walk_stmt(w, body, lo) && fe_flow_union(w, w->flow, &jf.conts);
+    }
+    w->jumps = jf.up;
+    ok = ok && fe_flow_union(w, w->flow, &jf.breaks);
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
+static bool walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    fe_file *f = fe_file_of(w, sp.file);
+    enum CXCursorKind k = clang_getCursorKind(s);
+    bool ok = f != NULL && ch.n >= 1;
+    CXCursor body = k == CXCursor_DoStmt ? ch.c[0] : ch.c[ch.n - 1];
+    CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(),
+             inc = clang_getNullCursor();
+    if (ok && k == CXCursor_ForStmt) {
+        unsigned s1 = 0, s2 = 0;
+        ok = for_semicolons(f, sp, &s1, &s2);
+        for (int32_t i = 0; ok && i + 1 < ch.n; ++i) {
+            unsigned b = fe_cursor_span(ch.c[i]).begin;
+            *(b < s1 ? &init : b < s2 ? &cond : &inc) = ch.c[i];
+        }
+    } else if (ok) {
+        cond = k == CXCursor_DoStmt ? ch.c[ch.n - 1] : ch.c[0];
+    }
+    long long trip = -1, c0;
+    if (ok && ((!clang_Cursor_isNull(cond) && fe_significant(w, cond)) ||
+               (!clang_Cursor_isNull(inc) && fe_significant(w, inc))))
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "the loop condition or increment calls a function with task directives; "
+                       "not supported");
+    if (ok && !clang_Cursor_isNull(init))
+        ok = clang_getCursorKind(init) == CXCursor_DeclStmt
+                 ? fe_walk_bare(w, init, fe_cursor_span(init), 0)
+                 : walk_expr(w, init);
+    if (ok && k == CXCursor_ForStmt)
+        trip = for_trip_count(w, init, cond, inc, body);
+    else if (ok && !clang_Cursor_isNull(cond) && eval_int(cond, &c0) && c0 == 0)
+        trip = k == CXCursor_DoStmt ? 1 : 0;
+    if (ok && trip == -2)
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "the loop runs more than %d times; it cannot be unrolled into the graph",
+                       w->fe->unroll_limit);
+    if (ok && trip < 0 && bound <= 0)
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "loop contains a task scheduling point but its trip count is not a "
+                       "compile-time constant: add '#pragma ompdag loop_bound(N)' before it");
+    if (ok) ok = unroll(w, body, sp.begin, trip >= 0 ? trip : bound);
+    free(ch.c);
+    return ok;
+}
+
+/* ---- tasks ------------------------------------------------------------------------------- */
+
+bool fe_literal_value(const char *arg, long *v)
+{
+    if (!arg) return false;
+    const char *colon = strchr(arg, ':');
+    if (colon) arg = colon + 1;
+    while (*arg == ' ')
+        ++arg;
+    if (!strcmp(arg, "true")) return *v = 1, true;
+    if (!strcmp(arg, "false")) return *v = 0, true;
+    char *end;
+    *v = strtol(arg, &end, 0);
+    while (*end == ' ' || *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        ++end;
+    return end != arg && *end == 0;
+}
+
+static bool check_task_clauses(walker *w, const fe_file *f, const fe_pragma *p)
+{
+    static const char *const allowed[] = {
+        "if",           "final",   "untied",   "mergeable",    "priority", "shared", "private",
+        "firstprivate", "default", "allocate", "in_reduction", "affinity", NULL};
+    for (int32_t i = 0; i < p->nclauses; ++i) {
+        const char *n = p->clauses[i].name;
+        if (!strcmp(n, "depend"))
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "task with a depend clause: dependences between sibling tasks are not "
+                             "in the con-DAG model; the bound would be unsound");
+        if (!strcmp(n, "detach"))
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "task with a detach clause: its completion event is not in the model");
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; ++a)
+            ok = !strcmp(n, *a);
+        if (!ok) return fe_refuse(w, f->name, p->line, p->col, "unsupported task clause '%s'", n);
+    }
+    return true;
+}
+
+static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s, fe_span sp,
+                      int32_t loop_bound)
+{
+    if (!check_task_clauses(w, f, p)) return false;
+    if (!w->flow->live) return true;
+    long v;
+    const fe_clause *ifc = fe_pragma_clause(p, "if");
+    const fe_clause *fin = fe_pragma_clause(p, "final");
+    bool undeferred = w->in_final || (ifc && !(fe_literal_value(ifc->arg, &v) && v != 0));
+    bool child_final = w->in_final || (fin && !(fe_literal_value(fin->arg, &v) && v == 0));
+    char *label = fe_label_text(w, sp, "task", true);
+    int32_t t_node;
+    int32_t open = w->flow->open;
+    if (open >= 0 && w->g->nodes[open].kind == 'N') {
+        fe_node *nd = &w->g->nodes[open];
+        nd->kind = 'T';
+        nd->file = f->name;
+        nd->line = p->line;
+        nd->col = p->col;
+        free(nd->label);
+        nd->label = label;
+        if (!label) return fe_nomem(w);
+        t_node = open;
+        if (!fe_flow_single(w, w->flow, t_node, false)) return false;
+    } else {
+        t_node = fe_attach(w, 'T', f->name, p->line, p->col, label, false);
+        if (t_node < 0) return false;
+    }
+    int32_t t = fe_new_task(w, t_node, fe_pragma_clause(p, "untied") != NULL);
+    if (t < 0) return false;
+    w->g->nodes[t_node].creates = t;
+
+    fe_flow cf = {{0}, true, -1};
+    walker cw = *w;
+    cw.task = t;
+    cw.in_final = child_final;
+    cw.flow = &cf;
+    cw.jumps = NULL;
+    bool ok = fe_walk_bare(&cw, s, sp, loop_bound) && fe_finish_task(&cw, sp);
+    fe_vec_free(&cf.tails);
+    if (!ok) return false;
+    if (undeferred)
+        return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("wait for undeferred task"),
+                         true) >= 0;
+    return true;
+}
+
+static bool walk_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s, fe_span sp,
+                           int32_t loop_bound)
+{
+    for (int32_t i = 0; i < p->nclauses; ++i)
+        if (strcmp(p->clauses[i].name, "task_reduction") && strcmp(p->clauses[i].name, "allocate"))
+            return fe_refuse(w, f->name, p->line, p->col, "unsupported taskgroup clause '%s'",
+                             p->clauses[i].name);
+    int32_t first = w->g->ntasks;
+    if (!fe_walk_bare(w, s, sp, loop_bound)) return false;
+    for (int32_t t = first; t < w->g->ntasks; ++t) {
+        int32_t bad = fe_unawaited_child(w, t);
+        if (*w->nomem) return false;
+        if (bad >= 0) {
+            const fe_node *tn = &w->g->nodes[w->g->tasks[t].creator];
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "taskgroup waits for all descendants, but the task created at line %d "
+                             "does not wait (taskwait) for its child task created at line %d; the "
+                             "model cannot express this wait",
+                             tn->line, w->g->nodes[bad].line);
+        }
+    }
+    if (!w->flow->live) return true;
+    return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("end taskgroup"), true) >= 0;
+}
+
+/* ---- directives before a statement ---------------------------------------------------------- */
+
+static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
+{
+    switch (p->dir) {
+    case FE_DIR_TASKWAIT:
+        if (p->nclauses > 0)
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "taskwait with clauses (depend/nowait) is not supported");
+        if (!w->flow->live) return true;
+        return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
+    case FE_DIR_BARRIER:
+        return fe_refuse(w, f->name, p->line, p->col,
+                         "barrier inside a task or a single/master block is not allowed");
+    case FE_DIR_IGNORED_STANDALONE:
+    case FE_DIR_OUTSIDE:
+    case FE_DIR_OMPDAG_UNKNOWN:
+        return true;
+    default:
+        return fe_refuse(w, f->name, p->line, p->col,
+                         "'#pragma omp %s' is not supported inside a task region", p->name);
+    }
+}
+
+static const char *refusal_reason(const char *name)
+{
+    if (!strcmp(name, "critical"))
+        return ": mutual exclusion between tasks is not in the con-DAG model";
+    if (strstr(name, "taskloop"))
+        return ": taskloop is not modelled yet; write the loop with explicit tasks";
+    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for "))
+        return ": worksharing inside a task region is not allowed";
+    return "";
+}
+
+static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain, int32_t n,
+                     CXCursor s, fe_span sp)
+{
+    const fe_pragma *omp = NULL;
+    int32_t loop_bound = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const fe_pragma *p = chain[i];
+        if (p->dir == FE_DIR_LOOP_BOUND) {
+            long v;
+            const fe_clause *a = fe_pragma_clause(p, "");
+            if (!a || !fe_literal_value(a->arg, &v) || v < 0 || v > w->fe->unroll_limit)
+                return fe_refuse(w, f->name, p->line, p->col,
+                                 "loop_bound needs a constant between 0 and %d",
+                                 w->fe->unroll_limit);
+            loop_bound = (int32_t)v;
+            enum CXCursorKind k = clang_getCursorKind(s);
+            bool is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt;
+            if (!is_loop && i == n - 1)
+                return fe_refuse(w, f->name, p->line, p->col, "loop_bound must precede a loop");
+        } else if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RECURSION_BOUND) {
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "'#pragma ompdag %s' applies to a function or a parallel region, "
+                             "not to a statement inside one",
+                             p->name);
+        } else if (p->dir != FE_DIR_OMPDAG_UNKNOWN) {
+            if (omp)
+                return fe_refuse(
+                    w, f->name, p->line, p->col,
+                    "'#pragma omp %s' directly after '#pragma omp %s' is not supported", p->name,
+                    omp->name);
+            omp = p;
+        }
+    }
+    if (!omp) return fe_walk_bare(w, s, sp, loop_bound);
+    switch (omp->dir) {
+    case FE_DIR_TASK:
+        return walk_task(w, f, omp, s, sp, loop_bound);
+    case FE_DIR_TASKGROUP:
+        return walk_taskgroup(w, f, omp, s, sp, loop_bound);
+    case FE_DIR_PLAIN:
+        if (fe_significant(w, s))
+            return fe_refuse(w, f->name, omp->line, omp->col,
+                             "task scheduling point inside '#pragma omp %s'", omp->name);
+        return fe_check_plain(w, s, sp) && fe_plain(w, s);
+    case FE_DIR_PARALLEL:
+    case FE_DIR_PARALLEL_MASTER:
+    case FE_DIR_PARALLEL_OTHER:
+    case FE_DIR_SINGLE:
+        return fe_refuse(w, f->name, omp->line, omp->col,
+                         "nested '#pragma omp %s' inside a task region is not supported",
+                         omp->name);
+    default:
+        return fe_refuse(w, f->name, omp->line, omp->col,
+                         "'#pragma omp %s' is not supported inside a task region%s", omp->name,
+                         refusal_reason(omp->name));
+    }
+}
+
+/* Walks statement s; pragmas in (lo, start of s) precede it. */
+static bool walk_stmt(walker *w, CXCursor s, unsigned lo)
+{
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    w->file = f->name;
+    w->line = sp.line;
+    w->col = sp.col;
+    w->stmt = sp;
+    const fe_pragma *chain[8];
+    int32_t n = 0;
+    for (int32_t i = fe_pragma_lower_bound(f, lo + 1);
+         i < f->npragmas && f->pragmas[i].begin < sp.begin; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        if (p->standalone) {
+            if (n > 0)
+                return fe_refuse(w, f->name, chain[0]->line, chain[0]->col,
+                                 "'#pragma omp %s' must be followed by a statement",
+                                 chain[0]->name);
+            if (!standalone(w, f, p)) return false;
+        } else if (n < 8) {
+            chain[n++] = p;
+        } else {
+            return fe_refuse(w, f->name, p->line, p->col, "too many directives on one statement");
+        }
+    }
+    if (n > 0) return prefixed(w, f, chain, n, s, sp);
+    return fe_walk_bare(w, s, sp, 0);
+}
+
+static bool walk_compound(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    bool ok = true;
+    unsigned lo = sp.begin;
+    for (int32_t i = 0; ok && i < ch.n; ++i) {
+        ok = walk_stmt(w, ch.c[i], lo);
+        lo = fe_cursor_span(ch.c[i]).end;
+    }
+    free(ch.c);
+    fe_file *f = ok ? fe_file_of(w, sp.file) : NULL;
+    for (int32_t i = f ? fe_pragma_lower_bound(f, lo + 1) : 0;
+         f && ok && i < f->npragmas && f->pragmas[i].begin < sp.end; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        ok = p->standalone ? standalone(w, f, p)
+                           : fe_refuse(w, f->name, p->line, p->col,
+                                       "'#pragma %s%s' must be followed by a statement",
+                                       p->dir >= FE_DIR_LOOP_BOUND ? "ompdag " : "omp ", p->name);
+    }
+    return ok;
+}
+
+static bool walk_decl(walker *w, CXCursor s)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    bool ok = true;
+    for (int32_t i = 0; ok && i < ch.n; ++i) {
+        cursor_list vc;
+        if (!fe_children(w, ch.c[i], &vc)) {
+            ok = false;
+            break;
+        }
+        for (int32_t k = 0; ok && k < vc.n; ++k)
+            if (clang_isExpression(clang_getCursorKind(vc.c[k]))) ok = walk_expr(w, vc.c[k]);
+        free(vc.c);
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool inline_call(walker *w, CXCursor call, int32_t fi)
+{
+    const fe_func *fn = &w->fe->funcs[fi];
+    fe_span sp = fe_cursor_span(call);
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    int32_t active = 0;
+    for (const fe_call *c = w->calls; c; c = c->up)
+        active += c->func == fi;
+    if (active > 0) {
+        int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
+        if (bound <= 0)
+            return fe_refuse(w, f->name, sp.line, sp.col,
+                             "recursive call to '%s', which contains task directives: add "
+                             "'#pragma ompdag recursion_bound(N)' before its definition or pass "
+                             "--recursion-bound N",
+                             fn->name);
+        if (active + 1 > bound)
+            return true; /* beyond the asserted depth: the call does not happen */
+    }
+    if (w->depth >= 256)
+        return fe_refuse(w, f->name, sp.line, sp.col, "calls nested more than 256 deep");
+    cursor_list ch;
+    if (!fe_children(w, fn->cursor, &ch)) return false;
+    CXCursor body = clang_getNullCursor();
+    for (int32_t i = 0; i < ch.n; ++i)
+        if (clang_getCursorKind(ch.c[i]) == CXCursor_CompoundStmt) body = ch.c[i];
+    free(ch.c);
+    if (clang_Cursor_isNull(body)) return true;
+    fe_call frame = {fi, w->calls};
+    fe_jump jf = {JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    walker cw = *w;
+    cw.calls = &frame;
+    cw.jumps = &jf;
+    cw.depth = w->depth + 1;
+    bool ok = walk_stmt(&cw, body, fe_cursor_span(body).begin);
+    ok = ok && fe_flow_union(w, w->flow, &jf.rets);
+    if (ok && w->flow->tails.n > 1) w->flow->open = -1;
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
+static bool walk_expr(walker *w, CXCursor e)
+{
+    if (!w->flow->live) return true;
+    fe_span sp = fe_cursor_span(e);
+    if (!fe_significant(w, e)) return fe_check_plain(w, e, sp) && fe_plain(w, e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_ConditionalOperator) return walk_conditional(w, e, sp);
+    if (k == CXCursor_StmtExpr) {
+        fe_file *f = fe_file_of(w, sp.file);
+        return f && fe_refuse(w, f->name, sp.line, sp.col,
+                              "statement expression with task directives is not supported");
+    }
+    cursor_list ch;
+    if (!fe_children(w, e, &ch)) return false;
+    bool ok = true;
+    for (int32_t i = k == CXCursor_CallExpr ? 1 : 0; ok && i < ch.n; ++i)
+        ok = walk_expr(w, ch.c[i]);
+    free(ch.c);
+    if (ok && k == CXCursor_CallExpr) {
+        int32_t fi = fe_func_of_call(w->fe, e);
+        if (fi >= 0 && w->fe->funcs[fi].significant) return inline_call(w, e, fi);
+        if (fi < 0 && w->fe->fnptr_func >= 0 && fe_call_is_indirect(e)) {
+            fe_file *f = fe_file_of(w, sp.file);
+            return f && fe_refuse(w, f->name, sp.line, sp.col,
+                                  "call through a function pointer in a task region, while '%s' "
+                                  "(which contains task directives) has its address taken",
+                                  w->fe->funcs[w->fe->fnptr_func].name);
+        }
+        return fe_plain(w, e);
+    }
+    return ok;
+}
+
+bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound)
+{
+    enum CXCursorKind k = clang_getCursorKind(s);
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    bool keeps_going = k == CXCursor_CompoundStmt || k == CXCursor_CaseStmt ||
+                       k == CXCursor_DefaultStmt || k == CXCursor_LabelStmt;
+    if (!w->flow->live && !keeps_going) return true;
+    switch (k) {
+    case CXCursor_ReturnStmt:
+    case CXCursor_BreakStmt:
+    case CXCursor_ContinueStmt:
+        return jump(w, s, sp, k);
+    case CXCursor_GotoStmt:
+    case CXCursor_IndirectGotoStmt:
+        return fe_refuse(w, f->name, sp.line, sp.col,
+                         "goto in code with task scheduling points is not supported");
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt:
+        return case_label(w, s, sp);
+    case CXCursor_LabelStmt: {
+        cursor_list ch;
+        if (!fe_children(w, s, &ch)) return false;
+        bool ok = ch.n == 0 || walk_stmt(w, ch.c[ch.n - 1], sp.begin);
+        free(ch.c);
+        return ok;
+    }
+    default:
+        break;
+    }
+    if (k == CXCursor_CompoundStmt && !w->flow->live) return walk_compound(w, s, sp);
+    if (!fe_significant(w, s)) return fe_check_plain(w, s, sp) && fe_plain(w, s);
+    switch (k) {
+    case CXCursor_CompoundStmt:
+        return walk_compound(w, s, sp);
+    case CXCursor_IfStmt:
+        return walk_if(w, s, sp);
+    case CXCursor_SwitchStmt:
+        return walk_switch(w, s, sp);
+    case CXCursor_ForStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+        return walk_loop(w, s, sp, loop_bound);
+    case CXCursor_DeclStmt:
+        return walk_decl(w, s);
+    case CXCursor_NullStmt:
+        return true;
+    default:
+        if (clang_isExpression(k)) return walk_expr(w, s);
+        return fe_refuse(w, f->name, sp.line, sp.col,
+                         "unsupported statement with task directives inside");
+    }
+}

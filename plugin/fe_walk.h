@@ -1,0 +1,105 @@
+/*
+ * plugin/fe_walk.h — private to the region builder (fe_graph.c, fe_stmt.c,
+ * fe_region.c): the walker's state and the graph-building steps it shares.
+ *
+ * A "flow" is where the next node hangs: the tail nodes (several after a
+ * branch or a return; a J node joins them) and the open N/W node that
+ * absorbs plain code.  Jump frames collect the tails of break, continue and
+ * return; call frames count active inlined calls for recursion bounds.
+ */
+#ifndef OMPDAG_FE_WALK_H
+#define OMPDAG_FE_WALK_H
+
+#include "fe_internal.h"
+
+typedef struct fe_flow {
+    fe_vec tails; /* nodes the next node hangs from */
+    bool live;    /* false after return/break/continue: code is dead */
+    int32_t open; /* N or W node that absorbs plain code, or -1 */
+} fe_flow;
+
+typedef enum jump_kind { JUMP_LOOP, JUMP_SWITCH, JUMP_FUNC } jump_kind;
+
+typedef struct fe_jump {
+    jump_kind kind;
+    fe_vec breaks, conts, rets;
+    int32_t cnode;    /* switch: its C node */
+    bool has_default; /* switch */
+    int32_t ncases;   /* switch: case labels met */
+    struct fe_jump *up;
+} fe_jump;
+
+typedef struct fe_call {
+    int32_t func;
+    struct fe_call *up;
+} fe_call;
+
+typedef struct walker {
+    ompdag_frontend *fe;
+    fe_graph *g;
+    int32_t task;
+    bool in_final;
+    fe_flow *flow;
+    fe_jump *jumps;
+    fe_call *calls;
+    int32_t depth;
+    bool *nomem;
+    const char *file; /* for messages: file of the current statement */
+    int32_t line, col;
+    fe_span stmt; /* the current statement, for labels of its expressions */
+} walker;
+
+typedef struct cursor_list {
+    CXCursor *c;
+    int32_t n, cap;
+    bool nomem;
+} cursor_list;
+
+/* ---- fe_graph.c: errors, source text, graph and flow steps ---------------- */
+
+/* Marks the extraction out of memory; returns false. */
+bool fe_nomem(walker *w);
+/* Records an error diagnostic at file:line:col; returns false. */
+bool fe_refuse(walker *w, const char *file, int32_t line, int32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* The scanned fe_file of f (NULL and out of memory on failure). */
+fe_file *fe_file_of(walker *w, CXFile f);
+/* clang_visitChildren callback appending each child to a cursor_list. */
+enum CXChildVisitResult fe_collect_visit(CXCursor c, CXCursor parent, CXClientData data);
+/* The direct children of s; the caller frees out->c. */
+bool fe_children(walker *w, CXCursor s, cursor_list *out);
+/* A short label from the source text of sp (caller frees). */
+char *fe_label_text(walker *w, fe_span sp, const char *prefix, bool header);
+/* Adds a node of the current task (takes ownership of label); -1 on error. */
+int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label);
+/* Adds the F-edge from -> to once. */
+bool fe_add_edge(walker *w, int32_t from, int32_t to);
+/* Makes v the only tail of f; absorbs: v takes following plain code. */
+bool fe_flow_single(walker *w, fe_flow *f, int32_t v, bool absorbs);
+/* Creates a node after the flow's tails; the flow then ends in it. */
+int32_t fe_attach(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label,
+                  bool absorbs);
+/* Plain code: joins the open node or opens an N node. */
+bool fe_plain(walker *w, CXCursor s);
+/* Adds tails to a flow (it becomes live if any). */
+bool fe_flow_union(walker *w, fe_flow *into, const fe_vec *tails);
+bool fe_flow_copy(walker *w, fe_flow *dst, const fe_flow *src);
+/* A new task created by node `creator` (-1 for τ1); its index or -1. */
+int32_t fe_new_task(walker *w, int32_t creator, bool untied);
+/* Gives the current task a node if it has none, and a single sink. */
+bool fe_finish_task(walker *w, fe_span body);
+/* A T node of task t whose child t does not await before it ends, or -1. */
+int32_t fe_unawaited_child(walker *w, int32_t t);
+
+/* ---- fe_stmt.c: statements ---------------------------------------------------- */
+
+/* Walks statement s whose prefixing pragmas were already taken. */
+bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound);
+/* Does s contain a directive or a call the model must see? */
+bool fe_significant(walker *w, CXCursor s);
+/* Refuses gotos that leave plain statement s. */
+bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
+/* Reads a clause argument that is an integer literal or true/false. */
+bool fe_literal_value(const char *arg, long *v);
+
+#endif
