@@ -1,14 +1,15 @@
 /*
- * plugin/fe_internal.h — private to the front end (frontend.c, fe_pragma.c,
- * fe_region.c).
+ * plugin/fe_internal.h — private to the front end.
  *
  * Pipeline: frontend.c parses the file with libclang (OpenMP off, _OPENMP
- * defined) and indexes function definitions; fe_pragma.c tokenizes each
- * file and turns `#pragma omp …` / `#pragma ompdag …` lines into fe_pragma
- * records with their clauses; fe_region.c walks each parallel region's
+ * defined), indexes function definitions and finds the parallel regions;
+ * fe_pragma.c tokenizes each file and turns `#pragma omp …` / `#pragma
+ * ompdag …` lines into fe_pragma records with their clauses; the region
+ * builder (fe_region.c regions, fe_stmt.c statements, fe_loop.c loops,
+ * fe_graph.c graph steps; shared state in fe_walk.h) walks each region's
  * statements in source order, attaching each pragma to the statement that
  * follows it, and builds the con-DAG of shared/spec/condag.md §1 in a small
- * private graph (fe_graph) that frontend.c then hands to the ompdag builder.
+ * private graph (fe_graph) that frontend.c hands to the ompdag builder.
  */
 #ifndef OMPDAG_FE_INTERNAL_H
 #define OMPDAG_FE_INTERNAL_H

@@ -93,6 +93,10 @@ int32_t fe_unawaited_child(walker *w, int32_t t);
 
 /* ---- fe_stmt.c: statements ---------------------------------------------------- */
 
+/* Walks statement s; pragmas in (lo, start of s) prefix it. */
+bool fe_walk_stmt(walker *w, CXCursor s, unsigned lo);
+/* Walks an expression: plain code, inlined calls, ?: branches. */
+bool fe_walk_expr(walker *w, CXCursor e);
 /* Walks statement s whose prefixing pragmas were already taken. */
 bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound);
 /* Does s contain a directive or a call the model must see? */
@@ -101,5 +105,10 @@ bool fe_significant(walker *w, CXCursor s);
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
 /* Reads a clause argument that is an integer literal or true/false. */
 bool fe_literal_value(const char *arg, long *v);
+
+/* ---- fe_loop.c: loops ---------------------------------------------------------- */
+
+/* Unrolls a for/while/do loop (loop_bound: from the pragma, 0 if none). */
+bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound);
 
 #endif

@@ -1,0 +1,356 @@
+/*
+ * plugin/fe_loop.c — loops that contain a task scheduling point: they are
+ * unrolled into the graph (shared/spec/condag.md §1 has no loops).
+ *
+ * The trip count is exact for `for (i = A; i OP B; i += S)` with constant A,
+ * B, S and a body that neither writes nor takes the address of i; the
+ * simulation follows i's integer type (unsigned wrap-around; a signed
+ * overflow gives no trip count).  Otherwise `#pragma ompdag loop_bound(N)`
+ * gives the most iterations: running fewer only removes nodes from a flow,
+ * so N iterations bound every shorter run.  break and continue at the
+ * loop's own level are exact edges (jump frames).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_walk.h"
+
+/* ---- loops ------------------------------------------------------------------------------ */
+
+static bool eval_int(CXCursor e, long long *out)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e);
+    if (!r) return false;
+    bool ok = clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) *out = clang_EvalResult_getAsLongLong(r);
+    clang_EvalResult_dispose(r);
+    return ok;
+}
+
+/* The declaration a (possibly parenthesized / implicitly cast) reference names. */
+static CXCursor referenced_var(CXCursor e)
+{
+    for (int depth = 0; depth < 8; ++depth) {
+        enum CXCursorKind k = clang_getCursorKind(e);
+        if (k == CXCursor_DeclRefExpr) return clang_getCursorReferenced(e);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) break;
+        cursor_list ch = {0};
+        clang_visitChildren(e, fe_collect_visit, &ch);
+        if (ch.nomem || ch.n != 1) {
+            free(ch.c);
+            break;
+        }
+        e = ch.c[0];
+        free(ch.c);
+    }
+    return clang_getNullCursor();
+}
+
+/* Operator text between the two operands of a binary expression. */
+static bool operator_between(walker *w, CXCursor a, CXCursor b, char *op, size_t cap)
+{
+    fe_span sa = fe_cursor_span(a), sb = fe_cursor_span(b);
+    fe_file *f = sa.file ? fe_file_get(w->fe, sa.file) : NULL;
+    size_t n = 0;
+    if (!f || sb.begin < sa.end || sb.begin > f->size) return false;
+    for (unsigned i = sa.end; i < sb.begin && n + 1 < cap; ++i)
+        if (f->text[i] != ' ' && f->text[i] != '\t' && f->text[i] != '\n' && f->text[i] != '\r')
+            op[n++] = f->text[i];
+    op[n] = 0;
+    return n > 0;
+}
+
+typedef struct loop_var {
+    CXCursor var;
+    long long init, bound, step;
+    char op[4];
+    bool is_unsigned; /* the variable's type, which the simulation follows */
+    int bits;
+} loop_var;
+
+/* Reads the loop variable's integer type; false for anything else. */
+static bool read_var_type(loop_var *lv)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(lv->var));
+    long long size = clang_Type_getSizeOf(t);
+    switch (t.kind) {
+    case CXType_UChar:
+    case CXType_Char_U:
+    case CXType_UShort:
+    case CXType_UInt:
+    case CXType_ULong:
+    case CXType_ULongLong:
+        lv->is_unsigned = true;
+        break;
+    case CXType_SChar:
+    case CXType_Char_S:
+    case CXType_Short:
+    case CXType_Int:
+    case CXType_Long:
+    case CXType_LongLong:
+        lv->is_unsigned = false;
+        break;
+    default:
+        return false;
+    }
+    if (size < 1 || size > 8) return false;
+    lv->bits = (int)size * 8;
+    return true;
+}
+
+/* Wraps v into the variable's type; false when a signed value overflows. */
+static bool to_var_type(const loop_var *lv, long long v, long long *out)
+{
+    if (lv->bits == 64) {
+        *out = v;
+        return true;
+    }
+    long long span = 1LL << lv->bits;
+    if (lv->is_unsigned) {
+        *out = ((v % span) + span) % span;
+        return true;
+    }
+    if (v < -span / 2 || v >= span / 2) return false;
+    *out = v;
+    return true;
+}
+
+static bool read_init(walker *w, CXCursor init, loop_var *lv)
+{
+    cursor_list ch;
+    if (!fe_children(w, init, &ch)) return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(init);
+    if (k == CXCursor_DeclStmt && ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+        cursor_list vc;
+        if (fe_children(w, ch.c[0], &vc)) {
+            lv->var = ch.c[0];
+            ok = vc.n >= 1 && eval_int(vc.c[vc.n - 1], &lv->init);
+            free(vc.c);
+        }
+    } else if (k == CXCursor_BinaryOperator && ch.n == 2) {
+        char op[8];
+        lv->var = referenced_var(ch.c[0]);
+        ok = operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && !strcmp(op, "=") &&
+             !clang_Cursor_isNull(lv->var) && eval_int(ch.c[1], &lv->init);
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_cond(walker *w, CXCursor cond, loop_var *lv)
+{
+    cursor_list ch;
+    if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || !fe_children(w, cond, &ch))
+        return false;
+    bool ok = false;
+    char op[8];
+    if (ch.n == 2 && operator_between(w, ch.c[0], ch.c[1], op, sizeof op)) {
+        static const char *const ops[] = {"<", "<=", ">", ">=", "!="};
+        static const char *const flipped[] = {">", ">=", "<", "<=", "!="};
+        for (int i = 0; i < 5; ++i) {
+            if (strcmp(op, ops[i])) continue;
+            if (clang_equalCursors(referenced_var(ch.c[0]), lv->var) &&
+                eval_int(ch.c[1], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", ops[i]);
+                ok = true;
+            } else if (clang_equalCursors(referenced_var(ch.c[1]), lv->var) &&
+                       eval_int(ch.c[0], &lv->bound)) {
+                snprintf(lv->op, sizeof lv->op, "%s", flipped[i]);
+                ok = true;
+            }
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+static bool read_inc(walker *w, CXCursor inc, loop_var *lv)
+{
+    cursor_list ch;
+    if (!fe_children(w, inc, &ch)) return false;
+    bool ok = false;
+    enum CXCursorKind k = clang_getCursorKind(inc);
+    if (k == CXCursor_UnaryOperator && ch.n == 1 &&
+        clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        fe_span sp = fe_cursor_span(inc);
+        fe_file *f = fe_file_of(w, sp.file);
+        char *text = f ? fe_strndup(f->text + sp.begin, sp.end - sp.begin) : NULL;
+        if (text && strstr(text, "++"))
+            lv->step = 1, ok = true;
+        else if (text && strstr(text, "--"))
+            lv->step = -1, ok = true;
+        free(text);
+    } else if (k == CXCursor_CompoundAssignOperator && ch.n == 2 &&
+               clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
+        char op[8];
+        long long v;
+        if (operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && eval_int(ch.c[1], &v)) {
+            if (!strcmp(op, "+="))
+                lv->step = v, ok = true;
+            else if (!strcmp(op, "-="))
+                lv->step = -v, ok = true;
+        }
+    }
+    free(ch.c);
+    return ok;
+}
+
+typedef struct modify_state {
+    CXCursor var;
+    bool modified;
+} modify_state;
+
+/* A direct (not implicitly cast) reference under an operator is a write or
+ * an address-of: the loop variable may change in the body. */
+static enum CXChildVisitResult modify_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    modify_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(c), st->var)) {
+        enum CXCursorKind pk = clang_getCursorKind(parent);
+        if (pk == CXCursor_UnaryOperator || pk == CXCursor_CompoundAssignOperator ||
+            pk == CXCursor_BinaryOperator) {
+            st->modified = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool cond_holds(const loop_var *lv, long long i)
+{
+    if (lv->is_unsigned && lv->bits >= 32) {
+        /* usual arithmetic conversions: both sides unsigned */
+        unsigned long long mask = lv->bits == 64 ? ~0ULL : (1ULL << lv->bits) - 1;
+        unsigned long long a = (unsigned long long)i & mask,
+                           b = (unsigned long long)lv->bound & mask;
+        if (!strcmp(lv->op, "<")) return a < b;
+        if (!strcmp(lv->op, "<=")) return a <= b;
+        if (!strcmp(lv->op, ">")) return a > b;
+        if (!strcmp(lv->op, ">=")) return a >= b;
+        return a != b;
+    }
+    if (!strcmp(lv->op, "<")) return i < lv->bound;
+    if (!strcmp(lv->op, "<=")) return i <= lv->bound;
+    if (!strcmp(lv->op, ">")) return i > lv->bound;
+    if (!strcmp(lv->op, ">=")) return i >= lv->bound;
+    return i != lv->bound;
+}
+
+/* The trip count of a `for` loop with constant init, bound and step and a
+ * body that does not write the variable; -1 when unknown, -2 when above
+ * the unroll limit. */
+static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCursor inc,
+                                CXCursor body)
+{
+    loop_var lv = {0};
+    if (clang_Cursor_isNull(init) || clang_Cursor_isNull(cond) || clang_Cursor_isNull(inc) ||
+        !read_init(w, init, &lv) || !read_cond(w, cond, &lv) || !read_inc(w, inc, &lv) ||
+        lv.step == 0)
+        return -1;
+    modify_state ms = {lv.var, false};
+    clang_visitChildren(body, modify_visit, &ms);
+    if (ms.modified) return -1;
+    long long n = 0, i;
+    if (!read_var_type(&lv) || !to_var_type(&lv, lv.init, &i)) return -1;
+    while (cond_holds(&lv, i)) {
+        if (++n > w->fe->unroll_limit) return -2;
+        if ((lv.step > 0 && i > LLONG_MAX - lv.step) || (lv.step < 0 && i < LLONG_MIN - lv.step))
+            return -1;
+        if (!to_var_type(&lv, i + lv.step, &i))
+            return -1; /* signed overflow: undefined behaviour, no trip count */
+    }
+    return n;
+}
+
+/* Finds the offsets of the two ';' of a for header (depth 1 in parens). */
+static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned *s2)
+{
+    int depth = 0, found = 0;
+    for (unsigned i = sp.begin; i < sp.end && i < f->size; ++i) {
+        char c = f->text[i];
+        if (c == '/' && i + 1 < f->size && f->text[i + 1] == '*') {
+            const char *e = strstr(f->text + i + 2, "*/");
+            i = e ? (unsigned)(e - f->text) + 1 : sp.end;
+        } else if (c == '/' && i + 1 < f->size && f->text[i + 1] == '/') {
+            while (i < f->size && f->text[i] != '\n')
+                ++i;
+        } else if (c == '"' || c == '\'') {
+            for (++i; i < f->size && f->text[i] != c; ++i)
+                if (f->text[i] == '\\') ++i;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            if (--depth == 0) return found == 2;
+        } else if (c == ';' && depth == 1) {
+            *(found++ == 0 ? s1 : s2) = i;
+        }
+    }
+    return false;
+}
+
+static bool unroll(walker *w, CXCursor body, unsigned lo, long long n)
+{
+    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    bool ok = true;
+    w->jumps = &jf;
+    for (long long k = 0; ok && k < n && w->flow->live; ++k) {
+        jf.conts.n = 0;
+        ok = fe_walk_stmt(w, body, lo) && fe_flow_union(w, w->flow, &jf.conts);
+    }
+    w->jumps = jf.up;
+    ok = ok && fe_flow_union(w, w->flow, &jf.breaks);
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
+bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
+{
+    cursor_list ch;
+    if (!fe_children(w, s, &ch)) return false;
+    fe_file *f = fe_file_of(w, sp.file);
+    enum CXCursorKind k = clang_getCursorKind(s);
+    bool ok = f != NULL && ch.n >= 1;
+    CXCursor body = k == CXCursor_DoStmt ? ch.c[0] : ch.c[ch.n - 1];
+    CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(),
+             inc = clang_getNullCursor();
+    if (ok && k == CXCursor_ForStmt) {
+        unsigned s1 = 0, s2 = 0;
+        ok = for_semicolons(f, sp, &s1, &s2);
+        for (int32_t i = 0; ok && i + 1 < ch.n; ++i) {
+            unsigned b = fe_cursor_span(ch.c[i]).begin;
+            *(b < s1 ? &init : b < s2 ? &cond : &inc) = ch.c[i];
+        }
+    } else if (ok) {
+        cond = k == CXCursor_DoStmt ? ch.c[ch.n - 1] : ch.c[0];
+    }
+    long long trip = -1, c0;
+    if (ok && ((!clang_Cursor_isNull(cond) && fe_significant(w, cond)) ||
+               (!clang_Cursor_isNull(inc) && fe_significant(w, inc))))
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "the loop condition or increment calls a function with task directives; "
+                       "not supported");
+    if (ok && !clang_Cursor_isNull(init))
+        ok = clang_getCursorKind(init) == CXCursor_DeclStmt
+                 ? fe_walk_bare(w, init, fe_cursor_span(init), 0)
+                 : fe_walk_expr(w, init);
+    if (ok && k == CXCursor_ForStmt)
+        trip = for_trip_count(w, init, cond, inc, body);
+    else if (ok && !clang_Cursor_isNull(cond) && eval_int(cond, &c0) && c0 == 0)
+        trip = k == CXCursor_DoStmt ? 1 : 0;
+    if (ok && trip == -2)
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "the loop runs more than %d times; it cannot be unrolled into the graph",
+                       w->fe->unroll_limit);
+    if (ok && trip < 0 && bound <= 0)
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "loop contains a task scheduling point but its trip count is not a "
+                       "compile-time constant: add '#pragma ompdag loop_bound(N)' before it");
+    if (ok) ok = unroll(w, body, sp.begin, trip >= 0 ? trip : bound);
+    free(ch.c);
+    return ok;
+}
