@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "condag_jsonscan.h"
 #include "internal.h"
 #include "ompdag/fileio.h"
 
@@ -101,53 +102,168 @@ static ompdag_status read_loc(const json_t *obj, const char *where, ompdag_loc *
 static const char *const node_keys[] = {"id", "task", "kind", "wcet", "creates",
                                         "loc", "label", NULL};
 
-static ompdag_status read_node(ompdag_condag *g, const json_t *obj, const char *gwhere, size_t i,
-                               ompdag_error *err)
+/* A node's fields as read from either reader (jansson or the scanner), so
+ * both share one set of checks and messages. */
+enum { F_ABSENT, F_STRING, F_INT, F_OBJECT, F_OTHER };
+
+typedef struct field {
+    int type;
+    const char *s;
+    int64_t i;
+} field;
+
+typedef struct node_fields {
+    field id, task, kind, wcet, creates, label, loc, file, line, col;
+    json_t *extra; /* unknown keys, owned */
+} node_fields;
+
+static bool nonempty_string(const field *f)
 {
-    char where[256];
-    if (!json_is_object(obj))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: nodes[%zu] must be an object",
-                                gwhere, i);
-    json_t *id = json_object_get(obj, "id");
-    if (!json_is_string(id) || !*json_string_value(id))
+    return f->type == F_STRING && *f->s;
+}
+
+static bool opt_string_field(const field *f)
+{
+    return f->type == F_ABSENT || f->type == F_STRING;
+}
+
+static bool opt_count_field(const field *f)
+{
+    return f->type == F_ABSENT || (f->type == F_INT && f->i >= 0 && f->i <= INT32_MAX);
+}
+
+/* OMPDAG_ERR_INVALID when `loc` is not an object of the right field types. */
+static ompdag_status node_loc(const node_fields *f, ompdag_loc *loc)
+{
+    *loc = (ompdag_loc){0};
+    if (f->loc.type == F_ABSENT)
+        return OMPDAG_OK;
+    if (f->loc.type != F_OBJECT || !opt_string_field(&f->file) || !opt_count_field(&f->line) ||
+        !opt_count_field(&f->col))
+        return OMPDAG_ERR_INVALID;
+    *loc = (ompdag_loc){f->file.type == F_STRING ? f->file.s : NULL,
+                        f->line.type == F_INT ? (int32_t)f->line.i : 0,
+                        f->col.type == F_INT ? (int32_t)f->col.i : 0};
+    return OMPDAG_OK;
+}
+
+/* "graph: node 'id' (nodes[i])", formatted only when an error needs it. */
+static const char *node_where(char *buf, size_t size, const char *gwhere, const node_fields *f,
+                              size_t i)
+{
+    snprintf(buf, size, "%s: node '%s' (nodes[%zu])", gwhere, f->id.s, i);
+    return buf;
+}
+
+static ompdag_status node_spec_from(const node_fields *f, const char *gwhere, size_t i,
+                                    ompdag_node_spec *s, ompdag_error *err)
+{
+    char w[256];
+    if (!nonempty_string(&f->id))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%s: nodes[%zu]: 'id' must be a non-empty string", gwhere, i);
-    snprintf(where, sizeof where, "%s: node '%s' (nodes[%zu])", gwhere, json_string_value(id), i);
-
-    ompdag_node_spec s = {.id = json_string_value(id)};
-    json_t *task = json_object_get(obj, "task");
-    if (!json_is_string(task) || !*json_string_value(task))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "%s: 'task' must be a non-empty string", where);
-    s.task = json_string_value(task);
-    json_t *kind = json_object_get(obj, "kind");
-    const char *k = json_is_string(kind) ? json_string_value(kind) : NULL;
-    if (!k || strlen(k) != 1 || !strchr("NTWCJ", k[0]))
+    *s = (ompdag_node_spec){.id = f->id.s};
+    if (!nonempty_string(&f->task))
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'task' must be a non-empty string",
+                                node_where(w, sizeof w, gwhere, f, i));
+    s->task = f->task.s;
+    if (f->kind.type != F_STRING || strlen(f->kind.s) != 1 || !strchr("NTWCJ", f->kind.s[0]))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%s: 'kind' must be one of \"N\", \"T\", \"W\", \"C\", \"J\"",
-                                where);
-    s.kind = (ompdag_kind)k[0];
-    json_t *wcet = json_object_get(obj, "wcet");
-    if (!json_is_integer(wcet) || json_integer_value(wcet) < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "%s: 'wcet' must be a non-negative integer", where);
-    s.wcet = json_integer_value(wcet);
-    if (!opt_string(obj, "creates", &s.creates) || !opt_string(obj, "label", &s.label))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "%s: 'creates' and 'label' must be strings", where);
-    ompdag_status st = read_loc(obj, where, &s.loc, err);
+                                node_where(w, sizeof w, gwhere, f, i));
+    s->kind = (ompdag_kind)f->kind.s[0];
+    if (f->wcet.type != F_INT || f->wcet.i < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'wcet' must be a non-negative integer",
+                                node_where(w, sizeof w, gwhere, f, i));
+    s->wcet = f->wcet.i;
+    if (!opt_string_field(&f->creates) || !opt_string_field(&f->label))
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'creates' and 'label' must be strings",
+                                node_where(w, sizeof w, gwhere, f, i));
+    s->creates = f->creates.type == F_STRING ? f->creates.s : NULL;
+    s->label = f->label.type == F_STRING ? f->label.s : NULL;
+    ompdag_status st = node_loc(f, &s->loc);
+    if (st)
+        return ompdag_error_set(err, st,
+                                st == OMPDAG_ERR_INVALID && f->loc.type != F_OBJECT
+                                    ? "%s: 'loc' must be an object"
+                                : f->file.type != F_ABSENT && f->file.type != F_STRING
+                                    ? "%s: 'loc.file' must be a string"
+                                    : "%s: 'loc.line' and 'loc.col' must be non-negative integers",
+                                node_where(w, sizeof w, gwhere, f, i));
+    return OMPDAG_OK;
+}
+
+static ompdag_status add_node_fields(ompdag_condag *g, const node_fields *f, const char *gwhere,
+                                     size_t i, ompdag_error *err)
+{
+    ompdag_node_spec s;
+    ompdag_status st = node_spec_from(f, gwhere, i, &s, err);
     if (st)
         return st;
     ompdag_error inner;
     int32_t v;
     if ((st = ompdag_condag_add_node(g, &s, &v, &inner)))
         return ompdag_error_set(err, st, "%s: %s", gwhere, inner.message);
-    json_t *extra = unknown_keys(obj, node_keys);
-    if (extra) {
-        st = ompdag_condag_set_extra(g, v, extra);
-        json_decref(extra);
-    }
+    return f->extra ? ompdag_condag_set_extra(g, v, f->extra) : OMPDAG_OK;
+}
+
+static field json_field(const json_t *v)
+{
+    if (!v)
+        return (field){F_ABSENT, NULL, 0};
+    if (json_is_string(v))
+        return (field){F_STRING, json_string_value(v), 0};
+    if (json_is_integer(v))
+        return (field){F_INT, NULL, json_integer_value(v)};
+    return (field){json_is_object(v) ? F_OBJECT : F_OTHER, NULL, 0};
+}
+
+static ompdag_status read_node(ompdag_condag *g, const json_t *obj, const char *gwhere, size_t i,
+                               ompdag_error *err)
+{
+    if (!json_is_object(obj))
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: nodes[%zu] must be an object",
+                                gwhere, i);
+    const json_t *loc = json_object_get(obj, "loc");
+    node_fields f = {
+        .id = json_field(json_object_get(obj, "id")),
+        .task = json_field(json_object_get(obj, "task")),
+        .kind = json_field(json_object_get(obj, "kind")),
+        .wcet = json_field(json_object_get(obj, "wcet")),
+        .creates = json_field(json_object_get(obj, "creates")),
+        .label = json_field(json_object_get(obj, "label")),
+        .loc = json_field(loc),
+        .file = json_field(json_object_get(loc, "file")),
+        .line = json_field(json_object_get(loc, "line")),
+        .col = json_field(json_object_get(loc, "col")),
+        .extra = unknown_keys(obj, node_keys),
+    };
+    ompdag_status st = add_node_fields(g, &f, gwhere, i, err);
+    json_decref(f.extra);
     return st;
+}
+
+/* Adds the edge named by two ids; the messages name edges[i]. */
+static ompdag_status add_edge_ids(ompdag_condag *g, const char *a, const char *b,
+                                  const char *where, size_t i, ompdag_error *err)
+{
+    int32_t from = ompdag_condag_find_node(g, a);
+    int32_t to = ompdag_condag_find_node(g, b);
+    if (from < 0 || to < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: edges[%zu]: unknown node '%s'",
+                                where, i, from < 0 ? a : b);
+    ompdag_error inner;
+    ompdag_status st = ompdag_condag_add_edge(g, from, to, &inner);
+    if (st)
+        return ompdag_error_set(err, st, "%s: edges[%zu]: %s", where, i, inner.message);
+    return OMPDAG_OK;
+}
+
+static ompdag_status edge_not_a_pair(const char *where, size_t i, ompdag_error *err)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "%s: edges[%zu] must be a pair of node ids [\"from\", \"to\"]", where,
+                            i);
 }
 
 static ompdag_status read_edges(ompdag_condag *g, const json_t *edges, const char *where,
@@ -164,20 +280,243 @@ static ompdag_status read_edges(ompdag_condag *g, const json_t *edges, const cha
         json_t *a = json_array_get(e, 0), *b = json_array_get(e, 1);
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_string(a) ||
             !json_is_string(b))
-            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                    "%s: edges[%zu] must be a pair of node ids [\"from\", \"to\"]",
-                                    where, i);
-        int32_t from = ompdag_condag_find_node(g, json_string_value(a));
-        int32_t to = ompdag_condag_find_node(g, json_string_value(b));
-        if (from < 0 || to < 0)
-            return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: edges[%zu]: unknown node '%s'",
-                                    where, i, json_string_value(from < 0 ? a : b));
-        ompdag_error inner;
-        ompdag_status st = ompdag_condag_add_edge(g, from, to, &inner);
+            return edge_not_a_pair(where, i, err);
+        ompdag_status st = add_edge_ids(g, json_string_value(a), json_string_value(b), where, i,
+                                        err);
         if (st)
-            return ompdag_error_set(err, st, "%s: edges[%zu]: %s", where, i, inner.message);
+            return st;
     }
     return OMPDAG_OK;
+}
+
+/* ---- the scanner path for the bulk arrays ---------------------------------- */
+
+/* Where a graph's "nodes" and "edges" arrays lie in the text, when the
+ * scanner (not jansson) is to read them. */
+typedef struct bulk {
+    jspan nodes, edges;
+} bulk;
+
+static ompdag_status scan_field(jscan *s, field *f, ompdag_error *err)
+{
+    jscan_ws(s);
+    const char *at = s->p;
+    if (at < s->end && *at == '"') {
+        size_t off;
+        ompdag_status st = jscan_string(s, &off, err);
+        *f = (field){F_STRING, NULL, (int64_t)off}; /* resolved once the object is read */
+        return st;
+    }
+    if (at < s->end && (*at == '-' || (*at >= '0' && *at <= '9'))) {
+        bool is_int;
+        int64_t v;
+        ompdag_status st = jscan_number(s, &is_int, &v, err);
+        *f = (field){is_int ? F_INT : F_OTHER, NULL, v};
+        return st;
+    }
+    *f = (field){at < s->end && *at == '{' ? F_OBJECT : F_OTHER, NULL, 0};
+    return jscan_skip_value(s, err);
+}
+
+static void resolve(const jscan *s, field *f)
+{
+    if (f->type == F_STRING)
+        f->s = jscan_str(s, (size_t)f->i);
+}
+
+/* Keeps one unknown key's value (parsed by jansson) among the extras. */
+static ompdag_status scan_extra(jscan *s, node_fields *f, const char *key, const char *key_at,
+                                ompdag_error *err)
+{
+    jscan_ws(s);
+    const char *start = s->p;
+    ompdag_status st = jscan_skip_value(s, err);
+    if (st)
+        return st;
+    json_t *v = json_loadb(start, (size_t)(s->p - start), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                           NULL);
+    if (!v)
+        return jscan_fail(s, start, err, "invalid value");
+    if (!f->extra)
+        f->extra = json_object();
+    if (json_object_get(f->extra, key)) {
+        json_decref(v);
+        return jscan_fail(s, key_at, err, "duplicate object key");
+    }
+    json_object_set_new(f->extra, key, v);
+    return OMPDAG_OK;
+}
+
+/* Reads the object at s->p, calling `on_key` for each key; the key string
+ * stays valid (in scratch) during the call. */
+typedef ompdag_status (*key_handler)(jscan *s, void *ctx, const char *key, const char *key_at,
+                                     ompdag_error *err);
+
+static ompdag_status scan_object(jscan *s, key_handler on_key, void *ctx, ompdag_error *err)
+{
+    jscan_ws(s);
+    if (s->p >= s->end || *s->p != '{')
+        return jscan_fail(s, s->p, err, "expected '{'");
+    s->p++;
+    jscan_ws(s);
+    if (s->p < s->end && *s->p == '}')
+        return s->p++, OMPDAG_OK;
+    for (;;) {
+        jscan_ws(s);
+        const char *key_at = s->p;
+        size_t off;
+        ompdag_status st = jscan_string(s, &off, err);
+        if (st)
+            return st;
+        jscan_ws(s);
+        if (s->p >= s->end || *s->p != ':')
+            return jscan_fail(s, s->p, err, "expected ':'");
+        s->p++;
+        if ((st = on_key(s, ctx, jscan_str(s, off), key_at, err)))
+            return st;
+        jscan_ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            continue;
+        }
+        if (s->p < s->end && *s->p == '}')
+            return s->p++, OMPDAG_OK;
+        return jscan_fail(s, s->p, err, "expected ',' or '}'");
+    }
+}
+
+typedef struct loc_ctx {
+    node_fields *f;
+    unsigned seen;
+    json_t *others; /* names of other keys, for duplicate detection */
+} loc_ctx;
+
+static ompdag_status on_loc_key(jscan *s, void *ctx, const char *key, const char *key_at,
+                                ompdag_error *err)
+{
+    loc_ctx *c = ctx;
+    static const char *const keys[] = {"file", "line", "col"};
+    field *slots[] = {&c->f->file, &c->f->line, &c->f->col};
+    for (int k = 0; k < 3; ++k)
+        if (!strcmp(key, keys[k])) {
+            if (c->seen & (1u << k))
+                return jscan_fail(s, key_at, err, "duplicate object key");
+            c->seen |= 1u << k;
+            return scan_field(s, slots[k], err);
+        }
+    if (!c->others)
+        c->others = json_object();
+    if (json_object_get(c->others, key))
+        return jscan_fail(s, key_at, err, "duplicate object key");
+    json_object_set_new(c->others, key, json_true());
+    return jscan_skip_value(s, err);
+}
+
+typedef struct node_ctx {
+    node_fields *f;
+    unsigned seen;
+} node_ctx;
+
+static ompdag_status on_node_key(jscan *s, void *ctx, const char *key, const char *key_at,
+                                 ompdag_error *err)
+{
+    node_ctx *c = ctx;
+    node_fields *f = c->f;
+    field *slots[] = {&f->id, &f->task, &f->kind, &f->wcet, &f->creates, &f->loc, &f->label};
+    for (int k = 0; node_keys[k]; ++k) {
+        if (strcmp(key, node_keys[k]))
+            continue;
+        if (c->seen & (1u << k))
+            return jscan_fail(s, key_at, err, "duplicate object key");
+        c->seen |= 1u << k;
+        jscan_ws(s);
+        if (slots[k] == &f->loc && s->p < s->end && *s->p == '{') {
+            f->loc.type = F_OBJECT;
+            loc_ctx lc = {f, 0, NULL};
+            ompdag_status st = scan_object(s, on_loc_key, &lc, err);
+            json_decref(lc.others);
+            return st;
+        }
+        return scan_field(s, slots[k], err);
+    }
+    char *name = strdup(key); /* scanning the value may move the scratch buffer */
+    ompdag_status st = name ? scan_extra(s, f, name, key_at, err)
+                            : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    free(name);
+    return st;
+}
+
+static ompdag_status scan_node(ompdag_condag *g, jscan *s, const char *gwhere, size_t i,
+                               ompdag_error *err)
+{
+    jscan_ws(s);
+    if (s->p >= s->end || *s->p != '{') {
+        ompdag_status st = jscan_skip_value(s, err);
+        return st ? st : ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                          "%s: nodes[%zu] must be an object", gwhere, i);
+    }
+    node_fields f;
+    memset(&f, 0, sizeof f);
+    node_ctx c = {&f, 0};
+    s->scratch_len = 0;
+    ompdag_status st = scan_object(s, on_node_key, &c, err);
+    if (!st) {
+        field *all[] = {&f.id, &f.task, &f.kind, &f.wcet, &f.creates,
+                        &f.label, &f.file, &f.line, &f.col};
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k)
+            resolve(s, all[k]);
+        st = add_node_fields(g, &f, gwhere, i, err);
+    }
+    json_decref(f.extra);
+    return st;
+}
+
+/* Iterates the elements of the array spanning `span`. */
+typedef ompdag_status (*element_handler)(ompdag_condag *g, jscan *s, const char *where, size_t i,
+                                         ompdag_error *err);
+
+static ompdag_status scan_array(ompdag_condag *g, jscan *s, jspan span, element_handler each,
+                                const char *where, ompdag_error *err)
+{
+    s->p = span.begin + 1; /* past '[' (the span was syntax-checked already) */
+    jscan_ws(s);
+    if (*s->p == ']')
+        return OMPDAG_OK;
+    for (size_t i = 0;; ++i) {
+        ompdag_status st = each(g, s, where, i, err);
+        if (st)
+            return st;
+        jscan_ws(s);
+        if (*s->p++ == ']')
+            return OMPDAG_OK;
+    }
+}
+
+static ompdag_status scan_edge(ompdag_condag *g, jscan *s, const char *where, size_t i,
+                               ompdag_error *err)
+{
+    jscan_ws(s);
+    const char *start = s->p;
+    size_t a, b;
+    s->scratch_len = 0;
+    bool pair = *s->p == '[';
+    if (pair) {
+        s->p++;
+        jscan_ws(s);
+        pair = *s->p == '"' && !jscan_string(s, &a, NULL);
+        jscan_ws(s);
+        pair = pair && *s->p++ == ',';
+        jscan_ws(s);
+        pair = pair && *s->p == '"' && !jscan_string(s, &b, NULL);
+        jscan_ws(s);
+        pair = pair && *s->p++ == ']';
+    }
+    if (!pair) {
+        s->p = start;
+        ompdag_status st = jscan_skip_value(s, err);
+        return st ? st : edge_not_a_pair(where, i, err);
+    }
+    return add_edge_ids(g, jscan_str(s, a), jscan_str(s, b), where, i, err);
 }
 
 static const char *const graph_keys[] = {"format", "version", "name",  "function", "threads",
@@ -211,8 +550,8 @@ static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const 
     return OMPDAG_OK;
 }
 
-static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const char *where,
-                                ompdag_error *err)
+static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const bulk *raw, jscan *s,
+                                const char *where, ompdag_error *err)
 {
     if (!json_is_object(obj))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: a graph must be a JSON object",
@@ -221,16 +560,27 @@ static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const char 
     if (st)
         return st;
     json_t *nodes = json_object_get(obj, "nodes");
-    if (!json_is_array(nodes))
+    bool raw_nodes = raw && raw->nodes.begin;
+    if (!raw_nodes && !json_is_array(nodes))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: missing array 'nodes'", where);
-    size_t i;
-    json_t *n;
-    json_array_foreach(nodes, i, n)
-    {
-        if ((st = read_node(g, n, where, i, err)))
-            return st;
+    if (raw_nodes) {
+        st = scan_array(g, s, raw->nodes, scan_node, where, err);
+    } else {
+        size_t i;
+        json_t *n;
+        json_array_foreach(nodes, i, n)
+        {
+            if ((st = read_node(g, n, where, i, err)))
+                break;
+        }
     }
-    if ((st = read_edges(g, json_object_get(obj, "edges"), where, err)))
+    if (st)
+        return st;
+    if (raw && raw->edges.begin)
+        st = scan_array(g, s, raw->edges, scan_edge, where, err);
+    else
+        st = read_edges(g, json_object_get(obj, "edges"), where, err);
+    if (st)
         return st;
     ompdag_error inner;
     if ((st = ompdag_condag_finalize(g, &inner)))
@@ -238,19 +588,25 @@ static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const char 
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
-                                      ompdag_error *err)
+static ompdag_status graph_from(const json_t *obj, const bulk *raw, jscan *s, const char *where,
+                                 ompdag_condag **out, ompdag_error *err)
 {
     ompdag_condag *g = ompdag_condag_create();
     if (!g)
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    ompdag_status st = read_graph(g, obj, where, err);
+    ompdag_status st = read_graph(g, obj, raw, s, where, err);
     if (st) {
         ompdag_condag_destroy(g);
         return st;
     }
     *out = g;
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
+                                      ompdag_error *err)
+{
+    return graph_from(obj, NULL, NULL, where, out, err);
 }
 
 static ompdag_status check_header(const json_t *root, const char *origin, bool *is_set,
@@ -277,8 +633,10 @@ static ompdag_status check_header(const json_t *root, const char *origin, bool *
     return OMPDAG_OK;
 }
 
-static ompdag_status set_from_json(const json_t *root, const char *origin, ompdag_condag_set *s,
-                                   ompdag_error *err)
+/* Builds the set from a jansson tree in which, when `raw` is given, the
+ * graphs' bulk arrays were left in the text for the scanner `sc`. */
+static ompdag_status set_from(const json_t *root, const bulk *raw, jscan *sc, const char *origin,
+                              ompdag_condag_set *s, ompdag_error *err)
 {
     bool is_set = false;
     ompdag_status st = check_header(root, origin, &is_set, err);
@@ -287,7 +645,7 @@ static ompdag_status set_from_json(const json_t *root, const char *origin, ompda
     s->was_single = !is_set;
     if (!is_set) {
         ompdag_condag *g = NULL;
-        if ((st = ompdag_condag_from_json(root, origin, &g, err)))
+        if ((st = graph_from(root, raw, sc, origin, &g, err)))
             return st;
         return ompdag_condag_set_add(s, g, err);
     }
@@ -305,15 +663,204 @@ static ompdag_status set_from_json(const json_t *root, const char *origin, ompda
         snprintf(where, sizeof where, "%s: graphs[%zu]%s%s%s", origin, i, name ? " ('" : "",
                  name ? name : "", name ? "')" : "");
         ompdag_condag *g = NULL;
-        if ((st = ompdag_condag_from_json(obj, where, &g, err)) ||
+        if ((st = graph_from(obj, raw ? &raw[i + 1] : NULL, sc, where, &g, err)) ||
             (st = ompdag_condag_set_add(s, g, err)))
             return st;
     }
     return OMPDAG_OK;
 }
 
+/* ---- splitting a file: jansson for the small parts, the scanner for bulk -- */
+
+typedef struct split {
+    bulk *raw; /* raw[0]: the top-level graph; raw[i+1]: graphs[i] */
+    int64_t nraw, cap;
+    jspan graphs; /* the top-level "graphs" array, if any */
+} split;
+
+typedef struct split_ctx {
+    json_t *obj;
+    bulk *b;
+    bool top;
+    split *sp;
+} split_ctx;
+
+static ompdag_status split_object(jscan *s, split_ctx *c, ompdag_error *err);
+
+static bool next_raw(split *sp)
+{
+    if (!grow_array((void **)&sp->raw, sizeof *sp->raw, &sp->cap, sp->nraw + 1))
+        return false;
+    sp->raw[sp->nraw++] = (bulk){{0}, {0}};
+    return true;
+}
+
+/* Splits each graph of the top-level "graphs" array. */
+static ompdag_status split_graphs(jscan *s, split *sp, json_t *arr, ompdag_error *err)
+{
+    sp->graphs.begin = s->p;
+    s->p++;
+    jscan_ws(s);
+    if (s->p < s->end && *s->p == ']') {
+        s->p++;
+        sp->graphs.end = s->p;
+        return OMPDAG_OK;
+    }
+    for (;;) {
+        jscan_ws(s);
+        int64_t slot = sp->nraw;
+        if (!next_raw(sp))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        const char *start = s->p;
+        ompdag_status st;
+        json_t *elem = NULL;
+        if (s->p < s->end && *s->p == '{') {
+            elem = json_object();
+            split_ctx c = {elem, NULL, false, sp};
+            bulk b = {{0}, {0}};
+            c.b = &b;
+            st = split_object(s, &c, err);
+            sp->raw[slot] = b; /* sp->raw may have moved: index, never pointer */
+        } else {
+            st = jscan_skip_value(s, err);
+            if (!st && !(elem = json_loadb(start, (size_t)(s->p - start),
+                                           JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL)))
+                st = jscan_fail(s, start, err, "duplicate object key");
+        }
+        json_array_append_new(arr, elem);
+        if (st)
+            return st;
+        jscan_ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            continue;
+        }
+        if (s->p < s->end && *s->p == ']') {
+            s->p++;
+            sp->graphs.end = s->p;
+            return OMPDAG_OK;
+        }
+        return jscan_fail(s, s->p, err, "expected ',' or ']'");
+    }
+}
+
+static ompdag_status on_split_key(jscan *s, void *ctx, const char *key_in, const char *key_at,
+                                  ompdag_error *err)
+{
+    split_ctx *c = ctx;
+    char *key = strdup(key_in); /* the scratch buffer may move while the value is read */
+    if (!key)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    jscan_ws(s);
+    const char *start = s->p;
+    bool array = s->p < s->end && *s->p == '[';
+    jspan *bulk_span = !array || !c->b          ? NULL
+                       : !strcmp(key, "nodes") ? &c->b->nodes
+                       : !strcmp(key, "edges") ? &c->b->edges
+                                               : NULL;
+    ompdag_status st = OMPDAG_OK;
+    if (json_object_get(c->obj, key) || (bulk_span && bulk_span->begin)) {
+        st = jscan_fail(s, key_at, err, "duplicate object key");
+    } else if (bulk_span) {
+        if (!(st = jscan_skip_value(s, err)))
+            *bulk_span = (jspan){start, s->p};
+    } else if (array && c->top && !strcmp(key, "graphs")) {
+        json_t *arr = json_array();
+        json_object_set_new(c->obj, key, arr);
+        st = split_graphs(s, c->sp, arr, err);
+    } else if (!(st = jscan_skip_value(s, err))) {
+        json_t *v = json_loadb(start, (size_t)(s->p - start), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                               NULL);
+        st = v ? OMPDAG_OK : jscan_fail(s, start, err, "duplicate object key");
+        json_object_set_new(c->obj, key, v);
+    }
+    free(key);
+    return st;
+}
+
+static ompdag_status split_object(jscan *s, split_ctx *c, ompdag_error *err)
+{
+    return scan_object(s, on_split_key, c, err);
+}
+
+/* A file whose format turned out to be a single graph keeps any "graphs"
+ * key as an unknown key, so it is re-read whole by jansson. */
+static ompdag_status unsplit_graphs(jscan *s, json_t *root, const split *sp, ompdag_error *err)
+{
+    if (!sp->graphs.begin)
+        return OMPDAG_OK;
+    json_t *v = json_loadb(sp->graphs.begin, (size_t)(sp->graphs.end - sp->graphs.begin),
+                           JSON_REJECT_DUPLICATES, NULL);
+    if (!v)
+        return jscan_fail(s, sp->graphs.begin, err, "duplicate object key");
+    json_object_set_new(root, "graphs", v);
+    return OMPDAG_OK;
+}
+
+/* Splits the whole text into a jansson tree plus bulk spans, checking the
+ * syntax of all of it. */
+static ompdag_status split_text(jscan *s, json_t **root, split *sp, ompdag_error *err)
+{
+    jscan_ws(s);
+    const char *start = s->p;
+    ompdag_status st;
+    if (!next_raw(sp))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (s->p < s->end && *s->p == '{') {
+        split_ctx c = {json_object(), NULL, true, sp};
+        bulk top = {{0}, {0}};
+        c.b = &top;
+        *root = c.obj;
+        st = split_object(s, &c, err);
+        sp->raw[0] = top;
+    } else {
+        st = jscan_skip_value(s, err);
+        if (!st && !(*root = json_loadb(start, (size_t)(s->p - start),
+                                        JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL)))
+            st = jscan_fail(s, start, err, "duplicate object key");
+    }
+    if (st)
+        return st;
+    jscan_ws(s);
+    if (s->p != s->end)
+        return jscan_fail(s, s->p, err, "end of file expected");
+    return OMPDAG_OK;
+}
+
 ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const char *origin,
                                             ompdag_condag_set **out, ompdag_error *err)
+{
+    jscan sc = {.base = text, .p = text, .end = text + len, .origin = origin};
+    split sp = {0};
+    json_t *root = NULL;
+    ompdag_condag_set *s = NULL;
+    ompdag_status st = split_text(&sc, &root, &sp, err);
+    if (!st && !(s = ompdag_condag_set_create()))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) {
+        bool is_set = json_is_object(root) &&
+                      json_is_string(json_object_get(root, "format")) &&
+                      !strcmp(json_string_value(json_object_get(root, "format")), FORMAT_SET);
+        if (!is_set && json_is_object(root))
+            st = unsplit_graphs(&sc, root, &sp, err);
+        if (!st)
+            st = set_from(root, sp.raw, &sc, origin, s, err);
+    }
+    json_decref(root);
+    free(sp.raw);
+    free(sc.scratch);
+    if (st) {
+        ompdag_condag_set_destroy(s);
+        return st;
+    }
+    *out = s;
+    return OMPDAG_OK;
+}
+
+/* The same load with jansson reading everything: the reference that the
+ * scanner path is tested against (tests/analysis/test_loader_diff.c). */
+ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const char *origin,
+                                             ompdag_condag_set **out, ompdag_error *err)
 {
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -321,7 +868,7 @@ ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const 
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%d:%d: JSON syntax error: %s", origin,
                                 je.line, je.column, je.text);
     ompdag_condag_set *s = ompdag_condag_set_create();
-    ompdag_status st = s ? set_from_json(root, origin, s, err)
+    ompdag_status st = s ? set_from(root, NULL, NULL, origin, s, err)
                          : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     json_decref(root);
     if (st) {

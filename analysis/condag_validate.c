@@ -271,9 +271,10 @@ static bool fw_merge(const ompdag_condag *g, fw_sets *f, int32_t v)
             if (!fw_append(f, f->buf[f->off[s] + k])) /* buf may move: index, never pointer */
                 return false;
     }
-    int32_t *set = f->buf + start;
     int64_t n = f->len - start, u = 0;
-    qsort(set, (size_t)n, sizeof *set, cmp_i32);
+    int32_t *set = n ? f->buf + start : NULL;
+    if (n > 1)
+        qsort(set, (size_t)n, sizeof *set, cmp_i32);
     for (int64_t i = 0; i < n; ++i)
         if (u == 0 || set[i] != set[u - 1])
             set[u++] = set[i];
@@ -328,7 +329,7 @@ static ompdag_status derive_wsucc(ompdag_condag *g, const int32_t *forder, ompda
         goto done;
     }
     for (int32_t v = 0; v < g->n; ++v)
-        if (g->creates[v] >= 0)
+        if (g->creates[v] >= 0 && f.count[v] > 0)
             memcpy(g->wsucc + g->wsucc_off[g->task_sink[g->creates[v]]], f.buf + f.off[v],
                    sizeof *g->wsucc * (size_t)f.count[v]);
 done:

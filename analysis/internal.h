@@ -34,7 +34,8 @@ void strpool_free(strpool *p);
 /* Open-addressing map from pooled strings to int32 indices.  The keys are
  * the strings at keys[index] in the pool, so the map stores indices only. */
 typedef struct idmap {
-    int32_t *slots; /* -1 = empty */
+    int32_t *slots;  /* -1 = empty */
+    uint32_t *hashes; /* hash of each slot's key: most mismatches skip the strcmp */
     uint32_t cap;   /* power of two */
     uint32_t count;
 } idmap;
@@ -91,6 +92,10 @@ struct ompdag_condag {
     int32_t *wsucc_off, *wsucc; /* CSR, n+1 offsets: W nodes awaiting a sink */
     int32_t *topo;              /* F+T+W topological order */
 };
+
+/* Loads with jansson alone (no scanner): the reference for differential tests. */
+ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const char *origin,
+                                             ompdag_condag_set **out, ompdag_error *err);
 
 /* Builds CSR, checks §5's structural rules, derives W-edges and topo order. */
 ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err);

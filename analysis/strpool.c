@@ -59,36 +59,40 @@ int32_t idmap_find(const idmap *m, const strpool *p, const int64_t *keys, const 
 {
     if (!m->cap)
         return -1;
-    for (uint32_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    uint32_t h = hash_str(key);
+    for (uint32_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         int32_t idx = m->slots[i];
         if (idx < 0)
             return -1;
-        if (!strcmp(strpool_get(p, keys[idx]), key))
+        if (m->hashes[i] == h && !strcmp(strpool_get(p, keys[idx]), key))
             return idx;
     }
 }
 
-static bool idmap_place(int32_t *slots, uint32_t cap, const char *key, int32_t index)
+static void idmap_place(int32_t *slots, uint32_t *hashes, uint32_t cap, uint32_t h, int32_t index)
 {
-    uint32_t i = hash_str(key) & (cap - 1);
+    uint32_t i = h & (cap - 1);
     while (slots[i] >= 0)
         i = (i + 1) & (cap - 1);
     slots[i] = index;
-    return true;
+    hashes[i] = h;
 }
 
-static bool idmap_rehash(idmap *m, const strpool *p, const int64_t *keys)
+static bool idmap_rehash(idmap *m)
 {
     uint32_t ncap = m->cap ? m->cap * 2 : 64;
     int32_t *slots = malloc(sizeof *slots * ncap);
-    if (!slots)
+    uint32_t *hashes = malloc(sizeof *hashes * ncap);
+    if (!slots || !hashes) {
+        free(slots), free(hashes);
         return false;
+    }
     memset(slots, 0xff, sizeof *slots * ncap);
     for (uint32_t i = 0; i < m->cap; ++i)
         if (m->slots[i] >= 0)
-            idmap_place(slots, ncap, strpool_get(p, keys[m->slots[i]]), m->slots[i]);
-    free(m->slots);
-    m->slots = slots;
+            idmap_place(slots, hashes, ncap, m->hashes[i], m->slots[i]);
+    free(m->slots), free(m->hashes);
+    m->slots = slots, m->hashes = hashes;
     m->cap = ncap;
     return true;
 }
@@ -96,9 +100,9 @@ static bool idmap_rehash(idmap *m, const strpool *p, const int64_t *keys)
 bool idmap_insert(idmap *m, const strpool *p, const int64_t *keys, int32_t index)
 {
     /* Keep the load factor under 1/2 so probe chains stay short. */
-    if ((m->count + 1) * 2 > m->cap && !idmap_rehash(m, p, keys))
+    if ((m->count + 1) * 2 > m->cap && !idmap_rehash(m))
         return false;
-    idmap_place(m->slots, m->cap, strpool_get(p, keys[index]), index);
+    idmap_place(m->slots, m->hashes, m->cap, hash_str(strpool_get(p, keys[index])), index);
     m->count++;
     return true;
 }
@@ -106,5 +110,6 @@ bool idmap_insert(idmap *m, const strpool *p, const int64_t *keys, int32_t index
 void idmap_free(idmap *m)
 {
     free(m->slots);
+    free(m->hashes);
     *m = (idmap){0};
 }
