@@ -36,14 +36,14 @@ typedef struct fe_call {
 
 typedef struct walker {
     ompdag_frontend *fe;
-    fe_graph *g;
-    int32_t task;
-    bool in_final;
-    fe_flow *flow;
-    fe_jump *jumps;
-    fe_call *calls;
-    int32_t depth;
-    bool *nomem;
+    fe_graph *g;      /* the region's graph */
+    int32_t task;     /* the task whose code is being walked */
+    bool in_final;    /* inside a final task: every task created is undeferred */
+    fe_flow *flow;    /* where the next node hangs */
+    fe_jump *jumps;   /* innermost break/continue/return target (NULL in a new task) */
+    fe_call *calls;   /* active inlined calls, innermost first */
+    int32_t depth;    /* number of active inlined calls */
+    bool *nomem;      /* set on allocation failure */
     const char *file; /* for messages: file of the current statement */
     int32_t line, col;
     fe_span stmt; /* the current statement, for labels of its expressions */
