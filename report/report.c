@@ -270,10 +270,12 @@ int32_t report_tied_tasks(const ompdag_condag *g)
     return n;
 }
 
-/* Max and count of the graph's "observed_response_ns"; -1 when absent. */
-double report_observed_max(const ompdag_condag *g, size_t *runs)
+/* Max and count of the graph's observed response times: key
+ * "observed_task_response_ns" (task system) or "observed_response_ns"
+ * (region); -1 when absent. */
+double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs)
 {
-    json_t *arr = json_object_get(ompdag_condag_extra(g, -1), "observed_response_ns");
+    json_t *arr = json_object_get(ompdag_condag_extra(g, -1), key);
     double best = -1;
     size_t i, n = 0;
     json_t *x;
@@ -306,10 +308,12 @@ void ompdag_report_destroy(ompdag_report *r)
     for (size_t i = 0; i < r->n; ++i) {
         ompdag_rta_result_destroy(r->results[i]);
         free(r->titles[i]);
+        free(r->froms[i]);
     }
     free(r->rows);
     free(r->results);
     free(r->titles);
+    free(r->froms);
     free(r->input_name);
     free(r);
 }
@@ -328,7 +332,10 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
         char **titles = realloc(r->titles, cap * sizeof *titles);
         if (titles)
             r->titles = titles;
-        if (!rows || !results || !titles) {
+        char **froms = realloc(r->froms, cap * sizeof *froms);
+        if (froms)
+            r->froms = froms;
+        if (!rows || !results || !titles || !froms) {
             ompdag_rta_result_destroy(res);
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         }
@@ -337,13 +344,17 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
     char buf[512];
     char *title = strdup(report_title(ompdag_condag_set_graph(r->set, row->graph), row->graph, buf,
                                       sizeof buf));
-    if (!title) {
+    char *from = row->deadline_from ? strdup(row->deadline_from) : NULL;
+    if (!title || (row->deadline_from && !from)) {
+        free(title), free(from);
         ompdag_rta_result_destroy(res);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     r->rows[r->n] = *row;
     r->rows[r->n].function = title;
     r->titles[r->n] = title;
+    r->rows[r->n].deadline_from = from;
+    r->froms[r->n] = from;
     r->results[r->n] = res;
     ++r->n;
     return OMPDAG_OK;
@@ -389,7 +400,10 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.len = ompdag_rta_result_len(res);
         row.tasks = ompdag_condag_task_count(g);
         row.nodes = ompdag_condag_node_count(g);
-        row.observed_max_ns = report_observed_max(g, NULL);
+        row.observed_region_max_ns = report_observed_max(g, "observed_response_ns", NULL);
+        row.observed_max_ns = report_observed_max(g, "observed_task_response_ns", NULL);
+        if (row.observed_max_ns < 0)
+            row.observed_max_ns = row.observed_region_max_ns;
         row.deadline_ns = deadline;
         row.deadline_from = from;
         row.tied_tasks = report_tied_tasks(g);

@@ -81,8 +81,8 @@ static const char *js =
     "  el.addEventListener('click',function(){show(g,n);});});});\n"
     "document.querySelectorAll('tr.node').forEach(function(r){\n"
     " r.addEventListener('click',function(){show(r.dataset.g,r.dataset.n);});});\n"
-    "document.getElementById('detail').addEventListener('dblclick',function(){"
-    "box.style.display='none';});\n"
+    "box.addEventListener('dblclick',function(){box.style.display='none';});\n"
+    "document.body.setAttribute('data-ompdag-ready','1');\n"
     "})();\n";
 
 static void td_num(FILE *out, double sortv, const char *text)

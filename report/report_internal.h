@@ -28,6 +28,7 @@ struct ompdag_report {
     ompdag_report_row *rows;
     ompdag_rta_result **results;
     char **titles;
+    char **froms; /* copies of each row's deadline_from */
     size_t n, cap;
     int64_t migration_overhead;
     ompdag_migration_model migration_model;
@@ -36,7 +37,7 @@ struct ompdag_report {
 bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
-double report_observed_max(const ompdag_condag *g, size_t *runs);
+double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs);
 const char *report_title(const ompdag_condag *g, size_t i, char *buf, size_t size);
 
 /* "file.c:12" for a node, or its id when it has no location. */

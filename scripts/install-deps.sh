@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake make gcc clang-14 llvm-14 libclang-14-dev libclang-rt-14-dev libomp-14-dev libomp-dev
   libcriterion-dev libjansson-dev libdw-dev libhwloc-dev
-  graphviz gnuplot-nox pkg-config
+  graphviz gnuplot-nox pkg-config chromium
 )
 
 missing=()

@@ -111,9 +111,13 @@ typedef struct ompdag_report_row {
     double bound_ns;           /* -1 when the unit is not a time */
     int64_t vol, len;          /* of the worst flow, graph's unit */
     int32_t tasks, nodes;
-    double observed_max_ns;    /* max of "observed_response_ns"; -1 when absent */
+    double observed_max_ns;    /* max of "observed_task_response_ns" (root begin -> last task
+                                  end, what Theorem 1 bounds), else of "observed_response_ns";
+                                  -1 when absent */
+    double observed_region_max_ns; /* max of "observed_response_ns" (parallel begin -> end,
+                                      fork/join included); -1 when absent */
     int64_t deadline_ns;       /* -1 when none */
-    const char *deadline_from; /* "pragma", "--deadline FUNC", "--deadline FILE:LINE"; NULL when none */
+    const char *deadline_from; /* "pragma", or the --deadline spec ("main=5ms"); NULL when none */
     double slack_ns;           /* deadline − bound; meaningful only with a deadline */
     ompdag_verdict verdict;
     int32_t tied_tasks;        /* T nodes marked "untied": false */

@@ -1,0 +1,683 @@
+/* tests/report/test_report.c — `ompdag report` and `ompdag check`: values and
+ * verdicts against hand-computed bounds, deadline precedence, exit codes,
+ * golden text/JSON reports, CSV, SARIF 2.1.0 structure, the HTML page in
+ * headless Chromium, the plugin's violation list, and the real pipeline
+ * (extract -> clang -> run -> annotate -> report/check) on an example. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ompdag/report.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+typedef struct run_result {
+    int status;
+    char *out, *err;
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return buf;
+}
+
+static const char *tmpdir(void)
+{
+    static char dir[256];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/ompdag-report-test-%d", (int)getpid());
+        mkdir(dir, 0700);
+    }
+    return dir;
+}
+
+static const char *src_dir(void)
+{
+    const char *s = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(s, "run through ctest");
+    return s;
+}
+
+/* Runs a shell command line from the source directory; `ompdag` is the
+ * binary under test. */
+static run_result sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static run_result sh(const char *fmt, ...)
+{
+    const char *build = getenv("OMPDAG_BUILD_DIR");
+    cr_assert(build, "run through ctest");
+    char line[8192], cmd[12288];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ompdag() { '%s/cli/ompdag' \"$@\"; } && { %s ; } >%s/out 2>%s/err",
+             src_dir(), build, line, tmpdir(), tmpdir());
+    int st = system(cmd);
+    char o[300], e[300];
+    snprintf(o, sizeof o, "%s/out", tmpdir());
+    snprintf(e, sizeof e, "%s/err", tmpdir());
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+}
+
+static void done(run_result r)
+{
+    free(r.out), free(r.err);
+}
+
+static ompdag_condag_set *load(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", src_dir(), rel);
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_file(path, &s, &err), OMPDAG_OK, "%s", err.message);
+    return s;
+}
+
+#define FIXTURE "tests/report/data/deadline.json"
+#define FIG3 "tests/report/data/fig3_nested.annotated.json"
+
+/* ---- durations -------------------------------------------------------------- */
+
+Test(duration, parses_units_and_decimals)
+{
+    struct {
+        const char *text;
+        int64_t ns;
+    } good[] = {{"5ms", 5000000},       {"800us", 800000},   {"10.7us", 10700},
+                {"2s", 2000000000},     {"150ns", 150},      {"0.5s", 500000000},
+                {"1.000001ms", 1000001}, {"3 ms", 3000000},  {"0ns", 0},
+                {"9223372036854775807ns", INT64_MAX}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        int64_t ns = -1;
+        ompdag_error err = {0};
+        cr_expect_eq(ompdag_duration_parse(good[i].text, &ns, &err), OMPDAG_OK, "%s: %s",
+                     good[i].text, err.message);
+        cr_expect_eq(ns, good[i].ns, "%s -> %lld", good[i].text, (long long)ns);
+    }
+    const char *bad[] = {"", "5", "ms", "5 m", "5min", "-5ms", "1.5ns", "5ms ", "1e3us",
+                         "9223372036854775808ns", "10000000000s", "1..2ms", ".ms"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        int64_t ns = 0;
+        ompdag_error err = {0};
+        cr_expect_neq(ompdag_duration_parse(bad[i], &ns, &err), OMPDAG_OK, "'%s' accepted", bad[i]);
+        cr_expect(err.message[0], "'%s': no message", bad[i]);
+    }
+}
+
+Test(duration, formats_three_digits)
+{
+    char buf[64];
+    cr_expect_str_eq(ompdag_duration_format(6.2e6, buf, sizeof buf), "6.2 ms");
+    cr_expect_str_eq(ompdag_duration_format(5e6, buf, sizeof buf), "5 ms");
+    cr_expect_str_eq(ompdag_duration_format(800e3, buf, sizeof buf), "800 us");
+    cr_expect_str_eq(ompdag_duration_format(12, buf, sizeof buf), "12 ns");
+    cr_expect_str_eq(ompdag_duration_format(2.5e9, buf, sizeof buf), "2.5 s");
+    cr_expect_str_eq(ompdag_duration_format(999.9, buf, sizeof buf), "1 us");
+}
+
+/* ---- report values (library) ------------------------------------------------- */
+
+/* deadline.json, graph "main" in us, worked by hand:
+ *   flow then: vol 100+1000+50+2000 = 3150, len a->x->w = 2150
+ *   flow else: vol 100+200+50+2000+300 = 2650, len 2150
+ *   m·R = 3150 + (m−1)·2150: m=1 3150, m=2 5300, m=4 9600 (2.4 ms). */
+static ompdag_report *make_report(ompdag_condag_set *s, const int32_t *ms, int nm,
+                                  const char *const *deadlines, ompdag_error *err,
+                                  ompdag_status *st)
+{
+    ompdag_deadlines *d = ompdag_deadlines_create();
+    for (int i = 0; deadlines && deadlines[i]; ++i)
+        cr_assert_eq(ompdag_deadlines_add(d, deadlines[i], err), OMPDAG_OK, "%s", err->message);
+    ompdag_report_options opt;
+    ompdag_report_options_init(&opt);
+    opt.threads = ms, opt.thread_count = nm, opt.deadlines = d;
+    ompdag_report *r = NULL;
+    *st = ompdag_report_create(s, &opt, &r, err);
+    ompdag_deadlines_destroy(d); /* the report copied what it needs */
+    return r;
+}
+
+Test(report, bounds_and_verdicts_match_hand_computation)
+{
+    ompdag_condag_set *s = load(FIXTURE);
+    const int32_t ms[] = {1, 2, 4};
+    ompdag_error err = {0};
+    ompdag_status st;
+    ompdag_report *r = make_report(s, ms, 3, NULL, &err, &st);
+    cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_report_row_count(r), 6);
+    const int64_t want[] = {3150, 5300, 9600};
+    for (int k = 0; k < 3; ++k) {
+        const ompdag_report_row *row = ompdag_report_row_get(r, (size_t)k);
+        cr_expect_str_eq(row->function, "main");
+        cr_expect_eq(row->m, ms[k]);
+        cr_expect_eq(row->bound_times_m, want[k]);
+        cr_expect_float_eq(row->bound_ns, want[k] * 1000.0 / ms[k], 1e-6);
+        cr_expect_eq(row->vol, 3150);
+        cr_expect_eq(row->len, 2150);
+        cr_expect_eq(row->tasks, 3);
+        cr_expect_eq(row->nodes, 8);
+        cr_expect_float_eq(row->observed_max_ns, 1500000.0, 1e-6);
+        cr_expect_eq(row->deadline_ns, 5000000);
+        cr_expect_str_eq(row->deadline_from, "pragma");
+        cr_expect_eq(row->verdict, OMPDAG_VERDICT_PASS);
+        cr_expect_float_eq(row->slack_ns, 5e6 - want[k] * 1000.0 / ms[k], 1e-6);
+        cr_expect_eq(row->loc.line, 10);
+        cr_expect_eq(row->tied_tasks, 0);
+    }
+    const ompdag_report_row *w = ompdag_report_row_get(r, 5);
+    cr_expect_str_eq(w->function, "worker");
+    cr_expect_eq(w->verdict, OMPDAG_VERDICT_NO_DEADLINE);
+    cr_expect_eq(w->deadline_ns, -1);
+    cr_expect_eq(w->tied_tasks, 1);
+    cr_expect_eq(w->bound_times_m, 35 + 3 * 35);
+    cr_expect_eq(w->observed_max_ns, -1);
+    cr_expect_eq(ompdag_report_fail_count(r), 0);
+    cr_expect_null(ompdag_report_row_get(r, 6));
+    /* the worst flow takes the `then` arm at line 15 */
+    const ompdag_rta_result *res = ompdag_report_row_result(r, 0);
+    const ompdag_condag *g = ompdag_condag_set_graph(s, 0);
+    cr_expect_eq(ompdag_rta_result_choice(res, ompdag_condag_find_node(g, "b")),
+                 ompdag_condag_find_node(g, "c1"));
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+}
+
+Test(report, deadline_precedence_and_exact_boundary)
+{
+    ompdag_condag_set *s = load(FIXTURE);
+    const int32_t m4[] = {4};
+    ompdag_error err = {0};
+    ompdag_status st;
+    struct {
+        const char *d[3];
+        int64_t ns;
+        const char *from;
+        ompdag_verdict v;
+    } cases[] = {
+        {{"main=2.4ms", NULL}, 2400000, "main=2.4ms", OMPDAG_VERDICT_PASS},      /* bound == deadline */
+        {{"main=2399999ns", NULL}, 2399999, "main=2399999ns", OMPDAG_VERDICT_FAIL}, /* 1 ns short */
+        {{"src/demo.c:10=1ms", "main=9ms", NULL}, 1000000, "src/demo.c:10=1ms", OMPDAG_VERDICT_FAIL},
+        {{"main=9ms", "demo.c:10=1ms", NULL}, 1000000, "demo.c:10=1ms", OMPDAG_VERDICT_FAIL},
+        {{"/abs/path/src/demo.c:10=3ms", NULL}, 3000000, "/abs/path/src/demo.c:10=3ms", OMPDAG_VERDICT_PASS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ompdag_report *r = make_report(s, m4, 1, cases[i].d, &err, &st);
+        cr_assert_eq(st, OMPDAG_OK, "case %zu: %s", i, err.message);
+        const ompdag_report_row *row = ompdag_report_row_get(r, 0);
+        cr_expect_eq(row->deadline_ns, cases[i].ns, "case %zu", i);
+        cr_expect_str_eq(row->deadline_from, cases[i].from, "case %zu", i);
+        cr_expect_eq(row->verdict, cases[i].v, "case %zu", i);
+        cr_expect_eq(ompdag_report_fail_count(r), cases[i].v == OMPDAG_VERDICT_FAIL);
+        ompdag_report_destroy(r);
+    }
+    /* a deadline that names nothing is an error, never silently ignored */
+    const char *none[] = {"mian=5ms", NULL}, *wrong_line[] = {"src/demo.c:11=5ms", NULL};
+    cr_expect_null(make_report(s, m4, 1, none, &err, &st));
+    cr_expect_eq(st, OMPDAG_ERR_ARGUMENT);
+    cr_expect(strstr(err.message, "mian=5ms") != NULL, "%s", err.message);
+    cr_expect_null(make_report(s, m4, 1, wrong_line, &err, &st));
+    /* bad specs */
+    ompdag_deadlines *d = ompdag_deadlines_create();
+    const char *bad[] = {"main", "=5ms", "main=5", "f.c:0=1ms", "f.c:x=1ms", ":3=1ms"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+        cr_expect_neq(ompdag_deadlines_add(d, bad[i], &err), OMPDAG_OK, "'%s' accepted", bad[i]);
+    ompdag_deadlines_destroy(d);
+    ompdag_condag_set_destroy(s);
+}
+
+Test(report, deadline_needs_a_time_unit_and_threads)
+{
+    const char *cycles =
+        "{\"format\":\"ompdag-condag\",\"version\":1,\"function\":\"f\",\"time_unit\":\"cycles\","
+        "\"threads\":2,\"deadline\":\"1ms\",\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\","
+        "\"wcet\":5}],\"edges\":[]}";
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_buffer(cycles, strlen(cycles), "cycles", &s, &err), OMPDAG_OK);
+    ompdag_report *r = NULL;
+    cr_expect_eq(ompdag_report_create(s, NULL, &r, &err), OMPDAG_ERR_UNSUPPORTED);
+    cr_expect(strstr(err.message, "cycles") != NULL, "%s", err.message);
+    ompdag_condag_set_destroy(s);
+    const char *nothreads = "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\","
+                            "\"task\":\"t\",\"kind\":\"N\",\"wcet\":5}],\"edges\":[]}";
+    cr_assert_eq(ompdag_condag_set_load_buffer(nothreads, strlen(nothreads), "x", &s, &err), OMPDAG_OK);
+    cr_expect_eq(ompdag_report_create(s, NULL, &r, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect(strstr(err.message, "--threads") != NULL, "%s", err.message);
+    ompdag_condag_set_destroy(s);
+}
+
+/* ---- check: exit codes ------------------------------------------------------- */
+
+Test(check, exit_codes)
+{
+    struct {
+        const char *args;
+        int status;
+        const char *out; /* expected in stdout, or NULL */
+    } cases[] = {
+        {"check " FIXTURE, 0, "main: pass: bound 2.4 ms on 4 threads, deadline 5 ms"},
+        {"check " FIXTURE " --deadline main=2ms", 1,
+         "src/demo.c:10:1: error: main: bound 2.4 ms on 4 threads exceeds deadline 2 ms (main=2ms) by "
+         "400 us [ompdag-deadline]"},
+        {"check " FIXTURE " --deadline src/demo.c:10=2.4ms", 0, "slack 0 ns"},
+        {"check " FIXTURE " --threads 1 --deadline main=3.15ms", 0, NULL},
+        {"check " FIXTURE " --threads 1,4 --deadline main=3.1ms", 1, "on 1 threads exceeds"},
+        {"check " FIXTURE " --require-deadline", 1, "worker: no deadline"},
+        {"check " FIXTURE " --deadline worker=35ns --require-deadline", 0, NULL},
+        {"check " FIXTURE " --deadline worker=34ns --quiet", 1, "worker: bound 35 ns"},
+        {"check " FIXTURE " --deadline nosuch=1ms", 2, NULL},
+        {"check " FIXTURE " --deadline main=5", 2, NULL},
+        {"check " FIXTURE " --threads 0", 2, NULL},
+        {"check " FIXTURE " --bogus", 2, NULL},
+        {"check", 2, NULL},
+        {"check /nonexistent/x.json", 2, NULL},
+        {"check " FIXTURE " --deadline main=", 2, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = sh("ompdag %s", cases[i].args);
+        cr_expect_eq(r.status, cases[i].status, "'%s' exited %d\n%s%s", cases[i].args, r.status,
+                     r.out, r.err);
+        if (cases[i].out)
+            cr_expect(strstr(r.out, cases[i].out) != NULL, "'%s' stdout lacks '%s':\n%s",
+                      cases[i].args, cases[i].out, r.out);
+        if (cases[i].status == 2)
+            cr_expect(r.err[0], "'%s' printed no message", cases[i].args);
+        done(r);
+    }
+    /* the tied task of `worker` is warned about when it is checked */
+    run_result r = sh("ompdag check " FIXTURE " --deadline worker=1ms");
+    cr_expect(strstr(r.err, "src/demo.c:40:1: warning: worker: 1 tied task") != NULL, "%s", r.err);
+    done(r);
+    /* without any deadline: exit 0, with a note saying nothing was checked */
+    r = sh("ompdag check " FIG3 " --threads 4");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.err, "nothing was checked") != NULL, "%s", r.err);
+    done(r);
+}
+
+/* ---- golden reports ---------------------------------------------------------- */
+
+static void expect_golden(const char *args, const char *golden)
+{
+    run_result r = sh("ompdag %s", args);
+    cr_assert_eq(r.status, 0, "'%s': %s", args, r.err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/report/golden/%s", src_dir(), golden);
+    if (getenv("OMPDAG_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        fputs(r.out, f);
+        fclose(f);
+    }
+    char *want = slurp(path);
+    cr_expect_str_eq(r.out, want, "'%s' differs from %s", args, golden);
+    free(want);
+    done(r);
+}
+
+Test(golden, text_and_json)
+{
+    expect_golden("report " FIXTURE " --threads 1,2,4", "deadline.txt");
+    expect_golden("report " FIXTURE " --threads 4 --deadline main=2ms --format json", "deadline.json");
+    expect_golden("report " FIG3 " --threads 2,4 --deadline region=1ms", "fig3_nested.txt");
+    expect_golden("report " FIG3 " --threads 4 --format json", "fig3_nested.json");
+    expect_golden("report tests/report/data/switch_tasks.annotated.json --threads 2", "switch_tasks.txt");
+}
+
+Test(report, json_has_the_documented_keys)
+{
+    run_result r = sh("ompdag report " FIXTURE " --threads 2,4 --deadline main=2ms --format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_error_t je;
+    json_t *root = json_loads(r.out, 0, &je);
+    cr_assert_not_null(root, "%s", je.text);
+    cr_expect_str_eq(json_string_value(json_object_get(root, "format")), "ompdag-report");
+    json_t *regions = json_object_get(root, "regions");
+    cr_assert_eq(json_array_size(regions), 4);
+    const char *keys[] = {"function", "loc", "m", "bound_ns", "bound_times_m", "vol_ns", "len_ns",
+                          "observed_max_ns", "deadline_ns", "verdict"};
+    size_t i;
+    json_t *o;
+    json_array_foreach(regions, i, o) {
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k)
+            cr_expect(json_object_get(o, keys[k]) != NULL, "region %zu lacks %s", i, keys[k]);
+    }
+    json_t *m4 = json_array_get(regions, 1);
+    cr_expect_eq(json_integer_value(json_object_get(m4, "m")), 4);
+    cr_expect_eq(json_integer_value(json_object_get(m4, "bound_times_m")), 9600);
+    cr_expect_float_eq(json_real_value(json_object_get(m4, "bound_ns")), 2.4e6, 1e-6);
+    cr_expect_eq(json_integer_value(json_object_get(m4, "vol_ns")), 3150000);
+    cr_expect_eq(json_integer_value(json_object_get(m4, "len_ns")), 2150000);
+    cr_expect_eq(json_integer_value(json_object_get(m4, "deadline_ns")), 2000000);
+    cr_expect_str_eq(json_string_value(json_object_get(m4, "verdict")), "fail");
+    json_t *w = json_array_get(regions, 3);
+    cr_expect(json_is_null(json_object_get(w, "deadline_ns")));
+    cr_expect(json_is_null(json_object_get(w, "observed_max_ns")));
+    cr_expect_str_eq(json_string_value(json_object_get(w, "verdict")), "no-deadline");
+    json_t *tied = json_object_get(json_object_get(w, "assumptions"), "tied_tasks");
+    cr_expect_str_eq(json_string_value(json_array_get(tied, 0)), "src/demo.c:42");
+    json_t *choice = json_array_get(json_object_get(json_object_get(m4, "worst_flow"), "choices"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(choice, "at")), "src/demo.c:15");
+    cr_expect_str_eq(json_string_value(json_object_get(choice, "takes")), "then");
+    json_t *nodes = json_object_get(m4, "node_wcets");
+    cr_expect_eq(json_array_size(nodes), 8);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(nodes, 6), "samples")), 3);
+    json_decref(root);
+    done(r);
+}
+
+Test(report, csv_one_row_per_region_and_m)
+{
+    run_result r = sh("ompdag report " FIXTURE " --threads 1,4 --deadline main=2ms --format csv -o %s/r.csv && cat %s/r.csv",
+                      tmpdir(), tmpdir());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int lines = 0;
+    for (char *p = r.out; (p = strstr(p, "\r\n")); p += 2)
+        ++lines;
+    cr_expect_eq(lines, 1 + 4, "%s", r.out);
+    cr_expect(strncmp(r.out, "function,name,file,line,m,", 26) == 0, "%s", r.out);
+    cr_expect(strstr(r.out, "main,main:10,src/demo.c,10,4,us,2400,9600,2400000,3150,2150,3,8,") != NULL,
+              "%s", r.out);
+    cr_expect(strstr(r.out, ",2000000,-400000,fail,0\r\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "worker,worker:40,src/demo.c,40,1,ns,35,35,35,35,35,2,3,,,,,,no-deadline,1\r\n") != NULL,
+              "%s", r.out);
+    done(r);
+}
+
+/* ---- SARIF 2.1.0 ------------------------------------------------------------- */
+
+/* The parts of the SARIF 2.1.0 schema code-scanning tools rely on. */
+static void validate_sarif(json_t *log)
+{
+    cr_assert(json_is_object(log));
+    cr_expect_str_eq(json_string_value(json_object_get(log, "version")), "2.1.0");
+    const char *schema = json_string_value(json_object_get(log, "$schema"));
+    cr_expect(schema && strstr(schema, "sarif") && strstr(schema, "2.1.0"), "$schema %s", schema);
+    json_t *runs = json_object_get(log, "runs");
+    cr_assert(json_is_array(runs) && json_array_size(runs) == 1);
+    json_t *run = json_array_get(runs, 0);
+    json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+    cr_expect_str_eq(json_string_value(json_object_get(driver, "name")), "ompdag");
+    json_t *rules = json_object_get(driver, "rules");
+    cr_assert(json_is_array(rules));
+    size_t i;
+    json_t *x;
+    json_array_foreach(rules, i, x) {
+        cr_expect(json_is_string(json_object_get(x, "id")));
+        cr_expect(json_is_string(json_object_get(json_object_get(x, "shortDescription"), "text")));
+    }
+    json_t *results = json_object_get(run, "results");
+    cr_assert(json_is_array(results));
+    json_array_foreach(results, i, x) {
+        const char *rule = json_string_value(json_object_get(x, "ruleId"));
+        json_int_t idx = json_integer_value(json_object_get(x, "ruleIndex"));
+        cr_assert(rule && idx >= 0 && (size_t)idx < json_array_size(rules));
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(rules, (size_t)idx), "id")), rule);
+        const char *level = json_string_value(json_object_get(x, "level"));
+        cr_expect(level && (!strcmp(level, "error") || !strcmp(level, "warning") ||
+                            !strcmp(level, "note") || !strcmp(level, "none")));
+        cr_expect(json_is_string(json_object_get(json_object_get(x, "message"), "text")));
+        json_t *loc = json_array_get(json_object_get(x, "locations"), 0);
+        json_t *pl = json_object_get(loc, "physicalLocation");
+        const char *uri = json_string_value(json_object_get(json_object_get(pl, "artifactLocation"), "uri"));
+        cr_expect(uri && uri[0] && !strchr(uri, ' '), "result %zu: uri %s", i, uri);
+        json_t *region = json_object_get(pl, "region");
+        cr_expect(json_integer_value(json_object_get(region, "startLine")) >= 1);
+        json_t *col = json_object_get(region, "startColumn");
+        cr_expect(!col || json_integer_value(col) >= 1);
+    }
+}
+
+static json_t *find_result(json_t *log, const char *rule, int line)
+{
+    json_t *results = json_object_get(json_array_get(json_object_get(log, "runs"), 0), "results");
+    size_t i;
+    json_t *x;
+    json_array_foreach(results, i, x) {
+        json_t *region = json_object_get(json_object_get(json_array_get(json_object_get(x, "locations"), 0),
+                                                         "physicalLocation"), "region");
+        if (!strcmp(json_string_value(json_object_get(x, "ruleId")), rule) &&
+            json_integer_value(json_object_get(region, "startLine")) == line)
+            return x;
+    }
+    return NULL;
+}
+
+Test(sarif, violations_and_tied_tasks_in_place)
+{
+    run_result r = sh("ompdag report " FIXTURE " --threads 2,4 --deadline main=2.5ms --format sarif");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_error_t je;
+    json_t *log = json_loads(r.out, 0, &je);
+    cr_assert_not_null(log, "%s", je.text);
+    validate_sarif(log);
+    json_t *results = json_object_get(json_array_get(json_object_get(log, "runs"), 0), "results");
+    /* m=2 fails (2.65 ms > 2.5 ms), m=4 passes (2.4 ms); one tied task */
+    cr_expect_eq(json_array_size(results), 2, "%s", r.out);
+    json_t *dl = find_result(log, "ompdag-deadline", 10);
+    cr_assert_not_null(dl, "%s", r.out);
+    cr_expect_str_eq(json_string_value(json_object_get(dl, "level")), "error");
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(dl, "message"), "text")),
+                     "bound 2.65 ms on 2 threads exceeds deadline 2.5 ms") != NULL);
+    json_t *pl = json_object_get(json_array_get(json_object_get(dl, "locations"), 0), "physicalLocation");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(pl, "artifactLocation"), "uri")),
+                     "src/demo.c");
+    json_t *tied = find_result(log, "ompdag-tied-task", 42);
+    cr_assert_not_null(tied);
+    cr_expect_str_eq(json_string_value(json_object_get(tied, "level")), "warning");
+    json_decref(log);
+    done(r);
+    /* a clean run is still a valid log, with no deadline results */
+    r = sh("ompdag report " FIG3 " --threads 4 --format sarif -o %s/x.sarif && cat %s/x.sarif", tmpdir(), tmpdir());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    log = json_loads(r.out, 0, &je);
+    validate_sarif(log);
+    cr_expect_null(find_result(log, "ompdag-deadline", 14));
+    cr_expect_not_null(find_result(log, "ompdag-tied-task", 18)); /* fig3's tasks are tied */
+    cr_expect_not_null(find_result(log, "ompdag-unobserved", 33)); /* the taskwait never reached */
+    json_decref(log);
+    done(r);
+}
+
+/* ---- HTML -------------------------------------------------------------------- */
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        ++n;
+    return n;
+}
+
+Test(html, self_contained_page_with_graph_and_sortable_table)
+{
+    run_result r = sh("ompdag report " FIXTURE " --threads 2,4 --deadline main=2.5ms --format html -o %s/r.html && cat %s/r.html",
+                      tmpdir(), tmpdir());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *h = r.out;
+    cr_expect(strncmp(h, "<!DOCTYPE html>", 15) == 0);
+    cr_expect_eq(count(h, "<svg"), 2, "one drawing per region");
+    cr_expect_eq(count(h, "<g id=\"node"), 8 + 3, "every node drawn (graphviz g.node)");
+    cr_expect(strstr(h, "<table class=\"sortable\" id=\"regions\">") != NULL);
+    cr_expect_eq(count(h, "<td class=\"l fail\">fail</td>"), 1);
+    cr_expect_eq(count(h, "<td class=\"l pass\">pass</td>"), 1);
+    cr_expect_eq(count(h, "<tr class=\"node\""), 11);
+    cr_expect(strstr(h, "id=\"ompdag-data\"") && strstr(h, "\"n6\":{") , "node detail data");
+    /* self-contained: nothing loaded from elsewhere */
+    cr_expect_null(strstr(h, "<link"));
+    cr_expect_null(strstr(h, " src="));
+    cr_expect_null(strstr(h, "url("));
+    cr_expect_null(strstr(h, "@import"));
+    cr_expect(strstr(h, "</script>\n</body></html>\n") != NULL);
+    done(r);
+}
+
+/* Loads the page in headless Chromium: the script runs to its end (it marks
+ * <body data-ompdag-ready>), the console shows no error, and a screenshot
+ * of the page is written. */
+Test(html, loads_in_headless_chromium, .timeout = 90)
+{
+    run_result w = sh("command -v chromium");
+    cr_assert_eq(w.status, 0, "chromium is not installed (scripts/install-deps.sh installs it)");
+    done(w);
+    run_result r = sh("ompdag report " FIG3 " --threads 2,4 --deadline region=200us --format html -o %s/p.html", tmpdir());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    const char *flags = "--headless --no-sandbox --disable-gpu --disable-background-networking "
+                        "--disable-component-update --disable-sync --no-first-run --hide-scrollbars "
+                        "--enable-logging=stderr --v=0";
+    r = sh("timeout 60 chromium %s --user-data-dir=$(mktemp -d) --dump-dom file://%s/p.html", flags, tmpdir());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "data-ompdag-ready=\"1\"") != NULL, "the page's script did not finish");
+    cr_expect(strstr(r.out, "<svg") != NULL);
+    cr_expect_null(strstr(r.err, "Uncaught"), "%s", r.err);
+    cr_expect_null(strstr(r.err, ":ERROR:CONSOLE"), "%s", r.err);
+    done(r);
+    r = sh("timeout 60 chromium %s --user-data-dir=$(mktemp -d) --window-size=1280,1400 "
+           "--screenshot=%s/p.png file://%s/p.html && test -s %s/p.png && head -c 8 %s/p.png | od -c | head -1",
+           flags, tmpdir(), tmpdir(), tmpdir(), tmpdir());
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "P   N   G") != NULL, "no PNG screenshot: %s", r.out);
+    done(r);
+}
+
+/* ---- plugin-side violations -------------------------------------------------- */
+
+Test(violations, current_deadlines_against_wcet_database)
+{
+    ompdag_condag_set *db = load(FIXTURE);
+    /* the freshly extracted graph: WCET 0, same region, a tighter deadline */
+    const char *cur =
+        "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":["
+        "{\"function\":\"main\",\"deadline\":\"2ms\",\"region_key\":\"src/demo.c:10\","
+        "\"loc\":{\"file\":\"src/demo.c\",\"line\":10,\"col\":1},"
+        "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":0}],\"edges\":[]},"
+        "{\"function\":\"other\",\"deadline\":\"1ns\",\"region_key\":\"src/other.c:3\","
+        "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":0}],\"edges\":[]}]}";
+    ompdag_condag_set *current = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_buffer(cur, strlen(cur), "cur", &current, &err), OMPDAG_OK,
+                 "%s", err.message);
+    ompdag_deadline_violation *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(ompdag_deadline_violations(current, db, 0, &v, &n, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(n, 1); /* `other` has no measurements: not checked */
+    cr_expect_str_eq(v[0].message, "bound 2.4 ms on 4 threads exceeds deadline 2 ms [ompdag-deadline]");
+    cr_expect_str_eq(v[0].loc.file, "src/demo.c");
+    cr_expect_eq(v[0].loc.line, 10);
+    cr_expect_eq(v[0].m, 4);
+    cr_expect_eq(v[0].bound_times_m, 9600);
+    free(v);
+    /* m = 8: 3150 + 7·2150 = 18200 us / 8 = 2.275 ms, still above 2 ms */
+    cr_assert_eq(ompdag_deadline_violations(current, db, 8, &v, &n, &err), OMPDAG_OK);
+    cr_expect_eq(n, 1);
+    cr_expect_str_eq(v[0].message, "bound 2.27 ms on 8 threads exceeds deadline 2 ms [ompdag-deadline]");
+    free(v);
+    /* the db against its own deadlines (5 ms): nothing */
+    cr_assert_eq(ompdag_deadline_violations(NULL, db, 0, &v, &n, &err), OMPDAG_OK);
+    cr_expect_eq(n, 0);
+    cr_expect_null(v);
+    ompdag_condag_set_destroy(current);
+    ompdag_condag_set_destroy(db);
+}
+
+/* ---- the real pipeline ------------------------------------------------------- */
+
+Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
+{
+    const char *d = tmpdir();
+    run_result w = sh("command -v clang-14");
+    cr_assert_eq(w.status, 0, "clang-14 is needed");
+    done(w);
+    run_result r = sh("cd examples && ompdag extract fig3_nested.c -o %s/g.json && "
+                      "clang-14 -fopenmp -g fig3_nested.c -o %s/prog && "
+                      "(export OMP_NUM_THREADS=2; ompdag run --trace %s/t.trace -- %s/prog) && "
+                      "ompdag annotate %s/g.json %s/t.trace --unobserved zero -o %s/a.json",
+                      d, d, d, d, d, d, d);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    done(r);
+    r = sh("ompdag report %s/a.json --threads 2 --format json", d);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *root = json_loads(r.out, 0, NULL);
+    json_t *row = json_array_get(json_object_get(root, "regions"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "function")), "region");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(row, "loc"), "line")), 14);
+    cr_expect(json_real_value(json_object_get(row, "bound_ns")) > 0);
+    cr_expect(json_real_value(json_object_get(row, "observed_max_ns")) > 0, "probe observations");
+    json_t *n0 = json_array_get(json_object_get(row, "node_wcets"), 0);
+    cr_expect(json_integer_value(json_object_get(n0, "samples")) >= 1);
+    double bound = json_real_value(json_object_get(row, "bound_ns"));
+    json_decref(root);
+    done(r);
+    /* deadlines on both sides of the measured bound */
+    r = sh("ompdag check %s/a.json --threads 2 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    done(r);
+    r = sh("ompdag check %s/a.json --threads 2 --deadline region=%.0fns", d, bound / 2);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fig3_nested.c:14:1: error: region: bound") != NULL, "%s", r.out);
+    done(r);
+    /* `#pragma ompdag deadline(5ms)` reaches check through the front end */
+    r = sh("cd examples && ompdag extract fib.c -o %s/fib.json && ompdag check %s/fib.json --threads 4", d, d);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "main: pass: bound 0 ns on 4 threads, deadline 5 ms") != NULL, "%s", r.out);
+    done(r);
+}
+
+/* ---- simulate (CLI) ---------------------------------------------------------- */
+
+Test(simulate, figure5_every_flow_within_the_bound)
+{
+    run_result r = sh("ompdag simulate examples/condag/figure5.json --threads 1,4 --format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *arr = json_loads(r.out, 0, NULL);
+    cr_assert(json_is_array(arr) && json_array_size(arr) == 4, "%s", r.out); /* 2 m x 2 schedulers */
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        /* figure 5 has one branch: 2 flows, plus the worst flow run first */
+        cr_expect_eq(json_integer_value(json_object_get(o, "flows")), 3);
+        cr_expect_eq(json_integer_value(json_object_get(o, "above_bound")), 0);
+        cr_expect_leq(json_real_value(json_object_get(o, "max_over_bound")), 1.0);
+        json_t *f;
+        size_t k;
+        json_array_foreach(json_object_get(o, "per_flow"), k, f)
+            cr_expect_leq(json_integer_value(json_object_get(f, "response")) *
+                              json_integer_value(json_object_get(o, "m")),
+                          json_integer_value(json_object_get(f, "flow_bound_times_m")));
+    }
+    /* m = 1: the response of the worst flow is the bound, vol = 12 */
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 0), "max_response")), 12);
+    json_decref(arr);
+    done(r);
+    r = sh("ompdag simulate examples/condag/fib.json --scheduler bfs --flows random:50 --exec random --seed 3");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "m=4   bfs: 51 flow runs") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "all within the bound") != NULL, "%s", r.out);
+    done(r);
+    const char *bad[] = {"simulate examples/condag/fib.json --scheduler lifo",
+                         "simulate examples/condag/fib.json --flows some",
+                         "simulate examples/condag/fib.json --threads 0",
+                         "simulate examples/condag/fib.json --graph 3"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        r = sh("ompdag %s", bad[k]);
+        cr_expect_eq(r.status, 2, "'%s' exited %d", bad[k], r.status);
+        done(r);
+    }
+}

@@ -1,0 +1,218 @@
+/* tests/report/test_sim.c — the schedule simulator as an independent check of
+ * the exact bound: on thousands of random con-DAGs (seed 004 §7 generator),
+ * for m in {1, 2, 3, 4, 8}, WFS and BFS, worst / random flows and WCET /
+ * random execution times, every simulated response R satisfies
+ *     m·R <= vol(e) + (m−1)·len(e)   (Graham, per flow)   <= bound_times_m,
+ * with the lower bounds R >= len(e), m·R >= vol(e), equality at m = 1. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/gen.h"
+#include "ompdag/report.h"
+#include "ompdag/rta.h"
+
+static ompdag_condag *random_graph(uint64_t seed, ompdag_rng *shape)
+{
+    ompdag_gen_params p;
+    ompdag_gen_params_init(&p);
+    p.seed = seed;
+    p.tasks = (int32_t)ompdag_rng_range(shape, 2, 14);
+    p.p_if = 0.05 + 0.45 * ompdag_rng_unit(shape);
+    p.p_cre = 0.05 + 0.45 * ompdag_rng_unit(shape);
+    p.p_wait = 0.05 + 0.45 * ompdag_rng_unit(shape);
+    p.nodes_min = 3;
+    p.nodes_max = (int32_t)ompdag_rng_range(shape, 3, 25);
+    p.wcet_min = ompdag_rng_range(shape, 0, 1);
+    p.wcet_max = ompdag_rng_range(shape, 1, 100);
+    ompdag_condag *g = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_gen_random(&p, &g, &err), OMPDAG_OK, "seed %llu: %s",
+                 (unsigned long long)seed, err.message);
+    return g;
+}
+
+typedef struct stats {
+    uint64_t runs, tight, steals, sched_differs;
+    double max_ratio;
+} stats;
+
+/* One flow, one m, both schedulers, both execution-time modes. */
+static void check_flow(ompdag_sim *sim, const ompdag_condag *g, const int32_t *choice, int32_t m,
+                       int64_t bound_times_m, bool is_worst, ompdag_rng *rng, int64_t *exec,
+                       stats *st, uint64_t seed)
+{
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    ompdag_flow_eval fe;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_flow_evaluate(g, choice, &opt, &fe, NULL, NULL, &err), OMPDAG_OK, "%s",
+                 err.message);
+    cr_assert_leq(fe.bound_times_m, bound_times_m, "seed %llu: a flow above the exact bound",
+                  (unsigned long long)seed);
+    int64_t wfs_makespan = -1;
+    for (int sc = 0; sc < 2; ++sc) {
+        ompdag_scheduler sched = sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS;
+        for (int mode = 0; mode < 2; ++mode) {
+            if (mode)
+                for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+                    exec[v] = ompdag_rng_range(rng, 0, ompdag_condag_node_wcet(g, v));
+            ompdag_sim_result r;
+            cr_assert_eq(ompdag_sim_run(sim, choice, mode ? exec : NULL, m, sched, seed * 31 + (uint64_t)m,
+                                        &r, &err),
+                         OMPDAG_OK, "seed %llu m %d: %s", (unsigned long long)seed, m, err.message);
+            ++st->runs;
+            int64_t mr = r.makespan * m;
+            cr_assert_leq(mr, fe.bound_times_m,
+                          "seed %llu m %d %s: m*R = %lld above vol + (m-1)len = %lld",
+                          (unsigned long long)seed, m, ompdag_scheduler_name(sched), (long long)mr,
+                          (long long)fe.bound_times_m);
+            cr_assert_eq(r.executed, fe.executed);
+            cr_assert_eq(r.events, r.executed);
+            if (mode == 0) {
+                cr_assert_eq(r.busy, fe.vol);
+                cr_assert_geq(r.makespan, fe.len, "seed %llu: shorter than the longest path",
+                              (unsigned long long)seed);
+                cr_assert_geq(mr, fe.vol);
+                if (m == 1)
+                    cr_assert_eq(r.makespan, fe.vol, "one thread runs the volume, never idles");
+                if (is_worst && m == 1) {
+                    cr_assert_eq(mr, bound_times_m, "the bound is tight at m = 1");
+                    ++st->tight;
+                }
+                double ratio = bound_times_m ? (double)mr / (double)bound_times_m : 0;
+                if (ratio > st->max_ratio)
+                    st->max_ratio = ratio;
+                if (sc == 0)
+                    wfs_makespan = r.makespan;
+                else if (r.makespan != wfs_makespan)
+                    ++st->sched_differs;
+            }
+            st->steals += (uint64_t)r.steals;
+        }
+    }
+}
+
+Test(sim, never_exceeds_the_exact_bound_on_random_graphs, .timeout = 120)
+{
+    const int32_t ms[] = {1, 2, 3, 4, 8};
+    ompdag_rng shape, rng;
+    ompdag_rng_seed(&shape, 20261122);
+    ompdag_rng_seed(&rng, 7);
+    stats st = {0};
+    enum { GRAPHS = 2000, RANDOM_FLOWS = 2 };
+    for (uint64_t seed = 1; seed <= GRAPHS; ++seed) {
+        ompdag_condag *g = random_graph(seed, &shape);
+        int32_t n = ompdag_condag_node_count(g);
+        int32_t *choice = malloc(sizeof *choice * (size_t)n);
+        int64_t *exec = malloc(sizeof *exec * (size_t)n);
+        ompdag_sim *sim;
+        ompdag_error err = {0};
+        cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK);
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            ompdag_rta_result *res;
+            cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err), OMPDAG_OK);
+            int64_t btm = ompdag_rta_result_bound_times_m(res);
+            int32_t *worst = ompdag_rta_result_choices_copy(res, g);
+            check_flow(sim, g, worst, ms[k], btm, true, &rng, exec, &st, seed);
+            free(worst);
+            for (int f = 0; f < RANDOM_FLOWS; ++f) {
+                ompdag_sim_random_choice(g, &rng, choice);
+                check_flow(sim, g, choice, ms[k], btm, false, &rng, exec, &st, seed);
+            }
+            ompdag_rta_result_destroy(res);
+        }
+        ompdag_sim_destroy(sim);
+        free(choice), free(exec);
+        ompdag_condag_destroy(g);
+    }
+    cr_expect_eq(st.runs, (uint64_t)GRAPHS * 5 * (1 + RANDOM_FLOWS) * 4);
+    cr_expect_eq(st.tight, (uint64_t)GRAPHS * 2, "m = 1 worst flows, both schedulers");
+    cr_expect_gt(st.steals, 0, "WFS never stole: the deques were not exercised");
+    cr_expect_gt(st.sched_differs, 0, "WFS and BFS never differed");
+    cr_expect_leq(st.max_ratio, 1.0);
+    cr_log_info("%llu simulations, max simulated/bound %.4f, %llu steals, WFS != BFS on %llu",
+                (unsigned long long)st.runs, st.max_ratio, (unsigned long long)st.steals,
+                (unsigned long long)st.sched_differs);
+}
+
+/* ompdag_sim_next_flow visits exactly the flows the enumerate oracle counts,
+ * and the worst of them reaches the exact bound. */
+Test(sim, next_flow_visits_every_flow_once)
+{
+    ompdag_rng shape;
+    ompdag_rng_seed(&shape, 99);
+    int checked = 0, branchy = 0;
+    for (uint64_t seed = 1; seed <= 400; ++seed) {
+        ompdag_condag *g = random_graph(seed, &shape);
+        int32_t n = ompdag_condag_node_count(g);
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, 3);
+        opt.max_flows = 4096;
+        ompdag_rta_result *en = NULL, *ex = NULL;
+        ompdag_error err = {0};
+        if (ompdag_rta_run(g, OMPDAG_ALG_ENUMERATE, &opt, &en, &err) != OMPDAG_OK) {
+            cr_assert_eq(err.code, OMPDAG_ERR_LIMIT, "%s", err.message);
+            ompdag_condag_destroy(g);
+            continue;
+        }
+        cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &ex, &err), OMPDAG_OK);
+        int32_t *choice = malloc(sizeof *choice * (size_t)n);
+        uint8_t *executed = malloc((size_t)n);
+        for (int32_t v = 0; v < n; ++v) {
+            int32_t c;
+            const int32_t *succ = ompdag_condag_node_fsucc(g, v, &c);
+            choice[v] = ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C ? succ[0] : -1;
+        }
+        uint64_t flows = 0;
+        int64_t best = 0;
+        do {
+            ompdag_flow_eval fe;
+            cr_assert_eq(ompdag_flow_evaluate(g, choice, &opt, &fe, NULL, NULL, &err), OMPDAG_OK);
+            if (fe.bound_times_m > best)
+                best = fe.bound_times_m;
+            ++flows;
+        } while (ompdag_sim_next_flow(g, choice, executed));
+        cr_expect_eq(flows, ompdag_rta_result_flow_count(en), "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(best, ompdag_rta_result_bound_times_m(ex), "seed %llu", (unsigned long long)seed);
+        branchy += flows > 4;
+        ++checked;
+        free(choice), free(executed);
+        ompdag_rta_result_destroy(en);
+        ompdag_rta_result_destroy(ex);
+        ompdag_condag_destroy(g);
+    }
+    cr_expect_gt(checked, 200);
+    cr_expect_gt(branchy, 20, "too few graphs with several flows");
+}
+
+Test(sim, refuses_bad_arguments)
+{
+    ompdag_rng shape;
+    ompdag_rng_seed(&shape, 5);
+    ompdag_condag *g = random_graph(3, &shape);
+    int32_t n = ompdag_condag_node_count(g);
+    ompdag_sim *sim;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK);
+    int32_t *choice = malloc(sizeof *choice * (size_t)n);
+    int64_t *exec = malloc(sizeof *exec * (size_t)n);
+    ompdag_sim_random_choice(g, &shape, choice);
+    ompdag_sim_result r;
+    cr_expect_eq(ompdag_sim_run(sim, choice, NULL, 0, OMPDAG_SCHED_WFS, 1, &r, &err), OMPDAG_ERR_ARGUMENT);
+    int32_t top = ompdag_condag_task_source(g, ompdag_condag_root_task(g));
+    for (int32_t v = 0; v < n; ++v)
+        exec[v] = ompdag_condag_node_wcet(g, v);
+    exec[top] += 1;
+    cr_expect_eq(ompdag_sim_run(sim, choice, exec, 2, OMPDAG_SCHED_BFS, 1, &r, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect(strstr(err.message, ompdag_condag_node_id(g, top)) != NULL, "%s", err.message);
+    ompdag_scheduler s;
+    cr_expect(ompdag_scheduler_parse("wfs", &s) && s == OMPDAG_SCHED_WFS);
+    cr_expect(ompdag_scheduler_parse("bfs", &s) && s == OMPDAG_SCHED_BFS);
+    cr_expect(!ompdag_scheduler_parse("lifo", &s));
+    ompdag_sim_destroy(sim);
+    free(choice), free(exec);
+    ompdag_condag_destroy(g);
+}
