@@ -7,7 +7,8 @@
 void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m)
 {
     *opt = (ompdag_rta_options){.m = m, .max_flows = OMPDAG_DEFAULT_MAX_FLOWS,
-                                .migration_overhead = 0, .migration_model = OMPDAG_MIGRATION_WFS};
+                                .migration_overhead = 0, .migration_model = OMPDAG_MIGRATION_WFS,
+                                .bound_only = false};
 }
 
 ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options *opt,

@@ -215,13 +215,14 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
                         ompdag_rta_result **out, ompdag_error *err)
 {
     exact_tables t = {malloc(sizeof *t.row * (size_t)g->n)};
-    ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, true);
+    ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, !opt->bound_only);
     ompdag_status st = r && t.row ? OMPDAG_OK
                                   : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) {
         compute_tables(g, opt, &t);
         r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
-        st = build_witness(g, opt, &t, r, err);
+        if (!opt->bound_only)
+            st = build_witness(g, opt, &t, r, err);
     }
     free(t.row);
     if (st) {

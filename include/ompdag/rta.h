@@ -45,9 +45,10 @@ typedef struct ompdag_rta_options {
     uint64_t max_flows;          /* enumerate only; 0 means OMPDAG_DEFAULT_MAX_FLOWS */
     int64_t migration_overhead;  /* O >= 0 per migration, in the graph's unit; 0: none */
     ompdag_migration_model migration_model;
+    bool bound_only;             /* exact: skip rebuilding the worst flow (no witness) */
 } ompdag_rta_options;
 
-/* Fills defaults: max_flows = 10^6, no migration overhead, WFS. */
+/* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on. */
 void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m);
 
 typedef struct ompdag_rta_result ompdag_rta_result;
