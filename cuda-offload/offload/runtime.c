@@ -351,13 +351,32 @@ ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
     for (int i = 0; i < ncpu + ngpus; ++i)
         if ((i > 0 || ncpu == 0) && i - (ncpu > 0 ? 1 : 0) < started)
             pthread_join(ws[i].thread, NULL);
+    /* Iterations no device would take (a failed GPU chunk given back after
+     * the static blocks were handed out, or a thread that could not start):
+     * the calling thread runs them, counted on the first CPU-kind device. */
+    if (rs.s->R > 0) {
+        int d = 0;
+        while (d < rs.s->ndev && rs.s->dev[d].kind != OFF_CPU)
+            ++d;
+        while (rs.s->nback > 0 || rs.s->next < rs.s->n) {
+            off_range r;
+            if (rs.s->nback > 0) {
+                r = rs.s->back[--rs.s->nback];
+            } else {
+                r = (off_range){rs.s->next, rs.s->n};
+                rs.s->next = rs.s->n;
+            }
+            double a = off_now();
+            cpu_body(r.begin, r.end, ctx);
+            double b = off_now();
+            rs.s->R -= r.end - r.begin;
+            if (d < rs.s->ndev)
+                off_sched_record(rs.s, d, -1, r.end - r.begin, b - a, b - rs.t0);
+        }
+    }
     double wall = off_now() - rs.t0;
     pthread_mutex_destroy(&rs.mu);
 
-    if (st == OMPDAG_OK && rs.s->R > 0)
-        st = ompdag_error_set(err, OMPDAG_ERR_LIMIT,
-                              "offload: %" PRId64 " iterations left with no device to run them",
-                              rs.s->R);
     if (st == OMPDAG_OK && rs.gpu_failure)
         st = ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                               "offload: %s failed (%s); the CPUs ran its chunks",

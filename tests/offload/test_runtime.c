@@ -272,6 +272,48 @@ Test(runtime, slow_gpu_gets_no_chunk_near_the_end)
     counter_free(c);
 }
 
+/* A GPU whose every chunk fails (as a failed kernel launch would): nothing
+ * runs on it, the chunk goes back to the pool; under dtsa the host thread
+ * runs it, under the baselines (whose host threads do not compute) the
+ * calling thread runs what is left after the threads end. */
+static void failing_launch(off_gpu *g, int64_t b, int64_t e)
+{
+    (void)b, (void)e;
+    ((scripted_gpu *)g)->launches++;
+}
+
+static bool failing_query(off_gpu *g, double *done_s)
+{
+    g->failure = "scripted device failure";
+    *done_s = off_now();
+    return true;
+}
+
+static const off_gpu_ops failing_ops = {failing_launch, failing_query, sg_destroy};
+
+Test(runtime, failed_gpu_chunks_are_rerun_on_cpus)
+{
+    for (int p = 0; p < OMPDAG_OFFLOAD_POLICY_COUNT; ++p) {
+        int64_t n = 10000;
+        counter *c = counter_new(n, 0);
+        scripted_gpu sg = {.g = {.ops = &failing_ops, .kind = OMPDAG_DEVICE_GPU, .name = "bad0"},
+                           .c = c};
+        off_gpu *gpus[1] = {&sg.g};
+        ompdag_offload_opts o;
+        ompdag_offload_opts_init(&o);
+        o.policy = (ompdag_offload_policy)p;
+        o.cpu_threads = 0; /* the GPU surely gets the first chunk */
+        ompdag_error err = {0};
+        cr_assert_eq(off_run(n, count_body, c, &o, gpus, 1, NULL, &err), OMPDAG_ERR_UNSUPPORTED,
+                     "policy %d", p);
+        cr_assert(strstr(err.message, "bad0") && strstr(err.message, "scripted device failure"),
+                  "%s", err.message);
+        cr_assert_eq(sg.launches, 1, "a failed GPU gets no second chunk");
+        counter_check_once(c, "failed gpu");
+        counter_free(c);
+    }
+}
+
 Test(runtime, slow_simulated_gpu_gets_a_small_share)
 {
     /* A simulated GPU 50 times slower than a CPU thread: whatever the
