@@ -351,3 +351,49 @@ bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *exec
     }
     return false;
 }
+
+ompdag_status ompdag_sim_tightness(const ompdag_condag *g, int32_t m, int32_t random_flows,
+                                   uint64_t seed, double *ratio, int64_t *max_response,
+                                   ompdag_error *err)
+{
+    if (!g || m < 1 || random_flows < 0 || !ratio)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tightness: bad arguments");
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    ompdag_rta_result *res = NULL;
+    ompdag_sim *sim = NULL;
+    int32_t *choice = NULL;
+    ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, err);
+    if (!st)
+        st = ompdag_sim_create(g, &sim, err);
+    if (!st && !(choice = ompdag_rta_result_choices_copy(res, g)))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_rng rng;
+    ompdag_rng_seed(&rng, seed);
+    int64_t best = 0;
+    for (int32_t f = 0; !st && f <= random_flows; ++f) {
+        if (f > 0)
+            ompdag_sim_random_choice(g, &rng, choice);
+        for (int sc = 0; sc < 2 && !st; ++sc) {
+            ompdag_sim_result r;
+            st = ompdag_sim_run(sim, choice, NULL, m, sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS,
+                                seed + (uint64_t)f, &r, err);
+            if (!st && r.makespan > best)
+                best = r.makespan;
+        }
+    }
+    if (!st) {
+        int64_t btm = ompdag_rta_result_bound_times_m(res);
+        if ((__int128)best * m > btm)
+            st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                  "tightness: simulated response %lld exceeds the bound %lld/%d",
+                                  (long long)best, (long long)btm, m);
+        *ratio = btm > 0 ? (double)best * m / (double)btm : 0.0;
+        if (max_response)
+            *max_response = best;
+    }
+    free(choice);
+    ompdag_sim_destroy(sim);
+    ompdag_rta_result_destroy(res);
+    return st;
+}

@@ -216,6 +216,16 @@ ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t
                              ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
                              ompdag_error *err);
 
+/* The tightness of the exact bound on g for m threads, for experiments: the
+ * largest simulated response time (WFS and BFS, WCET execution times, the
+ * exact worst flow plus `random_flows` random flows drawn from `seed`) divided
+ * by the bound, in [0, 1] when the bound holds.  *max_response gets that
+ * response (may be NULL).  Fails like ompdag_rta_run / ompdag_sim_run, and
+ * with OMPDAG_ERR_INVALID if a response exceeds the bound. */
+ompdag_status ompdag_sim_tightness(const ompdag_condag *g, int32_t m, int32_t random_flows,
+                                   uint64_t seed, double *ratio, int64_t *max_response,
+                                   ompdag_error *err);
+
 /* Draws a uniformly random branch at every C node into choice[] (one entry
  * per node, -1 for non-C nodes), from the generator's PRNG (gen.h). */
 struct ompdag_rng;

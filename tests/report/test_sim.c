@@ -216,3 +216,23 @@ Test(sim, refuses_bad_arguments)
     free(choice), free(exec);
     ompdag_condag_destroy(g);
 }
+
+Test(sim, tightness_for_experiments)
+{
+    ompdag_rng shape;
+    ompdag_rng_seed(&shape, 11);
+    int below = 0;
+    for (uint64_t seed = 1; seed <= 100; ++seed) {
+        ompdag_condag *g = random_graph(seed, &shape);
+        ompdag_error err = {0};
+        double ratio = -1;
+        int64_t resp = -1;
+        cr_assert_eq(ompdag_sim_tightness(g, 1, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s", err.message);
+        cr_expect(ratio == 1.0 || ompdag_condag_total_wcet(g) == 0, "m = 1 is tight: %g", ratio);
+        cr_assert_eq(ompdag_sim_tightness(g, 4, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s", err.message);
+        cr_expect(ratio >= 0 && ratio <= 1.0, "%g", ratio);
+        below += ratio < 1.0;
+        ompdag_condag_destroy(g);
+    }
+    cr_expect_gt(below, 0, "on 4 threads some bound is not reached by these schedules");
+}
