@@ -17,7 +17,7 @@ void cmd_analyze_help(FILE *out)
             "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
             "options:\n"
             "  --threads M[,M...]     thread counts (default: the file's \"threads\")\n"
-            "  --algorithm A          exact (default), alg0, enumerate, or all\n"
+            "  --algorithm A[,A...]   exact (default), alg0, enumerate, or all\n"
             "  --format text|json     output format (default text)\n"
             "  --max-flows N          enumeration limit (default 1000000)\n"
             "  --migration-overhead O charge O per migration, counted on the flow\n"
@@ -37,18 +37,21 @@ typedef struct analyze_opts {
 
 enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_MODEL };
 
+/* "all", or a comma-separated list such as "exact,alg0". */
 static int parse_algorithms(const char *s, analyze_opts *o)
 {
-    if (!strcmp(s, "all")) {
-        o->algs[0] = OMPDAG_ALG_EXACT, o->algs[1] = OMPDAG_ALG_ALG0,
-        o->algs[2] = OMPDAG_ALG_ENUMERATE;
-        o->alg_count = 3;
-        return 0;
+    if (!strcmp(s, "all"))
+        s = "exact,alg0,enumerate";
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->alg_count = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->alg_count == 3 || !ompdag_algorithm_parse(tok, &o->algs[o->alg_count]))
+            return cli_usage_error("analyze",
+                                   "unknown algorithm list '%s' (exact, alg0, enumerate, all)", s);
+        o->alg_count++;
     }
-    o->alg_count = 1;
-    return ompdag_algorithm_parse(s, &o->algs[0])
-               ? 0
-               : cli_usage_error("analyze", "unknown algorithm '%s' (exact, alg0, enumerate, all)", s);
+    return o->alg_count ? 0 : cli_usage_error("analyze", "--algorithm needs a value");
 }
 
 static int parse_args(int argc, char **argv, analyze_opts *o)
