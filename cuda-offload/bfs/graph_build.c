@@ -24,7 +24,7 @@ ompdag_status bfs_fail(ompdag_error *err, ompdag_status code, const char *fmt, .
     return code;
 }
 
-ompdag_status graph_alloc(int64_t n, int64_t m, ompdag_graph **out, ompdag_error *err)
+ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err)
 {
     ompdag_graph *g = calloc(1, sizeof *g);
     if (!g)
@@ -34,7 +34,7 @@ ompdag_status graph_alloc(int64_t n, int64_t m, ompdag_graph **out, ompdag_error
     g->n = n;
     g->m = m;
     g->offsets = calloc((size_t)n + 1, sizeof *g->offsets);
-    if (n <= INT32_MAX)
+    if (n <= INT32_MAX && !wide)
         g->adj32 = malloc((size_t)(m > 0 ? m : 1) * sizeof *g->adj32);
     else
         g->adj64 = malloc((size_t)(m > 0 ? m : 1) * sizeof *g->adj64);
@@ -145,7 +145,7 @@ ompdag_status ompdag_graph_from_edges(int64_t n, int64_t m, const int64_t *src, 
         FOR_EACH_ARC(i, s, d, (++in_off[d + 2], ++arcs));
     (void)s;
     ompdag_graph *g;
-    ompdag_status st = graph_alloc(n, arcs, &g, err);
+    ompdag_status st = graph_alloc(n, arcs, (flags & OMPDAG_GRAPH_WIDE_IDS) != 0, &g, err);
     if (st != OMPDAG_OK) {
         free(in_off);
         return st;

@@ -39,8 +39,9 @@ static inline int64_t csr_degree(const ompdag_graph *g, int64_t v)
 ompdag_status bfs_fail(ompdag_error *err, ompdag_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Allocates an empty graph with offsets for n vertices and room for m arcs. */
-ompdag_status graph_alloc(int64_t n, int64_t m, ompdag_graph **out, ompdag_error *err);
+/* Allocates an empty graph with offsets for n vertices and room for m arcs;
+ * ids are int64 when n > INT32_MAX or `wide`, else int32. */
+ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err);
 
 /* Checks symmetry and sortedness and stores the flags. */
 void graph_compute_flags(ompdag_graph *g);

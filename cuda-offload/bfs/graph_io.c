@@ -294,14 +294,9 @@ static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, 
         return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 8: bad header (version %u, %u-byte ids, n %lld)",
                         path, h.version, h.id_bytes, (long long)h.n);
     ompdag_graph *g;
-    ompdag_status st = graph_alloc(h.n, h.m, &g, err);
+    ompdag_status st = graph_alloc(h.n, h.m, h.id_bytes == 8, &g, err);
     if (st != OMPDAG_OK)
         return st;
-    if ((h.id_bytes == 4) != (g->adj32 != NULL)) {
-        ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 12: %u-byte ids for %lld vertices", path,
-                        h.id_bytes, (long long)h.n);
-    }
     long base = (long)sizeof h;
     if (fread(g->offsets, sizeof *g->offsets, (size_t)h.n + 1, f) != (size_t)h.n + 1) {
         ompdag_graph_destroy(g);

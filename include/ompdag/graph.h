@@ -30,6 +30,8 @@ enum {
     OMPDAG_GRAPH_SYMMETRIZE = 1u << 0,      /* add (v,u) for every (u,v): an undirected graph */
     OMPDAG_GRAPH_DROP_SELF_LOOPS = 1u << 1, /* drop (v,v) */
     OMPDAG_GRAPH_DEDUP = 1u << 2,           /* keep one copy of each arc */
+    OMPDAG_GRAPH_WIDE_IDS = 1u << 3,        /* int64 neighbour ids even when int32 would do
+                                               (what graphs of more than 2^31 vertices use) */
     /* The flags the Graph500 generators use. */
     OMPDAG_GRAPH_UNDIRECTED_SIMPLE =
         OMPDAG_GRAPH_SYMMETRIZE | OMPDAG_GRAPH_DROP_SELF_LOOPS | OMPDAG_GRAPH_DEDUP

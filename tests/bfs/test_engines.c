@@ -1,6 +1,8 @@
 /* Every engine, on Kronecker and uniform graphs and on edge cases, passes
  * Graph500 validation and gives the serial reference's levels. */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bfs_test_util.h"
 
@@ -232,4 +234,42 @@ Test(engines, teps_summary_and_sources)
             cr_assert_neq(keys[i], keys[j]);
     }
     ompdag_graph_destroy(g);
+}
+
+Test(engines, wide_ids_path)
+{
+    /* the int64-id layout graphs above 2^31 vertices use, forced on a small graph */
+    ompdag_graph *k = tu_kron(11, 6);
+    int64_t n = ompdag_graph_vertices(k), m = 0;
+    int64_t *s = malloc((size_t)ompdag_graph_arcs(k) * sizeof *s);
+    int64_t *d = malloc((size_t)ompdag_graph_arcs(k) * sizeof *d);
+    for (int64_t v = 0; v < n; ++v)
+        for (int64_t i = 0; i < ompdag_graph_degree(k, v); ++i) {
+            s[m] = v;
+            d[m++] = ompdag_graph_neighbor(k, v, i);
+        }
+    ompdag_graph *g = tu_graph(n, m, s, d, OMPDAG_GRAPH_WIDE_IDS);
+    free(s);
+    free(d);
+    cr_assert_eq(ompdag_graph_id_bytes(g), 8);
+    cr_assert(ompdag_graph_is_symmetric(g));
+    int64_t keys[2];
+    ompdag_bfs_pick_sources(g, 2, 4, keys);
+    check_all_engines(g, keys[0]);
+    check_all_engines(g, keys[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ompdag_bfs_wide_%d.csr", (int)getpid());
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_graph_write(g, path, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_graph *h = NULL;
+    cr_assert_eq(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_OK, "%s", err.message);
+    unlink(path);
+    cr_assert_eq(ompdag_graph_id_bytes(h), 8);
+    cr_assert_eq(ompdag_graph_arcs(h), ompdag_graph_arcs(k));
+    for (int64_t v = 0; v < n; ++v)
+        for (int64_t i = 0; i < ompdag_graph_degree(k, v); ++i)
+            cr_assert_eq(ompdag_graph_neighbor(h, v, i), ompdag_graph_neighbor(k, v, i));
+    ompdag_graph_destroy(h);
+    ompdag_graph_destroy(g);
+    ompdag_graph_destroy(k);
 }
