@@ -52,8 +52,7 @@ size_t report_first_row(const ompdag_report *r, size_t gi);
 /* Writers (report_write.c, report_sarif.c, report_html.c). */
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err);
 ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err);
-struct json_t *report_row_json(const ompdag_report *r, size_t i, bool with_nodes);
-struct json_t *report_json(const ompdag_report *r);
+struct json_t *report_row_json(const ompdag_report *r, size_t i);
 ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err);
 ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
                                 void *ctx, ompdag_error *err);

@@ -275,31 +275,6 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
 }
 
-static json_t *nodes_json(const ompdag_condag *g)
-{
-    char a[512];
-    json_t *arr = json_array();
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        json_t *x = ompdag_condag_extra(g, v);
-        char kind[2] = {(char)ompdag_condag_node_kind(g, v), 0};
-        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I}", "id", ompdag_condag_node_id(g, v), "kind",
-                              kind, "task", ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)),
-                              "at", report_node_place(g, v, a, sizeof a), "wcet",
-                              (json_int_t)ompdag_condag_node_wcet(g, v));
-        if (ompdag_condag_node_label(g, v))
-            json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
-        static const char *keys[] = {"samples", "observed_max", "observed_median", "estimator",
-                                     "margin_pct", "unobserved", "untied"};
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
-            json_t *val = json_object_get(x, keys[k]);
-            if (val)
-                json_object_set(o, keys[k], val);
-        }
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
 static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, int32_t m)
 {
     char a[512];
@@ -316,7 +291,7 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
                      r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
 }
 
-json_t *report_row_json(const ompdag_report *r, size_t i, bool with_nodes)
+json_t *report_row_json(const ompdag_report *r, size_t i)
 {
     const ompdag_report_row *row = &r->rows[i];
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
@@ -363,24 +338,104 @@ json_t *report_row_json(const ompdag_report *r, size_t i, bool with_nodes)
     json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
     json_object_set_new(o, "assumptions", assumptions_json(r, g, row->m));
-    if (with_nodes)
-        json_object_set_new(o, "node_wcets", nodes_json(g));
     return o;
 }
 
-json_t *report_json(const ompdag_report *r)
+/* Streaming JSON: each region's object is built by jansson, its node list
+ * (most of the volume: one line per node) is written directly, so 10^4
+ * regions of 10^6 nodes stay fast and need one region in memory at a time. */
+static void put_json_string(FILE *out, const char *s)
 {
-    json_t *regions = json_array();
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void put_json_scalar(FILE *out, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING: put_json_string(out, json_string_value(v)); break;
+    case JSON_INTEGER: fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
+    case JSON_REAL: fprintf(out, "%.17g", json_real_value(v)); break;
+    case JSON_TRUE: fputs("true", out); break;
+    case JSON_FALSE: fputs("false", out); break;
+    default: fputs("null", out);
+    }
+}
+
+static void write_node_wcets(FILE *out, const ompdag_condag *g)
+{
+    static const char *keys[] = {"samples", "observed_max", "observed_median", "estimator",
+                                 "margin_pct", "unobserved", "untied"};
+    char a[512];
+    int32_t n = ompdag_condag_node_count(g);
+    fputs("      \"node_wcets\": [", out);
+    for (int32_t v = 0; v < n; ++v) {
+        fputs(v ? ",\n        {\"id\": " : "\n        {\"id\": ", out);
+        put_json_string(out, ompdag_condag_node_id(g, v));
+        fprintf(out, ", \"kind\": \"%c\", \"task\": ", (char)ompdag_condag_node_kind(g, v));
+        put_json_string(out, ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)));
+        fputs(", \"at\": ", out);
+        put_json_string(out, report_node_place(g, v, a, sizeof a));
+        fprintf(out, ", \"wcet\": %" PRId64, ompdag_condag_node_wcet(g, v));
+        if (ompdag_condag_node_label(g, v)) {
+            fputs(", \"label\": ", out);
+            put_json_string(out, ompdag_condag_node_label(g, v));
+        }
+        json_t *x = ompdag_condag_extra(g, v);
+        for (size_t k = 0; x && k < sizeof keys / sizeof keys[0]; ++k) {
+            json_t *val = json_object_get(x, keys[k]);
+            if (!val || json_is_object(val) || json_is_array(val))
+                continue;
+            fprintf(out, ", \"%s\": ", keys[k]);
+            put_json_scalar(out, val);
+        }
+        fputc('}', out);
+    }
+    fputs(n ? "\n      ]\n" : "]\n", out);
+}
+
+static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag_error *err)
+{
     size_t pass = 0, fail = 0;
     for (size_t i = 0; i < r->n; ++i) {
-        json_array_append_new(regions, report_row_json(r, i, true));
         pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
         fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
     }
-    return json_pack("{s:s,s:i,s:s,s:o,s:{s:I,s:I,s:I}}", "format", "ompdag-report", "version", 1,
-                     "input", r->input_name, "regions", regions, "summary", "pass",
-                     (json_int_t)pass, "fail", (json_int_t)fail, "no_deadline",
-                     (json_int_t)(r->n - pass - fail));
+    fputs("{\n  \"format\": \"ompdag-report\",\n  \"version\": 1,\n  \"input\": ", out);
+    put_json_string(out, r->input_name);
+    fprintf(out, ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu},\n"
+                 "  \"regions\": [",
+            pass, fail, r->n - pass - fail);
+    for (size_t i = 0; i < r->n; ++i) {
+        json_t *o = report_row_json(r, i);
+        char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+        json_decref(o);
+        char *close = text ? strrchr(text, '\n') : NULL; /* before the final '}' */
+        if (!close) {
+            free(text);
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        }
+        fputs(i ? ",\n    " : "\n    ", out);
+        for (char *p = text; p < close; ++p) {
+            fputc(*p, out);
+            if (*p == '\n')
+                fputs("    ", out);
+        }
+        free(text);
+        fputs(",\n", out);
+        write_node_wcets(out, ompdag_condag_set_graph(r->set, r->rows[i].graph));
+        fputs("    }", out);
+    }
+    fputs(r->n ? "\n  ]\n}\n" : "]\n}\n", out);
+    return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }
 
 /* ---- CSV (RFC 4180 quoting) ---------------------------------------------- */
@@ -465,15 +520,7 @@ ompdag_status ompdag_report_write(const ompdag_report *r, ompdag_report_format f
     case OMPDAG_REPORT_CSV: return report_write_csv(r, out, err);
     case OMPDAG_REPORT_SARIF: return report_write_sarif(r, out, err);
     case OMPDAG_REPORT_HTML: return report_write_html(r, out, render, render_ctx, err);
-    case OMPDAG_REPORT_JSON: {
-        json_t *j = report_json(r);
-        if (!j)
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-        int rc = json_dumpf(j, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-        json_decref(j);
-        fputc('\n', out);
-        return rc || ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
-    }
+    case OMPDAG_REPORT_JSON: return report_write_json(r, out, err);
     }
     return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: unknown format %d", (int)fmt);
 }
