@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fe_test.h"
+#include "ompdag/rta.h"
 
 static char buf[4096];
 
@@ -225,7 +226,6 @@ Test(refusals, recursion_bound_option_lifts_the_refusal)
 
 /* The extracted graphs are valid inputs for every algorithm: with WCETs
  * derived from the source lines, exact == enumerate <= alg0 (condag.md §3). */
-#include "ompdag/rta.h"
 
 static void bounds_agree(const char *rel)
 {
@@ -262,4 +262,36 @@ Test(bounds, examples_exact_equals_enumerate)
     bounds_agree("examples/helper_tasks.c");
     bounds_agree("examples/clauses.c");
     bounds_agree("examples/fib.c");
+    bounds_agree("examples/fig5_counterexample.c");
+}
+
+Test(bounds, fig5_counterexample_gives_the_seed_values)
+{
+    ompdag_condag_set *set = one_region("examples/fig5_counterexample.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    const int64_t m = 2, L = 4;
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "23");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "24");
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 1 + m * L);
+    cr_assert_eq(ompdag_condag_node_count(g), 1 + 1 + 1 + 1 + 2 * m * L + 1);
+    /* WCETs of the figure: the W node L, each one-unit task 1, the rest 0 */
+    ompdag_error err;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int64_t c = 0;
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W)
+            c = L;
+        else if (ompdag_condag_node_loc(g, v).line == 29)
+            c = 1;
+        cr_assert_eq(ompdag_condag_set_wcet(g, v, c, &err), OMPDAG_OK);
+    }
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, (int32_t)m);
+    ompdag_rta_result *exact = NULL, *alg0 = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &exact, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &alg0, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(exact), m * L + m - 1);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(alg0), m * L + L * (m - 1));
+    ompdag_rta_result_destroy(exact);
+    ompdag_rta_result_destroy(alg0);
+    ompdag_condag_set_destroy(set);
 }

@@ -239,4 +239,5 @@ Test(examples_run, all)
     runs("examples/helper_tasks.c", "helper_tasks: checksum");
     runs("examples/clauses.c", "clauses: checksum");
     runs("examples/fib.c", "fib(21) = 10946");
+    runs("examples/fig5_counterexample.c", "fig5_counterexample: checksum");
 }
