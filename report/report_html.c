@@ -16,6 +16,9 @@
 #include "ompdag/dot.h"
 #include "report_internal.h"
 
+/* Above this many nodes graphviz takes minutes and the drawing is unreadable. */
+enum { HTML_MAX_DRAWN_NODES = 2000 };
+
 static void esc(FILE *out, const char *s)
 {
     for (; s && *s; ++s) {
@@ -334,7 +337,11 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
         }
         fputs("</h2>\n", out);
         region_body(out, r, i);
-        if (render)
+        if (render && ompdag_condag_node_count(g) > HTML_MAX_DRAWN_NODES)
+            fprintf(out, "<p class=\"none\">%d nodes: too many to draw here (graphviz); use "
+                         "<code>ompdag dot --flow worst --svg</code>.</p>\n",
+                    ompdag_condag_node_count(g));
+        else if (render)
             st = region_svg(out, r, i, render, ctx, err);
         node_table(out, g, row->graph);
         char key[32];

@@ -681,3 +681,60 @@ Test(simulate, figure5_every_flow_within_the_bound)
         done(r);
     }
 }
+
+/* Labels and names with quotes, backslashes, control characters and UTF-8
+ * survive every format that carries them (JSON written partly by hand). */
+Test(report, odd_characters_round_trip)
+{
+    const char *text =
+        "{\"format\":\"ompdag-condag\",\"version\":1,\"function\":\"f\\\"q\",\"threads\":2,"
+        "\"loc\":{\"file\":\"dir with space/\u00e9t\u00e9.c\",\"line\":3},"
+        "\"nodes\":[{\"id\":\"a\\\\b\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":5,"
+        "\"label\":\"printf(\\\"x\\\\n\\\")\\t<\\/script>\\u0001\"}],\"edges\":[]}";
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_buffer(text, strlen(text), "odd", &s, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(s, 0);
+    ompdag_report *r = NULL;
+    cr_assert_eq(ompdag_report_create(s, NULL, &r, &err), OMPDAG_OK, "%s", err.message);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    cr_assert_eq(ompdag_report_write(r, OMPDAG_REPORT_JSON, mem, NULL, NULL, &err), OMPDAG_OK);
+    fclose(mem);
+    json_error_t je;
+    json_t *root = json_loads(buf, 0, &je);
+    cr_assert_not_null(root, "%s\n%s", je.text, buf);
+    json_t *row = json_array_get(json_object_get(root, "regions"), 0);
+    json_t *node = json_array_get(json_object_get(row, "node_wcets"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(node, "label")), ompdag_condag_node_label(g, 0));
+    cr_expect_str_eq(json_string_value(json_object_get(node, "id")), "a\\b");
+    cr_expect_str_eq(json_string_value(json_object_get(row, "function")), "f\"q");
+    json_decref(root);
+    free(buf);
+    /* SARIF: the file name is a percent-encoded URI */
+    buf = NULL;
+    mem = open_memstream(&buf, &len);
+    ompdag_report_destroy(r);
+    ompdag_deadlines *d = ompdag_deadlines_create();
+    cr_assert_eq(ompdag_deadlines_add(d, "f\"q=1ns", &err), OMPDAG_OK, "%s", err.message);
+    ompdag_report_options opt;
+    ompdag_report_options_init(&opt);
+    opt.deadlines = d;
+    cr_assert_eq(ompdag_report_create(s, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_report_write(r, OMPDAG_REPORT_SARIF, mem, NULL, NULL, &err), OMPDAG_OK);
+    fclose(mem);
+    cr_expect(strstr(buf, "\"uri\": \"dir%20with%20space/%C3%A9t%C3%A9.c\"") != NULL, "%s", buf);
+    free(buf);
+    /* HTML: no raw '<' from a label, and the embedded data cannot close its script */
+    buf = NULL;
+    mem = open_memstream(&buf, &len);
+    cr_assert_eq(ompdag_report_write(r, OMPDAG_REPORT_HTML, mem, NULL, NULL, &err), OMPDAG_OK);
+    fclose(mem);
+    cr_expect_eq(count(buf, "</script>"), 2, "only the page's own two scripts end");
+    cr_expect(strstr(buf, "&lt;/script&gt;") != NULL);
+    free(buf);
+    ompdag_report_destroy(r);
+    ompdag_deadlines_destroy(d);
+    ompdag_condag_set_destroy(s);
+}
