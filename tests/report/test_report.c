@@ -340,6 +340,28 @@ Test(golden, text_and_json)
     expect_golden("report tests/report/data/switch_tasks.annotated.json --threads 2", "switch_tasks.txt");
 }
 
+Test(report, usage_and_output_errors)
+{
+    struct {
+        const char *args;
+        int status;
+    } cases[] = {
+        {"report " FIXTURE " --format pdf", 2},
+        {"report " FIXTURE " --deadline main=5parsecs", 2},
+        {"report " FIXTURE " a.json", 2},
+        {"report " FIXTURE " -o /nonexistent-dir/r.txt", 1},
+        {"report /nonexistent.json", 1},
+        {"report " FIXTURE " --deadline nosuch=1ms", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = sh("ompdag %s", cases[i].args);
+        cr_expect_eq(r.status, cases[i].status, "'%s' exited %d: %s", cases[i].args, r.status, r.err);
+        cr_expect(r.err[0], "'%s' printed no message", cases[i].args);
+        cr_expect_str_eq(r.out, "", "'%s' wrote to stdout", cases[i].args);
+        done(r);
+    }
+}
+
 Test(report, json_has_the_documented_keys)
 {
     run_result r = sh("ompdag report " FIXTURE " --threads 2,4 --deadline main=2ms --format json");
