@@ -5,6 +5,7 @@
  * cutoff 18), so ompdag inlines four levels.  The region carries a 5 ms
  * deadline for the report.
  */
+#include <omp.h>
 #include <stdlib.h>
 
 #include "work.h"
@@ -38,6 +39,6 @@ int main(int argc, char **argv)
 #pragma omp parallel shared(r)
 #pragma omp single
     r = fib(n);
-    printf("fib(%d) = %ld\n", n, r);
+    printf("fib(%d) = %ld on up to %d threads\n", n, r, omp_get_max_threads());
     return 0;
 }

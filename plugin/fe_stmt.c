@@ -35,6 +35,28 @@ typedef struct sig_state {
     bool found;
 } sig_state;
 
+/* Calls that block a task until another thread acts.  The bound assumes a
+ * task waits only at taskwait (work-conserving scheduling, condag.md §2). */
+static bool is_blocking_call(CXCursor call)
+{
+    static const char *const names[] = {"omp_set_lock",
+                                        "omp_set_nest_lock",
+                                        "pthread_mutex_lock",
+                                        "pthread_cond_wait",
+                                        "pthread_cond_timedwait",
+                                        "pthread_join",
+                                        "pthread_barrier_wait",
+                                        "sem_wait",
+                                        NULL};
+    CXString s = clang_getCursorSpelling(call);
+    const char *name = clang_getCString(s);
+    bool found = false;
+    for (const char *const *n = names; name && *n && !found; ++n)
+        found = !strcmp(name, *n);
+    clang_disposeString(s);
+    return found;
+}
+
 static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -42,7 +64,8 @@ static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientDa
     if (clang_getCursorKind(c) == CXCursor_CallExpr) {
         int32_t f = fe_func_of_call(st->w->fe, c);
         if ((f >= 0 && st->w->fe->funcs[f].significant) ||
-            (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c))) {
+            (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c)) ||
+            is_blocking_call(c)) {
             st->found = true;
             return CXChildVisit_Break;
         }
@@ -663,6 +686,12 @@ bool fe_walk_expr(walker *w, CXCursor e)
     for (int32_t i = k == CXCursor_CallExpr ? 1 : 0; ok && i < ch.n; ++i)
         ok = fe_walk_expr(w, ch.c[i]);
     free(ch.c);
+    if (ok && k == CXCursor_CallExpr && is_blocking_call(e)) {
+        fe_file *f = fe_file_of(w, sp.file);
+        return f && fe_refuse(w, f->name, sp.line, sp.col,
+                              "blocking call in a task region: tasks that wait for each other "
+                              "other than at taskwait break the work-conserving bound");
+    }
     if (ok && k == CXCursor_CallExpr) {
         int32_t fi = fe_func_of_call(w->fe, e);
         if (fi >= 0 && w->fe->funcs[fi].significant) return inline_call(w, e, fi);

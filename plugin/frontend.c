@@ -248,6 +248,20 @@ static int skip_arg(const char *a, const char *next_is_value)
     return 0;
 }
 
+/* clang's omp.h declares omp_is_initial_device() twice inside
+ * `#pragma omp begin declare variant` blocks when _OPENMP >= 201811; with
+ * OpenMP off the pragmas vanish and the two static definitions clash.  This
+ * header, included first (it exists only in memory), reads omp.h as OpenMP
+ * 4.5, and omp.h's include guard makes the program's own #include a no-op. */
+#define OMP_SHIM_PATH "/__ompdag__/omp_shim.h"
+static const char omp_shim[] = "#pragma push_macro(\"_OPENMP\")\n"
+                               "#undef _OPENMP\n"
+                               "#define _OPENMP 201511\n"
+                               "#if __has_include(<omp.h>)\n"
+                               "#include <omp.h>\n"
+                               "#endif\n"
+                               "#pragma pop_macro(\"_OPENMP\")\n";
+
 /* The _OPENMP value clang uses for -fopenmp-version=N (default 5.0). */
 static const char *openmp_macro(const char *const *args, int nargs)
 {
@@ -266,10 +280,12 @@ static const char *openmp_macro(const char *const *args, int nargs)
 
 static const char **build_args(const char *const *args, int nargs, int *out_n)
 {
-    const char **v = calloc((size_t)nargs + 4, sizeof *v);
+    const char **v = calloc((size_t)nargs + 6, sizeof *v);
     if (!v) return NULL;
     int n = 0;
     v[n++] = openmp_macro(args, nargs);
+    v[n++] = "-include";
+    v[n++] = OMP_SHIM_PATH;
     v[n++] = "-Wno-unknown-pragmas";
     v[n++] = "-Wno-source-uses-openmp";
     for (int i = 0; i < nargs; ++i) {
@@ -683,8 +699,9 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
         if (idx) clang_disposeIndex(idx);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
+    struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
     enum CXErrorCode ec = clang_parseTranslationUnit2(
-        idx, source_path, argv, n, NULL, 0,
+        idx, source_path, argv, n, &shim, 1,
         CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
     free(argv);
     ompdag_status st;

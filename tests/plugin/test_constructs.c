@@ -580,3 +580,43 @@ Test(loops, unsigned_counter_down_to_zero)
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
     ompdag_condag_set_destroy(set);
 }
+
+Test(refusals_inline, lock_inside_a_task)
+{
+    refused_src("#include <omp.h>\n"
+                "void work(int);\n"
+                "omp_lock_t lock;\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel\n"
+                "#pragma omp single\n"
+                "  {\n"
+                "#pragma omp task\n"
+                "    {\n"
+                "      omp_set_lock(&lock);\n"
+                "      work(n);\n"
+                "      omp_unset_lock(&lock);\n"
+                "    }\n"
+                "  }\n"
+                "}\n",
+                10, "blocking call");
+}
+
+Test(pragmas, omp_h_parses_without_openmp)
+{
+    /* clang's omp.h has declare-variant blocks that only parse with
+     * -fopenmp; the front end reads it as OpenMP 4.5 */
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("#include <omp.h>\n"
+                                "void work(int);\n"
+                                "void f(void) {\n"
+                                "#pragma omp parallel\n"
+                                "#pragma omp single\n"
+                                "  {\n"
+                                "#pragma omp task\n"
+                                "    work(omp_get_thread_num() + omp_is_initial_device());\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7");
+    ompdag_condag_set_destroy(set);
+}
