@@ -5,6 +5,9 @@
  * plugin adds at most 25% to the build.
  *
  *   bench_plugin OMPDAG_BIN PLUGIN_SO CLANG EXAMPLES_DIR [REPS]
+ *   bench_plugin BUILD_DIR          (as `make bench` runs it: BUILD_DIR/cli/ompdag,
+ *                                   BUILD_DIR/plugin/libompdag_plugin.so, the clang and
+ *                                   examples/ the build was configured with, 7 runs)
  *
  * Inputs: every .c file of examples/ plus a generated file with 200 parallel
  * regions (a loop of tasks, a branch and a helper call each).  Each command
@@ -146,13 +149,28 @@ static int is_c_file(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: bench_plugin OMPDAG_BIN PLUGIN_SO CLANG EXAMPLES_DIR [REPS]\n");
+    setvbuf(stdout, NULL, _IOLBF, 0); /* one line per file as it finishes */
+    char ompdag_bin[4096], plugin_so[4096];
+    const char *tool[4] = {NULL, NULL, NULL, NULL}, *examples;
+    int reps = 7;
+    if (argc == 2) {
+        snprintf(ompdag_bin, sizeof ompdag_bin, "%s/cli/ompdag", argv[1]);
+        snprintf(plugin_so, sizeof plugin_so, "%s/plugin/libompdag_plugin.so", argv[1]);
+        tool[0] = ompdag_bin;
+        tool[1] = plugin_so;
+        tool[2] = OMPDAG_BENCH_CLANG;
+        examples = OMPDAG_BENCH_EXAMPLES;
+    } else if (argc >= 5) {
+        tool[0] = argv[1];
+        tool[1] = argv[2];
+        tool[2] = argv[3];
+        examples = argv[4];
+        if (argc > 5) reps = atoi(argv[5]);
+    } else {
+        fprintf(stderr, "usage: bench_plugin OMPDAG_BIN PLUGIN_SO CLANG EXAMPLES_DIR [REPS]\n"
+                        "       bench_plugin BUILD_DIR\n");
         return 2;
     }
-    const char *tool[4] = {argv[1], argv[2], argv[3], NULL};
-    const char *examples = argv[4];
-    int reps = argc > 5 ? atoi(argv[5]) : 9;
     if (reps < 1) reps = 1;
     char tmp[] = "/tmp/ompdag_bench_plugin_XXXXXX";
     if (!mkdtemp(tmp)) return 1;
