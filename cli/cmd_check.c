@@ -77,7 +77,10 @@ static void print_place(FILE *out, const ompdag_report_row *row)
 static bool check_row(const check_args *o, const ompdag_report_row *row)
 {
     char b[64], d[64], s[64];
-    ompdag_duration_format(row->bound_ns, b, sizeof b);
+    if (row->bound_ns >= 0)
+        ompdag_duration_format(row->bound_ns, b, sizeof b);
+    else /* the graph's time unit is not a time (no deadline can apply) */
+        snprintf(b, sizeof b, "%.6g time units", row->bound);
     if (row->verdict == OMPDAG_VERDICT_FAIL) {
         print_place(stdout, row);
         printf("error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
