@@ -17,68 +17,22 @@
  */
 #include <string.h>
 
+#include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
 
-enum { QV, QA, QB, QCW, QDW, QCOUNT };
-
-/* The five values of a node side by side: one cache line per node visit. */
-typedef struct exact_row {
-    int64_t q[QCOUNT]; /* q[QV] = V(v), ... */
-} exact_row;
+/* The per-node step is shared with the GPU evaluators (exact_kernel.h). */
+enum { QV = OMPDAG_QV, QA = OMPDAG_QA, QB = OMPDAG_QB, QCW = OMPDAG_QCW, QDW = OMPDAG_QDW,
+       QCOUNT = OMPDAG_QCOUNT };
 
 typedef struct exact_tables {
-    exact_row *row;
+    ompdag_exact_row *row;
 } exact_tables;
 
-/* The values of "the F-successor": the successor's values, or those of an
- * empty continuation (V=A=B=0, Cw=Dw=−∞) at a sink. */
 static void succ_values(const exact_tables *t, int32_t s, int64_t out[QCOUNT])
 {
-    if (s < 0) {
-        out[QV] = out[QA] = out[QB] = 0;
-        out[QCW] = out[QDW] = NEG_INF;
-        return;
-    }
+    ompdag_exact_row r = ompdag_exact_succ(t->row, s);
     for (int k = 0; k < QCOUNT; ++k)
-        out[k] = t->row[s].q[k];
-}
-
-static void eval_branch(const ompdag_condag *g, exact_tables *t, int32_t v, int64_t c, int64_t mc)
-{
-    int64_t best[QCOUNT] = {NEG_INF, NEG_INF, NEG_INF, NEG_INF, NEG_INF};
-    for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
-        for (int k = 0; k < QCOUNT; ++k)
-            best[k] = max2(best[k], t->row[g->fsucc[i]].q[k]);
-    t->row[v].q[QV] = c + best[QV];
-    t->row[v].q[QA] = mc + best[QA];
-    t->row[v].q[QB] = mc + best[QB];
-    t->row[v].q[QCW] = add_ninf(c, best[QCW]);
-    t->row[v].q[QDW] = add_ninf(c, best[QDW]);
-}
-
-static void eval_task_creation(exact_tables *t, int32_t v, const int64_t s[QCOUNT],
-                               const int64_t j[QCOUNT], int64_t c, int64_t mc)
-{
-    t->row[v].q[QV] = c + s[QV] + j[QV];
-    t->row[v].q[QA] = mc + max2(max2(s[QA] + j[QV], j[QA] + s[QV]), add_ninf(j[QB], s[QCW]));
-    t->row[v].q[QB] = mc + max2(s[QB] + j[QV], add_ninf(j[QB], s[QDW]));
-    t->row[v].q[QCW] = add_ninf(c + j[QV], s[QCW]);
-    t->row[v].q[QDW] = add_ninf(c + j[QV], s[QDW]);
-}
-
-static void eval_plain(const ompdag_condag *g, exact_tables *t, int32_t v,
-                       const int64_t s[QCOUNT], int64_t c, int64_t mc)
-{
-    t->row[v].q[QV] = c + s[QV];
-    t->row[v].q[QA] = mc + s[QA];
-    t->row[v].q[QB] = mc + s[QB];
-    if (g->kind[v] == OMPDAG_KIND_W) {
-        t->row[v].q[QCW] = t->row[v].q[QA];
-        t->row[v].q[QDW] = t->row[v].q[QB];
-    } else {
-        t->row[v].q[QCW] = add_ninf(c, s[QCW]);
-        t->row[v].q[QDW] = add_ninf(c, s[QDW]);
-    }
+        out[k] = r.q[k];
 }
 
 static int32_t first_fsucc(const ompdag_condag *g, int32_t v)
@@ -92,19 +46,10 @@ static void compute_tables(const ompdag_condag *g, const ompdag_rta_options *opt
     for (int32_t i = g->n - 1; i >= 0; --i) {
         int32_t v = g->topo[i];
         int64_t p = rta_penalty(g, opt, v);
-        int64_t c = g->wcet[v] + p, mc = (int64_t)opt->m * g->wcet[v] + p;
-        if (g->kind[v] == OMPDAG_KIND_C) {
-            eval_branch(g, t, v, c, mc);
-            continue;
-        }
-        int64_t s[QCOUNT], j[QCOUNT];
-        succ_values(t, first_fsucc(g, v), s);
-        if (g->creates[v] >= 0) {
-            succ_values(t, g->task_source[g->creates[v]], j);
-            eval_task_creation(t, v, s, j, c, mc);
-        } else {
-            eval_plain(g, t, v, s, c, mc);
-        }
+        int32_t child = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
+        ompdag_exact_eval_node(t->row, v, (char)g->kind[v], g->wcet[v] + p,
+                               (int64_t)opt->m * g->wcet[v] + p, g->fsucc + g->fsucc_off[v],
+                               g->fsucc_off[v + 1] - g->fsucc_off[v], child);
     }
 }
 

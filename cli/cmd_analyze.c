@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/condag_gpu.h"
 #include "ompdag/rta.h"
 
 void cmd_analyze_help(FILE *out)
 {
     fprintf(out,
-            "usage: ompdag analyze FILE [options]\n\n"
+            "usage: ompdag analyze FILE [options]\n"
+            "       ompdag analyze --device cpu|gpu-sim|gpu FILE... [--threads M,...] [--format F]\n\n"
             "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
             "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
             "options:\n"
@@ -22,11 +24,18 @@ void cmd_analyze_help(FILE *out)
             "  --max-flows N          enumeration limit (default 1000000)\n"
             "  --migration-overhead O charge O per migration, counted on the flow\n"
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
+            "  --device cpu|gpu-sim|gpu  batch mode: exact bounds of every graph of every FILE\n"
+            "                         at once, level-synchronously (gpu-sim runs the GPU\n"
+            "                         kernel's code on the CPU); no witness; several FILEs allowed\n"
             "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
 }
 
 typedef struct analyze_opts {
     const char *file;
+    char **files; /* --device: all FILEs */
+    int file_count;
+    bool batch;
+    ompdag_eval_device device;
     int32_t *threads;
     int thread_count;
     ompdag_algorithm algs[3];
@@ -35,7 +44,7 @@ typedef struct analyze_opts {
     ompdag_rta_options rta;
 } analyze_opts;
 
-enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_MODEL };
+enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_MODEL, OPT_DEVICE };
 
 /* "all", or a comma-separated list such as "exact,alg0". */
 static int parse_algorithms(const char *s, analyze_opts *o)
@@ -63,6 +72,7 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
         {"max-flows", required_argument, 0, OPT_MAX_FLOWS},
         {"migration-overhead", required_argument, 0, OPT_MIG},
         {"migration-model", required_argument, 0, OPT_MIG_MODEL},
+        {"device", required_argument, 0, OPT_DEVICE},
         {0, 0, 0, 0}};
     ompdag_rta_options_init(&o->rta, 1);
     o->algs[0] = OMPDAG_ALG_EXACT, o->alg_count = 1;
@@ -96,13 +106,26 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
                 rc = cli_usage_error("analyze", "--migration-model is wfs or bfs");
             o->rta.migration_model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
             break;
+        case OPT_DEVICE:
+            o->batch = true;
+            if (!ompdag_eval_device_parse(optarg, &o->device))
+                rc = cli_usage_error("analyze", "--device is cpu, gpu-sim or gpu, got '%s'", optarg);
+            break;
         default: rc = cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!rc && optind != argc - 1)
-        rc = cli_usage_error("analyze", "expected exactly one FILE");
-    if (!rc)
+    if (!rc && o->batch && (o->alg_count != 1 || o->algs[0] != OMPDAG_ALG_EXACT))
+        rc = cli_usage_error("analyze", "--device computes the exact bound only");
+    if (!rc && o->batch && o->rta.migration_overhead)
+        rc = cli_usage_error("analyze", "--device does not support --migration-overhead");
+    if (!rc && (o->batch ? optind >= argc : optind != argc - 1))
+        rc = cli_usage_error("analyze", o->batch ? "expected at least one FILE"
+                                                 : "expected exactly one FILE");
+    if (!rc) {
         o->file = argv[optind];
+        o->files = argv + optind;
+        o->file_count = argc - optind;
+    }
     return rc;
 }
 
@@ -228,12 +251,105 @@ static bool analyze_graph(const analyze_opts *o, const ompdag_condag *g, size_t 
     return true;
 }
 
+/* ---- batch mode (--device) ------------------------------------------------ */
+
+typedef struct batch_input {
+    ompdag_condag_set **sets;
+    const ompdag_condag **graphs;
+    const char **origin; /* file of each graph */
+    size_t count;
+} batch_input;
+
+static void batch_input_free(batch_input *in, int files)
+{
+    for (int i = 0; i < files; ++i)
+        ompdag_condag_set_destroy(in->sets[i]);
+    free(in->sets), free(in->graphs), free(in->origin);
+}
+
+static bool batch_load(const analyze_opts *o, batch_input *in)
+{
+    in->sets = calloc((size_t)o->file_count, sizeof *in->sets);
+    size_t cap = 0;
+    for (int f = 0; in->sets && f < o->file_count; ++f) {
+        if (!(in->sets[f] = cli_load_graphs("analyze", o->files[f])))
+            return false;
+        size_t k = ompdag_condag_set_count(in->sets[f]);
+        in->graphs = realloc(in->graphs, sizeof *in->graphs * (cap += k));
+        in->origin = realloc(in->origin, sizeof *in->origin * cap);
+        if (!in->graphs || !in->origin)
+            return false;
+        for (size_t i = 0; i < k; ++i, ++in->count) {
+            in->graphs[in->count] = ompdag_condag_set_graph(in->sets[f], i);
+            in->origin[in->count] = o->files[f];
+        }
+    }
+    return in->sets != NULL;
+}
+
+static void batch_print(const analyze_opts *o, const batch_input *in, int32_t m,
+                        const int64_t *btm, json_t *results)
+{
+    for (size_t i = 0; i < in->count; ++i) {
+        char title[256];
+        const ompdag_condag *g = in->graphs[i];
+        graph_title(g, i, title, sizeof title);
+        if (!o->json) {
+            printf("%s: %s: m=%-3d exact (%s) bound %.3f %s  (m*R = %" PRId64 ")\n", in->origin[i],
+                   title, m, ompdag_eval_device_name(o->device), (double)btm[i] / m,
+                   ompdag_condag_time_unit(g), btm[i]);
+            continue;
+        }
+        json_array_append_new(results,
+                              json_pack("{s:s,s:s,s:i,s:s,s:s,s:f,s:I,s:s}", "file", in->origin[i],
+                                        "graph", title, "m", m, "algorithm", "exact", "device",
+                                        ompdag_eval_device_name(o->device), "bound",
+                                        (double)btm[i] / m, "bound_times_m", (json_int_t)btm[i],
+                                        "time_unit", ompdag_condag_time_unit(g)));
+    }
+}
+
+static int analyze_batch(const analyze_opts *o)
+{
+    batch_input in = {0};
+    int rc = batch_load(o, &in) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    int64_t *btm = malloc(sizeof *btm * (in.count ? in.count : 1));
+    json_t *results = json_array();
+    for (int k = 0; !rc && btm && k < (o->thread_count ? o->thread_count : 1); ++k) {
+        /* without --threads, the first graph's "threads" holds for the batch */
+        int32_t m = o->thread_count ? o->threads[k] : 0;
+        for (size_t i = 0; !m && i < in.count; ++i)
+            m = ompdag_condag_threads(in.graphs[i]);
+        ompdag_error err = {0};
+        if (m <= 0)
+            rc = cli_usage_error("analyze", "pass --threads M (the files have no \"threads\")");
+        else if (ompdag_exact_batch(in.graphs, in.count, m, o->device, btm, &err))
+            rc = cli_fail("analyze", &err);
+        else
+            batch_print(o, &in, m, btm, results);
+    }
+    bool ok = !rc && btm;
+    if (ok && o->json) {
+        json_dumpf(results, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        fputc('\n', stdout);
+    }
+    json_decref(results);
+    free(btm);
+    batch_input_free(&in, o->file_count);
+    return ok ? CLI_EXIT_OK : rc ? rc : CLI_EXIT_FAIL;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     analyze_opts o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return free(o.threads), rc;
+    if (o.batch) {
+        rc = analyze_batch(&o);
+        free(o.threads);
+        return rc;
+    }
     ompdag_condag_set *s = cli_load_graphs("analyze", o.file);
     if (!s)
         return free(o.threads), CLI_EXIT_FAIL;

@@ -191,3 +191,20 @@ Test(cli, experiment_writes_summary_rows)
     cr_expect_eq(lines, 51);
     free(csv);
 }
+
+Test(cli, analyze_device_batch_matches_exact)
+{
+    run_result r = ompdag("analyze --device gpu-sim examples/condag/figure5.json "
+                          "examples/condag/fib.json --threads 4 --format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    json_t *arr = json_loads(r.out, 0, NULL);
+    cr_assert(json_is_array(arr) && json_array_size(arr) == 2, "%s", r.out);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 0), "bound_times_m")), 15);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 1), "bound_times_m")), 2920);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr, 1), "device")), "gpu-sim");
+    json_decref(arr);
+    done(r);
+    r = ompdag("analyze --device gpu-sim examples/condag/fib.json --algorithm alg0 --threads 2");
+    cr_expect_eq(r.status, 2);
+    done(r);
+}

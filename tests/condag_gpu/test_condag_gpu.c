@@ -1,0 +1,112 @@
+/* tests/condag_gpu/test_condag_gpu.c — level-synchronous batch evaluation:
+ * gpu-sim (the GPU kernel's per-thread code run on the CPU) must equal the
+ * exact algorithm on thousands of random graphs, batched; the gpu device
+ * either agrees too or says clearly why it cannot run. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/condag_gpu.h"
+#include "ompdag/gen.h"
+#include "ompdag/rta.h"
+
+#define GRAPHS 3000
+#define BATCH 250
+
+static ompdag_condag *random_graph(ompdag_rng *r, uint64_t seed)
+{
+    ompdag_gen_params p;
+    ompdag_gen_params_init(&p);
+    p.seed = seed;
+    p.tasks = (int32_t)ompdag_rng_range(r, 1, 12);
+    p.nodes_min = 1;
+    p.nodes_max = (int32_t)ompdag_rng_range(r, 1, 30);
+    p.p_if = 0.5 * ompdag_rng_unit(r);
+    p.p_cre = 0.5 * ompdag_rng_unit(r);
+    p.p_wait = 0.5 * ompdag_rng_unit(r);
+    p.wcet_min = 0;
+    p.wcet_max = ompdag_rng_range(r, 1, 1000);
+    ompdag_condag *g;
+    ompdag_error err;
+    cr_assert_eq(ompdag_gen_random(&p, &g, &err), OMPDAG_OK, "%s", err.message);
+    return g;
+}
+
+static int64_t exact_of(const ompdag_condag *g, int32_t m)
+{
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    ompdag_rta_result *r;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, NULL), OMPDAG_OK);
+    int64_t b = ompdag_rta_result_bound_times_m(r);
+    ompdag_rta_result_destroy(r);
+    return b;
+}
+
+Test(condag_gpu, gpu_sim_equals_exact_on_random_batches, .timeout = 120)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 404);
+    const int32_t ms[] = {1, 2, 4, 16};
+    ompdag_condag *batch[BATCH];
+    int64_t sim[BATCH], cpu[BATCH];
+    long compared = 0;
+    for (int first = 0; first < GRAPHS; first += BATCH) {
+        for (int i = 0; i < BATCH; ++i)
+            batch[i] = random_graph(&r, (uint64_t)(first + i));
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_error err;
+            cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
+                                            OMPDAG_EVAL_GPU_SIM, sim, &err),
+                         OMPDAG_OK, "%s", err.message);
+            cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
+                                            OMPDAG_EVAL_CPU, cpu, &err),
+                         OMPDAG_OK, "%s", err.message);
+            for (int i = 0; i < BATCH; ++i, ++compared) {
+                cr_assert_eq(sim[i], cpu[i], "graph %d, m=%d: gpu-sim %lld, cpu %lld", first + i,
+                             ms[k], (long long)sim[i], (long long)cpu[i]);
+                cr_assert_eq(cpu[i], exact_of(batch[i], ms[k]));
+            }
+        }
+        for (int i = 0; i < BATCH; ++i)
+            ompdag_condag_destroy(batch[i]);
+    }
+    cr_expect_eq(compared, (long)GRAPHS * 4);
+}
+
+Test(condag_gpu, gpu_device_agrees_or_says_why)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 5);
+    ompdag_condag *g[3] = {random_graph(&r, 1), random_graph(&r, 2), random_graph(&r, 3)};
+    int64_t out[3];
+    ompdag_error err = {0};
+    ompdag_status st = ompdag_exact_batch((const ompdag_condag *const *)g, 3, 4, OMPDAG_EVAL_GPU,
+                                          out, &err);
+    if (st == OMPDAG_OK) {
+        for (int i = 0; i < 3; ++i)
+            cr_expect_eq(out[i], exact_of(g[i], 4));
+    } else {
+        cr_expect_eq(st, OMPDAG_ERR_UNSUPPORTED);
+        cr_expect(strstr(err.message, "device gpu") && strstr(err.message, "gpu-sim"), "%s",
+                  err.message);
+    }
+    for (int i = 0; i < 3; ++i)
+        ompdag_condag_destroy(g[i]);
+}
+
+Test(condag_gpu, errors_name_the_graph)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    ompdag_node_spec s = {.id = "a", .task = "t", .kind = OMPDAG_KIND_N, .wcet = INT64_MAX / 3};
+    cr_assert_eq(ompdag_condag_add_node(g, &s, NULL, NULL), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_finalize(g, NULL), OMPDAG_OK);
+    const ompdag_condag *one[1] = {g};
+    int64_t out[1];
+    ompdag_error err;
+    cr_expect_eq(ompdag_exact_batch(one, 1, 8, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_ERR_OVERFLOW);
+    cr_expect(strstr(err.message, "graph 0") != NULL, "%s", err.message);
+    cr_expect_eq(ompdag_exact_batch(one, 1, 0, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect_eq(ompdag_exact_batch(one, 0, 2, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK);
+    ompdag_condag_destroy(g);
+}
