@@ -271,24 +271,28 @@ static tok *read_tokens(ompdag_frontend *fe, fe_file *f, unsigned *count)
         clang_disposeTokens(fe->tu, raw, n);
         return NULL;
     }
+    unsigned kept = 0;
     for (unsigned i = 0; i < n; ++i) {
+        if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue; /* not part of a pragma */
+        tok *k = &t[kept];
         CXString s = clang_getTokenSpelling(fe->tu, raw[i]);
-        t[i].s = fe_strdup(clang_getCString(s));
+        k->s = fe_strdup(clang_getCString(s));
         clang_disposeString(s);
         CXSourceRange r = clang_getTokenExtent(fe->tu, raw[i]);
-        clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &t[i].begin);
-        clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &t[i].end);
-        t[i].kind = clang_getTokenKind(raw[i]);
-        if (!t[i].s) {
-            for (unsigned k = 0; k < i; ++k)
-                free(t[k].s);
+        clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &k->begin);
+        clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &k->end);
+        k->kind = clang_getTokenKind(raw[i]);
+        if (!k->s) {
+            for (unsigned j = 0; j < kept; ++j)
+                free(t[j].s);
             free(t);
             clang_disposeTokens(fe->tu, raw, n);
             return NULL;
         }
+        ++kept;
     }
     clang_disposeTokens(fe->tu, raw, n);
-    *count = n;
+    *count = kept;
     return t;
 }
 

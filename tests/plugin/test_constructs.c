@@ -620,3 +620,23 @@ Test(pragmas, omp_h_parses_without_openmp)
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7");
     ompdag_condag_set_destroy(set);
 }
+
+Test(pragmas, continued_lines_and_comments)
+{
+    /* the clause on the continuation line belongs to the directive */
+    refused_src(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
+                            "        shared(n) \\\n"
+                            "        depend(in: n)\n"
+                            "    work(n); // the task\n" REGION_TAIL,
+                6, "depend clause");
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task \\\n"
+                                            "    untied // comment\n"
+                                            "    work(n);\n" REGION_TAIL,
+                                &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "6");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T)
+            cr_assert(json_is_true(json_object_get(ompdag_condag_extra(g, v), "untied")));
+    ompdag_condag_set_destroy(set);
+}
