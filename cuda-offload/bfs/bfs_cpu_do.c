@@ -205,7 +205,7 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const omp
         free(s->next_queue);
         free(s->front);
         free(s->next);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
     }
     const double alpha = opts->alpha, beta = opts->beta;
     bool ok = true;
@@ -242,6 +242,6 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const omp
     free(s->front);
     free(s->next);
     if (!ok || s->oom)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
     return OMPDAG_OK;
 }

@@ -16,7 +16,7 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
     (void)opts;
     int64_t *queue = malloc((size_t)g->n * sizeof *queue);
     if (!queue)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu-topdown: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu-topdown: out of memory");
     int32_t *level = r->levels;
     int64_t *parent = r->parents;
     double t0 = bfs_now();
@@ -41,7 +41,7 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
             ompdag_bfs_level *rec = bfs_result_level_at(r, depth);
             if (!rec) {
                 free(queue);
-                return bfs_fail(err, OMPDAG_ERR_NOMEM, "cpu-topdown: out of memory");
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu-topdown: out of memory");
             }
             rec->direction = OMPDAG_BFS_TOP_DOWN;
             rec->visited = tail - level_end;

@@ -672,7 +672,7 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count < opts->devices)
-        return bfs_fail(err, OMPDAG_ERR_UNSUPPORTED,
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                         "gpu: --devices %d but this machine has %d CUDA device(s); gpu-sim simulates more",
                         opts->devices, count);
     gpu_ctx *c = static_cast<gpu_ctx *>(r->gpu_ctx);
@@ -684,7 +684,7 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
     if (!c) {
         c = new (std::nothrow) gpu_ctx();
         if (!c)
-            return bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu: out of memory");
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory");
         c->host = g;
         c->uid = g->uid;
         c->n = g->n;
@@ -701,7 +701,7 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
         }
         if (e != cudaSuccess) {
             ctx_free(c);
-            return bfs_fail(err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
+            return ompdag_error_set(err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
                             "gpu: uploading the graph failed: %s", cudaGetErrorString(e));
         }
         r->gpu_ctx = c;
@@ -713,8 +713,8 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
     cudaError_t e = search(c, source, opts, r, &nomem);
     r->seconds = bfs_now() - t0;
     if (e != cudaSuccess)
-        return bfs_fail(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s", cudaGetErrorString(e));
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s", cudaGetErrorString(e));
     if (nomem)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu: out of memory for level records");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory for level records");
     return OMPDAG_OK;
 }

@@ -303,7 +303,7 @@ static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options
             break;
         ompdag_bfs_level *rec = bfs_result_level_at(r, level);
         if (!rec)
-            return bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory");
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory");
         rec->direction = found_by;
         rec->visited = found;
         for (int c = 0; c < ENT_CLASSES; ++c)
@@ -349,7 +349,7 @@ ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const om
     }
     ompdag_status st;
     if (!ok) {
-        st = bfs_fail(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for %d simulated devices",
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for %d simulated devices",
                       s.devices);
     } else {
         double t0 = bfs_now();

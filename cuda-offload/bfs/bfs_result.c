@@ -24,7 +24,7 @@ ompdag_status ompdag_bfs_engine_parse(const char *name, ompdag_bfs_engine *out, 
             *out = (ompdag_bfs_engine)e;
             return OMPDAG_OK;
         }
-    return bfs_fail(err, OMPDAG_ERR_ARGUMENT,
+    return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                     "unknown BFS engine '%s' (expected cpu-topdown, cpu, gpu or gpu-sim)",
                     name ? name : "");
 }
@@ -57,7 +57,7 @@ ompdag_status ompdag_bfs_result_create(ompdag_bfs_result **out, ompdag_error *er
 {
     ompdag_bfs_result *r = calloc(1, sizeof *r);
     if (!r)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "out of memory for a BFS result");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory for a BFS result");
     r->source = -1;
     *out = r;
     return OMPDAG_OK;
@@ -85,7 +85,7 @@ ompdag_status bfs_result_prepare(ompdag_bfs_result *r, int64_t n, int64_t source
         if (pa)
             r->parents = pa;
         if (!lv || !pa)
-            return bfs_fail(err, OMPDAG_ERR_NOMEM, "out of memory for BFS arrays of %lld vertices",
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory for BFS arrays of %lld vertices",
                             (long long)n);
         r->cap = n;
     }
@@ -121,9 +121,9 @@ ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_e
                              const ompdag_bfs_options *opts, ompdag_bfs_result *r, ompdag_error *err)
 {
     if (!g || !r)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "bfs: no graph or no result");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "bfs: no graph or no result");
     if (source < 0 || source >= g->n)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "bfs: source %lld is not a vertex (graph has %lld)",
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "bfs: source %lld is not a vertex (graph has %lld)",
                         (long long)source, (long long)g->n);
     ompdag_bfs_options defaults;
     if (!opts) {
@@ -132,7 +132,7 @@ ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_e
     }
     if (opts->alpha <= 0 || opts->beta <= 0 || opts->tau < 0 || opts->gamma < 0 ||
         opts->devices < 1 || opts->devices > 8 || opts->threads < 0)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT,
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                         "bfs: options out of range (α, β > 0; τ, γ >= 0; devices in [1, 8])");
     bfs_engine_fn fn = NULL;
     switch (engine) {
@@ -142,7 +142,7 @@ ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_e
     case OMPDAG_BFS_GPU: {
         char why[256];
         if (!ompdag_bfs_gpu_available(why, sizeof why))
-            return bfs_fail(err, OMPDAG_ERR_UNSUPPORTED, "engine gpu cannot run here: %s", why);
+            return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "engine gpu cannot run here: %s", why);
 #ifdef OMPDAG_HAVE_CUDA
         fn = bfs_engine_gpu;
 #endif
@@ -151,7 +151,7 @@ ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_e
     default: break;
     }
     if (!fn)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "bfs: unknown engine %d", (int)engine);
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "bfs: unknown engine %d", (int)engine);
     ompdag_status st = bfs_result_prepare(r, g->n, source, err);
     if (st != OMPDAG_OK)
         return st;

@@ -28,15 +28,15 @@ ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count, ompdag_bf
                                         ompdag_error *err)
 {
     if (!teps || count <= 0 || !out)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "teps: nothing to summarize");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "teps: nothing to summarize");
     double *s = malloc((size_t)count * sizeof *s);
     if (!s)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "teps: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "teps: out of memory");
     double inv = 0;
     for (int i = 0; i < count; ++i) {
         if (!(teps[i] > 0)) {
             free(s);
-            return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "teps: value %d is not positive", i);
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "teps: value %d is not positive", i);
         }
         s[i] = teps[i];
         inv += 1.0 / teps[i];

@@ -33,7 +33,7 @@ static ompdag_status violation(ompdag_bfs_rule rule, int64_t v, ompdag_bfs_rule 
         *rule_out = rule;
     if (vertex_out)
         *vertex_out = v;
-    return bfs_fail(err, OMPDAG_ERR_INVALID, "Graph500 rule %d (%s) failed at vertex %lld: %s",
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID, "Graph500 rule %d (%s) failed at vertex %lld: %s",
                     (int)rule, rule_names[rule], (long long)v, why);
 }
 
@@ -99,7 +99,7 @@ ompdag_status ompdag_bfs_validate(const ompdag_graph *g, const ompdag_bfs_result
     if (vertex)
         *vertex = -1;
     if (!g || !r || r->n != g->n || r->source < 0)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "validate: the result is not a search of this graph");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "validate: the result is not a search of this graph");
     const int64_t n = g->n, src = r->source;
     const int64_t *parent = r->parents;
     const int32_t *level = r->levels;
@@ -116,7 +116,7 @@ ompdag_status ompdag_bfs_validate(const ompdag_graph *g, const ompdag_bfs_result
     if (!depth || !stack) {
         free(depth);
         free(stack);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "validate: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "validate: out of memory");
     }
     const char *why = NULL;
     int64_t bad = check_tree(g, parent, src, depth, stack, &why);

@@ -12,23 +12,11 @@
 
 #include "graph_internal.h"
 
-ompdag_status bfs_fail(ompdag_error *err, ompdag_status code, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err)
 {
     ompdag_graph *g = calloc(1, sizeof *g);
     if (!g)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "out of memory for a graph");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory for a graph");
     static uint64_t next_uid;
     g->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
     g->n = n;
@@ -40,7 +28,7 @@ ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, o
         g->adj64 = malloc((size_t)(m > 0 ? m : 1) * sizeof *g->adj64);
     if (!g->offsets || (!g->adj32 && !g->adj64)) {
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "out of memory for a graph of %lld vertices, %lld arcs",
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory for a graph of %lld vertices, %lld arcs",
                         (long long)n, (long long)m);
     }
     *out = g;
@@ -130,16 +118,16 @@ ompdag_status ompdag_graph_from_edges(int64_t n, int64_t m, const int64_t *src, 
                                       unsigned flags, ompdag_graph **out, ompdag_error *err)
 {
     if (n < 0 || m < 0 || (m > 0 && (!src || !dst)) || !out)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "graph: bad arguments (n=%lld, m=%lld)",
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph: bad arguments (n=%lld, m=%lld)",
                         (long long)n, (long long)m);
     for (int64_t i = 0; i < m; ++i)
         if (src[i] < 0 || src[i] >= n || dst[i] < 0 || dst[i] >= n)
-            return bfs_fail(err, OMPDAG_ERR_ARGUMENT,
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                             "graph: edge %lld (%lld -> %lld) has an id outside [0, %lld)",
                             (long long)i, (long long)src[i], (long long)dst[i], (long long)n);
     int64_t *in_off = calloc((size_t)n + 2, sizeof *in_off);
     if (!in_off)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
     int64_t s, d, arcs = 0;
     for (int64_t i = 0; i < m; ++i)
         FOR_EACH_ARC(i, s, d, (++in_off[d + 2], ++arcs));
@@ -158,7 +146,7 @@ ompdag_status ompdag_graph_from_edges(int64_t n, int64_t m, const int64_t *src, 
     if (!t.a32 && !t.a64) {
         free(in_off);
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "graph: out of memory for %lld arcs", (long long)arcs);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "graph: out of memory for %lld arcs", (long long)arcs);
     }
     /* Pass 1: bucket by destination; in_off[d + 1] is d's cursor. */
     for (int64_t v = 0; v < n; ++v)
@@ -175,7 +163,7 @@ ompdag_status ompdag_graph_from_edges(int64_t n, int64_t m, const int64_t *src, 
         free(t.a32);
         free(t.a64);
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
     }
     for (int64_t v = 0; v < n; ++v)
         cursor[v] = g->offsets[v];

@@ -21,7 +21,7 @@
 static ompdag_status check_scale(int scale, int edge_factor, ompdag_error *err)
 {
     if (scale < 1 || scale > 40 || edge_factor < 1 || edge_factor > 1024)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT,
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                         "graph: scale must be in [1, 40] and edge factor in [1, 1024] (got %d, %d)",
                         scale, edge_factor);
     return OMPDAG_OK;
@@ -34,7 +34,7 @@ static ompdag_status alloc_edges(int64_t m, int64_t **src, int64_t **dst, ompdag
     if (!*src || !*dst) {
         free(*src);
         free(*dst);
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "graph: out of memory for %lld edges", (long long)m);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "graph: out of memory for %lld edges", (long long)m);
     }
     return OMPDAG_OK;
 }
@@ -67,7 +67,7 @@ ompdag_status ompdag_graph_kronecker(int scale, int edge_factor, uint64_t seed, 
     int64_t n = (int64_t)1 << scale, m = n * edge_factor;
     int64_t *src, *dst, *perm = malloc((size_t)n * sizeof *perm);
     if (!perm)
-        return bfs_fail(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "graph: out of memory");
     if ((st = alloc_edges(m, &src, &dst, err)) != OMPDAG_OK) {
         free(perm);
         return st;

@@ -34,11 +34,6 @@ static inline int64_t csr_degree(const ompdag_graph *g, int64_t v)
     return g->offsets[v + 1] - g->offsets[v];
 }
 
-/* Fills *err (if not NULL) with code and a formatted message; returns code.
- * Private to this module so the library links without ompdag_analysis. */
-ompdag_status bfs_fail(ompdag_error *err, ompdag_status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Allocates an empty graph with offsets for n vertices and room for m arcs;
  * ids are int64 when n > INT32_MAX or `wide`, else int32. */
 ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err);

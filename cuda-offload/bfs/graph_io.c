@@ -134,32 +134,32 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
             continue;
         int64_t u, v;
         if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE,
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE,
                           "%s:%ld: expected two non-negative vertex ids \"u v\"", path, lineno);
             break;
         }
         if (!rest_blank(p) && !skip_number(&p)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the vertex ids",
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the vertex ids",
                           path, lineno);
             break;
         }
         if (!rest_blank(p)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the edge weight",
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the edge weight",
                           path, lineno);
             break;
         }
         if (u >= INT64_MAX - 1 || v >= INT64_MAX - 1) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
             break;
         }
         if (declared >= 0 && (u >= declared || v >= declared)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE,
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE,
                           "%s:%ld: vertex id outside the declared %lld vertices", path, lineno,
                           (long long)declared);
             break;
         }
         if (!edge_push(&b, u, v)) {
-            st = bfs_fail(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
             break;
         }
         if (u + 1 > n)
@@ -169,7 +169,7 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
     }
     free(line);
     if (st == OMPDAG_OK && ferror(f))
-        st = bfs_fail(err, OMPDAG_ERR_IO, "%s: read error", path);
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read error", path);
     if (st == OMPDAG_OK) {
         if (declared > n)
             n = declared;
@@ -191,7 +191,7 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
     long long rows = 0, cols = 0, nnz = 0;
     if (getline(&line, &cap, f) == -1) {
         free(line);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
                         path);
     }
     lineno = 1;
@@ -199,12 +199,12 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
     if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
         strcmp(object, "matrix") != 0) {
         free(line);
-        return bfs_fail(err, OMPDAG_ERR_PARSE,
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                         "%s:1: expected \"%%%%MatrixMarket matrix coordinate FIELD SYMMETRY\"", path);
     }
     if (strcmp(layout, "coordinate") != 0) {
         free(line);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: only the coordinate layout is supported (got %s)",
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: only the coordinate layout is supported (got %s)",
                         path, layout);
     }
     if (strcmp(field, "pattern") == 0)
@@ -213,13 +213,13 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
         has_value = true;
     else {
         free(line);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: unsupported field \"%s\"", path, field);
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported field \"%s\"", path, field);
     }
     if (strcmp(sym, "symmetric") == 0)
         symmetric = true;
     else if (strcmp(sym, "general") != 0) {
         free(line);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
     }
     while (getline(&line, &cap, f) != -1) {
         ++lineno;
@@ -229,7 +229,7 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
         if (!have_size) {
             int64_t r, c, z;
             if (!parse_id(&p, &r) || !parse_id(&p, &c) || !parse_id(&p, &z) || !rest_blank(p)) {
-                st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected the size line \"rows cols entries\"",
+                st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected the size line \"rows cols entries\"",
                               path, lineno);
                 break;
             }
@@ -241,39 +241,39 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
         }
         int64_t u, v;
         if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected \"row col%s\"", path, lineno,
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected \"row col%s\"", path, lineno,
                           has_value ? " value" : "");
             break;
         }
         if (has_value && !skip_number(&p)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected a value after \"row col\"", path,
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected a value after \"row col\"", path,
                           lineno);
             break;
         }
         if (!rest_blank(p)) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the entry", path, lineno);
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the entry", path, lineno);
             break;
         }
         if (u < 1 || u > rows || v < 1 || v > cols) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: entry (%lld, %lld) outside the %lldx%lld matrix",
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: entry (%lld, %lld) outside the %lldx%lld matrix",
                           path, lineno, (long long)u, (long long)v, rows, cols);
             break;
         }
         if (b.len >= nnz) {
-            st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: more entries than the %lld declared", path,
+            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: more entries than the %lld declared", path,
                           lineno, nnz);
             break;
         }
         if (!edge_push(&b, u - 1, v - 1)) {
-            st = bfs_fail(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
             break;
         }
     }
     free(line);
     if (st == OMPDAG_OK && !have_size)
-        st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: missing the size line", path, lineno + 1);
+        st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: missing the size line", path, lineno + 1);
     if (st == OMPDAG_OK && b.len != nnz)
-        st = bfs_fail(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
+        st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
                       lineno + 1, nnz, (long long)b.len);
     if (st == OMPDAG_OK) {
         int64_t n = rows > cols ? rows : cols;
@@ -288,10 +288,10 @@ static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, 
 {
     bin_header h;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, BIN_MAGIC, sizeof BIN_MAGIC) != 0)
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 0: not an ompdag binary CSR file", path);
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte 0: not an ompdag binary CSR file", path);
     if (h.version != BIN_VERSION || (h.id_bytes != 4 && h.id_bytes != 8) || h.n < 0 || h.m < 0 ||
         (h.id_bytes == 4 && h.n > INT32_MAX))
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte 8: bad header (version %u, %u-byte ids, n %lld)",
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte 8: bad header (version %u, %u-byte ids, n %lld)",
                         path, h.version, h.id_bytes, (long long)h.n);
     ompdag_graph *g;
     ompdag_status st = graph_alloc(h.n, h.m, h.id_bytes == 8, &g, err);
@@ -300,30 +300,30 @@ static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, 
     long base = (long)sizeof h;
     if (fread(g->offsets, sizeof *g->offsets, (size_t)h.n + 1, f) != (size_t)h.n + 1) {
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %ld: truncated offsets", path, base);
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte %ld: truncated offsets", path, base);
     }
     void *ids = g->adj32 ? (void *)g->adj32 : (void *)g->adj64;
     if (fread(ids, h.id_bytes, (size_t)h.m, f) != (size_t)h.m) {
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: truncated neighbour ids", path,
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte %lld: truncated neighbour ids", path,
                         (long long)(base + 8 * (h.n + 1)));
     }
     if (g->offsets[0] != 0 || g->offsets[h.n] != h.m) {
         ompdag_graph_destroy(g);
-        return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %ld: offsets do not span [0, %lld]", path, base,
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte %ld: offsets do not span [0, %lld]", path, base,
                         (long long)h.m);
     }
     for (int64_t v = 0; v < h.n; ++v)
         if (g->offsets[v + 1] < g->offsets[v]) {
             ompdag_graph_destroy(g);
-            return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: offsets decrease at vertex %lld", path,
+            return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte %lld: offsets decrease at vertex %lld", path,
                             (long long)(base + 8 * (v + 1)), (long long)v);
         }
     for (int64_t e = 0; e < h.m; ++e) {
         int64_t x = csr_nbr(g, e);
         if (x < 0 || x >= h.n) {
             ompdag_graph_destroy(g);
-            return bfs_fail(err, OMPDAG_ERR_PARSE, "%s: byte %lld: neighbour id %lld out of range", path,
+            return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte %lld: neighbour id %lld out of range", path,
                             (long long)(base + 8 * (h.n + 1) + (int64_t)h.id_bytes * e), (long long)x);
         }
     }
@@ -336,11 +336,11 @@ ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, un
                                 ompdag_graph **out, ompdag_error *err)
 {
     if (!path || !out)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "graph: no path");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph: no path");
     format = pick_format(path, format);
     FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "rb" : "r");
     if (!f)
-        return bfs_fail(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
     ompdag_status st;
     if (format == OMPDAG_GRAPH_FORMAT_BINARY)
         st = read_binary(f, path, out, err);
@@ -356,11 +356,11 @@ ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,
                                  ompdag_graph_format format, ompdag_error *err)
 {
     if (!g || !path)
-        return bfs_fail(err, OMPDAG_ERR_ARGUMENT, "graph: nothing to write");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph: nothing to write");
     format = pick_format(path, format);
     FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "wb" : "w");
     if (!f)
-        return bfs_fail(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
     bool ok = true;
     if (format == OMPDAG_GRAPH_FORMAT_BINARY) {
         bin_header h;
@@ -391,6 +391,6 @@ ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,
     if (fclose(f) != 0)
         ok = false;
     if (!ok)
-        return bfs_fail(err, OMPDAG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
     return OMPDAG_OK;
 }

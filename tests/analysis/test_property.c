@@ -93,9 +93,9 @@ Test(property, seed_generator_graphs, .timeout = 240)
         ompdag_gen_params p;
         ompdag_gen_params_init(&p);
         p.seed = (uint64_t)i;
-        p.tasks = (int32_t)ompdag_rng_range(&r, 1, 8);
+        p.tasks = (int32_t)ompdag_rng_range(&r, 1, 6);
         p.nodes_min = 1;
-        p.nodes_max = (int32_t)ompdag_rng_range(&r, 1, 12);
+        p.nodes_max = (int32_t)ompdag_rng_range(&r, 1, 9);
         p.p_if = 0.05 + 0.45 * ompdag_rng_unit(&r);
         p.p_cre = 0.05 + 0.45 * ompdag_rng_unit(&r);
         p.p_wait = 0.05 + 0.45 * ompdag_rng_unit(&r);
