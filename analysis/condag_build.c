@@ -4,6 +4,7 @@
  * condag_validate.c, the file format in condag_json.c.
  */
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -322,6 +323,18 @@ const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v)
 {
     return strpool_get(&g->pool, g->label[v]);
 }
+const char *ompdag_condag_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
+{
+    ompdag_loc loc = ompdag_condag_node_loc(g, v);
+    if (loc.file && loc.line)
+        snprintf(buf, size, "%s:%d", loc.file, loc.line);
+    else if (loc.line)
+        snprintf(buf, size, "line %d", loc.line);
+    else
+        snprintf(buf, size, "%s", node_name(g, v));
+    return buf;
+}
+
 const int32_t *ompdag_condag_node_fsucc(const ompdag_condag *g, int32_t v, int32_t *count)
 {
     *count = g->fsucc_off[v + 1] - g->fsucc_off[v];

@@ -56,7 +56,5 @@ struct ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path);
 bool cli_threads_for(const struct ompdag_condag *g, const int32_t *list, int count,
                      const int32_t **out, int *out_count, int32_t *scratch);
 
-/* "file.c:12" for a location, or the node id when there is none. */
-const char *cli_node_place(const struct ompdag_condag *g, int32_t v, char *buf, size_t size);
 
 #endif

@@ -193,14 +193,3 @@ bool cli_threads_for(const ompdag_condag *g, const int32_t *list, int count,
     return true;
 }
 
-const char *cli_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
-{
-    ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.file && loc.line)
-        snprintf(buf, size, "%s:%d", loc.file, loc.line);
-    else if (loc.line)
-        snprintf(buf, size, "line %d", loc.line);
-    else
-        snprintf(buf, size, "%s", ompdag_condag_node_id(g, v));
-    return buf;
-}

@@ -152,7 +152,7 @@ static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_r
             continue;
         const char *label = ompdag_condag_node_label(g, s);
         fprintf(out, "%s    branch at %s takes %s%s%s%s\n", shown++ ? "" : "  worst flow:\n",
-                cli_node_place(g, v, a, sizeof a), cli_node_place(g, s, b, sizeof b),
+                ompdag_condag_node_place(g, v, a, sizeof a), ompdag_condag_node_place(g, s, b, sizeof b),
                 label ? " (" : "", label ? label : "", label ? ")" : "");
     }
     if (!total)
@@ -173,7 +173,7 @@ static void print_text_path(FILE *out, const ompdag_condag *g, const ompdag_rta_
             fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
             i = n - TEXT_PATH_TAIL;
         }
-        fprintf(out, "%s%s", i ? " -> " : " ", cli_node_place(g, path[i], buf, sizeof buf));
+        fprintf(out, "%s%s", i ? " -> " : " ", ompdag_condag_node_place(g, path[i], buf, sizeof buf));
     }
     fputc('\n', out);
 }

@@ -190,10 +190,10 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
             continue;
         ++choices;
         fputs("<li>branch at <code>", out);
-        esc(out, report_node_place(g, v, a, sizeof a));
+        esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
         fprintf(out, "</code> takes <b>%s</b> &rarr; <code>",
                 report_branch_name(g, v, s, br, sizeof br));
-        esc(out, report_node_place(g, s, b, sizeof b));
+        esc(out, ompdag_condag_node_place(g, s, b, sizeof b));
         fputs("</code> ", out);
         esc(out, ompdag_condag_node_label(g, s));
         fputs("</li>", out);
@@ -206,7 +206,7 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     for (int32_t i = 0; i < n; ++i) {
         fputs(i ? " &rarr; " : "", out);
         fputs("<code>", out);
-        esc(out, report_node_place(g, path[i], a, sizeof a));
+        esc(out, ompdag_condag_node_place(g, path[i], a, sizeof a));
         fputs("</code>", out);
     }
     fputs("</li></ul>\n<p>Assumptions: work-conserving scheduling of untied tasks", out);
@@ -226,7 +226,7 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied"))) {
             fputs("<p class=\"warn\">warning: the task at <code>", out);
-            esc(out, report_node_place(g, v, a, sizeof a));
+            esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
             fputs("</code> is tied; the bound assumes untied tasks.</p>\n", out);
         }
 }
@@ -245,7 +245,7 @@ static void node_table(FILE *out, const ompdag_condag *g, size_t gi)
                 gi, v, gi, v);
         esc(out, ompdag_condag_node_id(g, v));
         fprintf(out, "</td><td class=\"l\">%c</td><td class=\"l\">", (char)ompdag_condag_node_kind(g, v));
-        esc(out, report_node_place(g, v, a, sizeof a));
+        esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
         fprintf(out, "</td><td data-v=\"%" PRId64 "\">%" PRId64 "</td>",
                 ompdag_condag_node_wcet(g, v), ompdag_condag_node_wcet(g, v));
         if (json_is_integer(s))
@@ -285,7 +285,7 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
         json_t *x = ompdag_condag_extra(g, v);
         char kind[2] = {(char)ompdag_condag_node_kind(g, v), 0};
         json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:b,s:b}", "id", ompdag_condag_node_id(g, v),
-                              "kind", kind, "at", report_node_place(g, v, a, sizeof a), "wcet",
+                              "kind", kind, "at", ompdag_condag_node_place(g, v, a, sizeof a), "wcet",
                               (json_int_t)ompdag_condag_node_wcet(g, v), "in_flow",
                               in_flow && in_flow[v], "critical", crit && crit[v]);
         if (ompdag_condag_node_label(g, v))

@@ -105,14 +105,14 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
                 snprintf(msg, sizeof msg,
                          "%s: the task at %s is tied; the bound assumes untied tasks (add "
                          "`untied`)",
-                         row->function, report_node_place(g, v, place, sizeof place));
+                         row->function, ompdag_condag_node_place(g, v, place, sizeof place));
                 add_result(results, RULE_TIED, ompdag_condag_node_loc(g, v), msg, NULL);
             }
             if (json_is_true(json_object_get(x, "unobserved"))) {
                 snprintf(msg, sizeof msg,
                          "%s: node %s (%s) was never observed; its WCET is 0 in the bound",
                          row->function, ompdag_condag_node_id(g, v),
-                         report_node_place(g, v, place, sizeof place));
+                         ompdag_condag_node_place(g, v, place, sizeof place));
                 add_result(results, RULE_UNOBSERVED, ompdag_condag_node_loc(g, v), msg, NULL);
             }
         }

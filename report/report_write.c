@@ -11,18 +11,6 @@
 
 #include "report_internal.h"
 
-const char *report_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
-{
-    ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.file && loc.line)
-        snprintf(buf, size, "%s:%d", loc.file, loc.line);
-    else if (loc.line)
-        snprintf(buf, size, "line %d", loc.line);
-    else
-        snprintf(buf, size, "%s", ompdag_condag_node_id(g, v));
-    return buf;
-}
-
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
                                size_t size)
 {
@@ -77,8 +65,8 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
             continue;
         const char *label = ompdag_condag_node_label(g, s);
         fprintf(out, "%s      %s takes %s -> %s%s%s%s\n", total == 1 ? "    worst flow:\n" : "",
-                report_node_place(g, v, a, sizeof a), report_branch_name(g, v, s, br, sizeof br),
-                report_node_place(g, s, b, sizeof b), label ? " (" : "", label ? label : "",
+                ompdag_condag_node_place(g, v, a, sizeof a), report_branch_name(g, v, s, br, sizeof br),
+                ompdag_condag_node_place(g, s, b, sizeof b), label ? " (" : "", label ? label : "",
                 label ? ")" : "");
     }
     if (!total)
@@ -94,7 +82,7 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
             fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
             i = n - TEXT_PATH_TAIL;
         }
-        fprintf(out, "%s%s", i ? " -> " : " ", report_node_place(g, path[i], a, sizeof a));
+        fprintf(out, "%s%s", i ? " -> " : " ", ompdag_condag_node_place(g, path[i], a, sizeof a));
     }
     fputc('\n', out);
 }
@@ -116,7 +104,7 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
             fprintf(out, "    warning: the task at %s is tied; the bound assumes untied tasks "
                          "(add `untied`)\n",
-                    report_node_place(g, v, buf, sizeof buf));
+                    ompdag_condag_node_place(g, v, buf, sizeof buf));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
         const char *est = json_string_value(json_object_get(wm, "estimator"));
@@ -163,7 +151,7 @@ static void text_nodes(FILE *out, const ompdag_condag *g)
         bool unobserved = json_is_true(json_object_get(x, "unobserved"));
         fprintf(out, "    %-6s %-4c %-24s %12" PRId64 " %8s %12s%s%s%s\n",
                 ompdag_condag_node_id(g, v), (char)ompdag_condag_node_kind(g, v),
-                report_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v), sbuf,
+                ompdag_condag_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v), sbuf,
                 obuf, label || unobserved ? "  " : "", label ? label : "",
                 unobserved ? " [unobserved]" : "");
     }
@@ -259,10 +247,10 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
         if (s < 0)
             continue;
         json_t *c = json_pack("{s:s,s:s,s:s,s:s}", "node", ompdag_condag_node_id(g, v), "at",
-                              report_node_place(g, v, a, sizeof a), "takes",
+                              ompdag_condag_node_place(g, v, a, sizeof a), "takes",
                               report_branch_name(g, v, s, br, sizeof br), "successor",
                               ompdag_condag_node_id(g, s));
-        json_object_set_new(c, "successor_at", json_string(report_node_place(g, s, a, sizeof a)));
+        json_object_set_new(c, "successor_at", json_string(ompdag_condag_node_place(g, s, a, sizeof a)));
         if (ompdag_condag_node_label(g, s))
             json_object_set_new(c, "label", json_string(ompdag_condag_node_label(g, s)));
         json_array_append_new(choices, c);
@@ -271,7 +259,7 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     const int32_t *p = ompdag_rta_result_critical_path(res, &n);
     for (int32_t i = 0; i < n; ++i)
         json_array_append_new(path, json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]),
-                                              "at", report_node_place(g, p[i], a, sizeof a)));
+                                              "at", ompdag_condag_node_place(g, p[i], a, sizeof a)));
     return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
 }
 
@@ -282,7 +270,7 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
-            json_array_append_new(tied, json_string(report_node_place(g, v, a, sizeof a)));
+            json_array_append_new(tied, json_string(ompdag_condag_node_place(g, v, a, sizeof a)));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     return json_pack("{s:i,s:s,s:b,s:o,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
                      "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
@@ -383,7 +371,7 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
         fprintf(out, ", \"kind\": \"%c\", \"task\": ", (char)ompdag_condag_node_kind(g, v));
         put_json_string(out, ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)));
         fputs(", \"at\": ", out);
-        put_json_string(out, report_node_place(g, v, a, sizeof a));
+        put_json_string(out, ompdag_condag_node_place(g, v, a, sizeof a));
         fprintf(out, ", \"wcet\": %" PRId64, ompdag_condag_node_wcet(g, v));
         if (ompdag_condag_node_label(g, v)) {
             fputs(", \"label\": ", out);

@@ -119,6 +119,9 @@ int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v);
 int32_t ompdag_condag_node_creates(const ompdag_condag *g, int32_t v);
 ompdag_loc ompdag_condag_node_loc(const ompdag_condag *g, int32_t v);
 const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v); /* may be NULL */
+/* Writes where node v is, for messages: "file.c:12", "line 12", or its id
+ * when it has no location.  Returns buf (caller-owned, `size` bytes). */
+const char *ompdag_condag_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size);
 
 /* F-successors of v, in file order.  *count receives their number. */
 const int32_t *ompdag_condag_node_fsucc(const ompdag_condag *g, int32_t v, int32_t *count);
