@@ -6,7 +6,10 @@
  *   DIR/<sweep>-graphs.csv   one row per graph
  *   DIR/<sweep>-summary.csv  mean bounds, gap percentiles, mean run times
  *   DIR/<sweep>.gp, DIR/<sweep>.png, DIR/<sweep>.svg  figures (gnuplot)
- * The gap of a graph is (alg0 − exact) / exact, in percent.
+ * The gap of a graph is (alg0 − exact) / exact, in percent.  The tightness
+ * of a graph is its longest simulated response (WFS and BFS work-conserving
+ * schedules of the worst flow and two random flows, report/sim.c) divided by
+ * the exact bound: at most 1 whenever the bound holds.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +22,7 @@
 #include "cli.h"
 #include "ompdag/fileio.h"
 #include "ompdag/gen.h"
+#include "ompdag/report.h"
 #include "ompdag/rta.h"
 
 void cmd_experiment_help(FILE *out)
@@ -40,6 +44,7 @@ typedef struct point_stats {
     double x;
     double sum_alg0, sum_exact, sum_t_alg0, sum_t_exact;
     double *gaps;
+    double sum_tight, min_tight, max_tight;
     long n;
 } point_stats;
 
@@ -127,13 +132,19 @@ static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE
             st = timed_bound(g, OMPDAG_ALG_ALG0, m, &b0, &t0, err);
         if (!st)
             st = timed_bound(g, OMPDAG_ALG_EXACT, m, &bx, &tx, err);
+        double tight = 0;
+        if (!st)
+            st = ompdag_sim_tightness(g, m, 2, p.seed, &tight, NULL, err);
         if (st)
             return st;
         double gap = bx ? 100.0 * (double)(b0 - bx) / (double)bx : 0.0;
-        fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f\n",
+        fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f,%.6f\n",
                 sweep_names[e->kind], ps->x, k, p.seed, ompdag_condag_node_count(g),
                 ompdag_condag_task_count(g), m, (double)b0 / m, (double)bx / m, gap, t0 / 1e3,
-                tx / 1e3);
+                tx / 1e3, tight);
+        ps->sum_tight += tight;
+        ps->min_tight = k == 0 || tight < ps->min_tight ? tight : ps->min_tight;
+        ps->max_tight = tight > ps->max_tight ? tight : ps->max_tight;
         ps->sum_alg0 += (double)b0 / m, ps->sum_exact += (double)bx / m;
         ps->sum_t_alg0 += (double)t0, ps->sum_t_exact += (double)tx;
         ps->gaps[ps->n++] = gap;
@@ -150,11 +161,12 @@ static void write_summary_row(FILE *f, const point_stats *ps)
     double n = (double)ps->n, mean_gap = 0;
     for (long i = 0; i < ps->n; ++i)
         mean_gap += ps->gaps[i] / n;
-    fprintf(f, "%g,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f\n", ps->x, ps->n,
+    fprintf(f, "%g,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f\n", ps->x, ps->n,
             ps->sum_alg0 / n, ps->sum_exact / n, mean_gap, percentile(ps->gaps, ps->n, 0.5),
             percentile(ps->gaps, ps->n, 0.9), percentile(ps->gaps, ps->n, 0.99),
             ps->gaps[ps->n - 1], (double)(ps->gaps[0]), ps->sum_t_exact / n / 1e3,
-            ps->sum_t_alg0 / n / 1e3, ps->sum_t_alg0 > 0 ? ps->sum_t_exact / ps->sum_t_alg0 : NAN);
+            ps->sum_t_alg0 / n / 1e3, ps->sum_t_alg0 > 0 ? ps->sum_t_exact / ps->sum_t_alg0 : NAN,
+            ps->sum_tight / n, ps->min_tight, ps->max_tight);
 }
 
 static ompdag_status open_out(const experiment *e, const char *suffix, ompdag_atomic_file **af,
@@ -212,10 +224,11 @@ static ompdag_status run_experiment(const experiment *e, ompdag_error *err)
     if (!st) {
         FILE *g = ompdag_atomic_file_stream(gf), *s = ompdag_atomic_file_stream(sf);
         fprintf(g, "sweep,x,graph,seed,nodes,tasks,m,alg0_bound,exact_bound,gap_pct,"
-                   "alg0_us,exact_us\n");
+                   "alg0_us,exact_us,sim_over_bound\n");
         fprintf(s, "x,graphs,mean_alg0_bound,mean_exact_bound,mean_gap_pct,p50_gap_pct,"
                    "p90_gap_pct,p99_gap_pct,max_gap_pct,min_gap_pct,mean_exact_us,mean_alg0_us,"
-                   "exact_over_alg0_time\n");
+                   "exact_over_alg0_time,mean_sim_over_bound,min_sim_over_bound,"
+                   "max_sim_over_bound\n");
         for (int i = 0; i < POINTS && !st; ++i)
             if (!(st = run_point(e, i, &ps[i], g, err)))
                 write_summary_row(s, &ps[i]);
