@@ -22,7 +22,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < 3; ++i) {
 #pragma omp task firstprivate(i)
                 {
-                    work(1000 * (i + 1));
+                    work(i == 2 ? 30000 : 1000 * (i + 1)); /* a3 far above a1 */
 #pragma omp task
                     work(500);
                 }
