@@ -3,7 +3,8 @@
 // only; everything else is C.
 //
 //   clang -fopenmp -fplugin=libompdag_plugin.so -fplugin-arg-ompdag-out=DIR
-//         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N] -c x.c
+//         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N]
+//         [-fplugin-arg-ompdag-wcet=ANNOTATED.json [-fplugin-arg-ompdag-threads=M]] -c x.c
 //
 // The action runs after the main action (AddAfterMainAction), so code
 // generation is untouched.  At the end of the translation unit it rebuilds a
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "ompdag/frontend.h"
+#include "ompdag/report.h"
 
 namespace
 {
@@ -37,6 +39,8 @@ struct PluginOptions {
     std::string out_dir;
     bool werror = false;
     int recursion_bound = 0;
+    std::string wcet_db; // annotated graphs of earlier runs: check deadlines at build time
+    int threads = 0;     // m for that check; 0: each graph's own "threads"
 };
 
 // The driver arguments that reproduce this compiler instance's view of the
@@ -155,6 +159,8 @@ class ExtractConsumer : public clang::ASTConsumer
             llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
             if (ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
                 report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), err.message);
+            if (!opts_.wcet_db.empty())
+                check_deadlines(set);
         } else {
             llvm::sys::fs::remove(out); // no stale graph survives a refusal
             if (ompdag_frontend_diag_count(fe) == 0)
@@ -189,16 +195,40 @@ class ExtractConsumer : public clang::ASTConsumer
         d.Report(loc, id) << msg;
     }
 
+    clang::SourceLocation source_loc(const ompdag_loc &l)
+    {
+        if (!l.file || l.line <= 0)
+            return clang::SourceLocation();
+        auto fe = ci_.getFileManager().getFile(l.file);
+        if (!fe)
+            return clang::SourceLocation();
+        return ci_.getSourceManager().translateFileLineCol(*fe, (unsigned)l.line,
+                                                           (unsigned)(l.col > 0 ? l.col : 1));
+    }
+
+    // -fplugin-arg-ompdag-wcet=FILE: the regions just extracted, with WCETs
+    // measured in earlier runs, against their deadlines (report/violations.c).
+    void check_deadlines(const ompdag_condag_set *set)
+    {
+        ompdag_condag_set *db = nullptr;
+        ompdag_error err{};
+        if (ompdag_condag_set_load_file(opts_.wcet_db.c_str(), &db, &err) != OMPDAG_OK) {
+            report(level(), clang::SourceLocation(), err.message);
+            return;
+        }
+        ompdag_deadline_violation *v = nullptr;
+        size_t n = 0;
+        if (ompdag_deadline_violations(set, db, opts_.threads, &v, &n, &err) != OMPDAG_OK)
+            report(level(), clang::SourceLocation(), err.message);
+        for (size_t i = 0; i < n; ++i)
+            report(level(), source_loc(v[i].loc), v[i].message);
+        free(v);
+        ompdag_condag_set_destroy(db);
+    }
+
     void report_frontend_diag(const ompdag_frontend_diag *fd)
     {
-        clang::SourceLocation loc;
-        clang::SourceManager &sm = ci_.getSourceManager();
-        if (fd->loc.file && fd->loc.line > 0) {
-            auto fe = ci_.getFileManager().getFile(fd->loc.file);
-            if (fe)
-                loc = sm.translateFileLineCol(*fe, (unsigned)fd->loc.line,
-                                              (unsigned)(fd->loc.col > 0 ? fd->loc.col : 1));
-        }
+        clang::SourceLocation loc = source_loc(fd->loc);
         clang::DiagnosticsEngine::Level lv = fd->severity == OMPDAG_DIAG_ERROR ? level()
                                              : fd->severity == OMPDAG_DIAG_WARNING
                                                  ? clang::DiagnosticsEngine::Warning
@@ -229,6 +259,15 @@ class ExtractAction : public clang::PluginASTAction
                 opts_.out_dir = s.str();
             } else if (s == "werror") {
                 opts_.werror = true;
+            } else if (s.consume_front("wcet=")) {
+                opts_.wcet_db = s.str();
+            } else if (s.consume_front("threads=")) {
+                if (s.getAsInteger(10, opts_.threads) || opts_.threads < 1) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad threads '%0'"))
+                        << s;
+                    return false;
+                }
             } else if (s.consume_front("recursion-bound=")) {
                 if (s.getAsInteger(10, opts_.recursion_bound) || opts_.recursion_bound < 1) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -239,7 +278,7 @@ class ExtractAction : public clang::PluginASTAction
             } else {
                 d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                            "ompdag: unknown plugin argument '%0' (known: out=DIR, "
-                                           "werror, recursion-bound=N)"))
+                                           "werror, recursion-bound=N, wcet=FILE, threads=N)"))
                     << a;
                 return false;
             }

@@ -241,3 +241,50 @@ Test(examples_run, all)
     runs("examples/fib.c", "fib(21) = 10946");
     runs("examples/fig5_counterexample.c", "fig5_counterexample: checksum");
 }
+
+/* -fplugin-arg-ompdag-wcet=DB: a region whose bound, with the WCETs of DB,
+ * misses its `#pragma ompdag deadline(5ms)` is reported at the `parallel`
+ * line: a warning, or an error that fails the compile with werror. */
+static void deadline_diag(bool werror)
+{
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", db[1024], cmd[8192], path[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    const char *src = OMPDAG_TEST_SOURCE_DIR "/examples/fib.c";
+    ompdag_condag_set *set = NULL;
+    cr_assert_eq(fe_test_extract(src, NULL, 0, 0, &set, NULL), OMPDAG_OK);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) /* 10 ms a node: far over 5 ms */
+        cr_assert_eq(ompdag_condag_set_wcet(g, v, 10000000, NULL), OMPDAG_OK);
+    snprintf(db, sizeof db, "%s/db.json", dir);
+    cr_assert_eq(ompdag_condag_set_save_file(set, db, true, NULL), OMPDAG_OK);
+    int line = ompdag_condag_region_loc(g).line;
+    snprintf(cmd, sizeof cmd,
+             "%s -fopenmp -O2 -fplugin=%s -fplugin-arg-ompdag-out=%s/out "
+             "-fplugin-arg-ompdag-wcet=%s -fplugin-arg-ompdag-threads=4 %s -c %s -o %s/a.o "
+             "2>%s/err.txt",
+             OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, db,
+             werror ? "-fplugin-arg-ompdag-werror" : "", src, dir, dir);
+    int rc = run(cmd);
+    cr_assert(werror ? rc != 0 : rc == 0, "rc %d", rc);
+    size_t n;
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    char *err = slurp(path, &n), want[256];
+    cr_assert_not_null(err);
+    snprintf(want, sizeof want, "fib.c:%d:1: %s: ompdag: bound ", line, werror ? "error" : "warning");
+    cr_assert(strstr(err, want), "no '%s' in stderr: %s", want, err);
+    cr_assert(strstr(err, "on 4 threads exceeds deadline 5 ms [ompdag-deadline]"), "stderr: %s",
+              err);
+    free(err);
+    ompdag_condag_set_destroy(set);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+
+Test(plugin, deadline_miss_is_a_warning_at_the_region)
+{
+    deadline_diag(false);
+}
+Test(plugin, deadline_miss_is_an_error_with_werror)
+{
+    deadline_diag(true);
+}
