@@ -80,6 +80,35 @@ static bool dir_matters(fe_dir d)
            d != FE_DIR_OMPDAG_UNKNOWN;
 }
 
+/* A `return` that is not inside a loop of s leaves s early: the code after s
+ * (which may hold scheduling points) is skipped on that branch, so s must
+ * become C … J with the return's edge, not fold into one node.  A return
+ * inside a loop stays plain (taken as not taken, the sound fallback above), so
+ * loops without tasks keep folding instead of needing a trip count. */
+static enum CXChildVisitResult exit_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_ReturnStmt: *(bool *)data = true; return CXChildVisit_Break;
+    case CXCursor_ForStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt: return CXChildVisit_Continue;
+    default: return CXChildVisit_Recurse;
+    }
+}
+
+static bool has_early_return(CXCursor s)
+{
+    bool found = false;
+    if (clang_getCursorKind(s) == CXCursor_ReturnStmt)
+        return true;
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt)
+        return false;
+    clang_visitChildren(s, exit_visit, &found);
+    return found;
+}
+
 bool fe_significant(walker *w, CXCursor s)
 {
     fe_span sp = fe_cursor_span(s);
@@ -88,6 +117,7 @@ bool fe_significant(walker *w, CXCursor s)
         for (int32_t i = fe_pragma_lower_bound(f, sp.begin);
              i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
             if (dir_matters(f->pragmas[i].dir)) return true;
+    if (clang_isStatement(clang_getCursorKind(s)) && has_early_return(s)) return true;
     sig_state st = {w, false};
     if (sig_visit(s, s, &st) == CXChildVisit_Break) return true;
     clang_visitChildren(s, sig_visit, &st);
