@@ -323,6 +323,16 @@ const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v)
 {
     return strpool_get(&g->pool, g->label[v]);
 }
+const char *ompdag_condag_title(const ompdag_condag *g, size_t index, char *buf, size_t size)
+{
+    const char *name = ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
+    if (name)
+        snprintf(buf, size, "%s", name);
+    else
+        snprintf(buf, size, "graph %zu", index);
+    return buf;
+}
+
 const char *ompdag_condag_node_place(const ompdag_condag *g, int32_t v, char *buf, size_t size)
 {
     ompdag_loc loc = ompdag_condag_node_loc(g, v);

@@ -129,16 +129,6 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
     return rc;
 }
 
-static const char *graph_title(const ompdag_condag *g, size_t i, char *buf, size_t size)
-{
-    const char *name = ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
-    if (name)
-        snprintf(buf, size, "%s", name);
-    else
-        snprintf(buf, size, "graph %zu", i);
-    return buf;
-}
-
 /* Text output stays readable on huge graphs; --format json lists everything. */
 enum { TEXT_MAX_CHOICES = 20, TEXT_PATH_HEAD = 8, TEXT_PATH_TAIL = 4 };
 
@@ -202,7 +192,7 @@ static void print_graph_header(const ompdag_condag *g, size_t i)
 {
     char title[256];
     ompdag_loc loc = ompdag_condag_region_loc(g);
-    printf("%s", graph_title(g, i, title, sizeof title));
+    printf("%s", ompdag_condag_title(g, i, title, sizeof title));
     if (loc.file)
         printf(" (%s:%d)", loc.file, loc.line);
     printf(": %d nodes, %d tasks, total WCET %" PRId64 " %s\n", ompdag_condag_node_count(g),
@@ -213,7 +203,7 @@ static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_re
 {
     json_t *o = ompdag_rta_result_to_json(r, g);
     char title[256];
-    json_object_set_new(o, "graph", json_string(graph_title(g, i, title, sizeof title)));
+    json_object_set_new(o, "graph", json_string(ompdag_condag_title(g, i, title, sizeof title)));
     if (ompdag_condag_function(g))
         json_object_set_new(o, "function", json_string(ompdag_condag_function(g)));
     return o;
@@ -293,7 +283,7 @@ static void batch_print(const analyze_opts *o, const batch_input *in, int32_t m,
     for (size_t i = 0; i < in->count; ++i) {
         char title[256];
         const ompdag_condag *g = in->graphs[i];
-        graph_title(g, i, title, sizeof title);
+        ompdag_condag_title(g, i, title, sizeof title);
         if (!o->json) {
             printf("%s: %s: m=%-3d exact (%s) bound %.3f %s  (m*R = %" PRId64 ")\n", in->origin[i],
                    title, m, ompdag_eval_device_name(o->device), (double)btm[i] / m,

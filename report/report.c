@@ -291,16 +291,6 @@ double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs
     return best;
 }
 
-const char *report_title(const ompdag_condag *g, size_t i, char *buf, size_t size)
-{
-    const char *name = ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
-    if (name)
-        snprintf(buf, size, "%s", name);
-    else
-        snprintf(buf, size, "graph %zu", i);
-    return buf;
-}
-
 void ompdag_report_destroy(ompdag_report *r)
 {
     if (!r)
@@ -342,7 +332,7 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
         r->cap = cap;
     }
     char buf[512];
-    char *title = strdup(report_title(ompdag_condag_set_graph(r->set, row->graph), row->graph, buf,
+    char *title = strdup(ompdag_condag_title(ompdag_condag_set_graph(r->set, row->graph), row->graph, buf,
                                       sizeof buf));
     char *from = row->deadline_from ? strdup(row->deadline_from) : NULL;
     if (!title || (row->deadline_from && !from)) {
@@ -365,7 +355,7 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
 {
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, gi);
     char title[512];
-    report_title(g, gi, title, sizeof title);
+    ompdag_condag_title(g, gi, title, sizeof title);
     int32_t own = ompdag_condag_threads(g) > 0 ? ompdag_condag_threads(g) : opt->default_threads;
     const int32_t *ms = opt->thread_count > 0 ? opt->threads : &own;
     int nm = opt->thread_count > 0 ? opt->thread_count : 1;

@@ -38,7 +38,6 @@ bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
 double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs);
-const char *report_title(const ompdag_condag *g, size_t i, char *buf, size_t size);
 
 /* "then", "else", or "case 3 of 4": which F-successor of C node c is s. */
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,

@@ -37,27 +37,6 @@ static ompdag_status violation(ompdag_bfs_rule rule, int64_t v, ompdag_bfs_rule 
                     (int)rule, rule_names[rule], (long long)v, why);
 }
 
-static bool has_arc(const ompdag_graph *g, int64_t u, int64_t v)
-{
-    int64_t lo = g->offsets[u], hi = g->offsets[u + 1];
-    if (g->sorted) {
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2, x = csr_nbr(g, mid);
-            if (x == v)
-                return true;
-            if (x < v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return false;
-    }
-    for (int64_t e = lo; e < hi; ++e)
-        if (csr_nbr(g, e) == v)
-            return true;
-    return false;
-}
-
 /* Rule 1: follows parent pointers from every reached vertex.  depth[] marks
  * -2 unknown, -3 on the current walk (a cycle if met again), else the depth. */
 static int64_t check_tree(const ompdag_graph *g, const int64_t *parent, int64_t source,
@@ -132,7 +111,7 @@ ompdag_status ompdag_bfs_validate(const ompdag_graph *g, const ompdag_bfs_result
             return violation(OMPDAG_BFS_RULE_TREE_LEVELS, v, rule, vertex, err,
                              "its level is not its parent's level + 1");
     for (int64_t v = 0; v < n; ++v)
-        if (v != src && parent[v] >= 0 && !has_arc(g, parent[v], v))
+        if (v != src && parent[v] >= 0 && !graph_has_arc(g, parent[v], v))
             return violation(OMPDAG_BFS_RULE_PARENT_EDGE, v, rule, vertex, err,
                              "the edge from its parent is not in the graph");
     for (int64_t u = 0; u < n; ++u) {

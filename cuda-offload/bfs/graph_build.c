@@ -45,7 +45,7 @@ void ompdag_graph_destroy(ompdag_graph *g)
     free(g);
 }
 
-static bool row_contains(const ompdag_graph *g, int64_t u, int64_t v)
+bool graph_has_arc(const ompdag_graph *g, int64_t u, int64_t v)
 {
     int64_t lo = g->offsets[u], hi = g->offsets[u + 1];
     if (g->sorted) {
@@ -79,7 +79,7 @@ void graph_compute_flags(ompdag_graph *g)
     bool symmetric = true;
     for (int64_t v = 0; v < g->n && symmetric; ++v)
         for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e)
-            if (!row_contains(g, csr_nbr(g, e), v)) {
+            if (!graph_has_arc(g, csr_nbr(g, e), v)) {
                 symmetric = false;
                 break;
             }

@@ -34,6 +34,9 @@ static inline int64_t csr_degree(const ompdag_graph *g, int64_t v)
     return g->offsets[v + 1] - g->offsets[v];
 }
 
+/* True when u -> v is an arc: binary search in sorted rows, else a scan. */
+bool graph_has_arc(const ompdag_graph *g, int64_t u, int64_t v);
+
 /* Allocates an empty graph with offsets for n vertices and room for m arcs;
  * ids are int64 when n > INT32_MAX or `wide`, else int32. */
 ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err);

@@ -106,6 +106,9 @@ const char *ompdag_condag_function(const ompdag_condag *g); /* may be NULL */
 const char *ompdag_condag_time_unit(const ompdag_condag *g); /* "ns" by default */
 ompdag_loc ompdag_condag_region_loc(const ompdag_condag *g);
 int32_t ompdag_condag_threads(const ompdag_condag *g); /* 0 when absent */
+/* A title for messages: the function, else the name, else "graph INDEX"
+ * (index = its place in a set).  Returns buf (caller-owned, `size` bytes). */
+const char *ompdag_condag_title(const ompdag_condag *g, size_t index, char *buf, size_t size);
 
 int32_t ompdag_condag_node_count(const ompdag_condag *g); /* valid before finalize too */
 int32_t ompdag_condag_task_count(const ompdag_condag *g);
