@@ -95,3 +95,17 @@ void ompdag_atomic_file_abort(ompdag_atomic_file *f)
     free(f->path);
     free(f);
 }
+
+void ompdag_json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}

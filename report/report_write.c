@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/fileio.h"
 #include "report_internal.h"
 
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
@@ -332,24 +333,10 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
 /* Streaming JSON: each region's object is built by jansson, its node list
  * (most of the volume: one line per node) is written directly, so 10^4
  * regions of 10^6 nodes stay fast and need one region in memory at a time. */
-static void put_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 static void put_json_scalar(FILE *out, const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_STRING: put_json_string(out, json_string_value(v)); break;
+    case JSON_STRING: ompdag_json_write_string(out, json_string_value(v)); break;
     case JSON_INTEGER: fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
     case JSON_REAL: fprintf(out, "%.17g", json_real_value(v)); break;
     case JSON_TRUE: fputs("true", out); break;
@@ -367,15 +354,15 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
     fputs("      \"node_wcets\": [", out);
     for (int32_t v = 0; v < n; ++v) {
         fputs(v ? ",\n        {\"id\": " : "\n        {\"id\": ", out);
-        put_json_string(out, ompdag_condag_node_id(g, v));
+        ompdag_json_write_string(out, ompdag_condag_node_id(g, v));
         fprintf(out, ", \"kind\": \"%c\", \"task\": ", (char)ompdag_condag_node_kind(g, v));
-        put_json_string(out, ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)));
+        ompdag_json_write_string(out, ompdag_condag_task_id(g, ompdag_condag_node_task(g, v)));
         fputs(", \"at\": ", out);
-        put_json_string(out, ompdag_condag_node_place(g, v, a, sizeof a));
+        ompdag_json_write_string(out, ompdag_condag_node_place(g, v, a, sizeof a));
         fprintf(out, ", \"wcet\": %" PRId64, ompdag_condag_node_wcet(g, v));
         if (ompdag_condag_node_label(g, v)) {
             fputs(", \"label\": ", out);
-            put_json_string(out, ompdag_condag_node_label(g, v));
+            ompdag_json_write_string(out, ompdag_condag_node_label(g, v));
         }
         json_t *x = ompdag_condag_extra(g, v);
         for (size_t k = 0; x && k < sizeof keys / sizeof keys[0]; ++k) {
@@ -398,7 +385,7 @@ static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag
         fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
     }
     fputs("{\n  \"format\": \"ompdag-report\",\n  \"version\": 1,\n  \"input\": ", out);
-    put_json_string(out, r->input_name);
+    ompdag_json_write_string(out, r->input_name);
     fprintf(out, ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu},\n"
                  "  \"regions\": [",
             pass, fail, r->n - pass - fail);

@@ -165,17 +165,17 @@ ompdag_status ompdag_map_write(const char *path, const ompdag_map_region *region
             if (assign[r] == i)
                 load += regions[r].load;
         fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        off_json_string(out, res[i].name ? res[i].name : "");
+        ompdag_json_write_string(out, res[i].name ? res[i].name : "");
         fprintf(out, ", \"kind\": \"%s\", \"capacity\": %.17g, \"load\": %.17g}",
                 res[i].kind == OMPDAG_REGION_CG ? "CG" : "CO", res[i].capacity, load);
     }
     fprintf(out, "\n  ],\n  \"regions\": [");
     for (int r = 0; r < nregions; ++r) {
         fprintf(out, "%s\n    {\"name\": ", r ? "," : "");
-        off_json_string(out, regions[r].name ? regions[r].name : "");
+        ompdag_json_write_string(out, regions[r].name ? regions[r].name : "");
         fprintf(out, ", \"class\": \"%s\", \"load\": %.17g, \"resource\": ",
                 regions[r].cls == OMPDAG_REGION_CG ? "CG" : "CO", regions[r].load);
-        off_json_string(out, res[assign[r]].name ? res[assign[r]].name : "");
+        ompdag_json_write_string(out, res[assign[r]].name ? res[assign[r]].name : "");
         fprintf(out, ", \"resource_index\": %d}", assign[r]);
     }
     fprintf(out, "\n  ]\n}\n");

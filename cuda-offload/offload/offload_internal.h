@@ -182,8 +182,6 @@ bool off_cuda_info(int i, ompdag_gpu_info *out);
 ompdag_status off_gpu_cuda_create(int device, ompdag_offload_gpu_fn body, void *ctx,
                                   const char *name, off_gpu **out, ompdag_error *err);
 
-/* Writes s as a JSON string literal (resources.c). */
-void off_json_string(FILE *out, const char *s);
 
 /* Runs the region with the given GPUs (borrowed; may be 0).  Used by
  * ompdag_offload_for() and by tests that bring scripted devices. */

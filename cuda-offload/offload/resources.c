@@ -19,6 +19,7 @@
 #endif
 
 #include "offload_internal.h"
+#include "ompdag/fileio.h"
 
 struct ompdag_resources {
     ompdag_cpu_topology cpu;
@@ -179,19 +180,6 @@ const ompdag_gpu_info *ompdag_resources_gpu(const ompdag_resources *r, int i)
     return i >= 0 && i < r->ngpus ? &r->gpus[i] : NULL;
 }
 
-void off_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
 
 ompdag_status ompdag_resources_write(const ompdag_resources *r, FILE *out, bool json,
                                      ompdag_error *err)
@@ -212,14 +200,14 @@ ompdag_status ompdag_resources_write(const ompdag_resources *r, FILE *out, bool 
         for (int i = 0; i < r->ngpus; ++i) {
             const ompdag_gpu_info *g = &r->gpus[i];
             fprintf(out, "%s\n    {\"index\": %d, \"name\": ", i ? "," : "", i);
-            off_json_string(out, g->name);
+            ompdag_json_write_string(out, g->name);
             fprintf(out,
                     ", \"sms\": %d, \"compute_capability\": \"%d.%d\", \"memory_bytes\": %" PRId64
                     "}",
                     g->sms, g->cc_major, g->cc_minor, g->memory_bytes);
         }
         fprintf(out, "%s],\n  \"gpu_note\": ", r->ngpus ? "\n  " : "");
-        off_json_string(out, r->gpu_note);
+        ompdag_json_write_string(out, r->gpu_note);
         fprintf(out, "\n}\n");
     } else {
         fprintf(out, "CPU (%s): %d package(s), %d NUMA node(s), %d core(s), %d PU(s)\n",

@@ -33,6 +33,10 @@ ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err
 /* Discards the temporary file and frees the handle.  NULL is a no-op. */
 void ompdag_atomic_file_abort(ompdag_atomic_file *f);
 
+/* Writes s as a JSON string literal (quotes, backslashes and control
+ * characters escaped; UTF-8 passed through), for writers that stream JSON. */
+void ompdag_json_write_string(FILE *out, const char *s);
+
 #ifdef __cplusplus
 }
 #endif
