@@ -48,6 +48,7 @@ typedef enum fe_dir {
     FE_DIR_LOOP_BOUND,         /* #pragma ompdag loop_bound(N) */
     FE_DIR_RECURSION_BOUND,    /* #pragma ompdag recursion_bound(N) */
     FE_DIR_DEADLINE,           /* #pragma ompdag deadline(5ms) */
+    FE_DIR_RESOURCE,           /* #pragma ompdag resource(gpu|cpu): region class (DISPAR) */
     FE_DIR_OMPDAG_UNKNOWN
 } fe_dir;
 
@@ -187,6 +188,7 @@ typedef struct fe_region_output {
     bool has_graph;  /* false: the region has no task producer (no graph) */
     int32_t threads; /* from num_threads(constant), else 0 */
     char *deadline;  /* from the region's or function's ompdag deadline */
+    const char *resource_class; /* "CG" or "CO" (static string) */
 } fe_region_output;
 
 /* Builds one region.  Returns true on success (out->has_graph tells whether

@@ -81,6 +81,7 @@ static fe_dir classify_ompdag(const char *name)
     if (!strcmp(name, "loop_bound")) return FE_DIR_LOOP_BOUND;
     if (!strcmp(name, "recursion_bound")) return FE_DIR_RECURSION_BOUND;
     if (!strcmp(name, "deadline")) return FE_DIR_DEADLINE;
+    if (!strcmp(name, "resource")) return FE_DIR_RESOURCE;
     return FE_DIR_OMPDAG_UNKNOWN;
 }
 
@@ -357,7 +358,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
             *refused = true;
             ok = fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p.line, p.col,
                          "unknown directive '#pragma ompdag %s' (known: loop_bound, "
-                         "recursion_bound, deadline)",
+                         "recursion_bound, deadline, resource)",
                          p.name);
         }
         ok = ok && push_pragma(f, &p, &cap);

@@ -168,7 +168,7 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     bool ok = true, producer = false;
     for (int32_t i = in->first_pragma + 1; ok && i <= in->last_pragma; ++i) {
         const fe_pragma *p = &f->pragmas[i];
-        if (p->dir != FE_DIR_SINGLE && p->dir != FE_DIR_DEADLINE)
+        if (p->dir != FE_DIR_SINGLE && p->dir != FE_DIR_DEADLINE && p->dir != FE_DIR_RESOURCE)
             ok = fe_refuse(&w, f->name, p->line, p->col,
                            "'#pragma omp %s' directly on a parallel region is not supported",
                            p->name);

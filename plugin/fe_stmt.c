@@ -77,6 +77,7 @@ static bool dir_matters(fe_dir d)
 {
     return d != FE_DIR_PLAIN && d != FE_DIR_IGNORED_STANDALONE && d != FE_DIR_OUTSIDE &&
            d != FE_DIR_LOOP_BOUND && d != FE_DIR_RECURSION_BOUND && d != FE_DIR_DEADLINE &&
+           d != FE_DIR_RESOURCE &&
            d != FE_DIR_OMPDAG_UNKNOWN;
 }
 
@@ -547,7 +548,7 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                              "'#pragma ompdag %s' applies to a function or a parallel region, "
                              "not to a statement inside one",
                              p->name);
-        } else if (p->dir != FE_DIR_OMPDAG_UNKNOWN) {
+        } else if (p->dir != FE_DIR_OMPDAG_UNKNOWN && p->dir != FE_DIR_RESOURCE) {
             if (omp)
                 return fe_refuse(
                     w, f->name, p->line, p->col,

@@ -467,6 +467,7 @@ static bool dir_is_significant(fe_dir d)
     case FE_DIR_LOOP_BOUND:
     case FE_DIR_RECURSION_BOUND:
     case FE_DIR_DEADLINE:
+    case FE_DIR_RESOURCE:
     case FE_DIR_OMPDAG_UNKNOWN:
         return false;
     default:
@@ -536,13 +537,67 @@ static bool is_parallel(fe_dir d)
     return d == FE_DIR_PARALLEL || d == FE_DIR_PARALLEL_MASTER || d == FE_DIR_PARALLEL_OTHER;
 }
 
-static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *deadline)
+/* DISPAR's node classes (seed 001), for `ompdag map`: a region is CG (CPU +
+ * GPU) when it carries `#pragma ompdag resource(gpu)` (in its pragma chain,
+ * directly above it, or inside it), launches a CUDA kernel (`<<<`), or calls
+ * ompdag_offload_for with a GPU body (third argument not NULL or 0); else CO.
+ * Only the region's own text is read: calls are not followed. */
+static bool offload_call_has_gpu_body(const char *t, const char *end)
+{
+    int depth = 0, arg = 0;
+    const char *start = NULL;
+    for (const char *q = strchr(t, '('); q && q < end; ++q) {
+        if (*q == '(' && depth++ == 0) {
+            continue;
+        } else if (*q == ')' && --depth == 0) {
+            break;
+        } else if (*q == ',' && depth == 1 && ++arg == 2) {
+            start = q + 1;
+        } else if (*q == ',' && depth == 1 && arg == 3 && start) {
+            while (*start == ' ' || *start == '\n' || *start == '\t') ++start;
+            size_t n = (size_t)(q - start);
+            while (n && (start[n - 1] == ' ' || start[n - 1] == '\n' || start[n - 1] == '\t')) --n;
+            return !((n == 4 && !strncmp(start, "NULL", 4)) || (n == 1 && start[0] == '0') ||
+                     (n == 9 && !strncmp(start, "(void *)0", 9)));
+        }
+    }
+    return false;
+}
+
+static bool resource_gpu(const fe_pragma *p)
+{
+    const fe_clause *c = p->dir == FE_DIR_RESOURCE ? fe_pragma_clause(p, "") : NULL;
+    return c && c->arg && !strcmp(c->arg, "gpu");
+}
+
+static const char *region_class(const fe_file *f, const fe_region_input *in, fe_span sp)
+{
+    int32_t above = in->first_pragma - 1;
+    if (above >= 0 && resource_gpu(&f->pragmas[above]))
+        return "CG";
+    for (int32_t i = in->first_pragma; i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
+        if (resource_gpu(&f->pragmas[i]))
+            return "CG";
+    char *text = strndup(f->text + sp.begin, sp.end - sp.begin);
+    bool cg = false;
+    if (text) {
+        cg = strstr(text, "<<<") != NULL;
+        for (const char *q = text; !cg && (q = strstr(q, "ompdag_offload_for")); ++q)
+            cg = offload_call_has_gpu_body(q, text + strlen(text));
+        free(text);
+    }
+    return cg ? "CG" : "CO";
+}
+
+static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *deadline,
+                            const char *cls)
 {
     char key[4096];
     snprintf(key, sizeof key, "%s:%d", f->name, p->line);
     json_t *o = json_object();
     if (!o) return NULL;
     if (json_object_set_new(o, "region_key", json_string(key)) ||
+        json_object_set_new(o, "resource_class", json_string(cls)) ||
         (deadline && json_object_set_new(o, "deadline", json_string(deadline)))) {
         json_decref(o);
         return NULL;
@@ -562,7 +617,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
     if (!st) st = ompdag_condag_set_function(g, fn->name);
     if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
-    json_t *extra = region_extra(f, p, ro->deadline);
+    json_t *extra = region_extra(f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);
     json_decref(extra);
@@ -634,6 +689,7 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         } else if (ok && ro.has_graph) {
             if (!ro.deadline && fn->deadline) ro.deadline = fe_strdup(fn->deadline);
+            ro.resource_class = region_class(f, &in, sp);
             ompdag_condag *g = NULL;
             st = emit_graph(fn, f, p, &ro, &g, err);
             if (!st) st = ompdag_condag_set_add(set, g, err);

@@ -640,3 +640,42 @@ Test(pragmas, continued_lines_and_comments)
             cr_assert(json_is_true(json_object_get(ompdag_condag_extra(g, v), "untied")));
     ompdag_condag_set_destroy(set);
 }
+
+/* DISPAR region classes (seed 001) for `ompdag map`: CG when the region says
+ * so, launches a kernel, or offloads with a GPU body; CO otherwise. */
+static const char *region_class_of(const char *src)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = ok_graph(src, &set);
+    static char cls[8];
+    const char *c = json_string_value(json_object_get(ompdag_condag_extra(g, -1), "resource_class"));
+    cr_assert_not_null(c, "no resource_class on the graph");
+    snprintf(cls, sizeof cls, "%s", c);
+    ompdag_condag_set_destroy(set);
+    return cls;
+}
+
+#define OFFLOAD_DECL                                                                               \
+    "typedef struct ompdag_offload_opts ompdag_offload_opts;\n"                                    \
+    "int ompdag_offload_for(long, void (*)(long, long, void *), void *, void *, "                   \
+    "ompdag_offload_opts *, void *, void *);\n"                                                    \
+    "void cpu_body(long, long, void *);\n"                                                         \
+    "void gpu_body(long, long, void *, void *);\n"
+
+Test(classes, resource_pragma_and_offload_calls)
+{
+    cr_expect_str_eq(region_class_of(REGION_HEAD "#pragma omp task\n    work(1);\n" REGION_TAIL),
+                     "CO");
+    cr_expect_str_eq(region_class_of("void work(int);\nvoid f(int n) {\n#pragma ompdag resource(gpu)\n"
+                                     "#pragma omp parallel\n#pragma omp single\n  {\n"
+                                     "#pragma omp task\n    work(1);\n" REGION_TAIL),
+                     "CG");
+    cr_expect_str_eq(region_class_of(OFFLOAD_DECL REGION_HEAD "#pragma omp task\n"
+                                                  "    ompdag_offload_for(n, cpu_body, gpu_body, 0, 0, 0, 0);\n"
+                                                  REGION_TAIL),
+                     "CG");
+    cr_expect_str_eq(region_class_of(OFFLOAD_DECL REGION_HEAD "#pragma omp task\n"
+                                                  "    ompdag_offload_for(n, cpu_body, 0, 0, 0, 0, 0);\n"
+                                                  REGION_TAIL),
+                     "CO");
+}
