@@ -208,3 +208,34 @@ Test(cli, analyze_device_batch_matches_exact)
     cr_expect_eq(r.status, 2);
     done(r);
 }
+
+Test(cli, map_sends_cg_regions_to_gpus_only)
+{
+    FILE *f = fopen("/tmp/ompdag-cli-map.c", "w");
+    fputs("void work(int);\n"
+          "void f(void) {\n"
+          "#pragma ompdag resource(gpu)\n"
+          "#pragma omp parallel\n#pragma omp single\n  {\n#pragma omp task\n    work(1);\n  }\n"
+          "#pragma omp parallel\n#pragma omp single\n  {\n#pragma omp task\n    work(2);\n  }\n"
+          "}\n", f);
+    fclose(f);
+    run_result r = ompdag("extract /tmp/ompdag-cli-map.c -o /tmp/ompdag-cli-map.json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    /* this machine has no GPU: a CG region has nowhere to go */
+    r = ompdag("map /tmp/ompdag-cli-map.json");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "CG") != NULL, "%s", r.err);
+    done(r);
+    r = ompdag("map /tmp/ompdag-cli-map.json --assume-gpus 1 -o /tmp/ompdag-cli-mapping.json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    json_t *m = json_load_file("/tmp/ompdag-cli-mapping.json", 0, NULL);
+    json_t *regions = json_object_get(m, "regions");
+    cr_assert_eq(json_array_size(regions), 2);
+    json_t *cg = json_array_get(regions, 0), *co = json_array_get(regions, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(cg, "class")), "CG");
+    cr_expect_str_eq(json_string_value(json_object_get(cg, "resource")), "gpu0 (assumed)");
+    cr_expect_str_eq(json_string_value(json_object_get(co, "class")), "CO");
+    json_decref(m);
+}

@@ -1,0 +1,145 @@
+/*
+ * cli/cmd_map.c — `ompdag map`: assigns the task regions of con-DAG files to
+ * this machine's resources with DISPAR's greedy StreamMAP rules (seed 001;
+ * include/ompdag/offload.h): CG regions (graph key "resource_class", set by
+ * the front end) only to CG resources, adjacent regions co-located, else the
+ * least-loaded resource.  A region's load is its total WCET; regions that
+ * follow each other in one function are adjacent.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "ompdag/offload.h"
+
+void cmd_map_help(FILE *out)
+{
+    fprintf(out, "usage: ompdag map GRAPHS.json [-o MAPPING.json] [--assume-gpus N]\n\n"
+                 "Maps each task region to a resource of this machine (ompdag resources): CG\n"
+                 "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
+                 "neighbouring regions of one function together, otherwise the least-loaded\n"
+                 "resource (seed 001, StreamMAP).  Load = the region's total WCET.\n\n"
+                 "  -o FILE           mapping file (JSON, written atomically; default stdout)\n"
+                 "  --assume-gpus N   plan for N more GPUs than this machine has (CG resources)\n"
+                 "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
+}
+
+typedef struct map_input {
+    ompdag_condag_set *set;
+    ompdag_map_region *regions;
+    int32_t *edges;
+    int nregions, nedges;
+    char **names;
+} map_input;
+
+static void map_input_free(map_input *in)
+{
+    for (int r = 0; r < in->nregions; ++r)
+        free(in->names[r]);
+    free(in->names), free(in->regions), free(in->edges);
+    ompdag_condag_set_destroy(in->set);
+}
+
+static bool same_function(const ompdag_condag *a, const ompdag_condag *b)
+{
+    const char *fa = ompdag_condag_function(a), *fb = ompdag_condag_function(b);
+    return fa && fb && !strcmp(fa, fb);
+}
+
+static bool regions_of(map_input *in)
+{
+    int n = (int)ompdag_condag_set_count(in->set);
+    in->regions = calloc((size_t)(n ? n : 1), sizeof *in->regions);
+    in->names = calloc((size_t)(n ? n : 1), sizeof *in->names);
+    in->edges = malloc(sizeof *in->edges * 2 * (size_t)(n ? n : 1));
+    if (!in->regions || !in->names || !in->edges)
+        return false;
+    for (int r = 0; r < n; ++r, ++in->nregions) {
+        const ompdag_condag *g = ompdag_condag_set_graph(in->set, (size_t)r);
+        json_t *cls = json_object_get(ompdag_condag_extra(g, -1), "resource_class");
+        json_t *key = json_object_get(ompdag_condag_extra(g, -1), "region_key");
+        char title[256];
+        ompdag_condag_title(g, (size_t)r, title, sizeof title);
+        size_t len = strlen(title) + (json_is_string(key) ? strlen(json_string_value(key)) : 0) + 4;
+        if (!(in->names[r] = malloc(len)))
+            return false;
+        snprintf(in->names[r], len, "%s%s%s", title, json_is_string(key) ? " @" : "",
+                 json_is_string(key) ? json_string_value(key) : "");
+        in->regions[r] = (ompdag_map_region){
+            in->names[r],
+            json_is_string(cls) && !strcmp(json_string_value(cls), "CG") ? OMPDAG_REGION_CG
+                                                                         : OMPDAG_REGION_CO,
+            (double)ompdag_condag_total_wcet(g)};
+        if (r > 0 && same_function(ompdag_condag_set_graph(in->set, (size_t)r - 1), g)) {
+            in->edges[2 * in->nedges] = r - 1;
+            in->edges[2 * in->nedges + 1] = r;
+            in->nedges++;
+        }
+    }
+    return true;
+}
+
+/* This machine's targets, plus `assumed` CG resources named "gpuK (assumed)". */
+static ompdag_status targets(const ompdag_resources *res, int assumed, ompdag_map_resource **out,
+                             int *count, char (*names)[32], ompdag_error *err)
+{
+    ompdag_status st = ompdag_resources_map_targets(res, out, count, err);
+    if (st || assumed <= 0)
+        return st;
+    ompdag_map_resource *grown = realloc(*out, sizeof **out * (size_t)(*count + assumed));
+    if (!grown)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    *out = grown;
+    for (int k = 0; k < assumed; ++k) {
+        snprintf(names[k], sizeof names[k], "gpu%d (assumed)", ompdag_resources_gpus(res) + k);
+        grown[(*count)++] = (ompdag_map_resource){names[k], OMPDAG_REGION_CG, 1.0};
+    }
+    return OMPDAG_OK;
+}
+
+int cmd_map(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"assume-gpus", required_argument, 0, 'g'},
+                                              {0, 0, 0, 0}};
+    const char *out = "-";
+    int64_t assumed = 0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (!(c == 'g' && cli_parse_i64(optarg, 0, 64, &assumed)))
+            return cli_usage_error("map", "bad option or value '%s'", argv[optind - 1]);
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("map", "expected exactly one GRAPHS.json");
+    map_input in = {0};
+    if (!(in.set = cli_load_graphs("map", argv[optind])))
+        return CLI_EXIT_FAIL;
+    ompdag_error err = {0};
+    ompdag_resources *res = NULL;
+    ompdag_map_resource *targ = NULL;
+    int ntarg = 0;
+    char (*names)[32] = calloc((size_t)assumed + 1, sizeof *names);
+    int32_t *assign = NULL;
+    ompdag_status st = regions_of(&in) && names ? OMPDAG_OK
+                                                : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = ompdag_resources_discover(&res, &err);
+    if (!st)
+        st = targets(res, (int)assumed, &targ, &ntarg, names, &err);
+    if (!st && !(assign = malloc(sizeof *assign * (size_t)(in.nregions ? in.nregions : 1))))
+        st = ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = ompdag_map_regions(in.regions, in.nregions, in.edges, in.nedges, targ, ntarg, assign,
+                                &err);
+    if (!st)
+        st = ompdag_map_write(out, in.regions, in.nregions, targ, ntarg, assign, &err);
+    free(assign), free(targ), free(names);
+    ompdag_resources_destroy(res);
+    map_input_free(&in);
+    return st ? cli_fail("map", &err) : CLI_EXIT_OK;
+}
