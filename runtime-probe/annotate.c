@@ -75,6 +75,7 @@ typedef struct seg_class {
     int32_t charged;
     i64vec samples;
     int64_t max, median, estimate;
+    json_t *offload; /* device index -> its largest share of an offloaded loop */
 } seg_class;
 
 /* (graph, code address) -> T/W nodes whose loc is that address's line. */
@@ -325,8 +326,10 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].responses.v);
         free(a->graphs[i].task_responses.v);
     }
-    for (size_t i = 0; i < a->nclasses; ++i)
+    for (size_t i = 0; i < a->nclasses; ++i) {
         free(a->classes[i].samples.v);
+        json_decref(a->classes[i].offload);
+    }
     free(a->graphs);
     free(a->classes);
     free(a->class_index);
@@ -497,6 +500,8 @@ typedef struct trace_ctx {
     size_t made_cap, made_used;
     uint8_t *mark;
     int32_t *stack;
+    ompdag_trace_rec *off; /* OMPDAG_REC_OFFLOAD records, sorted by (task, time) */
+    size_t noff, off_cap;
 } trace_ctx;
 
 static void ctx_free(trace_ctx *c)
@@ -510,6 +515,7 @@ static void ctx_free(trace_ctx *c)
     free(c->made);
     free(c->mark);
     free(c->stack);
+    free(c->off);
     ompdag_symbolizer_destroy(c->sym);
 }
 
@@ -761,6 +767,93 @@ static int cmp_pending(const void *x, const void *y)
     return a->time < b->time ? -1 : a->time > b->time;
 }
 
+/* ---- offloaded loops (cuda-offload/offload) ---------------------------------- */
+
+static bool off_push(trace_ctx *c, const ompdag_trace_rec *r)
+{
+    if (c->noff == c->off_cap) {
+        size_t cap = c->off_cap ? 2 * c->off_cap : 64;
+        ompdag_trace_rec *p = realloc(c->off, cap * sizeof *p);
+        if (!p)
+            return false;
+        c->off = p, c->off_cap = cap;
+    }
+    c->off[c->noff++] = *r;
+    return true;
+}
+
+static int cmp_off(const void *x, const void *y)
+{
+    const ompdag_trace_rec *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+static const char *device_kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"cpu", "gpu-host", "gpu", "sim-gpu"};
+    return kind < 4 ? names[kind] : "unknown";
+}
+
+static void max_into(json_t *o, const char *key, json_int_t v)
+{
+    json_t *old = json_object_get(o, key);
+    if (!old || json_integer_value(old) < v)
+        json_object_set_new(o, key, json_integer(v));
+}
+
+/* Folds one device's share into `into` (device index -> entry): the largest
+ * share seen, and how many loops were seen. */
+static bool offload_fold(json_t *into, const char *dev, const json_t *e)
+{
+    json_t *cur = json_object_get(into, dev);
+    if (!cur) {
+        cur = json_object();
+        if (!cur || json_object_set_new(into, dev, cur))
+            return false;
+        json_object_update(cur, (json_t *)e);
+        return true;
+    }
+    max_into(cur, "iterations_max", json_integer_value(json_object_get(e, "iterations_max")));
+    max_into(cur, "busy_ns_max", json_integer_value(json_object_get(e, "busy_ns_max")));
+    max_into(cur, "chunks_max", json_integer_value(json_object_get(e, "chunks_max")));
+    json_object_set_new(cur, "loops", json_integer(json_integer_value(json_object_get(cur, "loops")) +
+                                                   json_integer_value(json_object_get(e, "loops"))));
+    return true;
+}
+
+/* Charges the offload records of task instance `id` that fell in (from, to]
+ * — the segment just mapped to class k — to that class. */
+static bool offload_attach(trace_ctx *c, seg_class *k, uint64_t id, uint64_t from, uint64_t to)
+{
+    size_t lo = 0, hi = c->noff;
+    while (lo < hi) { /* first record with (id, time) > (id, from) */
+        size_t mid = lo + (hi - lo) / 2;
+        const ompdag_trace_rec *r = &c->off[mid];
+        if (r->id < id || (r->id == id && r->time <= from))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < c->noff && c->off[lo].id == id && c->off[lo].time <= to; ++lo) {
+        const ompdag_trace_rec *r = &c->off[lo];
+        char dev[24];
+        snprintf(dev, sizeof dev, "%llu", (unsigned long long)r->cp_start);
+        json_t *e = json_pack("{s:I,s:s,s:I,s:I,s:I,s:I}", "device", (json_int_t)r->cp_start,
+                              "kind", device_kind_name(r->flags), "iterations_max",
+                              (json_int_t)r->aux, "busy_ns_max", (json_int_t)r->dur, "chunks_max",
+                              (json_int_t)r->cp_end, "loops", (json_int_t)1);
+        if (!k->offload)
+            k->offload = json_object();
+        bool ok = e && k->offload && offload_fold(k->offload, dev, e);
+        json_decref(e);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* True when node v's location is the source line of code address cp. */
 static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp)
 {
@@ -856,6 +949,8 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
             bool nomem = false;
             k = class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
             if (nomem || (k && !i64vec_push(&k->samples, (int64_t)r->dur)))
+                return SIZE_MAX;
+            if (k && c->noff && !offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
                 return SIZE_MAX;
             ok = k != NULL;
         }
@@ -1076,9 +1171,15 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
             break;
         if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err)))
             break;
+        if (rec.type == OMPDAG_REC_OFFLOAD && rec.id && !off_push(&c, &rec)) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            break;
+        }
         if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err)))
             break;
     }
+    if (st == OMPDAG_OK && c.noff)
+        qsort(c.off, c.noff, sizeof *c.off, cmp_off);
     if (st == OMPDAG_OK)
         st = map_pending(&c, err);
     if (st == OMPDAG_OK)
@@ -1192,6 +1293,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     int64_t *basis = calloc(total + 1, sizeof *basis);
     int64_t *omax = calloc(total + 1, sizeof *omax);
     int64_t *omed = calloc(total + 1, sizeof *omed);
+    json_t **nodeoff = calloc(total + 1, sizeof *nodeoff); /* per node: device -> share */
     size_t *offset = calloc(a->ngraphs + 1, sizeof *offset);
     size_t maxn = 1;
     for (size_t gi = 0; gi < a->ngraphs; ++gi)
@@ -1203,7 +1305,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     char *msg = NULL;
     size_t msglen = 0;
     FILE *msgf = NULL;
-    if (!samples || !basis || !omax || !omed || !offset || !mark || !stack) {
+    if (!samples || !basis || !omax || !omed || !nodeoff || !offset || !mark || !stack) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         goto done;
     }
@@ -1218,6 +1320,18 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
         for (int32_t v = 0; v < g->n; ++v)
             if (mark[v])
                 samples[base + (size_t)v] += c->samples.n;
+        const char *dev;
+        json_t *e;
+        size_t i = base + (size_t)c->charged;
+        if (c->offload && !nodeoff[i])
+            nodeoff[i] = json_object();
+        json_object_foreach(c->offload, dev, e)
+        {
+            if (!nodeoff[i] || !offload_fold(nodeoff[i], dev, e)) {
+                st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+                goto done;
+            }
+        }
     }
     /* Classes charged to one node that share their start point (rules 1, 3)
      * or their end point (rule 2) never occur in the same task instance: a
@@ -1293,6 +1407,16 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
             json_object_set_new(ex, "estimator", json_string(method));
             if (samples[i] == 0)
                 json_object_set_new(ex, "unobserved", json_true());
+            if (nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
+                json_t *arr = json_array();
+                const char *dev;
+                json_t *e;
+                json_object_foreach(nodeoff[i], dev, e)
+                {
+                    json_array_append(arr, e);
+                }
+                json_object_set_new(ex, "offload", arr);
+            }
             ompdag_condag_set_extra(g->g, v, ex);
             json_decref(ex);
         }
@@ -1323,6 +1447,9 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     }
     a->applied = true;
 done:
+    for (size_t i = 0; nodeoff && i < total; ++i)
+        json_decref(nodeoff[i]);
+    free(nodeoff);
     free(leader);
     free(msg);
     free(samples);

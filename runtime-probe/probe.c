@@ -823,6 +823,19 @@ static int empty_initialize(ompt_function_lookup_t lookup, int initial_device_nu
 
 static void empty_finalize(ompt_data_t *tool_data) {}
 
+/* Offloaded loops (cuda-offload/offload) report each device's share here, on
+ * the thread of the task that called ompdag_offload_for. */
+EXPORT void ompdag_probe_record_offload(uint32_t device, uint32_t kind, uint64_t iterations,
+                                        uint64_t busy_ns, uint64_t chunks)
+{
+    if (g_fd < 0)
+        return;
+    ompdag_trace_rec r = {.type = OMPDAG_REC_OFFLOAD, .flags = (uint8_t)kind,
+                          .id = tls_cur ? tls_cur->id : 0, .time = now_ns(), .dur = busy_ns,
+                          .aux = iterations, .cp_start = device, .cp_end = chunks};
+    emit(&r);
+}
+
 EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
                                                  const char *runtime_version)
 {

@@ -100,8 +100,13 @@ ompdag_status ompdag_offload_for(int64_t n, ompdag_offload_cpu_fn cpu_body,
         if (st != OMPDAG_OK)
             break;
     }
+    /* The probe needs the per-device figures even when the caller does not. */
+    ompdag_offload_report *own = NULL;
     if (st == OMPDAG_OK)
-        st = off_run(n, cpu_body, ctx, &opts, gpus, ngpus, report, err);
+        st = off_run(n, cpu_body, ctx, &opts, gpus, ngpus, report ? report : &own, err);
+    if (st == OMPDAG_OK)
+        off_probe_report(report ? *report : own);
+    ompdag_offload_report_destroy(own);
     for (int g = 0; g < made; ++g)
         if (gpus[g])
             gpus[g]->ops->destroy(gpus[g]);

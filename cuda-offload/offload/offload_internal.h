@@ -185,6 +185,10 @@ ompdag_status off_gpu_cuda_create(int device, ompdag_offload_gpu_fn body, void *
 
 /* Runs the region with the given GPUs (borrowed; may be 0).  Used by
  * ompdag_offload_for() and by tests that bring scripted devices. */
+/* Sends each device's share of a finished loop to the runtime probe, when
+ * the program runs under it (probe_hook.c). */
+void off_probe_report(const ompdag_offload_report *rep);
+
 ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
                       const ompdag_offload_opts *opts, off_gpu **gpus, int ngpus,
                       ompdag_offload_report **report, ompdag_error *err);

@@ -76,6 +76,10 @@ typedef enum ompdag_rec_type {
                                     cp_* and kinds, flags */
     OMPDAG_REC_TASK_END = 5,     /* reserved, not written: a task's end is its last
                                     segment, the one with end_kind OMPDAG_PT_TASK_END */
+    OMPDAG_REC_OFFLOAD = 7,      /* one device's share of an ompdag_offload_for() that the task
+                                    id ran: time=when the loop finished, dur=the device's busy
+                                    ns, aux=iterations, cp_start=device index, cp_end=chunks,
+                                    flags=ompdag_offload_device_kind (cuda-offload/offload) */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
                                     created, dur=explicit tasks ended (last segments),
                                     cp_start=records dropped, cp_end=anomalies, time,
@@ -130,6 +134,13 @@ typedef struct ompdag_trace_rec {
     uint64_t cp_start;   /* segments: codeptr_ra of the starting point (0 for begin) */
     uint64_t cp_end;     /* segments: codeptr_ra of the ending point (0 for end) */
 } ompdag_trace_rec;
+
+/* Exported by libompdag_probe.so and looked up at run time by the offload
+ * runtime (cuda-offload/offload/probe_hook.c): appends one OMPDAG_REC_OFFLOAD
+ * record for the task running on the calling thread. */
+#define OMPDAG_PROBE_OFFLOAD_SYMBOL "ompdag_probe_record_offload"
+typedef void (*ompdag_probe_offload_fn)(uint32_t device, uint32_t kind, uint64_t iterations,
+                                        uint64_t busy_ns, uint64_t chunks);
 
 _Static_assert(sizeof(ompdag_trace_header) == 48, "trace header layout");
 _Static_assert(sizeof(ompdag_trace_module) == 32, "trace module layout");

@@ -4,6 +4,7 @@
  * tasks (llvm-project #83883), signals, `ompdag run`.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -258,6 +259,55 @@ static char *slurp(const char *path)
     fread(buf, 1, (1 << 16) - 1, f);
     fclose(f);
     return buf;
+}
+
+/* An offloaded loop inside a task: the runtime reports each device's share
+ * to the probe (OMPDAG_REC_OFFLOAD), and annotate shows the split on the node
+ * whose WCET covers the loop. */
+Test(probe, offloaded_loop_split_reaches_its_node)
+{
+    char dir[64], trace[128], errf[128], graphs[128], out[128], src[1024], inc[1024];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(trace, sizeof trace, "%s/o.trace", dir);
+    snprintf(errf, sizeof errf, "%s/err", dir);
+    snprintf(graphs, sizeof graphs, "%s/g.json", dir);
+    snprintf(out, sizeof out, "%s/a.json", dir);
+    const char *root = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert_not_null(root, "run through ctest");
+    snprintf(src, sizeof src, "%s/tests/probe/progs/offload.c", root);
+    snprintf(inc, sizeof inc, "-I%s/include", root);
+    int st = probe_run("offload", NULL, 2, trace, NULL, NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "offload program failed");
+    const char *extract[] = {"extract", src, "-o", graphs, "--", inc, NULL};
+    cr_assert_eq(run_cli(extract, errf), 0, "extract: %s", slurp(errf));
+    const char *annotate[] = {"annotate", graphs, trace, "-o", out, NULL};
+    cr_assert_eq(run_cli(annotate, errf), 0, "annotate: %s", slurp(errf));
+    ompdag_condag_set *set = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(out, &set, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    int with_split = 0;
+    json_int_t iterations = 0;
+    bool sim_gpu = false;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        json_t *split = json_object_get(ompdag_condag_extra(g, v), "offload");
+        if (!split)
+            continue;
+        with_split++;
+        size_t i;
+        json_t *d;
+        json_array_foreach(split, i, d)
+        {
+            iterations += json_integer_value(json_object_get(d, "iterations_max"));
+            sim_gpu |= !strcmp(json_string_value(json_object_get(d, "kind")), "sim-gpu");
+            cr_expect_gt(json_integer_value(json_object_get(d, "busy_ns_max")), 0);
+        }
+        cr_expect_geq(ompdag_condag_node_wcet(g, v), 1, "the node's WCET covers the loop");
+    }
+    cr_expect_eq(with_split, 1, "one node holds the offloaded loop");
+    cr_expect_eq(iterations, 200000, "every iteration is accounted to a device once");
+    cr_expect(sim_gpu, "the simulated GPU's share is reported");
+    ompdag_condag_set_destroy(set);
 }
 
 Test(probe, cli_run_writes_trace)
