@@ -1,6 +1,7 @@
 /* Test program: a task that runs an offloaded loop (cuda-offload/offload)
  * on two CPU workers and one simulated GPU.  The probe must receive each
- * device's share and annotate must show it on the task's node. */
+ * device's share and annotate must show it on the task's node.  The static
+ * policy with a fixed GPU share makes the split independent of timing. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ int main(void)
             o.cpu_threads = 2;
             o.cuda_devices = 0;
             o.sim_gpus = 1;
+            o.policy = OMPDAG_OFFLOAD_STATIC;
+            o.static_gpu_share = 0.3;
             ompdag_error err;
             if (ompdag_offload_for(200000, body, NULL, NULL, &o, NULL, &err) != OMPDAG_OK)
                 fprintf(stderr, "offload: %s\n", err.message);
