@@ -133,6 +133,27 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
         fprintf(out, "    migration overhead: none\n");
 }
 
+/* An offloaded loop in the node (cuda-offload, measured by the probe): how
+ * the largest run split across devices. */
+static void text_offload(FILE *out, const json_t *split)
+{
+    size_t i;
+    json_t *d;
+    char a[64];
+    if (!json_is_array(split) || !json_array_size(split))
+        return;
+    fputs("           offloaded loop:", out);
+    json_array_foreach(split, i, d)
+    {
+        const char *kind = json_string_value(json_object_get(d, "kind"));
+        fprintf(out, "%s %s#%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " it in %s", i ? "," : "",
+                kind ? kind : "?", json_integer_value(json_object_get(d, "device")),
+                json_integer_value(json_object_get(d, "iterations_max")),
+                dur((double)json_integer_value(json_object_get(d, "busy_ns_max")), a, sizeof a));
+    }
+    fputc('\n', out);
+}
+
 static void text_nodes(FILE *out, const ompdag_condag *g)
 {
     char place[512];
@@ -155,6 +176,7 @@ static void text_nodes(FILE *out, const ompdag_condag *g)
                 ompdag_condag_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v), sbuf,
                 obuf, label || unobserved ? "  " : "", label ? label : "",
                 unobserved ? " [unobserved]" : "");
+        text_offload(out, json_object_get(x, "offload"));
     }
     if (n > TEXT_MAX_NODES)
         fprintf(out, "    ... and %d more nodes (--format json lists all)\n", n - TEXT_MAX_NODES);
@@ -371,6 +393,11 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
                 continue;
             fprintf(out, ", \"%s\": ", keys[k]);
             put_json_scalar(out, val);
+        }
+        json_t *split = json_object_get(x, "offload");
+        if (json_is_array(split)) { /* an offloaded loop's split by device */
+            fputs(", \"offload\": ", out);
+            json_dumpf(split, out, JSON_COMPACT);
         }
         fputc('}', out);
     }

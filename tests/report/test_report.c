@@ -760,3 +760,36 @@ Test(report, odd_characters_round_trip)
     ompdag_deadlines_destroy(d);
     ompdag_condag_set_destroy(s);
 }
+
+/* A node holding an offloaded loop (its "offload" split, from the probe)
+ * shows the split under the node in text and keeps it in JSON. */
+Test(report, offload_split_under_its_node)
+{
+    ompdag_condag_set *s = load(FIXTURE);
+    ompdag_condag *g = ompdag_condag_set_graph(s, 0);
+    json_t *extra = json_deep_copy(ompdag_condag_extra(g, 0));
+    if (!extra)
+        extra = json_object();
+    json_object_set_new(extra, "offload",
+                        json_pack("[{s:i,s:s,s:i,s:i,s:i,s:i},{s:i,s:s,s:i,s:i,s:i,s:i}]", "device",
+                                  0, "kind", "cpu", "iterations_max", 700, "busy_ns_max", 2000000,
+                                  "chunks_max", 7, "loops", 1, "device", 1, "kind", "sim-gpu",
+                                  "iterations_max", 300, "busy_ns_max", 1500000, "chunks_max", 1,
+                                  "loops", 1));
+    cr_assert_eq(ompdag_condag_set_extra(g, 0, extra), OMPDAG_OK);
+    json_decref(extra);
+    char path[512];
+    snprintf(path, sizeof path, "%s/offload.json", tmpdir());
+    cr_assert_eq(ompdag_condag_set_save_file(s, path, false, NULL), OMPDAG_OK);
+    ompdag_condag_set_destroy(s);
+    run_result r = sh("ompdag report %s --threads 2", path);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "offloaded loop: cpu#0 700 it in 2 ms, sim-gpu#1 300 it in 1.5 ms"),
+              "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s --threads 2 --format json", path);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"offload\": [{") && strstr(r.out, "\"kind\":\"sim-gpu\""), "%s",
+              r.out);
+    done(r);
+}
