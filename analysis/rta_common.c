@@ -103,6 +103,22 @@ const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32
     return r->path;
 }
 
+void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
+{
+    enum { HEAD = 8, TAIL = 4 }; /* readable on huge graphs */
+    char buf[256];
+    int32_t n = r->path_len;
+    fprintf(out, "critical path (%d nodes):", n);
+    for (int32_t i = 0; i < n; ++i) {
+        if (i == HEAD && n > HEAD + TAIL) {
+            fprintf(out, " -> ... (%d more)", n - HEAD - TAIL);
+            i = n - TAIL;
+        }
+        fprintf(out, "%s%s", i ? " -> " : " ", ompdag_condag_node_place(g, r->path[i], buf, sizeof buf));
+    }
+    fputc('\n', out);
+}
+
 int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag_condag *g)
 {
     if (!r->choice || r->n != g->n)

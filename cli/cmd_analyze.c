@@ -130,7 +130,7 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
 }
 
 /* Text output stays readable on huge graphs; --format json lists everything. */
-enum { TEXT_MAX_CHOICES = 20, TEXT_PATH_HEAD = 8, TEXT_PATH_TAIL = 4 };
+enum { TEXT_MAX_CHOICES = 20 };
 
 static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
 {
@@ -152,22 +152,6 @@ static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_r
                 total - shown);
 }
 
-static void print_text_path(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
-{
-    int32_t n;
-    const int32_t *path = ompdag_rta_result_critical_path(r, &n);
-    char buf[256];
-    fprintf(out, "  critical path (%d nodes):", n);
-    for (int32_t i = 0; i < n; ++i) {
-        if (i == TEXT_PATH_HEAD && n > TEXT_PATH_HEAD + TEXT_PATH_TAIL) {
-            fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
-            i = n - TEXT_PATH_TAIL;
-        }
-        fprintf(out, "%s%s", i ? " -> " : " ", ompdag_condag_node_place(g, path[i], buf, sizeof buf));
-    }
-    fputc('\n', out);
-}
-
 static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
 {
     const char *unit = ompdag_condag_time_unit(g);
@@ -184,7 +168,8 @@ static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_resul
     fputc('\n', out);
     if (ompdag_rta_result_has_witness(r) && ompdag_rta_result_algorithm(r) == OMPDAG_ALG_EXACT) {
         print_text_choices(out, g, r);
-        print_text_path(out, g, r);
+        fputs("  ", out);
+        ompdag_rta_result_write_path(r, g, out);
     }
 }
 

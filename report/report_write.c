@@ -52,7 +52,7 @@ static const char *in_unit(const ompdag_condag *g, double v, char *buf, size_t s
 
 /* ---- text ------------------------------------------------------------------ */
 
-enum { TEXT_MAX_CHOICES = 20, TEXT_PATH_HEAD = 8, TEXT_PATH_TAIL = 4, TEXT_MAX_NODES = 60 };
+enum { TEXT_MAX_CHOICES = 20, TEXT_MAX_NODES = 60 };
 
 static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
 {
@@ -75,17 +75,8 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
     else if (total > TEXT_MAX_CHOICES)
         fprintf(out, "      ... and %d more branch choices (--format json lists all)\n",
                 total - TEXT_MAX_CHOICES);
-    int32_t n;
-    const int32_t *path = ompdag_rta_result_critical_path(res, &n);
-    fprintf(out, "    critical path (%d nodes):", n);
-    for (int32_t i = 0; i < n; ++i) {
-        if (i == TEXT_PATH_HEAD && n > TEXT_PATH_HEAD + TEXT_PATH_TAIL) {
-            fprintf(out, " -> ... (%d more)", n - TEXT_PATH_HEAD - TEXT_PATH_TAIL);
-            i = n - TEXT_PATH_TAIL;
-        }
-        fprintf(out, "%s%s", i ? " -> " : " ", ompdag_condag_node_place(g, path[i], a, sizeof a));
-    }
-    fputc('\n', out);
+    fputs("    ", out);
+    ompdag_rta_result_write_path(res, g, out);
 }
 
 static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_condag *g)

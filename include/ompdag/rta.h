@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ompdag/condag.h"
 #include "ompdag/error.h"
@@ -103,6 +104,11 @@ typedef struct ompdag_flow_eval {
 ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice,
                                    const ompdag_rta_options *opt, ompdag_flow_eval *out,
                                    int32_t **path, int32_t *path_len, ompdag_error *err);
+
+/* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out,
+ * keeping the first 8 and last 4 places of a longer path (the JSON output
+ * lists them all).  Places come from ompdag_condag_node_place(). */
+void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out);
 
 /* Copies a result's witness choices into a new array indexed by node (-1 for
  * no choice), for ompdag_flow_evaluate().  Free with free(); NULL on failure
