@@ -1,5 +1,16 @@
-/* analysis/fileio.c — atomic file output (include/ompdag/fileio.h). */
+/*
+ * analysis/fileio.c — file output shared by every writer (include/ompdag/fileio.h).
+ *
+ * A regular file (or a missing path) is replaced atomically: the data goes to a
+ * temporary file in the same directory, which is renamed over the target on
+ * commit.  Anything else is not ours to replace: "-" is stdout, and character
+ * devices, FIFOs and sockets are written through (opened, written, closed), so
+ * `-o /dev/null` or `-o /dev/full` behave as they do for any Unix tool.  A
+ * symbolic link is followed to its real target, which is what gets replaced.
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +21,99 @@
 
 struct ompdag_atomic_file {
     FILE *stream;
-    char *tmp_path; /* NULL when writing to stdout */
-    char *path;
+    char *tmp_path; /* NULL when writing through (stdout, a device, a FIFO) */
+    char *path;     /* the real target (symlinks resolved); NULL for stdout */
 };
+
+/* The path a write to `path` must really replace: symbolic links resolved.
+ * A dangling link resolves to the missing file it names.  Caller frees. */
+static char *resolve_target(const char *path)
+{
+    struct stat ls;
+    if (lstat(path, &ls) != 0 || !S_ISLNK(ls.st_mode))
+        return strdup(path);
+    char *real = realpath(path, NULL);
+    if (real)
+        return real;
+    /* Dangling link: follow it by hand (bounded, like the kernel's 40 hops). */
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; ++hop) {
+        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode))
+            return cur;
+        char buf[PATH_MAX];
+        ssize_t n = readlink(cur, buf, sizeof buf - 1);
+        if (n < 0)
+            return cur;
+        buf[n] = '\0';
+        char *next;
+        const char *slash = strrchr(cur, '/');
+        if (buf[0] == '/' || !slash) {
+            next = strdup(buf);
+        } else {
+            size_t dir = (size_t)(slash - cur) + 1;
+            next = malloc(dir + (size_t)n + 1);
+            if (next) {
+                memcpy(next, cur, dir);
+                memcpy(next + dir, buf, (size_t)n + 1);
+            }
+        }
+        free(cur);
+        cur = next;
+    }
+    return cur; /* a loop: the open below reports ELOOP */
+}
+
+/* The temporary name: a short fixed name in the target's directory, so a
+ * target whose own name is near NAME_MAX still gets one. */
+static char *temp_name_for(const char *path)
+{
+    static const char suffix[] = ".ompdag-tmp.XXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    char *t = malloc(dir + sizeof suffix);
+    if (t) {
+        memcpy(t, path, dir);
+        memcpy(t + dir, suffix, sizeof suffix);
+    }
+    return t;
+}
+
+static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown,
+                                        ompdag_error *err)
+{
+    int fd = open(f->path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot open for writing: %s", shown,
+                                strerror(e));
+    }
+    return OMPDAG_OK;
+}
+
+static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_error *err)
+{
+    f->tmp_path = temp_name_for(f->path);
+    if (!f->tmp_path)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    int fd = mkostemp(f->tmp_path, O_CLOEXEC);
+    /* mkstemp creates 0600; give the result the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0)
+        fchmod(fd, 0666 & ~mask);
+    if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd), unlink(f->tmp_path);
+        free(f->tmp_path);
+        f->tmp_path = NULL;
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create a temporary file: %s",
+                                shown, strerror(e));
+    }
+    return OMPDAG_OK;
+}
 
 ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out,
                                       ompdag_error *err)
@@ -25,29 +126,21 @@ ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out
         *out = f;
         return OMPDAG_OK;
     }
-    size_t n = strlen(path);
-    f->path = strdup(path);
-    f->tmp_path = malloc(n + sizeof ".tmp.XXXXXX");
-    if (!f->path || !f->tmp_path) {
-        ompdag_atomic_file_abort(f);
+    if (!(f->path = resolve_target(path))) {
+        free(f);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
-    memcpy(f->tmp_path, path, n);
-    memcpy(f->tmp_path + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(f->tmp_path);
-    /* mkstemp creates 0600; give the result the mode a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fd >= 0)
-        fchmod(fd, 0666 & ~mask);
-    if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd), unlink(f->tmp_path);
-        free(f->tmp_path);
-        f->tmp_path = NULL;
+    struct stat st;
+    ompdag_status s;
+    if (stat(f->path, &st) != 0 || S_ISREG(st.st_mode))
+        s = open_temp(f, path, err);
+    else if (S_ISDIR(st.st_mode))
+        s = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: is a directory", path);
+    else
+        s = open_write_through(f, path, err); /* device, FIFO, socket: not ours to replace */
+    if (s != OMPDAG_OK) {
         ompdag_atomic_file_abort(f);
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create: %s", path, strerror(e));
+        return s;
     }
     *out = f;
     return OMPDAG_OK;
@@ -58,22 +151,45 @@ FILE *ompdag_atomic_file_stream(ompdag_atomic_file *f)
     return f->stream;
 }
 
-ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err)
+static ompdag_status commit_stdout(ompdag_atomic_file *f, ompdag_error *err)
 {
     ompdag_status st = OMPDAG_OK;
-    if (!f->tmp_path) {
-        if (fflush(f->stream) != 0)
-            st = ompdag_error_set(err, OMPDAG_ERR_IO, "stdout: %s", strerror(errno));
-        free(f);
-        return st;
-    }
+    if (ferror(f->stream) || fflush(f->stream) != 0)
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "stdout: cannot write: %s", strerror(errno));
+    free(f);
+    return st;
+}
+
+static ompdag_status commit_write_through(ompdag_atomic_file *f, ompdag_error *err)
+{
+    bool failed = ferror(f->stream) || fflush(f->stream) != 0;
+    int e = errno;
+    if (fclose(f->stream) != 0 && !failed)
+        failed = true, e = errno;
+    ompdag_status st = OMPDAG_OK;
+    if (failed)
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
+    free(f->path);
+    free(f);
+    return st;
+}
+
+ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err)
+{
+    if (!f->path)
+        return commit_stdout(f, err);
+    if (!f->tmp_path)
+        return commit_write_through(f, err);
+    ompdag_status st = OMPDAG_OK;
     bool failed = ferror(f->stream) || fflush(f->stream) != 0 || fsync(fileno(f->stream)) != 0;
     int e = errno;
-    failed |= fclose(f->stream) != 0;
+    if (fclose(f->stream) != 0 && !failed)
+        failed = true, e = errno;
     f->stream = NULL;
-    if (failed || rename(f->tmp_path, f->path) != 0) {
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path,
-                              strerror(failed ? e : errno));
+    if (!failed && rename(f->tmp_path, f->path) != 0)
+        failed = true, e = errno;
+    if (failed) {
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
         unlink(f->tmp_path);
     }
     free(f->tmp_path);
@@ -86,11 +202,10 @@ void ompdag_atomic_file_abort(ompdag_atomic_file *f)
 {
     if (!f)
         return;
-    if (f->tmp_path) {
-        if (f->stream)
-            fclose(f->stream);
+    if (f->stream && f->path)
+        fclose(f->stream);
+    if (f->tmp_path)
         unlink(f->tmp_path);
-    }
     free(f->tmp_path);
     free(f->path);
     free(f);

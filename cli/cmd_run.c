@@ -186,6 +186,11 @@ int cmd_run(int argc, char **argv)
         if (snprintf(trace_abs, sizeof trace_abs, "%s/%s", cwd, trace) >= (int)sizeof trace_abs)
             return fprintf(stderr, "ompdag run: trace path too long\n"), CLI_EXIT_FAIL;
     }
+    /* A symbolic link is followed: its target is the trace, the link stays. */
+    char real[PATH_MAX];
+    struct stat link_st;
+    if (lstat(trace_abs, &link_st) == 0 && S_ISLNK(link_st.st_mode) && realpath(trace_abs, real))
+        snprintf(trace_abs, sizeof trace_abs, "%s", real);
     char dir[PATH_MAX + 2];
     snprintf(dir, sizeof dir, "%s", trace_abs);
     char *slash = strrchr(dir, '/');
@@ -194,6 +199,16 @@ int cmd_run(int argc, char **argv)
     if (access(dir, W_OK) != 0) {
         fprintf(stderr, "ompdag run: cannot write the trace into %s: %s\n", dir, strerror(errno));
         return CLI_EXIT_FAIL;
+    }
+    /* The trace is read back after the run, so it must be a regular file; and
+     * only a regular file of ours may be removed (never a device or a FIFO). */
+    struct stat prior;
+    if (stat(trace_abs, &prior) == 0 && !S_ISREG(prior.st_mode)) {
+        fprintf(stderr,
+                "ompdag run: --trace %s is not a regular file (a device, FIFO or directory); "
+                "the trace is read back after the run, so give a file path\n",
+                trace);
+        return CLI_EXIT_USAGE;
     }
     if (unlink(trace_abs) && errno != ENOENT) {
         fprintf(stderr, "ompdag run: cannot replace %s: %s\n", trace_abs, strerror(errno));

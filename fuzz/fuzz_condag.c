@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ompdag/condag.h"
 #include "ompdag/rta.h"
@@ -44,7 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < ompdag_condag_set_count(s); ++i)
         analyse(ompdag_condag_set_graph(s, i));
-    ompdag_condag_set_save_file(s, "/dev/null", false, NULL);
+    /* Save into this process's own temporary file, never a system path: run as
+     * root, a save to /dev/null once replaced the device with a regular file. */
+    static char tmp[64];
+    if (!tmp[0])
+        snprintf(tmp, sizeof tmp, "/tmp/ompdag-fuzz-%d.json", (int)getpid());
+    if (ompdag_condag_set_save_file(s, tmp, false, NULL) == OMPDAG_OK)
+        unlink(tmp);
     ompdag_condag_set_destroy(s);
     return 0;
 }

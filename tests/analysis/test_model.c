@@ -2,8 +2,10 @@
  * shared/spec/condag.md §5, each with the message it must produce. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ompdag/fileio.h"
@@ -251,4 +253,120 @@ Test(io, missing_file_names_path)
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_load_file("/nonexistent/x.json", &s, &err), OMPDAG_ERR_IO);
     cr_expect(strstr(err.message, "/nonexistent/x.json") != NULL);
+}
+
+/* Regression (reliability issue, item 1): the atomic writer renamed its temp
+ * file over whatever PATH was, so `-o /dev/full` or the fuzz replay's save to
+ * /dev/null (run as root) replaced a device with a regular file.  These tests
+ * use a FIFO and links in their own temporary directory, never system paths. */
+static char *scratch_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/ompdag-io-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    return dir;
+}
+
+static ompdag_status write_text(const char *path, const char *text, ompdag_error *err)
+{
+    ompdag_atomic_file *f;
+    ompdag_status st = ompdag_atomic_file_open(path, &f, err);
+    if (st != OMPDAG_OK)
+        return st;
+    fputs(text, ompdag_atomic_file_stream(f));
+    return ompdag_atomic_file_commit(f, err);
+}
+
+static char *read_text(const char *path)
+{
+    static char buf[256];
+    memset(buf, 0, sizeof buf);
+    FILE *in = fopen(path, "r");
+    cr_assert_not_null(in, "%s", path);
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    buf[n] = '\0';
+    fclose(in);
+    return buf;
+}
+
+static void *drain_fifo(void *path)
+{
+    static char got[64];
+    FILE *in = fopen(path, "r");
+    size_t n = in ? fread(got, 1, sizeof got - 1, in) : 0;
+    got[n] = '\0';
+    if (in)
+        fclose(in);
+    return got;
+}
+
+Test(io, writing_to_a_fifo_writes_through_and_keeps_the_fifo)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/pipe", scratch_dir());
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    pthread_t reader;
+    pthread_create(&reader, NULL, drain_fifo, path);
+    ompdag_error err;
+    cr_assert_eq(write_text(path, "through", &err), OMPDAG_OK, "%s", err.message);
+    void *got;
+    pthread_join(reader, &got);
+    cr_expect_str_eq((char *)got, "through");
+    struct stat st;
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    unlink(path);
+}
+
+Test(io, writing_through_a_symlink_replaces_the_target_and_keeps_the_link)
+{
+    char *dir = scratch_dir(), target[128], link[128];
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(write_text(target, "old", NULL), OMPDAG_OK);
+    cr_assert_eq(symlink("target", link), 0);
+    cr_assert_eq(write_text(link, "new", NULL), OMPDAG_OK);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+    cr_expect_str_eq(read_text(target), "new");
+    unlink(link);
+    unlink(target);
+}
+
+Test(io, a_dangling_symlink_creates_its_target)
+{
+    char *dir = scratch_dir(), target[128], link[128];
+    snprintf(target, sizeof target, "%s/later", dir);
+    snprintf(link, sizeof link, "%s/dangling", dir);
+    cr_assert_eq(symlink("later", link), 0);
+    cr_assert_eq(write_text(link, "made", NULL), OMPDAG_OK);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode));
+    cr_expect_str_eq(read_text(target), "made");
+    unlink(link);
+    unlink(target);
+}
+
+Test(io, a_directory_is_refused_by_name)
+{
+    char *dir = scratch_dir();
+    ompdag_error err;
+    cr_expect_eq(write_text(dir, "x", &err), OMPDAG_ERR_IO);
+    cr_expect(strstr(err.message, "is a directory") != NULL, "%s", err.message);
+    struct stat st;
+    cr_expect(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+Test(io, a_name_of_254_characters_can_be_written)
+{
+    char *dir = scratch_dir(), path[512];
+    int n = snprintf(path, sizeof path, "%s/", dir);
+    memset(path + n, 'x', 254);
+    path[n + 254] = '\0';
+    ompdag_error err;
+    cr_expect_eq(write_text(path, "long", &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_str_eq(read_text(path), "long");
+    unlink(path);
 }

@@ -2,10 +2,13 @@
  * and messages, run as a user would run it. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct run_result {
     int status;
@@ -238,4 +241,45 @@ Test(cli, map_sends_cg_regions_to_gpus_only)
     cr_expect_str_eq(json_string_value(json_object_get(cg, "resource")), "gpu0 (assumed)");
     cr_expect_str_eq(json_string_value(json_object_get(co, "class")), "CO");
     json_decref(m);
+}
+
+/* Regression (reliability issue, item 1): `report -o FIFO` renamed a temp file
+ * over the FIFO, and `run --trace FIFO` unlinked it.  The FIFO lives in this
+ * test's own directory; nothing here touches a system path. */
+static void *drain(void *path)
+{
+    FILE *in = fopen(path, "r");
+    static char buf[1 << 16];
+    size_t n = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
+    buf[n] = '\0';
+    if (in)
+        fclose(in);
+    return buf;
+}
+
+Test(cli, report_into_a_fifo_writes_through_and_run_refuses_a_fifo_trace)
+{
+    char dir[] = "/tmp/ompdag-cli-fifo-XXXXXX", fifo[96], args[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    pthread_t reader;
+    pthread_create(&reader, NULL, drain, fifo);
+    snprintf(args, sizeof args, "report examples/condag/fib.json --threads 2 -o %s", fifo);
+    run_result r = ompdag(args);
+    void *got;
+    pthread_join(reader, &got);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr((char *)got, "fib") != NULL, "report did not reach the FIFO");
+    done(r);
+    snprintf(args, sizeof args, "run --trace %s -- true", fifo);
+    r = ompdag(args);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "not a regular file") != NULL, "%s", r.err);
+    done(r);
+    struct stat st;
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    unlink(fifo);
+    rmdir(dir);
 }
