@@ -32,6 +32,9 @@ void cmd_extract_help(FILE *out)
             "                       FILES (default: every entry) select entries\n"
             "  --recursion-bound N  recursion depth assumed for recursive functions that\n"
             "                       carry no '#pragma ompdag recursion_bound(N)'\n"
+            "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
+            "                       have no constant trip count and no\n"
+            "                       '#pragma ompdag loop_bound(N)'\n"
             "  --node-limit N       refuse regions with more than N nodes (default 100000)\n"
             "  -- ARGS              compiler flags for FILE.c (-I, -D, -std=...)\n");
 }
@@ -44,6 +47,7 @@ typedef struct extract_opts {
     const char **cargs;
     int ncargs;
     int64_t recursion_bound;
+    int64_t loop_bound; /* -1: not given */
     int64_t node_limit;
 } extract_opts;
 
@@ -233,6 +237,9 @@ static int parse_args(int argc, char **argv, extract_opts *o)
             if (!cli_parse_i64(argv[++i], 1, 64, &o->recursion_bound))
                 return cli_usage_error("extract", "--recursion-bound needs 1..64, got '%s'",
                                        argv[i]);
+        } else if (!strcmp(a, "--loop-bound") && has_next) {
+            if (!cli_parse_i64(argv[++i], 0, 4096, &o->loop_bound))
+                return cli_usage_error("extract", "--loop-bound needs 0..4096, got '%s'", argv[i]);
         } else if (!strcmp(a, "--node-limit") && has_next) {
             if (!cli_parse_i64(argv[++i], 1, INT32_MAX, &o->node_limit))
                 return cli_usage_error("extract", "bad --node-limit '%s'", argv[i]);
@@ -252,6 +259,7 @@ static int parse_args(int argc, char **argv, extract_opts *o)
 int cmd_extract(int argc, char **argv)
 {
     extract_opts o = {0};
+    o.loop_bound = -1;
     int rc = parse_args(argc, argv, &o);
     ompdag_frontend *fe = rc == CLI_EXIT_OK ? ompdag_frontend_create() : NULL;
     ompdag_condag_set *all = fe ? ompdag_condag_set_create() : NULL;
@@ -262,6 +270,9 @@ int cmd_extract(int argc, char **argv)
     }
     if (rc == CLI_EXIT_OK && o.recursion_bound &&
         ompdag_frontend_set_recursion_bound(fe, (int32_t)o.recursion_bound, &err))
+        rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && o.loop_bound >= 0 &&
+        ompdag_frontend_set_loop_bound(fe, (int32_t)o.loop_bound, &err))
         rc = cli_fail("extract", &err);
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))

@@ -89,7 +89,9 @@ typedef struct fe_func {
     fe_file *file;
     unsigned begin, end;     /* extent offsets */
     fe_vec callees;          /* indices of functions defined in the TU */
-    bool significant;        /* contains (transitively) a non-plain omp directive */
+    bool significant;        /* contains (transitively) a non-plain omp directive or a
+                                blocking call: the region builder walks its body */
+    bool tasks;              /* contains (transitively) a task-creating directive */
     int32_t refs, calls;     /* references to it, and direct calls among them */
     int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
     char *deadline;          /* from #pragma ompdag deadline, or NULL */
@@ -101,8 +103,19 @@ typedef struct fe_diag_store {
     size_t n, cap;
 } fe_diag_store;
 
+/* A pragma argument that is not a literal (a macro, `NB * 2`, `sizeof`),
+ * evaluated by libclang as a constant expression (frontend.c). */
+typedef struct fe_const_arg {
+    unsigned pragma_begin; /* offset of the pragma's '#' in the main file */
+    char *clause;          /* clause name ("" for ompdag loop_bound(N) …) */
+    char *expr;            /* the argument text (after a "modifier:") */
+    long long value;
+    bool ok; /* a constant */
+} fe_const_arg;
+
 struct ompdag_frontend {
     int32_t recursion_bound;
+    int32_t loop_bound; /* default loop bound (--loop-bound), 0: none */
     int32_t node_limit;
     int32_t unroll_limit;
     fe_diag_store diags;
@@ -116,7 +129,23 @@ struct ompdag_frontend {
     fe_func *funcs;
     int32_t nfuncs;
     int32_t fnptr_func; /* a significant function whose address is taken, or -1 */
+    fe_file *main_file; /* the file being extracted */
+    fe_const_arg *cargs;
+    int32_t ncargs;
+    unsigned const_from; /* offset where the appended constant declarations start, or 0 */
 };
+
+/* The integer value of clause `clause` of pragma p in file f: a literal
+ * (true/false, 12, 4u), or a constant expression evaluated by libclang (main
+ * file).  false when absent or not a constant. */
+bool fe_clause_value(const ompdag_frontend *fe, const fe_file *f, const fe_pragma *p,
+                     const char *clause, long *v);
+
+/* Reads a clause argument that is an integer literal or true/false. */
+bool fe_literal_value(const char *arg, long *v);
+
+/* Calls that block a task until another thread acts (omp_set_lock, …). */
+bool fe_is_blocking_call(CXCursor call);
 
 /* True when call `c` goes through a pointer rather than naming a function. */
 bool fe_call_is_indirect(CXCursor call);
@@ -185,9 +214,9 @@ typedef struct fe_region_input {
 
 typedef struct fe_region_output {
     fe_graph g;
-    bool has_graph;  /* false: the region has no task producer (no graph) */
-    int32_t threads; /* from num_threads(constant), else 0 */
-    char *deadline;  /* from the region's or function's ompdag deadline */
+    bool has_graph;             /* false: the region has no task producer (no graph) */
+    int32_t threads;            /* from num_threads(constant), else 0 */
+    char *deadline;             /* from the region's or function's ompdag deadline */
     const char *resource_class; /* "CG" or "CO" (static string) */
 } fe_region_output;
 

@@ -81,6 +81,13 @@ bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, in
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* Inlining reaches one construct many times: report it once. */
+    for (size_t i = 0; i < fe->diags.n; ++i) {
+        const ompdag_frontend_diag *d = &fe->diags.d[i];
+        if (d->severity == sev && d->loc.line == line && d->loc.col == col &&
+            !strcmp(d->loc.file, file ? file : "<unknown>") && !strcmp(d->message, buf))
+            return true;
+    }
     if (fe->diags.n == fe->diags.cap) {
         size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
         ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
@@ -170,6 +177,19 @@ static void clear_run(ompdag_frontend *fe)
     free(fe->files);
     fe->files = NULL;
     fe->nfiles = 0;
+    fe->main_file = NULL;
+}
+
+static void clear_cargs(ompdag_frontend *fe)
+{
+    for (int32_t i = 0; i < fe->ncargs; ++i) {
+        free(fe->cargs[i].clause);
+        free(fe->cargs[i].expr);
+    }
+    free(fe->cargs);
+    fe->cargs = NULL;
+    fe->ncargs = 0;
+    fe->main_file = NULL;
 }
 
 static void clear_diags(ompdag_frontend *fe)
@@ -184,6 +204,7 @@ void ompdag_frontend_destroy(ompdag_frontend *fe)
 {
     if (!fe) return;
     clear_run(fe);
+    clear_cargs(fe);
     clear_diags(fe);
     free(fe->strings);
     free(fe->diags.d);
@@ -196,6 +217,15 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
     if (!fe || bound < 0)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "recursion bound must be >= 0");
     fe->recursion_bound = bound;
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err)
+{
+    if (!fe || bound < 0 || bound > fe->unroll_limit)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "loop bound must be in 0..%d",
+                                fe ? fe->unroll_limit : 4096);
+    fe->loop_bound = bound;
     return OMPDAG_OK;
 }
 
@@ -305,10 +335,12 @@ static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
     unsigned nd = clang_getNumDiagnostics(fe->tu);
     for (unsigned i = 0; i < nd; ++i) {
         CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-            CXFile file;
-            unsigned line, col;
-            clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, NULL);
+        CXFile file;
+        unsigned line, col, off;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, &off);
+        bool appended = fe->const_from && fe->main_file && file &&
+                        clang_File_isEqual(file, fe->main_file->file) && off >= fe->const_from;
+        if (!appended && clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
             CXString fname = clang_getFileName(file);
             CXString msg = clang_getDiagnosticSpelling(d);
             bool ok = fe_diag(fe, OMPDAG_DIAG_ERROR, clang_getCString(fname), (int32_t)line,
@@ -343,10 +375,12 @@ static bool read_function_pragmas(ompdag_frontend *fe, fe_func *fn)
         const fe_pragma *p = &f->pragmas[i];
         const fe_clause *arg = fe_pragma_clause(p, "");
         if (p->dir == FE_DIR_RECURSION_BOUND) {
-            long v = arg && arg->arg ? strtol(arg->arg, NULL, 10) : 0;
-            if (v < 1 || v > 64) {
+            long v = 0;
+            if (!fe_clause_value(fe, f, p, "", &v) || v < 1 || v > 64) {
                 if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
-                             "recursion_bound needs a constant between 1 and 64"))
+                             "'#pragma ompdag recursion_bound(%s)' needs a constant expression "
+                             "between 1 and 64",
+                             arg && arg->arg ? arg->arg : ""))
                     return false;
                 continue;
             }
@@ -412,6 +446,9 @@ static enum CXChildVisitResult callee_visit(CXCursor c, CXCursor parent, CXClien
     (void)parent;
     callee_state *st = data;
     if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        /* A blocking call makes the function one the region builder walks,
+         * so the call is refused wherever task code reaches it. */
+        if (fe_is_blocking_call(c)) st->fn->significant = true;
         int32_t callee = fe_func_of_call(st->fe, c);
         if (callee >= 0 && !fe_vec_push_unique(&st->fn->callees, callee)) {
             st->nomem = true;
@@ -488,15 +525,21 @@ static bool index_functions(ompdag_frontend *fe)
         clang_visitChildren(fn->cursor, callee_visit, &cs);
         if (cs.nomem) return false;
         for (int32_t k = fe_pragma_lower_bound(fn->file, fn->begin);
-             k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k)
-            if (dir_is_significant(fn->file->pragmas[k].dir)) fn->significant = true;
+             k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k) {
+            const fe_pragma *p = &fn->file->pragmas[k];
+            if (dir_is_significant(p->dir)) fn->significant = true;
+            if (p->dir == FE_DIR_TASK || strstr(p->name, "taskloop")) fn->tasks = true;
+        }
     }
     for (bool changed = true; changed;) {
         changed = false;
         for (int32_t i = 0; i < fe->nfuncs; ++i) {
             fe_func *fn = &fe->funcs[i];
-            for (int32_t k = 0; !fn->significant && k < fn->callees.n; ++k)
-                if (fe->funcs[fn->callees.v[k]].significant) fn->significant = changed = true;
+            for (int32_t k = 0; k < fn->callees.n; ++k) {
+                const fe_func *c = &fe->funcs[fn->callees.v[k]];
+                if (c->significant && !fn->significant) fn->significant = changed = true;
+                if (c->tasks && !fn->tasks) fn->tasks = changed = true;
+            }
         }
     }
     clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), refs_visit, fe);
@@ -554,9 +597,11 @@ static bool offload_call_has_gpu_body(const char *t, const char *end)
         } else if (*q == ',' && depth == 1 && ++arg == 2) {
             start = q + 1;
         } else if (*q == ',' && depth == 1 && arg == 3 && start) {
-            while (*start == ' ' || *start == '\n' || *start == '\t') ++start;
+            while (*start == ' ' || *start == '\n' || *start == '\t')
+                ++start;
             size_t n = (size_t)(q - start);
-            while (n && (start[n - 1] == ' ' || start[n - 1] == '\n' || start[n - 1] == '\t')) --n;
+            while (n && (start[n - 1] == ' ' || start[n - 1] == '\n' || start[n - 1] == '\t'))
+                --n;
             return !((n == 4 && !strncmp(start, "NULL", 4)) || (n == 1 && start[0] == '0') ||
                      (n == 9 && !strncmp(start, "(void *)0", 9)));
         }
@@ -573,11 +618,9 @@ static bool resource_gpu(const fe_pragma *p)
 static const char *region_class(const fe_file *f, const fe_region_input *in, fe_span sp)
 {
     int32_t above = in->first_pragma - 1;
-    if (above >= 0 && resource_gpu(&f->pragmas[above]))
-        return "CG";
+    if (above >= 0 && resource_gpu(&f->pragmas[above])) return "CG";
     for (int32_t i = in->first_pragma; i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
-        if (resource_gpu(&f->pragmas[i]))
-            return "CG";
+        if (resource_gpu(&f->pragmas[i])) return "CG";
     char *text = strndup(f->text + sp.begin, sp.end - sp.begin);
     bool cg = false;
     if (text) {
@@ -736,6 +779,190 @@ static ompdag_status extract_tu(ompdag_frontend *fe, ompdag_condag_set *set, omp
     return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
 }
 
+/* ---- constant-expression pragma arguments ------------------------------------------ */
+
+/* Arguments the region builder reads as integers. */
+static bool wants_value(const fe_pragma *p, const fe_clause *c)
+{
+    switch (p->dir) {
+    case FE_DIR_LOOP_BOUND:
+    case FE_DIR_RECURSION_BOUND:
+        return !c->name[0];
+    case FE_DIR_PARALLEL:
+    case FE_DIR_PARALLEL_MASTER:
+    case FE_DIR_PARALLEL_OTHER:
+        return !strcmp(c->name, "num_threads");
+    case FE_DIR_TASK:
+        return !strcmp(c->name, "if") || !strcmp(c->name, "final");
+    default:
+        return false;
+    }
+}
+
+/* The expression of a clause argument without a "modifier:" prefix. */
+static const char *arg_expression(const char *arg)
+{
+    const char *p = arg;
+    while (*p == ' ')
+        ++p;
+    const char *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
+           (q > p && *q >= '0' && *q <= '9'))
+        ++q;
+    const char *r = q;
+    while (*r == ' ')
+        ++r;
+    return q > p && *r == ':' && r[1] != ':' ? r + 1 : arg;
+}
+
+static bool collect_const_args(ompdag_frontend *fe, const fe_file *f)
+{
+    for (int32_t i = 0; i < f->npragmas; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        for (int32_t k = 0; k < p->nclauses; ++k) {
+            const fe_clause *c = &p->clauses[k];
+            long v;
+            if (!wants_value(p, c) || !c->arg || fe_literal_value(c->arg, &v)) continue;
+            fe_const_arg *na = realloc(fe->cargs, sizeof *na * (size_t)(fe->ncargs + 1));
+            if (!na) return false;
+            fe->cargs = na;
+            fe_const_arg *a = &fe->cargs[fe->ncargs++];
+            memset(a, 0, sizeof *a);
+            a->pragma_begin = p->begin;
+            a->clause = fe_strdup(c->name);
+            a->expr = fe_strdup(arg_expression(c->arg));
+            if (!a->clause || !a->expr) return false;
+        }
+    }
+    return true;
+}
+
+static CXFile main_cxfile(CXTranslationUnit tu)
+{
+    CXString sp = clang_getTranslationUnitSpelling(tu);
+    CXFile f = clang_getFile(tu, clang_getCString(sp));
+    clang_disposeString(sp);
+    return f;
+}
+
+#define CONST_ARG_PREFIX "__ompdag_const_arg_"
+
+typedef struct eval_state {
+    ompdag_frontend *fe;
+    const int32_t *bad_lines; /* lines of the appended text with errors */
+    int32_t nbad;
+} eval_state;
+
+static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    eval_state *st = data;
+    if (clang_getCursorKind(c) != CXCursor_VarDecl) return CXChildVisit_Continue;
+    CXString name = clang_getCursorSpelling(c);
+    const char *n = clang_getCString(name);
+    int32_t k = -1;
+    if (n && !strncmp(n, CONST_ARG_PREFIX, sizeof CONST_ARG_PREFIX - 1))
+        k = (int32_t)strtol(n + sizeof CONST_ARG_PREFIX - 1, NULL, 10);
+    clang_disposeString(name);
+    if (k < 0 || k >= st->fe->ncargs) return CXChildVisit_Continue;
+    fe_span sp = fe_cursor_span(c);
+    for (int32_t i = 0; i < st->nbad; ++i)
+        if (st->bad_lines[i] == sp.line) return CXChildVisit_Continue;
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r && clang_EvalResult_getKind(r) == CXEval_Int) {
+        st->fe->cargs[k].value = clang_EvalResult_getAsLongLong(r);
+        st->fe->cargs[k].ok = true;
+    }
+    if (r) clang_EvalResult_dispose(r);
+    return CXChildVisit_Continue;
+}
+
+/* Evaluates the appended declarations; a line with an error is no constant. */
+static bool evaluate_const_args(ompdag_frontend *fe)
+{
+    unsigned nd = clang_getNumDiagnostics(fe->tu);
+    int32_t *bad = calloc((size_t)nd + 1, sizeof *bad);
+    if (!bad) return false;
+    eval_state st = {fe, bad, 0};
+    for (unsigned i = 0; i < nd; ++i) {
+        CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
+        CXFile file;
+        unsigned line, off;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, NULL, &off);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
+            clang_File_isEqual(file, fe->main_file->file) && off >= fe->const_from)
+            bad[st.nbad++] = (int32_t)line;
+        clang_disposeDiagnostic(d);
+    }
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), eval_visit, &st);
+    free(bad);
+    return true;
+}
+
+static enum CXErrorCode parse(ompdag_frontend *fe, CXIndex idx, const char *path,
+                              const char *const *argv, int n, struct CXUnsavedFile *uf,
+                              unsigned nuf)
+{
+    return clang_parseTranslationUnit2(
+        idx, path, argv, n, uf, nuf,
+        CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
+}
+
+/* Pragma arguments that are not literals (macros, `NB * 2`, sizeof) are
+ * evaluated by libclang: the main file is parsed again with one
+ * `static const long long` declaration per argument appended at its end
+ * (line numbers above stay the same), and each declaration whose line has
+ * no error is evaluated.  Errors in the appended text are not the
+ * program's and are not reported.  Returns a libclang error code. */
+static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, CXIndex idx, const char *path,
+                                           const char *const *argv, int n,
+                                           struct CXUnsavedFile shim, bool *nomem)
+{
+    CXFile mf = main_cxfile(fe->tu);
+    fe_file *f = mf ? fe_file_get(fe, mf) : NULL;
+    if (mf && !f) return *nomem = true, CXError_Success;
+    if (!f || !collect_const_args(fe, f)) return *nomem = !!f, CXError_Success;
+    fe->main_file = f;
+    if (fe->ncargs == 0) return CXError_Success;
+    size_t cap = f->size + 2;
+    for (int32_t k = 0; k < fe->ncargs; ++k)
+        cap += strlen(fe->cargs[k].expr) + sizeof CONST_ARG_PREFIX + 64;
+    char *text = malloc(cap);
+    CXString rp = clang_File_tryGetRealPathName(mf);
+    char *real =
+        fe_strdup(clang_getCString(rp) && *clang_getCString(rp) ? clang_getCString(rp) : f->name);
+    clang_disposeString(rp);
+    if (!text || !real) {
+        free(text);
+        free(real);
+        return *nomem = true, CXError_Success;
+    }
+    memcpy(text, f->text, f->size);
+    size_t len = f->size;
+    text[len++] = '\n';
+    unsigned from = (unsigned)len;
+    for (int32_t k = 0; k < fe->ncargs; ++k)
+        len +=
+            (size_t)snprintf(text + len, cap - len,
+                             "static const long long " CONST_ARG_PREFIX "%d = (long long)(%s);\n",
+                             k, fe->cargs[k].expr);
+    clear_run(fe);
+    clang_disposeTranslationUnit(fe->tu);
+    fe->tu = NULL;
+    fe->main_file = NULL;
+    struct CXUnsavedFile uf[2] = {shim, {real, text, (unsigned long)len}};
+    enum CXErrorCode ec = parse(fe, idx, path, argv, n, uf, 2);
+    free(text);
+    free(real);
+    if (ec != CXError_Success || !fe->tu) return ec;
+    mf = main_cxfile(fe->tu);
+    fe->main_file = mf ? fe_file_get(fe, mf) : NULL;
+    if (!fe->main_file) return *nomem = true, CXError_Success;
+    fe->const_from = from;
+    if (!evaluate_const_args(fe)) *nomem = true;
+    return CXError_Success;
+}
+
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
                                       const char *const *args, int nargs, ompdag_condag_set **out,
                                       ompdag_error *err)
@@ -744,7 +971,9 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
     *out = NULL;
     clear_run(fe);
+    clear_cargs(fe);
     clear_diags(fe);
+    fe->const_from = 0;
     int n = 0;
     const char **argv = build_args(args, nargs, &n);
     ompdag_condag_set *set = ompdag_condag_set_create();
@@ -756,12 +985,15 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
-    enum CXErrorCode ec = clang_parseTranslationUnit2(
-        idx, source_path, argv, n, &shim, 1,
-        CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
+    enum CXErrorCode ec = parse(fe, idx, source_path, argv, n, &shim, 1);
+    bool nomem = false;
+    if (ec == CXError_Success && fe->tu)
+        ec = prepare_const_args(fe, idx, source_path, argv, n, shim, &nomem);
     free(argv);
     ompdag_status st;
-    if (ec != CXError_Success || !fe->tu) {
+    if (nomem) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    } else if (ec != CXError_Success || !fe->tu) {
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
                               source_path, (int)ec);
         fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",

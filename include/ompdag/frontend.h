@@ -58,6 +58,12 @@ void ompdag_frontend_destroy(ompdag_frontend *fe);
 ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t bound,
                                                   ompdag_error *err);
 
+/* Default loop bound for loops with task scheduling points that have
+ * neither a constant trip count nor `#pragma ompdag loop_bound(N)` (the
+ * `--loop-bound N` option): at most N iterations.  0 (the default) refuses
+ * such loops.  Fails outside 0..4096. */
+ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err);
+
 /* Largest number of nodes one region may have; beyond it the region is
  * refused.  Fails unless limit >= 1. */
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err);
