@@ -69,6 +69,7 @@ typedef struct fe_pragma {
 
 typedef struct fe_file {
     CXFile file;
+    CXTranslationUnit tu; /* the unit whose CXFile this is (text, tokens) */
     char *name;
     const char *text; /* borrowed from the TU */
     size_t size;
@@ -95,6 +96,9 @@ typedef struct fe_func {
     int32_t refs, calls;     /* references to it, and direct calls among them */
     int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
     char *deadline;          /* from #pragma ompdag deadline, or NULL */
+    int32_t unit;            /* index in ompdag_frontend.units */
+    char *usr;               /* clang USR: finds the definition from another unit */
+    bool external;           /* external linkage: callable from other units */
 } fe_func;
 
 /* ---- diagnostics, options, the whole context ------------------------------ */
@@ -106,12 +110,23 @@ typedef struct fe_diag_store {
 /* A pragma argument that is not a literal (a macro, `NB * 2`, `sizeof`),
  * evaluated by libclang as a constant expression (frontend.c). */
 typedef struct fe_const_arg {
-    unsigned pragma_begin; /* offset of the pragma's '#' in the main file */
+    char *file;            /* name of the main file it belongs to */
+    unsigned pragma_begin; /* offset of the pragma's '#' in that file */
     char *clause;          /* clause name ("" for ompdag loop_bound(N) …) */
     char *expr;            /* the argument text (after a "modifier:") */
     long long value;
     bool ok; /* a constant */
 } fe_const_arg;
+
+/* One parsed translation unit (a project has several). */
+typedef struct fe_unit {
+    CXTranslationUnit tu;
+    CXFile main;         /* its main file */
+    unsigned const_from; /* where appended constant declarations start in it, or 0 */
+    bool regions;        /* extract its regions (else it is only indexed) */
+} fe_unit;
+
+typedef struct fe_extern_cache fe_extern_cache; /* fe_extern.c */
 
 struct ompdag_frontend {
     int32_t recursion_bound;
@@ -123,17 +138,24 @@ struct ompdag_frontend {
     size_t nstrings, capstrings;
 
     /* valid during one extraction */
-    CXTranslationUnit tu;
+    fe_unit *units;
+    int32_t nunits;
+    CXTranslationUnit tu; /* the unit being parsed or extracted */
     fe_file **files;
     int32_t nfiles;
     fe_func *funcs;
     int32_t nfuncs;
     int32_t fnptr_func; /* a significant function whose address is taken, or -1 */
-    fe_file *main_file; /* the file being extracted */
     fe_const_arg *cargs;
     int32_t ncargs;
-    unsigned const_from; /* offset where the appended constant declarations start, or 0 */
+    fe_extern_cache *externs; /* sources searched for bodies not parsed */
 };
+
+/* For a call to a function whose body is in no parsed unit: the path of a
+ * nearby source file that mentions it and has task directives (the call
+ * may create tasks), or NULL (fe_extern.c).  Sets *nomem on ENOMEM. */
+const char *fe_extern_task_source(ompdag_frontend *fe, CXCursor call, bool *nomem);
+void fe_extern_cache_free(fe_extern_cache *c);
 
 /* The integer value of clause `clause` of pragma p in file f: a literal
  * (true/false, 12, 4u), or a constant expression evaluated by libclang (main

@@ -65,7 +65,9 @@ static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientDa
         int32_t f = fe_func_of_call(st->w->fe, c);
         if ((f >= 0 && st->w->fe->funcs[f].significant) ||
             (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c)) ||
-            fe_is_blocking_call(c)) {
+            fe_is_blocking_call(c) ||
+            (f < 0 && !fe_call_is_indirect(c) &&
+             fe_extern_task_source(st->w->fe, c, st->w->nomem))) {
             st->found = true;
             return CXChildVisit_Break;
         }
@@ -468,9 +470,10 @@ bool fe_clause_value(const ompdag_frontend *fe, const fe_file *f, const fe_pragm
     const fe_clause *c = fe_pragma_clause(p, clause);
     if (!c || !c->arg) return false;
     if (fe_literal_value(c->arg, v)) return true;
-    for (int32_t i = 0; f == fe->main_file && i < fe->ncargs; ++i) {
+    for (int32_t i = 0; i < fe->ncargs; ++i) {
         const fe_const_arg *a = &fe->cargs[i];
-        if (a->pragma_begin == p->begin && !strcmp(a->clause, clause)) {
+        if (a->pragma_begin == p->begin && !strcmp(a->clause, clause) &&
+            !strcmp(a->file, f->name)) {
             if (!a->ok || a->value < LONG_MIN || a->value > LONG_MAX) return false;
             *v = (long)a->value;
             return true;
@@ -883,6 +886,19 @@ bool fe_walk_expr(walker *w, CXCursor e)
     if (ok && k == CXCursor_CallExpr) {
         int32_t fi = fe_func_of_call(w->fe, e);
         if (fi >= 0 && w->fe->funcs[fi].significant) return inline_call(w, e, fi);
+        const char *ext =
+            fi < 0 && !fe_call_is_indirect(e) ? fe_extern_task_source(w->fe, e, w->nomem) : NULL;
+        if (ext) {
+            fe_file *f = fe_file_of(w, sp.file);
+            CXString name = clang_getCursorSpelling(e);
+            bool r = f && fe_refuse(w, f->name, sp.line, sp.col,
+                                    "call to '%s', whose body is not in the files parsed and may "
+                                    "create tasks (%s mentions it and has task directives): "
+                                    "extract the whole project with -p BUILD_DIR",
+                                    clang_getCString(name), ext);
+            clang_disposeString(name);
+            return r;
+        }
         if (fi < 0 && w->fe->fnptr_func >= 0 && fe_call_is_indirect(e)) {
             fe_file *f = fe_file_of(w, sp.file);
             return f && fe_refuse(w, f->name, sp.line, sp.col,

@@ -133,7 +133,12 @@ fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
     CXString name = clang_getFileName(file);
     f->name = fe_strdup(clang_getCString(name));
     clang_disposeString(name);
-    f->text = clang_getFileContents(fe->tu, file, &f->size);
+    /* The unit that owns this CXFile: each unit has its own file manager. */
+    f->tu = fe->tu;
+    f->text = fe->tu ? clang_getFileContents(fe->tu, file, &f->size) : NULL;
+    for (int32_t u = 0; !f->text && u < fe->nunits; ++u)
+        if (fe->units[u].tu && (f->text = clang_getFileContents(fe->units[u].tu, file, &f->size)))
+            f->tu = fe->units[u].tu;
     if (!f->name) return NULL;
     if (!f->text) f->text = "", f->size = 0;
     bool refused = false;
@@ -167,6 +172,7 @@ static void clear_run(ompdag_frontend *fe)
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         free(fe->funcs[i].name);
         free(fe->funcs[i].deadline);
+        free(fe->funcs[i].usr);
         fe_vec_free(&fe->funcs[i].callees);
     }
     free(fe->funcs);
@@ -177,7 +183,19 @@ static void clear_run(ompdag_frontend *fe)
     free(fe->files);
     fe->files = NULL;
     fe->nfiles = 0;
-    fe->main_file = NULL;
+}
+
+static void clear_units(ompdag_frontend *fe)
+{
+    clear_run(fe);
+    for (int32_t u = 0; u < fe->nunits; ++u)
+        if (fe->units[u].tu) clang_disposeTranslationUnit(fe->units[u].tu);
+    free(fe->units);
+    fe->units = NULL;
+    fe_extern_cache_free(fe->externs);
+    fe->externs = NULL;
+    fe->nunits = 0;
+    fe->tu = NULL;
 }
 
 static void clear_cargs(ompdag_frontend *fe)
@@ -185,11 +203,11 @@ static void clear_cargs(ompdag_frontend *fe)
     for (int32_t i = 0; i < fe->ncargs; ++i) {
         free(fe->cargs[i].clause);
         free(fe->cargs[i].expr);
+        free(fe->cargs[i].file);
     }
     free(fe->cargs);
     fe->cargs = NULL;
     fe->ncargs = 0;
-    fe->main_file = NULL;
 }
 
 static void clear_diags(ompdag_frontend *fe)
@@ -203,7 +221,7 @@ static void clear_diags(ompdag_frontend *fe)
 void ompdag_frontend_destroy(ompdag_frontend *fe)
 {
     if (!fe) return;
-    clear_run(fe);
+    clear_units(fe);
     clear_cargs(fe);
     clear_diags(fe);
     free(fe->strings);
@@ -273,7 +291,9 @@ static int skip_arg(const char *a, const char *next_is_value)
     if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strncmp(a, "-fopenmp-", 9) ||
         !strncmp(a, "-fplugin", 8) || !strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
         !strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-M") ||
-        !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7))
+        !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7) || !strncmp(a, "-MF", 3) ||
+        !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3) ||
+        (!strncmp(a, "-o", 2) && a[2] && strncmp(a, "-objc", 5))) /* -oFILE */
         return 1;
     return 0;
 }
@@ -330,7 +350,7 @@ static const char **build_args(const char *const *args, int nargs, int *out_n)
     return v;
 }
 
-static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
+static bool report_clang_errors(ompdag_frontend *fe, const fe_unit *unit, bool *had_error)
 {
     unsigned nd = clang_getNumDiagnostics(fe->tu);
     for (unsigned i = 0; i < nd; ++i) {
@@ -338,8 +358,8 @@ static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
         CXFile file;
         unsigned line, col, off;
         clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, &off);
-        bool appended = fe->const_from && fe->main_file && file &&
-                        clang_File_isEqual(file, fe->main_file->file) && off >= fe->const_from;
+        bool appended = unit->const_from && file && clang_File_isEqual(file, unit->main) &&
+                        off >= unit->const_from;
         if (!appended && clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
             CXString fname = clang_getFileName(file);
             CXString msg = clang_getDiagnosticSpelling(d);
@@ -362,6 +382,7 @@ static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
 
 typedef struct index_state {
     ompdag_frontend *fe;
+    int32_t unit;
     bool nomem;
 } index_state;
 
@@ -420,13 +441,18 @@ static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClient
         memset(fn, 0, sizeof *fn);
         fn->cursor = c;
         fn->hash = clang_hashCursor(c);
+        fn->unit = st->unit;
+        fn->external = clang_getCursorLinkage(c) == CXLinkage_External;
+        CXString usr = clang_getCursorUSR(c);
+        fn->usr = fe_strdup(clang_getCString(usr));
+        clang_disposeString(usr);
         CXString name = clang_getCursorSpelling(c);
         fn->name = fe_strdup(clang_getCString(name));
         clang_disposeString(name);
         fn->file = f;
         fn->begin = sp.begin;
         fn->end = sp.end;
-        if (!fn->name || !read_function_pragmas(fe, fn)) {
+        if (!fn->name || !fn->usr || !read_function_pragmas(fe, fn)) {
             st->nomem = true;
             return CXChildVisit_Break;
         }
@@ -464,10 +490,21 @@ bool fe_call_is_indirect(CXCursor call)
     return clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl;
 }
 
+/* The definition a declaration names: in its own unit, or (a project)
+ * the external definition with the same USR in another unit. */
 static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
 {
     CXCursor def = clang_getCursorDefinition(decl);
-    if (clang_Cursor_isNull(def)) return -1;
+    if (clang_Cursor_isNull(def)) {
+        if (fe->nunits < 2 || clang_getCursorLinkage(decl) != CXLinkage_External) return -1;
+        CXString usr = clang_getCursorUSR(decl);
+        const char *u = clang_getCString(usr);
+        int32_t found = -1;
+        for (int32_t i = 0; u && *u && found < 0 && i < fe->nfuncs; ++i)
+            if (fe->funcs[i].external && !strcmp(fe->funcs[i].usr, u)) found = i;
+        clang_disposeString(usr);
+        return found;
+    }
     unsigned h = clang_hashCursor(def);
     for (int32_t i = 0; i < fe->nfuncs; ++i)
         if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def)) return i;
@@ -516,9 +553,12 @@ static bool dir_is_significant(fe_dir d)
  * (transitively) directives that the region builder must see. */
 static bool index_functions(ompdag_frontend *fe)
 {
-    index_state st = {fe, false};
-    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
-    if (st.nomem) return false;
+    for (int32_t u = 0; u < fe->nunits; ++u) {
+        index_state st = {fe, u, false};
+        fe->tu = fe->units[u].tu;
+        clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
+        if (st.nomem) return false;
+    }
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         fe_func *fn = &fe->funcs[i];
         callee_state cs = {fe, fn, false};
@@ -542,7 +582,8 @@ static bool index_functions(ompdag_frontend *fe)
             }
         }
     }
-    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), refs_visit, fe);
+    for (int32_t u = 0; u < fe->nunits; ++u)
+        clang_visitChildren(clang_getTranslationUnitCursor(fe->units[u].tu), refs_visit, fe);
     fe->fnptr_func = -1;
     for (int32_t i = 0; i < fe->nfuncs && fe->fnptr_func < 0; ++i)
         if (fe->funcs[i].significant && fe->funcs[i].refs > fe->funcs[i].calls) fe->fnptr_func = i;
@@ -763,16 +804,24 @@ static ompdag_status first_error(const ompdag_frontend *fe, ompdag_status code, 
     return ompdag_error_set(err, code, "extraction failed");
 }
 
-static ompdag_status extract_tu(ompdag_frontend *fe, ompdag_condag_set *set, ompdag_error *err)
+/* Indexes every unit, then extracts the regions of the units that want
+ * them (functions of their main files). */
+static ompdag_status extract_units(ompdag_frontend *fe, ompdag_condag_set *set, ompdag_error *err)
 {
     bool clang_errors = false;
-    if (!report_clang_errors(fe, &clang_errors))
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t u = 0; u < fe->nunits; ++u) {
+        fe->tu = fe->units[u].tu;
+        if (!report_clang_errors(fe, &fe->units[u], &clang_errors))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
     if (clang_errors) return first_error(fe, OMPDAG_ERR_PARSE, err);
     if (!index_functions(fe)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         CXSourceLocation loc = clang_getCursorLocation(fe->funcs[i].cursor);
-        if (!clang_Location_isFromMainFile(loc) || !fe->funcs[i].significant) continue;
+        if (!fe->units[fe->funcs[i].unit].regions || !clang_Location_isFromMainFile(loc) ||
+            !fe->funcs[i].significant)
+            continue;
+        fe->tu = fe->units[fe->funcs[i].unit].tu;
         ompdag_status st = extract_function(fe, i, set, err);
         if (st) return st;
     }
@@ -878,7 +927,7 @@ static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientD
 }
 
 /* Evaluates the appended declarations; a line with an error is no constant. */
-static bool evaluate_const_args(ompdag_frontend *fe)
+static bool evaluate_const_args(ompdag_frontend *fe, const fe_unit *unit)
 {
     unsigned nd = clang_getNumDiagnostics(fe->tu);
     int32_t *bad = calloc((size_t)nd + 1, sizeof *bad);
@@ -890,7 +939,7 @@ static bool evaluate_const_args(ompdag_frontend *fe)
         unsigned line, off;
         clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, NULL, &off);
         if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
-            clang_File_isEqual(file, fe->main_file->file) && off >= fe->const_from)
+            clang_File_isEqual(file, unit->main) && off >= unit->const_from)
             bad[st.nbad++] = (int32_t)line;
         clang_disposeDiagnostic(d);
     }
@@ -913,26 +962,30 @@ static enum CXErrorCode parse(ompdag_frontend *fe, CXIndex idx, const char *path
  * `static const long long` declaration per argument appended at its end
  * (line numbers above stay the same), and each declaration whose line has
  * no error is evaluated.  Errors in the appended text are not the
- * program's and are not reported.  Returns a libclang error code. */
-static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, CXIndex idx, const char *path,
-                                           const char *const *argv, int n,
+ * program's and are not reported.  The unit's tu is replaced.  Returns a
+ * libclang error code. */
+static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, fe_unit *unit, CXIndex idx,
+                                           const char *path, const char *const *argv, int n,
                                            struct CXUnsavedFile shim, bool *nomem)
 {
-    CXFile mf = main_cxfile(fe->tu);
-    fe_file *f = mf ? fe_file_get(fe, mf) : NULL;
-    if (mf && !f) return *nomem = true, CXError_Success;
+    fe->tu = unit->tu;
+    unit->main = main_cxfile(unit->tu);
+    fe_file *f = unit->main ? fe_file_get(fe, unit->main) : NULL;
+    if (unit->main && !f) return *nomem = true, CXError_Success;
+    int32_t first = fe->ncargs;
     if (!f || !collect_const_args(fe, f)) return *nomem = !!f, CXError_Success;
-    fe->main_file = f;
-    if (fe->ncargs == 0) return CXError_Success;
+    if (fe->ncargs == first) return CXError_Success;
     size_t cap = f->size + 2;
-    for (int32_t k = 0; k < fe->ncargs; ++k)
+    for (int32_t k = first; k < fe->ncargs; ++k)
         cap += strlen(fe->cargs[k].expr) + sizeof CONST_ARG_PREFIX + 64;
     char *text = malloc(cap);
-    CXString rp = clang_File_tryGetRealPathName(mf);
-    char *real =
-        fe_strdup(clang_getCString(rp) && *clang_getCString(rp) ? clang_getCString(rp) : f->name);
+    CXString rp = clang_File_tryGetRealPathName(unit->main);
+    const char *rps = clang_getCString(rp);
+    char *real = fe_strdup(rps && *rps ? rps : f->name);
     clang_disposeString(rp);
-    if (!text || !real) {
+    for (int32_t k = first; k < fe->ncargs; ++k)
+        if (!(fe->cargs[k].file = fe_strdup(f->name))) *nomem = true;
+    if (!text || !real || *nomem) {
         free(text);
         free(real);
         return *nomem = true, CXError_Success;
@@ -941,26 +994,98 @@ static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, CXIndex idx, con
     size_t len = f->size;
     text[len++] = '\n';
     unsigned from = (unsigned)len;
-    for (int32_t k = 0; k < fe->ncargs; ++k)
+    for (int32_t k = first; k < fe->ncargs; ++k)
         len +=
             (size_t)snprintf(text + len, cap - len,
                              "static const long long " CONST_ARG_PREFIX "%d = (long long)(%s);\n",
                              k, fe->cargs[k].expr);
     clear_run(fe);
-    clang_disposeTranslationUnit(fe->tu);
-    fe->tu = NULL;
-    fe->main_file = NULL;
+    clang_disposeTranslationUnit(unit->tu);
+    unit->tu = fe->tu = NULL;
     struct CXUnsavedFile uf[2] = {shim, {real, text, (unsigned long)len}};
     enum CXErrorCode ec = parse(fe, idx, path, argv, n, uf, 2);
+    unit->tu = fe->tu;
     free(text);
     free(real);
-    if (ec != CXError_Success || !fe->tu) return ec;
-    mf = main_cxfile(fe->tu);
-    fe->main_file = mf ? fe_file_get(fe, mf) : NULL;
-    if (!fe->main_file) return *nomem = true, CXError_Success;
-    fe->const_from = from;
-    if (!evaluate_const_args(fe)) *nomem = true;
+    if (ec != CXError_Success || !unit->tu) return ec;
+    unit->main = main_cxfile(unit->tu);
+    if (!unit->main) return *nomem = true, CXError_Success;
+    unit->const_from = from;
+    if (!evaluate_const_args(fe, unit)) *nomem = true;
+    clear_run(fe);
     return CXError_Success;
+}
+
+/* Parses one source into a new unit (constant pragma arguments evaluated). */
+static ompdag_status parse_unit(ompdag_frontend *fe, CXIndex idx, const char *source_path,
+                                const char *const *args, int nargs, bool regions, ompdag_error *err)
+{
+    fe_unit *nu = realloc(fe->units, sizeof *nu * (size_t)(fe->nunits + 1));
+    int n = 0;
+    const char **argv = build_args(args, nargs, &n);
+    if (!nu || !argv) {
+        if (nu) fe->units = nu;
+        free(argv);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    fe->units = nu;
+    fe_unit *unit = &fe->units[fe->nunits++];
+    memset(unit, 0, sizeof *unit);
+    unit->regions = regions;
+    struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
+    fe->tu = NULL;
+    enum CXErrorCode ec = parse(fe, idx, source_path, argv, n, &shim, 1);
+    unit->tu = fe->tu;
+    bool nomem = false;
+    if (ec == CXError_Success && unit->tu)
+        ec = prepare_const_args(fe, unit, idx, source_path, argv, n, shim, &nomem);
+    free(argv);
+    if (nomem) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (ec != CXError_Success || !unit->tu) {
+        fe->nunits--;
+        if (!fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",
+                     (int)ec))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
+                                source_path, (int)ec);
+    }
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err)
+{
+    if (!fe || nsources < 1 || !sources || !args || !nargs || !out || nregions < 0 ||
+        nregions > nsources)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
+    for (int i = 0; i < nsources; ++i)
+        if (!sources[i] || nargs[i] < 0 || (nargs[i] > 0 && !args[i]))
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
+    *out = NULL;
+    clear_units(fe);
+    clear_cargs(fe);
+    clear_diags(fe);
+    ompdag_condag_set *set = ompdag_condag_set_create();
+    CXIndex idx = clang_createIndex(0, 0);
+    if (!set || !idx) {
+        ompdag_condag_set_destroy(set);
+        if (idx) clang_disposeIndex(idx);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    ompdag_status st = OMPDAG_OK;
+    for (int i = 0; !st && i < nsources; ++i)
+        st = parse_unit(fe, idx, sources[i], args[i], nargs[i], i < nregions, err);
+    if (!st) st = extract_units(fe, set, err);
+    clear_units(fe);
+    clang_disposeIndex(idx);
+    if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)
+        *out = set;
+    else
+        ompdag_condag_set_destroy(set);
+    return st;
 }
 
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
@@ -969,45 +1094,6 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
 {
     if (!fe || !source_path || !out || nargs < 0 || (nargs > 0 && !args))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
-    *out = NULL;
-    clear_run(fe);
-    clear_cargs(fe);
-    clear_diags(fe);
-    fe->const_from = 0;
-    int n = 0;
-    const char **argv = build_args(args, nargs, &n);
-    ompdag_condag_set *set = ompdag_condag_set_create();
-    CXIndex idx = clang_createIndex(0, 0);
-    if (!argv || !set || !idx) {
-        free(argv);
-        ompdag_condag_set_destroy(set);
-        if (idx) clang_disposeIndex(idx);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    }
-    struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
-    enum CXErrorCode ec = parse(fe, idx, source_path, argv, n, &shim, 1);
-    bool nomem = false;
-    if (ec == CXError_Success && fe->tu)
-        ec = prepare_const_args(fe, idx, source_path, argv, n, shim, &nomem);
-    free(argv);
-    ompdag_status st;
-    if (nomem) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    } else if (ec != CXError_Success || !fe->tu) {
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
-                              source_path, (int)ec);
-        fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",
-                (int)ec);
-    } else {
-        st = extract_tu(fe, set, err);
-    }
-    clear_run(fe);
-    if (fe->tu) clang_disposeTranslationUnit(fe->tu);
-    fe->tu = NULL;
-    clang_disposeIndex(idx);
-    if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)
-        *out = set;
-    else
-        ompdag_condag_set_destroy(set);
-    return st;
+    const char *const *argv[1] = {args};
+    return ompdag_frontend_extract_project(fe, 1, &source_path, argv, &nargs, 1, out, err);
 }

@@ -253,7 +253,8 @@ class ExtractConsumer : public clang::ASTConsumer
             {"--recursion-bound N", "-fplugin-arg-ompdag-recursion-bound=N"},
             {"--loop-bound N", "-fplugin-arg-ompdag-loop-bound=N"},
             {"--node-limit", "-fplugin-arg-ompdag-node-limit=N"},
-            {"-p BUILD_DIR", "the plugin on every file of the build"}};
+            {"extract the whole project with -p BUILD_DIR",
+             "run 'ompdag extract -p BUILD_DIR' on the whole build (the plugin sees one file)"}};
         for (const auto &o : opts)
             for (size_t at; (at = m.find(o[0])) != std::string::npos;)
                 m.replace(at, strlen(o[0]), o[1]);

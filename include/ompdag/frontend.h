@@ -81,6 +81,19 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
                                       const char *const *args, int nargs, ompdag_condag_set **out,
                                       ompdag_error *err);
 
+/* Extracts a whole project: sources[i] is parsed with args[i][0..nargs[i]-1]
+ * (as for ompdag_frontend_extract), every unit's functions are indexed, and
+ * a call to a function defined in another unit (external linkage, matched
+ * by USR) is followed like one to a local function, so task-creating
+ * functions of other files are inlined.  Regions are extracted from the
+ * first nregions sources only (0..nsources); the others are only indexed.
+ * Status, *out and diagnostics as for ompdag_frontend_extract. */
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err);
+
 /* Number of diagnostics of the last extraction. */
 size_t ompdag_frontend_diag_count(const ompdag_frontend *fe);
 

@@ -266,11 +266,8 @@ Test(regions, compiler_arguments_reach_the_parser)
                                   "#endif\n" REGION_TAIL;
     ompdag_condag_set *set = NULL;
     const char *args[] = {"-DTASKS=1", "-fopenmp", "-c", "-o", "x.o"};
-    char path[] = "/tmp/ompdag_fe_args_XXXXXX.c";
-    int fd = mkstemps(path, 2);
-    cr_assert(fd >= 0);
-    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
-    close(fd);
+    char path[128];
+    cr_assert(fe_test_write(src, "src.c", path));
     ompdag_status st = fe_test_extract(path, args, 5, 0, &set, NULL);
     cr_assert_eq(st, OMPDAG_OK);
     cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 2);
@@ -278,7 +275,7 @@ Test(regions, compiler_arguments_reach_the_parser)
     st = fe_test_extract(path, NULL, 0, 0, &set, NULL);
     cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1);
     ompdag_condag_set_destroy(set);
-    unlink(path);
+    fe_test_remove(path);
 }
 
 Test(regions, openmp_version_sets_the_macro)
@@ -287,11 +284,8 @@ Test(regions, openmp_version_sets_the_macro)
                                   "#pragma omp task\n"
                                   "    work(1);\n"
                                   "#endif\n" REGION_TAIL;
-    char path[] = "/tmp/ompdag_fe_ver_XXXXXX.c";
-    int fd = mkstemps(path, 2);
-    cr_assert(fd >= 0);
-    cr_assert_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
-    close(fd);
+    char path[128];
+    cr_assert(fe_test_write(src, "src.c", path));
     ompdag_condag_set *set = NULL;
     const char *v45[] = {"-fopenmp", "-fopenmp-version=45"};
     cr_assert_eq(fe_test_extract(path, v45, 2, 0, &set, NULL), OMPDAG_OK);
@@ -300,7 +294,7 @@ Test(regions, openmp_version_sets_the_macro)
     cr_assert_eq(fe_test_extract(path, NULL, 0, 0, &set, NULL), OMPDAG_OK);
     cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 2);
     ompdag_condag_set_destroy(set);
-    unlink(path);
+    fe_test_remove(path);
 }
 
 Test(regions, function_deadline_and_masked)
