@@ -289,3 +289,51 @@ Test(plugin, deadline_miss_is_an_error_with_werror)
 {
     deadline_diag(true);
 }
+
+/* One source compiled twice with different -D flags into two objects keeps
+ * both graphs (one output per compilation, named after the object), and
+ * -fplugin-arg-ompdag-loop-bound=N works like `extract --loop-bound N`;
+ * without it, the hint names the plugin argument. */
+Test(plugin, one_output_per_object_and_loop_bound_argument)
+{
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", path[1024], cmd[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/v.c", dir);
+    FILE *c = fopen(path, "w");
+    fputs("void work(int);\nvoid f(int n) {\n#pragma omp parallel\n#pragma omp single\n"
+          "  {\n    while (n-- > 0) {\n#if TWO\n#pragma omp task\n      work(n);\n#endif\n"
+          "#pragma omp task\n      work(n);\n    }\n  }\n}\n",
+          c);
+    fclose(c);
+    for (int two = 0; two < 2; ++two) {
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=out "
+                 "-fplugin-arg-ompdag-loop-bound=2 -fplugin-arg-ompdag-werror -DTWO=%d -c v.c "
+                 "-o v%d.o",
+                 dir, OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, two, two);
+        cr_assert_eq(run(cmd), 0, "%s", cmd);
+    }
+    for (int two = 0; two < 2; ++two) {
+        snprintf(path, sizeof path, "%s/out/v%d.o.condag.json", dir, two);
+        ompdag_condag_set *set = NULL;
+        ompdag_error err;
+        cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+        /* τ1 and 2 iterations of 1 or 2 tasks */
+        cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1 + 2 * (1 + two));
+        ompdag_condag_set_destroy(set);
+    }
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=out -c v.c -o v.o "
+             "2>err.txt",
+             dir, OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH);
+    cr_assert_eq(run(cmd), 0, "a refusal is a warning");
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    size_t n;
+    char *err = slurp(path, &n);
+    cr_assert(err && strstr(err, "pass -fplugin-arg-ompdag-loop-bound=N") &&
+                  !strstr(err, "--loop-bound"),
+              "stderr: %s", err ? err : "");
+    free(err);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
