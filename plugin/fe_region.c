@@ -83,7 +83,12 @@ static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t la
                              "'#pragma omp %s' in a parallel region outside single/master is not "
                              "supported%s",
                              p->name,
-                             p->dir == FE_DIR_TASK ? ": every thread creates the task" : "");
+                             p->dir == FE_DIR_TASK ? ": every thread creates the task"
+                             : p->dir == FE_DIR_REFUSED &&
+                                     (!strcmp(p->name, "for") || !strncmp(p->name, "for ", 4))
+                                 ? ": the iterations of a worksharing loop, and the tasks they "
+                                   "create, are spread over every thread of the team"
+                                 : "");
         }
     }
     return true;

@@ -222,6 +222,23 @@ Test(refusals, critical_section)
 {
     refused("examples/refuse/critical.c", 15, "critical");
 }
+Test(refusals, lock_in_a_helper)
+{
+    refused("examples/refuse/lock_helper.c", 14, "'omp_set_lock' in task code (in 'record')");
+}
+
+Test(examples, stacked_directives_macro_bound_and_critical_after_the_barrier)
+{
+    ompdag_condag_set *set = one_region("examples/stacked_tasks.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* τ1 creates one task (line 40); it runs explore(): at most 4 tasks */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "23,23,23,23,40");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "22,22,22,22");
+    /* the critical after the single's barrier is not in the graph */
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        cr_assert_neq(ompdag_condag_node_loc(g, v).line, 42);
+    ompdag_condag_set_destroy(set);
+}
 
 Test(refusals, recursion_bound_option_lifts_the_refusal)
 {

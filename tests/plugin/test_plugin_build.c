@@ -125,6 +125,10 @@ Test(plugin, clauses)
 {
     same_as_extract("examples/clauses.c");
 }
+Test(plugin, stacked_tasks)
+{
+    same_as_extract("examples/stacked_tasks.c");
+}
 /* no pragma at all: the plugin skips the reparse but writes the same file */
 Test(plugin, file_without_pragmas)
 {
@@ -240,6 +244,7 @@ Test(examples_run, all)
     runs("examples/clauses.c", "clauses: checksum");
     runs("examples/fib.c", "fib(21) = 10946");
     runs("examples/fig5_counterexample.c", "fig5_counterexample: checksum");
+    runs("examples/stacked_tasks.c", "stacked_tasks: checksum");
 }
 
 /* -fplugin-arg-ompdag-wcet=DB: a region whose bound, with the WCETs of DB,
