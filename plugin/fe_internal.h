@@ -79,6 +79,12 @@ typedef struct fe_file {
     unsigned last_toplevel_end; /* end of the previous top-level declaration */
 } fe_file;
 
+/* "omp" or "ompdag": the pragma's namespace, for messages that quote it. */
+static inline const char *fe_pragma_ns(const fe_pragma *p)
+{
+    return p->dir >= FE_DIR_LOOP_BOUND ? "ompdag" : "omp";
+}
+
 /* Finds the clause `name` of p, or NULL. */
 const fe_clause *fe_pragma_clause(const fe_pragma *p, const char *name);
 

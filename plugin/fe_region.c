@@ -64,8 +64,8 @@ static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t la
         if (*single >= 0) {
             if (p->standalone || *n >= 8)
                 return fe_refuse(w, f->name, p->line, p->col,
-                                 "'#pragma omp %s' cannot follow '#pragma omp %s' here", p->name,
-                                 f->pragmas[*single].name);
+                                 "'#pragma %s %s' cannot follow '#pragma omp %s' here",
+                                 fe_pragma_ns(p), p->name, f->pragmas[*single].name);
             chain[(*n)++] = p;
         } else if (p->dir == FE_DIR_SINGLE) {
             *single = k;
@@ -80,9 +80,9 @@ static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t la
             continue; /* code of the implicit tasks after the graph's end */
         } else {
             return fe_refuse(w, f->name, p->line, p->col,
-                             "'#pragma omp %s' in a parallel region outside single/master is not "
+                             "'#pragma %s %s' in a parallel region outside single/master is not "
                              "supported%s",
-                             p->name,
+                             fe_pragma_ns(p), p->name,
                              p->dir == FE_DIR_TASK ? ": every thread creates the task"
                              : p->dir == FE_DIR_REFUSED &&
                                      (!strcmp(p->name, "for") || !strncmp(p->name, "for ", 4))
@@ -195,8 +195,8 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
             chain[n++] = p;
         } else {
             ok = fe_refuse(&w, f->name, p->line, p->col,
-                           "'#pragma omp %s' directly on '#pragma omp %s' is not supported%s",
-                           p->name, par->name,
+                           "'#pragma %s %s' directly on '#pragma omp %s' is not supported%s",
+                           fe_pragma_ns(p), p->name, par->name,
                            p->dir == FE_DIR_TASK || p->dir == FE_DIR_TASKGROUP
                                ? ": every thread would run it; put it inside single or master"
                                : "");

@@ -708,8 +708,8 @@ bool fe_walk_stmt(walker *w, CXCursor s, unsigned lo)
         if (p->standalone) {
             if (n > 0)
                 return fe_refuse(w, f->name, chain[0]->line, chain[0]->col,
-                                 "'#pragma omp %s' must be followed by a statement",
-                                 chain[0]->name);
+                                 "'#pragma %s %s' must be followed by a statement",
+                                 fe_pragma_ns(chain[0]), chain[0]->name);
             if (!standalone(w, f, p)) return false;
         } else if (n < 8) {
             chain[n++] = p;
@@ -738,8 +738,8 @@ static bool walk_compound(walker *w, CXCursor s, fe_span sp)
         const fe_pragma *p = &f->pragmas[i];
         ok = p->standalone ? standalone(w, f, p)
                            : fe_refuse(w, f->name, p->line, p->col,
-                                       "'#pragma %s%s' must be followed by a statement",
-                                       p->dir >= FE_DIR_LOOP_BOUND ? "ompdag " : "omp ", p->name);
+                                       "'#pragma %s %s' must be followed by a statement",
+                                       fe_pragma_ns(p), p->name);
     }
     return ok;
 }

@@ -264,6 +264,21 @@ Test(constants, a_variable_is_no_constant_and_the_pragma_is_named)
             -1, 6, "'#pragma ompdag loop_bound(n)' needs a constant expression");
 }
 
+Test(constants, messages_quote_the_ompdag_pragma_as_written)
+{
+    refused("void solve(int);\n"
+            "void run(int n) {\n"
+            "#pragma omp parallel\n"
+            "#pragma omp single\n"
+            "  {\n"
+            "#pragma ompdag loop_bound(2)\n"
+            "#pragma omp taskwait\n"
+            "    solve(n);\n"
+            "  }\n"
+            "}\n",
+            -1, 6, "'#pragma ompdag loop_bound' must be followed by a statement");
+}
+
 /* ---- loops: default bound, at most N --------------------------------------------- */
 
 #define WHILE_LOOP                                                                                 \
