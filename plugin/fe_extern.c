@@ -27,9 +27,17 @@ typedef struct fe_srcfile {
     char *text; /* NULL when it has no task directive (never matches) */
 } fe_srcfile;
 
+/* A function already judged: its USR and the source found (or NULL). */
+typedef struct fe_judged {
+    char *usr;
+    const char *source; /* borrowed from files[] */
+} fe_judged;
+
 struct fe_extern_cache {
     fe_srcfile *files;
     int32_t nfiles;
+    fe_judged *judged;
+    int32_t njudged;
     char **dirs; /* directories already listed */
     int32_t ndirs;
 };
@@ -43,6 +51,9 @@ void fe_extern_cache_free(fe_extern_cache *c)
     }
     for (int32_t i = 0; i < c->ndirs; ++i)
         free(c->dirs[i]);
+    for (int32_t i = 0; i < c->njudged; ++i)
+        free(c->judged[i].usr);
+    free(c->judged);
     free(c->files);
     free(c->dirs);
     free(c);
@@ -187,13 +198,30 @@ const char *fe_extern_task_source(ompdag_frontend *fe, CXCursor call, bool *nome
         return NULL;
     }
     fe_extern_cache *c = fe->externs;
+    /* the answer depends on the function and on the file being extracted */
+    CXFile main = NULL;
+    for (int32_t k = 0; k < fe->nunits; ++k)
+        if (fe->units[k].tu == fe->tu) main = fe->units[k].main;
+    CXString usr = clang_getCursorUSR(ref), mf = clang_getFileName(main);
+    size_t ul = strlen(clang_getCString(usr) ? clang_getCString(usr) : "");
+    const char *ms = clang_getCString(mf) ? clang_getCString(mf) : "";
+    char *u = malloc(ul + strlen(ms) + 2);
+    if (u) sprintf(u, "%s\n%s", clang_getCString(usr) ? clang_getCString(usr) : "", ms);
+    clang_disposeString(usr);
+    if (!u) {
+        clang_disposeString(mf);
+        *nomem = true;
+        return NULL;
+    }
+    for (int32_t i = 0; i < c->njudged; ++i)
+        if (!strcmp(c->judged[i].usr, u)) {
+            free(u);
+            clang_disposeString(mf);
+            return c->judged[i].source;
+        }
     CXFile decl_file = NULL;
     clang_getExpansionLocation(clang_getCursorLocation(ref), &decl_file, NULL, NULL, NULL);
     CXString df = clang_getFileName(decl_file);
-    CXFile main = NULL;
-    for (int32_t u = 0; u < fe->nunits; ++u)
-        if (fe->units[u].tu == fe->tu) main = fe->units[u].main;
-    CXString mf = clang_getFileName(main);
     char *dirs[2] = {clang_getCString(df) ? dir_of(clang_getCString(df)) : NULL,
                      clang_getCString(mf) ? dir_of(clang_getCString(mf)) : NULL};
     clang_disposeString(df);
@@ -208,5 +236,13 @@ const char *fe_extern_task_source(ompdag_frontend *fe, CXCursor call, bool *nome
     for (int32_t i = 0; n && *n && !found && i < c->nfiles; ++i)
         if (mentions(c->files[i].text, n)) found = c->files[i].path;
     clang_disposeString(name);
+    fe_judged *nj = realloc(c->judged, sizeof *nj * (size_t)(c->njudged + 1));
+    if (!nj) {
+        free(u);
+        *nomem = true;
+        return found;
+    }
+    c->judged = nj;
+    c->judged[c->njudged++] = (fe_judged){u, found};
     return found;
 }
