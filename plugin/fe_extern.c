@@ -10,7 +10,8 @@
  * function (its name followed by '(') and contains a task-creating
  * directive (`#pragma omp task` or `taskloop`), the call may create tasks
  * the graph would miss, and the region builder refuses it at the call line
- * (extract the project with -p instead).  Functions declared in system
+ * (extract the project with -p instead).  Shared temporary directories
+ * (sticky bit, e.g. /tmp) are not searched.  Functions declared in system
  * headers, and functions no such file mentions (libraries), are taken as
  * task-free: a documented limit (docs/plugin.md).
  */
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fe_internal.h"
 
@@ -148,6 +150,10 @@ static bool scan_dir(ompdag_frontend *fe, fe_extern_cache *c, const char *dir)
     c->dirs = nd;
     if (!(c->dirs[c->ndirs] = fe_strdup(dir))) return false;
     c->ndirs++;
+    /* a shared temporary directory (sticky bit, like /tmp) holds unrelated
+     * files from everyone: not a project */
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || (sb.st_mode & S_ISVTX)) return true;
     DIR *d = opendir(dir);
     if (!d) return true;
     bool ok = true;
