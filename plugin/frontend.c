@@ -1,8 +1,11 @@
 /*
  * plugin/frontend.c — the public front-end API (include/ompdag/frontend.h):
- * parse with libclang, index the translation unit's functions, find the
- * parallel regions of the main file, and hand each region's private graph
- * to the ompdag builder (include/ompdag/condag.h).
+ * parse one translation unit, or every unit of a project, with libclang
+ * (pragma arguments that are constant expressions evaluated on the way),
+ * index the functions of all units (a call into another unit is resolved
+ * by USR), find the parallel regions of each unit's main file, and hand
+ * each region's private graph to the ompdag builder
+ * (include/ompdag/condag.h).
  *
  * Why OpenMP is off: with -fopenmp, libclang's C API does not walk the
  * CapturedStmt behind each directive, so task bodies would be invisible.
