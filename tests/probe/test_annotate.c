@@ -293,6 +293,12 @@ Test(annotate, graph_that_does_not_match_the_program_is_an_error)
     ompdag_error err;
     cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
     cr_assert(strstr(err.message, "fit no path"), "%s", err.message);
+    /* Points are named, never "point kind N" or "?:0" (issue 12 §5). */
+    cr_assert(!strstr(err.message, "point kind") && !strstr(err.message, "?:0"), "%s",
+              err.message);
+    cr_assert(strstr(err.message, "taskwait") || strstr(err.message, "task creation") ||
+                  strstr(err.message, "task end") || strstr(err.message, "task begin"),
+              "%s", err.message);
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
