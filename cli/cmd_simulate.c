@@ -99,7 +99,7 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
             if (!o->json && strcmp(optarg, "text"))
                 rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
             break;
-        default: rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("simulate", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)

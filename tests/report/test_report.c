@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ompdag/report.h"
+#include "test_tmpdir.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -37,11 +38,8 @@ static char *slurp(const char *path)
 
 static const char *tmpdir(void)
 {
-    static char dir[256];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/ompdag-report-test-%d", (int)getpid());
-        mkdir(dir, 0700);
-    }
+    const char *dir = test_tmpdir();
+    cr_assert_not_null(dir, "mkdtemp failed");
     return dir;
 }
 
