@@ -436,3 +436,31 @@ Test(cli, deadline_file_names_may_contain_colons)
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     done(r);
 }
+
+/* Issue 17, item 5: simulate ran 100,000 flows before saying there were too
+ * many; it counts them first (2^17 here) and refuses at once. */
+Test(cli, simulate_counts_flows_before_simulating)
+{
+    FILE *f = fopen(test_tmp("flows.json"), "w");
+    cr_assert_not_null(f);
+    fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"threads\":2,\"nodes\":[", f);
+    enum { K = 17 };
+    for (int i = 0; i < K; ++i)
+        fprintf(f, "%s{\"id\":\"c%d\",\"task\":\"t\",\"kind\":\"C\",\"wcet\":1},"
+                   "{\"id\":\"a%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1},"
+                   "{\"id\":\"b%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":2},"
+                   "{\"id\":\"j%d\",\"task\":\"t\",\"kind\":\"J\",\"wcet\":0}",
+                i ? "," : "", i, i, i, i);
+    fputs("],\"edges\":[", f);
+    for (int i = 0; i < K; ++i)
+        fprintf(f, "%s[\"c%d\",\"a%d\"],[\"c%d\",\"b%d\"],[\"a%d\",\"j%d\"],[\"b%d\",\"j%d\"]%s",
+                i ? "," : "", i, i, i, i, i, i, i, i, i + 1 < K ? "" : "");
+    for (int i = 0; i + 1 < K; ++i)
+        fprintf(f, ",[\"j%d\",\"c%d\"]", i, i + 1);
+    fputs("]}", f);
+    cr_assert_eq(fclose(f), 0);
+    run_result r = ompdag("simulate @/flows.json");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "131072 flows") != NULL, "%s", r.err);
+    done(r);
+}
