@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "rta_internal.h"
 
 void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m)
@@ -9,6 +10,23 @@ void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m)
     *opt = (ompdag_rta_options){.m = m, .max_flows = OMPDAG_DEFAULT_MAX_FLOWS,
                                 .migration_overhead = 0, .migration_model = OMPDAG_MIGRATION_WFS,
                                 .bound_only = false};
+}
+
+/* A compact graph's values reach m times its unfolding's total. */
+static ompdag_status check_compact_total(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                         ompdag_error *err)
+{
+    char site = !opt->migration_overhead                     ? 0
+                : opt->migration_model == OMPDAG_MIGRATION_WFS ? 'T'
+                                                               : 'W';
+    int64_t total, scaled;
+    if (!ompdag_compact_expanded_total(g, opt->migration_overhead, site, &total) ||
+        __builtin_mul_overflow(total, 2 * (int64_t)opt->m, &scaled) || scaled == INT64_MAX)
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "2·m (m = %d) times the total WCET of the unfolded compact graph "
+                                "does not fit in int64; use a coarser time unit",
+                                opt->m);
+    return OMPDAG_OK;
 }
 
 ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options *opt,
@@ -21,6 +39,8 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
                                 opt->m);
     if (opt->migration_overhead < 0)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "migration overhead must be >= 0");
+    if (g->compact)
+        return check_compact_total(g, opt, err);
     int64_t sites = 0;
     if (opt->migration_overhead)
         for (int32_t v = 0; v < g->n; ++v)
@@ -62,6 +82,11 @@ ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
     ompdag_status st = rta_check_inputs(g, opt, err);
     if (st)
         return st;
+    if (g->compact && alg != OMPDAG_ALG_EXACT)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "%s needs the unfolded graph; this graph is compact (unfold it "
+                                "with `ompdag expand`)",
+                                ompdag_algorithm_name(alg));
     switch (alg) {
     case OMPDAG_ALG_EXACT: return rta_exact(g, opt, out, err);
     case OMPDAG_ALG_ALG0: return rta_alg0(g, opt, out, err);
@@ -75,6 +100,7 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     if (!r)
         return;
     free(r->choice);
+    free(r->choice_alt);
     free(r->path);
     free(r);
 }
@@ -91,6 +117,15 @@ int64_t ompdag_rta_result_vol(const ompdag_rta_result *r) { return r->vol; }
 int64_t ompdag_rta_result_len(const ompdag_rta_result *r) { return r->len; }
 int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r) { return r->migrations; }
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r) { return r->flows; }
+bool ompdag_rta_result_is_compact(const ompdag_rta_result *r) { return r->compact; }
+uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r)
+{
+    return r->compact ? r->path_nodes : (uint64_t)r->path_len;
+}
+int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v)
+{
+    return r->choice_alt && v >= 0 && v < r->n ? r->choice_alt[v] : -1;
+}
 
 int32_t ompdag_rta_result_choice(const ompdag_rta_result *r, int32_t v)
 {

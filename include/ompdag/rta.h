@@ -83,6 +83,16 @@ int32_t ompdag_rta_result_choice(const ompdag_rta_result *r, int32_t v);
 /* The critical path of the worst flow, source of the root task first.
  * Borrowed from the result. */
 const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32_t *count);
+/* Compact graphs (ompdag/compact.h, docs/compact.md): the witness covers
+ * every instance of a shared body.  The critical path holds body nodes, at
+ * most 65536 of them; path_nodes is the whole path's node count (saturating
+ * at UINT64_MAX); for a plain graph it is the path's length.  A C node's
+ * choice is that of its first instances met; choice_alt is another branch
+ * some of its instances take in the same worst flow, or -1. */
+bool ompdag_rta_result_is_compact(const ompdag_rta_result *r);
+uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r);
+int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v);
+
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
 
