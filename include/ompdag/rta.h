@@ -115,10 +115,27 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
                                    const ompdag_rta_options *opt, ompdag_flow_eval *out,
                                    int32_t **path, int32_t *path_len, ompdag_error *err);
 
-/* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out,
- * keeping the first 8 and last 4 places of a longer path (the JSON output
- * lists them all).  Places come from ompdag_condag_node_place(). */
+/* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out.
+ * A block of places repeated along the path (recursion or loop unrolled:
+ * the same call context depth after depth) is printed once as
+ * "(a -> b) xK"; of a path of more than 12 such items the first 8 and last 4
+ * are kept (the JSON output lists every node).  Places come from
+ * ompdag_condag_node_place(). */
 void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out);
+
+/* The worst flow's branch choices, grouped: C nodes at the same place whose
+ * choices have the same place and label (the same branch of an unrolled loop
+ * or recursion, one node per copy) form one group, listed in graph order of
+ * their first node.  Returns a new array (free()) and *count; NULL when there
+ * are none (count 0) or on ENOMEM (count -1). */
+typedef struct ompdag_choice_group {
+    int32_t node;  /* the group's first C node */
+    int32_t succ;  /* the successor it takes */
+    int32_t alt;   /* compact graphs: another successor some instances take, else -1 */
+    int32_t nodes; /* C nodes in the group */
+} ompdag_choice_group;
+ompdag_choice_group *ompdag_rta_result_choice_groups(const ompdag_rta_result *r,
+                                                     const ompdag_condag *g, int32_t *count);
 
 /* Copies a result's witness choices into a new array indexed by node (-1 for
  * no choice), for ompdag_flow_evaluate().  Free with free(); NULL on failure
