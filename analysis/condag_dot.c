@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/dot.h"
 #include "rta_internal.h"
 
@@ -76,11 +77,21 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
     fputs("];\n", out);
 }
 
+static void write_instances(FILE *out, uint64_t k)
+{
+    if (k == OMPDAG_COMPACT_MANY)
+        fputs(" (x 2^64 or more)", out);
+    else
+        fprintf(out, " (x %" PRIu64 ")", k);
+}
+
 static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
 {
     for (int32_t t = 0; t < g->nt; ++t) {
         fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
         put_escaped(out, task_name(g, t));
+        if (g->compact) /* a shared body: how many instances it stands for */
+            write_instances(out, ompdag_compact_task_instances(g, t));
         fprintf(out, "\"; style=rounded; color=gray50;\n");
         for (int32_t v = 0; v < g->n; ++v)
             if (g->node_task[v] == t)
@@ -109,7 +120,7 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err)))
+        if ((st = ompdag_rta_result_mark_flow(worst, g, h.executed, err)))
             goto done;
         memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
         for (int32_t i = 0; i < worst->path_len; ++i)
@@ -124,6 +135,13 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
     if (worst)
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+    if (g->compact) {
+        uint64_t n = ompdag_compact_expanded_node_count(g);
+        if (n == OMPDAG_COMPACT_MANY)
+            fputs(" — compact: 2^64 or more nodes unfolded", out);
+        else
+            fprintf(out, " — compact: %" PRIu64 " nodes unfolded", n);
+    }
     fputs("\"; labelloc=t;\n", out);
     write_body(out, g, &h);
     fputs("}\n", out);

@@ -101,6 +101,7 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     if (!r) return;
     free(r->choice);
     free(r->choice_alt);
+    free(r->reached);
     free(r->path);
     free(r);
 }
@@ -289,6 +290,26 @@ ompdag_choice_group *ompdag_rta_result_choice_groups(const ompdag_rta_result *r,
     }
     *count = ng;
     return groups;
+}
+
+ompdag_status ompdag_rta_result_mark_flow(const ompdag_rta_result *r, const ompdag_condag *g,
+                                          uint8_t *executed, ompdag_error *err)
+{
+    if (!r->choice || r->n != g->n)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "the result has no worst flow");
+    if (!r->compact)
+        return ompdag_flow_mark(g, r->choice, executed, err);
+    memcpy(executed, r->reached, (size_t)g->n);
+    return OMPDAG_OK;
+}
+
+void ompdag_choice_group_write_note(FILE *out, const ompdag_condag *g, const ompdag_choice_group *gr)
+{
+    char b[PLACE_SIZE];
+    if (gr->nodes > 1)
+        fprintf(out, " [%d copies]", gr->nodes);
+    if (gr->alt >= 0)
+        fprintf(out, "; other instances take %s", ompdag_condag_node_place(g, gr->alt, b, sizeof b));
 }
 
 int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag_condag *g)

@@ -272,7 +272,8 @@ ompdag_status rta_compact_witness(const ompdag_condag *g, const ompdag_rta_optio
 {
     compact_ctx c = {g, opt, row, calloc((size_t)g->n, sizeof(node_memo))};
     r->choice_alt = malloc(sizeof *r->choice_alt * (size_t)g->n);
-    if (!c.memo || !r->choice_alt) {
+    r->reached = calloc((size_t)g->n, 1);
+    if (!c.memo || !r->choice_alt || !r->reached) {
         free(c.memo);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
@@ -282,6 +283,9 @@ ompdag_status rta_compact_witness(const ompdag_condag *g, const ompdag_rta_optio
         for (int q = 0; q < QCOUNT; ++q)
             if (c.memo[g->topo[i]].cnt[q]) measure_state(&c, g->topo[i], q);
     record_choices(&c, r);
+    for (int32_t v = 0; r->reached && v < g->n; ++v)
+        for (int q = 0; q < QCOUNT; ++q)
+            r->reached[v] |= c.memo[v].cnt[q] != 0;
     const node_memo *root = &c.memo[g->task_source[g->root]];
     r->vol = root->vol[QA];
     r->len = root->len[QA][XA];

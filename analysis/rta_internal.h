@@ -34,6 +34,7 @@ struct ompdag_rta_result {
     bool compact;
     uint64_t path_nodes;  /* nodes on the whole critical path (path holds a prefix) */
     int32_t *choice_alt;  /* per node: another choice some instances make, else -1 */
+    uint8_t *reached;     /* per node: 1 when some instance runs in the worst flow */
 };
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))

@@ -144,10 +144,7 @@ static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_r
                 ompdag_condag_node_place(g, gr[i].node, a, sizeof a),
                 ompdag_condag_node_place(g, gr[i].succ, b, sizeof b), label ? " (" : "",
                 label ? label : "", label ? ")" : "");
-        if (gr[i].nodes > 1) fprintf(out, " [%d copies]", gr[i].nodes);
-        if (gr[i].alt >= 0)
-            fprintf(out, "; other instances take %s",
-                    ompdag_condag_node_place(g, gr[i].alt, b, sizeof b));
+        ompdag_choice_group_write_note(out, g, &gr[i]);
         fputc('\n', out);
     }
     free(gr);

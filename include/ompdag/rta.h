@@ -136,6 +136,17 @@ typedef struct ompdag_choice_group {
 } ompdag_choice_group;
 ompdag_choice_group *ompdag_rta_result_choice_groups(const ompdag_rta_result *r,
                                                      const ompdag_condag *g, int32_t *count);
+/* Writes what a group adds to its branch: " [N copies]" and "; other
+ * instances take PLACE" (nothing for a single plain node). */
+void ompdag_choice_group_write_note(FILE *out, const ompdag_condag *g,
+                                    const ompdag_choice_group *gr);
+
+/* Marks the nodes the worst flow executes (in at least one instance, for a
+ * compact graph): executed[v] = 1 or 0, for an array of
+ * ompdag_condag_node_count(g) bytes owned by the caller.  Fails when the
+ * result has no witness. */
+ompdag_status ompdag_rta_result_mark_flow(const ompdag_rta_result *r, const ompdag_condag *g,
+                                          uint8_t *executed, ompdag_error *err);
 
 /* Copies a result's witness choices into a new array indexed by node (-1 for
  * no choice), for ompdag_flow_evaluate().  Free with free(); NULL on failure

@@ -142,3 +142,30 @@ Test(compact_cli, other_algorithms_run_on_the_unfolding_and_say_so)
     json_decref(arr);
     done(r);
 }
+
+Test(compact_cli, report_dot_check_and_simulate_read_compact_graphs)
+{
+    run_result r = ompdag("report examples/condag/fib_compact.json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "(6 tasks, 31 nodes; compact: 218 nodes unfolded, total WCET 2955 ns)"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "fib.c:8 takes then -> fib.c:10 (x = fib(n-1)) [5 copies]"), "%s",
+              r.out);
+    cr_expect(strstr(r.out, "(fib.c:8 -> fib.c:10 -> fib.c:11) x5 -> fib.c:9"), "%s", r.out);
+    done(r);
+    r = ompdag("report examples/condag/fib_compact.json --format html -o @/r.html");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    r = ompdag("dot examples/condag/fib_compact.json --flow worst --threads 4");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "label=\"fib@5 (x 32)\""), "%s", r.out);
+    cr_expect(strstr(r.out, "compact: 218 nodes unfolded"), "%s", r.out);
+    done(r);
+    r = ompdag("check examples/condag/fib_compact.json --deadline fib=900ns");
+    cr_expect_eq(r.status, 1, "bound 950 ns misses 900 ns: %s", r.out);
+    done(r);
+    r = ompdag("simulate examples/condag/fib_compact.json --flows random:5");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "simulating its unfolding (218 nodes)"), "%s", r.err);
+    done(r);
+}
