@@ -164,6 +164,13 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
         omax[i] += mx;
         omed[i] += md;
     }
+    /* Compact graphs: WCETs by code location, shared by every depth. */
+    for (size_t gi = 0; gi < a->ngraphs; ++gi)
+        if (!annot_share_by_location(a->graphs[gi].g, samples + offset[gi], basis + offset[gi],
+                                     omax + offset[gi], omed + offset[gi])) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            goto done;
+        }
     /* Unobserved nodes. */
     size_t unobserved = 0;
     msgf = open_memstream(&msg, &msglen);
