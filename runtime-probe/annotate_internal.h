@@ -192,6 +192,9 @@ bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t 
                              int64_t *omax, int64_t *omed);
 int32_t annot_graph_nesting(const ompdag_condag *g);
 
+/* annotate_trace.c */
+const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
+
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);
 int annot_cmp_off(const void *x, const void *y);
