@@ -8,6 +8,9 @@
  * task directive whose measured grain lies below the predicted lower limit
  * is "too-fine" (its runtime overhead outweighs its work), above the upper
  * limit "too-coarse" (too few tasks to keep the threads busy), else "ok".
+ * One rule of ours on top: a task whose runtime overhead is below
+ * OMPDAG_ADVISE_MIN_OVERHEAD_SHARE of its time is never too fine (merging it
+ * cannot gain more than that share, whatever the neighbours measured).
  */
 #include <jansson.h>
 #include <math.h>
@@ -78,7 +81,9 @@ static void judge(ompdag_advise_task *t)
         t->verdict = OMPDAG_ADVISE_UNMEASURED;
         snprintf(t->suggestion, sizeof t->suggestion,
                  "no instance observed: run the program under the probe and annotate");
-    } else if (t->grain_ns < p->grain_min_ns) {
+    } else if (t->grain_ns < p->grain_min_ns &&
+               (!t->features.have[OMPDAG_FEAT_OVERHEAD] ||
+                t->features.v[OMPDAG_FEAT_OVERHEAD] >= OMPDAG_ADVISE_MIN_OVERHEAD_SHARE)) {
         t->verdict = OMPDAG_ADVISE_TOO_FINE;
         snprintf(t->suggestion, sizeof t->suggestion, "tasks below %s: merge; %s",
                  fmt_ns(p->grain_min_ns, a, sizeof a), c);

@@ -213,9 +213,10 @@ ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **o
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
+    if (!root && je.line <= 0) return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, je.text);
     if (!root)
-        return ompdag_error_set(err, je.line > 0 ? OMPDAG_ERR_PARSE : OMPDAG_ERR_IO, "%s:%d:%d: %s",
-                                path, je.line, je.column, je.text);
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column,
+                                je.text);
     ompdag_status st = ompdag_advise_model_from_json(root, path, out, err);
     json_decref(root);
     return st;

@@ -124,6 +124,20 @@ static int trace_stats(int argc, char **argv)
     return rc;
 }
 
+int cli_advice_for(const char *cmd, const ompdag_condag_set *s, const char *model, int32_t threads,
+                   ompdag_advice **out)
+{
+    ompdag_error err = {0};
+    ompdag_advise_model *m = NULL;
+    if (ompdag_advise_model_load(model ? model : ompdag_advise_default_model_path(), &m, &err) ||
+        ompdag_advise_graphs(s, m, threads, out, &err)) {
+        ompdag_advise_model_destroy(m);
+        return cli_fail(cmd, &err);
+    }
+    ompdag_advise_model_destroy(m);
+    return CLI_EXIT_OK;
+}
+
 /* Writes the advice or the validation to -o (atomically) or stdout. */
 static int emit(const advise_args *a, const ompdag_advise_model *m, const ompdag_advice *adv)
 {

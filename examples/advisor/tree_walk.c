@@ -2,8 +2,10 @@
  * examples/advisor/tree_walk.c — training program of `ompdag advise`
  * (docs/advise.md): a walk over a complete binary tree held in memory.
  * Every node costs WORK units (about 1 µs each, examples/work.h); nodes
- * above depth CUTOFF are visited by a task each, the subtrees below the
- * cutoff sequentially by the task that reaches them.
+ * down to depth CUTOFF are visited by a task each (the root by the region's
+ * single thread), the subtrees below the cutoff sequentially by the task
+ * that reaches them.  With CUTOFF >= DEPTH - 1 every node but the root is a
+ * task of WORK units.
  *
  *   tree_walk DEPTH CUTOFF WORK REPS
  *
@@ -55,6 +57,8 @@ static void walk(const node *n, int depth, int cutoff)
         return;
     }
     work(n->work);
+    if (!n->left && !n->right)
+        return; /* a leaf creates no task */
 #pragma omp task untied
     walk(n->left, depth + 1, cutoff);
 #pragma omp task untied

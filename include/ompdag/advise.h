@@ -127,6 +127,11 @@ typedef enum ompdag_advise_verdict {
 
 const char *ompdag_advise_verdict_name(ompdag_advise_verdict v); /* "too-fine", … */
 
+/* A directive is too-fine when its grain is below the predicted minimum and
+ * its overhead share o/(o + grain) is at least this (when o is known): below
+ * it, merging tasks cannot gain more than 1 %. */
+#define OMPDAG_ADVISE_MIN_OVERHEAD_SHARE 0.01
+
 typedef struct ompdag_advise_task {
     ompdag_loc loc; /* the task directive (file borrowed from the graph set) */
     ompdag_advise_shape shape;
