@@ -15,24 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tmpdir.h"
+
 #include "ompdag/advise.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
-
-static char tmp[64];
-
-static void make_tmp(void)
-{
-    snprintf(tmp, sizeof tmp, "/tmp/ompdag-advise-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void rm_tmp(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    cr_assert_eq(system(cmd), 0);
-}
 
 static const char *path_in_tmp(const char *name)
 {

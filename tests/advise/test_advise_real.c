@@ -19,20 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static char tmp[64];
-
-static void make_tmp(void)
-{
-    snprintf(tmp, sizeof tmp, "/tmp/ompdag-advise-real-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void rm_tmp(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    cr_assert_eq(system(cmd), 0);
-}
+#include "tmpdir.h"
 
 /* Runs a shell line in tmp with $OMPDAG, $SRC and $PROG set; 0 on success. */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
