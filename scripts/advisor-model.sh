@@ -34,6 +34,15 @@ command -v "$CLANG" >/dev/null || { echo "advisor-model: $CLANG not found" >&2; 
 rm -rf "$W"
 mkdir -p "$W"
 M="$W/manifest.tsv"
+trap 'echo "advisor-model: failed at line $LINENO" >&2' ERR
+# Private copies: a rebuild of $BUILD during the minutes of training must not
+# pull the binaries away under it.
+PROBE_LIB="$BUILD/runtime-probe/libompdag_probe.so"
+[ -f "$PROBE_LIB" ] || { echo "advisor-model: $PROBE_LIB not built" >&2; exit 1; }
+cp "$OMPDAG" "$W/ompdag"
+cp "$PROBE_LIB" "$W/libompdag_probe.so"
+OMPDAG="$W/ompdag"
+export OMPDAG_PROBE_LIB="$W/libompdag_probe.so"
 export OMP_NUM_THREADS=$THREADS
 
 echo "== advisor-model: building examples/advisor with $CLANG -fopenmp -g -O1"

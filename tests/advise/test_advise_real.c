@@ -118,3 +118,53 @@ Test(real, tree_of_100us_tasks_is_not_flagged, .init = make_tmp, .fini = rm_tmp,
     cr_assert_eq(count_rule("ompdag-too-fine"), 0);
     json_decref(a);
 }
+
+/* The front end's static features of a task directive, counted by hand:
+ * the task's block and the function it calls (sq), callees followed once. */
+Test(real, static_features_on_the_t_node, .init = make_tmp, .fini = rm_tmp, .timeout = 60)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/f.c", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("static int sq(int x) { return x * x; }\n"
+          "void f(int n)\n"
+          "{\n"
+          "#pragma omp parallel\n"
+          "#pragma omp single\n"
+          "    {\n"
+          "#pragma omp task\n"
+          "        {\n"
+          "            int s = 0;\n"
+          "            for (int i = 0; i < n; ++i)\n"
+          "                if (i % 2) s += sq(i);\n"
+          "            (void)s;\n"
+          "        }\n"
+          "    }\n"
+          "}\n",
+          f);
+    fclose(f);
+    cr_assert_eq(sh("\"$OMPDAG\" extract f.c -o g.json"), 0);
+    char out[128];
+    snprintf(out, sizeof out, "%s/g.json", tmp);
+    json_t *g = json_load_file(out, 0, NULL);
+    cr_assert_not_null(g);
+    json_t *nodes = json_object_get(json_array_get(json_object_get(g, "graphs"), 0), "nodes");
+    if (!nodes) nodes = json_object_get(g, "nodes");
+    json_t *feat = NULL;
+    for (size_t i = 0; i < json_array_size(nodes); ++i)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "kind")), "T"))
+            feat = json_object_get(json_array_get(nodes, i), "features");
+    cr_assert(json_is_object(feat), "the T node carries \"features\"");
+    /* stmts: int s; for; int i (its init); if; (void)s; and sq's return */
+    struct {
+        const char *key;
+        int want;
+    } want[] = {{"stmts", 6},  {"branches", 1}, {"loops", 1},  {"calls", 1},
+                {"addsub", 2}, {"muldiv", 2},   {"blocks", 5}, {"recursion", 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
+        cr_assert_eq(json_integer_value(json_object_get(feat, want[i].key)), want[i].want,
+                     "%s: %lld", want[i].key,
+                     (long long)json_integer_value(json_object_get(feat, want[i].key)));
+    json_decref(g);
+}
