@@ -92,6 +92,12 @@ static void judge(ompdag_advise_task *t)
         snprintf(t->suggestion, sizeof t->suggestion,
                  "tasks above %s leave threads idle: split; %s",
                  fmt_ns(p->grain_max_ns, b, sizeof b), c);
+    } else if (t->grain_ns < p->grain_min_ns) {
+        t->verdict = OMPDAG_ADVISE_OK; /* below the minimum, but the overhead is negligible */
+        snprintf(t->suggestion, sizeof t->suggestion,
+                 "keep: below the predicted %s, but the runtime overhead is only %.2g %% of the "
+                 "grain (merging gains less than 1 %%)",
+                 fmt_ns(p->grain_min_ns, a, sizeof a), 100 * t->features.v[OMPDAG_FEAT_OVERHEAD]);
     } else {
         t->verdict = OMPDAG_ADVISE_OK;
         snprintf(t->suggestion, sizeof t->suggestion, "keep: grain within %s .. %s",

@@ -403,6 +403,16 @@ static ompdag_status write_model(const manifest *mf, const char *out_path, ompda
     return st;
 }
 
+/* A relative path in the manifest is relative to the manifest's directory. */
+static void resolve(const char *manifest_path, const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(manifest_path, '/');
+    if (path[0] == '/' || !slash)
+        snprintf(out, size, "%s", path);
+    else
+        snprintf(out, size, "%.*s/%s", (int)(slash - manifest_path), manifest_path, path);
+}
+
 ompdag_status ompdag_advise_model_build(const char *manifest_path, const char *out_path,
                                         ompdag_error *err)
 {
@@ -419,7 +429,9 @@ ompdag_status ompdag_advise_model_build(const char *manifest_path, const char *o
         if (s->ngrid == 0)
             st = ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: sample '%s' has no grid point",
                                   manifest_path, s->name);
-        if (!st) st = sample_features(mf.annotated[i], mf.threads, mf.overhead, s, err);
+        char path[4096];
+        resolve(manifest_path, mf.annotated[i], path, sizeof path);
+        if (!st) st = sample_features(path, mf.threads, mf.overhead, s, err);
         if (!st) advise_best_of_grid(s->grid, s->ngrid, mf.near_pct, &s->best);
     }
     if (!st) st = write_model(&mf, out_path, err);

@@ -6,7 +6,10 @@
  *
  *   loop_chunks N CHUNK COST SKEW REPS
  *
- * N / CHUNK <= 4096 tasks (the loop bound below); the region runs REPS times.
+ * N / CHUNK <= 1024 tasks (the loop bound below); the region runs REPS times.
+ * The front end unrolls a `loop_bound` loop to exactly its bound (no early
+ * exit), so `ompdag annotate` maps only runs of N / CHUNK = 1024 tasks: the
+ * training's default runs use N = 1024, CHUNK = 1.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -25,7 +28,7 @@ static void region(int n, int chunk, int cost, int skew)
 #pragma omp single
     {
         int lo = 0;
-#pragma ompdag loop_bound(4096)
+#pragma ompdag loop_bound(1024)
         while (lo < n) {
             int hi = lo + chunk < n ? lo + chunk : n;
 #pragma omp task firstprivate(lo, hi) untied
@@ -43,8 +46,8 @@ int main(int argc, char **argv)
     int cost = argc > 3 ? atoi(argv[3]) : 2;
     int skew = argc > 4 ? atoi(argv[4]) : 1;
     int reps = argc > 5 ? atoi(argv[5]) : 1;
-    if (n < 1 || chunk < 1 || (n + chunk - 1) / chunk > 4096 || cost < 0 || skew < 1 || reps < 1) {
-        fprintf(stderr, "usage: loop_chunks N CHUNK COST SKEW REPS (N/CHUNK <= 4096)\n");
+    if (n < 1 || chunk < 1 || (n + chunk - 1) / chunk > 1024 || cost < 0 || skew < 1 || reps < 1) {
+        fprintf(stderr, "usage: loop_chunks N CHUNK COST SKEW REPS (N/CHUNK <= 1024)\n");
         return 2;
     }
     for (int r = 0; r < reps; ++r)

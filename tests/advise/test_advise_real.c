@@ -52,7 +52,8 @@ static json_t *advise_tree(int work)
     cr_assert_eq(sh("\"$OMPDAG\" run --trace t.trace -- \"$PROG\" 6 5 %d 5", work), 0);
     cr_assert_eq(sh("\"$OMPDAG\" annotate g.json t.trace --unobserved zero -o a.json"), 0);
     cr_assert_eq(sh("\"$OMPDAG\" advise a.json --format json -o advice.json"), 0);
-    cr_assert_eq(sh("\"$OMPDAG\" report a.json --advise --format sarif -o sarif.json"), 0);
+    cr_assert_eq(sh("\"$OMPDAG\" report a.json --threads 2 --advise --format sarif -o sarif.json"),
+                 0);
     char path[128];
     snprintf(path, sizeof path, "%s/advice.json", tmp);
     json_t *j = json_load_file(path, 0, NULL);
