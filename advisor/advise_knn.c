@@ -51,16 +51,18 @@ static bool in_use(const ompdag_advise_model *m, size_t i, size_t exclude, const
 static void fit_norm(const ompdag_advise_model *m, size_t exclude, const char *program, norm *z)
 {
     for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f) {
-        double s = 0, s2 = 0, n = 0;
+        double s = 0, n = 0, ss = 0;
         for (size_t i = 0; i < m->n; ++i) {
             const ompdag_advise_features *x = &m->samples[i].features;
-            if (!in_use(m, i, exclude, program) || !x->have[f]) continue;
-            double t = transform(f, x->v[f]);
-            s += t, s2 += t * t, n += 1;
+            if (in_use(m, i, exclude, program) && x->have[f]) s += transform(f, x->v[f]), n += 1;
         }
         z->mean[f] = n > 0 ? s / n : 0;
-        double var = n > 1 ? (s2 - s * s / n) / (n - 1) : 0;
-        z->sd[f] = var > 0 ? sqrt(var) : 0;
+        for (size_t i = 0; i < m->n; ++i) { /* two passes: no cancellation */
+            const ompdag_advise_features *x = &m->samples[i].features;
+            double d = transform(f, x->v[f]) - z->mean[f];
+            if (in_use(m, i, exclude, program) && x->have[f]) ss += d * d;
+        }
+        z->sd[f] = n > 1 ? sqrt(ss / (n - 1)) : 0;
         z->use[f] = z->sd[f] > 1e-12;
     }
 }

@@ -606,3 +606,134 @@ Test(advice, negligible_overhead_is_never_too_fine)
     }
     ompdag_advise_model_destroy(m);
 }
+
+/* ---- property: the predictor against an independent oracle ----------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double rnd(void) /* splitmix64 -> [0, 1) */
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+/* The oracle: the same definitions (docs/advise.md) written plainly —
+ * selection by repeated minimum scan, weights from factorials. */
+static double oracle_t(int f, double x)
+{
+    return f == OMPDAG_FEAT_OVERHEAD ? x : log1p(x);
+}
+
+typedef struct oracle_sample {
+    double v[OMPDAG_FEAT_COUNT];
+    bool have[OMPDAG_FEAT_COUNT];
+    double h[3];
+    int shape;
+} oracle_sample;
+
+static double oracle_predict(const oracle_sample *s, int n, const oracle_sample *q, int j,
+                             bool same_shape)
+{
+    double mean[OMPDAG_FEAT_COUNT], sd[OMPDAG_FEAT_COUNT];
+    for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f) {
+        double sum = 0, cnt = 0, ss = 0;
+        for (int i = 0; i < n; ++i)
+            if (s[i].have[f]) sum += oracle_t(f, s[i].v[f]), cnt++;
+        mean[f] = cnt ? sum / cnt : 0;
+        for (int i = 0; i < n; ++i) {
+            double dv = oracle_t(f, s[i].v[f]) - mean[f];
+            if (s[i].have[f]) ss += dv * dv;
+        }
+        sd[f] = cnt > 1 ? sqrt(ss / (cnt - 1)) : 0;
+    }
+    double d[64];
+    bool used[64] = {0};
+    for (int i = 0; i < n; ++i) {
+        d[i] = 0;
+        for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f)
+            if (sd[f] > 1e-12 && s[i].have[f] && q->have[f]) {
+                double a = (oracle_t(f, q->v[f]) - mean[f]) / sd[f];
+                double b = (oracle_t(f, s[i].v[f]) - mean[f]) / sd[f];
+                d[i] += (a - b) * (a - b);
+            }
+        d[i] = sqrt(d[i]);
+        if (same_shape && s[i].shape != q->shape) used[i] = true;
+    }
+    int order[64], k = 0;
+    for (; k < 10; ++k) {
+        int best = -1;
+        for (int i = 0; i < n; ++i)
+            if (!used[i] && (best < 0 || d[i] < d[best])) best = i;
+        if (best < 0) break;
+        used[best] = true, order[k] = best;
+    }
+    if (k == 0) return -1;
+    double wsum = 0, acc = 0, fact = 1;
+    for (int i = 1; i <= k; ++i) {
+        fact *= i;
+        wsum += 1 / fact;
+        acc += s[order[i - 1]].h[j] / fact;
+    }
+    return acc / wsum;
+}
+
+Test(property, predict_matches_the_oracle_on_random_models)
+{
+    for (int round = 0; round < 2000; ++round) {
+        int n = 1 + (int)(rnd() * 25);
+        oracle_sample s[32], q;
+        json_t *samples = json_array();
+        for (int i = 0; i <= n; ++i) {
+            oracle_sample *x = i < n ? &s[i] : &q;
+            json_t *feat = json_object();
+            for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f) {
+                /* few distinct values, so ties and constant features occur */
+                x->have[f] = rnd() < 0.8;
+                x->v[f] =
+                    f == OMPDAG_FEAT_OVERHEAD ? (int)(rnd() * 4) / 4.0 : pow(10, (int)(rnd() * 6));
+                if (x->have[f])
+                    json_object_set_new(feat, ompdag_advise_feature_name(f), json_real(x->v[f]));
+            }
+            x->shape = rnd() < 0.5;
+            double lo = 1000 * (1 + (int)(rnd() * 50)), hi = lo * (1 + (int)(rnd() * 10));
+            x->h[0] = lo, x->h[1] = hi, x->h[2] = (int)(rnd() * 12);
+            if (i == n) {
+                json_decref(feat);
+                break;
+            }
+            char name[16];
+            snprintf(name, sizeof name, "s%d", i);
+            json_array_append_new(
+                samples,
+                json_pack("{s:s,s:s,s:s,s:f,s:o,s:{s:f,s:f,s:f},s:[{s:f,s:f,s:f,s:f}]}", "name",
+                          name, "program", name, "shape", x->shape ? "loop" : "recursive",
+                          "default", 1.0, "features", feat, "best", "grain_min_ns", x->h[0],
+                          "grain_max_ns", x->h[1], "cutoff", x->h[2], "grid", "setting", 1.0,
+                          "time_ns", 1.0, "grain_ns", 1.0, "tasks", 1.0));
+        }
+        json_t *root = json_pack("{s:s,s:i,s:i,s:f,s:f,s:o}", "format", "ompdag-advisor-model",
+                                 "version", 1, "threads", 2, "task_overhead_ns", 0.0,
+                                 "near_best_pct", 10.0, "samples", samples);
+        ompdag_advise_model *m = NULL;
+        ompdag_error err = {0};
+        cr_assert_eq(ompdag_advise_model_from_json(root, "random", &m, &err), OMPDAG_OK, "%s",
+                     err.message);
+        json_decref(root);
+        ompdag_advise_features f = {0};
+        for (int k = 0; k < OMPDAG_FEAT_COUNT; ++k)
+            f.v[k] = q.v[k], f.have[k] = q.have[k];
+        ompdag_advise_thresholds h;
+        cr_assert_eq(ompdag_advise_predict(m, &f,
+                                           q.shape ? OMPDAG_SHAPE_LOOP : OMPDAG_SHAPE_RECURSIVE,
+                                           (size_t)-1, NULL, &h, &err),
+                     OMPDAG_OK, "%s", err.message);
+        double want[3] = {oracle_predict(s, n, &q, 0, false), oracle_predict(s, n, &q, 1, false),
+                          oracle_predict(s, n, &q, 2, true)};
+        cr_assert_float_eq(h.grain_min_ns, want[0], 1e-6 * want[0], "round %d", round);
+        cr_assert_float_eq(h.grain_max_ns, want[1], 1e-6 * want[1], "round %d", round);
+        cr_assert_float_eq(h.cutoff, want[2], 1e-9 + 1e-9 * fabs(want[2]), "round %d", round);
+        ompdag_advise_model_destroy(m);
+    }
+}
