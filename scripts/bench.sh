@@ -14,4 +14,5 @@ run() {
 [ -x "$BUILD/bench/report/bench_report" ] && run "$BUILD/bench/report/bench_report"
 [ -x "$BUILD/bench/bfs/bench_bfs" ] && run "$BUILD/bench/bfs/bench_bfs"
 [ -x "$BUILD/bench/offload/bench_offload" ] && run "$BUILD/bench/offload/bench_offload"
+[ -f bench/advise/heldout.sh ] && [ -x "$BUILD/cli/ompdag" ] && run bash bench/advise/heldout.sh "$BUILD"
 exit $status
