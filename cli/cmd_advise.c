@@ -57,6 +57,7 @@ static int parse_args(int argc, char **argv, advise_args *a)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     optind = 1;
+    opterr = 0;
     int c;
     int64_t v;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -91,7 +92,7 @@ static int parse_args(int argc, char **argv, advise_args *a)
             a->build = optarg;
             break;
         default:
-            return cli_usage_error("advise", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("advise", argv, opts, "o:h");
         }
     }
     int modes = a->validate + a->trace_stats + (a->build != NULL);
