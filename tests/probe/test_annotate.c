@@ -244,6 +244,42 @@ Test(annotate, unobserved_branch_is_an_error_naming_the_line)
     ompdag_condag_set_destroy(set);
 }
 
+static char *dump_set(const ompdag_condag_set *set)
+{
+    json_t *j = ompdag_condag_to_json(ompdag_condag_set_graph(set, 0));
+    cr_assert(j);
+    char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(j);
+    return s;
+}
+
+/* apply is all-or-nothing (issue 16): whichever step refuses, the graphs are
+ * byte for byte what they were. */
+Test(annotate, failed_apply_changes_nothing)
+{
+    make_traces();
+    ompdag_condag_set *set = load_graphs("tasks.json");
+    char *before = dump_set(set);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_error err;
+    ompdag_annotation *a = annotate(set, &opt, g_t1, NULL); /* a branch never taken */
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
+    char *after = dump_set(set);
+    cr_assert_str_eq(after, before, "an unobserved-node refusal rewrote the graph");
+    free(after);
+    ompdag_annotation_destroy(a);
+    opt.estimator = OMPDAG_ESTIMATOR_EVT; /* 5 samples per class: too few */
+    a = annotate(set, &opt, g_t1, g_t0);
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_LIMIT);
+    after = dump_set(set);
+    cr_assert_str_eq(after, before, "an evt refusal rewrote the graph");
+    free(after);
+    ompdag_annotation_destroy(a);
+    free(before);
+    ompdag_condag_set_destroy(set);
+}
+
 Test(annotate, graph_that_does_not_match_the_program_is_an_error)
 {
     make_traces();
@@ -257,6 +293,12 @@ Test(annotate, graph_that_does_not_match_the_program_is_an_error)
     ompdag_error err;
     cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
     cr_assert(strstr(err.message, "fit no path"), "%s", err.message);
+    /* Points are named, never "point kind N" or "?:0" (issue 12 §5). */
+    cr_assert(!strstr(err.message, "point kind") && !strstr(err.message, "?:0"), "%s",
+              err.message);
+    cr_assert(strstr(err.message, "taskwait") || strstr(err.message, "task creation") ||
+                  strstr(err.message, "task end") || strstr(err.message, "task begin"),
+              "%s", err.message);
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
