@@ -34,7 +34,9 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         memcpy(sorted, s, n * sizeof *s);
         qsort(sorted, n, sizeof *sorted, cmp_i64);
         c->max = sorted[n - 1];
-        c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
+        c->median = n % 2 ? sorted[n / 2]
+                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
         free(sorted);
         c->estimate = c->max;
         if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
