@@ -29,6 +29,50 @@ ompdag_status ompdag_bfs_engine_parse(const char *name, ompdag_bfs_engine *out, 
                     name ? name : "");
 }
 
+static const char *const loop_names[] = {"auto", "device", "host", "enterprise"};
+static const char *const switch_names[] = {"gamma", "alpha", "none"};
+
+const char *ompdag_bfs_loop_name(ompdag_bfs_loop loop)
+{
+    return (unsigned)loop < 4 ? loop_names[loop] : "unknown";
+}
+
+ompdag_status ompdag_bfs_loop_parse(const char *name, ompdag_bfs_loop *out, ompdag_error *err)
+{
+    for (int k = 0; name && k < 4; ++k)
+        if (strcmp(name, loop_names[k]) == 0) {
+            *out = (ompdag_bfs_loop)k;
+            return OMPDAG_OK;
+        }
+    return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                            "unknown level loop '%s' (expected auto, device, host or enterprise)",
+                            name ? name : "");
+}
+
+const char *ompdag_bfs_switch_name(ompdag_bfs_switch rule)
+{
+    return (unsigned)rule < 3 ? switch_names[rule] : "unknown";
+}
+
+ompdag_status ompdag_bfs_switch_parse(const char *name, ompdag_bfs_switch *out, ompdag_error *err)
+{
+    for (int k = 0; name && k < 3; ++k)
+        if (strcmp(name, switch_names[k]) == 0) {
+            *out = (ompdag_bfs_switch)k;
+            return OMPDAG_OK;
+        }
+    return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                            "unknown switch rule '%s' (expected gamma, alpha or none)",
+                            name ? name : "");
+}
+
+ompdag_bfs_loop bfs_loop_resolve(const ompdag_bfs_options *opts)
+{
+    if (opts->loop == OMPDAG_BFS_LOOP_AUTO)
+        return opts->devices == 1 ? OMPDAG_BFS_LOOP_DEVICE : OMPDAG_BFS_LOOP_ENTERPRISE;
+    return opts->loop;
+}
+
 void ompdag_bfs_options_init(ompdag_bfs_options *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -37,8 +81,12 @@ void ompdag_bfs_options_init(ompdag_bfs_options *opts)
     opts->beta = 18.0;
     opts->tau = OMPDAG_BFS_DEFAULT_TAU;
     opts->gamma = 0.30;
-    opts->hub_cache = true;
+    opts->hub_cache = OMPDAG_BFS_DEFAULT_HUB_CACHE;
     opts->devices = 1;
+    opts->loop = OMPDAG_BFS_LOOP_AUTO;
+    opts->direction = OMPDAG_BFS_SWITCH_GAMMA;
+    opts->bitmap = true;
+    opts->balance = true;
 }
 
 bool ompdag_bfs_gpu_available(char *why, size_t why_size)
@@ -96,6 +144,8 @@ ompdag_status bfs_result_prepare(ompdag_bfs_result *r, int64_t n, int64_t source
     r->level_count = 1;
     r->reached = r->edges = 0;
     r->seconds = 0;
+    r->download_seconds = 0;
+    memset(&r->counts, 0, sizeof r->counts);
     return OMPDAG_OK;
 }
 
@@ -134,17 +184,31 @@ ompdag_status ompdag_bfs_run(const ompdag_graph *g, int64_t source, ompdag_bfs_e
         opts->devices < 1 || opts->devices > 8 || opts->threads < 0)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                         "bfs: options out of range (α, β > 0; τ, γ >= 0; devices in [1, 8])");
+    if ((unsigned)opts->loop > OMPDAG_BFS_LOOP_ENTERPRISE || (unsigned)opts->direction > OMPDAG_BFS_SWITCH_NONE)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "bfs: unknown level loop or switch rule");
+    const ompdag_bfs_loop loop = bfs_loop_resolve(opts);
+    const bool gpu_engine = engine == OMPDAG_BFS_GPU || engine == OMPDAG_BFS_GPU_SIM;
+    if (gpu_engine && loop != OMPDAG_BFS_LOOP_ENTERPRISE && opts->devices != 1)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "bfs: the %s loop runs on one device; %d devices need the enterprise loop",
+                                ompdag_bfs_loop_name(loop), opts->devices);
+    if (gpu_engine && loop == OMPDAG_BFS_LOOP_ENTERPRISE && opts->direction != OMPDAG_BFS_SWITCH_GAMMA)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "bfs: the enterprise loop switches by γ only (switch rule %s needs the "
+                                "device or host loop)", ompdag_bfs_switch_name(opts->direction));
     bfs_engine_fn fn = NULL;
     switch (engine) {
     case OMPDAG_BFS_CPU_TOPDOWN: fn = bfs_engine_cpu_topdown; break;
     case OMPDAG_BFS_CPU: fn = bfs_engine_cpu_do; break;
-    case OMPDAG_BFS_GPU_SIM: fn = bfs_engine_gpu_sim; break;
+    case OMPDAG_BFS_GPU_SIM:
+        fn = loop == OMPDAG_BFS_LOOP_ENTERPRISE ? bfs_engine_gpu_sim : bfs_engine_gpu_sim_loop;
+        break;
     case OMPDAG_BFS_GPU: {
         char why[256];
         if (!ompdag_bfs_gpu_available(why, sizeof why))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "engine gpu cannot run here: %s", why);
 #ifdef OMPDAG_HAVE_CUDA
-        fn = bfs_engine_gpu;
+        fn = loop == OMPDAG_BFS_LOOP_ENTERPRISE ? bfs_engine_gpu : bfs_engine_gpu_loop;
 #endif
         break;
     }
@@ -182,6 +246,10 @@ double ompdag_bfs_result_teps(const ompdag_bfs_result *r)
     return r->seconds > 0 ? (double)r->edges / r->seconds : 0.0;
 }
 int ompdag_bfs_result_level_count(const ompdag_bfs_result *r) { return r->level_count; }
+int64_t ompdag_bfs_result_launches(const ompdag_bfs_result *r) { return r->counts.launches; }
+int64_t ompdag_bfs_result_host_syncs(const ompdag_bfs_result *r) { return r->counts.host_syncs; }
+int64_t ompdag_bfs_result_barriers(const ompdag_bfs_result *r) { return r->counts.barriers; }
+double ompdag_bfs_result_download_seconds(const ompdag_bfs_result *r) { return r->download_seconds; }
 const ompdag_bfs_level *ompdag_bfs_result_level(const ompdag_bfs_result *r, int i)
 {
     if (i < 1 || i >= r->level_count)
