@@ -32,9 +32,16 @@ extern "C" {
 
 namespace cg = cooperative_groups;
 
-#define ENT_LOOP_VERTS_PER_CTA 2048
+/* Vertices per CTA below which a small graph gets a smaller grid, and the
+ * resident CTAs per SM the kernel is compiled for (registers: 65536 /
+ * (256 x this)); both chosen by measurement on an H100 (docs/bfs.md). */
+#define ENT_LOOP_VERTS_PER_CTA 512
+#ifndef ENT_LOOP_MIN_BLOCKS
+#define ENT_LOOP_MIN_BLOCKS 4
+#endif
 
-namespace {
+namespace
+{
 
 struct loop_ctx {
     const ompdag_graph *host = nullptr;
@@ -61,21 +68,18 @@ struct loop_ctx {
 void loop_free(void *p)
 {
     loop_ctx *c = static_cast<loop_ctx *>(p);
-    if (!c)
-        return;
-    void *bufs[] = {c->off, c->adj32, c->adj64, c->status, c->parent, c->qbuf,
-                    c->bmbuf, c->hc, c->big, c->ctl, c->rec};
+    if (!c) return;
+    void *bufs[] = {c->off,   c->adj32, c->adj64, c->status, c->parent, c->qbuf,
+                    c->bmbuf, c->hc,    c->big,   c->ctl,    c->rec};
     for (void *b : bufs)
-        if (b)
-            cudaFree(b);
+        if (b) cudaFree(b);
     delete c;
 }
 
 #define CU(call)                                                                                   \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess)                                                                     \
-            return e_;                                                                             \
+        if (e_ != cudaSuccess) return e_;                                                          \
     } while (0)
 
 /* ---- the warp / CTA / grid bottom-up passes (votes need the hardware) ---- */
@@ -100,8 +104,7 @@ __device__ void bu_warp_pass(const ent_loop_args &a, int32_t level, const unsign
             }
             const unsigned mask = __ballot_sync(0xffffffffu, hit);
             if (mask) {
-                if (lane == __ffs(mask) - 1)
-                    ent_loop_commit(&a, v, u, level, l);
+                if (lane == __ffs(mask) - 1) ent_loop_commit(&a, v, u, level, l);
                 break;
             }
         }
@@ -118,8 +121,7 @@ __device__ void bu_cta_pass(const ent_loop_args &a, int32_t level, const unsigne
             continue; /* block-uniform: only this CTA writes v, after a barrier */
         const int64_t b = a.g.off[v], e = a.g.off[v + 1];
         for (int64_t base = b; base < e; base += blockDim.x) {
-            if (threadIdx.x == 0)
-                *winner = INT_MAX;
+            if (threadIdx.x == 0) *winner = INT_MAX;
             __syncthreads();
             const int64_t k = base + threadIdx.x;
             int64_t u = -1;
@@ -128,11 +130,9 @@ __device__ void bu_cta_pass(const ent_loop_args &a, int32_t level, const unsigne
                 u = ent_nbr(a.g, k);
                 hit = ent_loop_probe(&a, u, level, hc, hits);
             }
-            if (hit)
-                atomicMin(winner, (int)threadIdx.x);
+            if (hit) atomicMin(winner, (int)threadIdx.x);
             if (__syncthreads_or(hit)) {
-                if ((int)threadIdx.x == *winner)
-                    ent_loop_commit(&a, v, u, level, l);
+                if ((int)threadIdx.x == *winner) ent_loop_commit(&a, v, u, level, l);
                 break;
             }
         }
@@ -154,8 +154,7 @@ __device__ void bu_grid_pass(const ent_loop_args &a, int32_t level, const unsign
             if (ent_loop_probe(&a, u, level, hc, hits)) {
                 if (ent_cas_claim(a.status, v, level)) {
                     a.parent[v] = u;
-                    if (a.bmbuf)
-                        ent_bit_set(ENT_BITMAP(&a, level % 3), v);
+                    if (a.bmbuf) ent_bit_set(ENT_BITMAP(&a, level % 3), v);
                     ent_loop_found(&a, v, level, l);
                 }
                 break;
@@ -186,7 +185,8 @@ __device__ void load_counters(const ent_ctl *ctl, ent_lvl *cnt)
 }
 
 /* One search (one_phase = 0) or one phase (one_phase = 1, the host loop). */
-__global__ void __launch_bounds__(ENT_CTA) k_loop(ent_loop_args a, ent_loop_state s, int one_phase)
+__global__ void __launch_bounds__(ENT_CTA, ENT_LOOP_MIN_BLOCKS)
+    k_loop(ent_loop_args a, ent_loop_state s, int one_phase)
 {
     __shared__ unsigned long long hcs[ENT_HC_SIZE];
     __shared__ ent_lvl cnt[4];
@@ -194,8 +194,7 @@ __global__ void __launch_bounds__(ENT_CTA) k_loop(ent_loop_args a, ent_loop_stat
     const int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t G = (int64_t)gridDim.x * blockDim.x;
     unsigned long long t_prev = 0;
-    if (gid == 0)
-        t_prev = global_ns();
+    if (gid == 0) t_prev = global_ns();
     load_counters(a.ctl, cnt);
     for (;;) {
         ent_local l = {0, 0, 0};
@@ -232,8 +231,7 @@ __global__ void __launch_bounds__(ENT_CTA) k_loop(ent_loop_args a, ent_loop_stat
         default:
             return;
         }
-        if (one_phase)
-            return;
+        if (one_phase) return;
         cg::this_grid().sync();
         /* The same decision in every thread, from one copy of the counters per CTA. */
         load_counters(a.ctl, cnt);
@@ -247,14 +245,12 @@ __global__ void __launch_bounds__(ENT_CTA) k_loop(ent_loop_args a, ent_loop_stat
                 a.ctl->init_ns = (int64_t)(t - t_prev);
                 t_prev = t;
             } else if (phase != ENT_PH_CONVERT) {
-                if (L < a.rec_cap && s.phase != ENT_PH_DONE)
-                    a.rec[L].ns = (int64_t)(t - t_prev);
+                if (L < a.rec_cap && s.phase != ENT_PH_DONE) a.rec[L].ns = (int64_t)(t - t_prev);
                 t_prev = t;
             }
         }
         if (s.phase == ENT_PH_DONE) {
-            if (gid == 0)
-                a.ctl->levels = s.level;
+            if (gid == 0) a.ctl->levels = s.level;
             return;
         }
     }
@@ -285,8 +281,7 @@ cudaError_t loop_upload(loop_ctx *c, const ompdag_graph *g)
     std::vector<int64_t> lists[3];
     for (int64_t v = 0; v < g->n; ++v) {
         const int cls = ent_class(g->offsets[v + 1] - g->offsets[v]);
-        if (cls > 0)
-            lists[cls - 1].push_back(v);
+        if (cls > 0) lists[cls - 1].push_back(v);
     }
     size_t total = 0;
     for (int k = 0; k < 3; ++k) {
@@ -309,14 +304,13 @@ cudaError_t loop_upload(loop_ctx *c, const ompdag_graph *g)
     CU(cudaGetDevice(&dev));
     CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CU(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-    if (!coop)
-        return cudaErrorCooperativeLaunchTooLarge;
+    if (!coop) return cudaErrorCooperativeLaunchTooLarge;
     CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_loop, ENT_CTA, 0));
     /* A grid barrier costs more with more CTAs: a small graph gets a grid
      * about its size (ENT_LOOP_VERTS_PER_CTA vertices per CTA), a big one
      * every CTA that fits (OMPDAG_BFS_GPU_BLOCKS overrides, for measuring). */
     const int64_t full = (int64_t)sms * std::max(per_sm, 1);
-    int64_t want = std::max<int64_t>(sms / 4, g->n / ENT_LOOP_VERTS_PER_CTA);
+    int64_t want = std::max<int64_t>(sms, g->n / ENT_LOOP_VERTS_PER_CTA);
     if (const char *env = getenv("OMPDAG_BFS_GPU_BLOCKS"))
         want = atoll(env) > 0 ? atoll(env) : want;
     c->blocks = (int)std::min(full, std::max<int64_t>(want, 1));
@@ -397,8 +391,7 @@ cudaError_t run_host(loop_ctx *c, const ent_loop_args &a, ent_ctl *out, bfs_coun
         CU(cudaMemcpy(out, c->ctl, sizeof *out, cudaMemcpyDeviceToHost));
         k->host_syncs++;
         ent_loop_decide(&a, out->cnt, &s, c->h_rec.data(), c->rec_cap, &overflow);
-        if (s.phase == ENT_PH_DONE)
-            break;
+        if (s.phase == ENT_PH_DONE) break;
     }
     out->levels = s.level;
     out->overflow = overflow;
@@ -420,13 +413,13 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
     }
     if (!c) {
         c = new (std::nothrow) loop_ctx();
-        if (!c)
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory");
+        if (!c) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory");
         cudaError_t e = loop_upload(c, g);
         if (e != cudaSuccess) {
             loop_free(c);
-            return ompdag_error_set(err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
-                                    "gpu: uploading the graph failed: %s", cudaGetErrorString(e));
+            return ompdag_error_set(
+                err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
+                "gpu: uploading the graph failed: %s", cudaGetErrorString(e));
         }
         r->gpu_ctx = c;
         r->gpu_graph = g;
@@ -442,16 +435,16 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
         cudaError_t e = host_loop ? run_host(c, a, &out, &k) : run_device(c, a, &out, &k);
         r->seconds = bfs_now() - t0;
         if (e != cudaSuccess)
-            return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s", cudaGetErrorString(e));
-        if (!out.overflow)
-            break;
+            return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s",
+                                    cudaGetErrorString(e));
+        if (!out.overflow) break;
         /* More levels than records: grow to the depth just seen and search again. */
         cudaFree(c->rec);
         c->rec = nullptr;
         c->rec_cap = out.levels + 1;
         if (cudaMalloc(&c->rec, (size_t)c->rec_cap * sizeof(ent_rec)) != cudaSuccess)
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory for %d level records",
-                                    c->rec_cap);
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                                    "gpu: out of memory for %d level records", c->rec_cap);
     }
     r->counts = k;
     /* The result stays on the device until here; the download is not part of the search time. */
@@ -463,10 +456,12 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
     std::vector<ent_rec> recs;
     if (!host_loop && e == cudaSuccess && out.levels > 1) {
         recs.resize((size_t)out.levels);
-        e = cudaMemcpy(recs.data(), c->rec, (size_t)out.levels * sizeof(ent_rec), cudaMemcpyDeviceToHost);
+        e = cudaMemcpy(recs.data(), c->rec, (size_t)out.levels * sizeof(ent_rec),
+                       cudaMemcpyDeviceToHost);
     }
     if (e != cudaSuccess)
-        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s", cudaGetErrorString(e));
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s",
+                                cudaGetErrorString(e));
     const ent_rec *src = host_loop ? c->h_rec.data() : recs.data();
     for (int32_t L = 1; L < out.levels; ++L) {
         ompdag_bfs_level *rec = bfs_result_level_at(r, L);

@@ -25,6 +25,9 @@ struct ompdag_bfs_result {
     const ompdag_graph *gpu_graph;
     void (*gpu_free)(void *ctx);
     bfs_counts counts;       /* gpu, gpu-sim */
+    int64_t *cpu_queue[2];   /* cpu: frontier queues and bitmaps kept between searches, */
+    uint64_t *cpu_bits[2];   /* touched once when allocated (no page faults in a search) */
+    int64_t cpu_cap;         /* vertices they hold */
     double download_seconds; /* gpu: result copy after the search */
 };
 

@@ -61,7 +61,8 @@ typedef struct ent_rec {
     int32_t direction; /* OMPDAG_BFS_TOP_DOWN / _BOTTOM_UP: how the level was found */
     int32_t converted; /* 1 when a CONVERT phase followed this level */
     int64_t found, hubs, edges, queue[ENT_CLASSES];
-    int64_t ns; /* device loop: device time of the level (global timer), a CONVERT before it included */
+    int64_t
+        ns; /* device loop: device time of the level (global timer), a CONVERT before it included */
 } ent_rec;
 
 typedef struct ent_ctl {
@@ -78,11 +79,11 @@ typedef struct ent_loop_args {
     int64_t source, tau, Th, arcs;
     int32_t *status;
     int64_t *parent;
-    int64_t *qbuf;      /* 2 x ENT_CLASSES queues of n entries: (parity * 4 + class) * n */
-    uint32_t *bmbuf;    /* 3 bitmaps of `words` words (NULL when the bitmap is off) */
+    int64_t *qbuf;   /* 2 x ENT_CLASSES queues of n entries: (parity * 4 + class) * n */
+    uint32_t *bmbuf; /* 3 bitmaps of `words` words (NULL when the bitmap is off) */
     int64_t words;
     unsigned long long *hc; /* 2 x ENT_HC_SIZE tagged entries (NULL when the cache is off) */
-    const int64_t *big; /* vertices of degree >= 32: Middle, then Large, then Extreme */
+    const int64_t *big;     /* vertices of degree >= 32: Middle, then Large, then Extreme */
     int64_t nbig[3];
     ent_ctl *ctl;
     ent_rec *rec; /* rec[L] for L in [1, rec_cap) */
@@ -101,7 +102,7 @@ typedef struct ent_loop_state {
     int64_t prev_found, explored;
 } ent_loop_state;
 
-#define ENT_QUEUE(a, parity, cls) ((a)->qbuf + ((int64_t)(parity) * ENT_CLASSES + (cls)) * (a)->g.n)
+#define ENT_QUEUE(a, parity, cls) ((a)->qbuf + ((int64_t)(parity)*ENT_CLASSES + (cls)) * (a)->g.n)
 #define ENT_BITMAP(a, k) ((a)->bmbuf + (int64_t)(k) * (a)->words)
 #define ENT_HC_TAG(level, v) (((unsigned long long)(uint32_t)(level) << 32) | (uint32_t)(v))
 
@@ -120,12 +121,10 @@ ENT_HD int ent_loop_class(const ent_loop_args *a, int64_t degree)
 ENT_HD int ent_cas_claim(int32_t *status, int64_t w, int32_t level)
 {
 #ifdef __CUDA_ARCH__
-    if (status[w] != ENT_UNVISITED)
-        return 0;
+    if (status[w] != ENT_UNVISITED) return 0;
     return atomicCAS((int *)&status[w], ENT_UNVISITED, (int)level) == ENT_UNVISITED;
 #else
-    if (status[w] != ENT_UNVISITED)
-        return 0;
+    if (status[w] != ENT_UNVISITED) return 0;
     status[w] = level;
     return 1;
 #endif
@@ -140,8 +139,7 @@ ENT_HD unsigned long long ent_append(unsigned long long *len, int cls)
     cg::coalesced_group act = cg::coalesced_threads();
     cg::coalesced_group grp = cg::labeled_partition(act, cls);
     unsigned long long base = 0;
-    if (grp.thread_rank() == 0)
-        base = atomicAdd(len, (unsigned long long)grp.size());
+    if (grp.thread_rank() == 0) base = atomicAdd(len, (unsigned long long)grp.size());
     base = grp.shfl(base, 0);
     return base + grp.thread_rank();
 #else
@@ -177,8 +175,7 @@ ENT_HD void ent_flush(ent_lvl *c, ent_local *l)
     if ((threadIdx.x & 31) == 0 && l->found) {
         atomicAdd(&c->found, l->found);
         atomicAdd(&c->degsum, l->degsum);
-        if (l->hubs)
-            atomicAdd(&c->hubs, l->hubs);
+        if (l->hubs) atomicAdd(&c->hubs, l->hubs);
     }
 #else
     c->found += l->found;
@@ -201,8 +198,7 @@ ENT_HD void ent_loop_found(const ent_loop_args *a, int64_t v, int32_t level, ent
     const int cls = ent_loop_class(a, d);
     unsigned long long pos = ent_append(&a->ctl->cnt[level % 4].qlen[cls], cls);
     ENT_QUEUE(a, level & 1, cls)[pos] = v;
-    if (hub && a->hc)
-        a->hc[(level & 1) * ENT_HC_SIZE + ent_hc_hash(v)] = ENT_HC_TAG(level, v);
+    if (hub && a->hc) a->hc[(level & 1) * ENT_HC_SIZE + ent_hc_hash(v)] = ENT_HC_TAG(level, v);
 }
 
 ENT_HD void ent_ph_init(const ent_loop_args *a, int64_t gid, int64_t G)
@@ -239,25 +235,43 @@ ENT_HD void ent_ph_init(const ent_loop_args *a, int64_t gid, int64_t G)
  * level phase (nobody reads or writes them during this phase). */
 ENT_HD void ent_clear_next(const ent_loop_args *a, int32_t level, int64_t gid)
 {
-    if (gid != 0)
-        return;
+    if (gid != 0) return;
     ent_lvl *c = &a->ctl->cnt[(level + 1) % 4];
     c->found = c->degsum = c->hubs = 0;
     for (int j = 0; j < ENT_CLASSES; ++j)
         c->qlen[j] = 0;
 }
 
-/* Top-down expansion of u by one member (lane of width) of its group. */
+/* Top-down expansion of u by one member (lane of width) of its group.  Four
+ * edges per round: their ids, then their statuses, are loaded before any is
+ * used, so four random loads are in flight per thread (the level that
+ * explodes is bound by their latency). */
+#define ENT_ILP 4
 ENT_HD void ent_loop_expand(const ent_loop_args *a, int64_t u, int64_t lane, int64_t width,
                             int32_t level, ent_local *l)
 {
     const int64_t base = a->g.off[u], deg = a->g.off[u + 1] - base;
-    for (int64_t k = lane; k < deg; k += width) {
-        const int64_t w = ent_nbr(a->g, base + k);
-        if (ent_cas_claim(a->status, w, level)) {
-            a->parent[w] = u;
-            ent_loop_found(a, w, level, l);
-        }
+    for (int64_t k = lane; k < deg; k += ENT_ILP * width) {
+        int64_t w[ENT_ILP];
+        int32_t st[ENT_ILP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int j = 0; j < ENT_ILP; ++j)
+            w[j] = k + j * width < deg ? ent_nbr(a->g, base + k + j * width) : -1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int j = 0; j < ENT_ILP; ++j)
+            st[j] = w[j] >= 0 ? a->status[w[j]] : 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int j = 0; j < ENT_ILP; ++j)
+            if (st[j] == ENT_UNVISITED && ent_cas_claim(a->status, w[j], level)) {
+                a->parent[w[j]] = u;
+                ent_loop_found(a, w[j], level, l);
+            }
     }
 }
 
@@ -287,8 +301,7 @@ ENT_HD int ent_loop_probe(const ent_loop_args *a, int64_t u, int32_t level,
         ++*hits;
         return 1;
     }
-    if (a->bmbuf)
-        return ent_bit_get(ENT_BITMAP(a, (level - 1) % 3), u);
+    if (a->bmbuf) return ent_bit_get(ENT_BITMAP(a, (level - 1) % 3), u);
     return a->status[u] == level - 1;
 }
 
@@ -298,8 +311,7 @@ ENT_HD void ent_loop_commit(const ent_loop_args *a, int64_t v, int64_t u, int32_
 {
     a->status[v] = level;
     a->parent[v] = u;
-    if (a->bmbuf)
-        ent_bit_set(ENT_BITMAP(a, level % 3), v);
+    if (a->bmbuf) ent_bit_set(ENT_BITMAP(a, level % 3), v);
     ent_loop_found(a, v, level, l);
 }
 
@@ -318,16 +330,32 @@ ENT_HD int64_t ent_ph_bu_thread(const ent_loop_args *a, int32_t level, int64_t g
     int64_t probes = 0;
     const int64_t n = a->g.n;
     for (int64_t v = gid; v < n; v += G) {
-        if (a->status[v] != ENT_UNVISITED)
-            continue;
+        if (a->status[v] != ENT_UNVISITED) continue;
         const int64_t b = a->g.off[v], e = a->g.off[v + 1];
-        if (a->balance && e - b >= ENT_SMALL_LIMIT)
-            continue; /* on a big list */
-        for (int64_t k = b; k < e; ++k) {
-            const int64_t u = ent_nbr(a->g, k);
-            ++probes;
-            if (ent_loop_probe(a, u, level, hc, hits)) {
-                ent_loop_commit(a, v, u, level, l);
+        if (a->balance && e - b >= ENT_SMALL_LIMIT) continue; /* on a big list */
+        /* ENT_ILP neighbours per round, their checks loaded together. */
+        for (int64_t k = b; k < e; k += ENT_ILP) {
+            int64_t u[ENT_ILP];
+            int hit[ENT_ILP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int j = 0; j < ENT_ILP; ++j)
+                u[j] = k + j < e ? ent_nbr(a->g, k + j) : -1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int j = 0; j < ENT_ILP; ++j)
+                hit[j] = u[j] >= 0 && ent_loop_probe(a, u[j], level, hc, hits);
+            int first = -1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int j = ENT_ILP - 1; j >= 0; --j)
+                if (hit[j]) first = j;
+            probes += first >= 0 ? first + 1 : (e - k < ENT_ILP ? e - k : ENT_ILP);
+            if (first >= 0) {
+                ent_loop_commit(a, v, u[first], level, l);
                 break;
             }
         }

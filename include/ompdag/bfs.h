@@ -167,7 +167,10 @@ int64_t ompdag_bfs_result_reached(const ompdag_bfs_result *r);
  * for a symmetric graph.  The numerator of TEPS. */
 int64_t ompdag_bfs_result_edges(const ompdag_bfs_result *r);
 double ompdag_bfs_result_seconds(const ompdag_bfs_result *r); /* search time only */
-double ompdag_bfs_result_teps(const ompdag_bfs_result *r);    /* edges / seconds */
+/* THE TEPS of a search, the one definition every report uses (Graph500):
+ * edges of the traversed component / search time, with the time taken as at
+ * least 1 ns and an isolated source counted as one edge (its visit). */
+double ompdag_bfs_result_teps(const ompdag_bfs_result *r);
 int ompdag_bfs_result_level_count(const ompdag_bfs_result *r); /* levels incl. the source's */
 /* gpu and gpu-sim: kernel launches, host synchronisations and grid barriers
  * of the whole search (per level: the level records); 0 for CPU engines. */
@@ -212,6 +215,38 @@ typedef struct ompdag_bfs_teps_summary {
 /* Summarizes count > 0 TEPS values (not modified). */
 ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count,
                                         ompdag_bfs_teps_summary *out, ompdag_error *err);
+
+/* One search of a trial run, as the harness reports it. */
+typedef struct ompdag_bfs_trial {
+    int index;
+    int64_t source;
+    double seconds, teps; /* ompdag_bfs_result_seconds / _teps */
+    int levels;
+    int valid; /* 1 valid, 0 invalid (message in the callback's err), -1 not checked */
+} ompdag_bfs_trial;
+
+/* What a trial run measured. */
+typedef struct ompdag_bfs_trials_summary {
+    int searches, invalid;
+    ompdag_bfs_teps_summary teps;     /* harmonic mean etc. of the TEPS */
+    double mean_s, min_s, max_s;      /* search times */
+    double launches, host_syncs, barriers; /* per search (gpu, gpu-sim) */
+} ompdag_bfs_trials_summary;
+
+/* Called after each search with its result (valid until the next search)
+ * and, when validation failed, the reason in *verr. */
+typedef void (*ompdag_bfs_trial_fn)(void *ctx, const ompdag_bfs_trial *t, const ompdag_bfs_result *r,
+                                    const ompdag_error *verr);
+
+/* THE trial harness of `ompdag bfs` and bench_bfs: runs engine from each of
+ * keys[0..nkeys) on g, validates each search when validate, calls each (may
+ * be NULL) and fills *out.  With warmup, one untimed search from keys[0]
+ * runs first (module load, device upload).  An engine error stops the run
+ * and is returned. */
+ompdag_status ompdag_bfs_run_trials(const ompdag_graph *g, ompdag_bfs_engine engine,
+                                    const ompdag_bfs_options *opts, const int64_t *keys, int nkeys,
+                                    bool validate, bool warmup, ompdag_bfs_trial_fn each, void *ctx,
+                                    ompdag_bfs_trials_summary *out, ompdag_error *err);
 
 /* Picks count search keys with out-degree >= 1, as Graph500 does: uniform
  * draws seeded by seed, distinct while enough such vertices exist.  Writes
