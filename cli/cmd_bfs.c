@@ -50,8 +50,9 @@ void cmd_bfs_help(FILE *out)
         "  --switch R         gpu device/host loops: top-down -> bottom-up rule gamma "
         "(Enterprise,\n"
         "                     default), alpha (Beamer) or none (top-down only)\n"
-        "  --no-bitmap        gpu device/host loops: bottom-up reads the status array, not a "
-        "bitmap\n"
+        "  --bitmap           gpu device/host loops: bottom-up reads a bitmap of the frontier\n"
+        "                     (default: the status array, measured 3-4%% faster on an H100)\n"
+        "  --no-bitmap        gpu device/host loops: bottom-up reads the status array\n"
         "  --no-balance       gpu device/host loops: one thread per vertex, no degree classes\n"
         "  --save FILE        write the built graph (.csr binary, .mtx Matrix Market, else an\n"
         "                     edge list) so another BFS code can run on the same graph\n"
@@ -310,6 +311,7 @@ int cmd_bfs(int argc, char **argv)
         O_LOOP,
         O_SWITCH,
         O_NOBITMAP,
+        O_BITMAP,
         O_NOBALANCE,
         O_SAVE
     };
@@ -333,6 +335,7 @@ int cmd_bfs(int argc, char **argv)
                                              {"loop", required_argument, NULL, O_LOOP},
                                              {"switch", required_argument, NULL, O_SWITCH},
                                              {"no-bitmap", no_argument, NULL, O_NOBITMAP},
+                                             {"bitmap", no_argument, NULL, O_BITMAP},
                                              {"no-balance", no_argument, NULL, O_NOBALANCE},
                                              {"save", required_argument, NULL, O_SAVE},
                                              {NULL, 0, NULL, 0}};
@@ -411,6 +414,9 @@ int cmd_bfs(int argc, char **argv)
             break;
         case O_HC:
             c.opts.hub_cache = true;
+            break;
+        case O_BITMAP:
+            c.opts.bitmap = true;
             break;
         case O_NOBITMAP:
             c.opts.bitmap = false;

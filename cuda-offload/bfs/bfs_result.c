@@ -84,7 +84,7 @@ void ompdag_bfs_options_init(ompdag_bfs_options *opts)
     opts->devices = 1;
     opts->loop = OMPDAG_BFS_LOOP_AUTO;
     opts->direction = OMPDAG_BFS_SWITCH_GAMMA;
-    opts->bitmap = true;
+    opts->bitmap = false;
     opts->balance = true;
 }
 

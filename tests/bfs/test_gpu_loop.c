@@ -23,6 +23,7 @@ Test(gpu_loop, device_loop_counts)
     ompdag_bfs_options od, oh;
     loop_opts(&od, OMPDAG_BFS_LOOP_DEVICE);
     loop_opts(&oh, OMPDAG_BFS_LOOP_HOST);
+    od.bitmap = oh.bitmap = true; /* with the CONVERT phase at the switch */
     for (int s = 0; s < nk; ++s) {
         tu_run_check(g, keys[s], OMPDAG_BFS_CPU_TOPDOWN, NULL, ref, NULL);
         tu_run_check(g, keys[s], OMPDAG_BFS_GPU_SIM, &od, d, ref);
@@ -104,6 +105,7 @@ Test(gpu_loop, gamma_decisions_on_the_device)
     const int64_t n = ompdag_graph_vertices(g);
     ompdag_bfs_options o;
     loop_opts(&o, OMPDAG_BFS_LOOP_DEVICE);
+    o.bitmap = true;
     int64_t Th = 0;
     for (int64_t v = 0; v < n; ++v)
         Th += ompdag_graph_degree(g, v) > o.tau;
