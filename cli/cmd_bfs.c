@@ -33,6 +33,8 @@ void cmd_bfs_help(FILE *out)
         "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
         "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
         "                     self-loops and duplicate edges removed)\n"
+        "  --max-vertices N   refuse a file whose ids ask for more than N vertices\n"
+        "                     (default 2^20 + 16 per byte of the file)\n"
         "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
         "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
         "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
@@ -70,7 +72,8 @@ typedef struct bfs_cli {
     bool validate, json, directed, show_levels;
     uint64_t seed;
     int edge_factor;
-    const char *save; /* --save FILE: write the built graph */
+    const char *save;     /* --save FILE: write the built graph */
+    int64_t max_vertices; /* file readers' cap; 0: by file size */
     ompdag_bfs_options opts;
 } bfs_cli;
 
@@ -134,8 +137,9 @@ static ompdag_status load_graph(const bfs_cli *c, ompdag_graph **g, int *scale, 
         return kron ? ompdag_graph_kronecker((int)s, c->edge_factor, c->seed, g, err)
                     : ompdag_graph_uniform((int)s, c->edge_factor, c->seed, g, err);
     }
-    return ompdag_graph_read(spec, OMPDAG_GRAPH_FORMAT_AUTO,
-                             c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE, g, err);
+    return ompdag_graph_read_limited(spec, OMPDAG_GRAPH_FORMAT_AUTO,
+                                     c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE,
+                                     c->max_vertices, g, err);
 }
 
 static void direction_string(const ompdag_bfs_result *r, char *buf, size_t size)
@@ -313,7 +317,8 @@ int cmd_bfs(int argc, char **argv)
         O_NOBITMAP,
         O_BITMAP,
         O_NOBALANCE,
-        O_SAVE
+        O_SAVE,
+        O_MAXV
     };
     static const struct option longopts[] = {{"graph", required_argument, NULL, O_GRAPH},
                                              {"engine", required_argument, NULL, O_ENGINE},
@@ -338,6 +343,7 @@ int cmd_bfs(int argc, char **argv)
                                              {"bitmap", no_argument, NULL, O_BITMAP},
                                              {"no-balance", no_argument, NULL, O_NOBALANCE},
                                              {"save", required_argument, NULL, O_SAVE},
+                                             {"max-vertices", required_argument, NULL, O_MAXV},
                                              {NULL, 0, NULL, 0}};
     optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
     opterr = 0;
@@ -438,8 +444,12 @@ int cmd_bfs(int argc, char **argv)
         case O_LEVELS:
             c.show_levels = true;
             break;
+        case O_MAXV:
+            if (!cli_parse_i64(optarg, 1, INT64_MAX - 2, &c.max_vertices))
+                return cli_usage_error("bfs", "--max-vertices needs a positive integer");
+            break;
         default:
-            return cli_usage_error("bfs", "unknown or incomplete option '%s'", argv[optind - 1]);
+            return cli_option_error("bfs", argv, longopts, "");
         }
     }
     if (optind < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
@@ -486,8 +496,7 @@ int cmd_bfs(int argc, char **argv)
         if (bad > 0) status = CLI_EXIT_FAIL;
     }
     if (c.json) printf(c.engine_count > 1 ? "\n]\n" : "\n");
-    fflush(stdout);
     free(keys);
     ompdag_graph_destroy(g);
-    return status;
+    return cli_flush_stdout("bfs", status);
 }
