@@ -247,7 +247,10 @@ static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag
         cli_fail("bfs", &err);
         return -1;
     }
-    const bool counted = engine == OMPDAG_BFS_GPU || engine == OMPDAG_BFS_GPU_SIM;
+    /* The device and host loops count their launches and synchronisations;
+     * the enterprise pipeline is not instrumented (its counts stay 0). */
+    const bool counted =
+        (engine == OMPDAG_BFS_GPU || engine == OMPDAG_BFS_GPU_SIM) && s.launches > 0;
     if (c->json) {
         fprintf(
             out,
