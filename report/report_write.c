@@ -182,31 +182,41 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
             in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
             in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c));
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
-        fprintf(out, "    observed max %s", dur(row->observed_max_ns, a, sizeof a));
+        fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
+                dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
                     dur(row->observed_region_max_ns, b, sizeof b));
         fprintf(out, "; bound / observed = %.3g\n",
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
-        if (row->observed_max_ns > row->bound_ns)
-            fprintf(out, "    warning: an observed run took longer than the bound (the bound "
-                         "excludes runtime overheads such as thread wake-up, and assumes untied "
-                         "tasks)\n");
     }
-    if (row->verdict != OMPDAG_VERDICT_NO_DEADLINE)
+    if (row->runs_interfered > 0)
+        fprintf(out, "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
+                     "not compared with the bound\n",
+                row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
+    if (row->verdict == OMPDAG_VERDICT_REFUTED)
+        fprintf(out, "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
+                     "not hold for this program (a cost the model misses, or WCETs too low)\n",
+                dur(row->observed_max_ns, a, sizeof a), dur(row->bound_ns, b, sizeof b));
+    if (row->unsafe_reason)
+        fprintf(out, "    UNSAFE: %s; this bound proves nothing\n", row->unsafe_reason);
+    if (row->deadline_ns >= 0 && row->deadline_from)
         fprintf(out, "    deadline %s (%s%s): slack %s%s -> %s\n",
                 dur((double)row->deadline_ns, a, sizeof a),
                 strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
                 row->slack_ns < 0 ? "-" : "", dur(fabs(row->slack_ns), b, sizeof b),
-                row->verdict == OMPDAG_VERDICT_PASS ? "PASS" : "FAIL");
+                report_verdict_upper(row->verdict));
     else
-        fprintf(out, "    deadline: none\n");
+        fprintf(out, "    deadline: none%s%s\n",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? " -> " : "",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? report_verdict_upper(row->verdict)
+                                                           : "");
     text_flow(out, g, r->results[i]);
 }
 
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0, none = 0, regions = 0;
+    size_t pass = 0, fail = 0, none = 0, regions = 0, refuted = 0, unsafe = 0;
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
@@ -227,13 +237,18 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         pass += row->verdict == OMPDAG_VERDICT_PASS;
         fail += row->verdict == OMPDAG_VERDICT_FAIL;
         none += row->verdict == OMPDAG_VERDICT_NO_DEADLINE;
+        refuted += row->verdict == OMPDAG_VERDICT_REFUTED;
+        unsafe += row->verdict == OMPDAG_VERDICT_UNSAFE;
         if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
             text_assumptions(out, r, g);
             text_nodes(out, g);
         }
     }
-    fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline\n",
-            regions, r->n, pass, fail, none);
+    fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline", regions,
+            r->n, pass, fail, none);
+    if (refuted || unsafe)
+        fprintf(out, ", %zu refuted by measurements, %zu unsafe", refuted, unsafe);
+    fputc('\n', out);
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }
 
@@ -324,11 +339,15 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
     json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
     json_object_set_new(o, "observed_runs", json_integer((json_int_t)(runs > truns ? runs : truns)));
+    json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
+    json_object_set_new(o, "observed_interfered_max_ns", ns_or_null(row->observed_interfered_max_ns));
+    json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));
+    json_object_set_new(o, "unsafe", row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)
                             : json_null());
-    bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+    bool has = row->deadline_ns >= 0 && row->deadline_from;
     json_object_set_new(o, "deadline_ns", has ? json_integer(row->deadline_ns) : json_null());
     json_object_set_new(o, "deadline",
                         has ? json_string(ompdag_duration_format((double)row->deadline_ns, dl,
@@ -397,16 +416,17 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
 
 static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0;
-    for (size_t i = 0; i < r->n; ++i) {
-        pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
-        fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
-    }
+    size_t count[5] = {0};
+    for (size_t i = 0; i < r->n; ++i)
+        ++count[r->rows[i].verdict];
     fputs("{\n  \"format\": \"ompdag-report\",\n  \"version\": 1,\n  \"input\": ", out);
     ompdag_json_write_string(out, r->input_name);
-    fprintf(out, ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu},\n"
-                 "  \"regions\": [",
-            pass, fail, r->n - pass - fail);
+    fprintf(out,
+            ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu, "
+            "\"refuted\": %zu, \"unsafe\": %zu},\n  \"regions\": [",
+            count[OMPDAG_VERDICT_PASS], count[OMPDAG_VERDICT_FAIL],
+            count[OMPDAG_VERDICT_NO_DEADLINE], count[OMPDAG_VERDICT_REFUTED],
+            count[OMPDAG_VERDICT_UNSAFE]);
     for (size_t i = 0; i < r->n; ++i) {
         json_t *o = report_row_json(r, i);
         char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
@@ -468,12 +488,13 @@ static void csv_int(FILE *out, int64_t v, bool present)
 ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     fputs("function,name,file,line,m,time_unit,bound,bound_times_m,bound_ns,vol,len,tasks,nodes,"
-          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks\r\n",
+          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks,"
+          "runs,runs_interfered,observed_interfered_max_ns,unsafe\r\n",
           out);
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-        bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+        bool has = row->deadline_ns >= 0 && row->deadline_from;
         csv_field(out, row->function, false);
         csv_field(out, ompdag_condag_name(g), false);
         csv_field(out, row->loc.file, false);
@@ -496,7 +517,11 @@ ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *
         csv_field(out, ompdag_verdict_name(row->verdict), false);
         char t[16];
         snprintf(t, sizeof t, "%d", row->tied_tasks);
-        csv_field(out, t, true);
+        csv_field(out, t, false);
+        csv_int(out, row->runs, true);
+        csv_int(out, row->runs_interfered, true);
+        csv_num(out, row->observed_interfered_max_ns, row->observed_interfered_max_ns >= 0, false);
+        csv_field(out, row->unsafe_reason, true);
     }
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }

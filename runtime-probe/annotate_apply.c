@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "annotate_internal.h"
+#include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
 
@@ -73,7 +74,6 @@ static size_t group_leader(const ompdag_annotation *a, size_t k)
         if (same_group(&a->classes[j], &a->classes[k])) return j;
     return k;
 }
-
 
 /* Everything apply computes before it touches a graph: per node (indexed by
  * offset[graph] + node) and per graph.  Owned by apply; plan_free frees it. */
@@ -246,16 +246,50 @@ static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_pl
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)); every graph's sum must fit
  * in int64 (so committing them cannot fail). */
+static int64_t vec_max(const i64vec *v)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < v->n; ++i)
+        m = v->v[i] > m ? v->v[i] : m;
+    return m;
+}
+
+/* ceil(x · (1 + margin/100)); false when it does not fit comfortably in int64. */
+static bool with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
+{
+    long double w = ceill((long double)x * (100.0L + a->opt.margin_pct) / 100.0L);
+    if (w > (long double)INT64_MAX / 4) return false;
+    *out = (int64_t)w;
+    return true;
+}
+
+/* The dispatch delays of graph g (docs/overheads.md), margin applied. */
+static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, ompdag_overheads *o)
+{
+    *o = (ompdag_overheads){0, 0};
+    if (a->opt.no_overheads) return true;
+    return with_margin(a, vec_max(&g->start_delay), &o->start_delay) &&
+           with_margin(a, vec_max(&g->wake_delay), &o->wake_delay);
+}
+
+/* Step 7: WCET = ceil(basis · (1 + margin/100)) + the node's dispatch delay;
+ * every graph's sum must fit in int64 (so committing them cannot fail). */
 static ompdag_status plan_wcets(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const graph_info *g = &a->graphs[gi];
+        ompdag_overheads o;
+        if (!graph_overheads(a, g, &o))
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: dispatch delay overflows");
         int64_t sum = 0;
-        for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
+        for (int32_t v = 0; v < g->n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
-            long double w = ceill((long double)p->basis[i] * (100.0L + a->opt.margin_pct) / 100.0L);
-            if (w > (long double)INT64_MAX / 4 || __builtin_add_overflow(sum, (int64_t)w, &sum))
+            int64_t w;
+            if (!with_margin(a, p->basis[i], &w) ||
+                __builtin_add_overflow(w, ompdag_overhead_of_node(g->g, v, &o), &w) ||
+                __builtin_add_overflow(sum, w, &sum))
                 return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
-            p->wcet[i] = (int64_t)w;
+            p->wcet[i] = w;
         }
     }
     return OMPDAG_OK;
@@ -302,6 +336,9 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
+    ompdag_overheads o;
+    int64_t d = graph_overheads(a, g, &o) ? ompdag_overhead_of_node(g->g, v, &o) : 0;
+    if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
         json_t *arr = json_array();
         const char *dev;
@@ -319,6 +356,50 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     return ex;
 }
 
+static json_t *bool_array(const i64vec *v)
+{
+    json_t *arr = json_array();
+    for (size_t r = 0; arr && r < v->n; ++r)
+        if (json_array_append_new(arr, json_boolean(v->v[r]))) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+static int64_t vec_median(const i64vec *v)
+{
+    if (!v->n) return 0;
+    int64_t *s = malloc(v->n * sizeof *s);
+    if (!s) return -1;
+    memcpy(s, v->v, v->n * sizeof *s);
+    qsort(s, v->n, sizeof *s, cmp_i64);
+    int64_t m = s[v->n / 2];
+    free(s);
+    return m;
+}
+
+/* {"samples", "max_ns", "median_ns"} of one kind of overhead. */
+static json_t *sample_json(const i64vec *v)
+{
+    return json_pack("{s:I,s:I,s:I}", "samples", (json_int_t)v->n, "max_ns", (json_int_t)vec_max(v),
+                     "median_ns", (json_int_t)vec_median(v));
+}
+
+/* The calibration, stated with its samples (docs/overheads.md). */
+static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
+{
+    ompdag_overheads o;
+    if (!graph_overheads(a, g, &o)) return NULL;
+    return json_pack(
+        "{s:s,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "source",
+        a->opt.no_overheads ? "none (annotate --no-overheads)" : "calibrated from the traces",
+        "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns", (json_int_t)o.wake_delay,
+        "threads", g->team, "start", sample_json(&g->start_delay), "wake",
+        sample_json(&g->wake_delay), "fork_warm", sample_json(&g->fork_warm), "fork_cold",
+        sample_json(&g->fork_cold), "join", sample_json(&g->join), "proof", "docs/overheads.md");
+}
+
 /* Step 8b: a graph's extra keys. */
 static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
 {
@@ -327,6 +408,18 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     json_t *gx = copy_extra(g->g, -1);
     jset(gx, "observed_response_ns", i64_array(&g->responses), &ok);
     jset(gx, "observed_task_response_ns", i64_array(&g->task_responses), &ok);
+    jset(gx, "observed_response_ns_interfered", bool_array(&g->responses_interfered), &ok);
+    jset(gx, "observed_task_response_ns_interfered", bool_array(&g->task_responses_interfered),
+         &ok);
+    jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
+    if (g->unmapped) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "%llu measured segments fit no path of this graph and were dropped (annotate "
+                 "--allow-unmapped): the WCETs miss their time",
+                 (unsigned long long)g->unmapped);
+        jset(gx, "unsafe", json_string(why), &ok);
+    }
     json_t *m = json_object();
     jset(m, "estimator", json_string(method), &ok);
     jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);
@@ -337,6 +430,8 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(m, "traces", json_integer((json_int_t)a->traces), &ok);
     jset(m, "segments", json_integer((json_int_t)g->segments), &ok);
     jset(m, "rule", json_string("docs/probe.md#attribution"), &ok);
+    jset(m, "dropped_segments", json_integer((json_int_t)g->unmapped), &ok);
+    jset(m, "overheads", json_string(a->opt.no_overheads ? "none" : "calibrated"), &ok);
     jset(m, "unobserved",
          json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"), &ok);
     jset(gx, "wcet_method", m, &ok);

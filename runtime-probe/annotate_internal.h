@@ -72,7 +72,15 @@ typedef struct graph_info {
     int32_t *pred_start, *pred; /* CSR of F-predecessors */
     i64vec responses;           /* parallel begin -> end, per run */
     i64vec task_responses;      /* root begin -> last task end, per run */
+    i64vec responses_interfered, task_responses_interfered; /* 1: that run was interfered */
     uint64_t segments;
+    uint64_t unmapped; /* segments of this graph that fit no path */
+    /* Runtime overheads measured between segments (annotate_overhead.c). */
+    i64vec start_delay;          /* task creation -> first segment, non-full part, per task */
+    i64vec wake_delay;           /* taskwait/taskgroup ready -> return, non-full part */
+    i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
+    i64vec join;                 /* last task end -> parallel end */
+    int32_t team;                /* largest team seen */
 } graph_info;
 
 typedef struct seg_class {
@@ -97,11 +105,24 @@ typedef struct loc_entry {
 
 /* One region instance of the trace being read.  Records of different threads
  * arrive in chunk order, not time order, so instances are kept to the end. */
+#define ANNOT_MAX_SCHED 32 /* threads per run whose OS counters are compared */
+
+/* A thread's OS counters at its implicit task's begin (OMPDAG_REC_SCHED). */
+typedef struct sched_begin {
+    uint32_t thread;
+    uint64_t delay, nivcsw, cpu;
+} sched_begin;
+
 typedef struct region_run {
     uint64_t id;
     size_t graph;
     uint64_t begin, end;             /* parallel begin / end (0: not seen) */
     uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
+    uint32_t requested;              /* threads asked for at the fork */
+    uint64_t thread_mask;            /* probe threads (< 64) that ran its segments */
+    bool interfered;                 /* a thread was preempted, delayed or migrated */
+    int32_t nsched;
+    sched_begin sched[ANNOT_MAX_SCHED];
 } region_run;
 
 struct ompdag_annotation {
@@ -122,7 +143,8 @@ struct ompdag_annotation {
 
 typedef struct pending_seg {
     uint64_t id, time, dur, cp_start, cp_end, cp_task;
-    uint32_t graph;
+    uint64_t run; /* region instance */
+    uint32_t graph, thread;
     uint8_t sk, ek, flags;
 } pending_seg;
 
@@ -185,7 +207,16 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
                            bool *nomem);
 
 /* annotate_trace.c */
-const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
+task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
+const char *annot_point_name(uint8_t kind);             /* "taskwait", "task creation", ... */
+
+/* annotate_overhead.c */
+/* Run-queue delay of one thread within a run above which the run counts as
+ * interfered (ns); any involuntary context switch or migration counts too. */
+#define ANNOT_RUNQ_DELAY_NS 50000
+ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
+void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
+int annot_cmp_pending(const void *x, const void *y);
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

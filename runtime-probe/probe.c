@@ -52,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -434,6 +436,33 @@ static void on_parallel_end(ompt_data_t *par, ompt_data_t *enc, int flags, const
     free(r);
 }
 
+/* One OMPDAG_REC_SCHED record: the OS's counters for the calling thread
+ * (interference: preemption, run-queue delay, migration), at the begin
+ * (end = 0) or end (end = 1) of its implicit task in region instance `run`. */
+static void sched_sample(const task_state *s, uint8_t end, uint64_t now)
+{
+    uint64_t delay = UINT64_MAX;
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[128];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        unsigned long long run, wait;
+        if (n > 0) {
+            buf[n] = 0;
+            if (sscanf(buf, "%llu %llu", &run, &wait) == 2)
+                delay = wait;
+        }
+    }
+    struct rusage ru;
+    uint64_t nivcsw = getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : UINT64_MAX;
+    int cpu = sched_getcpu();
+    ompdag_trace_rec r = {.type = OMPDAG_REC_SCHED, .flags = end, .id = s->id, .time = now,
+                          .dur = delay, .aux = s->region_id, .cp_region = s->cp_region,
+                          .cp_start = nivcsw, .cp_end = cpu >= 0 ? (uint64_t)cpu : UINT64_MAX};
+    emit(&r);
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
                              ompt_data_t *task, unsigned int actual, unsigned int index,
                              int flags)
@@ -446,7 +475,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         region_state *r = (!(flags & ompt_task_initial) && par) ? par->ptr : NULL;
         s->cp_region = r ? r->cp : 0;
         s->region_id = r ? r->id : 0;
-        seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now);
+        if (r)
+            sched_sample(s, 0, now);
+        seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now_ns());
         task->ptr = s;
         /* A region nested in a running task counts in that task's segment
          * (the con-DAG does not model nesting; counting it is safe). */
@@ -458,9 +489,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         if (!s)
             return;
         DEBUG("implicit_task end %lx\n", (unsigned long)s->id);
+        uint64_t s_id = s->id, s_region = s->region_id, s_cp = s->cp_region; /* freed below */
         task->ptr = NULL;
         task_state *outer = s->outer;
         task_finish(s, now);
+        if (s_region)
+            sched_sample(&(task_state){.id = s_id, .region_id = s_region, .cp_region = s_cp}, 1,
+                         now_ns());
         if (tls_cur == NULL)
             tls_cur = outer;
     }

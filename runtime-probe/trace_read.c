@@ -239,7 +239,7 @@ static bool valid_kind(uint8_t k)
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_OFFLOAD)
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_SCHED)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,
                                 rec->type, at);
