@@ -199,6 +199,21 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
                      "compared with the bound.</p>\n",
                 (long long)row->runs_interfered,
                 ompdag_duration_format(row->observed_interfered_max_ns, a, sizeof a));
+    json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
+    if (json_is_object(ro))
+        fprintf(out, "<p>Runtime overheads (%s, in the WCETs): start delay %s per task over %lld "
+                     "samples, wake delay %s per taskwait over %lld samples, at %lld threads "
+                     "(docs/overheads.md).</p>\n",
+                json_string_value(json_object_get(ro, "source")),
+                ompdag_duration_format(
+                    (double)json_integer_value(json_object_get(ro, "start_delay_ns")), a, sizeof a),
+                (long long)json_integer_value(
+                    json_object_get(json_object_get(ro, "start"), "samples")),
+                ompdag_duration_format(
+                    (double)json_integer_value(json_object_get(ro, "wake_delay_ns")), b, sizeof b),
+                (long long)json_integer_value(
+                    json_object_get(json_object_get(ro, "wake"), "samples")),
+                (long long)json_integer_value(json_object_get(ro, "threads")));
     fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
             row->tasks, row->nodes, row->m);
     int choices = 0;

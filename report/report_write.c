@@ -79,6 +79,42 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
     ompdag_rta_result_write_path(res, g, out);
 }
 
+/* One kind of measured overhead: "max 12 us over 40 samples (median 3 us)". */
+static void text_sample(FILE *out, const char *what, const json_t *k)
+{
+    char a[64], b[64];
+    json_int_t n = json_integer_value(json_object_get(k, "samples"));
+    if (!n)
+        return;
+    fprintf(out, "; %s max %s over %" JSON_INTEGER_FORMAT " (median %s)", what,
+            dur((double)json_integer_value(json_object_get(k, "max_ns")), a, sizeof a), n,
+            dur((double)json_integer_value(json_object_get(k, "median_ns")), b, sizeof b));
+}
+
+/* The runtime overheads annotate measured and added (docs/overheads.md). */
+static void text_overheads(FILE *out, const json_t *o)
+{
+    char a[64], b[64];
+    if (!json_is_object(o)) {
+        fprintf(out, "    runtime overheads: not measured (annotated before issue 12): the "
+                     "bound excludes task dispatch and taskwait wake-up delays\n");
+        return;
+    }
+    fprintf(out, "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
+                 "delay %s per taskwait, in the WCETs\n      samples at %" JSON_INTEGER_FORMAT
+                 " threads",
+            json_string_value(json_object_get(o, "source")),
+            dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
+            dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
+            json_integer_value(json_object_get(o, "threads")));
+    text_sample(out, "start", json_object_get(o, "start"));
+    text_sample(out, "wake", json_object_get(o, "wake"));
+    text_sample(out, "fork", json_object_get(o, "fork_warm"));
+    text_sample(out, "cold fork", json_object_get(o, "fork_cold"));
+    text_sample(out, "join", json_object_get(o, "join"));
+    fputc('\n', out);
+}
+
 static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_condag *g)
 {
     char buf[512];
@@ -113,6 +149,7 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
         if (unobs)
             fprintf(out, ", unobserved nodes: %s", unobs);
         fputc('\n', out);
+        text_overheads(out, json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"));
     } else {
         fprintf(out, "    WCETs: as given in the file (no \"wcet_method\")\n");
     }
@@ -301,9 +338,11 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
             json_array_append_new(tied, json_string(ompdag_condag_node_place(g, v, a, sizeof a)));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
-    return json_pack("{s:i,s:s,s:b,s:o,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
+    json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
+    return json_pack("{s:i,s:s,s:b,s:o,s:O,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
                      "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
                      "tied_tasks", tied, "wcet_method", wm ? wm : json_null(),
+                     "runtime_overheads", ro ? ro : json_null(),
                      "migration_overhead", (json_int_t)r->migration_overhead, "migration_model",
                      r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
 }
