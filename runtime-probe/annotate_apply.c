@@ -27,24 +27,39 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
 {
     for (size_t k = 0; k < a->nclasses; ++k) {
         seg_class *c = &a->classes[k];
-        int64_t *s = c->samples.v;
-        size_t n = c->samples.n;
+        /* max and estimate from clean runs (else interfered ones); the median,
+         * a description, over every sample */
+        const i64vec *used = annot_class_samples(c);
+        size_t n = c->samples.n + c->samples_if.n;
         if (n == 0) continue;
         int64_t *sorted = malloc(n * sizeof *sorted);
         if (!sorted) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        memcpy(sorted, s, n * sizeof *s);
+        if (c->samples.n) memcpy(sorted, c->samples.v, c->samples.n * sizeof *sorted);
+        if (c->samples_if.n)
+            memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, cmp_i64);
-        c->max = sorted[n - 1];
         c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         free(sorted);
+        c->max = 0;
+        for (size_t j = 0; j < used->n; ++j)
+            c->max = used->v[j] > c->max ? used->v[j] : c->max;
         c->estimate = c->max;
         if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
             /* Block maxima over consecutive samples in trace order. */
+            /* The fit needs many samples: it takes every run's, interfered
+             * ones too (larger, so the pWCET only grows). */
             double pw, mu, beta;
             ompdag_error e;
+            size_t na = c->samples.n + c->samples_if.n;
+            int64_t *all = malloc((na + 1) * sizeof *all);
+            if (!all) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            if (c->samples.n) memcpy(all, c->samples.v, c->samples.n * sizeof *all);
+            if (c->samples_if.n)
+                memcpy(all + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *all);
             ompdag_status st =
-                ompdag_evt_gumbel_pwcet(s, n, a->opt.evt_block, a->opt.evt_min_blocks,
+                ompdag_evt_gumbel_pwcet(all, na, a->opt.evt_block, a->opt.evt_min_blocks,
                                         a->opt.exceedance, &pw, &mu, &beta, &e);
+            free(all);
             if (st) {
                 char where[256];
                 describe_node(a->graphs[c->graph].g, c->charged, where, sizeof where);
@@ -170,7 +185,7 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
         p->mark[c->charged] = 1;
         for (int32_t v = 0; v < g->n; ++v)
-            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n;
+            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
         size_t i = base + (size_t)c->charged;
         if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;
@@ -268,8 +283,10 @@ static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, omp
 {
     *o = (ompdag_overheads){0, 0};
     if (a->opt.no_overheads) return true;
-    return with_margin(a, vec_max(&g->start_delay), &o->start_delay) &&
-           with_margin(a, vec_max(&g->wake_delay), &o->wake_delay);
+    const i64vec *st = g->start_delay.n ? &g->start_delay : &g->start_delay_if;
+    const i64vec *wk = g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if;
+    return with_margin(a, vec_max(st), &o->start_delay) &&
+           with_margin(a, vec_max(wk), &o->wake_delay);
 }
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)) + the node's dispatch delay;
@@ -391,13 +408,17 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
 {
     ompdag_overheads o;
     if (!graph_overheads(a, g, &o)) return NULL;
-    return json_pack(
-        "{s:s,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "source",
-        a->opt.no_overheads ? "none (annotate --no-overheads)" : "calibrated from the traces",
-        "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns", (json_int_t)o.wake_delay,
-        "threads", g->team, "start", sample_json(&g->start_delay), "wake",
-        sample_json(&g->wake_delay), "fork_warm", sample_json(&g->fork_warm), "fork_cold",
-        sample_json(&g->fork_cold), "join", sample_json(&g->join), "proof", "docs/overheads.md");
+    return json_pack("{s:s,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "source",
+                     a->opt.no_overheads                   ? "none (annotate --no-overheads)"
+                     : g->start_delay.n || g->wake_delay.n ? "calibrated from clean runs"
+                     : g->start_delay_if.n || g->wake_delay_if.n
+                         ? "calibrated from interfered runs (no clean run)"
+                         : "no samples",
+                     "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
+                     (json_int_t)o.wake_delay, "threads", g->team, "start",
+                     sample_json(&g->start_delay), "wake", sample_json(&g->wake_delay), "fork_warm",
+                     sample_json(&g->fork_warm), "fork_cold", sample_json(&g->fork_cold), "join",
+                     sample_json(&g->join), "proof", "docs/overheads.md");
 }
 
 /* Step 8b: a graph's extra keys. */
@@ -531,6 +552,11 @@ void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
             (unsigned long long)a->traces, (unsigned long long)a->segments,
             (unsigned long long)a->mapped, a->nclasses, (unsigned long long)a->outside,
             (unsigned long long)a->unmapped);
+    if (a->by_structure)
+        fprintf(out,
+                "optimized code: %llu scheduling points matched by the graph's structure (their "
+                "call's line matched no node; one candidate was possible)\n",
+                (unsigned long long)a->by_structure);
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         const graph_info *g = &a->graphs[gi];
         int64_t rmax = 0;
@@ -552,10 +578,11 @@ void ompdag_annotation_class(const ompdag_annotation *a, size_t i, ompdag_segmen
 {
     const seg_class *c = &a->classes[i];
     int64_t mx = 0;
-    for (size_t j = 0; j < c->samples.n; ++j)
-        if (c->samples.v[j] > mx) mx = c->samples.v[j];
-    *out = (ompdag_segment_class){c->graph,   c->task,      c->sk, c->sn,     c->ek,      c->en,
-                                  c->charged, c->samples.n, mx,    c->median, c->estimate};
+    const i64vec *used = annot_class_samples(c);
+    for (size_t j = 0; j < used->n; ++j)
+        if (used->v[j] > mx) mx = used->v[j];
+    *out = (ompdag_segment_class){c->graph,   c->task, c->sk, c->sn,     c->ek,      c->en,
+                                  c->charged, used->n, mx,    c->median, c->estimate};
 }
 
 void ompdag_annotation_counts(const ompdag_annotation *a, uint64_t *segments, uint64_t *mapped,

@@ -76,8 +76,9 @@ typedef struct graph_info {
     uint64_t segments;
     uint64_t unmapped; /* segments of this graph that fit no path */
     /* Runtime overheads measured between segments (annotate_overhead.c). */
-    i64vec start_delay;          /* task creation -> first segment, non-full part, per task */
-    i64vec wake_delay;           /* taskwait/taskgroup ready -> return, non-full part */
+    i64vec start_delay; /* task creation -> first segment, non-full part, per task */
+    i64vec wake_delay;  /* taskwait/taskgroup ready -> return, non-full part */
+    i64vec start_delay_if, wake_delay_if; /* the same in interfered runs (fallback only) */
     i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
     i64vec join;                 /* last task end -> parallel end */
     int32_t team;                /* largest team seen */
@@ -89,10 +90,17 @@ typedef struct seg_class {
     ompdag_point sk, ek;
     int32_t sn, en;
     int32_t charged;
-    i64vec samples;
+    i64vec samples;    /* own times from clean runs */
+    i64vec samples_if; /* from interfered runs: used only when no clean run has the class */
     int64_t max, median, estimate;
     json_t *offload; /* device index -> its largest share of an offloaded loop */
 } seg_class;
+
+/* The samples a class's estimate comes from: clean runs, else interfered. */
+static inline const i64vec *annot_class_samples(const seg_class *c)
+{
+    return c->samples.n ? &c->samples : &c->samples_if;
+}
 
 /* (graph, code address) -> T/W nodes whose loc is that address's line. */
 typedef struct loc_entry {
@@ -135,6 +143,7 @@ struct ompdag_annotation {
     size_t *class_index; /* open addressing over class ids + 1 */
     size_t class_index_cap;
     uint64_t segments, mapped, unmapped, outside, traces;
+    uint64_t by_structure; /* end points matched by the graph's structure, not the line (-O2) */
     char first_unmapped[512];
     bool applied;
 };
@@ -185,6 +194,8 @@ typedef struct trace_ctx {
     size_t made_cap, made_used;
     uint8_t *mark;
     int32_t *stack;
+    uint64_t *interfered_runs; /* sorted ids of this trace's interfered runs */
+    size_t ninterfered;
     ompdag_trace_rec *off; /* OMPDAG_REC_OFFLOAD records, sorted by (task, time) */
     size_t noff, off_cap;
 } trace_ctx;
@@ -192,6 +203,7 @@ typedef struct trace_ctx {
 /* annotate_paths.c */
 bool annot_same_file(const char *a, const char *b);
 ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err);
+bool annot_undeferred_wait(const ompdag_condag *g, int32_t t, int32_t w);
 bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
                        uint8_t *mark, int32_t *stack);
 int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
@@ -217,6 +229,7 @@ const char *annot_point_name(uint8_t kind);             /* "taskwait", "task cre
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
 int annot_cmp_pending(const void *x, const void *y);
+bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_overhead_collect */
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

@@ -21,7 +21,9 @@
  * the non-full part of [ready, start).  A segment's start is end − own time:
  * exact unless the segment was suspended, and then later than the real start,
  * so the measured delay only grows; suspended segments never count as busy.
- * The maxima become start_delay and wake_delay of overhead.h.  The region's
+ * The maxima over clean runs (over interfered ones only when no run is
+ * clean: preemption is the OS's cost, not the runtime's) become start_delay
+ * and wake_delay of overhead.h.  The region's
  * fork (parallel begin -> root begin; the first region of a trace, cold,
  * apart) and join (last task end -> parallel end) are measured for the
  * report.
@@ -180,6 +182,7 @@ static size_t first_child(const run_task *t, size_t n, uint64_t parent)
 typedef struct run_ctx {
     trace_ctx *c;
     graph_info *g;
+    i64vec *start, *wake; /* where this run's samples go (clean or interfered) */
     const pending_seg *seg;
     size_t n;
     full_set full;
@@ -225,7 +228,7 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
         const task_entry *e = annot_task_slot(c, seg[0].id);
         uint64_t start = seg[0].time - seg[0].dur;
         if (e->id && seg[0].dur <= seg[0].time && start >= e->time &&
-            !annot_i64vec_push(&r->g->start_delay, nonfull(&r->full, e->time, start)))
+            !annot_i64vec_push(r->start, nonfull(&r->full, e->time, start)))
             return false;
     }
     uint64_t since = 0;
@@ -237,7 +240,7 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
         uint64_t wait_begin = seg[k - 1].time, start = seg[k].time - seg[k].dur, ready;
         if (start >= wait_begin &&
             wait_ready(r, seg[k].id, since, wait_begin, start, sk == OMPDAG_PT_TASKGROUP, &ready) &&
-            !annot_i64vec_push(&r->g->wake_delay, nonfull(&r->full, ready, start)))
+            !annot_i64vec_push(r->wake, nonfull(&r->full, ready, start)))
             return false;
         since = wait_begin;
     }
@@ -309,8 +312,25 @@ static ompdag_status fork_join(trace_ctx *c, ompdag_error *err)
     return OMPDAG_OK;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+bool annot_run_interfered(const trace_ctx *c, uint64_t run)
+{
+    return c->ninterfered &&
+           bsearch(&run, c->interfered_runs, c->ninterfered, sizeof run, cmp_u64) != NULL;
+}
+
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
 {
+    c->interfered_runs = malloc((c->nruns + 1) * sizeof *c->interfered_runs);
+    if (!c->interfered_runs) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->nruns; ++i)
+        if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
+    qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
     qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
     ompdag_status st = OMPDAG_OK;
     for (size_t i = 0, j; i < c->npend && !st; i = j) {
@@ -323,7 +343,13 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
             team = (int32_t)run->requested;
         if (team < 1) team = 1;
         if (team > g->team) g->team = team;
-        run_ctx r = {.c = c, .g = g, .seg = &c->pend[i], .n = j - i};
+        bool intf = run && run->interfered;
+        run_ctx r = {.c = c,
+                     .g = g,
+                     .start = intf ? &g->start_delay_if : &g->start_delay,
+                     .wake = intf ? &g->wake_delay_if : &g->wake_delay,
+                     .seg = &c->pend[i],
+                     .n = j - i};
         if (!full_build(r.seg, r.n, team, &r.full))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         else

@@ -11,6 +11,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_cp);
     free(c->region_graph);
     free(c->runs);
+    free(c->interfered_runs);
     free(c->tasks);
     free(c->pend);
     free(c->made);
@@ -313,15 +314,24 @@ static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp
     return nl.line == loc.line && (!nl.file || annot_same_file(nl.file, loc.file));
 }
 
-/* The end point of a segment that starts at (sk, sn): the first node of the
- * right kind at the end directive's line that a segment path from the start
- * can reach.  This follows the graph, so unrolled loops and inlined
- * recursion (several nodes on one line) map occurrence by occurrence. */
+/* The end point of a segment that starts at (sk, sn): the node of the right
+ * kind at the end directive's line that a segment path from the start can
+ * reach.  This follows the graph, so unrolled loops and inlined recursion
+ * (several nodes on one line) map occurrence by occurrence.
+ *
+ * Optimized builds (issue 12 §4): -O2 moves, merges and tail-calls runtime
+ * calls, so a call's return address may carry another line.  When no
+ * reachable candidate is at the reported line, the task's sequence of
+ * scheduling points decides by structure: if exactly one node of the right
+ * kind is reachable from the start point, it is the end (counted in
+ * a->by_structure); with several, the segment is refused as ambiguous
+ * (*why says so) — never attributed to a guess. */
 static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
-                     const pending_seg *r, ompdag_point *ek, int32_t *en)
+                     const pending_seg *r, ompdag_point *ek, int32_t *en, const char **why)
 {
     const ompdag_condag *g = gi->g;
     if (!annot_forward_set(gi, task, sk, sn, c->mark, c->stack)) return false;
+    int32_t cand = -1, ncand = 0;
     switch (r->ek) {
     case OMPDAG_PT_TASK_END:
     case OMPDAG_PT_ROOT_END:
@@ -331,32 +341,46 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
                annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_END, -1);
     case OMPDAG_PT_CREATE:
         *ek = OMPDAG_POINT_CREATE;
-        for (int32_t v = 0; v < gi->n; ++v)
-            if ((c->mark[v] & 1) && ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
-                node_at(c, g, v, r->cp_end)) {
+        for (int32_t v = 0; v < gi->n; ++v) {
+            if (!(c->mark[v] & 1) || ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T) continue;
+            if (node_at(c, g, v, r->cp_end)) {
                 *en = v;
                 return true;
             }
-        return false;
+            cand = v, ++ncand;
+        }
+        break;
     case OMPDAG_PT_TASKWAIT:
     case OMPDAG_PT_TASKGROUP:
         *ek = OMPDAG_POINT_WAIT;
         for (int32_t v = 0; v < gi->n; ++v) {
             if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W ||
-                ompdag_condag_node_task(g, v) != task || !node_at(c, g, v, r->cp_end))
+                ompdag_condag_node_task(g, v) != task)
                 continue;
             bool reach = annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_WAIT, v);
             for (int32_t i = gi->pred_start[v]; i < gi->pred_start[v + 1] && !reach; ++i)
-                reach = (c->mark[gi->pred[i]] & 1) != 0;
-            if (reach) {
+                reach = (c->mark[gi->pred[i]] & 1) && !annot_undeferred_wait(g, gi->pred[i], v);
+            if (!reach) continue;
+            if (node_at(c, g, v, r->cp_end)) {
                 *en = v;
                 return true;
             }
+            cand = v, ++ncand;
         }
-        return false;
+        break;
     default:
         return false;
     }
+    if (ncand == 1) {
+        *en = cand;
+        ++c->a->by_structure;
+        return true;
+    }
+    if (ncand > 1)
+        *why = "ambiguous: the directive's line matches none of the nodes the graph allows "
+               "here, and several are possible (optimized code moved the runtime call); "
+               "refused rather than guessed";
+    return false;
 }
 
 /* Maps the time-ordered segments of one task instance onto task `task`,
@@ -388,12 +412,15 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         }
         ompdag_point ek = OMPDAG_POINT_END;
         int32_t en = -1;
-        if (ok) ok = find_end(c, gi, task, ck, cn, r, &ek, &en);
+        if (ok) ok = find_end(c, gi, task, ck, cn, r, &ek, &en, &why);
         seg_class *k = NULL;
         if (ok && !dry_run) {
             bool nomem = false;
             k = annot_class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
-            if (nomem || (k && !annot_i64vec_push(&k->samples, (int64_t)r->dur))) return SIZE_MAX;
+            i64vec *into = k && annot_run_interfered(c, r->run) ? &k->samples_if
+                           : k                                  ? &k->samples
+                                                                : NULL;
+            if (nomem || (k && !annot_i64vec_push(into, (int64_t)r->dur))) return SIZE_MAX;
             if (k && c->noff &&
                 !annot_offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
                 return SIZE_MAX;

@@ -77,6 +77,8 @@ typedef struct task_state {
     uint8_t flags;      /* OMPDAG_RECF_* of the task */
     uint8_t seg_flags;  /* OMPDAG_RECF_SUSPENDED of the open segment */
     uint8_t root;       /* inside a single/masked body */
+    uint8_t tg_depth;   /* open taskgroups */
+    uint64_t tg_cp[4];  /* their begin addresses (the `taskgroup` line), innermost last */
     struct task_state *outer; /* implicit tasks: the task that ran here before */
 } task_state;
 
@@ -592,6 +594,19 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     task_state *s = task ? task->ptr : NULL;
     if (pk == OMPDAG_PT_NONE || !s)
         return;
+    if (pk == OMPDAG_PT_TASKGROUP) {
+        /* libomp reports the whole taskgroup construct here (begin at its
+         * start, end after its final wait): its body is the task's own code.
+         * Only remember where it began; the wait is sync_region_wait. */
+        if (endpoint == ompt_scope_begin) {
+            if (s->tg_depth < 4)
+                s->tg_cp[s->tg_depth] = (uint64_t)(uintptr_t)cp;
+            ++s->tg_depth;
+        } else if (endpoint == ompt_scope_end && s->tg_depth > 0) {
+            --s->tg_depth;
+        }
+        return;
+    }
     uint64_t now = now_ns();
     DEBUG("sync_region %d %s task %lx cp=%p\n", (int)kind,
           endpoint == ompt_scope_begin ? "begin" : "end", (unsigned long)s->id, cp);
@@ -599,6 +614,24 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         seg_close(s, pk, cp, now);
     else if (endpoint == ompt_scope_end)
         seg_open(s, pk, cp, now);
+}
+
+/* The wait at the end of a taskgroup: a scheduling point like a taskwait,
+ * named by the taskgroup's begin address (its `#pragma omp taskgroup` line,
+ * where the con-DAG puts the W node). */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *par, ompt_data_t *task, const void *cp)
+{
+    task_state *s = task ? task->ptr : NULL;
+    if (sync_kind(kind) != OMPDAG_PT_TASKGROUP || !s)
+        return;
+    if (s->tg_depth > 0 && s->tg_depth <= 4)
+        cp = (const void *)(uintptr_t)s->tg_cp[s->tg_depth - 1];
+    uint64_t now = now_ns();
+    if (endpoint == ompt_scope_begin)
+        seg_close(s, OMPDAG_PT_TASKGROUP, cp, now);
+    else if (endpoint == ompt_scope_end)
+        seg_open(s, OMPDAG_PT_TASKGROUP, cp, now);
 }
 
 /* The body of `single` (executor) or `masked` is the con-DAG's root task. */
@@ -837,6 +870,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_task_create, on_task_create);
     REGISTER(ompt_callback_task_schedule, on_task_schedule);
     REGISTER(ompt_callback_sync_region, on_sync_region);
+    REGISTER(ompt_callback_sync_region_wait, on_sync_region_wait);
     REGISTER(ompt_callback_work, on_work);
     REGISTER(ompt_callback_masked, on_masked);
 #undef REGISTER
