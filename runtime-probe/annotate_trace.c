@@ -609,7 +609,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_reader_destroy(r);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
-    if ((st = ompdag_symbolizer_create(r, &c.sym, err))) {
+    if ((st = ompdag_symbolizer_create(r, &c.sym, err)) ||
+        (st = ompdag_symbolizer_check_executable(c.sym, err))) {
         ctx_free(&c);
         ompdag_trace_reader_destroy(r);
         return st;

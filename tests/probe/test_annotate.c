@@ -441,3 +441,66 @@ Test(annotate, unrolled_loop_maps_occurrence_by_occurrence)
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
+
+/* Issue 17, item 4: a trace of a rebuilt or different binary was read as
+ * "nodes never observed" (and with --unobserved zero every WCET became 0).
+ * The traced executable is copied, traced, then "rebuilt" (its build-id note
+ * changed in place): annotating must refuse, naming the cause. */
+Test(annotate, trace_of_a_rebuilt_binary_is_refused)
+{
+    make_traces();
+    char exe[256], trace[256], src[4096];
+    snprintf(exe, sizeof exe, "%s/tasks_copy", g_dir);
+    snprintf(trace, sizeof trace, "%s/copy.trace", g_dir);
+    snprintf(src, sizeof src, "%s/tasks", OMPDAG_PROBE_PROGS);
+    FILE *in = fopen(src, "rb");
+    cr_assert_not_null(in);
+    fseek(in, 0, SEEK_END);
+    long n = ftell(in);
+    rewind(in);
+    unsigned char *bin = malloc((size_t)n);
+    cr_assert_eq(fread(bin, 1, (size_t)n, in), (size_t)n);
+    fclose(in);
+    FILE *out = fopen(exe, "wb");
+    cr_assert_eq(fwrite(bin, 1, (size_t)n, out), (size_t)n);
+    cr_assert_eq(fclose(out), 0);
+    cr_assert_eq(chmod(exe, 0755), 0);
+    const char *args[] = {"1", "5", NULL};
+    int status = probe_run(exe, args, 2, trace, NULL, NULL);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* unchanged, the copy annotates */
+    ompdag_condag_set *set = load_graphs("tasks.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
+    ompdag_annotation *a;
+    ompdag_error err;
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, trace, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotation_destroy(a);
+
+    /* "rebuild": change one byte of the build-id the trace recorded */
+    ompdag_trace_reader *r;
+    cr_assert_eq(ompdag_trace_reader_open(trace, &r, &err), OMPDAG_OK, "%s", err.message);
+    const char *hex = ompdag_trace_reader_build_id(r);
+    size_t idlen = strlen(hex) / 2;
+    cr_assert_gt(idlen, 4, "the test program has no build-id");
+    unsigned char id[64];
+    for (size_t i = 0; i < idlen; ++i)
+        sscanf(hex + 2 * i, "%2hhx", &id[i]);
+    ompdag_trace_reader_destroy(r);
+    unsigned char *at = memmem(bin, (size_t)n, id, idlen);
+    cr_assert_not_null(at, "build-id not found in the binary");
+    at[0] ^= 0xff;
+    out = fopen(exe, "wb");
+    cr_assert_eq(fwrite(bin, 1, (size_t)n, out), (size_t)n);
+    cr_assert_eq(fclose(out), 0);
+    free(bin);
+
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_annotation_add_trace(a, trace, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "rebuilt since the trace was taken") != NULL, "%s", err.message);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
