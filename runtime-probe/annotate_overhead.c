@@ -285,11 +285,24 @@ static int cmp_run_id_time(const void *x, const void *y)
     return annot_cmp_pending(x, y);
 }
 
-static const region_run *find_run(const trace_ctx *c, uint64_t id)
+static int cmp_run_ptr(const void *x, const void *y)
 {
-    for (size_t i = 0; i < c->nruns; ++i)
-        if (c->runs[i].id == id) return &c->runs[i];
-    return NULL;
+    const region_run *a = *(const region_run *const *)x, *b = *(const region_run *const *)y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The run with this id among runs sorted by id, or NULL. */
+static const region_run *find_run(const region_run *const *sorted, size_t n, uint64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sorted[lo]->id == id ? sorted[lo] : NULL;
 }
 
 /* Fork and join of each run; the earliest run of the trace is the cold one. */
@@ -332,13 +345,21 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
         if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
     qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
     qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
+    const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
+    if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->nruns; ++i)
+        byid[i] = &c->runs[i];
+    qsort(byid, c->nruns, sizeof *byid, cmp_run_ptr);
     ompdag_status st = OMPDAG_OK;
     for (size_t i = 0, j; i < c->npend && !st; i = j) {
         for (j = i + 1; j < c->npend && c->pend[j].run == c->pend[i].run; ++j)
             ;
-        const region_run *run = find_run(c, c->pend[i].run);
+        const region_run *run = find_run(byid, c->nruns, c->pend[i].run);
         graph_info *g = &c->a->graphs[c->pend[i].graph];
+        /* the team: threads that ran its segments or reported their OS
+         * counters, or the threads asked for, whichever is more */
         int32_t team = run ? __builtin_popcountll(run->thread_mask) : 1;
+        if (run && run->nsched > team) team = run->nsched;
         if (run && (int64_t)run->requested > team && run->requested < INT32_MAX)
             team = (int32_t)run->requested;
         if (team < 1) team = 1;
@@ -358,5 +379,6 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
         free(r.kids);
         free(r.stack);
     }
+    free(byid);
     return st ? st : fork_join(c, err);
 }

@@ -109,6 +109,18 @@ Test(optimized, examples_and_a_fine_tree_at_O2_annotate_and_hold, .timeout = 300
         ompdag_annotation_counts(a, &seg, &mapped, &unmapped);
         cr_assert_eq(unmapped, 0, "%s", name);
         cr_assert_gt(mapped, 0, "%s: no segment mapped", name);
+        if (!strcmp(name, "tree")) { /* the calibration is stated, with its samples */
+            json_t *ro = json_object_get(ompdag_condag_extra(ompdag_condag_set_graph(set, 0), -1),
+                                         "runtime_overheads");
+            cr_assert(json_is_object(ro), "tree: no runtime_overheads");
+            cr_expect_eq(json_integer_value(json_object_get(ro, "threads")), 2);
+            /* 30 explicit tasks and 15 taskwaits per run, at least one run's worth */
+            cr_expect_geq(json_integer_value(json_object_get(json_object_get(ro, "start"), "samples")),
+                          30);
+            cr_expect_geq(json_integer_value(json_object_get(json_object_get(ro, "wake"), "samples")),
+                          15);
+            cr_expect_geq(json_integer_value(json_object_get(ro, "start_delay_ns")), 0);
+        }
         tally t = {0};
         check_bounds(set, 2, name, &t);
         cr_assert_eq(t.clean + t.interfered, 3 * (int)ompdag_condag_set_count(set) *
