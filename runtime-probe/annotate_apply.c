@@ -19,8 +19,13 @@ static int cmp_i64(const void *x, const void *y)
 static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
 {
     ompdag_loc l = ompdag_condag_node_loc(g, v);
-    snprintf(buf, n, "%s:%d (%c node %s)", l.file ? l.file : "?", l.line,
-             (char)ompdag_condag_node_kind(g, v), ompdag_condag_node_id(g, v));
+    if (!l.file || l.line <= 0) { /* never "?:0" */
+        snprintf(buf, n, "%c node %s (the graph gives it no source location)",
+                 (char)ompdag_condag_node_kind(g, v), ompdag_condag_node_id(g, v));
+        return;
+    }
+    snprintf(buf, n, "%s:%d (%c node %s)", l.file, l.line, (char)ompdag_condag_node_kind(g, v),
+             ompdag_condag_node_id(g, v));
 }
 
 static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
@@ -564,8 +569,8 @@ void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
             if (g->responses.v[r] > rmax) rmax = g->responses.v[r];
         const char *fn = ompdag_condag_function(g->g);
         fprintf(out, "graph %zu%s%s (%s:%d): %llu segments, %zu runs, max response %lld ns\n", gi,
-                fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "?", g->region_line,
-                (unsigned long long)g->segments, g->responses.n, (long long)rmax);
+                fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "(no location)",
+                g->region_line, (unsigned long long)g->segments, g->responses.n, (long long)rmax);
     }
 }
 
