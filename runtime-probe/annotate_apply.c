@@ -421,7 +421,8 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
                          : "no samples",
                      "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
                      (json_int_t)o.wake_delay, "threads", g->team, "start",
-                     sample_json(&g->start_delay), "wake", sample_json(&g->wake_delay), "fork_warm",
+                     sample_json(g->start_delay.n ? &g->start_delay : &g->start_delay_if), "wake",
+                     sample_json(g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if), "fork_warm",
                      sample_json(&g->fork_warm), "fork_cold", sample_json(&g->fork_cold), "join",
                      sample_json(&g->join), "proof", "docs/overheads.md");
 }
