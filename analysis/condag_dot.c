@@ -2,6 +2,7 @@
  * analysis/condag_dot.c — Graphviz output (include/ompdag/dot.h), following
  * the drawing conventions of seed 004 Figure 4.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -158,8 +159,9 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
         goto done;
     }
     fputs("}\n", out);
-    if (ferror(out))
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
+    if (ferror(out) || fflush(out) != 0)
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed: %s",
+                              errno ? strerror(errno) : "I/O error");
 done:
     free(h.executed);
     free(h.path_pos);

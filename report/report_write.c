@@ -279,6 +279,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
             text_assumptions(out, r, g);
             text_nodes(out, g);
+            report_advice_text(r, row->graph, out);
         }
     }
     fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline", regions,
@@ -468,6 +469,7 @@ static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag
             count[OMPDAG_VERDICT_UNSAFE]);
     for (size_t i = 0; i < r->n; ++i) {
         json_t *o = report_row_json(r, i);
+        if (o) report_advice_json(r, r->rows[i].graph, o);
         char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
         json_decref(o);
         char *close = text ? strrchr(text, '\n') : NULL; /* before the final '}' */

@@ -43,7 +43,9 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         if (c->samples_if.n)
             memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, cmp_i64);
-        c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
+        c->median = n % 2 ? sorted[n / 2]
+                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
         free(sorted);
         c->max = 0;
         for (size_t j = 0; j < used->n; ++j)

@@ -186,6 +186,8 @@ typedef struct trace_ctx {
     size_t region_n, region_cap;
     region_run *runs;
     size_t nruns, runs_cap;
+    size_t *run_index; /* open addressing, id -> run + 1 (0: empty); power-of-two size */
+    size_t run_index_cap;
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
     task_entry *tasks; /* explicit task instances of matched regions (pass 1) */

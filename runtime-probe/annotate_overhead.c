@@ -344,7 +344,8 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
     for (size_t i = 0; i < c->nruns; ++i)
         if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
     qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
-    qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
+    if (c->npend > 1) /* pend may be NULL */
+        qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
     const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
     if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < c->nruns; ++i)

@@ -12,6 +12,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_graph);
     free(c->runs);
     free(c->interfered_runs);
+    free(c->run_index);
     free(c->tasks);
     free(c->pend);
     free(c->made);
@@ -461,7 +462,8 @@ static int cmp_group(const void *x, const void *y)
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
-    qsort(c->pend, c->npend, sizeof *c->pend, annot_cmp_pending);
+    if (c->npend > 1) /* pend may be NULL */
+        qsort(c->pend, c->npend, sizeof *c->pend, annot_cmp_pending);
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
@@ -478,7 +480,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         }
         groups[ngroups++] = (pend_group){i, j - i, created};
     }
-    qsort(groups, ngroups, sizeof *groups, cmp_group);
+    if (ngroups > 1) qsort(groups, ngroups, sizeof *groups, cmp_group);
     for (size_t gi = 0; gi < ngroups; ++gi) {
         size_t i = groups[gi].first, j = i + groups[gi].count;
         const pending_seg *seg = &c->pend[i];
@@ -527,8 +529,23 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 /* The run of region instance `id` (created on first sight), or NULL. */
 static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
 {
-    for (size_t i = c->nruns; i-- > 0;) /* recent runs first */
-        if (c->runs[i].id == id) return &c->runs[i];
+    /* hashed: a time-step loop around a `parallel` makes 10^6 runs, and a
+     * linear search here made reading such a trace quadratic */
+    if (2 * (c->nruns + 1) > c->run_index_cap) {
+        size_t cap = c->run_index_cap ? 2 * c->run_index_cap : 64;
+        size_t *idx = calloc(cap, sizeof *idx);
+        if (!idx) return NULL;
+        for (size_t i = 0; i < c->nruns; ++i) {
+            size_t h = (size_t)((c->runs[i].id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+            while (idx[h]) h = (h + 1) & (cap - 1);
+            idx[h] = i + 1;
+        }
+        free(c->run_index);
+        c->run_index = idx, c->run_index_cap = cap;
+    }
+    size_t h = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (c->run_index_cap - 1);
+    for (; c->run_index[h]; h = (h + 1) & (c->run_index_cap - 1))
+        if (c->runs[c->run_index[h] - 1].id == id) return &c->runs[c->run_index[h] - 1];
     if (c->nruns == c->runs_cap) {
         size_t cap = c->runs_cap ? 2 * c->runs_cap : 16;
         region_run *p = realloc(c->runs, cap * sizeof *p);
@@ -537,6 +554,7 @@ static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
         c->runs_cap = cap;
     }
     c->runs[c->nruns] = (region_run){.id = id, .graph = graph};
+    c->run_index[h] = c->nruns + 1;
     return &c->runs[c->nruns++];
 }
 
