@@ -181,9 +181,14 @@ typedef struct fe_graph {
     int32_t n, cap;
     fe_task *tasks;
     int32_t ntasks, tcap;
+    /* fe_share.c: task bodies built once per context (docs/compact.md) */
+    struct fe_share *share;
+    bool shared;        /* some task is created by several T nodes: a compact graph */
+    int32_t taskgroups; /* taskgroups being walked: nothing is shared inside */
 } fe_graph;
 
 void fe_graph_free(fe_graph *g);
+void fe_share_free(struct fe_share *m);
 
 /* One parallel region to build. */
 typedef struct fe_region_input {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fe_internal.h"
+#include "ompdag/compact.h"
 
 /* ---- small helpers shared by the front end --------------------------------- */
 
@@ -611,6 +612,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     if (!st) st = ompdag_condag_set_function(g, fn->name);
     if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
+    if (!st && ro->g.shared) st = ompdag_compact_enable(g, err); /* fe_share.c */
     json_t *extra = region_extra(f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);

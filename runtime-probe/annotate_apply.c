@@ -237,6 +237,20 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     return st;
 }
 
+/* Step 5b: compact graphs (docs/compact.md) — WCETs by code location, shared
+ * by every depth (annotate_compact.c). */
+static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p,
+                                      ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        size_t o = p->offset[gi];
+        if (!annot_share_by_location(a->graphs[gi].g, p->samples + o, p->basis + o, p->omax + o,
+                                     p->omed + o))
+            return nomem(err);
+    }
+    return OMPDAG_OK;
+}
+
 /* Step 6: nodes no observed path covers are an error unless --unobserved zero. */
 static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_plan *p,
                                       ompdag_error *err)
@@ -534,6 +548,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     if (!st) st = plan_alloc(a, &p, err);
     if (!st) st = plan_coverage(a, &p, err);
     if (!st) st = plan_charges(a, &p, err);
+    if (!st) st = plan_by_location(a, &p, err);
     if (!st) st = check_unobserved(a, &p, err);
     if (!st) st = plan_wcets(a, &p, err);
     if (!st) st = plan_extras(a, &p, err);

@@ -220,6 +220,14 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
                            bool *nomem);
 
+/* annotate_compact.c: compact graphs (docs/compact.md).  Each node takes
+ * the maximum over the nodes at its code location (arrays indexed by node);
+ * false on ENOMEM.  annot_graph_nesting: the deepest creation chain (explicit
+ * task levels below the root). */
+bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t *basis,
+                             int64_t *omax, int64_t *omed);
+int32_t annot_graph_nesting(const ompdag_condag *g);
+
 /* annotate_trace.c */
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
 const char *annot_point_name(uint8_t kind);             /* "taskwait", "task creation", ... */

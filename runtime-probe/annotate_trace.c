@@ -459,9 +459,38 @@ static int cmp_group(const void *x, const void *y)
 
 /* Maps every buffered segment, one task instance at a time, creators before
  * the tasks they create (so each child knows the T node that made it). */
+/* A task instance that maps to no graph task, nested deeper than every
+ * creation chain of the graph: the run recursed beyond the graph's bound,
+ * which the bound does not cover (annotate_compact.c). */
+static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg *seg,
+                                   ompdag_error *err)
+{
+    if (!c->tasks_cap) return OMPDAG_OK;
+    int32_t depth = 0;
+    for (const task_entry *e = annot_task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
+         e = annot_task_slot(c, e->parent))
+        ++depth;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    int32_t have = annot_graph_nesting(g);
+    if (depth <= have) return OMPDAG_OK;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    char where[300] = "an unknown line";
+    if (ompdag_symbolizer_lookup(c->sym, seg->cp_task, &loc, &e) == OMPDAG_OK)
+        snprintf(where, sizeof where, "%s:%d", loc.file ? loc.file : "?", loc.line);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "a task created at %s ran %d task levels deep, but the graph of "
+                            "region %s has %d: the run recursed beyond the graph's recursion "
+                            "bound, so the bound does not cover it; re-extract with a larger "
+                            "--recursion-bound",
+                            where, depth, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?",
+                            have);
+}
+
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
+    ompdag_status st;
     if (c->npend > 1) /* pend may be NULL */
         qsort(c->pend, c->npend, sizeof *c->pend, annot_cmp_pending);
     size_t ngroups = 0;
@@ -502,6 +531,11 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
                     if (ompdag_condag_node_kind(g, e->nodes[k]) == OMPDAG_KIND_T)
                         cand[ncand++] = ompdag_condag_node_creates(g, e->nodes[k]);
             }
+        }
+        if (ncand == 0 && !(seg->flags & OMPDAG_RECF_IMPLICIT) &&
+            (st = check_nesting(c, graph, seg, err))) {
+            free(groups);
+            return st;
         }
         if (ncand == 0) {
             for (size_t k = 0; k < n; ++k)
