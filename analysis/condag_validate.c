@@ -392,6 +392,8 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
     int32_t *forder = malloc(sizeof *forder * (size_t)g->n);
     ompdag_status st = indeg && forder ? OMPDAG_OK : NOMEM(err);
     if (!st)
+        st = condag_depend_from_extras(g, err);
+    if (!st)
         st = resolve_creates(g, err);
     if (!st)
         st = build_fsucc(g, indeg, err);
@@ -407,6 +409,8 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
         st = derive_wsucc(g, forder, err);
     if (!st)
         st = derive_topo(g, err);
+    if (!st)
+        st = condag_depend_finalize(g, err);
     free(indeg);
     free(forder);
     return st;
