@@ -417,6 +417,21 @@ bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag
     return true;
 }
 
+ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
+                                              int32_t **off, int32_t **succ, ompdag_error *err)
+{
+    condag_dflow f;
+    *off = *succ = NULL;
+    if (!condag_dflow_init(&f, g) || !condag_dflow_derive(g, executed, &f)) {
+        condag_dflow_free(&f);
+        return NOMEM(err);
+    }
+    *off = f.off, *succ = f.succ;
+    f.off = f.succ = NULL;
+    condag_dflow_free(&f);
+    return OMPDAG_OK;
+}
+
 /* ---- D-edges of some flow (union), for drawings ---------------------------- */
 
 typedef struct edge_list {

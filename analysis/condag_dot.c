@@ -1,6 +1,7 @@
 /*
  * analysis/condag_dot.c — Graphviz output (include/ompdag/dot.h), following
- * the drawing conventions of seed 004 Figure 4.
+ * the drawing conventions of seed 004 Figure 4 (F dotted, T dashed, W solid),
+ * plus D-edges of condag.md §6 (bold blue, hollow head).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -11,8 +12,7 @@
 static void put_escaped(FILE *out, const char *s)
 {
     for (; s && *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
+        if (*s == '"' || *s == '\\') fputc('\\', out);
         if (*s == '\n')
             fputs("\\n", out);
         else
@@ -23,10 +23,14 @@ static void put_escaped(FILE *out, const char *s)
 static const char *shape_of(uint8_t kind)
 {
     switch (kind) {
-    case OMPDAG_KIND_C: return "diamond";
-    case OMPDAG_KIND_J: return "triangle";
-    case OMPDAG_KIND_T: return "box";
-    case OMPDAG_KIND_W: return "box, style=\"rounded\"";
+    case OMPDAG_KIND_C:
+        return "diamond";
+    case OMPDAG_KIND_J:
+        return "triangle";
+    case OMPDAG_KIND_T:
+        return "box";
+    case OMPDAG_KIND_W:
+        return "box, style=\"rounded\"";
     }
     return "ellipse";
 }
@@ -42,8 +46,7 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
     put_escaped(out, node_name(g, v));
     fprintf(out, " (%c)\\n%" PRId64, (char)g->kind[v], g->wcet[v]);
     ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.line)
-        fprintf(out, " @%d", loc.line);
+    if (loc.line) fprintf(out, " @%d", loc.line);
     const char *label = ompdag_condag_node_label(g, v);
     if (label) {
         fputs("\\n", out);
@@ -56,8 +59,7 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
         fprintf(out, ", style=\"filled%s\", fillcolor=\"%s\"",
                 g->kind[v] == OMPDAG_KIND_W ? ",rounded" : "",
                 h->path_pos[v] >= 0 ? "#f8c0c0" : "#dde8f8");
-    if (h->executed && h->path_pos[v] >= 0)
-        fputs(", color=red, penwidth=2", out);
+    if (h->executed && h->path_pos[v] >= 0) fputs(", color=red, penwidth=2", out);
     fputs("];\n", out);
 }
 
@@ -76,6 +78,27 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
     fputs("];\n", out);
 }
 
+/* D-edges (§6), union over flows: bold blue with a hollow head, so they read
+ * apart from F (dotted), T (dashed) and W (solid) edges. */
+static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const highlight *h,
+                                        ompdag_error *err)
+{
+    int32_t *from, *to;
+    int64_t n;
+    ompdag_status st = ompdag_condag_depend_edges(g, &from, &to, &n, err);
+    for (int64_t i = 0; !st && i < n; ++i) {
+        fprintf(out, "  n%d -> n%d [style=bold, arrowhead=empty, color=\"%s\", tooltip=\"depend\"",
+                from[i], to[i],
+                on_path_edge(h, from[i], to[i])                                ? "red"
+                : h->executed && !(h->executed[from[i]] && h->executed[to[i]]) ? "#a8bcd8"
+                                                                               : "#1f5fbf");
+        if (on_path_edge(h, from[i], to[i])) fputs(", penwidth=2.5", out);
+        fputs("];\n", out);
+    }
+    free(from), free(to);
+    return st;
+}
+
 static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
 {
     for (int32_t t = 0; t < g->nt; ++t) {
@@ -83,15 +106,13 @@ static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
         put_escaped(out, task_name(g, t));
         fprintf(out, "\"; style=rounded; color=gray50;\n");
         for (int32_t v = 0; v < g->n; ++v)
-            if (g->node_task[v] == t)
-                write_node(out, g, v, h);
+            if (g->node_task[v] == t) write_node(out, g, v, h);
         fprintf(out, "  }\n");
     }
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->fsucc[i], "dotted");
-        if (g->creates[v] >= 0)
-            write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
+        if (g->creates[v] >= 0) write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
         for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->wsucc[i], "solid");
     }
@@ -109,8 +130,7 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err)))
-            goto done;
+        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err))) goto done;
         memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
         for (int32_t i = 0; i < worst->path_len; ++i)
             h.path_pos[worst->path[i]] = i;
@@ -119,16 +139,18 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
           "fontsize=10];\n  edge [arrowsize=0.7];\n  label=\"",
           out);
     put_escaped(out, ompdag_condag_function(g) ? ompdag_condag_function(g)
-                                               : ompdag_condag_name(g) ? ompdag_condag_name(g)
-                                                                       : "con-DAG");
+                     : ompdag_condag_name(g)   ? ompdag_condag_name(g)
+                                               : "con-DAG");
     if (worst)
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+    if (worst && ompdag_condag_has_depend(g))
+        fputs(worst->exact ? " (exact)" : " (sound, not exact)", out);
     fputs("\"; labelloc=t;\n", out);
     write_body(out, g, &h);
+    if ((st = write_depend_edges(out, g, &h, err))) goto done;
     fputs("}\n", out);
-    if (ferror(out))
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
+    if (ferror(out)) st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
 done:
     free(h.executed);
     free(h.path_pos);

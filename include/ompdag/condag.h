@@ -188,6 +188,13 @@ const char *ompdag_condag_depend_var_name(const ompdag_condag *g, int32_t var);
 ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
                                          int64_t *count, ompdag_error *err);
 
+/* The D-edges (§6 Rule 3) of one flow, given the nodes it executes
+ * (executed[v] = 1/0, e.g. from ompdag_flow_mark): a CSR indexed by node,
+ * from task sinks to the sources of later siblings.  *off (node_count + 1
+ * entries) and *succ are new arrays owned by the caller (free()). */
+ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
+                                              int32_t **off, int32_t **succ, ompdag_error *err);
+
 /* A refusal for commands that do not honour §6 yet: OMPDAG_OK when g has no
  * clause, else OMPDAG_ERR_UNSUPPORTED with a message naming `what` (the
  * command or algorithm) and the first T node that carries a clause. */

@@ -121,6 +121,8 @@ typedef struct ompdag_report_row {
     double slack_ns;           /* deadline − bound; meaningful only with a deadline */
     ompdag_verdict verdict;
     int32_t tied_tasks;        /* T nodes marked "untied": false */
+    bool depend;               /* the graph has depend clauses (condag.md §6) */
+    bool exact;                /* the bound is exact (always without depend) */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
