@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_internal.h"
 
 /* ---- small helpers shared by the front end --------------------------------- */
@@ -625,6 +626,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
         ompdag_condag_destroy(g);
         return ompdag_error_set(err, st, "cannot build graph %s", name);
     }
+    bool dep_memory = fe_depend_region_memory(&ro->g);
     for (int32_t v = 0; !st && v < ro->g.n; ++v) {
         const fe_node *nd = &ro->g.nodes[v];
         snprintf(id, sizeof id, "n%d", v + 1);
@@ -643,6 +645,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
             json_t *x = json_pack("{s:b}", "untied", ro->g.tasks[nd->creates].untied);
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
+            if (!st) st = fe_depend_emit(&ro->g, v, dep_memory, g, idx, err);
         }
     }
     for (int32_t v = 0; !st && v < ro->g.n; ++v)

@@ -1,5 +1,6 @@
-/* Refused: depend clauses order sibling tasks, which the con-DAG model
- * (condag.md §1) has no edge for.  Expected: "depend.c:16: ... depend". */
+/* Refused: mutexinoutset dependences (mutual exclusion between sibling
+ * tasks) are not in the con-DAG model; in, out and inout are (condag.md §6).
+ * Expected: "depend.c:16: ... depend(mutexinoutset". */
 #include "../work.h"
 
 int main(void)
@@ -13,7 +14,7 @@ int main(void)
             work(5);
             a = 1;
         }
-#pragma omp task depend(in: a) shared(a)
+#pragma omp task depend(mutexinoutset: a) shared(a)
         work(5 + a);
 #pragma omp taskwait
     }
