@@ -1,6 +1,5 @@
-/* Refused: mutexinoutset dependences (mutual exclusion between sibling
- * tasks) are not in the con-DAG model; in, out and inout are (condag.md §6).
- * Expected: "depend.c:16: ... depend(mutexinoutset". */
+/* Refused: mutexinoutset (mutual exclusion of siblings) is not modelled; in, out
+ * and inout are (condag.md §6).  Expected: "depend.c:16: ... depend(mutexinoutset". */
 #include "../work.h"
 
 int main(void)
