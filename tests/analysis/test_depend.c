@@ -6,6 +6,7 @@
  *   len.  Hand cases for each §6 rule. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,10 +135,11 @@ Test(depend_property, branchy_seed_graphs_sound_and_exact, .timeout = 240)
     cr_expect_gt(t.graphs, 2500);
     cr_expect_gt(t.with_dep, t.graphs / 2);
     cr_expect_gt(t.branchy, t.graphs / 3);
-    cr_expect_gt(t.d_changed, t.graphs / 10, "dependences never changed a bound: vacuous");
-    cr_log_info("depend: %ld changed by D-edges", t.d_changed);
-    cr_log_info("depend: %ld graphs, %ld exact claims, %ld inexact (mean gap %.4f%%)", t.graphs,
-                t.exact_claims, t.inexact, t.inexact ? 100 * t.gap_sum / (double)t.inexact : 0.0);
+    cr_expect_gt(t.d_changed, t.graphs / 10); /* else dependences never changed a bound: vacuous */
+    fprintf(stderr, "depend: %ld changed by D-edges\n", t.d_changed);
+    fprintf(stderr, "depend: %ld graphs, %ld exact claims, %ld inexact (mean gap %.4f%%)\n",
+            t.graphs, t.exact_claims, t.inexact,
+            t.inexact ? 100 * t.gap_sum / (double)t.inexact : 0.0);
 }
 
 Test(depend_property, branch_free_graphs_are_exact, .timeout = 240)
@@ -219,9 +221,9 @@ Test(depend_property, merged_vars_stay_sound, .timeout = 240)
         ompdag_condag_destroy(g);
     }
     rta_depend_set_cell_budget(0);
-    cr_expect_gt(t.inexact, 0, "the budget never forced a merge: vacuous");
-    cr_log_info("merged vars: %ld inexact results, mean gap %.4f%%", t.inexact,
-                t.inexact ? 100 * t.gap_sum / (double)t.inexact : 0.0);
+    cr_expect_gt(t.inexact, 0); /* else the budget never forced a merge: vacuous */
+    fprintf(stderr, "merged vars: %ld inexact results, mean gap %.4f%%\n", t.inexact,
+            t.inexact ? 100 * t.gap_sum / (double)t.inexact : 0.0);
 }
 
 Test(depend_property, no_clause_equals_alg1, .timeout = 120)
