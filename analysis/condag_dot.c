@@ -79,22 +79,36 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
 }
 
 /* D-edges (§6), union over flows: bold blue with a hollow head, so they read
- * apart from F (dotted), T (dashed) and W (solid) edges. */
+ * apart from F (dotted), T (dashed) and W (solid) edges.  Graphviz slows
+ * down sharply with many cross-cluster edges, so above DOT_MAX_DEPEND only
+ * those on the critical path are drawn and the label says how many were not. */
+enum { DOT_MAX_DEPEND = 256 };
+
 static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const highlight *h,
                                         ompdag_error *err)
 {
     int32_t *from, *to;
-    int64_t n;
+    int64_t n, hidden = 0;
     ompdag_status st = ompdag_condag_depend_edges(g, &from, &to, &n, err);
     for (int64_t i = 0; !st && i < n; ++i) {
+        bool on_path = on_path_edge(h, from[i], to[i]);
+        if (n > DOT_MAX_DEPEND && !on_path) {
+            ++hidden;
+            continue;
+        }
         fprintf(out, "  n%d -> n%d [style=bold, arrowhead=empty, color=\"%s\", tooltip=\"depend\"",
                 from[i], to[i],
-                on_path_edge(h, from[i], to[i])                                ? "red"
+                on_path ? "red"
                 : h->executed && !(h->executed[from[i]] && h->executed[to[i]]) ? "#a8bcd8"
                                                                                : "#1f5fbf");
-        if (on_path_edge(h, from[i], to[i])) fputs(", penwidth=2.5", out);
+        if (on_path)
+            fputs(", penwidth=2.5", out);
         fputs("];\n", out);
     }
+    if (hidden)
+        fprintf(out, "  label_depend [shape=note, label=\"%lld of %lld D-edges (depend) not drawn; "
+                     "only those on the critical path are\"];\n",
+                (long long)hidden, (long long)n);
     free(from), free(to);
     return st;
 }
