@@ -1,18 +1,21 @@
 /*
  * analysis/condag_dot.c — Graphviz output (include/ompdag/dot.h), following
- * the drawing conventions of seed 004 Figure 4 (F dotted, T dashed, W solid),
- * plus D-edges of condag.md §6 (bold blue, hollow head).
+ * the drawing conventions of seed 004 Figure 4 (D-edges of condag.md §6: bold
+ * blue, hollow head).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/dot.h"
 #include "rta_internal.h"
 
 static void put_escaped(FILE *out, const char *s)
 {
     for (; s && *s; ++s) {
-        if (*s == '"' || *s == '\\') fputc('\\', out);
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
         if (*s == '\n')
             fputs("\\n", out);
         else
@@ -23,14 +26,10 @@ static void put_escaped(FILE *out, const char *s)
 static const char *shape_of(uint8_t kind)
 {
     switch (kind) {
-    case OMPDAG_KIND_C:
-        return "diamond";
-    case OMPDAG_KIND_J:
-        return "triangle";
-    case OMPDAG_KIND_T:
-        return "box";
-    case OMPDAG_KIND_W:
-        return "box, style=\"rounded\"";
+    case OMPDAG_KIND_C: return "diamond";
+    case OMPDAG_KIND_J: return "triangle";
+    case OMPDAG_KIND_T: return "box";
+    case OMPDAG_KIND_W: return "box, style=\"rounded\"";
     }
     return "ellipse";
 }
@@ -46,7 +45,8 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
     put_escaped(out, node_name(g, v));
     fprintf(out, " (%c)\\n%" PRId64, (char)g->kind[v], g->wcet[v]);
     ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.line) fprintf(out, " @%d", loc.line);
+    if (loc.line)
+        fprintf(out, " @%d", loc.line);
     const char *label = ompdag_condag_node_label(g, v);
     if (label) {
         fputs("\\n", out);
@@ -59,7 +59,8 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
         fprintf(out, ", style=\"filled%s\", fillcolor=\"%s\"",
                 g->kind[v] == OMPDAG_KIND_W ? ",rounded" : "",
                 h->path_pos[v] >= 0 ? "#f8c0c0" : "#dde8f8");
-    if (h->executed && h->path_pos[v] >= 0) fputs(", color=red, penwidth=2", out);
+    if (h->executed && h->path_pos[v] >= 0)
+        fputs(", color=red, penwidth=2", out);
     fputs("];\n", out);
 }
 
@@ -76,6 +77,38 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
     else if (h->executed && !(h->executed[a] && h->executed[b]))
         fputs(", color=gray75", out);
     fputs("];\n", out);
+}
+
+static void write_instances(FILE *out, uint64_t k)
+{
+    if (k == OMPDAG_COMPACT_MANY)
+        fputs(" (x 2^64 or more)", out);
+    else
+        fprintf(out, " (x %" PRIu64 ")", k);
+}
+
+/* Nodes grouped by task, each group in node order (a counting sort): the
+ * clusters cost O(n + tasks), not a scan of every node per task.  `first`
+ * has nt + 1 entries; both arrays are the caller's to free. */
+static bool group_by_task(const ompdag_condag *g, int32_t **first_out, int32_t **order_out)
+{
+    int32_t *first = calloc((size_t)g->nt + 1, sizeof *first);
+    int32_t *order = malloc(sizeof *order * ((size_t)g->n + 1));
+    int32_t *fill = malloc(sizeof *fill * ((size_t)g->nt + 1));
+    if (!first || !order || !fill) {
+        free(first), free(order), free(fill);
+        return false;
+    }
+    for (int32_t v = 0; v < g->n; ++v)
+        first[g->node_task[v] + 1]++;
+    for (int32_t t = 0; t < g->nt; ++t)
+        first[t + 1] += first[t];
+    memcpy(fill, first, sizeof *fill * (size_t)g->nt);
+    for (int32_t v = 0; v < g->n; ++v)
+        order[fill[g->node_task[v]]++] = v;
+    free(fill);
+    *first_out = first, *order_out = order;
+    return true;
 }
 
 /* D-edges (§6), union over flows: bold blue with a hollow head, so they read
@@ -113,23 +146,31 @@ static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const
     return st;
 }
 
-static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
+static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
 {
+    int32_t *first, *order;
+    if (!group_by_task(g, &first, &order))
+        return false;
     for (int32_t t = 0; t < g->nt; ++t) {
         fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
         put_escaped(out, task_name(g, t));
+        if (g->compact) /* a shared body: how many instances it stands for */
+            write_instances(out, ompdag_compact_task_instances(g, t));
         fprintf(out, "\"; style=rounded; color=gray50;\n");
-        for (int32_t v = 0; v < g->n; ++v)
-            if (g->node_task[v] == t) write_node(out, g, v, h);
+        for (int32_t k = first[t]; k < first[t + 1]; ++k)
+            write_node(out, g, order[k], h);
         fprintf(out, "  }\n");
     }
+    free(first), free(order);
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->fsucc[i], "dotted");
-        if (g->creates[v] >= 0) write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
+        if (g->creates[v] >= 0)
+            write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
         for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->wsucc[i], "solid");
     }
+    return true;
 }
 
 ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_rta_result *worst,
@@ -144,7 +185,8 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err))) goto done;
+        if ((st = ompdag_rta_result_mark_flow(worst, g, h.executed, err)))
+            goto done;
         memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
         for (int32_t i = 0; i < worst->path_len; ++i)
             h.path_pos[worst->path[i]] = i;
@@ -153,18 +195,31 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
           "fontsize=10];\n  edge [arrowsize=0.7];\n  label=\"",
           out);
     put_escaped(out, ompdag_condag_function(g) ? ompdag_condag_function(g)
-                     : ompdag_condag_name(g)   ? ompdag_condag_name(g)
-                                               : "con-DAG");
+                                               : ompdag_condag_name(g) ? ompdag_condag_name(g)
+                                                                       : "con-DAG");
     if (worst)
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+    if (g->compact) {
+        uint64_t n = ompdag_compact_expanded_node_count(g);
+        if (n == OMPDAG_COMPACT_MANY)
+            fputs(" — compact: 2^64 or more nodes unfolded", out);
+        else
+            fprintf(out, " — compact: %" PRIu64 " nodes unfolded", n);
+    }
     if (worst && ompdag_condag_has_depend(g))
-        fputs(worst->exact ? " (exact)" : " (sound, not exact)", out);
+        fputs(ompdag_rta_result_is_exact(worst) ? " (exact)" : " (sound, not exact)", out);
     fputs("\"; labelloc=t;\n", out);
-    write_body(out, g, &h);
-    if ((st = write_depend_edges(out, g, &h, err))) goto done;
+    if (!write_body(out, g, &h)) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((st = write_depend_edges(out, g, &h, err)))
+        goto done;
     fputs("}\n", out);
-    if (ferror(out)) st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
+    if (ferror(out) || fflush(out) != 0)
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed: %s",
+                              errno ? strerror(errno) : "I/O error");
 done:
     free(h.executed);
     free(h.path_pos);

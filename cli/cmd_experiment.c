@@ -361,6 +361,8 @@ int cmd_experiment(int argc, char **argv)
         } else if (c == 'D' && cli_parse_prob(optarg, &e.p_dep)) {
         } else if (c == 'V' && cli_parse_i64(optarg, 1, 1 << 20, &v)) {
             e.dep_vars = (int32_t)v;
+        } else if (c == '?') {
+            return cli_option_error("experiment", argv, longopts, "");
         } else {
             return cli_usage_error("experiment", "bad option or value '%s'", argv[optind - 1]);
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/compact.h"
 #include "ompdag/gen.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
@@ -99,7 +100,7 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
             if (!o->json && strcmp(optarg, "text"))
                 rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
             break;
-        default: rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("simulate", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)
@@ -202,7 +203,7 @@ static ompdag_status run_sweep(sweep *w, const ompdag_rta_result *res, ompdag_er
     }
     uint64_t done = 0;
     do {
-        if (++done > MAX_ALL_FLOWS)
+        if (++done > MAX_ALL_FLOWS) /* counted first, so only if the count is wrong */
             return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
                                     "more than %d flows; use --flows random:N", MAX_ALL_FLOWS);
         st = sim_flow(w, false, err);
@@ -272,6 +273,18 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
                : ompdag_condag_name(g)   ? ompdag_condag_name(g)
                                          : "graph",
                gi, n, ompdag_condag_task_count(g));
+    /* count the flows before simulating any (linear), not after 100000 runs */
+    double approx;
+    uint64_t nflows = ompdag_condag_flow_count(g, &approx);
+    if (!st && !o->random_flows && nflows > MAX_ALL_FLOWS)
+        st = nflows == UINT64_MAX
+                 ? ompdag_error_set(&err, OMPDAG_ERR_LIMIT,
+                                    "graph %zu has about %.3g flows, more than %d; use --flows "
+                                    "random:N",
+                                    gi, approx, MAX_ALL_FLOWS)
+                 : ompdag_error_set(&err, OMPDAG_ERR_LIMIT,
+                                    "graph %zu has %llu flows, more than %d; use --flows random:N",
+                                    gi, (unsigned long long)nflows, MAX_ALL_FLOWS);
     for (int k = 0; k < nm && !st; ++k) {
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, ms[k]);
@@ -305,6 +318,26 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
     return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
 }
 
+/* A schedule runs instances: a compact graph (docs/compact.md) is simulated on
+ * its unfolding, up to UNFOLD_LIMIT nodes, and says so. */
+enum { UNFOLD_LIMIT = 1000000 };
+
+static int simulate_unfolded(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
+                             bool *above)
+{
+    if (!ompdag_compact_is_compact(g))
+        return simulate_graph(o, g, gi, out_arr, above);
+    ompdag_condag *x = NULL;
+    ompdag_error err;
+    if (ompdag_compact_expand(g, UNFOLD_LIMIT, &x, &err))
+        return cli_fail("simulate", &err);
+    fprintf(stderr, "ompdag simulate: %s: graph %zu is compact; simulating its unfolding (%d nodes)\n",
+            o->file, gi, ompdag_condag_node_count(x));
+    int rc = simulate_graph(o, x, gi, out_arr, above);
+    ompdag_condag_destroy(x);
+    return rc;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     sim_args o = {0};
@@ -319,7 +352,7 @@ int cmd_simulate(int argc, char **argv)
     bool above = false;
     for (size_t i = 0; !rc && s && i < ompdag_condag_set_count(s); ++i)
         if (o.graph < 0 || (size_t)o.graph == i)
-            rc = simulate_graph(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
+            rc = simulate_unfolded(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
     if (!rc && o.json) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
         fputc('\n', stdout);

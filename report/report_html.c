@@ -148,31 +148,63 @@ static void region_table(FILE *out, const ompdag_report *r)
 }
 
 /* Draws graph gi with its first row's worst flow and inlines the SVG. */
-static ompdag_status region_svg(FILE *out, const ompdag_report *r, size_t first,
-                                ompdag_svg_renderer render, void *ctx, ompdag_error *err)
+/* True when row i starts a graph's section of the page. */
+static bool section_start(const ompdag_report *r, size_t i)
 {
-    const ompdag_report_row *row = &r->rows[first];
-    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-    char *dot = NULL, *svg = NULL;
-    size_t len = 0;
+    return i == 0 || r->rows[i - 1].graph != r->rows[i].graph;
+}
+
+static bool drawable(const ompdag_report *r, size_t i)
+{
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, r->rows[i].graph);
+    return section_start(r, i) && ompdag_condag_node_count(g) <= HTML_MAX_DRAWN_NODES;
+}
+
+/* Every drawing of the page in ONE renderer call (one graphviz process, not
+ * one per region: 30 ms each made 1,000 regions take half a minute).  The
+ * DOT graphs go in section order; graphviz answers with one <svg>...</svg>
+ * per graph, which are cut apart in place: (*svg_of)[i] points into *buf for
+ * each drawn row i, else NULL.  The caller frees *buf and *svg_of. */
+static ompdag_status render_all(const ompdag_report *r, ompdag_svg_renderer render, void *ctx,
+                                char **buf, char ***svg_of, ompdag_error *err)
+{
+    *buf = NULL;
+    *svg_of = calloc(r->n + 1, sizeof **svg_of);
+    if (!*svg_of)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    char *dot = NULL;
+    size_t len = 0, drawn = 0;
     FILE *mem = open_memstream(&dot, &len);
     if (!mem)
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    ompdag_status st = ompdag_dot_write(mem, g, r->results[first], err);
-    fclose(mem);
-    if (!st)
-        st = render(dot, len, &svg, ctx, err);
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0; i < r->n && !st; ++i)
+        if (drawable(r, i)) {
+            st = ompdag_dot_write(mem, ompdag_condag_set_graph(r->set, r->rows[i].graph),
+                                  r->results[i], err);
+            drawn++;
+        }
+    if (fclose(mem) != 0 && !st)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st && drawn)
+        st = render(dot, len, buf, ctx, err);
     free(dot);
-    if (st)
-        return st;
-    const char *start = strstr(svg, "<svg");
-    if (!start) {
-        free(svg);
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the SVG renderer returned no <svg>");
+    char *p = *buf;
+    for (size_t i = 0; i < r->n && !st && drawn; ++i) {
+        if (!drawable(r, i))
+            continue;
+        char *start = strstr(p, "<svg"), *end = start ? strstr(start, "</svg>") : NULL;
+        if (!end)
+            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                    "the SVG renderer returned fewer drawings than the %zu graphs "
+                                    "it was given",
+                                    drawn);
+        end += strlen("</svg>");
+        p = *end ? end + 1 : end;
+        *end = '\0';
+        (*svg_of)[i] = start;
     }
-    fprintf(out, "<div class=\"graph\" data-g=\"g%zu\">\n%s</div>\n", row->graph, start);
-    free(svg);
-    return OMPDAG_OK;
+    return st;
 }
 
 static void region_body(FILE *out, const ompdag_report *r, size_t first)
@@ -183,32 +215,38 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     char a[512], b[512], br[32];
     fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
             row->tasks, row->nodes, row->m);
-    int choices = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t s = ompdag_rta_result_choice(res, v);
-        if (s < 0)
-            continue;
-        ++choices;
+    int32_t choices = 0;
+    ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &choices);
+    for (int32_t i = 0; i < choices; ++i) {
         fputs("<li>branch at <code>", out);
-        esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
+        esc(out, ompdag_condag_node_place(g, gr[i].node, a, sizeof a));
         fprintf(out, "</code> takes <b>%s</b> &rarr; <code>",
-                report_branch_name(g, v, s, br, sizeof br));
-        esc(out, ompdag_condag_node_place(g, s, b, sizeof b));
+                report_branch_name(g, gr[i].node, gr[i].succ, br, sizeof br));
+        esc(out, ompdag_condag_node_place(g, gr[i].succ, b, sizeof b));
         fputs("</code> ", out);
-        esc(out, ompdag_condag_node_label(g, s));
+        esc(out, ompdag_condag_node_label(g, gr[i].succ));
+        if (gr[i].nodes > 1)
+            fprintf(out, " [%d copies]", gr[i].nodes);
+        if (gr[i].alt >= 0) {
+            fputs("; other instances take <code>", out);
+            esc(out, ompdag_condag_node_place(g, gr[i].alt, b, sizeof b));
+            fputs("</code>", out);
+        }
         fputs("</li>", out);
     }
-    if (!choices)
+    free(gr);
+    if (choices <= 0)
         fputs("<li>no branches</li>", out);
-    int32_t n;
-    const int32_t *path = ompdag_rta_result_critical_path(res, &n);
-    fprintf(out, "<li>critical path (%d nodes): ", n);
-    for (int32_t i = 0; i < n; ++i) {
-        fputs(i ? " &rarr; " : "", out);
-        fputs("<code>", out);
-        esc(out, ompdag_condag_node_place(g, path[i], a, sizeof a));
-        fputs("</code>", out);
+    char *path = NULL; /* the shared printer's compressed form: context x depth */
+    size_t plen = 0;
+    FILE *mem = open_memstream(&path, &plen);
+    if (mem) {
+        ompdag_rta_result_write_path(res, g, mem);
+        fclose(mem);
     }
+    fputs("<li>", out);
+    esc(out, path);
+    free(path);
     fputs("</li></ul>\n<p>Assumptions: work-conserving scheduling of untied tasks", out);
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
@@ -273,9 +311,8 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
     const ompdag_rta_result *res = r->results[first];
     int32_t n = ompdag_condag_node_count(g), plen;
     uint8_t *in_flow = calloc((size_t)n + 1, 1), *crit = calloc((size_t)n + 1, 1);
-    int32_t *choice = ompdag_rta_result_choices_copy(res, g);
-    if (in_flow && choice)
-        ompdag_flow_mark(g, choice, in_flow, NULL);
+    if (in_flow)
+        ompdag_rta_result_mark_flow(res, g, in_flow, NULL);
     const int32_t *path = ompdag_rta_result_critical_path(res, &plen);
     for (int32_t i = 0; crit && i < plen; ++i)
         crit[path[i]] = 1;
@@ -298,7 +335,7 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
         snprintf(key, sizeof key, "n%d", v);
         json_object_set_new(nodes, key, o);
     }
-    free(in_flow), free(crit), free(choice);
+    free(in_flow), free(crit);
     return json_pack("{s:s,s:o}", "unit", ompdag_condag_time_unit(g), "nodes", nodes);
 }
 
@@ -321,8 +358,9 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
                  "tasks. Click a column to sort, a node to see its WCET.</p>\n",
             r->n, pass, fail, r->n - pass - fail);
     region_table(out, r);
+    char *svg_buf = NULL, **svg_of = NULL;
+    ompdag_status st = render ? render_all(r, render, ctx, &svg_buf, &svg_of, err) : OMPDAG_OK;
     json_t *data = json_object();
-    ompdag_status st = OMPDAG_OK;
     for (size_t i = 0; i < r->n && !st; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         if (i > 0 && r->rows[i - 1].graph == row->graph)
@@ -341,8 +379,9 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
             fprintf(out, "<p class=\"none\">%d nodes: too many to draw here (graphviz); use "
                          "<code>ompdag dot --flow worst --svg</code>.</p>\n",
                     ompdag_condag_node_count(g));
-        else if (render)
-            st = region_svg(out, r, i, render, ctx, err);
+        else if (render && svg_of[i])
+            fprintf(out, "<div class=\"graph\" data-g=\"g%zu\">\n%s</div>\n", row->graph,
+                    svg_of[i]);
         node_table(out, g, row->graph);
         char key[32];
         snprintf(key, sizeof key, "g%zu", row->graph);
@@ -358,6 +397,7 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
         free(text);
     }
     json_decref(data);
+    free(svg_buf), free(svg_of);
     if (!st && ferror(out))
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "write error");
     return st;

@@ -11,6 +11,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_cp);
     free(c->region_graph);
     free(c->runs);
+    free(c->run_index);
     free(c->tasks);
     free(c->pend);
     free(c->made);
@@ -92,18 +93,65 @@ static const loc_entry *loc_nodes(trace_ctx *c, uint64_t cp, size_t graph)
     return e;
 }
 
+/* The name of a scheduling point kind (ompdag/probe.h), for messages. */
+const char *annot_point_name(uint8_t kind)
+{
+    switch (kind) {
+    case OMPDAG_PT_TASK_BEGIN:
+        return "task begin";
+    case OMPDAG_PT_TASK_END:
+        return "task end";
+    case OMPDAG_PT_CREATE:
+        return "task creation";
+    case OMPDAG_PT_TASKWAIT:
+        return "taskwait";
+    case OMPDAG_PT_TASKGROUP:
+        return "end of taskgroup";
+    case OMPDAG_PT_BARRIER:
+        return "barrier";
+    case OMPDAG_PT_ROOT_BEGIN:
+        return "single/masked begin";
+    case OMPDAG_PT_ROOT_END:
+        return "single/masked end";
+    case OMPDAG_PT_OTHER:
+        return "unpaired runtime event";
+    default:
+        return "unknown point";
+    }
+}
+
+/* "file:line (taskwait)", or why there is no line: a task's begin and end
+ * have no code address, and an address may have no line information. */
+static void describe_point(trace_ctx *c, uint64_t cp, uint8_t kind, char *buf, size_t n)
+{
+    ompdag_srcloc loc = {0};
+    ompdag_error err = {0};
+    if (!cp) {
+        snprintf(buf, n, "%s (no code address: the runtime reports none for it)",
+                 annot_point_name(kind));
+    } else if (ompdag_symbolizer_lookup(c->sym, cp, &loc, &err) || !loc.file) {
+        snprintf(buf, n, "%s at address 0x%llx (no line information: %.120s)", annot_point_name(kind),
+                 (unsigned long long)cp, err.message[0] ? err.message : "none in the debug info");
+    } else {
+        snprintf(buf, n, "%s:%d (%s)", loc.file, loc.line, annot_point_name(kind));
+    }
+}
+
 static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
     ++a->unmapped;
     if (a->first_unmapped[0]) return;
-    ompdag_srcloc s = {0}, e = {0};
-    ompdag_error err;
-    if (r->cp_start) ompdag_symbolizer_lookup(c->sym, r->cp_start, &s, &err);
-    if (r->cp_end) ompdag_symbolizer_lookup(c->sym, r->cp_end, &e, &err);
-    snprintf(a->first_unmapped, sizeof a->first_unmapped,
-             "segment from %s:%d (point kind %u) to %s:%d (point kind %u): %s",
-             s.file ? s.file : "?", s.line, r->sk, e.file ? e.file : "?", e.line, r->ek, why);
+    char from[200], to[200];
+    bool begin = r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN;
+    if (begin && !r->cp_start && r->cp_task)
+        describe_point(c, r->cp_task, OMPDAG_PT_CREATE, from, sizeof from);
+    else
+        describe_point(c, r->cp_start, r->sk, from, sizeof from);
+    describe_point(c, r->cp_end, r->ek, to, sizeof to);
+    snprintf(a->first_unmapped, sizeof a->first_unmapped, "segment from %s%s to %s: %s",
+             begin && !r->cp_start && r->cp_task ? "the begin of the task created at " : "", from,
+             to, why);
 }
 
 static task_entry *task_slot(trace_ctx *c, uint64_t id)
@@ -373,10 +421,39 @@ static int cmp_group(const void *x, const void *y)
 
 /* Maps every buffered segment, one task instance at a time, creators before
  * the tasks they create (so each child knows the T node that made it). */
+/* A task instance that maps to no graph task, nested deeper than every
+ * creation chain of the graph: the run recursed beyond the graph's bound,
+ * which the bound does not cover (annotate_compact.c). */
+static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg *seg,
+                                   ompdag_error *err)
+{
+    if (!c->tasks_cap) return OMPDAG_OK;
+    int32_t depth = 0;
+    for (const task_entry *e = task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
+         e = task_slot(c, e->parent))
+        ++depth;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    int32_t have = annot_graph_nesting(g);
+    if (depth <= have) return OMPDAG_OK;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    char where[300] = "an unknown line";
+    if (ompdag_symbolizer_lookup(c->sym, seg->cp_task, &loc, &e) == OMPDAG_OK)
+        snprintf(where, sizeof where, "%s:%d", loc.file ? loc.file : "?", loc.line);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "a task created at %s ran %d task levels deep, but the graph of "
+                            "region %s has %d: the run recursed beyond the graph's recursion "
+                            "bound, so the bound does not cover it; re-extract with a larger "
+                            "--recursion-bound",
+                            where, depth, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?",
+                            have);
+}
+
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
-    qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending);
+    ompdag_status st;
+    if (c->npend > 1) qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending); /* pend may be NULL */
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
@@ -393,7 +470,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         }
         groups[ngroups++] = (pend_group){i, j - i, created};
     }
-    qsort(groups, ngroups, sizeof *groups, cmp_group);
+    if (ngroups > 1) qsort(groups, ngroups, sizeof *groups, cmp_group);
     for (size_t gi = 0; gi < ngroups; ++gi) {
         size_t i = groups[gi].first, j = i + groups[gi].count;
         const pending_seg *seg = &c->pend[i];
@@ -415,6 +492,11 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
                     if (ompdag_condag_node_kind(g, e->nodes[k]) == OMPDAG_KIND_T)
                         cand[ncand++] = ompdag_condag_node_creates(g, e->nodes[k]);
             }
+        }
+        if (ncand == 0 && !(seg->flags & OMPDAG_RECF_IMPLICIT) &&
+            (st = check_nesting(c, graph, seg, err))) {
+            free(groups);
+            return st;
         }
         if (ncand == 0) {
             for (size_t k = 0; k < n; ++k)
@@ -442,8 +524,23 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 /* The run of region instance `id` (created on first sight), or NULL. */
 static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
 {
-    for (size_t i = c->nruns; i-- > 0;) /* recent runs first */
-        if (c->runs[i].id == id) return &c->runs[i];
+    /* hashed: a time-step loop around a `parallel` makes 10^6 runs, and a
+     * linear search here made reading such a trace quadratic */
+    if (2 * (c->nruns + 1) > c->run_index_cap) {
+        size_t cap = c->run_index_cap ? 2 * c->run_index_cap : 64;
+        size_t *idx = calloc(cap, sizeof *idx);
+        if (!idx) return NULL;
+        for (size_t i = 0; i < c->nruns; ++i) {
+            size_t h = (size_t)((c->runs[i].id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+            while (idx[h]) h = (h + 1) & (cap - 1);
+            idx[h] = i + 1;
+        }
+        free(c->run_index);
+        c->run_index = idx, c->run_index_cap = cap;
+    }
+    size_t h = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (c->run_index_cap - 1);
+    for (; c->run_index[h]; h = (h + 1) & (c->run_index_cap - 1))
+        if (c->runs[c->run_index[h] - 1].id == id) return &c->runs[c->run_index[h] - 1];
     if (c->nruns == c->runs_cap) {
         size_t cap = c->runs_cap ? 2 * c->runs_cap : 16;
         region_run *p = realloc(c->runs, cap * sizeof *p);
@@ -452,6 +549,7 @@ static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
         c->runs_cap = cap;
     }
     c->runs[c->nruns] = (region_run){.id = id, .graph = graph};
+    c->run_index[h] = c->nruns + 1;
     return &c->runs[c->nruns++];
 }
 
@@ -517,7 +615,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_reader_destroy(r);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
-    if ((st = ompdag_symbolizer_create(r, &c.sym, err))) {
+    if ((st = ompdag_symbolizer_create(r, &c.sym, err)) ||
+        (st = ompdag_symbolizer_check_executable(c.sym, err))) {
         ctx_free(&c);
         ompdag_trace_reader_destroy(r);
         return st;

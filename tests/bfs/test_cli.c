@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "test_tmpdir.h"
 
 static void redirect_all(void)
 {
@@ -72,8 +73,8 @@ Test(cli, json_report, .init = redirect_all)
 
 Test(cli, graph_file_and_malformed_file, .init = redirect_all)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/ompdag_cli_bfs_%d.el", (int)getpid());
+    char path[640];
+    snprintf(path, sizeof path, "%s", test_tmp("g.el"));
     FILE *f = fopen(path, "w");
     fputs("0 1\n1 2\n2 3\n3 0\n4 5\n", f);
     fclose(f);
@@ -81,7 +82,7 @@ Test(cli, graph_file_and_malformed_file, .init = redirect_all)
                           "--validate", NULL};
     cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
     char *out = slurp(cr_get_redirected_stdout());
-    cr_assert_not_null(strstr(out, "\"graph\": \"/tmp/ompdag_cli_bfs_"), "%s", out);
+    cr_assert_not_null(strstr(out, "g.el\""), "%s", out);
     cr_assert_not_null(strstr(out, "\"vertices\": 6"), "%s", out);
     f = fopen(path, "w");
     fputs("0 1\n1 two\n", f);
@@ -116,4 +117,19 @@ Test(cli, gpu_engine_reports_why, .init = redirect_all)
     cr_assert_eq(run_bfs(args), CLI_EXIT_FAIL);
     char *errs = slurp(cr_get_redirected_stderr());
     cr_assert_not_null(strstr(errs, "engine gpu cannot run here"), "%s", errs);
+}
+
+/* Issue 17, item 8: "ompdag annotate: annotate: ..." named the command twice
+ * when the library's message already began with it. */
+Test(cli, a_failure_names_the_command_once, .init = redirect_all)
+{
+    ompdag_error err = {0};
+    ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    cr_assert_eq(cli_fail("annotate", &err), CLI_EXIT_FAIL);
+    ompdag_error_set(&err, OMPDAG_ERR_IO, "annotated.json: cannot write: No space left on device");
+    cli_fail("annotate", &err);
+    fflush(stderr);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_str_eq(errs, "ompdag annotate: out of memory\n"
+                           "ompdag annotate: annotated.json: cannot write: No space left on device\n");
 }
