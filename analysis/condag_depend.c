@@ -244,6 +244,11 @@ done:
 ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err)
 {
     if (!g->dep) return OMPDAG_OK;
+    if (g->compact) /* a shared body's clauses would stand for several sibling sets */
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "node '%s': depend clauses in a compact graph (shared task bodies) "
+                                "are not modelled; unfold it with `ompdag expand`",
+                                node_name(g, g->dep->node[0]));
     ompdag_status st = build_csr(g, err);
     return st ? st : serial_order(g, err);
 }

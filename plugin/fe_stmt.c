@@ -444,7 +444,8 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
         if (t_node < 0) return false;
     }
     if (!fe_depend_attach(w, f->name, p, t_node)) return false; /* also on shared bodies */
-    int32_t t = fe_share_find(w, s, loop_bound, child_final); /* built in this context */
+    /* built in this context (never with depend: compact graphs do not model it) */
+    int32_t t = w->g->nodes[t_node].dep ? -1 : fe_share_find(w, s, loop_bound, child_final);
     if (t >= 0) {
         w->g->nodes[t_node].creates = t;
         return !undeferred || fe_attach(w, 'W', f->name, p->line, p->col,

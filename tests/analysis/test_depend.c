@@ -429,6 +429,15 @@ Test(depend_format, errors_name_the_node)
                       OMPDAG_ERR_INVALID, "only allowed on T nodes");
 }
 
+/* Compact graphs (shared bodies) stand for several sibling sets: refused. */
+Test(depend_format, compact_graphs_with_clauses_are_refused)
+{
+    expect_load_error("{'format':'ompdag-condag','version':1,'extensions':['compact'],'nodes':["
+                      "{'id':'r1','task':'r','kind':'T','wcet':1,'creates':'a','depend':[" OUT("x") "]},"
+                      "{'id':'a1','task':'a','kind':'N','wcet':1}],'edges':[]}",
+                      OMPDAG_ERR_UNSUPPORTED, "compact");
+}
+
 Test(depend_format, round_trip_keeps_the_clauses)
 {
     ompdag_condag_set *s = load_set_ok(TWO(OUT("x") "," IN("y"), INOUT("x")));
