@@ -225,6 +225,7 @@ typedef struct fe_node {
     char *label;
     fe_vec succ;
     int32_t npred;
+    struct fe_dep *dep; /* T: the created task's depend clauses (fe_depend.c), or NULL */
 } fe_node;
 
 typedef struct fe_task {

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_walk.h"
 
 /* ---- significance: does a statement contain anything the model must see? ---- */
@@ -489,10 +490,7 @@ static bool check_task_clauses(walker *w, const fe_file *f, const fe_pragma *p)
         "firstprivate", "default", "allocate", "in_reduction", "affinity", NULL};
     for (int32_t i = 0; i < p->nclauses; ++i) {
         const char *n = p->clauses[i].name;
-        if (!strcmp(n, "depend"))
-            return fe_refuse(w, f->name, p->line, p->col,
-                             "task with a depend clause: dependences between sibling tasks are not "
-                             "in the con-DAG model; the bound would be unsound");
+        if (!strcmp(n, "depend")) continue; /* fe_depend.c parses and checks it */
         if (!strcmp(n, "detach"))
             return fe_refuse(w, f->name, p->line, p->col,
                              "task with a detach clause: its completion event is not in the model");
@@ -533,7 +531,9 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
         t_node = fe_attach(w, 'T', f->name, p->line, p->col, label, false);
         if (t_node < 0) return false;
     }
-    int32_t t = fe_share_find(w, s, loop_bound, child_final); /* built in this context */
+    if (!fe_depend_attach(w, f->name, p, t_node)) return false; /* also on shared bodies */
+    /* built in this context (never with depend: compact graphs do not model it) */
+    int32_t t = w->g->nodes[t_node].dep ? -1 : fe_share_find(w, s, loop_bound, child_final);
     if (t >= 0) {
         w->g->nodes[t_node].creates = t;
         return !undeferred || fe_attach(w, 'W', f->name, p->line, p->col,
@@ -597,8 +597,9 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     switch (p->dir) {
     case FE_DIR_TASKWAIT:
         if (p->nclauses > 0)
-            return fe_refuse(w, f->name, p->line, p->col,
-                             "taskwait with clauses (depend/nowait) is not supported");
+            return fe_refuse(w, f->name, p->line, p->col, "taskwait with a %s clause is not supported%s",
+                             p->clauses[0].name,
+                             strcmp(p->clauses[0].name, "depend") ? "" : " (taskwait depend is not modelled)");
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:

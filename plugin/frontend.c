@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_internal.h"
 #include "ompdag/compact.h"
 
@@ -708,6 +709,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
         ompdag_condag_destroy(g);
         return ompdag_error_set(err, st, "cannot build graph %s", name);
     }
+    bool dep_memory = fe_depend_region_memory(&ro->g);
     for (int32_t v = 0; !st && v < ro->g.n; ++v) {
         const fe_node *nd = &ro->g.nodes[v];
         snprintf(id, sizeof id, "n%d", v + 1);
@@ -727,6 +729,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
+            if (!st) st = fe_depend_emit(&ro->g, v, dep_memory, g, idx, err);
         }
     }
     for (int32_t v = 0; !st && v < ro->g.n; ++v)

@@ -427,7 +427,7 @@ Test(refusals_inline, depend_on_taskwait_and_unknown_clause)
     refused_src(REGION_HEAD "#pragma omp task\n"
                             "    work(1);\n"
                             "#pragma omp taskwait depend(in: n)\n" REGION_TAIL,
-                8, "taskwait with clauses");
+                8, "taskwait with a depend clause");
     refused_src(REGION_HEAD "#pragma omp task bogus(3)\n"
                             "    work(1);\n" REGION_TAIL,
                 6, "unsupported task clause 'bogus'");
@@ -629,9 +629,9 @@ Test(pragmas, continued_lines_and_comments)
     /* the clause on the continuation line belongs to the directive */
     refused_src(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
                             "        shared(n) \\\n"
-                            "        depend(in: n)\n"
+                            "        depend(mutexinoutset: n)\n"
                             "    work(n); // the task\n" REGION_TAIL,
-                6, "depend clause");
+                6, "depend(mutexinoutset");
     ompdag_condag_set *set;
     ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task \\\n"
                                             "    untied // comment\n"

@@ -211,7 +211,7 @@ static void refused(const char *rel, int line, const char *needle)
 
 Test(refusals, depend_clause)
 {
-    refused("examples/refuse/depend.c", 16, "depend clause");
+    refused("examples/refuse/depend.c", 16, "depend(mutexinoutset");
 }
 Test(refusals, goto_across_taskwait)
 {
