@@ -253,6 +253,9 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
 bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t *basis,
                              int64_t *omax, int64_t *omed);
 int32_t annot_graph_nesting(const ompdag_condag *g);
+/* The most T nodes at (file, line) on one creation chain of g: how deep the
+ * tasks of that `task` directive nest in the graph. */
+int32_t annot_graph_site_depth(const ompdag_condag *g, const char *file, int32_t line);
 
 /* annotate_trace.c */
 /* Tests only: true makes annotate take its reference paths — qsort for

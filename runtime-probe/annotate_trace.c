@@ -806,6 +806,76 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
                             have);
 }
 
+/* A task directive site and how often it occurs on one creation chain. */
+typedef struct site_count {
+    const char *file; /* borrowed from the symbolizer */
+    int32_t line, count;
+} site_count;
+
+static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
+{
+    for (int32_t i = 0; i < *n; ++i)
+        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
+            ++s[i].count;
+            return;
+        }
+    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+}
+
+/* Refuses when `got` tasks of one directive on a run's chain exceed the
+ * graph's deepest chain of that directive. */
+static ompdag_status site_depth_ok(const ompdag_condag *g, const site_count *site, int32_t got,
+                                   ompdag_error *err)
+{
+    int32_t have = annot_graph_site_depth(g, site->file, site->line);
+    if (got <= have) return OMPDAG_OK;
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "tasks created at %s:%d ran %d task levels deep through that "
+                            "directive, but %d in the graph of region %s: the run recursed beyond "
+                            "the recursion bound of the function containing it, so the bound "
+                            "does not cover the run; re-extract with a larger '#pragma ompdag "
+                            "recursion_bound(N)' for that function, or --recursion-bound",
+                            site->file, site->line, got, have,
+                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?");
+}
+
+/* A task instance (segments seg[0..n)) that did not map: when its creation
+ * chain, or a task it went on to create, holds more tasks of one `task`
+ * directive than any creation chain of the graph, the run recursed beyond
+ * that recursion's bound (annotate_compact.c) and the trace is refused,
+ * naming the directive and both depths. */
+static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_seg *seg, size_t n,
+                                      ompdag_error *err)
+{
+    if (!c->tasks_cap || (seg->flags & OMPDAG_RECF_IMPLICIT)) return OMPDAG_OK;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    enum { CAP = 64 };
+    site_count sites[CAP];
+    int32_t ns = 0;
+    size_t steps = 0;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    ompdag_status st;
+    for (const task_entry *t = annot_task_slot(c, seg->id); t->id && steps++ <= c->tasks_used;
+         t = annot_task_slot(c, t->parent))
+        if (ompdag_symbolizer_lookup(c->sym, t->cp_task, &loc, &e) == OMPDAG_OK && loc.file)
+            site_add(sites, &ns, CAP, &loc);
+    for (int32_t i = 0; i < ns; ++i)
+        if ((st = site_depth_ok(g, &sites[i], sites[i].count, err))) return st;
+    /* a task it went on to create: this chain plus that directive */
+    for (size_t k = 0; k < n; ++k) {
+        if (seg[k].ek != OMPDAG_PT_CREATE ||
+            ompdag_symbolizer_lookup(c->sym, seg[k].cp_end, &loc, &e) != OMPDAG_OK || !loc.file)
+            continue;
+        site_count child = {loc.file, loc.line, 1};
+        for (int32_t i = 0; i < ns; ++i)
+            if (sites[i].line == loc.line && annot_same_file(sites[i].file, loc.file))
+                child.count += sites[i].count;
+        if ((st = site_depth_ok(g, &child, child.count, err))) return st;
+    }
+    return OMPDAG_OK;
+}
+
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
@@ -847,7 +917,8 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             }
         }
         if (ncand == 0 && !(seg->flags & OMPDAG_RECF_IMPLICIT) &&
-            (st = check_nesting(c, graph, seg, err))) {
+            ((st = check_nesting(c, graph, seg, err)) ||
+             (st = check_site_depth(c, graph, seg, n, err)))) {
             free(groups);
             return st;
         }
@@ -868,6 +939,10 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         }
         a->mapped += got;
+        if (got < n && (st = check_site_depth(c, graph, seg, n, err))) {
+            free(groups);
+            return st;
+        }
     }
     free(groups);
     c->npend = 0;
