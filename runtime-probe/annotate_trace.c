@@ -550,11 +550,42 @@ bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
     return ok;
 }
 
-/* A trace of 10^6 tasks buffers ~10^7 segments: qsort of the 88-byte
- * records took seconds and a temporary copy of them. */
+/* Orders seg[0..n), one task instance's segments (equal run and created)
+ * or a few instances created at the same instant, by (id, time). */
+static void sort_group(pending_seg *seg, size_t n)
+{
+    if (n > 16) {
+        qsort(seg, n, sizeof *seg, cmp_pending);
+        return;
+    }
+    for (size_t i = 1; i < n; ++i) { /* insertion sort: usually 1-3 segments */
+        pending_seg x = seg[i];
+        size_t j = i;
+        while (j > 0 && cmp_pending(&seg[j - 1], &x) > 0) {
+            seg[j] = seg[j - 1];
+            --j;
+        }
+        seg[j] = x;
+    }
+}
+
+/* A trace of 10^6 tasks buffers ~10^7 segments: qsort of the 80-byte
+ * records took seconds and a temporary copy of them.  The radix sort takes
+ * the two keys that order task instances (run, created); the few segments
+ * of each instance are then put in (id, time) order in place. */
 bool annot_sort_pending(trace_ctx *c)
 {
-    return annot_sort_records(c->pend, c->npend, sizeof *c->pend, 4, pend_key, cmp_pending);
+    pending_seg *p = c->pend;
+    size_t n = c->npend;
+    if (n < 4096 || annot_reference_paths)
+        return annot_sort_records(p, n, sizeof *p, 4, pend_key, cmp_pending);
+    if (!annot_sort_records(p, n, sizeof *p, 2, pend_key, cmp_pending)) return false;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && p[j].run == p[i].run && p[j].created == p[i].created; ++j)
+            ;
+        sort_group(&p[i], j - i);
+    }
+    return true;
 }
 
 static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp)
