@@ -529,6 +529,13 @@ bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
     for (size_t i = 0; ok && i < n; ++i)
         idx[i] = (uint32_t)i;
     for (int k = nkeys - 1; ok && k >= 0; --k) { /* least significant key first */
+        /* a constant key (one region run) orders nothing: skip its gather,
+         * random once idx is not the identity */
+        uint64_t k0 = key_of(p, k);
+        size_t same = 1;
+        while (same < n && key_of(p + same * size, k) == k0)
+            ++same;
+        if (same == n) continue;
         for (size_t i = 0; i < n; ++i)
             key[i] = key_of(p + (size_t)idx[i] * size, k);
         for (unsigned shift = 0; shift < 64; shift += 16)
