@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/rta.h"
 #include "ompdag/trace.h"
 
