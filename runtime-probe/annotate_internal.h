@@ -1,0 +1,194 @@
+/*
+ * runtime-probe/annotate_internal.h — shared types of annotate_*.c,
+ * which go from measured segments to node WCETs
+ * (`ompdag annotate`).  The rule and its safety argument are docs/probe.md;
+ * in short:
+ *
+ * A segment is the own time of one task instance between two consecutive
+ * scheduling points a and b (probe.c).  In the con-DAG (seed 004 §3, nodes
+ * cut at scheduling points) the segment runs the nodes of one F-path P(a,b)
+ * of its task that crosses no other scheduling point.  All segments of one
+ * task with the same (a, b) form a class k, whose estimate E(k) (max, or
+ * Gumbel pWCET) is charged to ONE node c(k) that lies on every such path:
+ *
+ *   1. a is the end of taskwait w        -> c = w          (first node of P)
+ *   2. else b is the `task` directive of T node t  -> c = t (last node of P)
+ *   3. else a is the task's begin        -> c = source      (first node of P)
+ *           a is the `task` directive of t -> c = fsucc(t)  (first node of P;
+ *           when P is empty, i.e. t is followed directly by the taskwait w=b,
+ *           c = w, the node right after the segment; t itself if t is the sink)
+ *
+ *   WCET(v) = ceil( (1 + margin) * sum over groups G charged to v of max_{k in G} E(k) )
+ *
+ * Safety: for every class k and every path P(a,b), c(k) in P (or adjacent,
+ * for the empty path), so sum_{u in P} WCET(u) >= WCET(c(k)) >= E(k) >= every
+ * observed segment of k.  Classes charged to one node are summed, except
+ * that classes sharing their start point (rules 1, 3) or their end point
+ * (rule 2) are maximised: one task instance passes a scheduling point once,
+ * so at most one of them occurs per instance.  A node is *observed* when some observed class's path
+ * P covers it; the others are reported (--unobserved).
+ *
+ * The module is split by stage: annotate_paths.c (graphs and segment paths),
+ * annotate_classes.c (lifecycle, segment classes), annotate_trace.c (reading
+ * traces, mapping segments), annotate_offload.c (offloaded loops),
+ * annotate_apply.c (WCETs written into the graphs).  Cross-file functions
+ * carry the annot_ prefix.
+ */
+#ifndef OMPDAG_ANNOTATE_INTERNAL_H
+#define OMPDAG_ANNOTATE_INTERNAL_H
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/internal/condag_json.h"
+#include "ompdag/trace.h"
+
+#define MAX_CANDIDATES 64
+
+typedef struct i64vec {
+    int64_t *v;
+    size_t n, cap;
+} i64vec;
+
+static inline bool annot_i64vec_push(i64vec *a, int64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        int64_t *p = realloc(a->v, cap * sizeof *p);
+        if (!p) return false;
+        a->v = p;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+typedef struct graph_info {
+    ompdag_condag *g;
+    const char *region_file; /* points into region_key_buf or the graph */
+    char region_key_buf[512];
+    int32_t region_line;
+    int32_t n;
+    int32_t *pred_start, *pred; /* CSR of F-predecessors */
+    i64vec responses;           /* parallel begin -> end, per run */
+    i64vec task_responses;      /* root begin -> last task end, per run */
+    uint64_t segments;
+} graph_info;
+
+typedef struct seg_class {
+    size_t graph;
+    int32_t task;
+    ompdag_point sk, ek;
+    int32_t sn, en;
+    int32_t charged;
+    i64vec samples;
+    int64_t max, median, estimate;
+    json_t *offload; /* device index -> its largest share of an offloaded loop */
+} seg_class;
+
+/* (graph, code address) -> T/W nodes whose loc is that address's line. */
+typedef struct loc_entry {
+    uint64_t cp;
+    size_t graph;
+    bool used, ok;
+    int32_t count;
+    int32_t nodes[MAX_CANDIDATES];
+} loc_entry;
+
+/* One region instance of the trace being read.  Records of different threads
+ * arrive in chunk order, not time order, so instances are kept to the end. */
+typedef struct region_run {
+    uint64_t id;
+    size_t graph;
+    uint64_t begin, end;             /* parallel begin / end (0: not seen) */
+    uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
+} region_run;
+
+struct ompdag_annotation {
+    ompdag_condag_set *set;
+    ompdag_annotate_options opt;
+    graph_info *graphs;
+    size_t ngraphs;
+    seg_class *classes;
+    size_t nclasses, class_cap;
+    size_t *class_index; /* open addressing over class ids + 1 */
+    size_t class_index_cap;
+    uint64_t segments, mapped, unmapped, outside, traces;
+    char first_unmapped[512];
+    bool applied;
+};
+
+/* ---- reading traces: per-trace state ---- */
+
+typedef struct pending_seg {
+    uint64_t id, time, dur, cp_start, cp_end, cp_task;
+    uint32_t graph;
+    uint8_t sk, ek, flags;
+} pending_seg;
+
+/* One explicit task instance: who created it, where, and (once resolved)
+ * which task of its graph it is.  A recursion the front end inlined puts the
+ * same `task` line in several graph tasks; following the chain of creators
+ * from the root picks the right one. */
+typedef struct task_entry {
+    uint64_t id; /* 0 = empty slot */
+    uint64_t parent;
+    uint64_t cp_task;
+    uint64_t time; /* creation time: equals the end time of the creator's
+                      segment that ended at the `task` directive */
+    int32_t task;  /* graph task; -2 unresolved, -1 none */
+} task_entry;
+
+/* (creator instance, time) -> the T node its mapped segment ended at. */
+typedef struct creation_entry {
+    uint64_t parent, time; /* parent 0 = empty slot */
+    int32_t tnode;
+} creation_entry;
+
+typedef struct trace_ctx {
+    ompdag_annotation *a;
+    ompdag_symbolizer *sym;
+    loc_entry *locs;
+    size_t loc_cap, loc_used;
+    uint64_t *region_cp; /* cache: region code address -> graph + 1 (0: none) */
+    size_t *region_graph;
+    size_t region_n, region_cap;
+    region_run *runs;
+    size_t nruns, runs_cap;
+    pending_seg *pend; /* segments of matched graphs, mapped per task instance */
+    size_t npend, pend_cap;
+    task_entry *tasks; /* explicit task instances of matched regions (pass 1) */
+    size_t tasks_cap, tasks_used;
+    creation_entry *made; /* T nodes reached by mapped segments */
+    size_t made_cap, made_used;
+    uint8_t *mark;
+    int32_t *stack;
+    ompdag_trace_rec *off; /* OMPDAG_REC_OFFLOAD records, sorted by (task, time) */
+    size_t noff, off_cap;
+} trace_ctx;
+
+/* annotate_paths.c */
+bool annot_same_file(const char *a, const char *b);
+ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err);
+bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                       uint8_t *mark, int32_t *stack);
+int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                           ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack);
+int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                           ompdag_point ek, int32_t en);
+bool annot_empty_segment(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                         ompdag_point ek, int32_t en);
+
+/* annotate_classes.c */
+seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, ompdag_point sk,
+                           int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
+                           bool *nomem);
+
+/* annotate_offload.c */
+bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);
+int annot_cmp_off(const void *x, const void *y);
+bool annot_offload_fold(json_t *into, const char *dev, const json_t *e);
+bool annot_offload_attach(trace_ctx *c, seg_class *k, uint64_t id, uint64_t from, uint64_t to);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * runtime-probe/annotate_paths.c — graphs (F-predecessor CSR) and segment paths P(a, b).
+ * Part of `ompdag annotate`; the rule and its safety argument are in
+ * annotate_internal.h and docs/probe.md.
+ */
+#include "annotate_internal.h"
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+bool annot_same_file(const char *a, const char *b)
+{
+    if (!a || !b) return false;
+    while (a[0] == '.' && a[1] == '/')
+        a += 2;
+    while (b[0] == '.' && b[1] == '/')
+        b += 2;
+    if (!strcmp(a, b)) return true;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > lb) return a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
+    if (lb > la) return b[lb - la - 1] == '/' && !strcmp(b + lb - la, a);
+    return false;
+}
+
+/* ---- graphs ---------------------------------------------------------------------- */
+
+ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err)
+{
+    gi->g = g;
+    gi->n = ompdag_condag_node_count(g);
+    json_t *extra = ompdag_condag_extra(g, -1);
+    const char *key = extra ? json_string_value(json_object_get(extra, "region_key")) : NULL;
+    if (key) {
+        snprintf(gi->region_key_buf, sizeof gi->region_key_buf, "%s", key);
+        char *colon = strrchr(gi->region_key_buf, ':');
+        if (colon) {
+            *colon = 0;
+            gi->region_line = atoi(colon + 1);
+        }
+        gi->region_file = gi->region_key_buf;
+    } else {
+        ompdag_loc loc = ompdag_condag_region_loc(g);
+        gi->region_file = loc.file;
+        gi->region_line = loc.line;
+    }
+    gi->pred_start = calloc((size_t)gi->n + 1, sizeof *gi->pred_start);
+    int32_t edges = 0;
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        ompdag_condag_node_fsucc(g, v, &c);
+        edges += c;
+    }
+    gi->pred = malloc(((size_t)edges + 1) * sizeof *gi->pred);
+    if (!gi->pred_start || !gi->pred)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
+        for (int32_t i = 0; i < c; ++i)
+            ++gi->pred_start[s[i] + 1];
+    }
+    for (int32_t v = 0; v < gi->n; ++v)
+        gi->pred_start[v + 1] += gi->pred_start[v];
+    int32_t *fill = calloc((size_t)gi->n + 1, sizeof *fill);
+    if (!fill) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    for (int32_t v = 0; v < gi->n; ++v) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
+        for (int32_t i = 0; i < c; ++i)
+            gi->pred[gi->pred_start[s[i]] + fill[s[i]]++] = v;
+    }
+    free(fill);
+    return OMPDAG_OK;
+}
+
+/* Forward closure from start point (sk, sn) of `task`: nodes a segment
+ * starting there can run, stopping at T nodes (their directive ends a
+ * segment) and never entering a W node (its taskwait ends one).  Sets bit 1
+ * of mark[] (which it clears first).  Returns false for an unknown kind. */
+bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                       uint8_t *mark, int32_t *stack)
+{
+    const ompdag_condag *g = gi->g;
+    int32_t top = 0;
+    memset(mark, 0, (size_t)gi->n);
+    if (sk == OMPDAG_POINT_BEGIN) {
+        stack[top++] = ompdag_condag_task_source(g, task);
+    } else if (sk == OMPDAG_POINT_WAIT) {
+        stack[top++] = sn;
+    } else if (sk == OMPDAG_POINT_CREATE) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W) stack[top++] = s[i];
+    } else {
+        return false;
+    }
+    for (int32_t i = 0; i < top; ++i)
+        mark[stack[i]] |= 1;
+    while (top > 0) {
+        int32_t x = stack[--top];
+        if (ompdag_condag_node_kind(g, x) == OMPDAG_KIND_T) continue;
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, x, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (!(mark[s[i]] & 1) && ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W) {
+                mark[s[i]] |= 1;
+                stack[top++] = s[i];
+            }
+    }
+    return true;
+}
+
+/* Nodes of the segment path P(a, b) inside task `task`: the forward closure
+ * from a (annot_forward_set) intersected with the backward closure from b, which
+ * stops at W nodes and never crosses a T node.  mark[] receives 1 for each
+ * node on some such path.  Returns the count. */
+int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                           ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack)
+{
+    const ompdag_condag *g = gi->g;
+    int32_t n = gi->n, top = 0;
+    if (!annot_forward_set(gi, task, sk, sn, mark, stack)) return 0;
+    /* backward: bit 2 */
+    if (ek == OMPDAG_POINT_END) {
+        stack[top++] = ompdag_condag_task_sink(g, task);
+    } else if (ek == OMPDAG_POINT_CREATE) {
+        stack[top++] = en;
+    } else if (ek == OMPDAG_POINT_WAIT) {
+        for (int32_t i = gi->pred_start[en]; i < gi->pred_start[en + 1]; ++i)
+            if (ompdag_condag_node_kind(g, gi->pred[i]) != OMPDAG_KIND_T)
+                stack[top++] = gi->pred[i];
+    } else {
+        return 0;
+    }
+    for (int32_t i = 0; i < top; ++i)
+        mark[stack[i]] |= 2;
+    while (top > 0) {
+        int32_t y = stack[--top];
+        if (ompdag_condag_node_kind(g, y) == OMPDAG_KIND_W) continue;
+        for (int32_t i = gi->pred_start[y]; i < gi->pred_start[y + 1]; ++i) {
+            int32_t p = gi->pred[i];
+            if (!(mark[p] & 2) && ompdag_condag_node_kind(g, p) != OMPDAG_KIND_T) {
+                mark[p] |= 2;
+                stack[top++] = p;
+            }
+        }
+    }
+    int32_t count = 0;
+    for (int32_t v = 0; v < n; ++v) {
+        mark[v] = mark[v] == 3;
+        count += mark[v];
+    }
+    return count;
+}
+
+/* The node a class is charged to (rule 1-3 above). */
+int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                           ompdag_point ek, int32_t en)
+{
+    if (sk == OMPDAG_POINT_WAIT) return sn;
+    if (ek == OMPDAG_POINT_CREATE) return en;
+    if (sk == OMPDAG_POINT_BEGIN) return ompdag_condag_task_source(g, task);
+    int32_t c;
+    const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+    return c > 0 ? s[0] : sn;
+}
+
+/* Segments that run no node's code: a `task` directive followed directly by
+ * a taskwait, or by the task's end, or a task that starts with a taskwait.
+ * The rule charges them to the adjacent node (w, t, or the source w). */
+bool annot_empty_segment(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
+                         ompdag_point ek, int32_t en)
+{
+    if (sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_WAIT) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (s[i] == en) return true;
+        return false;
+    }
+    if (sk == OMPDAG_POINT_CREATE && ek == OMPDAG_POINT_END)
+        return sn == ompdag_condag_task_sink(g, task);
+    if (sk == OMPDAG_POINT_BEGIN && ek == OMPDAG_POINT_WAIT)
+        return en == ompdag_condag_task_source(g, task);
+    return false;
+}
