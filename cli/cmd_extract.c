@@ -254,8 +254,7 @@ int cmd_extract(int argc, char **argv)
     extract_opts o = {0};
     int rc = parse_args(argc, argv, &o);
     ompdag_error err = {0};
-    if (rc == CLI_EXIT_OK && !cli_frontend_load(&err))
-        rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && !cli_frontend_load(&err)) rc = cli_fail("extract", &err);
     ompdag_frontend *fe = rc == CLI_EXIT_OK ? ompdag_frontend_create() : NULL;
     ompdag_condag_set *all = fe ? ompdag_condag_set_create() : NULL;
     if (rc == CLI_EXIT_OK && (!fe || !all)) {

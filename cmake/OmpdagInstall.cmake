@@ -47,7 +47,7 @@ add_custom_target(ompdag_combined_lib ALL DEPENDS ${OMPDAG_COMBINED_LIB})
 # What a program linking libompdag.a also needs (pkg-config module names, and
 # plain libraries).
 set(OMPDAG_PC_REQUIRES jansson)
-if(TARGET ompdag_trace)
+if(TARGET ompdag_trace AND LIBDW_FOUND)
   list(APPEND OMPDAG_PC_REQUIRES libdw)
 endif()
 set(OMPDAG_PC_LIBS -lm)
