@@ -12,6 +12,7 @@ cc=$(command -v clang || true)
 if [ -z "$cc" ] && command -v llvm-config > /dev/null; then cc=$(llvm-config --bindir)/clang; fi
 [ -x "$cc" ] || { echo "fuzz: clang not found" >&2; exit 2; }
 CC=$cc cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DOMPDAG_FUZZ=ON > /dev/null
+build=$(cd "$build" && pwd)
 targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(fuzz_[a-z_]*\).*/\1/p' |
   grep -v '_replay$' | sort -u)
 [ -n "$targets" ] || { echo "fuzz: no fuzz targets" >&2; exit 2; }
