@@ -121,9 +121,15 @@ function(_ompdag_deb_owner out)
     if(NOT lib OR NOT EXISTS "${lib}" OR NOT _ompdag_dpkg_query)
       continue()
     endif()
-    get_filename_component(real "${lib}" REALPATH)
-    execute_process(COMMAND ${_ompdag_dpkg_query} -S "${real}" OUTPUT_VARIABLE o
+    # The path as found first (/usr/bin/dot belongs to graphviz), else the
+    # file it resolves to (libjansson.so.4.14.0 belongs to libjansson4).
+    execute_process(COMMAND ${_ompdag_dpkg_query} -S "${lib}" OUTPUT_VARIABLE o
       RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(NOT rc EQUAL 0 OR o MATCHES "-dev[:,]")
+      get_filename_component(real "${lib}" REALPATH)
+      execute_process(COMMAND ${_ompdag_dpkg_query} -S "${real}" OUTPUT_VARIABLE o
+        RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    endif()
     if(rc EQUAL 0)
       string(REGEX REPLACE "^([^:,]+).*" "\\1" pkg "${o}")
       list(APPEND owners ${pkg})
@@ -161,6 +167,26 @@ if(TARGET ompdag_plugin OR TARGET ompdag_probe)
 endif()
 _ompdag_deb_owner(_ompdag_deb_recommends ${_ompdag_recommends_libs})
 _ompdag_deb_owner(_ompdag_deb_suggests ${OMPDAG_DOT})
+
+# At cpack time, when the binaries exist, dpkg-shlibdeps turns what `ompdag`
+# and the probe link into Depends (with versions), and what the front end and
+# plugin modules add into Recommends (cmake/OmpdagCPackDeb.cmake).
+set(_ompdag_deb_core $<TARGET_FILE:ompdag>)
+if(TARGET ompdag_probe)
+  list(APPEND _ompdag_deb_core $<TARGET_FILE:ompdag_probe>)
+endif()
+set(_ompdag_deb_modules)
+foreach(t ompdag_frontend_module ompdag_plugin)
+  if(TARGET ${t})
+    list(APPEND _ompdag_deb_modules $<TARGET_FILE:${t}>)
+  endif()
+endforeach()
+file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/cmake/OmpdagCPackProject.cmake CONTENT
+"set(OMPDAG_DEB_CORE \"${_ompdag_deb_core}\")
+set(OMPDAG_DEB_MODULES \"${_ompdag_deb_modules}\")
+include(\"${PROJECT_SOURCE_DIR}/cmake/OmpdagCPackDeb.cmake\")
+")
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/cmake/OmpdagCPackProject.cmake)
 
 set(CPACK_PACKAGE_NAME ompdag)
 set(CPACK_PACKAGE_VENDOR "ompdag developers")
