@@ -76,17 +76,44 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
     fputs("];\n", out);
 }
 
-static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
+/* Nodes grouped by task, each group in node order (a counting sort): the
+ * clusters cost O(n + tasks), not a scan of every node per task.  `first`
+ * has nt + 1 entries; both arrays are the caller's to free. */
+static bool group_by_task(const ompdag_condag *g, int32_t **first_out, int32_t **order_out)
 {
+    int32_t *first = calloc((size_t)g->nt + 1, sizeof *first);
+    int32_t *order = malloc(sizeof *order * ((size_t)g->n + 1));
+    int32_t *fill = malloc(sizeof *fill * ((size_t)g->nt + 1));
+    if (!first || !order || !fill) {
+        free(first), free(order), free(fill);
+        return false;
+    }
+    for (int32_t v = 0; v < g->n; ++v)
+        first[g->node_task[v] + 1]++;
+    for (int32_t t = 0; t < g->nt; ++t)
+        first[t + 1] += first[t];
+    memcpy(fill, first, sizeof *fill * (size_t)g->nt);
+    for (int32_t v = 0; v < g->n; ++v)
+        order[fill[g->node_task[v]]++] = v;
+    free(fill);
+    *first_out = first, *order_out = order;
+    return true;
+}
+
+static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
+{
+    int32_t *first, *order;
+    if (!group_by_task(g, &first, &order))
+        return false;
     for (int32_t t = 0; t < g->nt; ++t) {
         fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
         put_escaped(out, task_name(g, t));
         fprintf(out, "\"; style=rounded; color=gray50;\n");
-        for (int32_t v = 0; v < g->n; ++v)
-            if (g->node_task[v] == t)
-                write_node(out, g, v, h);
+        for (int32_t k = first[t]; k < first[t + 1]; ++k)
+            write_node(out, g, order[k], h);
         fprintf(out, "  }\n");
     }
+    free(first), free(order);
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->fsucc[i], "dotted");
@@ -95,6 +122,7 @@ static void write_body(FILE *out, const ompdag_condag *g, const highlight *h)
         for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->wsucc[i], "solid");
     }
+    return true;
 }
 
 ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_rta_result *worst,
@@ -125,7 +153,10 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
     fputs("\"; labelloc=t;\n", out);
-    write_body(out, g, &h);
+    if (!write_body(out, g, &h)) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     fputs("}\n", out);
     if (ferror(out))
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");

@@ -324,6 +324,21 @@ static void resolve(const jscan *s, field *f)
         f->s = jscan_str(s, (size_t)f->i);
 }
 
+/* Parses [start, s->p) with jansson; on failure *st names jansson's reason
+ * (duplicate key, nesting too deep, number out of range) at its position. */
+static json_t *load_span(jscan *s, const char *start, size_t flags, ompdag_status *st,
+                         ompdag_error *err)
+{
+    json_error_t je;
+    json_t *v = json_loadb(start, (size_t)(s->p - start), flags | JSON_REJECT_DUPLICATES, &je);
+    if (!v) {
+        const char *at = je.position > 0 && je.position <= s->p - start ? start + je.position - 1
+                                                                        : start;
+        *st = jscan_fail(s, at, err, je.text[0] ? je.text : "invalid value");
+    }
+    return v;
+}
+
 /* Keeps one unknown key's value (parsed by jansson) among the extras. */
 static ompdag_status scan_extra(jscan *s, node_fields *f, const char *key, const char *key_at,
                                 ompdag_error *err)
@@ -333,10 +348,9 @@ static ompdag_status scan_extra(jscan *s, node_fields *f, const char *key, const
     ompdag_status st = jscan_skip_value(s, err);
     if (st)
         return st;
-    json_t *v = json_loadb(start, (size_t)(s->p - start), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
-                           NULL);
+    json_t *v = load_span(s, start, JSON_DECODE_ANY, &st, err);
     if (!v)
-        return jscan_fail(s, start, err, "invalid value");
+        return st;
     if (!f->extra)
         f->extra = json_object();
     if (json_object_get(f->extra, key)) {
@@ -525,6 +539,15 @@ static const char *const graph_keys[] = {"format", "version", "name",  "function
 static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const char *where,
                                      ompdag_error *err)
 {
+    /* a graph inside a set may repeat the header, but only this version's */
+    json_t *version = json_object_get(obj, "version"), *format = json_object_get(obj, "format");
+    if (version && (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION))
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "%s: unsupported 'version' (this ompdag reads version %d)", where,
+                                FORMAT_VERSION);
+    if (format && (!json_is_string(format) || strcmp(json_string_value(format), FORMAT_GRAPH)))
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%s: a graph's 'format' must be \"" FORMAT_GRAPH "\"", where);
     const char *name, *function, *unit;
     if (!opt_string(obj, "name", &name) || !opt_string(obj, "function", &function) ||
         !opt_string(obj, "time_unit", &unit))
@@ -723,9 +746,8 @@ static ompdag_status split_graphs(jscan *s, split *sp, json_t *arr, ompdag_error
             sp->raw[slot] = b; /* sp->raw may have moved: index, never pointer */
         } else {
             st = jscan_skip_value(s, err);
-            if (!st && !(elem = json_loadb(start, (size_t)(s->p - start),
-                                           JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL)))
-                st = jscan_fail(s, start, err, "duplicate object key");
+            if (!st)
+                elem = load_span(s, start, JSON_DECODE_ANY, &st, err);
         }
         json_array_append_new(arr, elem);
         if (st)
@@ -769,9 +791,7 @@ static ompdag_status on_split_key(jscan *s, void *ctx, const char *key_in, const
         json_object_set_new(c->obj, key, arr);
         st = split_graphs(s, c->sp, arr, err);
     } else if (!(st = jscan_skip_value(s, err))) {
-        json_t *v = json_loadb(start, (size_t)(s->p - start), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
-                               NULL);
-        st = v ? OMPDAG_OK : jscan_fail(s, start, err, "duplicate object key");
+        json_t *v = load_span(s, start, JSON_DECODE_ANY, &st, err);
         json_object_set_new(c->obj, key, v);
     }
     free(key);
@@ -789,10 +809,12 @@ static ompdag_status unsplit_graphs(jscan *s, json_t *root, const split *sp, omp
 {
     if (!sp->graphs.begin)
         return OMPDAG_OK;
-    json_t *v = json_loadb(sp->graphs.begin, (size_t)(sp->graphs.end - sp->graphs.begin),
-                           JSON_REJECT_DUPLICATES, NULL);
+    jscan span = *s;
+    span.p = sp->graphs.end;
+    ompdag_status st = OMPDAG_OK;
+    json_t *v = load_span(&span, sp->graphs.begin, 0, &st, err);
     if (!v)
-        return jscan_fail(s, sp->graphs.begin, err, "duplicate object key");
+        return st;
     json_object_set_new(root, "graphs", v);
     return OMPDAG_OK;
 }
@@ -815,9 +837,8 @@ static ompdag_status split_text(jscan *s, json_t **root, split *sp, ompdag_error
         sp->raw[0] = top;
     } else {
         st = jscan_skip_value(s, err);
-        if (!st && !(*root = json_loadb(start, (size_t)(s->p - start),
-                                        JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL)))
-            st = jscan_fail(s, start, err, "duplicate object key");
+        if (!st)
+            *root = load_span(s, start, JSON_DECODE_ANY, &st, err);
     }
     if (st)
         return st;

@@ -7,10 +7,18 @@
  * devices, FIFOs and sockets are written through (opened, written, closed), so
  * `-o /dev/null` or `-o /dev/full` behave as they do for any Unix tool.  A
  * symbolic link is followed to its real target, which is what gets replaced.
+ *
+ * A temporary file is registered while it exists: SIGINT, SIGTERM and SIGHUP
+ * (when the program left them at their default) unlink every registered one
+ * before the process dies of the signal, so an interrupted `-o OUT` leaves no
+ * OUT's temporary behind.  The handler only reads the registry's pointers and
+ * calls unlink, sigaction and raise, all async-signal-safe.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +32,95 @@ struct ompdag_atomic_file {
     char *tmp_path; /* NULL when writing through (stdout, a device, a FIFO) */
     char *path;     /* the real target (symlinks resolved); NULL for stdout */
 };
+
+/* ---- the registry of live temporary files, for the signal handler ---- */
+
+enum { TEMP_SLOTS = 64 };
+static char *temp_slots[TEMP_SLOTS]; /* accessed with __atomic builtins only */
+static const int temp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void temp_on_signal(int sig)
+{
+    int saved = errno;
+    for (int i = 0; i < TEMP_SLOTS; ++i) {
+        char *p = __atomic_load_n(&temp_slots[i], __ATOMIC_SEQ_CST);
+        if (p) unlink(p);
+    }
+    /* die of the signal, as the default action would have */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    errno = saved;
+    raise(sig);
+}
+
+/* Installs temp_on_signal for the signals still at their default action
+ * (a program's own handlers are left alone). */
+static void temp_install_handlers(void)
+{
+    static int installed; /* once per process */
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST)) return;
+    for (size_t k = 0; k < sizeof temp_signals / sizeof temp_signals[0]; ++k) {
+        struct sigaction old, sa;
+        if (sigaction(temp_signals[k], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = temp_on_signal;
+        sigfillset(&sa.sa_mask); /* no other handled signal runs inside it */
+        sigaction(temp_signals[k], &sa, NULL);
+    }
+}
+
+/* Blocks (block=true) or restores the handled signals around a registry change. */
+static void temp_block(bool block, sigset_t *old)
+{
+    if (block) {
+        sigset_t set;
+        sigemptyset(&set);
+        for (size_t k = 0; k < sizeof temp_signals / sizeof temp_signals[0]; ++k)
+            sigaddset(&set, temp_signals[k]);
+        pthread_sigmask(SIG_BLOCK, &set, old);
+    } else {
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+    }
+}
+
+static void temp_register(char *path)
+{
+    temp_install_handlers();
+    for (int i = 0; i < TEMP_SLOTS; ++i) {
+        char *expected = NULL;
+        if (__atomic_compare_exchange_n(&temp_slots[i], &expected, path, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            return;
+    }
+    /* more than TEMP_SLOTS files open at once: this one is not cleaned on a signal */
+}
+
+static void temp_unregister(const char *path)
+{
+    for (int i = 0; i < TEMP_SLOTS; ++i) {
+        char *expected = (char *)path;
+        if (__atomic_compare_exchange_n(&temp_slots[i], &expected, NULL, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            return;
+    }
+}
+
+/* True when anything written to s failed, or flushing it fails now; *e gets
+ * the cause (EIO when the failed write's errno is gone). */
+static bool stream_failed(FILE *s, int *e)
+{
+    errno = 0;
+    bool bad = fflush(s) != 0;
+    *e = errno;
+    if (ferror(s)) bad = true;
+    if (bad && !*e) *e = EIO;
+    return bad;
+}
 
 /* The path a write to `path` must really replace: symbolic links resolved.
  * A dangling link resolves to the missing file it names.  Caller frees. */
@@ -97,7 +194,12 @@ static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_
     f->tmp_path = temp_name_for(f->path);
     if (!f->tmp_path)
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    sigset_t old;
+    temp_block(true, &old); /* created and registered with no signal in between */
     int fd = mkostemp(f->tmp_path, O_CLOEXEC);
+    if (fd >= 0)
+        temp_register(f->tmp_path);
+    temp_block(false, &old);
     /* mkstemp creates 0600; give the result the mode a plain fopen would. */
     mode_t mask = umask(0);
     umask(mask);
@@ -106,7 +208,7 @@ static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0)
-            close(fd), unlink(f->tmp_path);
+            close(fd), unlink(f->tmp_path), temp_unregister(f->tmp_path);
         free(f->tmp_path);
         f->tmp_path = NULL;
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create a temporary file: %s",
@@ -154,16 +256,17 @@ FILE *ompdag_atomic_file_stream(ompdag_atomic_file *f)
 static ompdag_status commit_stdout(ompdag_atomic_file *f, ompdag_error *err)
 {
     ompdag_status st = OMPDAG_OK;
-    if (ferror(f->stream) || fflush(f->stream) != 0)
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "stdout: cannot write: %s", strerror(errno));
+    int e;
+    if (stream_failed(f->stream, &e))
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "standard output: cannot write: %s", strerror(e));
     free(f);
     return st;
 }
 
 static ompdag_status commit_write_through(ompdag_atomic_file *f, ompdag_error *err)
 {
-    bool failed = ferror(f->stream) || fflush(f->stream) != 0;
-    int e = errno;
+    int e;
+    bool failed = stream_failed(f->stream, &e);
     if (fclose(f->stream) != 0 && !failed)
         failed = true, e = errno;
     ompdag_status st = OMPDAG_OK;
@@ -181,8 +284,10 @@ ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err
     if (!f->tmp_path)
         return commit_write_through(f, err);
     ompdag_status st = OMPDAG_OK;
-    bool failed = ferror(f->stream) || fflush(f->stream) != 0 || fsync(fileno(f->stream)) != 0;
-    int e = errno;
+    int e;
+    bool failed = stream_failed(f->stream, &e);
+    if (!failed && fsync(fileno(f->stream)) != 0)
+        failed = true, e = errno;
     if (fclose(f->stream) != 0 && !failed)
         failed = true, e = errno;
     f->stream = NULL;
@@ -192,6 +297,7 @@ ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
         unlink(f->tmp_path);
     }
+    temp_unregister(f->tmp_path); /* after the rename or unlink: no window without either */
     free(f->tmp_path);
     free(f->path);
     free(f);
@@ -205,7 +311,7 @@ void ompdag_atomic_file_abort(ompdag_atomic_file *f)
     if (f->stream && f->path)
         fclose(f->stream);
     if (f->tmp_path)
-        unlink(f->tmp_path);
+        unlink(f->tmp_path), temp_unregister(f->tmp_path);
     free(f->tmp_path);
     free(f->path);
     free(f);

@@ -21,18 +21,39 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
                                 opt->m);
     if (opt->migration_overhead < 0)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "migration overhead must be >= 0");
-    int64_t sites = 0;
-    if (opt->migration_overhead)
+    /* m·O is charged at each migration site: it must fit first, and the
+     * sites are counted by kind, not by a penalty that could have wrapped. */
+    int64_t per_site, sites = 0;
+    if (__builtin_mul_overflow((int64_t)opt->m, opt->migration_overhead, &per_site))
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "m (%d) times the migration overhead (%lld) does not fit in int64",
+                                opt->m, (long long)opt->migration_overhead);
+    if (opt->migration_overhead) {
+        ompdag_kind site =
+            opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
         for (int32_t v = 0; v < g->n; ++v)
-            sites += rta_penalty(g, opt, v) != 0;
+            sites += g->kind[v] == site;
+    }
     int64_t extra, total, scaled;
     if (__builtin_mul_overflow(sites, opt->migration_overhead, &extra) ||
-        __builtin_add_overflow(g->total_wcet, extra, &total) ||
-        __builtin_mul_overflow(total, 2 * (int64_t)opt->m, &scaled) || scaled == INT64_MAX)
+        __builtin_add_overflow(g->total_wcet, extra, &total))
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "the total WCET (%lld) plus the migration overhead (%lld) at "
+                                "%lld migration sites does not fit in int64",
+                                (long long)g->total_wcet, (long long)opt->migration_overhead,
+                                (long long)sites);
+    if (__builtin_mul_overflow(total, 2 * (int64_t)opt->m, &scaled) || scaled == INT64_MAX) {
+        if (extra)
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                    "2·m (m = %d) times the total WCET (%lld) plus the migration "
+                                    "overhead (%lld at %lld sites) does not fit in int64",
+                                    opt->m, (long long)g->total_wcet,
+                                    (long long)opt->migration_overhead, (long long)sites);
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "2·m (m = %d) times the total WCET (%lld) does not fit in "
                                 "int64; use a coarser time unit",
                                 opt->m, (long long)g->total_wcet);
+    }
     return OMPDAG_OK;
 }
 

@@ -17,7 +17,7 @@
 /* Flows from v: C nodes add their branches' counts, T nodes multiply the
  * continuation's count by the child's.  Saturates at UINT64_MAX; `approx`
  * keeps a floating estimate for the message. */
-static uint64_t count_flows(const ompdag_condag *g, double *approx)
+uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx)
 {
     uint64_t *cnt = malloc(sizeof *cnt * (size_t)g->n);
     double *dc = malloc(sizeof *dc * (size_t)g->n);
@@ -94,7 +94,7 @@ ompdag_status rta_enumerate(const ompdag_condag *g, const ompdag_rta_options *op
 {
     uint64_t limit = opt->max_flows ? opt->max_flows : OMPDAG_DEFAULT_MAX_FLOWS;
     double approx;
-    uint64_t flows = count_flows(g, &approx);
+    uint64_t flows = ompdag_condag_flow_count(g, &approx);
     if (flows > limit) {
         if (flows == UINT64_MAX)
             return ompdag_error_set(err, OMPDAG_ERR_LIMIT,

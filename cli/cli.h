@@ -27,6 +27,18 @@ int cli_fail(const char *cmd, const ompdag_error *err);
 /* Prints "ompdag CMD: <formatted>" plus a --help hint; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* For getopt_long's '?': "option '--X' needs an argument" when argv[optind-1]
+ * is a known option missing its value, else "unknown option 'ARG'"; returns
+ * CLI_EXIT_USAGE. */
+struct option;
+int cli_option_error(const char *cmd, char **argv, const struct option *longopts,
+                     const char *shortopts);
+
+/* Flushes stdout; when that or any earlier write to it failed, prints
+ * "ompdag CMD: cannot write standard output: CAUSE" and returns
+ * CLI_EXIT_FAIL in place of a 0 `rc` (a non-zero rc is kept). */
+int cli_flush_stdout(const char *cmd, int rc);
+
 /* Parses a decimal int64 in [lo, hi]; false on junk or range error. */
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* Parses a comma-separated list of ints in [lo, hi] into a new array. */

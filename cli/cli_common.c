@@ -1,6 +1,7 @@
 /* cli/cli_common.c — argument parsing, error printing and progress shared by
  * every subcommand. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,7 +17,11 @@
 
 int cli_fail(const char *cmd, const ompdag_error *err)
 {
-    fprintf(stderr, "ompdag %s: %s\n", cmd, err && err->message[0] ? err->message : "failed");
+    const char *msg = err && err->message[0] ? err->message : "failed";
+    size_t n = strlen(cmd); /* a library message may already name the command */
+    if (!strncmp(msg, cmd, n) && msg[n] == ':' && msg[n + 1] == ' ')
+        msg += n + 2;
+    fprintf(stderr, "ompdag %s: %s\n", cmd, msg);
     return CLI_EXIT_FAIL;
 }
 
@@ -29,6 +34,36 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\n(see 'ompdag %s --help')\n", cmd);
     va_end(ap);
     return CLI_EXIT_USAGE;
+}
+
+int cli_option_error(const char *cmd, char **argv, const struct option *longopts,
+                     const char *shortopts)
+{
+    const char *a = argv[optind - 1];
+    if (a[0] == '-' && a[1] == '-') {
+        const char *name = a + 2;
+        size_t len = strcspn(name, "=");
+        /* glibc sets optopt to a long option's val when its argument is missing */
+        for (const struct option *o = longopts; o && o->name && !name[len]; ++o)
+            if (o->has_arg == required_argument && optopt && o->val == optopt &&
+                !strncmp(o->name, name, len))
+                return cli_usage_error(cmd, "option '--%s' needs an argument", o->name);
+        return cli_usage_error(cmd, "unknown option '%.*s'", (int)(len + 2), a);
+    }
+    const char *s = optopt && shortopts ? strchr(shortopts, optopt) : NULL;
+    if (s && s[1] == ':') return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
+    if (optopt) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", a);
+}
+
+int cli_flush_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0, e = errno;
+    if (!failed && !ferror(stdout)) return rc;
+    fprintf(stderr, "ompdag %s: cannot write standard output: %s\n", cmd,
+            failed && e ? strerror(e) : "an earlier write failed");
+    return rc ? rc : CLI_EXIT_FAIL;
 }
 
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)

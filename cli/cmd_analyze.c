@@ -83,7 +83,7 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
         switch (c) {
         case OPT_THREADS:
             if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("analyze", "--threads wants positive integers, got '%s'", optarg);
+                rc = cli_usage_error("analyze", "--threads wants integers in [1, 1048576], got '%s'", optarg);
             break;
         case OPT_ALG: rc = parse_algorithms(optarg, o); break;
         case OPT_FORMAT:
@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
             if (!ompdag_eval_device_parse(optarg, &o->device))
                 rc = cli_usage_error("analyze", "--device is cpu, gpu-sim or gpu, got '%s'", optarg);
             break;
-        default: rc = cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("analyze", argv, longopts, "");
         }
     }
     if (!rc && o->batch && (o->alg_count != 1 || o->algs[0] != OMPDAG_ALG_EXACT))

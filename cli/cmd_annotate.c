@@ -96,7 +96,7 @@ int cmd_annotate(int argc, char **argv)
             break;
         case 'a': opt.allow_unmapped = true; break;
         case 'q': quiet = true; break;
-        default: return cli_usage_error("annotate", "unknown option");
+        default: return cli_option_error("annotate", argv, opts, "o:q");
         }
     }
     if (argc - optind < 2)

@@ -32,6 +32,8 @@ void cmd_bfs_help(FILE *out)
             "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
             "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
             "                     self-loops and duplicate edges removed)\n"
+            "  --max-vertices N   refuse a file whose ids ask for more than N vertices\n"
+            "                     (default 2^20 + 16 per byte of the file)\n"
             "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
             "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
             "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
@@ -52,6 +54,7 @@ typedef struct bfs_cli {
     bool validate, json, directed, show_levels;
     uint64_t seed;
     int edge_factor;
+    int64_t max_vertices; /* file readers' cap; 0: by file size */
     ompdag_bfs_options opts;
 } bfs_cli;
 
@@ -116,8 +119,9 @@ static ompdag_status load_graph(const bfs_cli *c, ompdag_graph **g, int *scale, 
         return kron ? ompdag_graph_kronecker((int)s, c->edge_factor, c->seed, g, err)
                     : ompdag_graph_uniform((int)s, c->edge_factor, c->seed, g, err);
     }
-    return ompdag_graph_read(spec, OMPDAG_GRAPH_FORMAT_AUTO,
-                             c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE, g, err);
+    return ompdag_graph_read_limited(spec, OMPDAG_GRAPH_FORMAT_AUTO,
+                                     c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE,
+                                     c->max_vertices, g, err);
 }
 
 static void direction_string(const ompdag_bfs_result *r, char *buf, size_t size)
@@ -260,7 +264,7 @@ int cmd_bfs(int argc, char **argv)
     c.edge_factor = 16;
     ompdag_bfs_options_init(&c.opts);
     enum { O_GRAPH = 256, O_ENGINE, O_SOURCES, O_VALIDATE, O_FORMAT, O_SEED, O_EF, O_DIRECTED,
-           O_THREADS, O_ALPHA, O_BETA, O_TAU, O_GAMMA, O_DEVICES, O_NOHC, O_LEVELS };
+           O_THREADS, O_ALPHA, O_BETA, O_TAU, O_GAMMA, O_DEVICES, O_NOHC, O_LEVELS, O_MAXV };
     static const struct option longopts[] = {
         {"graph", required_argument, NULL, O_GRAPH},     {"engine", required_argument, NULL, O_ENGINE},
         {"sources", required_argument, NULL, O_SOURCES}, {"validate", no_argument, NULL, O_VALIDATE},
@@ -270,7 +274,7 @@ int cmd_bfs(int argc, char **argv)
         {"beta", required_argument, NULL, O_BETA},       {"tau", required_argument, NULL, O_TAU},
         {"gamma", required_argument, NULL, O_GAMMA},     {"devices", required_argument, NULL, O_DEVICES},
         {"no-hub-cache", no_argument, NULL, O_NOHC},     {"levels", no_argument, NULL, O_LEVELS},
-        {NULL, 0, NULL, 0}};
+        {"max-vertices", required_argument, NULL, O_MAXV}, {NULL, 0, NULL, 0}};
     optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
     opterr = 0;
     int opt;
@@ -337,8 +341,11 @@ int cmd_bfs(int argc, char **argv)
             break;
         case O_NOHC: c.opts.hub_cache = false; break;
         case O_LEVELS: c.show_levels = true; break;
-        default:
-            return cli_usage_error("bfs", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case O_MAXV:
+            if (!cli_parse_i64(optarg, 1, INT64_MAX - 2, &c.max_vertices))
+                return cli_usage_error("bfs", "--max-vertices needs a positive integer");
+            break;
+        default: return cli_option_error("bfs", argv, longopts, "");
         }
     }
     if (optind < argc)
@@ -380,8 +387,7 @@ int cmd_bfs(int argc, char **argv)
     }
     if (c.json)
         printf(c.engine_count > 1 ? "\n]\n" : "\n");
-    fflush(stdout);
     free(keys);
     ompdag_graph_destroy(g);
-    return status;
+    return cli_flush_stdout("bfs", status);
 }

@@ -49,7 +49,7 @@ static int parse_check_args(int argc, char **argv, check_args *o)
             free(o->threads);
             o->threads = NULL;
             if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("check", "--threads wants positive integers, got '%s'", optarg);
+                rc = cli_usage_error("check", "--threads wants integers in [1, 1048576], got '%s'", optarg);
             break;
         case OPT_DEADLINE:
             if (ompdag_deadlines_add(o->deadlines, optarg, &err))
@@ -57,7 +57,7 @@ static int parse_check_args(int argc, char **argv, check_args *o)
             break;
         case OPT_REQUIRE: o->require = true; break;
         case OPT_QUIET: o->quiet = true; break;
-        default: rc = cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("check", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)

@@ -49,6 +49,8 @@ static int parse_dot_args(int argc, char **argv, dot_opts *o)
             o->flow = true;
         else if (c == OPT_SVG)
             o->svg = true;
+        else if (c == '?')
+            return cli_option_error("dot", argv, longopts, "o:");
         else
             return cli_usage_error("dot", "bad option or value '%s'", argv[optind - 1]);
     }

@@ -266,6 +266,8 @@ int cmd_experiment(int argc, char **argv)
             e.dir = optarg;
         } else if (c == 'P') {
             e.plot = false;
+        } else if (c == '?') {
+            return cli_option_error("experiment", argv, longopts, "");
         } else {
             return cli_usage_error("experiment", "bad option or value '%s'", argv[optind - 1]);
         }

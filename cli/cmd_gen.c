@@ -76,7 +76,7 @@ int cmd_gen(int argc, char **argv)
         if (c == 'o')
             out = optarg;
         else if (c == '?')
-            rc = cli_usage_error("gen", "unknown or incomplete option '%s'", argv[optind - 1]);
+            rc = cli_option_error("gen", argv, longopts, "o:");
         else
             rc = parse_gen_option(c, optarg, &p);
     }

@@ -111,6 +111,8 @@ int cmd_map(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
+        else if (c == '?')
+            return cli_option_error("map", argv, longopts, "o:");
         else if (!(c == 'g' && cli_parse_i64(optarg, 0, 64, &assumed)))
             return cli_usage_error("map", "bad option or value '%s'", argv[optind - 1]);
     }

@@ -61,7 +61,7 @@ static int parse_report_args(int argc, char **argv, report_args *o)
             free(o->threads);
             o->threads = NULL;
             if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("report", "--threads wants positive integers, got '%s'", optarg);
+                rc = cli_usage_error("report", "--threads wants integers in [1, 1048576], got '%s'", optarg);
             break;
         case OPT_DEADLINE:
             if (ompdag_deadlines_add(o->deadlines, optarg, &err))
@@ -81,7 +81,7 @@ static int parse_report_args(int argc, char **argv, report_args *o)
                 rc = cli_usage_error("report", "--migration-model is wfs or bfs");
             o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
             break;
-        default: rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("report", argv, longopts, "o:");
         }
     }
     if (!rc && optind != argc - 1)

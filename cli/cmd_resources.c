@@ -57,6 +57,8 @@ int cmd_resources(int argc, char **argv)
             json = true;
         else if (c == OPT_FORMAT && !strcmp(optarg, "text"))
             json = false;
+        else if (c == '?')
+            return cli_option_error("resources", argv, longopts, "o:");
         else
             return cli_usage_error("resources", "bad option or value '%s'", argv[optind - 1]);
     }

@@ -146,7 +146,7 @@ int cmd_run(int argc, char **argv)
         case 'p': probe = optarg; break;
         case 'L': libomp = optarg ? optarg : DEFAULT_LIBOMP; break;
         case 'q': quiet = true; break;
-        default: return cli_usage_error("run", "unknown option");
+        default: return cli_option_error("run", argv, opts, "+t:p:q");
         }
     }
     if (optind >= argc)

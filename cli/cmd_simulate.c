@@ -99,7 +99,7 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
             if (!o->json && strcmp(optarg, "text"))
                 rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
             break;
-        default: rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+        default: rc = cli_option_error("simulate", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)
@@ -202,7 +202,7 @@ static ompdag_status run_sweep(sweep *w, const ompdag_rta_result *res, ompdag_er
     }
     uint64_t done = 0;
     do {
-        if (++done > MAX_ALL_FLOWS)
+        if (++done > MAX_ALL_FLOWS) /* counted first, so only if the count is wrong */
             return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
                                     "more than %d flows; use --flows random:N", MAX_ALL_FLOWS);
         st = sim_flow(w, false, err);
@@ -272,6 +272,18 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
                : ompdag_condag_name(g)   ? ompdag_condag_name(g)
                                          : "graph",
                gi, n, ompdag_condag_task_count(g));
+    /* count the flows before simulating any (linear), not after 100000 runs */
+    double approx;
+    uint64_t nflows = ompdag_condag_flow_count(g, &approx);
+    if (!st && !o->random_flows && nflows > MAX_ALL_FLOWS)
+        st = nflows == UINT64_MAX
+                 ? ompdag_error_set(&err, OMPDAG_ERR_LIMIT,
+                                    "graph %zu has about %.3g flows, more than %d; use --flows "
+                                    "random:N",
+                                    gi, approx, MAX_ALL_FLOWS)
+                 : ompdag_error_set(&err, OMPDAG_ERR_LIMIT,
+                                    "graph %zu has %llu flows, more than %d; use --flows random:N",
+                                    gi, (unsigned long long)nflows, MAX_ALL_FLOWS);
     for (int k = 0; k < nm && !st; ++k) {
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, ms[k]);

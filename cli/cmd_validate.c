@@ -1,6 +1,7 @@
 /* cli/cmd_validate.c — `ompdag validate`: checks files against every rule of
  * the ompdag-condag format without analysing them. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -14,10 +15,19 @@ void cmd_validate_help(FILE *out)
 
 int cmd_validate(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error("validate", "expected at least one FILE");
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "--"))
+        first = 2; /* everything after "--" is a file, even "-x" */
+    else
+        for (int i = 1; i < argc; ++i)
+            if (argv[i][0] == '-' && argv[i][1])
+                return cli_usage_error("validate",
+                                       "unknown option '%s' (a file named so goes "
+                                       "after '--')",
+                                       argv[i]);
+    if (argc <= first) return cli_usage_error("validate", "expected at least one FILE");
     int bad = 0;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = first; i < argc; ++i) {
         ompdag_condag_set *s = cli_load_graphs("validate", argv[i]);
         if (!s) {
             bad++;

@@ -2,6 +2,7 @@
  * cli/main.c — the `ompdag` command: one table of subcommands (commands.def),
  * each handler in its own cmd_*.c file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +73,18 @@ static int run_help(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* Every command's output is checked to the end: a full disk or a closed
+ * pipe is an error, not exit 0 with a truncated result. */
+static int cli_close_stdout(const char *cmd, int rc)
+{
+    rc = cli_flush_stdout(cmd, rc);
+    if (fclose(stdout) != 0 && rc == CLI_EXIT_OK) {
+        fprintf(stderr, "ompdag %s: cannot close standard output: %s\n", cmd, strerror(errno));
+        rc = CLI_EXIT_FAIL;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -80,13 +93,13 @@ int main(int argc, char **argv)
     }
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h"))
-        return print_usage(stdout), CLI_EXIT_OK;
+        return print_usage(stdout), cli_close_stdout("--help", CLI_EXIT_OK);
     if (!strcmp(name, "--version")) {
         printf("ompdag %s\n", OMPDAG_VERSION);
-        return CLI_EXIT_OK;
+        return cli_close_stdout("--version", CLI_EXIT_OK);
     }
     if (!strcmp(name, "help"))
-        return run_help(argc, argv);
+        return cli_close_stdout("help", run_help(argc, argv));
     const cli_command *c = find_command(name);
     if (!c) {
         fprintf(stderr, "ompdag: unknown command '%s' (see 'ompdag --help')\n", name);
@@ -95,7 +108,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc && strcmp(argv[i], "--"); ++i)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             c->help(stdout);
-            return CLI_EXIT_OK;
+            return cli_close_stdout(name, CLI_EXIT_OK);
         }
-    return c->run(argc - 1, argv + 1);
+    return cli_close_stdout(name, c->run(argc - 1, argv + 1));
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -47,9 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         analyse(ompdag_condag_set_graph(s, i));
     /* Save into this process's own temporary file, never a system path: run as
      * root, a save to /dev/null once replaced the device with a regular file. */
-    static char tmp[64];
-    if (!tmp[0])
-        snprintf(tmp, sizeof tmp, "/tmp/ompdag-fuzz-%d.json", (int)getpid());
+    static char dir[] = "/tmp/ompdag-fuzz-XXXXXX", tmp[64];
+    if (!tmp[0] && mkdtemp(dir))
+        snprintf(tmp, sizeof tmp, "%s/save.json", dir);
+    if (!tmp[0]) {
+        ompdag_condag_set_destroy(s);
+        return 0;
+    }
     if (ompdag_condag_set_save_file(s, tmp, false, NULL) == OMPDAG_OK)
         unlink(tmp);
     ompdag_condag_set_destroy(s);

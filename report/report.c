@@ -111,7 +111,12 @@ ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag
     if (ompdag_duration_parse(eq + 1, &e.ns, err))
         return err ? err->code : OMPDAG_ERR_ARGUMENT;
     size_t keylen = (size_t)(eq - spec);
-    const char *colon = memchr(spec, ':', keylen);
+    /* the LAST colon splits FILE:LINE, so a file name may contain ':'; a
+     * qualified C++ name "ns::f" is a function */
+    const char *colon = memrchr(spec, ':', keylen);
+    if (colon && colon > spec && colon[-1] == ':' && colon + 1 < eq &&
+        !strchr("+-0123456789", colon[1]))
+        colon = NULL;
     if (colon) {
         char *end;
         long line = strtol(colon + 1, &end, 10);

@@ -148,31 +148,63 @@ static void region_table(FILE *out, const ompdag_report *r)
 }
 
 /* Draws graph gi with its first row's worst flow and inlines the SVG. */
-static ompdag_status region_svg(FILE *out, const ompdag_report *r, size_t first,
-                                ompdag_svg_renderer render, void *ctx, ompdag_error *err)
+/* True when row i starts a graph's section of the page. */
+static bool section_start(const ompdag_report *r, size_t i)
 {
-    const ompdag_report_row *row = &r->rows[first];
-    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-    char *dot = NULL, *svg = NULL;
-    size_t len = 0;
+    return i == 0 || r->rows[i - 1].graph != r->rows[i].graph;
+}
+
+static bool drawable(const ompdag_report *r, size_t i)
+{
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, r->rows[i].graph);
+    return section_start(r, i) && ompdag_condag_node_count(g) <= HTML_MAX_DRAWN_NODES;
+}
+
+/* Every drawing of the page in ONE renderer call (one graphviz process, not
+ * one per region: 30 ms each made 1,000 regions take half a minute).  The
+ * DOT graphs go in section order; graphviz answers with one <svg>...</svg>
+ * per graph, which are cut apart in place: (*svg_of)[i] points into *buf for
+ * each drawn row i, else NULL.  The caller frees *buf and *svg_of. */
+static ompdag_status render_all(const ompdag_report *r, ompdag_svg_renderer render, void *ctx,
+                                char **buf, char ***svg_of, ompdag_error *err)
+{
+    *buf = NULL;
+    *svg_of = calloc(r->n + 1, sizeof **svg_of);
+    if (!*svg_of)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    char *dot = NULL;
+    size_t len = 0, drawn = 0;
     FILE *mem = open_memstream(&dot, &len);
     if (!mem)
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    ompdag_status st = ompdag_dot_write(mem, g, r->results[first], err);
-    fclose(mem);
-    if (!st)
-        st = render(dot, len, &svg, ctx, err);
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0; i < r->n && !st; ++i)
+        if (drawable(r, i)) {
+            st = ompdag_dot_write(mem, ompdag_condag_set_graph(r->set, r->rows[i].graph),
+                                  r->results[i], err);
+            drawn++;
+        }
+    if (fclose(mem) != 0 && !st)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st && drawn)
+        st = render(dot, len, buf, ctx, err);
     free(dot);
-    if (st)
-        return st;
-    const char *start = strstr(svg, "<svg");
-    if (!start) {
-        free(svg);
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the SVG renderer returned no <svg>");
+    char *p = *buf;
+    for (size_t i = 0; i < r->n && !st && drawn; ++i) {
+        if (!drawable(r, i))
+            continue;
+        char *start = strstr(p, "<svg"), *end = start ? strstr(start, "</svg>") : NULL;
+        if (!end)
+            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                    "the SVG renderer returned fewer drawings than the %zu graphs "
+                                    "it was given",
+                                    drawn);
+        end += strlen("</svg>");
+        p = *end ? end + 1 : end;
+        *end = '\0';
+        (*svg_of)[i] = start;
     }
-    fprintf(out, "<div class=\"graph\" data-g=\"g%zu\">\n%s</div>\n", row->graph, start);
-    free(svg);
-    return OMPDAG_OK;
+    return st;
 }
 
 static void region_body(FILE *out, const ompdag_report *r, size_t first)
@@ -321,8 +353,9 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
                  "tasks. Click a column to sort, a node to see its WCET.</p>\n",
             r->n, pass, fail, r->n - pass - fail);
     region_table(out, r);
+    char *svg_buf = NULL, **svg_of = NULL;
+    ompdag_status st = render ? render_all(r, render, ctx, &svg_buf, &svg_of, err) : OMPDAG_OK;
     json_t *data = json_object();
-    ompdag_status st = OMPDAG_OK;
     for (size_t i = 0; i < r->n && !st; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         if (i > 0 && r->rows[i - 1].graph == row->graph)
@@ -341,8 +374,9 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
             fprintf(out, "<p class=\"none\">%d nodes: too many to draw here (graphviz); use "
                          "<code>ompdag dot --flow worst --svg</code>.</p>\n",
                     ompdag_condag_node_count(g));
-        else if (render)
-            st = region_svg(out, r, i, render, ctx, err);
+        else if (render && svg_of[i])
+            fprintf(out, "<div class=\"graph\" data-g=\"g%zu\">\n%s</div>\n", row->graph,
+                    svg_of[i]);
         node_table(out, g, row->graph);
         char key[32];
         snprintf(key, sizeof key, "g%zu", row->graph);
@@ -358,6 +392,7 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
         free(text);
     }
     json_decref(data);
+    free(svg_buf), free(svg_of);
     if (!st && ferror(out))
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "write error");
     return st;

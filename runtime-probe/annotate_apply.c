@@ -74,81 +74,127 @@ static size_t group_leader(const ompdag_annotation *a, size_t k)
     return k;
 }
 
-static json_t *copy_extra(const ompdag_condag *g, int32_t v)
+
+/* Everything apply computes before it touches a graph: per node (indexed by
+ * offset[graph] + node) and per graph.  Owned by apply; plan_free frees it. */
+typedef struct apply_plan {
+    size_t total;      /* nodes over all graphs */
+    size_t *offset;    /* graph -> first index */
+    uint64_t *samples; /* segments whose path covers the node */
+    int64_t *basis;    /* charged estimates, before margin */
+    int64_t *omax, *omed;
+    json_t **nodeoff;                   /* device -> largest share of an offloaded loop, or NULL */
+    int64_t *wcet;                      /* the WCETs to write */
+    json_t **node_extra, **graph_extra; /* the extras to write (references owned) */
+    size_t ngraphs;
+    uint8_t *mark;
+    int32_t *stack;
+} apply_plan;
+
+static void plan_free(apply_plan *p)
 {
-    json_t *ex = ompdag_condag_extra(g, v);
-    return ex ? json_deep_copy(ex) : json_object();
+    for (size_t i = 0; i < p->total; ++i) {
+        if (p->nodeoff) json_decref(p->nodeoff[i]);
+        if (p->node_extra) json_decref(p->node_extra[i]);
+    }
+    for (size_t gi = 0; p->graph_extra && gi < p->ngraphs; ++gi)
+        json_decref(p->graph_extra[gi]);
+    free(p->graph_extra);
+    free(p->nodeoff);
+    free(p->node_extra);
+    free(p->samples);
+    free(p->basis);
+    free(p->omax);
+    free(p->omed);
+    free(p->wcet);
+    free(p->mark);
+    free(p->stack);
+    free(p->offset);
+    memset(p, 0, sizeof *p);
 }
 
-ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
+static ompdag_status nomem(ompdag_error *err)
 {
-    if (!a) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
-    if (a->applied) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: already applied");
+    return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+}
+
+/* Step 1: every segment of a matched region fits a path, unless allowed. */
+static ompdag_status check_mapped(const ompdag_annotation *a, ompdag_error *err)
+{
     if (a->unmapped && !a->opt.allow_unmapped)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%llu measured segments of matched regions fit no path of their "
                                 "graph (first: %s); the graph does not match the program — "
                                 "re-extract it, or pass --allow-unmapped",
                                 (unsigned long long)a->unmapped, a->first_unmapped);
-    ompdag_status st = estimate_classes(a, err);
-    if (st) return st;
-    /* Per node: samples covering it, sums over charged classes. */
-    size_t total = 0;
-    for (size_t gi = 0; gi < a->ngraphs; ++gi)
-        total += (size_t)a->graphs[gi].n;
-    uint64_t *samples = calloc(total + 1, sizeof *samples);
-    int64_t *basis = calloc(total + 1, sizeof *basis);
-    int64_t *omax = calloc(total + 1, sizeof *omax);
-    int64_t *omed = calloc(total + 1, sizeof *omed);
-    json_t **nodeoff = calloc(total + 1, sizeof *nodeoff); /* per node: device -> share */
-    size_t *offset = calloc(a->ngraphs + 1, sizeof *offset);
+    return OMPDAG_OK;
+}
+
+/* Step 3: the plan's arrays. */
+static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
     size_t maxn = 1;
-    for (size_t gi = 0; gi < a->ngraphs; ++gi)
-        if ((size_t)a->graphs[gi].n > maxn) maxn = (size_t)a->graphs[gi].n;
-    uint8_t *mark = malloc(maxn);
-    int32_t *stack = malloc(2 * maxn * sizeof *stack + 16);
-    size_t *leader = NULL;
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *msgf = NULL;
-    if (!samples || !basis || !omax || !omed || !nodeoff || !offset || !mark || !stack) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        goto done;
+    p->offset = calloc(a->ngraphs + 1, sizeof *p->offset);
+    if (!p->offset) return nomem(err);
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        size_t n = (size_t)a->graphs[gi].n;
+        p->offset[gi + 1] = p->offset[gi] + n;
+        maxn = n > maxn ? n : maxn;
     }
-    for (size_t gi = 0; gi < a->ngraphs; ++gi)
-        offset[gi + 1] = offset[gi] + (size_t)a->graphs[gi].n;
+    size_t t = p->offset[a->ngraphs] + 1;
+    p->samples = calloc(t, sizeof *p->samples);
+    p->basis = calloc(t, sizeof *p->basis);
+    p->omax = calloc(t, sizeof *p->omax);
+    p->omed = calloc(t, sizeof *p->omed);
+    p->wcet = calloc(t, sizeof *p->wcet);
+    p->nodeoff = calloc(t, sizeof *p->nodeoff);
+    p->node_extra = calloc(t, sizeof *p->node_extra);
+    p->graph_extra = calloc(a->ngraphs + 1, sizeof *p->graph_extra);
+    p->mark = malloc(maxn);
+    p->stack = malloc(2 * maxn * sizeof *p->stack + 16);
+    p->total = t - 1;
+    p->ngraphs = a->ngraphs;
+    if (!p->samples || !p->basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
+        !p->node_extra || !p->graph_extra || !p->mark || !p->stack)
+        return nomem(err);
+    return OMPDAG_OK;
+}
+
+/* Step 4: which nodes each class's paths cover, and offloaded loops. */
+static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
     for (size_t k = 0; k < a->nclasses; ++k) {
-        seg_class *c = &a->classes[k];
+        const seg_class *c = &a->classes[k];
         const graph_info *g = &a->graphs[c->graph];
-        size_t base = offset[c->graph];
-        annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, mark, stack);
-        mark[c->charged] = 1;
+        size_t base = p->offset[c->graph];
+        annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
+        p->mark[c->charged] = 1;
         for (int32_t v = 0; v < g->n; ++v)
-            if (mark[v]) samples[base + (size_t)v] += c->samples.n;
+            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n;
+        size_t i = base + (size_t)c->charged;
+        if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;
         json_t *e;
-        size_t i = base + (size_t)c->charged;
-        if (c->offload && !nodeoff[i]) nodeoff[i] = json_object();
         json_object_foreach(c->offload, dev, e)
         {
-            if (!nodeoff[i] || !annot_offload_fold(nodeoff[i], dev, e)) {
-                st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-                goto done;
-            }
+            if (!annot_offload_fold(p->nodeoff[i], dev, e)) return nomem(err);
         }
     }
-    /* Classes charged to one node that share their start point (rules 1, 3)
-     * or their end point (rule 2) never occur in the same task instance: a
-     * flow passes each scheduling point once.  Such a group contributes its
-     * maximum; different groups add up. */
-    leader = malloc((a->nclasses + 1) * sizeof *leader);
-    if (!leader) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        goto done;
-    }
+    return OMPDAG_OK;
+}
+
+/* Step 5: classes charged to one node that share their start point (rules
+ * 1, 3) or their end point (rule 2) never occur in the same task instance: a
+ * flow passes each scheduling point once.  Such a group contributes its
+ * maximum; different groups add up. */
+static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    size_t *leader = malloc((a->nclasses + 1) * sizeof *leader);
+    if (!leader) return nomem(err);
     for (size_t k = 0; k < a->nclasses; ++k)
         leader[k] = group_leader(a, k);
-    for (size_t k = 0; k < a->nclasses; ++k) {
+    ompdag_status st = OMPDAG_OK;
+    for (size_t k = 0; k < a->nclasses && !st; ++k) {
         if (leader[k] != k) continue;
         const seg_class *c = &a->classes[k];
         int64_t e = 0, mx = 0, md = 0;
@@ -159,107 +205,218 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
             }
-        size_t i = offset[c->graph] + (size_t)c->charged;
-        basis[i] += e;
-        omax[i] += mx;
-        omed[i] += md;
+        size_t i = p->offset[c->graph] + (size_t)c->charged;
+        if (__builtin_add_overflow(p->basis[i], e, &p->basis[i]) ||
+            __builtin_add_overflow(p->omax[i], mx, &p->omax[i]) ||
+            __builtin_add_overflow(p->omed[i], md, &p->omed[i]))
+            st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: charged time overflows");
     }
-    /* Unobserved nodes. */
+    free(leader);
+    return st;
+}
+
+/* Step 6: nodes no observed path covers are an error unless --unobserved zero. */
+static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_plan *p,
+                                      ompdag_error *err)
+{
+    if (a->opt.unobserved != OMPDAG_UNOBSERVED_ERROR) return OMPDAG_OK;
     size_t unobserved = 0;
-    msgf = open_memstream(&msg, &msglen);
-    if (!msgf) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        goto done;
-    }
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *msgf = open_memstream(&msg, &msglen);
+    if (!msgf) return nomem(err);
     for (size_t gi = 0; gi < a->ngraphs; ++gi)
         for (int32_t v = 0; v < a->graphs[gi].n; ++v)
-            if (samples[offset[gi] + (size_t)v] == 0) {
+            if (p->samples[p->offset[gi] + (size_t)v] == 0) {
                 char where[256];
                 describe_node(a->graphs[gi].g, v, where, sizeof where);
                 if (unobserved < 12) fprintf(msgf, "%s%s", unobserved ? ", " : "", where);
                 ++unobserved;
             }
     fclose(msgf);
-    msgf = NULL;
-    if (unobserved && a->opt.unobserved == OMPDAG_UNOBSERVED_ERROR) {
+    ompdag_status st = OMPDAG_OK;
+    if (unobserved)
         st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
                               "%zu nodes were never observed: %s%s; run the program with inputs "
                               "that reach them, or pass --unobserved zero",
-                              unobserved, msg, unobserved > 12 ? ", ..." : "");
-        goto done;
-    }
-    /* Write WCETs and extras. */
-    const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
-    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
-        graph_info *g = &a->graphs[gi];
-        for (int32_t v = 0; v < g->n; ++v) {
-            size_t i = offset[gi] + (size_t)v;
-            long double w = ceill((long double)basis[i] * (100.0L + a->opt.margin_pct) / 100.0L);
-            if (w > (long double)INT64_MAX / 4) {
-                st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
-                goto done;
-            }
-            if ((st = ompdag_condag_set_wcet(g->g, v, (int64_t)w, err))) goto done;
-            json_t *ex = copy_extra(g->g, v);
-            json_object_set_new(ex, "samples", json_integer((json_int_t)samples[i]));
-            json_object_set_new(ex, "observed_max", json_integer(omax[i]));
-            json_object_set_new(ex, "observed_median", json_integer(omed[i]));
-            json_object_set_new(ex, "margin_pct", json_real(a->opt.margin_pct));
-            json_object_set_new(ex, "estimator", json_string(method));
-            if (samples[i] == 0) json_object_set_new(ex, "unobserved", json_true());
-            if (nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
-                json_t *arr = json_array();
-                const char *dev;
-                json_t *e;
-                json_object_foreach(nodeoff[i], dev, e)
-                {
-                    json_array_append(arr, e);
-                }
-                json_object_set_new(ex, "offload", arr);
-            }
-            ompdag_condag_set_extra(g->g, v, ex);
-            json_decref(ex);
-        }
-        json_t *gx = copy_extra(g->g, -1);
-        json_t *resp = json_array();
-        for (size_t r = 0; r < g->responses.n; ++r)
-            json_array_append_new(resp, json_integer(g->responses.v[r]));
-        json_object_set_new(gx, "observed_response_ns", resp);
-        json_t *tresp = json_array();
-        for (size_t r = 0; r < g->task_responses.n; ++r)
-            json_array_append_new(tresp, json_integer(g->task_responses.v[r]));
-        json_object_set_new(gx, "observed_task_response_ns", tresp);
-        json_t *m = json_object();
-        json_object_set_new(m, "estimator", json_string(method));
-        json_object_set_new(m, "margin_pct", json_real(a->opt.margin_pct));
-        if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
-            json_object_set_new(m, "exceedance", json_real(a->opt.exceedance));
-            json_object_set_new(m, "block", json_integer(a->opt.evt_block));
-        }
-        json_object_set_new(m, "traces", json_integer((json_int_t)a->traces));
-        json_object_set_new(m, "segments", json_integer((json_int_t)g->segments));
-        json_object_set_new(m, "rule", json_string("docs/probe.md#attribution"));
-        json_object_set_new(
-            m, "unobserved",
-            json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"));
-        json_object_set_new(gx, "wcet_method", m);
-        ompdag_condag_set_extra(g->g, -1, gx);
-        json_decref(gx);
-    }
-    a->applied = true;
-done:
-    for (size_t i = 0; nodeoff && i < total; ++i)
-        json_decref(nodeoff[i]);
-    free(nodeoff);
-    free(leader);
+                              unobserved, msg ? msg : "", unobserved > 12 ? ", ..." : "");
     free(msg);
-    free(samples);
-    free(basis);
-    free(omax);
-    free(omed);
-    free(offset);
-    free(mark);
-    free(stack);
+    return st;
+}
+
+/* Step 7: WCET = ceil(basis · (1 + margin/100)); every graph's sum must fit
+ * in int64 (so committing them cannot fail). */
+static ompdag_status plan_wcets(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        int64_t sum = 0;
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
+            size_t i = p->offset[gi] + (size_t)v;
+            long double w = ceill((long double)p->basis[i] * (100.0L + a->opt.margin_pct) / 100.0L);
+            if (w > (long double)INT64_MAX / 4 || __builtin_add_overflow(sum, (int64_t)w, &sum))
+                return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
+            p->wcet[i] = (int64_t)w;
+        }
+    }
+    return OMPDAG_OK;
+}
+
+static json_t *copy_extra(const ompdag_condag *g, int32_t v)
+{
+    json_t *ex = ompdag_condag_extra(g, v);
+    return ex ? json_deep_copy(ex) : json_object();
+}
+
+/* json_object_set_new that remembers a failure in *ok. */
+static void jset(json_t *o, const char *key, json_t *val, bool *ok)
+{
+    if (!o) { /* json_object_set_new steals val even when it fails */
+        json_decref(val);
+        *ok = false;
+    } else if (json_object_set_new(o, key, val)) {
+        *ok = false;
+    }
+}
+
+static json_t *i64_array(const i64vec *v)
+{
+    json_t *arr = json_array();
+    for (size_t r = 0; arr && r < v->n; ++r)
+        if (json_array_append_new(arr, json_integer(v->v[r]))) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+/* Step 8a: a node's extra keys. */
+static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const graph_info *g,
+                          int32_t v, size_t i)
+{
+    const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
+    bool ok = true;
+    json_t *ex = copy_extra(g->g, v);
+    jset(ex, "samples", json_integer((json_int_t)p->samples[i]), &ok);
+    jset(ex, "observed_max", json_integer(p->omax[i]), &ok);
+    jset(ex, "observed_median", json_integer(p->omed[i]), &ok);
+    jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
+    jset(ex, "estimator", json_string(method), &ok);
+    if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
+    if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
+        json_t *arr = json_array();
+        const char *dev;
+        json_t *e;
+        json_object_foreach(p->nodeoff[i], dev, e)
+        {
+            if (arr && json_array_append(arr, e)) ok = false;
+        }
+        jset(ex, "offload", arr, &ok);
+    }
+    if (!ok) {
+        json_decref(ex);
+        return NULL;
+    }
+    return ex;
+}
+
+/* Step 8b: a graph's extra keys. */
+static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
+{
+    const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
+    bool ok = true;
+    json_t *gx = copy_extra(g->g, -1);
+    jset(gx, "observed_response_ns", i64_array(&g->responses), &ok);
+    jset(gx, "observed_task_response_ns", i64_array(&g->task_responses), &ok);
+    json_t *m = json_object();
+    jset(m, "estimator", json_string(method), &ok);
+    jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);
+    if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
+        jset(m, "exceedance", json_real(a->opt.exceedance), &ok);
+        jset(m, "block", json_integer(a->opt.evt_block), &ok);
+    }
+    jset(m, "traces", json_integer((json_int_t)a->traces), &ok);
+    jset(m, "segments", json_integer((json_int_t)g->segments), &ok);
+    jset(m, "rule", json_string("docs/probe.md#attribution"), &ok);
+    jset(m, "unobserved",
+         json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"), &ok);
+    jset(gx, "wcet_method", m, &ok);
+    if (!ok) {
+        json_decref(gx);
+        return NULL;
+    }
+    return gx;
+}
+
+static ompdag_status plan_extras(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const graph_info *g = &a->graphs[gi];
+        for (int32_t v = 0; v < g->n; ++v) {
+            size_t i = p->offset[gi] + (size_t)v;
+            if (!(p->node_extra[i] = node_extra(a, p, g, v, i))) return nomem(err);
+        }
+        if (!(p->graph_extra[gi] = graph_extra(a, g))) return nomem(err);
+    }
+    return OMPDAG_OK;
+}
+
+/* Step 9: makes sure each graph has its per-node extra array, the one
+ * allocation ompdag_condag_set_extra may need, so that commit cannot fail. */
+static ompdag_status reserve_extras(ompdag_annotation *a, ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        if (a->graphs[gi].n == 0) continue;
+        ompdag_condag *g = a->graphs[gi].g;
+        json_t *keep = json_incref(ompdag_condag_extra(g, 0));
+        ompdag_status st = ompdag_condag_set_extra(g, 0, keep);
+        json_decref(keep);
+        if (st) return nomem(err);
+    }
+    return OMPDAG_OK;
+}
+
+/* Step 10: writes the plan into the graphs.  Every failure mode was ruled out
+ * by the steps before (sums fit, extras reserved); a status other than OK
+ * here is a bug, reported as such.  WCETs go to 0 first so that no
+ * intermediate sum of old and new values can overflow. */
+static ompdag_status commit(ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    ompdag_status st = OMPDAG_OK;
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        ompdag_condag *g = a->graphs[gi].g;
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v)
+            st = st ? st : ompdag_condag_set_wcet(g, v, 0, err);
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
+            size_t i = p->offset[gi] + (size_t)v;
+            st = st ? st : ompdag_condag_set_wcet(g, v, p->wcet[i], err);
+            st = st ? st : ompdag_condag_set_extra(g, v, p->node_extra[i]);
+        }
+        st = st ? st : ompdag_condag_set_extra(g, -1, p->graph_extra[gi]);
+    }
+    if (st)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "annotate: writing a planned WCET failed (a bug): status %d",
+                                (int)st);
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
+{
+    if (!a) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
+    if (a->applied) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: already applied");
+    apply_plan p = {0};
+    ompdag_status st = check_mapped(a, err);
+    if (!st) st = estimate_classes(a, err);
+    if (!st) st = plan_alloc(a, &p, err);
+    if (!st) st = plan_coverage(a, &p, err);
+    if (!st) st = plan_charges(a, &p, err);
+    if (!st) st = check_unobserved(a, &p, err);
+    if (!st) st = plan_wcets(a, &p, err);
+    if (!st) st = plan_extras(a, &p, err);
+    if (!st) st = reserve_extras(a, err);
+    if (!st) st = commit(a, &p, err); /* nothing above changed a graph */
+    if (!st) a->applied = true;
+    plan_free(&p);
     return st;
 }
 

@@ -185,6 +185,9 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
                            bool *nomem);
 
+/* annotate_trace.c */
+const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
+
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);
 int annot_cmp_off(const void *x, const void *y);

@@ -92,18 +92,65 @@ static const loc_entry *loc_nodes(trace_ctx *c, uint64_t cp, size_t graph)
     return e;
 }
 
+/* The name of a scheduling point kind (ompdag/probe.h), for messages. */
+const char *annot_point_name(uint8_t kind)
+{
+    switch (kind) {
+    case OMPDAG_PT_TASK_BEGIN:
+        return "task begin";
+    case OMPDAG_PT_TASK_END:
+        return "task end";
+    case OMPDAG_PT_CREATE:
+        return "task creation";
+    case OMPDAG_PT_TASKWAIT:
+        return "taskwait";
+    case OMPDAG_PT_TASKGROUP:
+        return "end of taskgroup";
+    case OMPDAG_PT_BARRIER:
+        return "barrier";
+    case OMPDAG_PT_ROOT_BEGIN:
+        return "single/masked begin";
+    case OMPDAG_PT_ROOT_END:
+        return "single/masked end";
+    case OMPDAG_PT_OTHER:
+        return "unpaired runtime event";
+    default:
+        return "unknown point";
+    }
+}
+
+/* "file:line (taskwait)", or why there is no line: a task's begin and end
+ * have no code address, and an address may have no line information. */
+static void describe_point(trace_ctx *c, uint64_t cp, uint8_t kind, char *buf, size_t n)
+{
+    ompdag_srcloc loc = {0};
+    ompdag_error err = {0};
+    if (!cp) {
+        snprintf(buf, n, "%s (no code address: the runtime reports none for it)",
+                 annot_point_name(kind));
+    } else if (ompdag_symbolizer_lookup(c->sym, cp, &loc, &err) || !loc.file) {
+        snprintf(buf, n, "%s at address 0x%llx (no line information: %.120s)", annot_point_name(kind),
+                 (unsigned long long)cp, err.message[0] ? err.message : "none in the debug info");
+    } else {
+        snprintf(buf, n, "%s:%d (%s)", loc.file, loc.line, annot_point_name(kind));
+    }
+}
+
 static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
     ++a->unmapped;
     if (a->first_unmapped[0]) return;
-    ompdag_srcloc s = {0}, e = {0};
-    ompdag_error err;
-    if (r->cp_start) ompdag_symbolizer_lookup(c->sym, r->cp_start, &s, &err);
-    if (r->cp_end) ompdag_symbolizer_lookup(c->sym, r->cp_end, &e, &err);
-    snprintf(a->first_unmapped, sizeof a->first_unmapped,
-             "segment from %s:%d (point kind %u) to %s:%d (point kind %u): %s",
-             s.file ? s.file : "?", s.line, r->sk, e.file ? e.file : "?", e.line, r->ek, why);
+    char from[200], to[200];
+    bool begin = r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN;
+    if (begin && !r->cp_start && r->cp_task)
+        describe_point(c, r->cp_task, OMPDAG_PT_CREATE, from, sizeof from);
+    else
+        describe_point(c, r->cp_start, r->sk, from, sizeof from);
+    describe_point(c, r->cp_end, r->ek, to, sizeof to);
+    snprintf(a->first_unmapped, sizeof a->first_unmapped, "segment from %s%s to %s: %s",
+             begin && !r->cp_start && r->cp_task ? "the begin of the task created at " : "", from,
+             to, why);
 }
 
 static task_entry *task_slot(trace_ctx *c, uint64_t id)
@@ -517,7 +564,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_reader_destroy(r);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
-    if ((st = ompdag_symbolizer_create(r, &c.sym, err))) {
+    if ((st = ompdag_symbolizer_create(r, &c.sym, err)) ||
+        (st = ompdag_symbolizer_check_executable(c.sym, err))) {
         ctx_free(&c);
         ompdag_trace_reader_destroy(r);
         return st;

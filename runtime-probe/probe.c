@@ -92,6 +92,7 @@ typedef struct thread_buf {
 } thread_buf;
 
 static int g_fd = -1;
+static uint64_t g_header_hash; /* of the header bytes: seeds every chunk checksum */
 static bool g_debug;
 static pthread_mutex_t g_write_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -203,7 +204,7 @@ static void write_chunk(uint32_t thread, const ompdag_trace_rec *recs, uint32_t 
     if (count == 0 || g_fd < 0)
         return;
     ompdag_trace_chunk ch = {OMPDAG_TRACE_CHUNK_MAGIC, thread, count,
-                             count ^ thread ^ 0x5a5a5a5au};
+                             ompdag_trace_chunk_check(g_header_hash, thread, count, recs)};
     struct iovec iov[2] = {{&ch, sizeof ch}, {(void *)recs, count * sizeof *recs}};
     if (!write_all(g_fd, iov, 2)) {
         atomic_fetch_add(&g_dropped, count);
@@ -720,6 +721,10 @@ static bool write_header(void)
                            {pad, padlen},
                            {m->buf, m->len}};
     bool ok = write_all(g_fd, iov, 5);
+    uint64_t hash = OMPDAG_TRACE_HASH_SEED; /* every chunk's checksum is seeded with it */
+    for (int i = 0; i < 5; ++i)
+        hash = ompdag_trace_hash_bytes(hash, iov[i].iov_base, iov[i].iov_len);
+    g_header_hash = hash;
     free(m);
     return ok;
 }

@@ -35,7 +35,7 @@ typedef struct sym_module {
     char *path;
     char build_id[2 * OMPDAG_TRACE_MAX_BUILD_ID + 1];
     uint64_t base, lo, hi;
-    bool opened, usable;
+    bool opened, usable, rebuilt;
     char why[1024];
     int fd;
     Dwarf *dw;
@@ -167,6 +167,7 @@ static void open_module(sym_module *m)
         snprintf(m->why, sizeof m->why,
                  "%s was rebuilt since the trace was taken (build-id %s, trace has %s)", m->path,
                  hex[0] ? hex : "none", m->build_id);
+        m->rebuilt = true;
         return;
     }
     if (!index_cus(m)) {
@@ -174,6 +175,18 @@ static void open_module(sym_module *m)
         return;
     }
     m->usable = true;
+}
+
+ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_error *err)
+{
+    if (!s->nmods)
+        return OMPDAG_OK;
+    sym_module *m = &s->mods[0]; /* the probe lists the executable first */
+    if (!m->opened)
+        open_module(m);
+    if (m->rebuilt || m->fd < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
+    return OMPDAG_OK;
 }
 
 /* clang gives some runtime calls line 0 ("no source line", e.g. a task

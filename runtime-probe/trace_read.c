@@ -7,7 +7,16 @@
  * kind is checked, and the footer's counters (records, created and completed
  * explicit tasks) are compared with what was read, so a truncated, corrupt or
  * lossy trace is an error with a byte offset — never a crash.  The reader
- * holds one chunk at a time: memory does not grow with the trace.
+ * holds one chunk at a time: memory does not grow with the trace (beyond one
+ * word per probe thread).
+ *
+ * Contents are checked too (format version 2): each chunk's checksum, seeded
+ * with the hash of the header bytes; each record's thread against its
+ * chunk's; per-thread non-decreasing times inside [start, footer]; a
+ * segment's duration within [start, its end]; ids that name threads which
+ * wrote records; and, for a complete trace, that the ids of created tasks
+ * and of finished tasks are the same multiset (a sum of mixed ids).  A
+ * corrupted duration is an error, never a WCET.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,6 +48,17 @@ struct ompdag_trace_reader {
     bool footer_seen;
     /* tallies checked against the footer */
     uint64_t records, created, ended;
+    /* content checks */
+    bool in_header;        /* read_exact hashes what it reads */
+    uint64_t header_hash;
+    uint32_t chunk_thread;
+    size_t chunk_at;       /* byte offset of the current chunk */
+    uint64_t *last_time;   /* per thread number, 0 = none yet */
+    uint32_t threads_cap;
+    uint32_t max_thread;   /* highest thread number that wrote a chunk, +1 */
+    uint64_t max_time;
+    uint64_t max_id_thread; /* highest thread part (id >> 40) of any id */
+    uint64_t created_sum, ended_sum; /* sums of mixed ids */
 };
 
 static size_t src_read(ompdag_trace_reader *r, void *buf, size_t n)
@@ -62,6 +82,8 @@ static ompdag_status read_exact(ompdag_trace_reader *r, void *buf, size_t n, con
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: truncated trace: %s at byte %zu needs %zu bytes", r->origin,
                                 what, at, n);
+    if (r->in_header)
+        r->header_hash = ompdag_trace_hash_bytes(r->header_hash, buf, n);
     return OMPDAG_OK;
 }
 
@@ -121,7 +143,18 @@ static ompdag_status skip_pad(ompdag_trace_reader *r, size_t strings, ompdag_err
     return read_exact(r, pad, n, "padding", err);
 }
 
+static ompdag_status read_header_body(ompdag_trace_reader *r, ompdag_error *err);
+
 static ompdag_status read_header(ompdag_trace_reader *r, ompdag_error *err)
+{
+    r->in_header = true;
+    r->header_hash = OMPDAG_TRACE_HASH_SEED;
+    ompdag_status st = read_header_body(r, err);
+    r->in_header = false;
+    return st;
+}
+
+static ompdag_status read_header_body(ompdag_trace_reader *r, ompdag_error *err)
 {
     ompdag_trace_header *h = &r->header;
     ompdag_status st = read_exact(r, h, sizeof *h, "header", err);
@@ -130,10 +163,19 @@ static ompdag_status read_header(ompdag_trace_reader *r, ompdag_error *err)
     if (memcmp(h->magic, OMPDAG_TRACE_MAGIC, 8))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: not an ompdag trace (bad magic)",
                                 r->origin);
+    if (h->version == 1)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "%s: trace format version 1 has no checksums, so a corrupted "
+                                "duration could not be told from a measured one; this ompdag "
+                                "reads version %u: run the program again under this probe",
+                                r->origin, OMPDAG_TRACE_VERSION);
     if (h->version != OMPDAG_TRACE_VERSION)
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "%s: trace format version %u, this ompdag reads version %u",
                                 r->origin, h->version, OMPDAG_TRACE_VERSION);
+    if (h->start_ns >= (UINT64_C(1) << 62))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: corrupt trace: start time %llu ns",
+                                r->origin, (unsigned long long)h->start_ns);
     if (h->record_size != sizeof(ompdag_trace_rec))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: corrupt trace: record size %u",
                                 r->origin, h->record_size);
@@ -228,6 +270,7 @@ void ompdag_trace_reader_destroy(ompdag_trace_reader *r)
     free(r->modules);
     free(r->exe);
     free(r->chunk);
+    free(r->last_time);
     free(r);
 }
 
@@ -236,10 +279,49 @@ static bool valid_kind(uint8_t k)
     return k <= OMPDAG_PT_OTHER;
 }
 
+/* An id's thread part: ids are ((thread + 1) << 40) | sequence (probe.c). */
+static uint64_t id_thread(uint64_t id)
+{
+    return id >> 40;
+}
+
+/* A mixed id, summed over created and finished tasks (a multiset check). */
+static uint64_t mix_id(uint64_t id)
+{
+    id ^= id >> 31;
+    id *= 0x9e3779b97f4a7c15ull;
+    return id ^ (id >> 29);
+}
+
+static ompdag_status corrupt(const ompdag_trace_reader *r, size_t at, ompdag_error *err,
+                             const char *what, unsigned long long a, unsigned long long b)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                            "%s: corrupt trace: %s (%llu, %llu) in the chunk at byte %zu",
+                            r->origin, what, a, b, at);
+}
+
+/* The last time seen from thread t, growing the table on demand. */
+static uint64_t *thread_time(ompdag_trace_reader *r, uint32_t t)
+{
+    if (t >= r->threads_cap) {
+        uint32_t cap = r->threads_cap ? r->threads_cap : 64;
+        while (cap <= t)
+            cap *= 2;
+        uint64_t *p = realloc(r->last_time, sizeof *p * cap);
+        if (!p)
+            return NULL;
+        memset(p + r->threads_cap, 0, sizeof *p * (cap - r->threads_cap));
+        r->last_time = p, r->threads_cap = cap;
+    }
+    return &r->last_time[t];
+}
+
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_OFFLOAD)
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_OFFLOAD ||
+        rec->type == OMPDAG_REC_TASK_END)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,
                                 rec->type, at);
@@ -249,6 +331,44 @@ static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: segment point kinds %u/%u near byte %zu",
                                 r->origin, rec->start_kind, rec->end_kind, at);
+    if (rec->type == OMPDAG_REC_FOOTER)
+        return OMPDAG_OK; /* checked by check_footer */
+    const uint64_t start = r->header.start_ns;
+    if (rec->thread != r->chunk_thread)
+        return corrupt(r, r->chunk_at, err, "a record's thread is not its chunk's", rec->thread,
+                       r->chunk_thread);
+    if (rec->time < start || rec->time >= (UINT64_C(1) << 62))
+        return corrupt(r, r->chunk_at, err, "a time before the trace started (time, start)",
+                       rec->time, start);
+    uint64_t *last = thread_time(r, rec->thread);
+    if (!last)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s: out of memory", r->origin);
+    if (rec->time < *last)
+        return corrupt(r, r->chunk_at, err, "a thread's times go backwards (time, previous)",
+                       rec->time, *last);
+    *last = rec->time;
+    if (rec->time > r->max_time)
+        r->max_time = rec->time;
+    /* a segment ran for at most the time between the start and its end */
+    if (rec->type == OMPDAG_REC_SEGMENT && rec->dur > rec->time - start)
+        return corrupt(r, r->chunk_at, err,
+                       "a segment's duration exceeds the run so far (duration, ns since start)",
+                       rec->dur, rec->time - start);
+    if (rec->type == OMPDAG_REC_OFFLOAD && rec->dur >= (UINT64_C(1) << 62))
+        return corrupt(r, r->chunk_at, err, "an offload's busy time (ns, limit)", rec->dur,
+                       UINT64_C(1) << 62);
+    bool needs_id = rec->type != OMPDAG_REC_OFFLOAD;
+    if ((needs_id && (rec->id & ((UINT64_C(1) << 40) - 1)) == 0) ||
+        id_thread(rec->id) > OMPDAG_TRACE_MAX_THREADS)
+        return corrupt(r, r->chunk_at, err, "an id no thread could have made (id, type)", rec->id,
+                       rec->type);
+    if (id_thread(rec->id) > r->max_id_thread)
+        r->max_id_thread = id_thread(rec->id);
+    if (rec->type == OMPDAG_REC_TASK_CREATE)
+        r->created_sum += mix_id(rec->id);
+    else if (rec->type == OMPDAG_REC_SEGMENT && rec->end_kind == OMPDAG_PT_TASK_END &&
+             !(rec->flags & OMPDAG_RECF_IMPLICIT))
+        r->ended_sum += mix_id(rec->id);
     return OMPDAG_OK;
 }
 
@@ -267,6 +387,21 @@ static ompdag_status check_footer(ompdag_trace_reader *r, const ompdag_trace_rec
                                 r->origin, (unsigned long long)f->aux,
                                 (unsigned long long)f->dur, (unsigned long long)r->created,
                                 (unsigned long long)r->ended);
+    if (f->time < r->max_time || f->time < r->header.start_ns)
+        return corrupt(r, r->chunk_at, err, "a record after the footer's time (time, footer)",
+                       r->max_time, f->time);
+    if (r->max_id_thread > r->max_thread)
+        return corrupt(r, r->chunk_at, err,
+                       "an id names a thread that wrote nothing (thread, threads)",
+                       r->max_id_thread, r->max_thread);
+    /* a complete run: every created task finished once, under its own id */
+    bool complete = !(f->flags & (OMPDAG_FOOTER_SIGNAL | OMPDAG_FOOTER_ANOMALY)) &&
+                    f->cp_start == 0 && r->created == r->ended;
+    if (complete && r->created_sum != r->ended_sum)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                "%s: corrupt trace: the ids of the finished tasks are not those "
+                                "of the created ones",
+                                r->origin);
     return OMPDAG_OK;
 }
 
@@ -284,8 +419,10 @@ static ompdag_status load_chunk(ompdag_trace_reader *r, bool *eof, ompdag_error 
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: truncated trace: partial chunk header at byte %zu",
                                 r->origin, at);
-    if (ch.magic != OMPDAG_TRACE_CHUNK_MAGIC || ch.check != (ch.count ^ ch.thread ^ 0x5a5a5a5au) ||
-        ch.count == 0 || ch.count > OMPDAG_TRACE_MAX_CHUNK_RECORDS)
+    if (ch.magic != OMPDAG_TRACE_CHUNK_MAGIC || ch.count == 0 ||
+        ch.count > OMPDAG_TRACE_MAX_CHUNK_RECORDS ||
+        (ch.thread >= OMPDAG_TRACE_MAX_THREADS && ch.thread != UINT32_MAX) ||
+        (ch.thread == UINT32_MAX && ch.count != 1))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: bad chunk header at byte %zu", r->origin, at);
     if (ch.count > r->chunk_cap) {
@@ -298,8 +435,17 @@ static ompdag_status load_chunk(ompdag_trace_reader *r, bool *eof, ompdag_error 
     ompdag_status st = read_exact(r, r->chunk, ch.count * sizeof *r->chunk, "chunk records", err);
     if (st)
         return st;
+    if (ch.check != ompdag_trace_chunk_check(r->header_hash, ch.thread, ch.count, r->chunk))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                "%s: corrupt trace: the chunk at byte %zu fails its checksum "
+                                "(the file was damaged after the probe wrote it)",
+                                r->origin, at);
     r->chunk_len = ch.count;
     r->chunk_pos = 0;
+    r->chunk_thread = ch.thread;
+    r->chunk_at = at;
+    if (ch.thread != UINT32_MAX && ch.thread + 1 > r->max_thread)
+        r->max_thread = ch.thread + 1;
     return OMPDAG_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graph_internal.h"
 
@@ -110,8 +111,29 @@ static bool skip_number(char **p)
     return true;
 }
 
-static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, ompdag_graph **out,
-                                   ompdag_error *err)
+/* getline returns -1 both at end of file and when it cannot grow its buffer
+ * (ENOMEM sets neither feof nor ferror): only a real end of file ends a read. */
+static ompdag_status read_stopped(FILE *f, const char *path, long lineno, ompdag_error *err)
+{
+    int e = errno;
+    if (feof(f) && !ferror(f))
+        return OMPDAG_OK;
+    return ompdag_error_set(err, e == ENOMEM ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_IO,
+                            "%s:%ld: read failed: %s", path, lineno + 1,
+                            e ? strerror(e) : "I/O error");
+}
+
+static ompdag_status too_many_vertices(const char *path, long lineno, long long n, int64_t max,
+                                       ompdag_error *err)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
+                            "%s:%ld: %lld vertices exceed the limit of %lld for this file "
+                            "(raise it with --max-vertices)",
+                            path, lineno, n, (long long)max);
+}
+
+static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, int64_t max_n,
+                                   ompdag_graph **out, ompdag_error *err)
 {
     edge_buf b = {0};
     char *line = NULL;
@@ -119,6 +141,7 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
     long lineno = 0;
     int64_t n = 0, declared = -1;
     ompdag_status st = OMPDAG_OK;
+    errno = 0;
     while (getline(&line, &cap, f) != -1) {
         ++lineno;
         char *p = line;
@@ -126,8 +149,13 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
             ++p;
         if (*p == '#' || *p == '%') {
             long long nv;
-            if (sscanf(p, "# vertices %lld", &nv) == 1 && nv >= 0)
+            if (sscanf(p, "# vertices %lld", &nv) == 1 && nv >= 0) {
+                if (nv > max_n) {
+                    st = too_many_vertices(path, lineno, nv, max_n, err);
+                    break;
+                }
                 declared = nv;
+            }
             continue;
         }
         if (rest_blank(p))
@@ -152,6 +180,10 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
             st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
             break;
         }
+        if (u >= max_n || v >= max_n) {
+            st = too_many_vertices(path, lineno, (long long)(u > v ? u : v) + 1, max_n, err);
+            break;
+        }
         if (declared >= 0 && (u >= declared || v >= declared)) {
             st = ompdag_error_set(err, OMPDAG_ERR_PARSE,
                           "%s:%ld: vertex id outside the declared %lld vertices", path, lineno,
@@ -167,9 +199,9 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
         if (v + 1 > n)
             n = v + 1;
     }
+    if (st == OMPDAG_OK)
+        st = read_stopped(f, path, lineno, err);
     free(line);
-    if (st == OMPDAG_OK && ferror(f))
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read error", path);
     if (st == OMPDAG_OK) {
         if (declared > n)
             n = declared;
@@ -179,8 +211,8 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, om
     return st;
 }
 
-static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_graph **out,
-                              ompdag_error *err)
+static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t max_n,
+                              ompdag_graph **out, ompdag_error *err)
 {
     edge_buf b = {0};
     char *line = NULL;
@@ -189,8 +221,12 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
     ompdag_status st = OMPDAG_OK;
     bool symmetric = false, has_value = false, have_size = false;
     long long rows = 0, cols = 0, nnz = 0;
+    errno = 0;
     if (getline(&line, &cap, f) == -1) {
+        ompdag_status rst = read_stopped(f, path, 0, err);
         free(line);
+        if (rst)
+            return rst;
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
                         path);
     }
@@ -233,6 +269,10 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
                               path, lineno);
                 break;
             }
+            if (r > max_n || c > max_n) {
+                st = too_many_vertices(path, lineno, (long long)(r > c ? r : c), max_n, err);
+                break;
+            }
             rows = r;
             cols = c;
             nnz = z;
@@ -269,6 +309,8 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
             break;
         }
     }
+    if (st == OMPDAG_OK)
+        st = read_stopped(f, path, lineno, err);
     free(line);
     if (st == OMPDAG_OK && !have_size)
         st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: missing the size line", path, lineno + 1);
@@ -284,7 +326,8 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, ompdag_
     return st;
 }
 
-static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, ompdag_error *err)
+static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag_graph **out,
+                                 ompdag_error *err)
 {
     bin_header h;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, BIN_MAGIC, sizeof BIN_MAGIC) != 0)
@@ -293,6 +336,16 @@ static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, 
         (h.id_bytes == 4 && h.n > INT32_MAX))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s: byte 8: bad header (version %u, %u-byte ids, n %lld)",
                         path, h.version, h.id_bytes, (long long)h.n);
+    /* the header's sizes must match the file's before anything is allocated */
+    int64_t body = size - (int64_t)sizeof h;
+    if (size >= 0 && (h.n >= body / 8 || h.m > (body - 8 * (h.n + 1)) / (int64_t)h.id_bytes ||
+                      8 * (h.n + 1) + (int64_t)h.id_bytes * h.m != body))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                "%s: byte 8: the header's %lld vertices and %lld arcs with %u-byte "
+                                "ids need %lld bytes after the header, the file has %lld",
+                                path, (long long)h.n, (long long)h.m, h.id_bytes,
+                                (long long)(8 * (h.n + 1) + (int64_t)h.id_bytes * h.m),
+                                (long long)body);
     ompdag_graph *g;
     ompdag_status st = graph_alloc(h.n, h.m, h.id_bytes == 8, &g, err);
     if (st != OMPDAG_OK)
@@ -332,8 +385,16 @@ static ompdag_status read_binary(FILE *f, const char *path, ompdag_graph **out, 
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, unsigned flags,
-                                ompdag_graph **out, ompdag_error *err)
+int64_t ompdag_graph_default_max_vertices(int64_t file_bytes)
+{
+    if (file_bytes < 0 || file_bytes > (INT64_MAX - (INT64_C(1) << 20)) / 16)
+        return INT64_MAX - 2;
+    return (INT64_C(1) << 20) + 16 * file_bytes;
+}
+
+ompdag_status ompdag_graph_read_limited(const char *path, ompdag_graph_format format,
+                                        unsigned flags, int64_t max_vertices, ompdag_graph **out,
+                                        ompdag_error *err)
 {
     if (!path || !out)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph: no path");
@@ -341,15 +402,25 @@ ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, un
     FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "rb" : "r");
     if (!f)
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    int64_t size = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+    if (max_vertices <= 0)
+        max_vertices = ompdag_graph_default_max_vertices(size);
     ompdag_status st;
     if (format == OMPDAG_GRAPH_FORMAT_BINARY)
-        st = read_binary(f, path, out, err);
+        st = read_binary(f, path, size, out, err);
     else if (format == OMPDAG_GRAPH_FORMAT_MATRIX_MARKET)
-        st = read_mtx(f, path, flags, out, err);
+        st = read_mtx(f, path, flags, max_vertices, out, err);
     else
-        st = read_edgelist(f, path, flags, out, err);
+        st = read_edgelist(f, path, flags, max_vertices, out, err);
     fclose(f);
     return st;
+}
+
+ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, unsigned flags,
+                                ompdag_graph **out, ompdag_error *err)
+{
+    return ompdag_graph_read_limited(path, format, flags, 0, out, err);
 }
 
 ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,

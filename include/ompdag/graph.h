@@ -75,6 +75,19 @@ typedef enum ompdag_graph_format {
 ompdag_status ompdag_graph_read(const char *path, ompdag_graph_format format, unsigned flags,
                                 ompdag_graph **out, ompdag_error *err);
 
+/* As ompdag_graph_read, with a cap on the vertex count that ids, a declared
+ * "# vertices N" or a Matrix Market size line may ask for (OMPDAG_ERR_LIMIT
+ * beyond it): a 12-byte edge list "0 268435456" must not allocate gigabytes.
+ * max_vertices <= 0 takes ompdag_graph_default_max_vertices(file size).  A
+ * binary file's header must match its size exactly (no trailing bytes). */
+ompdag_status ompdag_graph_read_limited(const char *path, ompdag_graph_format format,
+                                        unsigned flags, int64_t max_vertices, ompdag_graph **out,
+                                        ompdag_error *err);
+
+/* The default cap: 2^20 + 16 vertices per byte of the file (a text edge list
+ * needs at least 4 bytes per edge and names at most 2 new vertices in it). */
+int64_t ompdag_graph_default_max_vertices(int64_t file_bytes);
+
 /* Writes g to path in format (AUTO picks by extension as above).  Edge lists
  * and Matrix Market files list every stored arc once ("general"). */
 ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,

@@ -12,6 +12,15 @@
  *             padded to a multiple of 8   (header.module_count of them)
  *   chunk  := ompdag_trace_chunk, then chunk.count ompdag_trace_rec
  *
+ * Version 2 adds integrity: every chunk carries a checksum of its thread,
+ * count and records, seeded with a hash of all the header bytes (header,
+ * strings, modules), so a flipped bit anywhere is an error, not a WCET.  A
+ * reader also checks what a checksum cannot (a probe bug, or a forged
+ * file): every record's thread is its chunk's, times are non-decreasing per
+ * thread and lie between the header's start and the footer, a segment's
+ * duration fits between the start and its end, and ids name threads that
+ * wrote records.  Version 1 traces (no checksums) are refused.
+ *
  * Each thread fills its own buffer without locks and appends it as one chunk
  * when it is full, when the thread ends, at exit and on SIGINT/SIGTERM.  The
  * last chunk holds exactly one OMPDAG_REC_FOOTER record whose counters let a
@@ -30,13 +39,14 @@
 #include <stdint.h>
 
 #define OMPDAG_TRACE_MAGIC "OMPDAGTR"     /* 8 bytes, no NUL */
-#define OMPDAG_TRACE_VERSION 1u
+#define OMPDAG_TRACE_VERSION 2u
 #define OMPDAG_TRACE_CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */
 /* Limits a reader enforces, so corrupt input cannot ask for huge buffers. */
 #define OMPDAG_TRACE_MAX_PATH 4096u
 #define OMPDAG_TRACE_MAX_BUILD_ID 64u
 #define OMPDAG_TRACE_MAX_MODULES 4096u
 #define OMPDAG_TRACE_MAX_CHUNK_RECORDS (1u << 20)
+#define OMPDAG_TRACE_MAX_THREADS (1u << 20) /* probe thread numbers are below this */
 
 typedef struct ompdag_trace_header {
     char magic[8];          /* OMPDAG_TRACE_MAGIC */
@@ -65,7 +75,7 @@ typedef struct ompdag_trace_chunk {
     uint32_t magic;   /* OMPDAG_TRACE_CHUNK_MAGIC */
     uint32_t thread;  /* probe's thread number, 0 = first thread seen */
     uint32_t count;   /* records that follow, 1..OMPDAG_TRACE_MAX_CHUNK_RECORDS */
-    uint32_t check;   /* count ^ thread ^ 0x5a5a5a5a, catches torn chunk headers */
+    uint32_t check;   /* ompdag_trace_chunk_check(header hash, thread, count, records) */
 } ompdag_trace_chunk;
 
 typedef enum ompdag_rec_type {
@@ -141,6 +151,37 @@ typedef struct ompdag_trace_rec {
 #define OMPDAG_PROBE_OFFLOAD_SYMBOL "ompdag_probe_record_offload"
 typedef void (*ompdag_probe_offload_fn)(uint32_t device, uint32_t kind, uint64_t iterations,
                                         uint64_t busy_ns, uint64_t chunks);
+
+/* FNV-1a (64-bit) over bytes: the hash of the header bytes, continued
+ * across the header, its strings and the modules in file order. */
+#define OMPDAG_TRACE_HASH_SEED 0xcbf29ce484222325ull
+static inline uint64_t ompdag_trace_hash_bytes(uint64_t h, const void *data, unsigned long n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (unsigned long i = 0; i < n; ++i)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* A chunk's checksum: each 64-bit word of its records goes through a
+ * bijective mix (xor, odd multiply, xorshift), so changing any one word
+ * always changes the 64-bit state; folded to 32 bits at the end.  Seeded
+ * with the header hash, the thread and the count.  Async-signal-safe. */
+static inline uint32_t ompdag_trace_chunk_check(uint64_t header_hash, uint32_t thread,
+                                                uint32_t count, const void *recs)
+{
+    uint64_t h = header_hash ^ ((uint64_t)thread << 32 | count);
+    const unsigned char *p = (const unsigned char *)recs;
+    for (unsigned long i = 0; i < (unsigned long)count * sizeof(ompdag_trace_rec); i += 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, p + i, 8);
+        h ^= w;
+        h *= 0x9e3779b97f4a7c15ull;
+        h ^= h >> 32;
+    }
+    h *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
 
 /* The layout is the file format: C11 and C++11 both check it at compile time. */
 #ifdef __cplusplus

@@ -86,6 +86,12 @@ const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
 
+/* The number of execution flows of finalized g, counted in O(nodes + edges)
+ * without visiting them (C nodes add their branches, T nodes multiply by the
+ * child's); saturates at UINT64_MAX.  *approx (required) gets a floating
+ * estimate for messages when it saturates. */
+uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx);
+
 /* ---- independent evaluation of one flow ----------------------------------- */
 
 typedef struct ompdag_flow_eval {

@@ -102,6 +102,12 @@ ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symb
                                        ompdag_error *err);
 void ompdag_symbolizer_destroy(ompdag_symbolizer *s);
 
+/* Fails (OMPDAG_ERR_INVALID, "PATH was rebuilt since the trace was taken
+ * (build-id X, trace has Y)", or "cannot open PATH") when the traced
+ * executable is gone or is not the one the trace was taken from: a trace of
+ * another build must be refused, not read as "nodes never observed". */
+ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_error *err);
+
 /* Maps a runtime return address (`codeptr_ra` from the trace) to file:line by
  * looking up codeptr_ra - 1 in the DWARF line table of the module that holds
  * it.  Works without .debug_aranges (clang's default): the CUs are walked and

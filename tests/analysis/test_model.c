@@ -6,10 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 
 #include "ompdag/fileio.h"
 #include "support.h"
+#include "test_tmpdir.h"
 
 #define HDR "{'format':'ompdag-condag','version':1,"
 #define N(id, task, kind, w) "{'id':'" id "','task':'" task "','kind':'" kind "','wcet':" #w "}"
@@ -197,9 +204,7 @@ Test(io, roundtrip_keeps_structure_and_unknown_keys)
             "'nodes':[{'id':'a','task':'t','kind':'T','wcet':7,'creates':'u','untied':false,"
             "'loc':{'file':'a.c','line':5,'col':9},'label':'task'}," N("b", "u", "N", 3) ","
             N("w", "t", "W", 2) "],'edges':[['a','w']]}");
-    char path[] = "/tmp/ompdag-roundtrip-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
+    const char *path = test_tmp("roundtrip.json");
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_save_file(s, path, false, &err), OMPDAG_OK, "%s", err.message);
     ompdag_condag_set *t = NULL;
@@ -224,8 +229,9 @@ Test(io, roundtrip_keeps_structure_and_unknown_keys)
 
 Test(io, atomic_write_leaves_old_file_on_abort)
 {
-    char path[] = "/tmp/ompdag-atomic-XXXXXX";
-    int fd = mkstemp(path);
+    char path[640];
+    snprintf(path, sizeof path, "%s", test_tmp("atomic"));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     cr_assert(write(fd, "old", 3) == 3);
     close(fd);
     ompdag_atomic_file *f;
@@ -261,9 +267,12 @@ Test(io, missing_file_names_path)
  * use a FIFO and links in their own temporary directory, never system paths. */
 static char *scratch_dir(void)
 {
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/ompdag-io-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    static char dir[640];
+    static int k;
+    char name[16];
+    snprintf(name, sizeof name, "io%d", k++);
+    snprintf(dir, sizeof dir, "%s", test_tmp(name));
+    cr_assert_eq(mkdir(dir, 0700), 0, "%s", dir);
     return dir;
 }
 
@@ -369,4 +378,47 @@ Test(io, a_name_of_254_characters_can_be_written)
     cr_expect_eq(write_text(path, "long", &err), OMPDAG_OK, "%s", err.message);
     cr_expect_str_eq(read_text(path), "long");
     unlink(path);
+}
+
+/* Issue 17, item 7: SIGINT or SIGTERM during `-o OUT` left OUT's temporary
+ * file behind.  The child opens the atomic file, writes, and is killed by
+ * the signal mid-write; it must die of that signal with the directory as it
+ * was (the old OUT intact, no temporary). */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+Test(io, a_signal_during_a_write_removes_the_temporary_file)
+{
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; ++k) {
+        char *dir = scratch_dir(), out[700];
+        snprintf(out, sizeof out, "%s/OUT", dir);
+        cr_assert_eq(write_text(out, "old", NULL), OMPDAG_OK);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+            ompdag_atomic_file *f;
+            if (ompdag_atomic_file_open(out, &f, NULL) != OMPDAG_OK)
+                _exit(3);
+            for (int i = 0; i < 100000; ++i)
+                fputs("partial output\n", ompdag_atomic_file_stream(f));
+            if (entries_in(dir) != 2) /* OUT and its temporary */
+                _exit(4);
+            raise(sigs[k]);
+            _exit(5); /* not reached: the signal's default action ends the process */
+        }
+        int st;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sigs[k], "signal %d: status %#x", sigs[k], st);
+        cr_expect_eq(entries_in(dir), 1, "signal %d left a temporary file", sigs[k]);
+        cr_expect_str_eq(read_text(out), "old");
+    }
 }

@@ -245,3 +245,33 @@ Test(rta_limits, overflow_is_an_error)
     cr_expect_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_ERR_ARGUMENT);
     ompdag_condag_destroy(g);
 }
+
+/* Issue 17: m·O wrapped to 0 (8 · 2^61 = 2^64), so no site was counted and
+ * the bound silently dropped the overhead.  Every algorithm and the flow
+ * evaluator refuse, and the message blames the overhead, not the WCETs. */
+Test(rta_limits, migration_overhead_overflow_is_an_error)
+{
+    ompdag_condag *g = must_load(CHILD_THEN("N", 2)); /* one T node: one WFS site */
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 8);
+    opt.migration_overhead = INT64_C(2305843009213693952);
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    for (int a = OMPDAG_ALG_EXACT; a <= OMPDAG_ALG_ENUMERATE; ++a) {
+        cr_expect_eq(ompdag_rta_run(g, (ompdag_algorithm)a, &opt, &r, &err), OMPDAG_ERR_OVERFLOW,
+                     "%s", ompdag_algorithm_name((ompdag_algorithm)a));
+        cr_expect(strstr(err.message, "migration overhead") != NULL, "%s", err.message);
+    }
+    /* m·O fits, but 2·m·(total + O) does not: still blamed on the overhead */
+    opt.m = 1;
+    opt.migration_overhead = INT64_MAX / 2;
+    cr_expect_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_ERR_OVERFLOW);
+    cr_expect(strstr(err.message, "migration overhead") != NULL, "%s", err.message);
+    /* a sane overhead still works (charged_per_site_on_the_flow's figure) */
+    opt.m = 2;
+    opt.migration_overhead = 10;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_rta_result_bound_times_m(r), 24 + 20);
+    ompdag_rta_result_destroy(r);
+    ompdag_condag_destroy(g);
+}

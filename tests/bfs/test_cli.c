@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "test_tmpdir.h"
 
 static void redirect_all(void)
 {
@@ -72,8 +73,8 @@ Test(cli, json_report, .init = redirect_all)
 
 Test(cli, graph_file_and_malformed_file, .init = redirect_all)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/ompdag_cli_bfs_%d.el", (int)getpid());
+    char path[640];
+    snprintf(path, sizeof path, "%s", test_tmp("g.el"));
     FILE *f = fopen(path, "w");
     fputs("0 1\n1 2\n2 3\n3 0\n4 5\n", f);
     fclose(f);
@@ -81,7 +82,7 @@ Test(cli, graph_file_and_malformed_file, .init = redirect_all)
                           "--validate", NULL};
     cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
     char *out = slurp(cr_get_redirected_stdout());
-    cr_assert_not_null(strstr(out, "\"graph\": \"/tmp/ompdag_cli_bfs_"), "%s", out);
+    cr_assert_not_null(strstr(out, "g.el\""), "%s", out);
     cr_assert_not_null(strstr(out, "\"vertices\": 6"), "%s", out);
     f = fopen(path, "w");
     fputs("0 1\n1 two\n", f);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "bfs_test_util.h"
+#include "test_tmpdir.h"
 
 static const int sim_devices[] = {1, 2, 3, 4};
 
@@ -257,8 +258,8 @@ Test(engines, wide_ids_path)
     ompdag_bfs_pick_sources(g, 2, 4, keys);
     check_all_engines(g, keys[0]);
     check_all_engines(g, keys[1]);
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/ompdag_bfs_wide_%d.csr", (int)getpid());
+    char path[640];
+    snprintf(path, sizeof path, "%s", test_tmp("wide.csr"));
     ompdag_error err = {0};
     cr_assert_eq(ompdag_graph_write(g, path, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s", err.message);
     ompdag_graph *h = NULL;

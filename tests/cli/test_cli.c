@@ -3,12 +3,15 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "test_tmpdir.h"
 
 typedef struct run_result {
     int status;
@@ -29,17 +32,30 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Runs `ompdag ARGS` from the source directory. */
+/* ARGS with each '@' replaced by this test process's own temp directory. */
+static void expand_tmp(char *dst, size_t n, const char *args)
+{
+    const char *dir = test_tmpdir();
+    cr_assert_not_null(dir, "mkdtemp failed");
+    size_t k = 0;
+    for (const char *p = args; *p && k + 1 < n; ++p)
+        k += (size_t)snprintf(dst + k, n - k, *p == '@' ? "%s" : "%.1s", *p == '@' ? dir : p);
+    cr_assert_lt(k + 1, n, "arguments too long");
+}
+
+/* Runs `ompdag ARGS` from the source directory; '@' in ARGS stands for this
+ * test's temp directory, where stdout and stderr are captured too. */
 static run_result ompdag(const char *args)
 {
     const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
     cr_assert(build && src, "run through ctest");
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/cli/ompdag' %s >/tmp/ompdag-cli.out 2>/tmp/ompdag-cli.err",
-             src, build, args);
+    char cmd[8192], expanded[6144];
+    expand_tmp(expanded, sizeof expanded, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/cli/ompdag' %s >'%s' 2>'%s'", src, build, expanded,
+             test_tmp("stdout"), test_tmp("stderr"));
     int st = system(cmd);
-    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp("/tmp/ompdag-cli.out"),
-                        slurp("/tmp/ompdag-cli.err")};
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(test_tmp("stdout")),
+                        slurp(test_tmp("stderr"))};
 }
 
 static void done(run_result r)
@@ -82,11 +98,11 @@ Test(cli, analyze_text_names_branches_by_location)
 
 Test(cli, bad_input_exits_1_with_message)
 {
-    FILE *f = fopen("/tmp/ompdag-cli-bad.json", "w");
+    FILE *f = fopen(test_tmp("bad.json"), "w");
     fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
           "\"kind\":\"Q\",\"wcet\":1}]}", f);
     fclose(f);
-    run_result r = ompdag("analyze /tmp/ompdag-cli-bad.json --threads 2");
+    run_result r = ompdag("analyze @/bad.json --threads 2");
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "node 'a'") && strstr(r.err, "'kind'"), "%s", r.err);
     cr_expect_str_eq(r.out, "");
@@ -101,7 +117,7 @@ Test(cli, usage_errors_exit_2)
 {
     const char *cases[] = {"analyze", "analyze examples/condag/fib.json --threads 0",
                            "analyze examples/condag/fib.json --algorithm fast",
-                           "gen --p-if 2", "frobnicate", "experiment --sweep nope --out /tmp/x"};
+                           "gen --p-if 2", "frobnicate", "experiment --sweep nope --out @/x"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         run_result r = ompdag(cases[i]);
         cr_expect_eq(r.status, 2, "'%s' exited %d", cases[i], r.status);
@@ -112,10 +128,10 @@ Test(cli, usage_errors_exit_2)
 
 Test(cli, threads_required_without_file_default)
 {
-    run_result r = ompdag("gen --seed 5 --threads 0 -o /tmp/ompdag-cli-nothreads.json");
+    run_result r = ompdag("gen --seed 5 --threads 0 -o @/nothreads.json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
-    r = ompdag("analyze /tmp/ompdag-cli-nothreads.json");
+    r = ompdag("analyze @/nothreads.json");
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "--threads") != NULL, "%s", r.err);
     done(r);
@@ -151,14 +167,14 @@ Test(cli, every_command_has_help)
 
 Test(cli, gen_is_deterministic_and_valid)
 {
-    run_result a = ompdag("gen --seed 9 --tasks 6 -o /tmp/ompdag-cli-a.json");
-    run_result b = ompdag("gen --seed 9 --tasks 6 -o /tmp/ompdag-cli-b.json");
+    run_result a = ompdag("gen --seed 9 --tasks 6 -o @/a.json");
+    run_result b = ompdag("gen --seed 9 --tasks 6 -o @/b.json");
     cr_assert_eq(a.status, 0, "%s", a.err);
     cr_assert_eq(b.status, 0);
-    char *x = slurp("/tmp/ompdag-cli-a.json"), *y = slurp("/tmp/ompdag-cli-b.json");
+    char *x = slurp(test_tmp("a.json")), *y = slurp(test_tmp("b.json"));
     cr_expect_str_eq(x, y);
     free(x), free(y), done(a), done(b);
-    run_result v = ompdag("validate /tmp/ompdag-cli-a.json");
+    run_result v = ompdag("validate @/a.json");
     cr_expect_eq(v.status, 0);
     cr_expect(strstr(v.out, "valid") != NULL);
     done(v);
@@ -177,17 +193,17 @@ Test(cli, dot_uses_figure4_conventions)
 
 Test(cli, experiment_writes_summary_rows)
 {
-    run_result r = ompdag("experiment --sweep p-if --graphs 5 --no-plot --out /tmp/ompdag-cli-exp");
+    run_result r = ompdag("experiment --sweep p-if --graphs 5 --no-plot --out @/exp");
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
-    char *csv = slurp("/tmp/ompdag-cli-exp/p-if-summary.csv");
+    char *csv = slurp(test_tmp("exp/p-if-summary.csv"));
     int lines = 0;
     for (char *p = csv; *p; ++p)
         lines += *p == '\n';
     cr_expect_eq(lines, 11); /* header + 10 points */
     cr_expect(strncmp(csv, "x,graphs,mean_alg0_bound", 24) == 0);
     free(csv);
-    csv = slurp("/tmp/ompdag-cli-exp/p-if-graphs.csv");
+    csv = slurp(test_tmp("exp/p-if-graphs.csv"));
     lines = 0;
     for (char *p = csv; *p; ++p)
         lines += *p == '\n';
@@ -214,7 +230,7 @@ Test(cli, analyze_device_batch_matches_exact)
 
 Test(cli, map_sends_cg_regions_to_gpus_only)
 {
-    FILE *f = fopen("/tmp/ompdag-cli-map.c", "w");
+    FILE *f = fopen(test_tmp("map.c"), "w");
     fputs("void work(int);\n"
           "void f(void) {\n"
           "#pragma ompdag resource(gpu)\n"
@@ -222,18 +238,18 @@ Test(cli, map_sends_cg_regions_to_gpus_only)
           "#pragma omp parallel\n#pragma omp single\n  {\n#pragma omp task\n    work(2);\n  }\n"
           "}\n", f);
     fclose(f);
-    run_result r = ompdag("extract /tmp/ompdag-cli-map.c -o /tmp/ompdag-cli-map.json");
+    run_result r = ompdag("extract @/map.c -o @/map.json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
     /* this machine has no GPU: a CG region has nowhere to go */
-    r = ompdag("map /tmp/ompdag-cli-map.json");
+    r = ompdag("map @/map.json");
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "CG") != NULL, "%s", r.err);
     done(r);
-    r = ompdag("map /tmp/ompdag-cli-map.json --assume-gpus 1 -o /tmp/ompdag-cli-mapping.json");
+    r = ompdag("map @/map.json --assume-gpus 1 -o @/mapping.json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
-    json_t *m = json_load_file("/tmp/ompdag-cli-mapping.json", 0, NULL);
+    json_t *m = json_load_file(test_tmp("mapping.json"), 0, NULL);
     json_t *regions = json_object_get(m, "regions");
     cr_assert_eq(json_array_size(regions), 2);
     json_t *cg = json_array_get(regions, 0), *co = json_array_get(regions, 1);
@@ -259,27 +275,192 @@ static void *drain(void *path)
 
 Test(cli, report_into_a_fifo_writes_through_and_run_refuses_a_fifo_trace)
 {
-    char dir[] = "/tmp/ompdag-cli-fifo-XXXXXX", fifo[96], args[512];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    char fifo[640];
+    snprintf(fifo, sizeof fifo, "%s", test_tmp("pipe"));
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     pthread_t reader;
     pthread_create(&reader, NULL, drain, fifo);
-    snprintf(args, sizeof args, "report examples/condag/fib.json --threads 2 -o %s", fifo);
-    run_result r = ompdag(args);
+    run_result r = ompdag("report examples/condag/fib.json --threads 2 -o @/pipe");
     void *got;
     pthread_join(reader, &got);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr((char *)got, "fib") != NULL, "report did not reach the FIFO");
     done(r);
-    snprintf(args, sizeof args, "run --trace %s -- true", fifo);
-    r = ompdag(args);
+    r = ompdag("run --trace @/pipe -- true");
     cr_expect_eq(r.status, 2, "%s", r.err);
     cr_expect(strstr(r.err, "not a regular file") != NULL, "%s", r.err);
     done(r);
     struct stat st;
     cr_assert_eq(lstat(fifo, &st), 0);
     cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
-    unlink(fifo);
-    rmdir(dir);
+}
+
+/* Runs `ompdag ARGS` with stdout a pipe whose reader is already closed and
+ * SIGPIPE ignored, so every write fails with EPIPE (a stand-in for a full
+ * disk that needs no system path); stderr is captured. */
+static run_result ompdag_closed_stdout(const char *args)
+{
+    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(build && src, "run through ctest");
+    char cmd[8192], expanded[6144];
+    expand_tmp(expanded, sizeof expanded, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s/cli/ompdag' %s 2>'%s'", src, build, expanded,
+             test_tmp("stderr"));
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    close(fds[0]);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, strdup(""),
+                        slurp(test_tmp("stderr"))};
+}
+
+/* Issue 17, item 6: with stdout unwritable, analyze, validate, simulate,
+ * check and bfs exited 0 with their output lost. */
+Test(cli, every_command_fails_when_stdout_cannot_be_written)
+{
+    const char *cases[] = {
+        "analyze examples/condag/fib.json --threads 2",
+        "analyze examples/condag/fib.json --threads 2 --format json",
+        "validate examples/condag/fib.json",
+        "simulate examples/condag/fib.json --threads 2",
+        "check tests/report/data/deadline.json",
+        "report examples/condag/fib.json --threads 2",
+        "dot examples/condag/fib.json",
+        "gen --seed 3 --tasks 4",
+        "bfs --graph kron:4 --sources 1",
+        "resources",
+        "--version",
+        "--help",
+        "analyze --help",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = ompdag_closed_stdout(cases[i]);
+        cr_expect_eq(r.status, 1, "'%s' exited %d: %s", cases[i], r.status, r.err);
+        cr_expect(strstr(r.err, "standard output") != NULL, "'%s': %s", cases[i], r.err);
+        done(r);
+    }
+}
+
+/* Issue 17, item 2: m·O wrapped to 0 and the deadline passed. */
+Test(cli, huge_migration_overhead_is_an_error_not_a_pass)
+{
+    run_result r = ompdag("report examples/condag/fib.json --threads 8 --migration-overhead "
+                          "2305843009213693952 --deadline fib=1us");
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "migration overhead") != NULL, "%s", r.err);
+    cr_expect(strstr(r.out, "PASS") == NULL, "%s", r.out);
+    done(r);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    FILE *f = fopen(test_tmp(name), "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Issue 17, item 8: each message names the real problem. */
+Test(cli, messages_name_the_real_problem)
+{
+    /* JSON nested past jansson's depth, and 1e400, under an unknown key */
+    size_t depth = 2100;
+    char *deep = malloc(2 * depth + 256);
+    int k = sprintf(deep, "{\"format\":\"ompdag-condag\",\"version\":1,\"x\":");
+    for (size_t i = 0; i < depth; ++i)
+        deep[k++] = '[';
+    for (size_t i = 0; i < depth; ++i)
+        deep[k++] = ']';
+    sprintf(deep + k, ",\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}");
+    write_file("deep.json", deep);
+    free(deep);
+    write_file("huge.json", "{\"format\":\"ompdag-condag\",\"version\":1,\"x\":1e400,"
+                            "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}");
+    write_file("v2.json", "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[{\"version\":2,"
+                          "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}]}");
+    struct {
+        const char *args;
+        int status;
+        const char *want, *not_want;
+    } cases[] = {
+        {"validate @/deep.json", 1, "depth", "duplicate"},
+        {"validate @/huge.json", 1, "overflow", "duplicate"},
+        {"validate @/v2.json", 1, "version", NULL},
+        {"analyze examples/condag/fib.json --threads", 2, "'--threads' needs an argument", "unknown"},
+        {"report examples/condag/fib.json --deadline", 2, "'--deadline' needs an argument", "unknown"},
+        {"dot examples/condag/fib.json -o", 2, "'-o' needs an argument", NULL},
+        {"analyze examples/condag/fib.json --no-such", 2, "unknown option '--no-such'", NULL},
+        {"analyze examples/condag/fib.json --threads 2147483647", 2, "[1, 1048576]", "positive"},
+        {"validate --no-such-flag", 2, "unknown option '--no-such-flag'", "cannot open"},
+        {"report examples/condag/fib.json --threads 8 --migration-overhead 4611686018427387904", 1,
+         "migration overhead", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = ompdag(cases[i].args);
+        cr_expect_eq(r.status, cases[i].status, "'%s' exited %d: %s", cases[i].args, r.status, r.err);
+        if (cases[i].want)
+            cr_expect(strstr(r.err, cases[i].want) != NULL, "'%s': %s", cases[i].args, r.err);
+        if (cases[i].not_want)
+            cr_expect(strstr(r.err, cases[i].not_want) == NULL, "'%s': %s", cases[i].args, r.err);
+        cr_expect(strstr(r.err, "annotate: annotate:") == NULL, "%s", r.err);
+        done(r);
+    }
+}
+
+/* Issue 17, item 8: a file name containing ':' works with --deadline FILE:LINE
+ * (the last colon splits), and a C++ name "ns::f" is a function. */
+Test(cli, deadline_file_names_may_contain_colons)
+{
+    write_file("a:b.json", "{\"format\":\"ompdag-condag\",\"version\":1,\"threads\":2,"
+                           "\"time_unit\":\"ns\",\"function\":\"ns::f\","
+                           "\"loc\":{\"file\":\"dir/we:ird.c\",\"line\":7},"
+                           "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":10}]}");
+    run_result r = ompdag("check '@/a:b.json' --deadline we:ird.c:7=15ns");
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    done(r);
+    r = ompdag("check '@/a:b.json' --deadline we:ird.c:7=5ns");
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    done(r);
+    r = ompdag("check '@/a:b.json' --deadline ns::f=15ns --require-deadline");
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    done(r);
+}
+
+/* Issue 17, item 5: simulate ran 100,000 flows before saying there were too
+ * many; it counts them first (2^17 here) and refuses at once. */
+Test(cli, simulate_counts_flows_before_simulating)
+{
+    FILE *f = fopen(test_tmp("flows.json"), "w");
+    cr_assert_not_null(f);
+    fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"threads\":2,\"nodes\":[", f);
+    enum { K = 17 };
+    for (int i = 0; i < K; ++i)
+        fprintf(f, "%s{\"id\":\"c%d\",\"task\":\"t\",\"kind\":\"C\",\"wcet\":1},"
+                   "{\"id\":\"a%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1},"
+                   "{\"id\":\"b%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":2},"
+                   "{\"id\":\"j%d\",\"task\":\"t\",\"kind\":\"J\",\"wcet\":0}",
+                i ? "," : "", i, i, i, i);
+    fputs("],\"edges\":[", f);
+    for (int i = 0; i < K; ++i)
+        fprintf(f, "%s[\"c%d\",\"a%d\"],[\"c%d\",\"b%d\"],[\"a%d\",\"j%d\"],[\"b%d\",\"j%d\"]%s",
+                i ? "," : "", i, i, i, i, i, i, i, i, i + 1 < K ? "" : "");
+    for (int i = 0; i + 1 < K; ++i)
+        fprintf(f, ",[\"j%d\",\"c%d\"]", i, i + 1);
+    fputs("]}", f);
+    cr_assert_eq(fclose(f), 0);
+    run_result r = ompdag("simulate @/flows.json");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "131072 flows") != NULL, "%s", r.err);
+    done(r);
 }

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "fe_test.h"
+#include "test_tmpdir.h"
 
 static int run_extract(int argc, const char **argv)
 {
@@ -43,8 +44,7 @@ Test(cli, file_with_compiler_arguments)
 
 Test(cli, refusal_exits_1_and_writes_nothing)
 {
-    char out[] = "/tmp/ompdag_cli_never.json";
-    unlink(out);
+    const char *out = test_tmp("never.json");
     char src[4096];
     snprintf(src, sizeof src, "%s", fe_test_path("examples/refuse/goto.c"));
     const char *argv[] = {"extract", src, "-o", out};

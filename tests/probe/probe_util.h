@@ -54,8 +54,9 @@ static inline const char *probe_tmpdir(char *buf, size_t n)
 static inline int probe_run(const char *prog, const char *const *args, int threads,
                             const char *trace, const char *const *env, long *maxrss_kb)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_PROGS, prog);
+    char path[4096]; /* a progs/ name, or an absolute path */
+    snprintf(path, sizeof path, "%s%s%s", prog[0] == '/' ? "" : OMPDAG_PROBE_PROGS,
+             prog[0] == '/' ? "" : "/", prog);
     pid_t pid = fork();
     if (pid == 0) {
         char t[16];

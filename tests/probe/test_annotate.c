@@ -244,6 +244,42 @@ Test(annotate, unobserved_branch_is_an_error_naming_the_line)
     ompdag_condag_set_destroy(set);
 }
 
+static char *dump_set(const ompdag_condag_set *set)
+{
+    json_t *j = ompdag_condag_to_json(ompdag_condag_set_graph(set, 0));
+    cr_assert(j);
+    char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(j);
+    return s;
+}
+
+/* apply is all-or-nothing (issue 16): whichever step refuses, the graphs are
+ * byte for byte what they were. */
+Test(annotate, failed_apply_changes_nothing)
+{
+    make_traces();
+    ompdag_condag_set *set = load_graphs("tasks.json");
+    char *before = dump_set(set);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_error err;
+    ompdag_annotation *a = annotate(set, &opt, g_t1, NULL); /* a branch never taken */
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
+    char *after = dump_set(set);
+    cr_assert_str_eq(after, before, "an unobserved-node refusal rewrote the graph");
+    free(after);
+    ompdag_annotation_destroy(a);
+    opt.estimator = OMPDAG_ESTIMATOR_EVT; /* 5 samples per class: too few */
+    a = annotate(set, &opt, g_t1, g_t0);
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_LIMIT);
+    after = dump_set(set);
+    cr_assert_str_eq(after, before, "an evt refusal rewrote the graph");
+    free(after);
+    ompdag_annotation_destroy(a);
+    free(before);
+    ompdag_condag_set_destroy(set);
+}
+
 Test(annotate, graph_that_does_not_match_the_program_is_an_error)
 {
     make_traces();
@@ -257,6 +293,12 @@ Test(annotate, graph_that_does_not_match_the_program_is_an_error)
     ompdag_error err;
     cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
     cr_assert(strstr(err.message, "fit no path"), "%s", err.message);
+    /* Points are named, never "point kind N" or "?:0" (issue 12 §5). */
+    cr_assert(!strstr(err.message, "point kind") && !strstr(err.message, "?:0"), "%s",
+              err.message);
+    cr_assert(strstr(err.message, "taskwait") || strstr(err.message, "task creation") ||
+                  strstr(err.message, "task end") || strstr(err.message, "task begin"),
+              "%s", err.message);
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
@@ -393,6 +435,69 @@ Test(annotate, unrolled_loop_maps_occurrence_by_occurrence)
     uint64_t seg, mapped, unmapped;
     ompdag_annotation_counts(a, &seg, &mapped, &unmapped);
     cr_assert_eq(unmapped, 0);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
+
+/* Issue 17, item 4: a trace of a rebuilt or different binary was read as
+ * "nodes never observed" (and with --unobserved zero every WCET became 0).
+ * The traced executable is copied, traced, then "rebuilt" (its build-id note
+ * changed in place): annotating must refuse, naming the cause. */
+Test(annotate, trace_of_a_rebuilt_binary_is_refused)
+{
+    make_traces();
+    char exe[256], trace[256], src[4096];
+    snprintf(exe, sizeof exe, "%s/tasks_copy", g_dir);
+    snprintf(trace, sizeof trace, "%s/copy.trace", g_dir);
+    snprintf(src, sizeof src, "%s/tasks", OMPDAG_PROBE_PROGS);
+    FILE *in = fopen(src, "rb");
+    cr_assert_not_null(in);
+    fseek(in, 0, SEEK_END);
+    long n = ftell(in);
+    rewind(in);
+    unsigned char *bin = malloc((size_t)n);
+    cr_assert_eq(fread(bin, 1, (size_t)n, in), (size_t)n);
+    fclose(in);
+    FILE *out = fopen(exe, "wb");
+    cr_assert_eq(fwrite(bin, 1, (size_t)n, out), (size_t)n);
+    cr_assert_eq(fclose(out), 0);
+    cr_assert_eq(chmod(exe, 0755), 0);
+    const char *args[] = {"1", "5", NULL};
+    int status = probe_run(exe, args, 2, trace, NULL, NULL);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* unchanged, the copy annotates */
+    ompdag_condag_set *set = load_graphs("tasks.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
+    ompdag_annotation *a;
+    ompdag_error err;
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, trace, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotation_destroy(a);
+
+    /* "rebuild": change one byte of the build-id the trace recorded */
+    ompdag_trace_reader *r;
+    cr_assert_eq(ompdag_trace_reader_open(trace, &r, &err), OMPDAG_OK, "%s", err.message);
+    const char *hex = ompdag_trace_reader_build_id(r);
+    size_t idlen = strlen(hex) / 2;
+    cr_assert_gt(idlen, 4, "the test program has no build-id");
+    unsigned char id[64];
+    for (size_t i = 0; i < idlen; ++i)
+        sscanf(hex + 2 * i, "%2hhx", &id[i]);
+    ompdag_trace_reader_destroy(r);
+    unsigned char *at = memmem(bin, (size_t)n, id, idlen);
+    cr_assert_not_null(at, "build-id not found in the binary");
+    at[0] ^= 0xff;
+    out = fopen(exe, "wb");
+    cr_assert_eq(fwrite(bin, 1, (size_t)n, out), (size_t)n);
+    cr_assert_eq(fclose(out), 0);
+    free(bin);
+
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_annotation_add_trace(a, trace, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "rebuilt since the trace was taken") != NULL, "%s", err.message);
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }

@@ -15,6 +15,7 @@
 
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
+#include "test_tmpdir.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -38,11 +39,8 @@ static char *slurp(const char *path)
 
 static const char *tmpdir(void)
 {
-    static char dir[256];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/ompdag-report-test-%d", (int)getpid());
-        mkdir(dir, 0700);
-    }
+    const char *dir = test_tmpdir();
+    cr_assert_not_null(dir, "mkdtemp failed");
     return dir;
 }
 
@@ -793,4 +791,57 @@ Test(report, offload_split_under_its_node)
     cr_expect(strstr(r.out, "\"offload\": [{") && strstr(r.out, "\"kind\":\"sim-gpu\""), "%s",
               r.out);
     done(r);
+}
+
+/* Issue 17, item 5: the HTML report ran graphviz once per region (30 ms
+ * each: 1,000 regions took half a minute).  All drawings now go through one
+ * renderer call; this fake renderer answers one <svg> per digraph. */
+static int fake_render_calls;
+static ompdag_status fake_render(const char *dot, size_t len, char **svg, void *ctx,
+                                 ompdag_error *err)
+{
+    (void)ctx, (void)err;
+    ++fake_render_calls;
+    size_t graphs = 0;
+    for (const char *p = dot; (p = strstr(p, "digraph")) && p < dot + len; p += 7)
+        ++graphs;
+    *svg = calloc(graphs + 1, 64);
+    for (size_t k = 0; k < graphs; ++k)
+        sprintf(*svg + strlen(*svg), "<?xml?>\n<svg id=\"fake%zu\"></svg>\n", k);
+    return OMPDAG_OK;
+}
+
+Test(html, one_renderer_call_for_all_regions)
+{
+    enum { REGIONS = 300 };
+    char *text = malloc(REGIONS * 256 + 128), *p = text;
+    p += sprintf(p, "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[");
+    for (int i = 0; i < REGIONS; ++i)
+        p += sprintf(p, "%s{\"function\":\"f%d\",\"threads\":2,\"time_unit\":\"ns\",\"loc\":{\"file\":"
+                        "\"a.c\",\"line\":%d},\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\","
+                        "\"wcet\":%d}]}",
+                     i ? "," : "", i, i + 1, i + 5);
+    sprintf(p, "]}");
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_buffer(text, strlen(text), "many", &s, &err), OMPDAG_OK, "%s",
+                 err.message);
+    free(text);
+    ompdag_report *r = NULL;
+    cr_assert_eq(ompdag_report_create(s, NULL, &r, &err), OMPDAG_OK, "%s", err.message);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&html, &len);
+    fake_render_calls = 0;
+    cr_assert_eq(ompdag_report_write(r, OMPDAG_REPORT_HTML, mem, fake_render, NULL, &err), OMPDAG_OK,
+                 "%s", err.message);
+    fclose(mem);
+    cr_expect_eq(fake_render_calls, 1, "graphviz ran %d times", fake_render_calls);
+    cr_expect_eq(count(html, "<svg id=\"fake"), REGIONS);
+    /* each region gets its own drawing, in order */
+    const char *a = strstr(html, "<svg id=\"fake0\""), *b = strstr(html, "<svg id=\"fake299\"");
+    cr_expect(a && b && a < b);
+    free(html);
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
 }
