@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS] [BUILD_DIR]: builds every libFuzzer target
 # (fuzz_* with -DOMPDAG_FUZZ=ON, clang) and runs each for SECONDS (default 60)
-# on a copy of its corpus (fuzz/corpus/<name without fuzz_>/ when present).
+# on a copy of its corpus (fuzz/corpus/<name without fuzz_>/, else the part
+# before the first '_': fuzz_trace_reader -> fuzz/corpus/trace).
 # A crash, leak or sanitizer report fails the script.  `make fuzz` and
 # .ci/run (briefly) call it.
 set -euo pipefail
@@ -24,8 +25,10 @@ for t in $targets; do
   bin=$(find "$build" -type f -name "$t" -perm -u+x | head -1)
   corpus=$work/$t
   mkdir -p "$corpus"
-  src_corpus=fuzz/corpus/${t#fuzz_}
-  [ -d "$src_corpus" ] && cp "$src_corpus"/* "$corpus"/
+  name=${t#fuzz_}
+  for src_corpus in "fuzz/corpus/$name" "fuzz/corpus/${name%%_*}"; do
+    if [ -d "$src_corpus" ]; then cp "$src_corpus"/* "$corpus"/; break; fi
+  done
   echo "fuzz: $t for ${secs}s ($(ls "$corpus" | wc -l) seeds)"
   (cd "$work" && "$bin" -max_total_time="$secs" -max_len=4096 -print_final_stats=1 "$corpus" \
     > "$work/$t.log" 2>&1) || { tail -40 "$work/$t.log"; echo "fuzz: $t FAILED"; exit 1; }
