@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test sanitize bench fuzz install package format-check clean
+.PHONY: all deps build demo test sanitize bench fuzz install package format-check clean advisor-model
 
 all: build
 
@@ -29,6 +29,11 @@ sanitize: deps
 # Benchmarks print ratios against a named baseline; never part of the tests.
 bench: build
 	@./scripts/bench.sh $(BUILD)
+
+# Retrains the task-granularity advisor on this machine (docs/advise.md);
+# writes advisor/advisor-model.json, the model kept in the repository.
+advisor-model: build
+	@./scripts/advisor-model.sh $(BUILD)
 
 # libFuzzer on the parsers, FUZZ_SECONDS each (needs clang): every fuzz_* target.
 FUZZ_SECONDS ?= 60

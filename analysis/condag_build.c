@@ -31,7 +31,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
                       g->creates,     g->loc_file,   g->loc_line,     g->loc_col,    g->label,
                       g->extra,       g->edge_from,  g->edge_to,      g->task_id,    g->task_source,
                       g->task_sink,   g->task_creator, g->fsucc_off,  g->fsucc,      g->wsucc_off,
-                      g->wsucc,       g->topo};
+                      g->wsucc,       g->topo,       g->task_inst};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     idmap_free(&g->node_map);

@@ -2,9 +2,11 @@
  * analysis/condag_dot.c — Graphviz output (include/ompdag/dot.h), following
  * the drawing conventions of seed 004 Figure 4.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/dot.h"
 #include "rta_internal.h"
 
@@ -76,6 +78,14 @@ static void write_edge(FILE *out, const highlight *h, int32_t a, int32_t b, cons
     fputs("];\n", out);
 }
 
+static void write_instances(FILE *out, uint64_t k)
+{
+    if (k == OMPDAG_COMPACT_MANY)
+        fputs(" (x 2^64 or more)", out);
+    else
+        fprintf(out, " (x %" PRIu64 ")", k);
+}
+
 /* Nodes grouped by task, each group in node order (a counting sort): the
  * clusters cost O(n + tasks), not a scan of every node per task.  `first`
  * has nt + 1 entries; both arrays are the caller's to free. */
@@ -108,6 +118,8 @@ static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
     for (int32_t t = 0; t < g->nt; ++t) {
         fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
         put_escaped(out, task_name(g, t));
+        if (g->compact) /* a shared body: how many instances it stands for */
+            write_instances(out, ompdag_compact_task_instances(g, t));
         fprintf(out, "\"; style=rounded; color=gray50;\n");
         for (int32_t k = first[t]; k < first[t + 1]; ++k)
             write_node(out, g, order[k], h);
@@ -137,7 +149,7 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if ((st = ompdag_flow_mark(g, worst->choice, h.executed, err)))
+        if ((st = ompdag_rta_result_mark_flow(worst, g, h.executed, err)))
             goto done;
         memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
         for (int32_t i = 0; i < worst->path_len; ++i)
@@ -152,14 +164,22 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
     if (worst)
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+    if (g->compact) {
+        uint64_t n = ompdag_compact_expanded_node_count(g);
+        if (n == OMPDAG_COMPACT_MANY)
+            fputs(" — compact: 2^64 or more nodes unfolded", out);
+        else
+            fprintf(out, " — compact: %" PRIu64 " nodes unfolded", n);
+    }
     fputs("\"; labelloc=t;\n", out);
     if (!write_body(out, g, &h)) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         goto done;
     }
     fputs("}\n", out);
-    if (ferror(out))
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed");
+    if (ferror(out) || fflush(out) != 0)
+        st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed: %s",
+                              errno ? strerror(errno) : "I/O error");
 done:
     free(h.executed);
     free(h.path_pos);

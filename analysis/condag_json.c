@@ -534,7 +534,8 @@ static ompdag_status scan_edge(ompdag_condag *g, jscan *s, const char *where, si
 }
 
 static const char *const graph_keys[] = {"format", "version", "name",  "function", "threads",
-                                         "time_unit", "loc",   "nodes", "edges",    NULL};
+                                         "time_unit", "loc",   "nodes", "edges",    "extensions",
+                                         NULL};
 
 static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const char *where,
                                      ompdag_error *err)
@@ -565,6 +566,8 @@ static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const 
         ompdag_condag_set_time_unit(g, unit) || ompdag_condag_set_region_loc(g, loc))
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     ompdag_condag_set_threads(g, (int32_t)threads);
+    if ((st = condag_compact_read_meta(g, obj, where, err)))
+        return st;
     json_t *extra = unknown_keys(obj, graph_keys);
     if (extra) {
         ompdag_condag_set_extra(g, -1, extra);
@@ -997,6 +1000,7 @@ static json_t *graph_meta_to_json(const ompdag_condag *g, bool with_header)
     ompdag_loc loc = ompdag_condag_region_loc(g);
     if (loc.file || loc.line)
         json_object_set_new(o, "loc", loc_to_json(loc));
+    condag_compact_write_meta(g, o);
     if (g->graph_extra)
         json_object_update_missing(o, g->graph_extra);
     return o;

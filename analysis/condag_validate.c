@@ -17,26 +17,25 @@ static ompdag_status resolve_creates(ompdag_condag *g, ompdag_error *err)
 {
     g->creates = malloc(sizeof *g->creates * (size_t)g->n);
     g->task_creator = malloc(sizeof *g->task_creator * (size_t)g->nt);
-    if (!g->creates || !g->task_creator)
-        return NOMEM(err);
+    if (!g->creates || !g->task_creator) return NOMEM(err);
     for (int32_t t = 0; t < g->nt; ++t)
         g->task_creator[t] = -1;
     for (int32_t v = 0; v < g->n; ++v) {
         g->creates[v] = -1;
-        if (g->kind[v] != OMPDAG_KIND_T)
-            continue;
+        if (g->kind[v] != OMPDAG_KIND_T) continue;
         const char *child = strpool_get(&g->pool, g->creates_str[v]);
         int32_t t = idmap_find(&g->task_map, &g->pool, g->task_id, child);
         if (t < 0)
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                     "node '%s': creates task '%s', which has no nodes",
                                     node_name(g, v), child);
-        if (g->task_creator[t] >= 0)
+        if (g->task_creator[t] >= 0 && !g->compact)
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                    "task '%s' is created twice (by nodes '%s' and '%s')", child,
-                                    node_name(g, g->task_creator[t]), node_name(g, v));
+                                    "task '%s' is created twice (by nodes '%s' and '%s'); a shared "
+                                    "body needs \"extensions\": [\"compact\"] (docs/compact.md)",
+                                    child, node_name(g, g->task_creator[t]), node_name(g, v));
         g->creates[v] = t;
-        g->task_creator[t] = v;
+        if (g->task_creator[t] < 0) g->task_creator[t] = v; /* compact: the first creator */
     }
     free(g->creates_str);
     g->creates_str = NULL;
@@ -48,8 +47,7 @@ static ompdag_status build_fsucc(ompdag_condag *g, int32_t *indeg, ompdag_error 
 {
     g->fsucc_off = calloc((size_t)g->n + 1, sizeof *g->fsucc_off);
     g->fsucc = malloc(sizeof *g->fsucc * (size_t)(g->ne ? g->ne : 1));
-    if (!g->fsucc_off || !g->fsucc)
-        return NOMEM(err);
+    if (!g->fsucc_off || !g->fsucc) return NOMEM(err);
     for (int64_t e = 0; e < g->ne; ++e) {
         g->fsucc_off[g->edge_from[e] + 1]++;
         indeg[g->edge_to[e]]++;
@@ -57,8 +55,7 @@ static ompdag_status build_fsucc(ompdag_condag *g, int32_t *indeg, ompdag_error 
     for (int32_t v = 0; v < g->n; ++v)
         g->fsucc_off[v + 1] += g->fsucc_off[v];
     int32_t *fill = malloc(sizeof *fill * (size_t)g->n);
-    if (!fill)
-        return NOMEM(err);
+    if (!fill) return NOMEM(err);
     memcpy(fill, g->fsucc_off, sizeof *fill * (size_t)g->n);
     for (int64_t e = 0; e < g->ne; ++e)
         g->fsucc[fill[g->edge_from[e]]++] = g->edge_to[e];
@@ -72,17 +69,14 @@ static ompdag_status build_fsucc(ompdag_condag *g, int32_t *indeg, ompdag_error 
 static ompdag_status check_duplicate_edges(const ompdag_condag *g, int32_t v, ompdag_error *err)
 {
     int32_t k = g->fsucc_off[v + 1] - g->fsucc_off[v];
-    if (k < 2)
-        return OMPDAG_OK;
+    if (k < 2) return OMPDAG_OK;
     int32_t *tmp = malloc(sizeof *tmp * (size_t)k);
-    if (!tmp)
-        return NOMEM(err);
+    if (!tmp) return NOMEM(err);
     memcpy(tmp, g->fsucc + g->fsucc_off[v], sizeof *tmp * (size_t)k);
     qsort(tmp, (size_t)k, sizeof *tmp, ompdag_cmp_i32);
     int32_t dup = -1;
     for (int32_t i = 1; i < k && dup < 0; ++i)
-        if (tmp[i] == tmp[i - 1])
-            dup = tmp[i];
+        if (tmp[i] == tmp[i - 1]) dup = tmp[i];
     free(tmp);
     if (dup >= 0)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "edge '%s' -> '%s' is listed twice",
@@ -95,8 +89,7 @@ static ompdag_status check_degrees(const ompdag_condag *g, const int32_t *indeg,
     for (int32_t v = 0; v < g->n; ++v) {
         int32_t out = g->fsucc_off[v + 1] - g->fsucc_off[v];
         ompdag_status st = check_duplicate_edges(g, v, err);
-        if (st)
-            return st;
+        if (st) return st;
         if (g->kind[v] == OMPDAG_KIND_C && out < 2)
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                     "C node '%s' has %d F-successor%s; a branch needs at least 2",
@@ -119,19 +112,16 @@ static ompdag_status check_f_acyclic(const ompdag_condag *g, const int32_t *inde
 {
     int32_t *indeg = malloc(sizeof *indeg * (size_t)g->n);
     int32_t *stack = malloc(sizeof *stack * (size_t)g->n);
-    if (!indeg || !stack)
-        return free(indeg), free(stack), NOMEM(err);
+    if (!indeg || !stack) return free(indeg), free(stack), NOMEM(err);
     memcpy(indeg, indeg_in, sizeof *indeg * (size_t)g->n);
     int32_t top = 0, seen = 0;
     for (int32_t v = 0; v < g->n; ++v)
-        if (!indeg[v])
-            stack[top++] = v;
+        if (!indeg[v]) stack[top++] = v;
     while (top) {
         int32_t v = stack[--top];
         order[seen++] = v;
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
-            if (--indeg[g->fsucc[i]] == 0)
-                stack[top++] = g->fsucc[i];
+            if (--indeg[g->fsucc[i]] == 0) stack[top++] = g->fsucc[i];
     }
     ompdag_status st = OMPDAG_OK;
     if (seen < g->n) {
@@ -139,8 +129,8 @@ static ompdag_status check_f_acyclic(const ompdag_condag *g, const int32_t *inde
         while (indeg[v] == 0)
             ++v;
         st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                              "F-edges form a cycle through node '%s' (task '%s')",
-                              node_name(g, v), task_name(g, g->node_task[v]));
+                              "F-edges form a cycle through node '%s' (task '%s')", node_name(g, v),
+                              task_name(g, g->node_task[v]));
     }
     free(indeg);
     free(stack);
@@ -153,8 +143,7 @@ static ompdag_status find_sources_and_sinks(ompdag_condag *g, const int32_t *ind
 {
     g->task_source = malloc(sizeof *g->task_source * (size_t)g->nt);
     g->task_sink = malloc(sizeof *g->task_sink * (size_t)g->nt);
-    if (!g->task_source || !g->task_sink)
-        return NOMEM(err);
+    if (!g->task_source || !g->task_sink) return NOMEM(err);
     for (int32_t t = 0; t < g->nt; ++t)
         g->task_source[t] = g->task_sink[t] = -1;
     for (int32_t v = 0; v < g->n; ++v) {
@@ -182,13 +171,12 @@ static ompdag_status find_sources_and_sinks(ompdag_condag *g, const int32_t *ind
     return OMPDAG_OK;
 }
 
-/* Exactly one task is uncreated (the root) and every task descends from it. */
-static ompdag_status check_task_tree(ompdag_condag *g, ompdag_error *err)
+/* Exactly one task is uncreated: the root. */
+ompdag_status condag_find_root(ompdag_condag *g, ompdag_error *err)
 {
     g->root = -1;
     for (int32_t t = 0; t < g->nt; ++t) {
-        if (g->task_creator[t] >= 0)
-            continue;
+        if (g->task_creator[t] >= 0) continue;
         if (g->root >= 0)
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                     "task '%s' is unreachable: no T node creates it, and '%s' is "
@@ -201,11 +189,18 @@ static ompdag_status check_task_tree(ompdag_condag *g, ompdag_error *err)
                                 "no root task: every task is created by a T node (creation cycle "
                                 "through task '%s')",
                                 task_name(g, 0));
+    return OMPDAG_OK;
+}
+
+/* Exactly one task is uncreated (the root) and every task descends from it. */
+static ompdag_status check_task_tree(ompdag_condag *g, ompdag_error *err)
+{
+    ompdag_status root = condag_find_root(g, err);
+    if (root) return root;
     /* Walking creator links upward must reach the root; a walk longer than
      * nt steps is a creation cycle.  Memoised, so O(nt) overall. */
     int8_t *state = calloc((size_t)g->nt, 1); /* 0 unknown, 1 on current walk, 2 reaches root */
-    if (!state)
-        return NOMEM(err);
+    if (!state) return NOMEM(err);
     state[g->root] = 2;
     ompdag_status st = OMPDAG_OK;
     for (int32_t t = 0; t < g->nt && !st; ++t) {
@@ -244,8 +239,7 @@ typedef struct fw_sets {
 
 static bool fw_append(fw_sets *f, int32_t x)
 {
-    if (!grow_array((void **)&f->buf, sizeof *f->buf, &f->cap, f->len + 1))
-        return false;
+    if (!grow_array((void **)&f->buf, sizeof *f->buf, &f->cap, f->len + 1)) return false;
     f->buf[f->len++] = x;
     return true;
 }
@@ -257,8 +251,7 @@ static bool fw_merge(const ompdag_condag *g, fw_sets *f, int32_t v)
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i) {
         int32_t s = g->fsucc[i];
         if (g->kind[s] == OMPDAG_KIND_W) {
-            if (!fw_append(f, s))
-                return false;
+            if (!fw_append(f, s)) return false;
             continue;
         }
         for (int32_t k = 0; k < f->count[s]; ++k)
@@ -267,11 +260,9 @@ static bool fw_merge(const ompdag_condag *g, fw_sets *f, int32_t v)
     }
     int64_t n = f->len - start, u = 0;
     int32_t *set = n ? f->buf + start : NULL;
-    if (n > 1)
-        qsort(set, (size_t)n, sizeof *set, ompdag_cmp_i32);
+    if (n > 1) qsort(set, (size_t)n, sizeof *set, ompdag_cmp_i32);
     for (int64_t i = 0; i < n; ++i)
-        if (u == 0 || set[i] != set[u - 1])
-            set[u++] = set[i];
+        if (u == 0 || set[i] != set[u - 1]) set[u++] = set[i];
     f->len = start + u;
     f->off[v] = start;
     f->count[v] = (int32_t)u;
@@ -305,10 +296,10 @@ static ompdag_status derive_wsucc(ompdag_condag *g, const int32_t *forder, ompda
         st = NOMEM(err);
         goto done;
     }
-    int64_t total = 0;
+    int64_t total = 0; /* a compact graph's shared sink gathers every creator's W nodes */
     for (int32_t v = 0; v < g->n; ++v)
         if (g->creates[v] >= 0) {
-            g->wsucc_off[g->task_sink[g->creates[v]] + 1] = f.count[v];
+            g->wsucc_off[g->task_sink[g->creates[v]] + 1] += f.count[v];
             total += f.count[v];
         }
     if (total > INT32_MAX) {
@@ -322,10 +313,19 @@ static ompdag_status derive_wsucc(ompdag_condag *g, const int32_t *forder, ompda
         st = NOMEM(err);
         goto done;
     }
+    int32_t *fill = malloc(sizeof *fill * (size_t)g->n);
+    if (!fill) {
+        st = NOMEM(err);
+        goto done;
+    }
+    memcpy(fill, g->wsucc_off, sizeof *fill * (size_t)g->n);
     for (int32_t v = 0; v < g->n; ++v)
-        if (g->creates[v] >= 0 && f.count[v] > 0)
-            memcpy(g->wsucc + g->wsucc_off[g->task_sink[g->creates[v]]], f.buf + f.off[v],
-                   sizeof *g->wsucc * (size_t)f.count[v]);
+        if (g->creates[v] >= 0 && f.count[v] > 0) {
+            int32_t sink = g->task_sink[g->creates[v]];
+            memcpy(g->wsucc + fill[sink], f.buf + f.off[v], sizeof *g->wsucc * (size_t)f.count[v]);
+            fill[sink] += f.count[v];
+        }
+    free(fill);
 done:
     free(f.buf);
     free(f.off);
@@ -333,40 +333,37 @@ done:
     return st;
 }
 
-/* Topological order over F-, T- and W-edges together (Kahn's algorithm). */
+/* Topological order over F-, T- and W-edges together (Kahn's algorithm).  A
+ * compact graph's W-edges gather several parents' and may close cycles that
+ * no instance has, so it is ordered by F- and T-edges only (docs/compact.md). */
 static ompdag_status derive_topo(ompdag_condag *g, ompdag_error *err)
 {
     int32_t *indeg = calloc((size_t)g->n, sizeof *indeg);
     int32_t *stack = malloc(sizeof *stack * (size_t)g->n);
     g->topo = malloc(sizeof *g->topo * (size_t)g->n);
-    if (!indeg || !stack || !g->topo)
-        return free(indeg), free(stack), NOMEM(err);
+    if (!indeg || !stack || !g->topo) return free(indeg), free(stack), NOMEM(err);
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             indeg[g->fsucc[i]]++;
-        for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
+        for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1] && !g->compact; ++i)
             indeg[g->wsucc[i]]++;
-        if (g->creates[v] >= 0)
-            indeg[g->task_source[g->creates[v]]]++;
+        if (g->creates[v] >= 0) indeg[g->task_source[g->creates[v]]]++;
     }
     int32_t top = 0, seen = 0;
     for (int32_t v = 0; v < g->n; ++v)
-        if (!indeg[v])
-            stack[top++] = v;
+        if (!indeg[v]) stack[top++] = v;
 #define RELEASE(u)                                                                                 \
     do {                                                                                           \
-        if (--indeg[u] == 0)                                                                       \
-            stack[top++] = (u);                                                                    \
+        if (--indeg[u] == 0) stack[top++] = (u);                                                   \
     } while (0)
     while (top) {
         int32_t v = stack[--top];
         g->topo[seen++] = v;
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             RELEASE(g->fsucc[i]);
-        for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
+        for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1] && !g->compact; ++i)
             RELEASE(g->wsucc[i]);
-        if (g->creates[v] >= 0)
-            RELEASE(g->task_source[g->creates[v]]);
+        if (g->creates[v] >= 0) RELEASE(g->task_source[g->creates[v]]);
     }
 #undef RELEASE
     free(indeg);
@@ -385,22 +382,15 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
     int32_t *indeg = calloc((size_t)g->n, sizeof *indeg);
     int32_t *forder = malloc(sizeof *forder * (size_t)g->n);
     ompdag_status st = indeg && forder ? OMPDAG_OK : NOMEM(err);
-    if (!st)
-        st = resolve_creates(g, err);
-    if (!st)
-        st = build_fsucc(g, indeg, err);
-    if (!st)
-        st = check_degrees(g, indeg, err);
-    if (!st)
-        st = check_f_acyclic(g, indeg, forder, err);
-    if (!st)
-        st = find_sources_and_sinks(g, indeg, err);
-    if (!st)
-        st = check_task_tree(g, err);
-    if (!st)
-        st = derive_wsucc(g, forder, err);
-    if (!st)
-        st = derive_topo(g, err);
+    if (!st) st = resolve_creates(g, err);
+    if (!st) st = build_fsucc(g, indeg, err);
+    if (!st) st = check_degrees(g, indeg, err);
+    if (!st) st = check_f_acyclic(g, indeg, forder, err);
+    if (!st) st = find_sources_and_sinks(g, indeg, err);
+    if (!st) st = g->compact ? condag_compact_check_tasks(g, err) : check_task_tree(g, err);
+    if (!st) st = derive_wsucc(g, forder, err);
+    if (!st) st = derive_topo(g, err);
+    if (!st && g->compact) st = condag_compact_derive(g, err);
     free(indeg);
     free(forder);
     return st;

@@ -44,7 +44,8 @@ static void temp_on_signal(int sig)
     int saved = errno;
     for (int i = 0; i < TEMP_SLOTS; ++i) {
         char *p = __atomic_load_n(&temp_slots[i], __ATOMIC_SEQ_CST);
-        if (p) unlink(p);
+        if (p)
+            unlink(p);
     }
     /* die of the signal, as the default action would have */
     struct sigaction dfl;
@@ -61,7 +62,8 @@ static void temp_on_signal(int sig)
 static void temp_install_handlers(void)
 {
     static int installed; /* once per process */
-    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST)) return;
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST))
+        return;
     for (size_t k = 0; k < sizeof temp_signals / sizeof temp_signals[0]; ++k) {
         struct sigaction old, sa;
         if (sigaction(temp_signals[k], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
@@ -117,8 +119,10 @@ static bool stream_failed(FILE *s, int *e)
     errno = 0;
     bool bad = fflush(s) != 0;
     *e = errno;
-    if (ferror(s)) bad = true;
-    if (bad && !*e) *e = EIO;
+    if (ferror(s))
+        bad = true;
+    if (bad && !*e)
+        *e = EIO;
     return bad;
 }
 

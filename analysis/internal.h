@@ -94,7 +94,12 @@ struct ompdag_condag {
     /* derived by finalize */
     int32_t *fsucc_off, *fsucc; /* CSR, n+1 offsets */
     int32_t *wsucc_off, *wsucc; /* CSR, n+1 offsets: W nodes awaiting a sink */
-    int32_t *topo;              /* F+T+W topological order */
+    int32_t *topo;              /* F+T+W topological order (compact: F+T only) */
+
+    /* the "compact" extension (docs/compact.md, condag_compact.c) */
+    bool compact;          /* tasks may be created by several T nodes (shared bodies) */
+    uint64_t *task_inst;   /* compact, after finalize: instances of each task in the
+                              unfolding, saturating at UINT64_MAX */
 };
 
 /* Loads with jansson alone (no scanner): the reference for differential tests. */
@@ -103,6 +108,20 @@ ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const
 
 /* Builds CSR, checks §5's structural rules, derives W-edges and topo order. */
 ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err);
+
+/* Finds the one uncreated task (g->root), naming the task at fault. */
+ompdag_status condag_find_root(ompdag_condag *g, ompdag_error *err);
+
+/* Hooks of the compact extension (condag_compact.c) into validation: a
+ * compact graph lets a task have several creators (first kept in
+ * task_creator), checks that creation is acyclic, derives W-edges over all
+ * creators, orders nodes by F- and T-edges only and counts instances. */
+ompdag_status condag_compact_check_tasks(ompdag_condag *g, ompdag_error *err);
+ompdag_status condag_compact_derive(ompdag_condag *g, ompdag_error *err);
+/* The graph-level "extensions" key: read (refusing unknown extensions) and written. */
+ompdag_status condag_compact_read_meta(ompdag_condag *g, const struct json_t *obj,
+                                       const char *where, ompdag_error *err);
+void condag_compact_write_meta(const ompdag_condag *g, struct json_t *o);
 
 static inline const char *node_name(const ompdag_condag *g, int32_t v)
 {

@@ -167,7 +167,8 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
         compute_tables(g, opt, &t);
         r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
         if (!opt->bound_only)
-            st = build_witness(g, opt, &t, r, err);
+            st = g->compact ? rta_compact_witness(g, opt, t.row, r, err)
+                            : build_witness(g, opt, &t, r, err);
     }
     free(t.row);
     if (st) {

@@ -109,6 +109,10 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
     ompdag_status st = rta_check_inputs(g, opt, err);
     if (st)
         return st;
+    if (g->compact)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "a flow of a compact graph is evaluated on its unfolding "
+                                "(`ompdag expand`)");
     uint8_t *executed = malloc((size_t)g->n);
     int32_t *p = malloc(sizeof *p * (size_t)g->n);
     rta_scratch s;
@@ -135,6 +139,10 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
 ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, uint8_t *executed,
                                ompdag_error *err)
 {
+    if (g->compact) /* one choice per node cannot describe every instance */
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "a flow of a compact graph is marked on its unfolding "
+                                "(`ompdag expand`)");
     int32_t bad = rta_mark_executed(g, choice, executed);
     if (bad >= 0)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,

@@ -8,6 +8,8 @@
 #include "internal.h"
 #include "ompdag/rta.h"
 
+struct ompdag_exact_row; /* ompdag/exact_kernel.h */
+
 /* −∞ for "no such path": absorbing under addition. */
 #define NEG_INF INT64_MIN
 
@@ -28,6 +30,11 @@ struct ompdag_rta_result {
     int32_t *path;
     int32_t path_len;
     uint64_t flows;
+    /* a compact graph's witness (rta_compact.c) */
+    bool compact;
+    uint64_t path_nodes;  /* nodes on the whole critical path (path holds a prefix) */
+    int32_t *choice_alt;  /* per node: another choice some instances make, else -1 */
+    uint8_t *reached;     /* per node: 1 when some instance runs in the worst flow */
 };
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
@@ -66,6 +73,11 @@ void rta_scratch_free(rta_scratch *s);
 void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
                       const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
                       int32_t *path_out, int32_t *path_len);
+
+/* The worst flow of a compact graph from Alg1's rows, without unfolding. */
+ompdag_status rta_compact_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                  const struct ompdag_exact_row *row, ompdag_rta_result *r,
+                                  ompdag_error *err);
 
 ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
                         ompdag_rta_result **out, ompdag_error *err);

@@ -71,6 +71,13 @@ bool cli_exe_dir(char *dir, size_t size);
  * message saying why and what to install, when it is not available. */
 bool cli_frontend_load(ompdag_error *err);
 
+/* Granularity advice for a loaded set (cmd_advise.c): loads MODEL (NULL: the
+ * default), fills *out (free with ompdag_advice_destroy); prints the error
+ * and returns CLI_EXIT_FAIL on failure. */
+struct ompdag_advice;
+int cli_advice_for(const char *cmd, const ompdag_condag_set *s, const char *model,
+                   int32_t threads, struct ompdag_advice **out);
+
 /* Loads a con-DAG file (or set); prints the error and returns NULL on failure. */
 struct ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path);
 

@@ -51,8 +51,10 @@ int cli_option_error(const char *cmd, char **argv, const struct option *longopts
         return cli_usage_error(cmd, "unknown option '%.*s'", (int)(len + 2), a);
     }
     const char *s = optopt && shortopts ? strchr(shortopts, optopt) : NULL;
-    if (s && s[1] == ':') return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
-    if (optopt) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    if (s && s[1] == ':')
+        return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
+    if (optopt)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
     return cli_usage_error(cmd, "unknown option '%s'", a);
 }
 
@@ -60,7 +62,8 @@ int cli_flush_stdout(const char *cmd, int rc)
 {
     errno = 0;
     int failed = fflush(stdout) != 0, e = errno;
-    if (!failed && !ferror(stdout)) return rc;
+    if (!failed && !ferror(stdout))
+        return rc;
     fprintf(stderr, "ompdag %s: cannot write standard output: %s\n", cmd,
             failed && e ? strerror(e) : "an earlier write failed");
     return rc ? rc : CLI_EXIT_FAIL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/rta.h"
 
@@ -135,21 +136,23 @@ enum { TEXT_MAX_CHOICES = 20 };
 static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
 {
     char a[256], b[256];
-    int shown = 0, total = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t s = ompdag_rta_result_choice(r, v);
-        if (s < 0 || total++ >= TEXT_MAX_CHOICES)
-            continue;
-        const char *label = ompdag_condag_node_label(g, s);
-        fprintf(out, "%s    branch at %s takes %s%s%s%s\n", shown++ ? "" : "  worst flow:\n",
-                ompdag_condag_node_place(g, v, a, sizeof a), ompdag_condag_node_place(g, s, b, sizeof b),
-                label ? " (" : "", label ? label : "", label ? ")" : "");
+    int32_t total = 0;
+    ompdag_choice_group *gr = ompdag_rta_result_choice_groups(r, g, &total);
+    for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
+        const char *label = ompdag_condag_node_label(g, gr[i].succ);
+        fprintf(out, "%s    branch at %s takes %s%s%s%s", i ? "" : "  worst flow:\n",
+                ompdag_condag_node_place(g, gr[i].node, a, sizeof a),
+                ompdag_condag_node_place(g, gr[i].succ, b, sizeof b), label ? " (" : "",
+                label ? label : "", label ? ")" : "");
+        ompdag_choice_group_write_note(out, g, &gr[i]);
+        fputc('\n', out);
     }
-    if (!total)
-        fprintf(out, "  worst flow: no branches\n");
-    else if (total > shown)
+    free(gr);
+    if (total <= 0)
+        fprintf(out, "  worst flow: %s\n", total ? "(out of memory)" : "no branches");
+    else if (total > TEXT_MAX_CHOICES)
         fprintf(out, "    ... and %d more branch choices (--format json lists all)\n",
-                total - shown);
+                total - TEXT_MAX_CHOICES);
 }
 
 static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
@@ -178,10 +181,23 @@ static void print_graph_header(const ompdag_condag *g, size_t i)
     char title[256];
     ompdag_loc loc = ompdag_condag_region_loc(g);
     printf("%s", ompdag_condag_title(g, i, title, sizeof title));
-    if (loc.file)
-        printf(" (%s:%d)", loc.file, loc.line);
-    printf(": %d nodes, %d tasks, total WCET %" PRId64 " %s\n", ompdag_condag_node_count(g),
-           ompdag_condag_task_count(g), ompdag_condag_total_wcet(g), ompdag_condag_time_unit(g));
+    if (loc.file) printf(" (%s:%d)", loc.file, loc.line);
+    printf(": %d nodes, %d tasks", ompdag_condag_node_count(g), ompdag_condag_task_count(g));
+    if (ompdag_compact_is_compact(g)) {
+        uint64_t n = ompdag_compact_expanded_node_count(g);
+        int64_t total;
+        if (n == OMPDAG_COMPACT_MANY)
+            printf(" (compact: 2^64 or more nodes unfolded)");
+        else
+            printf(" (compact: %" PRIu64 " nodes unfolded)", n);
+        if (ompdag_compact_expanded_total(g, 0, 0, &total))
+            printf(", total WCET %" PRId64 " %s unfolded\n", total, ompdag_condag_time_unit(g));
+        else
+            printf(", total WCET unfolded overflows int64\n");
+        return;
+    }
+    printf(", total WCET %" PRId64 " %s\n", ompdag_condag_total_wcet(g),
+           ompdag_condag_time_unit(g));
 }
 
 static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_result *r)
@@ -192,6 +208,20 @@ static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_re
     if (ompdag_condag_function(g))
         json_object_set_new(o, "function", json_string(ompdag_condag_function(g)));
     return o;
+}
+
+/* alg0 and enumerate are defined per instance: they run on the unfolding of a
+ * compact graph (made once, up to UNFOLD_LIMIT nodes), and say so. */
+enum { UNFOLD_LIMIT = 1000000 };
+
+static const ompdag_condag *unfolded_for(const ompdag_condag *g, ompdag_condag **cache,
+                                         const analyze_opts *o, ompdag_error *err)
+{
+    if (*cache) return *cache;
+    if (ompdag_compact_expand(g, UNFOLD_LIMIT, cache, err)) return NULL;
+    fprintf(stderr, "ompdag analyze: %s: alg0 and enumerate run on the unfolded graph (%d nodes)\n",
+            o->file, ompdag_condag_node_count(*cache));
+    return *cache;
 }
 
 /* Analyses one graph for every m and algorithm; false on an analysis error. */
@@ -205,24 +235,32 @@ static bool analyze_graph(const analyze_opts *o, const ompdag_condag *g, size_t 
                 o->file, i);
         return false;
     }
-    if (!o->json)
-        print_graph_header(g, i);
+    if (!o->json) print_graph_header(g, i);
+    ompdag_condag *unfolded = NULL;
     for (int k = 0; k < nm; ++k)
         for (int a = 0; a < o->alg_count; ++a) {
             ompdag_rta_options opt = o->rta;
             opt.m = ms[k];
             ompdag_rta_result *r;
             ompdag_error err = {0};
-            if (ompdag_rta_run(g, o->algs[a], &opt, &r, &err)) {
+            const ompdag_condag *on = g;
+            if (ompdag_compact_is_compact(g) && o->algs[a] != OMPDAG_ALG_EXACT &&
+                !(on = unfolded_for(g, &unfolded, o, &err))) {
                 fprintf(stderr, "ompdag analyze: %s: %s\n", o->file, err.message);
                 return false;
             }
+            if (ompdag_rta_run(on, o->algs[a], &opt, &r, &err)) {
+                fprintf(stderr, "ompdag analyze: %s: %s\n", o->file, err.message);
+                ompdag_condag_destroy(unfolded);
+                return false;
+            }
             if (o->json)
-                json_array_append_new(results, result_json(g, i, r));
+                json_array_append_new(results, result_json(on, i, r));
             else
-                print_text(stdout, g, r);
+                print_text(stdout, on, r);
             ompdag_rta_result_destroy(r);
         }
+    ompdag_condag_destroy(unfolded);
     return true;
 }
 

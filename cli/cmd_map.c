@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "ompdag/compact.h"
 #include "ompdag/offload.h"
 
 void cmd_map_help(FILE *out)
@@ -49,6 +50,15 @@ static bool same_function(const ompdag_condag *a, const ompdag_condag *b)
     return fa && fb && !strcmp(fa, fb);
 }
 
+/* A region's work: its total WCET, unfolded for a compact graph (docs/compact.md). */
+static double region_work(const ompdag_condag *g)
+{
+    int64_t total;
+    if (ompdag_compact_is_compact(g))
+        return ompdag_compact_expanded_total(g, 0, 0, &total) ? (double)total : (double)INT64_MAX;
+    return (double)ompdag_condag_total_wcet(g);
+}
+
 static bool regions_of(map_input *in)
 {
     int n = (int)ompdag_condag_set_count(in->set);
@@ -72,7 +82,7 @@ static bool regions_of(map_input *in)
             in->names[r],
             json_is_string(cls) && !strcmp(json_string_value(cls), "CG") ? OMPDAG_REGION_CG
                                                                          : OMPDAG_REGION_CO,
-            (double)ompdag_condag_total_wcet(g)};
+            region_work(g)};
         if (r > 0 && same_function(ompdag_condag_set_graph(in->set, (size_t)r - 1), g)) {
             in->edges[2 * in->nedges] = r - 1;
             in->edges[2 * in->nedges + 1] = r;

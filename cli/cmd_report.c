@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "ompdag/fileio.h"
+#include "ompdag/advise.h"
 #include "ompdag/report.h"
 
 void cmd_report_help(FILE *out)
@@ -26,6 +27,8 @@ void cmd_report_help(FILE *out)
             "  -o FILE                 output file (default stdout), written atomically\n"
             "  --migration-overhead O  charge O (graph time unit) per migration, on the flow\n"
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
+            "  --advise[=MODEL]        add task-granularity advice (ompdag advise); SARIF then\n"
+            "                          warns `ompdag-too-fine` at each too-fine task directive\n"
             "html draws each region with graphviz's `dot` (inline SVG).\n"
             "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
 }
@@ -38,9 +41,11 @@ typedef struct report_args {
     ompdag_deadlines *deadlines;
     int64_t overhead;
     ompdag_migration_model model;
+    bool advise;
+    const char *advise_model; /* NULL: the default model */
 } report_args;
 
-enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_FORMAT, OPT_MIG, OPT_MIG_MODEL };
+enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_FORMAT, OPT_MIG, OPT_MIG_MODEL, OPT_ADVISE };
 
 static int parse_report_args(int argc, char **argv, report_args *o)
 {
@@ -49,6 +54,7 @@ static int parse_report_args(int argc, char **argv, report_args *o)
                                              {"format", required_argument, 0, OPT_FORMAT},
                                              {"migration-overhead", required_argument, 0, OPT_MIG},
                                              {"migration-model", required_argument, 0, OPT_MIG_MODEL},
+                                             {"advise", optional_argument, 0, OPT_ADVISE},
                                              {0, 0, 0, 0}};
     o->out = "-";
     int c, rc = 0;
@@ -81,6 +87,7 @@ static int parse_report_args(int argc, char **argv, report_args *o)
                 rc = cli_usage_error("report", "--migration-model is wfs or bfs");
             o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
             break;
+        case OPT_ADVISE: o->advise = true, o->advise_model = optarg; break;
         default: rc = cli_option_error("report", argv, longopts, "o:");
         }
     }
@@ -130,6 +137,9 @@ int cmd_report(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
     ompdag_error err = {0};
     ompdag_report *r = NULL;
+    ompdag_advice *advice = NULL;
+    if (!rc && o.advise)
+        rc = cli_advice_for("report", s, o.advise_model, o.thread_count ? o.threads[0] : 0, &advice);
     if (!rc) {
         ompdag_report_options opt;
         ompdag_report_options_init(&opt);
@@ -137,6 +147,7 @@ int cmd_report(int argc, char **argv)
         opt.deadlines = o.deadlines;
         opt.migration_overhead = o.overhead, opt.migration_model = o.model;
         opt.input_name = o.file;
+        opt.advice = advice;
         if (ompdag_report_create(s, &opt, &r, &err))
             rc = cli_fail("report", &err);
     }
@@ -155,6 +166,7 @@ int cmd_report(int argc, char **argv)
             rc = cli_fail("report", &err);
     }
     ompdag_report_destroy(r);
+    ompdag_advice_destroy(advice);
     ompdag_condag_set_destroy(s);
     ompdag_deadlines_destroy(o.deadlines);
     free(o.threads);

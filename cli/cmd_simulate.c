@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/compact.h"
 #include "ompdag/gen.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
@@ -317,6 +318,26 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
     return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
 }
 
+/* A schedule runs instances: a compact graph (docs/compact.md) is simulated on
+ * its unfolding, up to UNFOLD_LIMIT nodes, and says so. */
+enum { UNFOLD_LIMIT = 1000000 };
+
+static int simulate_unfolded(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
+                             bool *above)
+{
+    if (!ompdag_compact_is_compact(g))
+        return simulate_graph(o, g, gi, out_arr, above);
+    ompdag_condag *x = NULL;
+    ompdag_error err;
+    if (ompdag_compact_expand(g, UNFOLD_LIMIT, &x, &err))
+        return cli_fail("simulate", &err);
+    fprintf(stderr, "ompdag simulate: %s: graph %zu is compact; simulating its unfolding (%d nodes)\n",
+            o->file, gi, ompdag_condag_node_count(x));
+    int rc = simulate_graph(o, x, gi, out_arr, above);
+    ompdag_condag_destroy(x);
+    return rc;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     sim_args o = {0};
@@ -331,7 +352,7 @@ int cmd_simulate(int argc, char **argv)
     bool above = false;
     for (size_t i = 0; !rc && s && i < ompdag_condag_set_count(s); ++i)
         if (o.graph < 0 || (size_t)o.graph == i)
-            rc = simulate_graph(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
+            rc = simulate_unfolded(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
     if (!rc && o.json) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
         fputc('\n', stdout);

@@ -25,7 +25,8 @@ int cmd_validate(int argc, char **argv)
                                        "unknown option '%s' (a file named so goes "
                                        "after '--')",
                                        argv[i]);
-    if (argc <= first) return cli_usage_error("validate", "expected at least one FILE");
+    if (argc <= first)
+        return cli_usage_error("validate", "expected at least one FILE");
     int bad = 0;
     for (int i = first; i < argc; ++i) {
         ompdag_condag_set *s = cli_load_graphs("validate", argv[i]);

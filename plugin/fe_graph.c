@@ -117,6 +117,7 @@ void fe_graph_free(fe_graph *g)
     }
     free(g->nodes);
     free(g->tasks);
+    fe_share_free(g->share);
     memset(g, 0, sizeof *g);
 }
 

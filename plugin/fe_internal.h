@@ -145,6 +145,17 @@ typedef struct fe_span {
 } fe_span;
 fe_span fe_cursor_span(CXCursor c);
 
+/* Finds, in preorder, the first cursor of `file` that starts after `offset`
+ * (the statement a pragma ending there prefixes): clang_visitChildren with
+ * fe_first_after_visit and a fe_first_after as client data. */
+typedef struct fe_first_after {
+    CXFile file;
+    unsigned offset;
+    CXCursor found;
+    bool hit;
+} fe_first_after;
+enum CXChildVisitResult fe_first_after_visit(CXCursor c, CXCursor parent, CXClientData data);
+
 /* The function defined in the TU that `c` (a CallExpr) calls, or -1. */
 int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call);
 
@@ -171,9 +182,14 @@ typedef struct fe_graph {
     int32_t n, cap;
     fe_task *tasks;
     int32_t ntasks, tcap;
+    /* fe_share.c: task bodies built once per context (docs/compact.md) */
+    struct fe_share *share;
+    bool shared;        /* some task is created by several T nodes: a compact graph */
+    int32_t taskgroups; /* taskgroups being walked: nothing is shared inside */
 } fe_graph;
 
 void fe_graph_free(fe_graph *g);
+void fe_share_free(struct fe_share *m);
 
 /* One parallel region to build. */
 typedef struct fe_region_input {
@@ -197,5 +213,10 @@ typedef struct fe_region_output {
  * ENOMEM, then *nomem is set). */
 bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_output *out,
                      bool *nomem);
+
+/* Static features of T node nd's task directive for the advisor, added to
+ * `extra` as "features" (fe_features.c).  false on ENOMEM. */
+struct json_t;
+bool fe_features_add(ompdag_frontend *fe, const fe_node *nd, struct json_t *extra);
 
 #endif

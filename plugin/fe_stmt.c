@@ -445,7 +445,14 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
         t_node = fe_attach(w, 'T', f->name, p->line, p->col, label, false);
         if (t_node < 0) return false;
     }
-    int32_t t = fe_new_task(w, t_node, fe_pragma_clause(p, "untied") != NULL);
+    int32_t t = fe_share_find(w, s, loop_bound, child_final); /* built in this context */
+    if (t >= 0) {
+        w->g->nodes[t_node].creates = t;
+        return !undeferred || fe_attach(w, 'W', f->name, p->line, p->col,
+                                        fe_strdup("wait for undeferred task"), true) >= 0;
+    }
+    if (*w->nomem) return false;
+    t = fe_new_task(w, t_node, fe_pragma_clause(p, "untied") != NULL);
     if (t < 0) return false;
     w->g->nodes[t_node].creates = t;
 
@@ -457,7 +464,7 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
     cw.jumps = NULL;
     bool ok = fe_walk_bare(&cw, s, sp, loop_bound) && fe_finish_task(&cw, sp);
     fe_vec_free(&cf.tails);
-    if (!ok) return false;
+    if (!ok || !fe_share_add(w, s, loop_bound, child_final, t)) return false;
     if (undeferred)
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("wait for undeferred task"),
                          true) >= 0;
@@ -472,7 +479,10 @@ static bool walk_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, CXCu
             return fe_refuse(w, f->name, p->line, p->col, "unsupported taskgroup clause '%s'",
                              p->clauses[i].name);
     int32_t first = w->g->ntasks;
-    if (!fe_walk_bare(w, s, sp, loop_bound)) return false;
+    w->g->taskgroups++; /* its tasks are checked below: build them all (fe_share.c) */
+    bool walked = fe_walk_bare(w, s, sp, loop_bound);
+    w->g->taskgroups--;
+    if (!walked) return false;
     for (int32_t t = first; t < w->g->ntasks; ++t) {
         int32_t bad = fe_unawaited_child(w, t);
         if (*w->nomem) return false;

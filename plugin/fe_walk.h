@@ -88,6 +88,10 @@ bool fe_flow_copy(walker *w, fe_flow *dst, const fe_flow *src);
 int32_t fe_new_task(walker *w, int32_t creator, bool untied);
 /* Gives the current task a node if it has none, and a single sink. */
 bool fe_finish_task(walker *w, fe_span body);
+/* fe_share.c: the task already built for this directive in this context
+ * (then the graph becomes compact), or -1; records a task just built. */
+int32_t fe_share_find(walker *w, CXCursor s, int32_t loop_bound, bool final);
+bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t task);
 /* A T node of task t whose child t does not await before it ends, or -1. */
 int32_t fe_unawaited_child(walker *w, int32_t t);
 

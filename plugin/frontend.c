@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fe_internal.h"
+#include "ompdag/compact.h"
 
 /* ---- small helpers shared by the front end --------------------------------- */
 
@@ -508,19 +509,12 @@ static bool index_functions(ompdag_frontend *fe)
 
 /* ---- finding regions -------------------------------------------------------------- */
 
-typedef struct first_after {
-    CXFile file;
-    unsigned offset;
-    CXCursor found;
-    bool hit;
-} first_after;
-
 /* Finds, in preorder, the first cursor that starts after `offset`: the
  * outermost statement that a pragma ending at `offset` prefixes. */
-static enum CXChildVisitResult first_after_visit(CXCursor c, CXCursor parent, CXClientData data)
+enum CXChildVisitResult fe_first_after_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
-    first_after *st = data;
+    fe_first_after *st = data;
     fe_span sp = fe_cursor_span(c);
     if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.begin > st->offset) {
         st->found = c;
@@ -606,8 +600,9 @@ static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *de
 }
 
 /* Copies the private graph into a new ompdag_condag and finalizes it. */
-static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pragma *p,
-                                const fe_region_output *ro, ompdag_condag **out, ompdag_error *err)
+static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe_file *f,
+                                const fe_pragma *p, const fe_region_output *ro, ompdag_condag **out,
+                                ompdag_error *err)
 {
     ompdag_condag *g = ompdag_condag_create();
     if (!g) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -617,6 +612,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
     if (!st) st = ompdag_condag_set_function(g, fn->name);
     if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
+    if (!st && ro->g.shared) st = ompdag_compact_enable(g, err); /* fe_share.c */
     json_t *extra = region_extra(f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);
@@ -641,6 +637,7 @@ static ompdag_status emit_graph(const fe_func *fn, const fe_file *f, const fe_pr
         st = ompdag_condag_add_node(g, &spec, &idx, err);
         if (!st && nd->kind == 'T') {
             json_t *x = json_pack("{s:b}", "untied", ro->g.tasks[nd->creates].untied);
+            if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
         }
@@ -668,8 +665,8 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
          i < f->npragmas && f->pragmas[i].begin < fn->end; ++i) {
         const fe_pragma *p = &f->pragmas[i];
         if (!is_parallel(p->dir) || p->begin < skip_until) continue;
-        first_after fa = {f->file, p->end, clang_getNullCursor(), false};
-        clang_visitChildren(fn->cursor, first_after_visit, &fa);
+        fe_first_after fa = {f->file, p->end, clang_getNullCursor(), false};
+        clang_visitChildren(fn->cursor, fe_first_after_visit, &fa);
         if (!fa.hit) {
             if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
                          "'#pragma omp %s' is not followed by a statement", p->name))
@@ -691,7 +688,7 @@ static ompdag_status extract_function(ompdag_frontend *fe, int32_t fi, ompdag_co
             if (!ro.deadline && fn->deadline) ro.deadline = fe_strdup(fn->deadline);
             ro.resource_class = region_class(f, &in, sp);
             ompdag_condag *g = NULL;
-            st = emit_graph(fn, f, p, &ro, &g, err);
+            st = emit_graph(fe, fn, f, p, &ro, &g, err);
             if (!st) st = ompdag_condag_set_add(set, g, err);
             if (st) ompdag_condag_destroy(g);
         }

@@ -438,6 +438,7 @@ ompdag_status ompdag_report_create(const ompdag_condag_set *set, const ompdag_re
     r->set = set;
     r->migration_overhead = opt->migration_overhead;
     r->migration_model = opt->migration_model;
+    r->advice = opt->advice;
     ompdag_status st = OMPDAG_OK;
     for (size_t gi = 0; gi < ompdag_condag_set_count(set) && !st; ++gi)
         st = report_graph(r, gi, opt, matched, err);

@@ -215,32 +215,38 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     char a[512], b[512], br[32];
     fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
             row->tasks, row->nodes, row->m);
-    int choices = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t s = ompdag_rta_result_choice(res, v);
-        if (s < 0)
-            continue;
-        ++choices;
+    int32_t choices = 0;
+    ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &choices);
+    for (int32_t i = 0; i < choices; ++i) {
         fputs("<li>branch at <code>", out);
-        esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
+        esc(out, ompdag_condag_node_place(g, gr[i].node, a, sizeof a));
         fprintf(out, "</code> takes <b>%s</b> &rarr; <code>",
-                report_branch_name(g, v, s, br, sizeof br));
-        esc(out, ompdag_condag_node_place(g, s, b, sizeof b));
+                report_branch_name(g, gr[i].node, gr[i].succ, br, sizeof br));
+        esc(out, ompdag_condag_node_place(g, gr[i].succ, b, sizeof b));
         fputs("</code> ", out);
-        esc(out, ompdag_condag_node_label(g, s));
+        esc(out, ompdag_condag_node_label(g, gr[i].succ));
+        if (gr[i].nodes > 1)
+            fprintf(out, " [%d copies]", gr[i].nodes);
+        if (gr[i].alt >= 0) {
+            fputs("; other instances take <code>", out);
+            esc(out, ompdag_condag_node_place(g, gr[i].alt, b, sizeof b));
+            fputs("</code>", out);
+        }
         fputs("</li>", out);
     }
-    if (!choices)
+    free(gr);
+    if (choices <= 0)
         fputs("<li>no branches</li>", out);
-    int32_t n;
-    const int32_t *path = ompdag_rta_result_critical_path(res, &n);
-    fprintf(out, "<li>critical path (%d nodes): ", n);
-    for (int32_t i = 0; i < n; ++i) {
-        fputs(i ? " &rarr; " : "", out);
-        fputs("<code>", out);
-        esc(out, ompdag_condag_node_place(g, path[i], a, sizeof a));
-        fputs("</code>", out);
+    char *path = NULL; /* the shared printer's compressed form: context x depth */
+    size_t plen = 0;
+    FILE *mem = open_memstream(&path, &plen);
+    if (mem) {
+        ompdag_rta_result_write_path(res, g, mem);
+        fclose(mem);
     }
+    fputs("<li>", out);
+    esc(out, path);
+    free(path);
     fputs("</li></ul>\n<p>Assumptions: work-conserving scheduling of untied tasks", out);
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
@@ -305,9 +311,8 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
     const ompdag_rta_result *res = r->results[first];
     int32_t n = ompdag_condag_node_count(g), plen;
     uint8_t *in_flow = calloc((size_t)n + 1, 1), *crit = calloc((size_t)n + 1, 1);
-    int32_t *choice = ompdag_rta_result_choices_copy(res, g);
-    if (in_flow && choice)
-        ompdag_flow_mark(g, choice, in_flow, NULL);
+    if (in_flow)
+        ompdag_rta_result_mark_flow(res, g, in_flow, NULL);
     const int32_t *path = ompdag_rta_result_critical_path(res, &plen);
     for (int32_t i = 0; crit && i < plen; ++i)
         crit[path[i]] = 1;
@@ -330,7 +335,7 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
         snprintf(key, sizeof key, "n%d", v);
         json_object_set_new(nodes, key, o);
     }
-    free(in_flow), free(crit), free(choice);
+    free(in_flow), free(crit);
     return json_pack("{s:s,s:o}", "unit", ompdag_condag_time_unit(g), "nodes", nodes);
 }
 

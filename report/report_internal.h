@@ -33,6 +33,7 @@ struct ompdag_report {
     size_t n, cap;
     int64_t migration_overhead;
     ompdag_migration_model migration_model;
+    const struct ompdag_advice *advice; /* borrowed, may be NULL */
 };
 
 bool report_same_file(const char *a, const char *b);
@@ -54,5 +55,14 @@ struct json_t *report_row_json(const ompdag_report *r, size_t i);
 ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err);
 ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
                                 void *ctx, ompdag_error *err);
+
+/* Granularity advice in reports (report_advice.c); no-ops without advice. */
+struct json_t;
+void report_advice_text(const ompdag_report *r, size_t graph, FILE *out);
+void report_advice_json(const ompdag_report *r, size_t graph, struct json_t *region);
+typedef void (*report_advice_fn)(ompdag_loc loc, const char *message, struct json_t *properties,
+                                 void *ctx);
+void report_advice_each_too_fine(const ompdag_report *r, size_t graph, report_advice_fn fn,
+                                 void *ctx);
 
 #endif

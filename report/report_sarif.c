@@ -6,6 +6,7 @@
  *   ompdag-deadline   (error)    a region whose bound exceeds its deadline, at the region
  *   ompdag-tied-task  (warning)  a tied task: the bound assumes untied tasks, at the task
  *   ompdag-unobserved (note)     a node whose WCET no run observed (annotate --unobserved zero)
+ *   ompdag-too-fine   (warning)  tasks finer than the advisor's grain minimum, at the directive
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -26,8 +27,10 @@ static const struct {
      "A tied task: the response-time bound assumes untied tasks (Theorem 1 of seed 004)."},
     {"ompdag-unobserved", "UnobservedNode", "note",
      "No profiling run reached this code; its WCET was taken as 0."},
+    {"ompdag-too-fine", "TaskTooFine", "warning",
+     "Tasks below the grain the advisor predicts: their runtime overhead outweighs their work."},
 };
-enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED };
+enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED, RULE_TOO_FINE };
 
 /* A relative path stays a relative URI reference; an absolute one becomes a
  * file:// URI.  Characters outside RFC 3986's unreserved set and '/' are
@@ -74,6 +77,11 @@ static void add_result(json_t *results, int rule, ompdag_loc loc, const char *me
     json_array_append_new(results, res);
 }
 
+static void add_too_fine(ompdag_loc loc, const char *message, json_t *properties, void *results)
+{
+    add_result(results, RULE_TOO_FINE, loc, message, properties);
+}
+
 ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     json_t *rule_arr = json_array(), *results = json_array();
@@ -117,6 +125,7 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
                 add_result(results, RULE_UNOBSERVED, ompdag_condag_node_loc(g, v), msg, NULL);
             }
         }
+        report_advice_each_too_fine(r, row->graph, add_too_fine, results);
     }
     json_t *log = json_pack(
         "{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o,s:[{s:b}]}]}", "$schema", SARIF_SCHEMA,

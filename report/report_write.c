@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/fileio.h"
 #include "report_internal.h"
 
@@ -57,20 +58,20 @@ enum { TEXT_MAX_CHOICES = 20, TEXT_MAX_NODES = 60 };
 static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
 {
     char a[512], b[512], br[32];
-    int total = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t s = ompdag_rta_result_choice(res, v);
-        if (s < 0)
-            continue;
-        if (total++ >= TEXT_MAX_CHOICES)
-            continue;
+    int32_t total = 0;
+    ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &total);
+    for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
+        int32_t v = gr[i].node, s = gr[i].succ;
         const char *label = ompdag_condag_node_label(g, s);
-        fprintf(out, "%s      %s takes %s -> %s%s%s%s\n", total == 1 ? "    worst flow:\n" : "",
+        fprintf(out, "%s      %s takes %s -> %s%s%s%s", i ? "" : "    worst flow:\n",
                 ompdag_condag_node_place(g, v, a, sizeof a), report_branch_name(g, v, s, br, sizeof br),
                 ompdag_condag_node_place(g, s, b, sizeof b), label ? " (" : "", label ? label : "",
                 label ? ")" : "");
+        ompdag_choice_group_write_note(out, g, &gr[i]);
+        fputc('\n', out);
     }
-    if (!total)
+    free(gr);
+    if (total <= 0)
         fprintf(out, "    worst flow: no branches\n");
     else if (total > TEXT_MAX_CHOICES)
         fprintf(out, "      ... and %d more branch choices (--format json lists all)\n",
@@ -204,6 +205,26 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
     text_flow(out, g, r->results[i]);
 }
 
+/* " (T tasks, N nodes, total WCET W unit)", with the unfolded size of a
+ * compact graph (docs/compact.md). */
+static void text_size(FILE *out, const ompdag_condag *g, const ompdag_report_row *row)
+{
+    int64_t total = ompdag_condag_total_wcet(g);
+    fprintf(out, " (%d tasks, %d nodes", row->tasks, row->nodes);
+    if (ompdag_compact_is_compact(g)) {
+        uint64_t n = ompdag_compact_expanded_node_count(g);
+        if (n == OMPDAG_COMPACT_MANY)
+            fprintf(out, "; compact: 2^64 or more nodes unfolded");
+        else
+            fprintf(out, "; compact: %" PRIu64 " nodes unfolded", n);
+        if (!ompdag_compact_expanded_total(g, 0, 0, &total)) {
+            fprintf(out, ", total WCET overflows int64)\n");
+            return;
+        }
+    }
+    fprintf(out, ", total WCET %" PRId64 " %s)\n", total, ompdag_condag_time_unit(g));
+}
+
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     size_t pass = 0, fail = 0, none = 0, regions = 0;
@@ -215,8 +236,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
             fprintf(out, "%s%s", i ? "\n" : "", row->function);
             if (row->loc.file)
                 fprintf(out, " — region %s:%d", row->loc.file, row->loc.line);
-            fprintf(out, " (%d tasks, %d nodes, total WCET %" PRId64 " %s)\n", row->tasks,
-                    row->nodes, ompdag_condag_total_wcet(g), ompdag_condag_time_unit(g));
+            text_size(out, g, row);
             size_t runs = 0, truns = 0;
             report_observed_max(g, "observed_response_ns", &runs);
             report_observed_max(g, "observed_task_response_ns", &truns);
@@ -230,6 +250,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
             text_assumptions(out, r, g);
             text_nodes(out, g);
+            report_advice_text(r, row->graph, out);
         }
     }
     fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline\n",
@@ -409,6 +430,7 @@ static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag
             pass, fail, r->n - pass - fail);
     for (size_t i = 0; i < r->n; ++i) {
         json_t *o = report_row_json(r, i);
+        if (o) report_advice_json(r, r->rows[i].graph, o);
         char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
         json_decref(o);
         char *close = text ? strrchr(text, '\n') : NULL; /* before the final '}' */

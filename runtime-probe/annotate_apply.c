@@ -34,7 +34,9 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         memcpy(sorted, s, n * sizeof *s);
         qsort(sorted, n, sizeof *sorted, cmp_i64);
         c->max = sorted[n - 1];
-        c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
+        c->median = n % 2 ? sorted[n / 2]
+                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
         free(sorted);
         c->estimate = c->max;
         if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
@@ -213,6 +215,20 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     }
     free(leader);
     return st;
+}
+
+/* Step 5b: compact graphs (docs/compact.md) — WCETs by code location, shared
+ * by every depth (annotate_compact.c). */
+static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p,
+                                      ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        size_t o = p->offset[gi];
+        if (!annot_share_by_location(a->graphs[gi].g, p->samples + o, p->basis + o, p->omax + o,
+                                     p->omed + o))
+            return nomem(err);
+    }
+    return OMPDAG_OK;
 }
 
 /* Step 6: nodes no observed path covers are an error unless --unobserved zero. */
@@ -410,6 +426,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     if (!st) st = plan_alloc(a, &p, err);
     if (!st) st = plan_coverage(a, &p, err);
     if (!st) st = plan_charges(a, &p, err);
+    if (!st) st = plan_by_location(a, &p, err);
     if (!st) st = check_unobserved(a, &p, err);
     if (!st) st = plan_wcets(a, &p, err);
     if (!st) st = plan_extras(a, &p, err);

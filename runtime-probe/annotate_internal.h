@@ -156,6 +156,8 @@ typedef struct trace_ctx {
     size_t region_n, region_cap;
     region_run *runs;
     size_t nruns, runs_cap;
+    size_t *run_index; /* open addressing, id -> run + 1 (0: empty); power-of-two size */
+    size_t run_index_cap;
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
     task_entry *tasks; /* explicit task instances of matched regions (pass 1) */
@@ -184,6 +186,14 @@ bool annot_empty_segment(const ompdag_condag *g, int32_t task, ompdag_point sk, 
 seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, ompdag_point sk,
                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
                            bool *nomem);
+
+/* annotate_compact.c: compact graphs (docs/compact.md).  Each node takes
+ * the maximum over the nodes at its code location (arrays indexed by node);
+ * false on ENOMEM.  annot_graph_nesting: the deepest creation chain (explicit
+ * task levels below the root). */
+bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t *basis,
+                             int64_t *omax, int64_t *omed);
+int32_t annot_graph_nesting(const ompdag_condag *g);
 
 /* annotate_trace.c */
 const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */

@@ -11,6 +11,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_cp);
     free(c->region_graph);
     free(c->runs);
+    free(c->run_index);
     free(c->tasks);
     free(c->pend);
     free(c->made);
@@ -420,10 +421,39 @@ static int cmp_group(const void *x, const void *y)
 
 /* Maps every buffered segment, one task instance at a time, creators before
  * the tasks they create (so each child knows the T node that made it). */
+/* A task instance that maps to no graph task, nested deeper than every
+ * creation chain of the graph: the run recursed beyond the graph's bound,
+ * which the bound does not cover (annotate_compact.c). */
+static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg *seg,
+                                   ompdag_error *err)
+{
+    if (!c->tasks_cap) return OMPDAG_OK;
+    int32_t depth = 0;
+    for (const task_entry *e = task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
+         e = task_slot(c, e->parent))
+        ++depth;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    int32_t have = annot_graph_nesting(g);
+    if (depth <= have) return OMPDAG_OK;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    char where[300] = "an unknown line";
+    if (ompdag_symbolizer_lookup(c->sym, seg->cp_task, &loc, &e) == OMPDAG_OK)
+        snprintf(where, sizeof where, "%s:%d", loc.file ? loc.file : "?", loc.line);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "a task created at %s ran %d task levels deep, but the graph of "
+                            "region %s has %d: the run recursed beyond the graph's recursion "
+                            "bound, so the bound does not cover it; re-extract with a larger "
+                            "--recursion-bound",
+                            where, depth, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?",
+                            have);
+}
+
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
-    qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending);
+    ompdag_status st;
+    if (c->npend > 1) qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending); /* pend may be NULL */
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
@@ -440,7 +470,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         }
         groups[ngroups++] = (pend_group){i, j - i, created};
     }
-    qsort(groups, ngroups, sizeof *groups, cmp_group);
+    if (ngroups > 1) qsort(groups, ngroups, sizeof *groups, cmp_group);
     for (size_t gi = 0; gi < ngroups; ++gi) {
         size_t i = groups[gi].first, j = i + groups[gi].count;
         const pending_seg *seg = &c->pend[i];
@@ -462,6 +492,11 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
                     if (ompdag_condag_node_kind(g, e->nodes[k]) == OMPDAG_KIND_T)
                         cand[ncand++] = ompdag_condag_node_creates(g, e->nodes[k]);
             }
+        }
+        if (ncand == 0 && !(seg->flags & OMPDAG_RECF_IMPLICIT) &&
+            (st = check_nesting(c, graph, seg, err))) {
+            free(groups);
+            return st;
         }
         if (ncand == 0) {
             for (size_t k = 0; k < n; ++k)
@@ -489,8 +524,23 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 /* The run of region instance `id` (created on first sight), or NULL. */
 static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
 {
-    for (size_t i = c->nruns; i-- > 0;) /* recent runs first */
-        if (c->runs[i].id == id) return &c->runs[i];
+    /* hashed: a time-step loop around a `parallel` makes 10^6 runs, and a
+     * linear search here made reading such a trace quadratic */
+    if (2 * (c->nruns + 1) > c->run_index_cap) {
+        size_t cap = c->run_index_cap ? 2 * c->run_index_cap : 64;
+        size_t *idx = calloc(cap, sizeof *idx);
+        if (!idx) return NULL;
+        for (size_t i = 0; i < c->nruns; ++i) {
+            size_t h = (size_t)((c->runs[i].id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+            while (idx[h]) h = (h + 1) & (cap - 1);
+            idx[h] = i + 1;
+        }
+        free(c->run_index);
+        c->run_index = idx, c->run_index_cap = cap;
+    }
+    size_t h = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (c->run_index_cap - 1);
+    for (; c->run_index[h]; h = (h + 1) & (c->run_index_cap - 1))
+        if (c->runs[c->run_index[h] - 1].id == id) return &c->runs[c->run_index[h] - 1];
     if (c->nruns == c->runs_cap) {
         size_t cap = c->runs_cap ? 2 * c->runs_cap : 16;
         region_run *p = realloc(c->runs, cap * sizeof *p);
@@ -499,6 +549,7 @@ static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
         c->runs_cap = cap;
     }
     c->runs[c->nruns] = (region_run){.id = id, .graph = graph};
+    c->run_index[h] = c->nruns + 1;
     return &c->runs[c->nruns++];
 }
 

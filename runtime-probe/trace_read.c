@@ -78,7 +78,10 @@ static ompdag_status read_exact(ompdag_trace_reader *r, void *buf, size_t n, con
                                 ompdag_error *err)
 {
     size_t at = r->pos;
-    if (src_read(r, buf, n) != n)
+    if (src_read(r, buf, n) != n && r->file && ferror(r->file))
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read failed at byte %zu: %s", r->origin,
+                                at, strerror(errno));
+    if (r->pos - at != n)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: truncated trace: %s at byte %zu needs %zu bytes", r->origin,
                                 what, at, n);

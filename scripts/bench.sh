@@ -12,6 +12,8 @@ run() {
 [ -x "$BUILD/bench/plugin/bench_plugin" ] && run "$BUILD/bench/plugin/bench_plugin" "$BUILD"
 [ -f bench/probe/overhead.sh ] && [ -x "$BUILD/bench/probe/fib" ] && run bash bench/probe/overhead.sh "$BUILD"
 [ -x "$BUILD/bench/report/bench_report" ] && run "$BUILD/bench/report/bench_report"
+[ -x "$BUILD/bench/scale/bench_linear" ] && run "$BUILD/bench/scale/bench_linear"
 [ -x "$BUILD/bench/bfs/bench_bfs" ] && run "$BUILD/bench/bfs/bench_bfs"
 [ -x "$BUILD/bench/offload/bench_offload" ] && run "$BUILD/bench/offload/bench_offload"
+[ -f bench/advise/heldout.sh ] && [ -x "$BUILD/cli/ompdag" ] && run bash bench/advise/heldout.sh "$BUILD"
 exit $status

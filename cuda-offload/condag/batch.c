@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "batch_internal.h"
+#include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/rta.h"
 
@@ -43,12 +44,16 @@ static ompdag_status check_sizes(const ompdag_condag *const *graphs, size_t coun
     *nodes = *edges = 0;
     for (size_t i = 0; i < count; ++i) {
         const ompdag_condag *g = graphs[i];
-        int64_t scaled;
+        int64_t scaled, total;
         if (!ompdag_condag_is_finalized(g))
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph %zu is not finalized", i);
-        if (__builtin_mul_overflow(ompdag_condag_total_wcet(g), 2 * (int64_t)m, &scaled))
+        /* a compact graph's values reach m times its unfolding's total */
+        if (!ompdag_compact_expanded_total(g, 0, 0, &total) ||
+            __builtin_mul_overflow(total, 2 * (int64_t)m, &scaled))
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                                    "graph %zu: 2m times its total WCET does not fit in int64", i);
+                                    "graph %zu: 2m times its total WCET (unfolded, for a compact "
+                                    "graph) does not fit in int64",
+                                    i);
         *nodes += ompdag_condag_node_count(g);
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
             int32_t k;

@@ -94,6 +94,7 @@ typedef struct ompdag_report_options {
     int64_t migration_overhead;        /* per migration, in each graph's unit (rta.h) */
     ompdag_migration_model migration_model;
     const char *input_name;   /* shown in reports ("-" for stdin); borrowed */
+    const struct ompdag_advice *advice; /* borrowed, NULL: none; granularity advice to show (advise.h) */
 } ompdag_report_options;
 
 /* Fills defaults: threads from the file, no deadlines, no overhead, WFS. */

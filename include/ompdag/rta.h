@@ -83,6 +83,16 @@ int32_t ompdag_rta_result_choice(const ompdag_rta_result *r, int32_t v);
 /* The critical path of the worst flow, source of the root task first.
  * Borrowed from the result. */
 const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32_t *count);
+/* Compact graphs (ompdag/compact.h, docs/compact.md): the witness covers
+ * every instance of a shared body.  The critical path holds body nodes, at
+ * most 65536 of them; path_nodes is the whole path's node count (saturating
+ * at UINT64_MAX); for a plain graph it is the path's length.  A C node's
+ * choice is that of its first instances met; choice_alt is another branch
+ * some of its instances take in the same worst flow, or -1. */
+bool ompdag_rta_result_is_compact(const ompdag_rta_result *r);
+uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r);
+int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v);
+
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
 
@@ -111,10 +121,38 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
                                    const ompdag_rta_options *opt, ompdag_flow_eval *out,
                                    int32_t **path, int32_t *path_len, ompdag_error *err);
 
-/* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out,
- * keeping the first 8 and last 4 places of a longer path (the JSON output
- * lists them all).  Places come from ompdag_condag_node_place(). */
+/* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out.
+ * A block of places repeated along the path (recursion or loop unrolled:
+ * the same call context depth after depth) is printed once as
+ * "(a -> b) xK"; of a path of more than 12 such items the first 8 and last 4
+ * are kept (the JSON output lists every node).  Places come from
+ * ompdag_condag_node_place(). */
 void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out);
+
+/* The worst flow's branch choices, grouped: C nodes at the same place whose
+ * choices have the same place and label (the same branch of an unrolled loop
+ * or recursion, one node per copy) form one group, listed in graph order of
+ * their first node.  Returns a new array (free()) and *count; NULL when there
+ * are none (count 0) or on ENOMEM (count -1). */
+typedef struct ompdag_choice_group {
+    int32_t node;  /* the group's first C node */
+    int32_t succ;  /* the successor it takes */
+    int32_t alt;   /* compact graphs: another successor some instances take, else -1 */
+    int32_t nodes; /* C nodes in the group */
+} ompdag_choice_group;
+ompdag_choice_group *ompdag_rta_result_choice_groups(const ompdag_rta_result *r,
+                                                     const ompdag_condag *g, int32_t *count);
+/* Writes what a group adds to its branch: " [N copies]" and "; other
+ * instances take PLACE" (nothing for a single plain node). */
+void ompdag_choice_group_write_note(FILE *out, const ompdag_condag *g,
+                                    const ompdag_choice_group *gr);
+
+/* Marks the nodes the worst flow executes (in at least one instance, for a
+ * compact graph): executed[v] = 1 or 0, for an array of
+ * ompdag_condag_node_count(g) bytes owned by the caller.  Fails when the
+ * result has no witness. */
+ompdag_status ompdag_rta_result_mark_flow(const ompdag_rta_result *r, const ompdag_condag *g,
+                                          uint8_t *executed, ompdag_error *err);
 
 /* Copies a result's witness choices into a new array indexed by node (-1 for
  * no choice), for ompdag_flow_evaluate().  Free with free(); NULL on failure

@@ -118,3 +118,18 @@ Test(cli, gpu_engine_reports_why, .init = redirect_all)
     char *errs = slurp(cr_get_redirected_stderr());
     cr_assert_not_null(strstr(errs, "engine gpu cannot run here"), "%s", errs);
 }
+
+/* Issue 17, item 8: "ompdag annotate: annotate: ..." named the command twice
+ * when the library's message already began with it. */
+Test(cli, a_failure_names_the_command_once, .init = redirect_all)
+{
+    ompdag_error err = {0};
+    ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    cr_assert_eq(cli_fail("annotate", &err), CLI_EXIT_FAIL);
+    ompdag_error_set(&err, OMPDAG_ERR_IO, "annotated.json: cannot write: No space left on device");
+    cli_fail("annotate", &err);
+    fflush(stderr);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_str_eq(errs, "ompdag annotate: out of memory\n"
+                           "ompdag annotate: annotated.json: cannot write: No space left on device\n");
+}

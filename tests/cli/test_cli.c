@@ -43,16 +43,26 @@ static void expand_tmp(char *dst, size_t n, const char *args)
     cr_assert_lt(k + 1, n, "arguments too long");
 }
 
+/* The shell line running `ompdag ARGS` from the source directory, stderr
+ * (and stdout unless it is left alone) captured in the temp directory. */
+static void command_line(char *cmd, size_t n, const char *args, bool capture_stdout)
+{
+    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(build && src, "run through ctest");
+    char expanded[6144], out[700] = "";
+    expand_tmp(expanded, sizeof expanded, args);
+    if (capture_stdout)
+        snprintf(out, sizeof out, " >'%s'", test_tmp("stdout"));
+    snprintf(cmd, n, "cd '%s' && exec '%s/cli/ompdag' %s%s 2>'%s'", src, build, expanded, out,
+             test_tmp("stderr"));
+}
+
 /* Runs `ompdag ARGS` from the source directory; '@' in ARGS stands for this
  * test's temp directory, where stdout and stderr are captured too. */
 static run_result ompdag(const char *args)
 {
-    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
-    cr_assert(build && src, "run through ctest");
-    char cmd[8192], expanded[6144];
-    expand_tmp(expanded, sizeof expanded, args);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/cli/ompdag' %s >'%s' 2>'%s'", src, build, expanded,
-             test_tmp("stdout"), test_tmp("stderr"));
+    char cmd[8192];
+    command_line(cmd, sizeof cmd, args, true);
     int st = system(cmd);
     return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(test_tmp("stdout")),
                         slurp(test_tmp("stderr"))};
@@ -300,12 +310,8 @@ Test(cli, report_into_a_fifo_writes_through_and_run_refuses_a_fifo_trace)
  * disk that needs no system path); stderr is captured. */
 static run_result ompdag_closed_stdout(const char *args)
 {
-    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
-    cr_assert(build && src, "run through ctest");
-    char cmd[8192], expanded[6144];
-    expand_tmp(expanded, sizeof expanded, args);
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s/cli/ompdag' %s 2>'%s'", src, build, expanded,
-             test_tmp("stderr"));
+    char cmd[8192];
+    command_line(cmd, sizeof cmd, args, false);
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
     close(fds[0]);

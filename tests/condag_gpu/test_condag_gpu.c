@@ -3,9 +3,11 @@
  * exact algorithm on thousands of random graphs, batched; the gpu device
  * either agrees too or says clearly why it cannot run. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/gen.h"
 #include "ompdag/rta.h"
@@ -108,5 +110,49 @@ Test(condag_gpu, errors_name_the_graph)
     cr_expect(strstr(err.message, "graph 0") != NULL, "%s", err.message);
     cr_expect_eq(ompdag_exact_batch(one, 1, 0, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_ERR_ARGUMENT);
     cr_expect_eq(ompdag_exact_batch(one, 0, 2, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK);
+    ompdag_condag_destroy(g);
+}
+
+/* A compact graph (docs/compact.md) whose unfolding is 2^40 copies of one
+ * node: the batch equals exact, and a total that only overflows unfolded is
+ * refused rather than wrapped. */
+static ompdag_condag *doubling_chain(int depth, int64_t wcet)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    cr_assert_eq(ompdag_compact_enable(g, NULL), OMPDAG_OK);
+    for (int d = 0; d < depth; ++d) {
+        char task[16], child[16], a[16], b[16];
+        snprintf(task, sizeof task, "t%d", d), snprintf(child, sizeof child, "t%d", d + 1);
+        snprintf(a, sizeof a, "a%d", d), snprintf(b, sizeof b, "b%d", d);
+        bool leaf = d + 1 == depth;
+        ompdag_node_spec s1 = {.id = a, .task = task, .kind = leaf ? OMPDAG_KIND_N : OMPDAG_KIND_T,
+                               .wcet = wcet, .creates = leaf ? NULL : child};
+        ompdag_node_spec s2 = {.id = b, .task = task, .kind = OMPDAG_KIND_T, .wcet = wcet,
+                               .creates = child};
+        int32_t x, y;
+        cr_assert_eq(ompdag_condag_add_node(g, &s1, &x, NULL), OMPDAG_OK);
+        if (!leaf) {
+            cr_assert_eq(ompdag_condag_add_node(g, &s2, &y, NULL), OMPDAG_OK);
+            cr_assert_eq(ompdag_condag_add_edge(g, x, y, NULL), OMPDAG_OK);
+        }
+    }
+    cr_assert_eq(ompdag_condag_finalize(g, NULL), OMPDAG_OK);
+    return g;
+}
+
+Test(condag_gpu, compact_graphs_use_the_unfolded_total)
+{
+    ompdag_condag *g = doubling_chain(41, 3);
+    const ompdag_condag *one[1] = {g};
+    int64_t out[1];
+    ompdag_error err;
+    cr_assert_eq(ompdag_exact_batch(one, 1, 4, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK, "%s",
+                 err.message);
+    cr_expect_eq(out[0], exact_of(g, 4));
+    ompdag_condag_destroy(g);
+    g = doubling_chain(63, 3);
+    one[0] = g;
+    cr_expect_eq(ompdag_exact_batch(one, 1, 4, OMPDAG_EVAL_CPU, out, &err), OMPDAG_ERR_OVERFLOW);
+    cr_expect(strstr(err.message, "unfolded") != NULL, "%s", err.message);
     ompdag_condag_destroy(g);
 }

@@ -8,11 +8,21 @@
 #include <string.h>
 
 #include "fe_test.h"
+#include "ompdag/compact.h"
 #include "ompdag/rta.h"
 
 static char buf[4096];
 
 /* Extracts one example that must succeed with exactly one region. */
+/* The unfolding of a compact graph (owned by the caller). */
+static ompdag_condag *unfolded(const ompdag_condag *g)
+{
+    ompdag_condag *x = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_compact_expand(g, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    return x;
+}
+
 static ompdag_condag_set *one_region(const char *rel, int recursion_bound)
 {
     ompdag_condag_set *set = NULL;
@@ -143,10 +153,15 @@ Test(examples, fib_recursion_is_unrolled_to_its_bound)
 {
     ompdag_condag_set *set = one_region("examples/fib.c", 0);
     ompdag_condag *g = ompdag_condag_set_graph(set, 0);
-    /* four levels: 1 + 2 + 4 + 8 calls make 2 tasks each and wait once */
-    cr_assert_eq(ompdag_condag_task_count(g), 31);
-    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 30);
-    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_W), 15);
+    /* four levels: 1 + 2 + 4 + 8 calls make 2 tasks each and wait once;
+     * below the first level the bodies are shared (docs/compact.md) */
+    cr_assert(ompdag_compact_is_compact(g));
+    cr_assert_lt(ompdag_condag_task_count(g), 31);
+    ompdag_condag *x = unfolded(g);
+    cr_assert_eq(ompdag_condag_task_count(x), 31);
+    cr_assert_eq(fe_test_count(x, OMPDAG_KIND_T), 30);
+    cr_assert_eq(fe_test_count(x, OMPDAG_KIND_W), 15);
+    ompdag_condag_destroy(x);
     cr_assert_str_eq(extra_str(g, -1, "deadline"), "5ms");
     cr_assert_str_eq(ompdag_condag_function(g), "main");
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
@@ -219,9 +234,38 @@ Test(refusals, recursion_bound_option_lifts_the_refusal)
 {
     ompdag_condag_set *set = one_region("examples/refuse/recursion.c", 3);
     ompdag_condag *g = ompdag_condag_set_graph(set, 0);
-    /* three active calls of tree(): 2 + 4 + 8 tasks */
-    cr_assert_eq(ompdag_condag_task_count(g), 15);
-    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_W), 7);
+    /* three active calls of tree(): 2 + 4 + 8 tasks, bodies shared below
+     * the first level */
+    cr_assert(ompdag_compact_is_compact(g));
+    ompdag_condag *x = unfolded(g);
+    cr_assert_eq(ompdag_condag_task_count(x), 15);
+    cr_assert_eq(fe_test_count(x, OMPDAG_KIND_W), 7);
+    cr_assert_lt(ompdag_condag_task_count(g), 15);
+    ompdag_condag_destroy(x);
+    ompdag_condag_set_destroy(set);
+}
+
+/* Recursion 40 deep: the bodies are built once per depth (fe_share.c), so
+ * the graph is linear in the depth while it stands for 2^41 - 2 tasks. */
+Test(refusals, deep_recursion_extracts_compact)
+{
+    ompdag_condag_set *set = one_region("examples/refuse/recursion.c", 40);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_assert(ompdag_compact_is_compact(g));
+    cr_assert_lt(ompdag_condag_node_count(g), 40 * 20);
+    uint64_t tasks = 0;
+    for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
+        tasks += ompdag_compact_task_instances(g, t);
+    cr_assert_eq(tasks, ((uint64_t)1 << 41) - 1, "tasks %llu", (unsigned long long)tasks);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 4);
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        cr_assert_eq(ompdag_condag_set_wcet(g, v, 1, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_gt(ompdag_rta_result_vol(r), (int64_t)1 << 41);
+    ompdag_rta_result_destroy(r);
     ompdag_condag_set_destroy(set);
 }
 
@@ -231,11 +275,24 @@ Test(refusals, recursion_bound_option_lifts_the_refusal)
 static void bounds_agree(const char *rel)
 {
     ompdag_condag_set *set = one_region(rel, 0);
-    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    ompdag_condag *c = ompdag_condag_set_graph(set, 0);
     ompdag_error err;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, 1 + ompdag_condag_node_loc(g, v).line % 17, &err),
+    for (int32_t v = 0; v < ompdag_condag_node_count(c); ++v)
+        cr_assert_eq(ompdag_condag_set_wcet(c, v, 1 + ompdag_condag_node_loc(c, v).line % 17, &err),
                      OMPDAG_OK);
+    /* a compact graph (recursion): alg0 and enumerate run on its unfolding,
+     * and the memoised exact bound must equal exact there */
+    ompdag_condag *g = ompdag_compact_is_compact(c) ? unfolded(c) : c;
+    for (int32_t m = 1; m <= 4 && g != c; m *= 2) {
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, m);
+        ompdag_rta_result *a = NULL, *b = NULL;
+        cr_assert_eq(ompdag_rta_run(c, OMPDAG_ALG_EXACT, &opt, &a, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &b, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_rta_result_bound_times_m(a), ompdag_rta_result_bound_times_m(b),
+                     "%s m=%d", rel, m);
+        ompdag_rta_result_destroy(a), ompdag_rta_result_destroy(b);
+    }
     for (int32_t m = 1; m <= 4; m *= 2) {
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, m);
@@ -251,6 +308,8 @@ static void bounds_agree(const char *rel)
         for (int a = 0; a < 3; ++a)
             ompdag_rta_result_destroy(r[a]);
     }
+    if (g != c)
+        ompdag_condag_destroy(g);
     ompdag_condag_set_destroy(set);
 }
 

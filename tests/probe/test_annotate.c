@@ -501,3 +501,126 @@ Test(annotate, trace_of_a_rebuilt_binary_is_refused)
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
+
+/* Issue 17, item 5: each region run was found by a linear search, so a
+ * trace of N runs of one `parallel` (a time-step loop) cost O(N^2): 200k runs
+ * took 15.5 s and 10^6 did not finish in 600 s.  A real trace gets 400,000
+ * more runs of its region (begin/end pairs on a thread of their own, the
+ * footer and checksums updated); annotating it must stay linear. */
+static void reseal_all(unsigned char *buf, size_t len, size_t first)
+{
+    uint64_t h = ompdag_trace_hash_bytes(OMPDAG_TRACE_HASH_SEED, buf, first);
+    for (size_t off = first; off < len;) {
+        ompdag_trace_chunk *ch = (ompdag_trace_chunk *)(buf + off);
+        ch->check = ompdag_trace_chunk_check(h, ch->thread, ch->count, buf + off + sizeof *ch);
+        off += sizeof *ch + ch->count * sizeof(ompdag_trace_rec);
+    }
+}
+
+Test(annotate, many_region_runs_are_linear, .timeout = 40)
+{
+    make_traces();
+    FILE *in = fopen(g_t1, "rb");
+    cr_assert_not_null(in);
+    fseek(in, 0, SEEK_END);
+    size_t len = (size_t)ftell(in);
+    rewind(in);
+    enum { RUNS = 400000 };
+    size_t extra = sizeof(ompdag_trace_chunk) + 2 * RUNS * sizeof(ompdag_trace_rec);
+    unsigned char *buf = malloc(len + extra);
+    cr_assert_eq(fread(buf, 1, len, in), len);
+    fclose(in);
+    /* the first chunk's offset, the footer chunk (last), and a region's records */
+    ompdag_trace_reader *r;
+    ompdag_error err;
+    cr_assert_eq(ompdag_trace_reader_open_buffer(buf, len, "t", &r, &err), OMPDAG_OK);
+    size_t first = sizeof(ompdag_trace_header);
+    first += (strlen(ompdag_trace_reader_exe(r)) + strlen(ompdag_trace_reader_build_id(r)) / 2 + 7) & ~(size_t)7;
+    for (size_t i = 0; i < ompdag_trace_reader_module_count(r); ++i)
+        first += sizeof(ompdag_trace_module) +
+                 ((strlen(ompdag_trace_reader_module_path(r, i)) +
+                   strlen(ompdag_trace_reader_module_build_id(r, i)) / 2 + 7) & ~(size_t)7);
+    ompdag_trace_reader_destroy(r);
+    ompdag_trace_rec begin = {0}, end = {0};
+    uint32_t max_thread = 0;
+    size_t footer_at = 0;
+    for (size_t off = first; off < len;) {
+        ompdag_trace_chunk *ch = (ompdag_trace_chunk *)(buf + off);
+        ompdag_trace_rec *recs = (ompdag_trace_rec *)(buf + off + sizeof *ch);
+        if (ch->thread == UINT32_MAX)
+            footer_at = off;
+        else if (ch->thread > max_thread)
+            max_thread = ch->thread;
+        for (uint32_t i = 0; i < ch->count; ++i) {
+            if (recs[i].type == OMPDAG_REC_REGION_BEGIN && !begin.type && recs[i].cp_region)
+                begin = recs[i];
+            if (recs[i].type == OMPDAG_REC_REGION_END && begin.type && !end.type &&
+                recs[i].id == begin.id)
+                end = recs[i];
+        }
+        off += sizeof *ch + ch->count * sizeof(ompdag_trace_rec);
+    }
+    cr_assert(begin.type && end.type && footer_at, "no region in the trace");
+    /* the new chunk goes before the footer's */
+    ompdag_trace_chunk footer_ch = *(ompdag_trace_chunk *)(buf + footer_at);
+    ompdag_trace_rec footer = *(ompdag_trace_rec *)(buf + footer_at + sizeof footer_ch);
+    uint32_t t = max_thread + 1;
+    ompdag_trace_chunk *ch = (ompdag_trace_chunk *)(buf + footer_at);
+    *ch = (ompdag_trace_chunk){OMPDAG_TRACE_CHUNK_MAGIC, t, 2 * RUNS, 0};
+    ompdag_trace_rec *recs = (ompdag_trace_rec *)(buf + footer_at + sizeof *ch);
+    uint64_t time = footer.time;
+    for (uint32_t k = 0; k < RUNS; ++k) {
+        uint64_t id = ((uint64_t)(t + 1) << 40) | (k + 1);
+        recs[2 * k] = begin, recs[2 * k + 1] = end;
+        recs[2 * k].thread = recs[2 * k + 1].thread = t;
+        recs[2 * k].id = recs[2 * k + 1].id = id;
+        recs[2 * k].time = ++time;
+        recs[2 * k + 1].time = (time += 10);
+    }
+    footer.id += 2 * RUNS;
+    footer.time = time + 1;
+    size_t at = footer_at + sizeof *ch + 2 * RUNS * sizeof *recs;
+    memcpy(buf + at, &footer_ch, sizeof footer_ch);
+    memcpy(buf + at + sizeof footer_ch, &footer, sizeof footer);
+    size_t total = at + sizeof footer_ch + sizeof footer;
+    reseal_all(buf, total, first);
+    char path[256];
+    snprintf(path, sizeof path, "%s/many.trace", g_dir);
+    FILE *out = fopen(path, "wb");
+    cr_assert_eq(fwrite(buf, 1, total, out), total);
+    cr_assert_eq(fclose(out), 0);
+    free(buf);
+
+    ompdag_condag_set *set = load_graphs("tasks.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_annotation *a;
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, path, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, g_t0, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_OK, "%s", err.message);
+    json_t *x = ompdag_condag_extra(ompdag_condag_set_graph(set, 0), -1);
+    cr_expect_geq(json_array_size(json_object_get(x, "observed_response_ns")), RUNS);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
+
+/* Issue 17, item 7 (UBSan): a trace with no segment of any graph sorted a
+ * NULL array (qsort(NULL, 0)); the sanitizer build aborts on it. */
+Test(annotate, a_trace_of_another_program_sorts_nothing)
+{
+    make_traces();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../../../examples/condag/fib.json", OMPDAG_PROBE_DATA);
+    ompdag_condag_set *set;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_annotation *a;
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, g_t1, &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_neq(ompdag_annotation_apply(a, &err), OMPDAG_OK);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
