@@ -22,10 +22,13 @@ include(CMakePackageConfigHelpers)
 # does not start with ompdag_ is made local (objcopy): internal names such as
 # grow_array or rta_* cannot clash with a user's symbols, and none is renamed.
 # tests/install checks the exports with nm.
+# (The report library uses the granularity advisor, so it comes along.)
 set(OMPDAG_LIB_PARTS ompdag_error ompdag_analysis ompdag_report)
-if(TARGET ompdag_trace)
-  list(APPEND OMPDAG_LIB_PARTS ompdag_trace)
-endif()
+foreach(part ompdag_advise ompdag_trace)
+  if(TARGET ${part})
+    list(APPEND OMPDAG_LIB_PARTS ${part})
+  endif()
+endforeach()
 set(_ompdag_archives)
 foreach(part ${OMPDAG_LIB_PARTS})
   list(APPEND _ompdag_archives $<TARGET_FILE:${part}>)
@@ -103,7 +106,11 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/ompdag.pc.in ${PROJECT_BINARY_DIR}/om
 install(FILES ${PROJECT_BINARY_DIR}/ompdag.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
   COMPONENT dev)
 
-# ---- docs and examples ------------------------------------------------------------
+# ---- data, docs and examples -------------------------------------------------------
+if(EXISTS ${PROJECT_SOURCE_DIR}/advisor/advisor-model.json)
+  install(FILES ${PROJECT_SOURCE_DIR}/advisor/advisor-model.json
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/ompdag COMPONENT runtime)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT doc)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
   COMPONENT doc)

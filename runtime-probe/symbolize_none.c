@@ -1,6 +1,7 @@
 /*
  * runtime-probe/symbolize_none.c — the symbolizer API (include/ompdag/trace.h)
  * in a build without libdw (OMPDAG_WITH_LIBDW=OFF or libdw-dev missing).
+ * Every function of trace.h's symbolization section needs a stand-in here.
  *
  * Reading traces and `ompdag run` keep working; mapping code addresses to
  * source lines does not, so `annotate` fails with a message that says what
@@ -27,6 +28,11 @@ ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symb
 void ompdag_symbolizer_destroy(ompdag_symbolizer *s)
 {
     (void)s;
+}
+
+ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_error *err)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, NO_LIBDW);
 }
 
 ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
