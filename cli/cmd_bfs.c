@@ -19,31 +19,49 @@
 
 void cmd_bfs_help(FILE *out)
 {
-    fprintf(out,
-            "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
-            "Breadth-first search with TEPS measurement and Graph500 validation.\n\n"
-            "  --graph G          kron:SCALE (Graph500 Kronecker), uniform:SCALE, or a file\n"
-            "                     (.csr binary, .mtx Matrix Market, else an edge list \"u v\")\n"
-            "  --engine LIST      comma-separated: cpu-topdown, cpu, gpu, gpu-sim (default cpu)\n"
-            "  --sources N        searches per engine from random keys of degree >= 1 (64)\n"
-            "  --validate         check every search against the Graph500 rules; exit 1 on failure\n"
-            "  --format F         text (default) or json\n"
-            "  --seed S           generator and key seed (1)\n"
-            "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
-            "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
-            "                     self-loops and duplicate edges removed)\n"
-            "  --max-vertices N   refuse a file whose ids ask for more than N vertices\n"
-            "                     (default 2^20 + 16 per byte of the file)\n"
-            "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
-            "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
-            "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
-            "  --gamma G          gpu: go bottom-up when γ = Fh/Th > G (0.30)\n"
-            "  --devices D        gpu-sim: simulated devices; gpu: CUDA devices; 1-D partitioned (1..8, 1)\n"
-            "  --no-hub-cache     gpu: switch the hub-vertex cache off\n"
-            "  --levels           text: print every level of the first search\n\n"
-            "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
-            "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
-            OMPDAG_BFS_DEFAULT_TAU);
+    fprintf(
+        out,
+        "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
+        "Breadth-first search with TEPS measurement and Graph500 validation.\n\n"
+        "  --graph G          kron:SCALE (Graph500 Kronecker), uniform:SCALE, or a file\n"
+        "                     (.csr binary, .mtx Matrix Market, else an edge list \"u v\")\n"
+        "  --engine LIST      comma-separated: cpu-topdown, cpu, gpu, gpu-sim (default cpu)\n"
+        "  --sources N        searches per engine from random keys of degree >= 1 (64)\n"
+        "  --validate         check every search against the Graph500 rules; exit 1 on failure\n"
+        "  --format F         text (default) or json\n"
+        "  --seed S           generator and key seed (1)\n"
+        "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
+        "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
+        "                     self-loops and duplicate edges removed)\n"
+        "  --max-vertices N   refuse a file whose ids ask for more than N vertices\n"
+        "                     (default 2^20 + 16 per byte of the file)\n"
+        "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
+        "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
+        "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
+        "  --gamma G          gpu: go bottom-up when γ = Fh/Th > G (0.30)\n"
+        "  --devices D        gpu-sim: simulated devices; gpu: CUDA devices; 1-D partitioned "
+        "(1..8, 1)\n"
+        "  --hub-cache        gpu: switch the hub-vertex cache on (off by default: measured "
+        "slower)\n"
+        "  --no-hub-cache     gpu: switch the hub-vertex cache off\n"
+        "  --loop L           gpu, gpu-sim: device (one cooperative kernel per search, the default "
+        "on\n"
+        "                     one device), host (one launch + host sync per phase), enterprise "
+        "(the\n"
+        "                     seed's host-driven pipeline; the default with --devices > 1)\n"
+        "  --switch R         gpu device/host loops: top-down -> bottom-up rule gamma "
+        "(Enterprise,\n"
+        "                     default), alpha (Beamer) or none (top-down only)\n"
+        "  --bitmap           gpu device/host loops: bottom-up reads a bitmap of the frontier\n"
+        "                     (default: the status array, measured 3-4%% faster on an H100)\n"
+        "  --no-bitmap        gpu device/host loops: bottom-up reads the status array\n"
+        "  --no-balance       gpu device/host loops: one thread per vertex, no degree classes\n"
+        "  --save FILE        write the built graph (.csr binary, .mtx Matrix Market, else an\n"
+        "                     edge list) so another BFS code can run on the same graph\n"
+        "  --levels           text: print every level of the first search\n\n"
+        "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
+        "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
+        OMPDAG_BFS_DEFAULT_TAU);
 }
 
 typedef struct bfs_cli {
@@ -54,6 +72,7 @@ typedef struct bfs_cli {
     bool validate, json, directed, show_levels;
     uint64_t seed;
     int edge_factor;
+    const char *save;     /* --save FILE: write the built graph */
     int64_t max_vertices; /* file readers' cap; 0: by file size */
     ompdag_bfs_options opts;
 } bfs_cli;
@@ -76,8 +95,7 @@ static void json_string(FILE *out, const char *s)
 static bool parse_engines(const char *list, bfs_cli *c, ompdag_error *err)
 {
     char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        return false;
+    if (!copy) return false;
     c->engine_count = 0;
     bool ok = true;
     for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
@@ -95,8 +113,7 @@ static bool parse_double(const char *s, double lo, double *out)
 {
     char *end;
     double x = strtod(s, &end);
-    if (end == s || *end || !(x >= lo))
-        return false;
+    if (end == s || *end || !(x >= lo)) return false;
     *out = x;
     return true;
 }
@@ -111,7 +128,8 @@ static ompdag_status load_graph(const bfs_cli *c, ompdag_graph **g, int *scale, 
         if (!cli_parse_i64(spec + (kron ? 5 : 8), 1, 40, &s)) {
             if (err) {
                 err->code = OMPDAG_ERR_ARGUMENT;
-                snprintf(err->message, sizeof err->message, "bad scale in --graph %s (1..40)", spec);
+                snprintf(err->message, sizeof err->message, "bad scale in --graph %s (1..40)",
+                         spec);
             }
             return OMPDAG_ERR_ARGUMENT;
         }
@@ -139,40 +157,71 @@ static void direction_string(const ompdag_bfs_result *r, char *buf, size_t size)
 
 static void print_levels(FILE *out, const ompdag_bfs_result *r)
 {
-    static const char *const wf[] = {"-", "interleaved", "contiguous", "shrink", "sparse"};
-    fprintf(out, "  level  dir  visited   small  middle  large  extreme  hubs  gamma   hc_hits/probes  next-queue\n");
+    static const char *const wf[] = {"-",      "interleaved", "contiguous", "shrink",
+                                     "sparse", "append",      "convert"};
+    fprintf(out,
+            "  level  dir  visited   small  middle  large  extreme  hubs  gamma   hc_hits/probes  "
+            "next-queue  launches  syncs  barriers\n");
     for (int i = 1; i < ompdag_bfs_result_level_count(r); ++i) {
         const ompdag_bfs_level *l = ompdag_bfs_result_level(r, i);
-        fprintf(out, "  %5d  %s  %9lld  %6lld  %6lld  %5lld  %7lld  %4lld  %5.3f  %lld/%lld  %s\n", i,
-                l->direction == OMPDAG_BFS_BOTTOM_UP ? "BU" : "TD", (long long)l->visited,
+        fprintf(out,
+                "  %5d  %s  %9lld  %6lld  %6lld  %5lld  %7lld  %4lld  %5.3f  %lld/%lld  %s  %lld  "
+                "%lld  %lld\n",
+                i, l->direction == OMPDAG_BFS_BOTTOM_UP ? "BU" : "TD", (long long)l->visited,
                 (long long)l->queue[0], (long long)l->queue[1], (long long)l->queue[2],
                 (long long)l->queue[3], (long long)l->hubs, l->gamma, (long long)l->hc_hits,
-                (long long)l->hc_probes, wf[l->workflow >= 0 && l->workflow <= 4 ? l->workflow : 0]);
+                (long long)l->hc_probes, wf[l->workflow >= 0 && l->workflow <= 6 ? l->workflow : 0],
+                (long long)l->launches, (long long)l->host_syncs, (long long)l->barriers);
     }
 }
 
-/* Runs all searches of one engine; returns the number of invalid ones, or -1
- * when the engine could not run (message printed). */
+/* What the per-search callback of the trial harness prints with. */
+typedef struct trial_out {
+    const bfs_cli *c;
+    const char *name;
+} trial_out;
+
+static void print_trial(void *ctx, const ompdag_bfs_trial *t, const ompdag_bfs_result *r,
+                        const ompdag_error *verr)
+{
+    const trial_out *o = ctx;
+    FILE *out = stdout;
+    const char *valid = t->valid < 0 ? "-" : t->valid ? "yes" : "no";
+    if (verr)
+        fprintf(stderr, "ompdag bfs: %s, search %d from %lld: %s\n", o->name, t->index,
+                (long long)t->source, verr->message);
+    char dirs[DIRECTIONS_SHOWN + 8];
+    direction_string(r, dirs, sizeof dirs);
+    if (o->c->json) {
+        fprintf(out, "%s\n  {\"source\": %lld, \"teps\": %.6g, \"time_s\": %.9f, \"levels\": %d, ",
+                t->index ? "," : "", (long long)t->source, t->teps, t->seconds, t->levels);
+        if (t->valid >= 0)
+            fprintf(out, "\"valid\": %s, ", t->valid ? "true" : "false");
+        else
+            fprintf(out, "\"valid\": null, ");
+        fprintf(out, "\"launches\": %lld, \"host_syncs\": %lld, \"directions\": \"%s\"}",
+                (long long)ompdag_bfs_result_launches(r),
+                (long long)ompdag_bfs_result_host_syncs(r), dirs);
+    } else {
+        fprintf(out, "  %6d  %10lld  %12.4g  %10.6f  %6d  %5s  %s\n", t->index,
+                (long long)t->source, t->teps, t->seconds, t->levels, valid, dirs);
+        if (t->index == 0 && o->c->show_levels) print_levels(out, r);
+    }
+}
+
+/* Runs all searches of one engine through the shared trial harness; returns
+ * the number of invalid ones, or -1 when the engine could not run. */
 static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag_bfs_engine engine,
                       const int64_t *keys, int nkeys, bool first_json)
 {
     FILE *out = stdout;
     ompdag_error err = {0};
-    ompdag_bfs_result *r = NULL;
     char why[256];
     if (engine == OMPDAG_BFS_GPU && !ompdag_bfs_gpu_available(why, sizeof why)) {
         fprintf(stderr, "ompdag bfs: engine gpu cannot run here: %s\n", why);
         return -1;
     }
-    if (ompdag_bfs_result_create(&r, &err) != OMPDAG_OK)
-        return cli_fail("bfs", &err), -1;
-    double *teps = calloc((size_t)(nkeys > 0 ? nkeys : 1), sizeof *teps);
-    if (!teps) {
-        ompdag_bfs_result_destroy(r);
-        return -1;
-    }
     const char *name = ompdag_bfs_engine_name(engine);
-    int invalid = 0;
     if (c->json) {
         fprintf(out, "%s{\"engine\": \"%s\", ", first_json ? "" : ",\n", name);
         if (scale >= 0)
@@ -186,71 +235,56 @@ static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag
                 (long long)ompdag_graph_vertices(g), (long long)ompdag_graph_edges(g));
     } else {
         fprintf(out, "engine %s: %d searches\n", name, nkeys);
-        fprintf(out, "  %6s  %10s  %12s  %10s  %6s  %5s  %s\n", "search", "source", "TEPS", "time_s",
-                "levels", "valid", "directions (T top-down, B bottom-up)");
+        fprintf(out, "  %6s  %10s  %12s  %10s  %6s  %5s  %s\n", "search", "source", "TEPS",
+                "time_s", "levels", "valid", "directions (T top-down, B bottom-up)");
     }
-    for (int i = 0; i < nkeys; ++i) {
-        if (ompdag_bfs_run(g, keys[i], engine, &c->opts, r, &err) != OMPDAG_OK) {
-            if (c->json)
-                fprintf(out, "]}\n");
-            cli_fail("bfs", &err);
-            free(teps);
-            ompdag_bfs_result_destroy(r);
-            return -1;
-        }
-        double t = ompdag_bfs_result_seconds(r);
-        if (t < 1e-9)
-            t = 1e-9;
-        teps[i] = (double)ompdag_bfs_result_edges(r) / t;
-        if (teps[i] <= 0)
-            teps[i] = 1.0 / t; /* an isolated key: no edge, count the visit */
-        const char *valid = "-";
-        if (c->validate) {
-            ompdag_error verr = {0};
-            if (ompdag_bfs_validate(g, r, NULL, NULL, &verr) != OMPDAG_OK) {
-                ++invalid;
-                valid = "no";
-                fprintf(stderr, "ompdag bfs: %s, search %d from %lld: %s\n", name, i,
-                        (long long)keys[i], verr.message);
-            } else {
-                valid = "yes";
-            }
-        }
-        char dirs[DIRECTIONS_SHOWN + 8];
-        direction_string(r, dirs, sizeof dirs);
-        if (c->json) {
-            fprintf(out, "%s\n  {\"source\": %lld, \"teps\": %.6g, \"time_s\": %.9f, \"levels\": %d, ",
-                    i ? "," : "", (long long)keys[i], teps[i], t, ompdag_bfs_result_level_count(r));
-            if (c->validate)
-                fprintf(out, "\"valid\": %s, ", valid[0] == 'y' ? "true" : "false");
-            else
-                fprintf(out, "\"valid\": null, ");
-            fprintf(out, "\"directions\": \"%s\"}", dirs);
-        } else {
-            fprintf(out, "  %6d  %10lld  %12.4g  %10.6f  %6d  %5s  %s\n", i, (long long)keys[i], teps[i],
-                    t, ompdag_bfs_result_level_count(r), valid, dirs);
-            if (i == 0 && c->show_levels)
-                print_levels(out, r);
-        }
+    trial_out o = {c, name};
+    ompdag_bfs_trials_summary s;
+    const bool gpu = engine == OMPDAG_BFS_GPU;
+    if (ompdag_bfs_run_trials(g, engine, &c->opts, keys, nkeys, c->validate, gpu, print_trial, &o,
+                              &s, &err) != OMPDAG_OK) {
+        if (c->json) fprintf(out, "]}\n");
+        cli_fail("bfs", &err);
+        return -1;
     }
-    ompdag_bfs_teps_summary s = {0};
-    bool have = nkeys > 0 && ompdag_bfs_teps_summarize(teps, nkeys, &s, NULL) == OMPDAG_OK;
+    /* The device and host loops count their launches and synchronisations;
+     * the enterprise pipeline is not instrumented (its counts stay 0). */
+    const bool counted =
+        (engine == OMPDAG_BFS_GPU || engine == OMPDAG_BFS_GPU_SIM) && s.launches > 0;
     if (c->json) {
-        fprintf(out, "\n], \"harmonic_mean_teps\": %.6g", have ? s.harmonic_mean : 0.0);
-        if (have)
-            fprintf(out, ", \"min_teps\": %.6g, \"first_quartile_teps\": %.6g, \"median_teps\": %.6g, "
-                         "\"third_quartile_teps\": %.6g, \"max_teps\": %.6g",
-                    s.min, s.first_quartile, s.median, s.third_quartile, s.max);
-        fprintf(out, ", \"invalid\": %d}", invalid);
-    } else if (have) {
-        fprintf(out, "  TEPS min %.4g  q1 %.4g  median %.4g  q3 %.4g  max %.4g  harmonic mean %.4g\n",
-                s.min, s.first_quartile, s.median, s.third_quartile, s.max, s.harmonic_mean);
+        fprintf(
+            out,
+            "\n], \"harmonic_mean_teps\": %.6g, \"min_teps\": %.6g, \"first_quartile_teps\": %.6g, "
+            "\"median_teps\": %.6g, \"third_quartile_teps\": %.6g, \"max_teps\": %.6g, "
+            "\"mean_time_s\": %.9f, \"min_time_s\": %.9f, \"max_time_s\": %.9f",
+            s.teps.harmonic_mean, s.teps.min, s.teps.first_quartile, s.teps.median,
+            s.teps.third_quartile, s.teps.max, s.mean_s, s.min_s, s.max_s);
+        if (counted)
+            fprintf(out,
+                    ", \"launches_per_search\": %.2f, \"host_syncs_per_search\": %.2f, "
+                    "\"grid_barriers_per_search\": %.2f",
+                    s.launches, s.host_syncs, s.barriers);
+        fprintf(out, ", \"invalid\": %d}", s.invalid);
+    } else {
+        fprintf(out,
+                "  TEPS min %.4g  q1 %.4g  median %.4g  q3 %.4g  max %.4g  harmonic mean %.4g\n",
+                s.teps.min, s.teps.first_quartile, s.teps.median, s.teps.third_quartile, s.teps.max,
+                s.teps.harmonic_mean);
+        fprintf(out, "  time per search: mean %.6f s  min %.6f  max %.6f  (max/min %.2f)\n",
+                s.mean_s, s.min_s, s.max_s, s.min_s > 0 ? s.max_s / s.min_s : 0.0);
+        if (counted)
+            fprintf(out,
+                    "  per search: %.2f kernel launches, %.2f host syncs, %.2f grid barriers (%s "
+                    "loop)\n",
+                    s.launches, s.host_syncs, s.barriers,
+                    ompdag_bfs_loop_name(c->opts.loop == OMPDAG_BFS_LOOP_AUTO
+                                             ? (c->opts.devices == 1 ? OMPDAG_BFS_LOOP_DEVICE
+                                                                     : OMPDAG_BFS_LOOP_ENTERPRISE)
+                                             : c->opts.loop));
         if (c->validate)
-            fprintf(out, "  validation: %d of %d searches valid\n", nkeys - invalid, nkeys);
+            fprintf(out, "  validation: %d of %d searches valid\n", nkeys - s.invalid, nkeys);
     }
-    free(teps);
-    ompdag_bfs_result_destroy(r);
-    return invalid;
+    return s.invalid;
 }
 
 int cmd_bfs(int argc, char **argv)
@@ -263,18 +297,57 @@ int cmd_bfs(int argc, char **argv)
     c.seed = 1;
     c.edge_factor = 16;
     ompdag_bfs_options_init(&c.opts);
-    enum { O_GRAPH = 256, O_ENGINE, O_SOURCES, O_VALIDATE, O_FORMAT, O_SEED, O_EF, O_DIRECTED,
-           O_THREADS, O_ALPHA, O_BETA, O_TAU, O_GAMMA, O_DEVICES, O_NOHC, O_LEVELS, O_MAXV };
-    static const struct option longopts[] = {
-        {"graph", required_argument, NULL, O_GRAPH},     {"engine", required_argument, NULL, O_ENGINE},
-        {"sources", required_argument, NULL, O_SOURCES}, {"validate", no_argument, NULL, O_VALIDATE},
-        {"format", required_argument, NULL, O_FORMAT},   {"seed", required_argument, NULL, O_SEED},
-        {"edge-factor", required_argument, NULL, O_EF},  {"directed", no_argument, NULL, O_DIRECTED},
-        {"threads", required_argument, NULL, O_THREADS}, {"alpha", required_argument, NULL, O_ALPHA},
-        {"beta", required_argument, NULL, O_BETA},       {"tau", required_argument, NULL, O_TAU},
-        {"gamma", required_argument, NULL, O_GAMMA},     {"devices", required_argument, NULL, O_DEVICES},
-        {"no-hub-cache", no_argument, NULL, O_NOHC},     {"levels", no_argument, NULL, O_LEVELS},
-        {"max-vertices", required_argument, NULL, O_MAXV}, {NULL, 0, NULL, 0}};
+    enum {
+        O_GRAPH = 256,
+        O_ENGINE,
+        O_SOURCES,
+        O_VALIDATE,
+        O_FORMAT,
+        O_SEED,
+        O_EF,
+        O_DIRECTED,
+        O_THREADS,
+        O_ALPHA,
+        O_BETA,
+        O_TAU,
+        O_GAMMA,
+        O_DEVICES,
+        O_NOHC,
+        O_LEVELS,
+        O_HC,
+        O_LOOP,
+        O_SWITCH,
+        O_NOBITMAP,
+        O_BITMAP,
+        O_NOBALANCE,
+        O_SAVE,
+        O_MAXV
+    };
+    static const struct option longopts[] = {{"graph", required_argument, NULL, O_GRAPH},
+                                             {"engine", required_argument, NULL, O_ENGINE},
+                                             {"sources", required_argument, NULL, O_SOURCES},
+                                             {"validate", no_argument, NULL, O_VALIDATE},
+                                             {"format", required_argument, NULL, O_FORMAT},
+                                             {"seed", required_argument, NULL, O_SEED},
+                                             {"edge-factor", required_argument, NULL, O_EF},
+                                             {"directed", no_argument, NULL, O_DIRECTED},
+                                             {"threads", required_argument, NULL, O_THREADS},
+                                             {"alpha", required_argument, NULL, O_ALPHA},
+                                             {"beta", required_argument, NULL, O_BETA},
+                                             {"tau", required_argument, NULL, O_TAU},
+                                             {"gamma", required_argument, NULL, O_GAMMA},
+                                             {"devices", required_argument, NULL, O_DEVICES},
+                                             {"no-hub-cache", no_argument, NULL, O_NOHC},
+                                             {"levels", no_argument, NULL, O_LEVELS},
+                                             {"hub-cache", no_argument, NULL, O_HC},
+                                             {"loop", required_argument, NULL, O_LOOP},
+                                             {"switch", required_argument, NULL, O_SWITCH},
+                                             {"no-bitmap", no_argument, NULL, O_NOBITMAP},
+                                             {"bitmap", no_argument, NULL, O_BITMAP},
+                                             {"no-balance", no_argument, NULL, O_NOBALANCE},
+                                             {"save", required_argument, NULL, O_SAVE},
+                                             {"max-vertices", required_argument, NULL, O_MAXV},
+                                             {NULL, 0, NULL, 0}};
     optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
     opterr = 0;
     int opt;
@@ -282,7 +355,9 @@ int cmd_bfs(int argc, char **argv)
     ompdag_error err = {0};
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (opt) {
-        case O_GRAPH: c.graph_spec = optarg; break;
+        case O_GRAPH:
+            c.graph_spec = optarg;
+            break;
         case O_ENGINE:
             if (!parse_engines(optarg, &c, &err))
                 return cli_usage_error("bfs", "bad --engine '%s': %s", optarg,
@@ -293,7 +368,9 @@ int cmd_bfs(int argc, char **argv)
                 return cli_usage_error("bfs", "--sources needs an integer in [1, 1048576]");
             c.sources = (int)x;
             break;
-        case O_VALIDATE: c.validate = true; break;
+        case O_VALIDATE:
+            c.validate = true;
+            break;
         case O_FORMAT:
             if (strcmp(optarg, "json") == 0)
                 c.json = true;
@@ -312,7 +389,9 @@ int cmd_bfs(int argc, char **argv)
                 return cli_usage_error("bfs", "--edge-factor needs an integer in [1, 1024]");
             c.edge_factor = (int)x;
             break;
-        case O_DIRECTED: c.directed = true; break;
+        case O_DIRECTED:
+            c.directed = true;
+            break;
         case O_THREADS:
             if (!cli_parse_i64(optarg, 1, 4096, &x))
                 return cli_usage_error("bfs", "--threads needs an integer in [1, 4096]");
@@ -339,23 +418,58 @@ int cmd_bfs(int argc, char **argv)
                 return cli_usage_error("bfs", "--devices needs an integer in [1, 8]");
             c.opts.devices = (int)x;
             break;
-        case O_NOHC: c.opts.hub_cache = false; break;
-        case O_LEVELS: c.show_levels = true; break;
+        case O_NOHC:
+            c.opts.hub_cache = false;
+            break;
+        case O_HC:
+            c.opts.hub_cache = true;
+            break;
+        case O_BITMAP:
+            c.opts.bitmap = true;
+            break;
+        case O_NOBITMAP:
+            c.opts.bitmap = false;
+            break;
+        case O_NOBALANCE:
+            c.opts.balance = false;
+            break;
+        case O_SAVE:
+            c.save = optarg;
+            break;
+        case O_LOOP:
+            if (ompdag_bfs_loop_parse(optarg, &c.opts.loop, &err) != OMPDAG_OK)
+                return cli_usage_error("bfs", "%s", err.message);
+            break;
+        case O_SWITCH:
+            if (ompdag_bfs_switch_parse(optarg, &c.opts.direction, &err) != OMPDAG_OK)
+                return cli_usage_error("bfs", "%s", err.message);
+            break;
+        case O_LEVELS:
+            c.show_levels = true;
+            break;
         case O_MAXV:
             if (!cli_parse_i64(optarg, 1, INT64_MAX - 2, &c.max_vertices))
                 return cli_usage_error("bfs", "--max-vertices needs a positive integer");
             break;
-        default: return cli_option_error("bfs", argv, longopts, "");
+        default:
+            return cli_option_error("bfs", argv, longopts, "");
         }
     }
-    if (optind < argc)
-        return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
     if (!c.graph_spec)
         return cli_usage_error("bfs", "--graph is required (kron:SCALE, uniform:SCALE or a file)");
     ompdag_graph *g = NULL;
     int scale;
-    if (load_graph(&c, &g, &scale, &err) != OMPDAG_OK)
-        return cli_fail("bfs", &err);
+    if (load_graph(&c, &g, &scale, &err) != OMPDAG_OK) return cli_fail("bfs", &err);
+    if (c.save) {
+        /* The built graph (undirected, simple unless --directed), so that any
+         * other BFS code can be run on exactly this graph. */
+        if (ompdag_graph_write(g, c.save, OMPDAG_GRAPH_FORMAT_AUTO, &err) != OMPDAG_OK) {
+            ompdag_graph_destroy(g);
+            return cli_fail("bfs", &err);
+        }
+        if (!c.json) printf("saved %s\n", c.save);
+    }
     int64_t *keys = malloc((size_t)c.sources * sizeof *keys);
     if (!keys) {
         ompdag_graph_destroy(g);
@@ -382,11 +496,9 @@ int cmd_bfs(int argc, char **argv)
             status = CLI_EXIT_FAIL;
             break;
         }
-        if (bad > 0)
-            status = CLI_EXIT_FAIL;
+        if (bad > 0) status = CLI_EXIT_FAIL;
     }
-    if (c.json)
-        printf(c.engine_count > 1 ? "\n]\n" : "\n");
+    if (c.json) printf(c.engine_count > 1 ? "\n]\n" : "\n");
     free(keys);
     ompdag_graph_destroy(g);
     return cli_flush_stdout("bfs", status);

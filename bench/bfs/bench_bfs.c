@@ -6,7 +6,12 @@
  * ratio to cpu-topdown, the named baseline.
  *
  *   bench_bfs [--scales A..B] [--step S] [--sources N] [--engines LIST]
- *             [--threads T] [--validate]
+ *             [--threads T] [--validate] [--gapbs PATH]
+ *
+ * With --gapbs PATH (or GAPBS_BFS=PATH in the environment) the GAP
+ * benchmark suite's bfs runs on the same graph (written as Matrix Market)
+ * with the same number of searches and threads, and every engine's mean
+ * search time is given as a ratio to it.
  *   bench_bfs --tau-sweep [--scales A..B]   (how the default τ was chosen)
  *
  * Unless OMP_WAIT_POLICY is set, the benchmark sets it to passive.
@@ -16,6 +21,7 @@
  * the hub cache did not answer.  Those loads are what Enterprise's design
  * minimises (§4.3); on this GPU-less machine they stand in for GPU time.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,7 @@
 typedef struct bench_opts {
     int scale_lo, scale_hi, step, sources, threads;
     bool validate, tau_sweep;
+    const char *gapbs; /* a GAP `bfs` binary to compare with (GAPBS_BFS or --gapbs) */
     ompdag_bfs_engine engines[MAX_ENGINES];
     int engine_count;
 } bench_opts;
@@ -40,72 +47,96 @@ static void die(const char *what, const ompdag_error *err)
     exit(1);
 }
 
-/* Harmonic-mean TEPS of one engine over keys; 0 when it cannot run. */
-static double run_engine(const ompdag_graph *g, ompdag_bfs_engine e, const ompdag_bfs_options *o,
-                         const int64_t *keys, int nkeys, bool validate, int *invalid)
+/* One engine through the shared trial harness (ompdag_bfs_run_trials, the
+ * one TEPS definition); false when it cannot run. */
+static bool run_engine(const ompdag_graph *g, ompdag_bfs_engine e, const ompdag_bfs_options *o,
+                       const int64_t *keys, int nkeys, bool validate, int *invalid,
+                       ompdag_bfs_trials_summary *s)
 {
-    ompdag_bfs_result *r;
     ompdag_error err = {0};
-    if (ompdag_bfs_result_create(&r, &err) != OMPDAG_OK)
-        die("result", &err);
-    double *teps = malloc((size_t)nkeys * sizeof *teps);
-    for (int i = 0; i < nkeys; ++i) {
-        if (ompdag_bfs_run(g, keys[i], e, o, r, &err) != OMPDAG_OK) {
-            fprintf(stderr, "bench_bfs: %s: %s\n", ompdag_bfs_engine_name(e), err.message);
-            free(teps);
-            ompdag_bfs_result_destroy(r);
-            return 0;
-        }
-        double t = ompdag_bfs_result_seconds(r);
-        teps[i] = (double)ompdag_bfs_result_edges(r) / (t > 1e-9 ? t : 1e-9);
-        if (validate && ompdag_bfs_validate(g, r, NULL, NULL, &err) != OMPDAG_OK) {
-            ++*invalid;
-            fprintf(stderr, "bench_bfs: %s from %lld: %s\n", ompdag_bfs_engine_name(e),
-                    (long long)keys[i], err.message);
-        }
+    if (ompdag_bfs_run_trials(g, e, o, keys, nkeys, validate, e == OMPDAG_BFS_GPU, NULL, NULL, s,
+                              &err) != OMPDAG_OK) {
+        fprintf(stderr, "bench_bfs: %s: %s\n", ompdag_bfs_engine_name(e), err.message);
+        return false;
     }
-    ompdag_bfs_teps_summary s;
-    double hm = ompdag_bfs_teps_summarize(teps, nkeys, &s, NULL) == OMPDAG_OK ? s.harmonic_mean : 0;
-    free(teps);
-    ompdag_bfs_result_destroy(r);
-    return hm;
+    *invalid += s->invalid;
+    return true;
+}
+
+/* The peer: a GAP benchmark suite `bfs` binary (GAPBS_BFS or --gapbs) run on
+ * the very graph the engines ran on, written as Matrix Market into a
+ * private temporary folder.  Returns its "Average Time" in seconds, or 0. */
+static double run_gapbs(const char *bin, const ompdag_graph *g, int sources, int threads)
+{
+    char dir[] = "/tmp/bench_bfs_XXXXXX", path[64], cmd[512], line[256];
+    if (!mkdtemp(dir)) return 0;
+    snprintf(path, sizeof path, "%s/g.mtx", dir);
+    double avg = 0;
+    ompdag_error err = {0};
+    if (ompdag_graph_write(g, path, OMPDAG_GRAPH_FORMAT_MATRIX_MARKET, &err) == OMPDAG_OK) {
+        char env[32] = "";
+        if (threads > 0) snprintf(env, sizeof env, "OMP_NUM_THREADS=%d ", threads);
+        snprintf(cmd, sizeof cmd, "%s'%s' -f '%s' -s -n %d", env, bin, path, sources);
+        FILE *p = popen(cmd, "r");
+        while (p && fgets(line, sizeof line, p))
+            if (sscanf(line, "Average Time: %lf", &avg) == 1) break;
+        while (p && fgets(line, sizeof line, p))
+            ;
+        if (p) pclose(p);
+    } else {
+        fprintf(stderr, "bench_bfs: writing the graph for gapbs: %s\n", err.message);
+    }
+    unlink(path);
+    rmdir(dir);
+    return avg;
 }
 
 static int bench_engines(const bench_opts *b)
 {
     int invalid = 0;
-    printf("%-5s %9s %10s %8s %7s  %-12s %12s %8s\n", "scale", "vertices", "edges", "gen_s", "B/edge",
-           "engine", "hmean_TEPS", "ratio");
+    printf("%-5s %9s %10s %8s %7s  %-12s %12s %10s %8s %8s %9s %7s\n", "scale", "vertices", "edges",
+           "gen_s", "B/edge", "engine", "hmean_TEPS", "mean_ms", "max/min", "vs_base", "vs_gapbs",
+           "syncs");
     for (int scale = b->scale_lo; scale <= b->scale_hi; scale += b->step) {
         ompdag_graph *g;
         ompdag_error err = {0};
         double t0 = bfs_now();
-        if (ompdag_graph_kronecker(scale, 16, 1, &g, &err) != OMPDAG_OK)
-            die("kronecker", &err);
+        if (ompdag_graph_kronecker(scale, 16, 1, &g, &err) != OMPDAG_OK) die("kronecker", &err);
         double gen = bfs_now() - t0;
         int64_t keys[64];
         int nkeys = ompdag_bfs_pick_sources(g, b->sources, 2, keys);
         ompdag_bfs_options o;
         ompdag_bfs_options_init(&o);
         o.threads = b->threads;
+        double gapbs = b->gapbs ? run_gapbs(b->gapbs, g, nkeys, b->threads) : 0;
+        if (b->gapbs)
+            printf("%-5d %9lld %10lld %8.2f %7s  %-12s %12s %10.3f %8s %8s %9s %7s\n", scale,
+                   (long long)ompdag_graph_vertices(g), (long long)ompdag_graph_edges(g), gen, "-",
+                   "gapbs", "-", 1e3 * gapbs, "-", "-", gapbs > 0 ? "1.00x" : "failed", "-");
         double base = 0;
         for (int k = 0; k < b->engine_count; ++k) {
-            double hm = run_engine(g, b->engines[k], &o, keys, nkeys, b->validate, &invalid);
-            if (b->engines[k] == OMPDAG_BFS_CPU_TOPDOWN)
-                base = hm;
-            char ratio[32] = "-";
-            if (base > 0 && hm > 0)
-                snprintf(ratio, sizeof ratio, "%.2fx", hm / base);
-            printf("%-5d %9lld %10lld %8.2f %7.2f  %-12s %12.4g %8s\n", scale,
+            ompdag_bfs_trials_summary s;
+            if (!run_engine(g, b->engines[k], &o, keys, nkeys, b->validate, &invalid, &s)) continue;
+            const double hm = s.teps.harmonic_mean;
+            if (b->engines[k] == OMPDAG_BFS_CPU_TOPDOWN) base = hm;
+            char ratio[32] = "-", vs[32] = "-", syncs[32] = "-";
+            if (base > 0 && hm > 0) snprintf(ratio, sizeof ratio, "%.2fx", hm / base);
+            if (gapbs > 0 && s.mean_s > 0) snprintf(vs, sizeof vs, "%.2fx", gapbs / s.mean_s);
+            if (b->engines[k] == OMPDAG_BFS_GPU || b->engines[k] == OMPDAG_BFS_GPU_SIM)
+                snprintf(syncs, sizeof syncs, "%.1f", s.host_syncs);
+            printf("%-5d %9lld %10lld %8.2f %7.2f  %-12s %12.4g %10.3f %8.2f %8s %9s %7s\n", scale,
                    (long long)ompdag_graph_vertices(g), (long long)ompdag_graph_edges(g), gen,
                    (double)ompdag_graph_memory_bytes(g) / (double)ompdag_graph_edges(g),
-                   ompdag_bfs_engine_name(b->engines[k]), hm, ratio);
+                   ompdag_bfs_engine_name(b->engines[k]), hm, 1e3 * s.mean_s,
+                   s.min_s > 0 ? s.max_s / s.min_s : 0.0, ratio, vs, syncs);
             fflush(stdout);
         }
         ompdag_graph_destroy(g);
     }
-    if (b->validate)
-        printf("validation: %s\n", invalid ? "FAILED" : "every search valid");
+    if (b->validate) printf("validation: %s\n", invalid ? "FAILED" : "every search valid");
+    printf(
+        "# vs_base: harmonic-mean TEPS / cpu-topdown's; vs_gapbs: gapbs mean time / this mean time "
+        "(same graph, same keys count); syncs: host synchronisations per search\n");
     return invalid ? 1 : 0;
 }
 
@@ -117,8 +148,7 @@ static void sweep_one(const ompdag_graph *g, int64_t key, int64_t tau, ompdag_bf
     ompdag_bfs_options_init(&o);
     o.tau = tau;
     ompdag_error err = {0};
-    if (ompdag_bfs_run(g, key, OMPDAG_BFS_GPU_SIM, &o, r, &err) != OMPDAG_OK)
-        die("gpu-sim", &err);
+    if (ompdag_bfs_run(g, key, OMPDAG_BFS_GPU_SIM, &o, r, &err) != OMPDAG_OK) die("gpu-sim", &err);
     for (int i = 1; i < ompdag_bfs_result_level_count(r); ++i) {
         const ompdag_bfs_level *l = ompdag_bfs_result_level(r, i);
         *loads += (double)(l->edges - l->hc_hits);
@@ -133,14 +163,13 @@ static int bench_tau(const bench_opts *b)
 {
     static const int64_t taus[] = {8, 16, 32, 64, 128, 256, 512, 1024, 4096};
     const int ntau = (int)(sizeof taus / sizeof *taus);
-    printf("%-5s %6s %14s %10s %9s %8s %10s\n", "scale", "tau", "loads/search", "vs_best", "hc_hit%",
-           "BU_lvls", "sim_s");
+    printf("%-5s %6s %14s %10s %9s %8s %10s\n", "scale", "tau", "loads/search", "vs_best",
+           "hc_hit%", "BU_lvls", "sim_s");
     double total[sizeof taus / sizeof *taus] = {0};
     for (int scale = b->scale_lo; scale <= b->scale_hi; scale += b->step) {
         ompdag_graph *g;
         ompdag_error err = {0};
-        if (ompdag_graph_kronecker(scale, 16, 1, &g, &err) != OMPDAG_OK)
-            die("kronecker", &err);
+        if (ompdag_graph_kronecker(scale, 16, 1, &g, &err) != OMPDAG_OK) die("kronecker", &err);
         int64_t keys[64];
         int nkeys = ompdag_bfs_pick_sources(g, b->sources, 2, keys);
         ompdag_bfs_result *r;
@@ -153,15 +182,15 @@ static int bench_tau(const bench_opts *b)
             loads[t] = hits[t] = probes[t] = secs[t] = 0;
             bu[t] = 0;
             for (int i = 0; i < nkeys; ++i)
-                sweep_one(g, keys[i], taus[t], r, &loads[t], &hits[t], &probes[t], &bu[t], &secs[t]);
+                sweep_one(g, keys[i], taus[t], r, &loads[t], &hits[t], &probes[t], &bu[t],
+                          &secs[t]);
             loads[t] /= nkeys;
-            if (t == 0 || loads[t] < best)
-                best = loads[t];
+            if (t == 0 || loads[t] < best) best = loads[t];
         }
         for (int t = 0; t < ntau; ++t) {
             total[t] += loads[t] / best;
-            printf("%-5d %6lld %14.0f %9.3fx %8.1f%% %8.1f %10.3f\n", scale, (long long)taus[t], loads[t],
-                   loads[t] / best, probes[t] > 0 ? 100.0 * hits[t] / probes[t] : 0.0,
+            printf("%-5d %6lld %14.0f %9.3fx %8.1f%% %8.1f %10.3f\n", scale, (long long)taus[t],
+                   loads[t], loads[t] / best, probes[t] > 0 ? 100.0 * hits[t] / probes[t] : 0.0,
                    (double)bu[t] / nkeys, secs[t]);
         }
         fflush(stdout);
@@ -170,8 +199,7 @@ static int bench_tau(const bench_opts *b)
     }
     int arg = 0;
     for (int t = 1; t < ntau; ++t)
-        if (total[t] < total[arg])
-            arg = t;
+        if (total[t] < total[arg]) arg = t;
     printf("best τ over these scales (mean loads relative to each scale's best): %lld\n",
            (long long)taus[arg]);
     return 0;
@@ -179,8 +207,7 @@ static int bench_tau(const bench_opts *b)
 
 static bool parse_range(const char *s, int *lo, int *hi)
 {
-    if (sscanf(s, "%d..%d", lo, hi) == 2)
-        return *lo >= 1 && *hi >= *lo && *hi <= 30;
+    if (sscanf(s, "%d..%d", lo, hi) == 2) return *lo >= 1 && *hi >= *lo && *hi <= 30;
     if (sscanf(s, "%d", lo) == 1) {
         *hi = *lo;
         return *lo >= 1 && *lo <= 30;
@@ -203,22 +230,20 @@ int main(int argc, char **argv)
     b.engines[1] = OMPDAG_BFS_CPU;
     b.engines[2] = OMPDAG_BFS_GPU_SIM;
     b.engine_count = 3;
+    b.gapbs = getenv("GAPBS_BFS") && *getenv("GAPBS_BFS") ? getenv("GAPBS_BFS") : NULL;
     char why[256];
-    if (ompdag_bfs_gpu_available(why, sizeof why))
-        b.engines[b.engine_count++] = OMPDAG_BFS_GPU;
+    if (ompdag_bfs_gpu_available(why, sizeof why)) b.engines[b.engine_count++] = OMPDAG_BFS_GPU;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--scales") && v) {
-            if (!parse_range(v, &b.scale_lo, &b.scale_hi))
-                die("--scales A..B", NULL);
+            if (!parse_range(v, &b.scale_lo, &b.scale_hi)) die("--scales A..B", NULL);
             ++i;
         } else if (!strcmp(a, "--step") && v) {
             b.step = atoi(v) > 0 ? atoi(v) : 1;
             ++i;
         } else if (!strcmp(a, "--sources") && v) {
             b.sources = atoi(v);
-            if (b.sources < 1 || b.sources > 64)
-                die("--sources must be in [1, 64]", NULL);
+            if (b.sources < 1 || b.sources > 64) die("--sources must be in [1, 64]", NULL);
             ++i;
         } else if (!strcmp(a, "--threads") && v) {
             b.threads = atoi(v);
@@ -234,13 +259,17 @@ int main(int argc, char **argv)
             }
             free(copy);
             ++i;
+        } else if (!strcmp(a, "--gapbs") && v) {
+            b.gapbs = v;
+            ++i;
         } else if (!strcmp(a, "--validate")) {
             b.validate = true;
         } else if (!strcmp(a, "--tau-sweep")) {
             b.tau_sweep = true;
         } else {
-            fprintf(stderr, "usage: bench_bfs [--scales A..B] [--step S] [--sources N] "
-                            "[--engines LIST] [--threads T] [--validate] [--tau-sweep]\n");
+            fprintf(stderr,
+                    "usage: bench_bfs [--scales A..B] [--step S] [--sources N] "
+                    "[--engines LIST] [--threads T] [--validate] [--tau-sweep] [--gapbs BFS]\n");
             return 2;
         }
     }

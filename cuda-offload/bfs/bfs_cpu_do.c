@@ -35,23 +35,6 @@ typedef struct do_state {
     int oom; /* set when a thread's buffer could not grow */
 } do_state;
 
-/* Appends x to a thread-local buffer; false (and s->oom) when it cannot grow. */
-static bool buf_push(do_state *s, int64_t **buf, int64_t *len, int64_t *cap, int64_t x)
-{
-    if (*len == *cap) {
-        int64_t ncap = *cap ? *cap * 2 : 256;
-        int64_t *nb = realloc(*buf, (size_t)ncap * sizeof *nb);
-        if (!nb) {
-            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
-            return false;
-        }
-        *buf = nb;
-        *cap = ncap;
-    }
-    (*buf)[(*len)++] = x;
-    return true;
-}
-
 /* Below these sizes a step runs on one thread: a fork/join costs more than
  * the work, and on a loaded machine a waiting thread may not get a core for
  * a whole time slice (a path of 10^6 vertices has 10^6 levels). */
@@ -59,7 +42,36 @@ static bool buf_push(do_state *s, int64_t **buf, int64_t *len, int64_t *cap, int
 #define DO_PAR_MIN_VERTICES 65536
 #define DO_PARALLEL _Pragma("omp parallel num_threads(s->threads) if(par)")
 
-static inline bool bit_get(const uint64_t *b, int64_t v) { return (b[v >> 6] >> (v & 63)) & 1u; }
+static inline bool bit_get(const uint64_t *b, int64_t v)
+{
+    return (b[v >> 6] >> (v & 63)) & 1u;
+}
+
+/* A thread's slice of the next queue: a fixed buffer on the stack, flushed
+ * into the shared queue with one atomic add when full (GAP's QueueBuffer).
+ * Nothing is allocated during a search: growing heap buffers per level put
+ * page faults and unmap shootdowns on every core, the cause of 10-200x
+ * spread between searches at 16 threads. */
+#define DO_LOCAL 2048
+typedef struct local_queue {
+    int64_t buf[DO_LOCAL];
+    int len;
+} local_queue;
+
+static inline void lq_flush(local_queue *b, int64_t *queue, int64_t *tail)
+{
+    if (b->len) {
+        int64_t at = __atomic_fetch_add(tail, b->len, __ATOMIC_RELAXED);
+        memcpy(queue + at, b->buf, (size_t)b->len * sizeof *b->buf);
+        b->len = 0;
+    }
+}
+
+static inline void lq_push(local_queue *b, int64_t x, int64_t *queue, int64_t *tail)
+{
+    if (b->len == DO_LOCAL) lq_flush(b, queue, tail);
+    b->buf[b->len++] = x;
+}
 
 /* One top-down level: claims unvisited neighbours of the queue; returns m_f,
  * the out-degree sum of the vertices it found. */
@@ -70,12 +82,8 @@ static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
     int64_t scout = 0, tail = 0;
     DO_PARALLEL
     {
-        int64_t cap = 256, len = 0;
-        int64_t *buf = malloc((size_t)cap * sizeof *buf);
-        if (!buf) {
-            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
-            cap = 0;
-        }
+        local_queue lq;
+        lq.len = 0;
 #pragma omp for schedule(dynamic, 64) reduction(+ : scout)
         for (int64_t i = 0; i < s->qsize; ++i) {
             int64_t u = s->queue[i];
@@ -86,14 +94,11 @@ static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
                                                 __ATOMIC_RELAXED)) {
                     s->level[w] = depth;
                     scout += csr_degree(g, w);
-                    buf_push(s, &buf, &len, &cap, w);
+                    lq_push(&lq, w, s->next_queue, &tail);
                 }
             }
         }
-        int64_t at = __atomic_fetch_add(&tail, len, __ATOMIC_RELAXED);
-        if (len)
-            memcpy(s->next_queue + at, buf, (size_t)len * sizeof *buf);
-        free(buf);
+        lq_flush(&lq, s->next_queue, &tail);
     }
     int64_t *t = s->queue;
     s->queue = s->next_queue;
@@ -109,13 +114,12 @@ static int64_t bu_step(do_state *s, int32_t depth)
     const ompdag_graph *g = s->g;
     const bool par = g->n >= DO_PAR_MIN_VERTICES;
     int64_t awake = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if(par)
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if (par)
     for (int64_t w = 0; w < s->words; ++w) {
         uint64_t bits = 0;
         int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
         for (int64_t v = v0; v < v1; ++v) {
-            if (s->parent[v] >= 0)
-                continue;
+            if (s->parent[v] >= 0) continue;
             for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
                 int64_t u = csr_nbr(g, e);
                 if (bit_get(s->front, u)) {
@@ -139,7 +143,7 @@ static void queue_to_bitmap(do_state *s)
 {
     memset(s->front, 0, (size_t)s->words * sizeof *s->front);
     const bool par = s->qsize >= DO_PAR_MIN_VERTICES;
-#pragma omp parallel for schedule(static) num_threads(s->threads) if(par)
+#pragma omp parallel for schedule(static) num_threads(s->threads) if (par)
     for (int64_t i = 0; i < s->qsize; ++i) {
         int64_t v = s->queue[i];
         __atomic_fetch_or(&s->front[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
@@ -152,39 +156,30 @@ static void bitmap_to_queue(do_state *s)
     int64_t tail = 0;
     DO_PARALLEL
     {
-        int64_t cap = 256, len = 0;
-        int64_t *buf = malloc((size_t)cap * sizeof *buf);
-        if (!buf) {
-            __atomic_store_n(&s->oom, 1, __ATOMIC_RELAXED);
-            cap = 0;
-        }
+        local_queue lq;
+        lq.len = 0;
 #pragma omp for schedule(static)
         for (int64_t w = 0; w < s->words; ++w)
-            for (uint64_t bits = s->front[w]; bits; bits &= bits - 1) {
-                buf_push(s, &buf, &len, &cap, (w << 6) + __builtin_ctzll(bits));
-            }
-        int64_t at = __atomic_fetch_add(&tail, len, __ATOMIC_RELAXED);
-        if (len)
-            memcpy(s->queue + at, buf, (size_t)len * sizeof *buf);
-        free(buf);
+            for (uint64_t bits = s->front[w]; bits; bits &= bits - 1)
+                lq_push(&lq, (w << 6) + __builtin_ctzll(bits), s->queue, &tail);
+        lq_flush(&lq, s->queue, &tail);
     }
     s->qsize = tail;
 }
 
 static bool record(ompdag_bfs_result *r, int32_t depth, ompdag_bfs_direction dir, int64_t found)
 {
-    if (found == 0)
-        return true;
+    if (found == 0) return true;
     ompdag_bfs_level *rec = bfs_result_level_at(r, depth);
-    if (!rec)
-        return false;
+    if (!rec) return false;
     rec->direction = dir;
     rec->visited = found;
     return true;
 }
 
-ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
-                                ompdag_bfs_result *r, ompdag_error *err)
+ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
+                                const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                ompdag_error *err)
 {
     do_state st = {.g = g, .parent = r->parents, .level = r->levels};
     do_state *s = &st;
@@ -196,17 +191,32 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const omp
 #endif
     }
     s->words = (g->n + 63) / 64;
-    s->queue = malloc((size_t)g->n * sizeof *s->queue);
-    s->next_queue = malloc((size_t)g->n * sizeof *s->next_queue);
-    s->front = calloc((size_t)s->words + 1, sizeof *s->front);
-    s->next = calloc((size_t)s->words + 1, sizeof *s->next);
-    if (!s->queue || !s->next_queue || !s->front || !s->next) {
-        free(s->queue);
-        free(s->next_queue);
-        free(s->front);
-        free(s->next);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+    /* Queues and bitmaps live in the result and are reused by the next
+     * search: allocating them per search put first-touch page faults (one
+     * mm lock for all threads) inside the timed region, the source of most
+     * of the spread between searches. */
+    if (r->cpu_cap < g->n + 1) {
+        for (int k = 0; k < 2; ++k) {
+            free(r->cpu_queue[k]);
+            free(r->cpu_bits[k]);
+            r->cpu_queue[k] = malloc((size_t)(g->n + 1) * sizeof *r->cpu_queue[k]);
+            r->cpu_bits[k] = malloc((size_t)(s->words + 1) * sizeof *r->cpu_bits[k]);
+            if (!r->cpu_queue[k] || !r->cpu_bits[k]) {
+                r->cpu_cap = 0;
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+            }
+            /* first touch here, in parallel, outside the search */
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+            for (int64_t i = 0; i <= g->n; ++i)
+                r->cpu_queue[k][i] = 0;
+            memset(r->cpu_bits[k], 0, (size_t)(s->words + 1) * sizeof *r->cpu_bits[k]);
+        }
+        r->cpu_cap = g->n + 1;
     }
+    s->queue = r->cpu_queue[0];
+    s->next_queue = r->cpu_queue[1];
+    s->front = r->cpu_bits[0];
+    s->next = r->cpu_bits[1];
     const double alpha = opts->alpha, beta = opts->beta;
     bool ok = true;
     double t0 = bfs_now();
@@ -237,11 +247,11 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source, const omp
         }
     }
     r->seconds = bfs_now() - t0;
-    free(s->queue);
-    free(s->next_queue);
-    free(s->front);
-    free(s->next);
-    if (!ok || s->oom)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+    /* td_step / bu_step swap the buffers: keep whichever pointers hold them */
+    r->cpu_queue[0] = s->queue;
+    r->cpu_queue[1] = s->next_queue;
+    r->cpu_bits[0] = s->front;
+    r->cpu_bits[1] = s->next;
+    if (!ok || s->oom) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
     return OMPDAG_OK;
 }

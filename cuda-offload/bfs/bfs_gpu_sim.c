@@ -19,6 +19,7 @@
 
 #include "bfs_internal.h"
 #include "enterprise_kernels.h"
+#include "ent_loop.h"
 #include "timer.h"
 
 typedef struct sim_dev {
@@ -360,4 +361,217 @@ ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const om
         dev_free(&s.dev[k]);
     free(s.bitmap);
     return st;
+}
+
+/* ---- the device-driven loop (ent_loop.h) run on the host ----
+ * The phase and decision functions are the ones the cooperative kernel of
+ * bfs_gpu_loop.cu runs; here one host thread runs every simulated thread's
+ * share in turn (gid 0 of a grid of 1 for the grid-stride phases; item by
+ * item and lane by lane for the grouped top-down expansion and the votes of
+ * the warp / CTA / grid bottom-up passes).  Counted as the design costs:
+ * device loop, 1 launch + 1 host sync per search and a grid barrier per
+ * phase; host loop, 1 launch + 1 host sync per phase. */
+
+#define SIM_GRID_THREADS ((int64_t)ENT_GRID_BLOCKS * ENT_CTA)
+
+/* A group of `width` lanes votes on v round by round: the lowest lane that
+ * found a parent commits (warp: __ballot_sync + __ffs; CTA:
+ * __syncthreads_or + a shared minimum; grid: a compare-and-swap). */
+static void sim_loop_bu_group(const ent_loop_args *a, int64_t v, int32_t level, int64_t width,
+                              const unsigned long long *hc, ent_local *l, int64_t *probes,
+                              int64_t *hits)
+{
+    if (a->status[v] != ENT_UNVISITED)
+        return;
+    const int64_t b = a->g.off[v], e = a->g.off[v + 1];
+    for (int64_t base = b; base < e; base += width) {
+        int64_t winner = -1;
+        for (int64_t lane = 0; lane < width && base + lane < e; ++lane) {
+            const int64_t u = ent_nbr(a->g, base + lane);
+            ++*probes;
+            if (ent_loop_probe(a, u, level, hc, hits) && winner < 0)
+                winner = u;
+        }
+        if (winner >= 0) {
+            ent_loop_commit(a, v, winner, level, l);
+            return;
+        }
+    }
+}
+
+static void sim_loop_td(const ent_loop_args *a, int32_t level, ent_local *l)
+{
+    static const int64_t width[ENT_CLASSES] = {1, ENT_WARP, ENT_CTA, SIM_GRID_THREADS};
+    ent_clear_next(a, level, 0);
+    const ent_lvl *prev = &a->ctl->cnt[(level - 1) % 4];
+    for (int c = 0; c < ENT_CLASSES; ++c) {
+        const int64_t *q = ENT_QUEUE(a, (level - 1) & 1, c);
+        for (int64_t i = 0; i < (int64_t)prev->qlen[c]; ++i) {
+            const int64_t deg = ent_degree(a->g, q[i]);
+            for (int64_t lane = 0; lane < width[c] && lane < deg; ++lane)
+                ent_loop_expand(a, q[i], lane, width[c], level, l);
+        }
+    }
+}
+
+static void sim_loop_bu(const ent_loop_args *a, int32_t level, ent_local *l, int64_t *probes,
+                        int64_t *hits)
+{
+    const unsigned long long *hc = a->hc ? a->hc + ((level - 1) & 1) * ENT_HC_SIZE : NULL;
+    *probes += ent_ph_bu_thread(a, level, 0, 1, hc, l, hits);
+    static const int64_t width[3] = {ENT_WARP, ENT_CTA, SIM_GRID_THREADS};
+    int64_t at = 0;
+    for (int k = 0; k < 3; ++k)
+        for (int64_t end = at + a->nbig[k]; at < end; ++at)
+            sim_loop_bu_group(a, a->big[at], level, width[k], hc, l, probes, hits);
+}
+
+typedef struct sim_loop_bufs {
+    int64_t *qbuf, *big;
+    uint32_t *bmbuf;
+    unsigned long long hc[2 * ENT_HC_SIZE];
+    ent_ctl ctl;
+    ent_rec *rec;
+    int32_t rec_cap;
+} sim_loop_bufs;
+
+static ompdag_status sim_loop_alloc(sim_loop_bufs *b, const ompdag_graph *g, ompdag_error *err)
+{
+    const int64_t n = g->n, words = (n + 31) / 32;
+    b->qbuf = malloc((size_t)(2 * ENT_CLASSES * n + 1) * sizeof *b->qbuf);
+    b->bmbuf = malloc((size_t)(3 * words + 1) * sizeof *b->bmbuf);
+    b->big = malloc((size_t)(n + 1) * sizeof *b->big);
+    b->rec_cap = 64;
+    b->rec = malloc((size_t)b->rec_cap * sizeof *b->rec);
+    if (!b->qbuf || !b->bmbuf || !b->big || !b->rec)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for a graph of %lld vertices",
+                                (long long)n);
+    return OMPDAG_OK;
+}
+
+static void sim_loop_free(sim_loop_bufs *b)
+{
+    free(b->qbuf);
+    free(b->bmbuf);
+    free(b->big);
+    free(b->rec);
+}
+
+static void sim_loop_args(ent_loop_args *a, sim_loop_bufs *b, const ompdag_graph *g, int64_t source,
+                          const ompdag_bfs_options *o, ompdag_bfs_result *r)
+{
+    memset(a, 0, sizeof *a);
+    a->g = (ent_graph){g->n, g->offsets, g->adj32, g->adj64};
+    a->source = source;
+    a->tau = o->tau;
+    for (int64_t v = 0; v < g->n; ++v)
+        a->Th += csr_degree(g, v) > o->tau;
+    a->arcs = g->m;
+    a->status = r->levels;
+    a->parent = r->parents;
+    a->qbuf = b->qbuf;
+    a->words = (g->n + 31) / 32;
+    a->bmbuf = o->bitmap ? b->bmbuf : NULL;
+    a->hc = o->hub_cache && g->n <= (int64_t)UINT32_MAX ? b->hc : NULL;
+    int64_t at = 0;
+    if (o->balance)
+        for (int k = 0; k < 3; ++k) { /* the static lists: Middle, Large, Extreme */
+            const int64_t start = at;
+            for (int64_t v = 0; v < g->n; ++v)
+                if (ent_class(csr_degree(g, v)) == k + 1)
+                    b->big[at++] = v;
+            a->nbig[k] = at - start;
+        }
+    a->big = b->big;
+    a->ctl = &b->ctl;
+    a->rule = o->direction == OMPDAG_BFS_SWITCH_ALPHA  ? ENT_RULE_ALPHA
+              : o->direction == OMPDAG_BFS_SWITCH_NONE ? ENT_RULE_NONE
+                                                       : ENT_RULE_GAMMA;
+    a->gamma = o->gamma;
+    a->alpha = o->alpha;
+    a->beta = o->beta;
+    a->balance = o->balance;
+    a->symmetric = g->symmetric;
+}
+
+ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
+                                      const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                      ompdag_error *err)
+{
+    sim_loop_bufs b;
+    memset(&b, 0, sizeof b);
+    ompdag_status st = sim_loop_alloc(&b, g, err);
+    if (st != OMPDAG_OK) {
+        sim_loop_free(&b);
+        return st;
+    }
+    ent_loop_args a;
+    sim_loop_args(&a, &b, g, source, opts, r);
+    const bool host_loop = opts->loop == OMPDAG_BFS_LOOP_HOST;
+    bfs_counts k = {0, 0, 0};
+    ent_loop_state s;
+    memset(&s, 0, sizeof s);
+    s.phase = ENT_PH_INIT;
+    int64_t probes = 0, hits = 0, lv_probes = 0, lv_hits = 0;
+    int32_t overflow = 0;
+    if (!host_loop) { /* the one cooperative launch */
+        k.launches++;
+    }
+    const double t0 = bfs_now();
+    while (s.phase != ENT_PH_DONE) {
+        ent_local l = {0, 0, 0};
+        const int32_t L = s.level;
+        switch (s.phase) {
+        case ENT_PH_INIT: ent_ph_init(&a, 0, 1); break;
+        case ENT_PH_TD: sim_loop_td(&a, L, &l); break;
+        case ENT_PH_BU: sim_loop_bu(&a, L, &l, &probes, &hits); break;
+        case ENT_PH_CONVERT: ent_ph_convert(&a, L, 0, 1); break;
+        default: break;
+        }
+        if (s.phase == ENT_PH_TD || s.phase == ENT_PH_BU)
+            ent_flush(&b.ctl.cnt[L % 4], &l);
+        if (host_loop) {
+            k.launches++;
+            k.host_syncs++;
+        } else {
+            k.barriers++;
+        }
+        const int phase = s.phase;
+        if ((phase == ENT_PH_TD || phase == ENT_PH_BU) && L >= b.rec_cap) {
+            int32_t cap = b.rec_cap * 2;
+            while (cap <= L)
+                cap *= 2;
+            ent_rec *nr = realloc(b.rec, (size_t)cap * sizeof *nr);
+            if (!nr) {
+                sim_loop_free(&b);
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for level records");
+            }
+            b.rec = nr;
+            b.rec_cap = cap;
+        }
+        ent_loop_decide(&a, b.ctl.cnt, &s, b.rec, b.rec_cap, &overflow);
+        if ((phase == ENT_PH_TD || phase == ENT_PH_BU) && s.phase != ENT_PH_DONE) {
+            /* the record of level L is complete: add what only the host can count */
+            ompdag_bfs_level *rec = bfs_result_level_at(r, L);
+            if (!rec) {
+                sim_loop_free(&b);
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for level records");
+            }
+            bfs_level_from_rec(rec, &b.rec[L], a.Th, host_loop);
+            rec->hc_probes = probes - lv_probes;
+            rec->hc_hits = hits - lv_hits;
+            if (rec->direction == OMPDAG_BFS_BOTTOM_UP)
+                rec->edges = probes - lv_probes;
+        }
+        if (phase == ENT_PH_TD || phase == ENT_PH_BU) {
+            lv_probes = probes;
+            lv_hits = hits;
+        }
+    }
+    if (!host_loop)
+        k.host_syncs++; /* the host waits once, for the whole search */
+    r->seconds = bfs_now() - t0;
+    r->counts = k;
+    sim_loop_free(&b);
+    return OMPDAG_OK;
 }

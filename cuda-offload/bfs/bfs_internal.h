@@ -8,6 +8,11 @@
 #include "graph_internal.h"
 #include "ompdag/bfs.h"
 
+/* What a gpu / gpu-sim search cost in launches and synchronisations. */
+typedef struct bfs_counts {
+    int64_t launches, host_syncs, barriers;
+} bfs_counts;
+
 struct ompdag_bfs_result {
     int64_t n, source, reached, edges;
     double seconds;
@@ -19,6 +24,11 @@ struct ompdag_bfs_result {
     void *gpu_ctx;           /* gpu engine: device copy of gpu_graph, freed at destroy */
     const ompdag_graph *gpu_graph;
     void (*gpu_free)(void *ctx);
+    bfs_counts counts;       /* gpu, gpu-sim */
+    int64_t *cpu_queue[2];   /* cpu: frontier queues and bitmaps kept between searches, */
+    uint64_t *cpu_bits[2];   /* touched once when allocated (no page faults in a search) */
+    int64_t cpu_cap;         /* vertices they hold */
+    double download_seconds; /* gpu: result copy after the search */
 };
 
 /* Sizes r for n vertices, sets every level/parent to -1 and clears records. */
@@ -42,6 +52,16 @@ ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const om
 ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
                              ompdag_bfs_result *r, ompdag_error *err);
 bool bfs_gpu_probe(char *why, size_t why_size);
+/* In bfs_gpu_loop.cu: the device (and host) loop of ent_loop.h. */
+ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t source,
+                                  const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                  ompdag_error *err);
 #endif
+/* In bfs_gpu_sim.c: ent_loop.h's device / host loop run on the host. */
+ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
+                                      const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                      ompdag_error *err);
+/* Resolves OMPDAG_BFS_LOOP_AUTO. */
+ompdag_bfs_loop bfs_loop_resolve(const ompdag_bfs_options *opts);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * cuda-offload/condag/batch.c — flattening a batch of con-DAGs and bucketing
  * their nodes by height, then dispatching to the cpu, gpu-sim or gpu
- * evaluator (include/ompdag/condag_gpu.h).
+ * evaluator (include/ompdag/condag_gpu.h), or spreads the per-graph exact
+ * analysis over OpenMP threads (cpu-par).
  *
  * Height h(v) = 0 when v has no F-successor and creates no task, else
  * 1 + max over its F-successors and its child's source.  Every value of v
@@ -18,7 +19,7 @@
 
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
 {
-    for (int d = OMPDAG_EVAL_CPU; d <= OMPDAG_EVAL_GPU; ++d)
+    for (int d = OMPDAG_EVAL_CPU; d <= OMPDAG_EVAL_CPU_PAR; ++d)
         if (!strcmp(name, ompdag_eval_device_name((ompdag_eval_device)d))) {
             *out = (ompdag_eval_device)d;
             return true;
@@ -28,7 +29,10 @@ bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
 
 const char *ompdag_eval_device_name(ompdag_eval_device d)
 {
-    return d == OMPDAG_EVAL_GPU ? "gpu" : d == OMPDAG_EVAL_GPU_SIM ? "gpu-sim" : "cpu";
+    return d == OMPDAG_EVAL_GPU       ? "gpu"
+           : d == OMPDAG_EVAL_GPU_SIM ? "gpu-sim"
+           : d == OMPDAG_EVAL_CPU_PAR ? "cpu-par"
+                                      : "cpu";
 }
 
 void condag_batch_free(condag_batch *b)
@@ -87,8 +91,7 @@ static void flatten_graph(condag_batch *b, const ompdag_condag *g, int32_t base,
         int32_t end = v + 1 < base + n ? b->succ_off[v + 1] : *edge_pos;
         for (int32_t e = b->succ_off[v]; e < end; ++e)
             h = height[b->succ[e]] > h ? height[b->succ[e]] : h;
-        if (b->child[v] >= 0 && height[b->child[v]] > h)
-            h = height[b->child[v]];
+        if (b->child[v] >= 0 && height[b->child[v]] > h) h = height[b->child[v]];
         height[v] = h + 1;
     }
 }
@@ -102,15 +105,13 @@ static bool bucket_levels(condag_batch *b, const int32_t *height)
     b->nlevels = b->n ? maxh + 1 : 0;
     b->level_off = calloc((size_t)b->nlevels + 2, sizeof *b->level_off);
     b->level_nodes = malloc(sizeof *b->level_nodes * (size_t)(b->n ? b->n : 1));
-    if (!b->level_off || !b->level_nodes)
-        return false;
+    if (!b->level_off || !b->level_nodes) return false;
     for (int32_t v = 0; v < b->n; ++v)
         b->level_off[height[v] + 1]++;
     for (int32_t l = 0; l < b->nlevels; ++l)
         b->level_off[l + 1] += b->level_off[l];
     int32_t *fill = malloc(sizeof *fill * (size_t)(b->nlevels ? b->nlevels : 1));
-    if (!fill)
-        return false;
+    if (!fill) return false;
     memcpy(fill, b->level_off, sizeof *fill * (size_t)b->nlevels);
     for (int32_t v = 0; v < b->n; ++v)
         b->level_nodes[fill[height[v]]++] = v;
@@ -123,8 +124,7 @@ static ompdag_status build_batch(const ompdag_condag *const *graphs, size_t coun
 {
     int64_t nodes, edges;
     ompdag_status st = check_sizes(graphs, count, m, &nodes, &edges, err);
-    if (st)
-        return st;
+    if (st) return st;
     memset(b, 0, sizeof *b);
     b->n = (int32_t)nodes, b->ngraphs = (int32_t)count;
     size_t n = (size_t)(nodes ? nodes : 1);
@@ -139,11 +139,11 @@ static ompdag_status build_batch(const ompdag_condag *const *graphs, size_t coun
     int32_t base = 0, edge_pos = 0;
     for (size_t i = 0; ok && i < count; ++i) {
         flatten_graph(b, graphs[i], base, &edge_pos, height);
-        b->root[i] = base + ompdag_condag_task_source(graphs[i], ompdag_condag_root_task(graphs[i]));
+        b->root[i] =
+            base + ompdag_condag_task_source(graphs[i], ompdag_condag_root_task(graphs[i]));
         base += ompdag_condag_node_count(graphs[i]);
     }
-    if (ok)
-        b->succ_off[b->n] = edge_pos;
+    if (ok) b->succ_off[b->n] = edge_pos;
     ok = ok && bucket_levels(b, height);
     free(height);
     if (!ok) {
@@ -174,26 +174,57 @@ static ompdag_status exact_on_cpu(const ompdag_condag *const *graphs, size_t cou
     for (size_t i = 0; i < count; ++i) {
         ompdag_rta_result *r;
         ompdag_status st = ompdag_rta_run(graphs[i], OMPDAG_ALG_EXACT, &opt, &r, err);
-        if (st)
-            return st;
+        if (st) return st;
         out[i] = ompdag_rta_result_bound_times_m(r);
         ompdag_rta_result_destroy(r);
     }
     return OMPDAG_OK;
 }
 
+/* The same per-graph analysis with the graphs spread over OpenMP threads
+ * (graphs are only read; each thread has its own result).  On an error the
+ * lowest failing graph's message is returned, as the serial loop would. */
+static ompdag_status exact_on_cpu_par(const ompdag_condag *const *graphs, size_t count, int32_t m,
+                                      int64_t *out, ompdag_error *err)
+{
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    opt.bound_only = true;
+    size_t bad = count;
+    ompdag_status bad_st = OMPDAG_OK;
+    ompdag_error bad_err = {0};
+#pragma omp parallel for schedule(dynamic, 16)
+    for (size_t i = 0; i < count; ++i) {
+        ompdag_rta_result *r = NULL;
+        ompdag_error e = {0};
+        ompdag_status st = ompdag_rta_run(graphs[i], OMPDAG_ALG_EXACT, &opt, &r, &e);
+        if (st == OMPDAG_OK) {
+            out[i] = ompdag_rta_result_bound_times_m(r);
+            ompdag_rta_result_destroy(r);
+        } else {
+#pragma omp critical(ompdag_batch_error)
+            if (i < bad) {
+                bad = i;
+                bad_st = st;
+                bad_err = e;
+            }
+        }
+    }
+    if (bad < count && err) *err = bad_err;
+    return bad_st;
+}
+
 ompdag_status ompdag_exact_batch(const ompdag_condag *const *graphs, size_t count, int32_t m,
                                  ompdag_eval_device device, int64_t *bound_times_m,
                                  ompdag_error *err)
 {
-    if (m < 1)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "thread count m must be >= 1");
-    if (device == OMPDAG_EVAL_CPU)
-        return exact_on_cpu(graphs, count, m, bound_times_m, err);
+    if (m < 1) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "thread count m must be >= 1");
+    if (device == OMPDAG_EVAL_CPU) return exact_on_cpu(graphs, count, m, bound_times_m, err);
+    if (device == OMPDAG_EVAL_CPU_PAR)
+        return exact_on_cpu_par(graphs, count, m, bound_times_m, err);
     condag_batch b;
     ompdag_status st = build_batch(graphs, count, m, &b, err);
-    if (st)
-        return st;
+    if (st) return st;
     ompdag_exact_row *rows = malloc(sizeof *rows * (size_t)(b.n ? b.n : 1));
     if (!rows)
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");

@@ -7,13 +7,19 @@
  *                checked against and the named baseline of the benchmarks.
  *   cpu          direction-optimizing BFS with OpenMP (Beamer et al., SC'12;
  *                α = 15, β = 18, bitmap frontier for bottom-up).
- *   gpu          Enterprise (Liu & Huang, SC'15; seed 003) in CUDA: status
- *                array + per-thread bins + prefix-sum queues, four
- *                degree-classified queues, γ-based direction switching,
- *                hub-vertex cache in shared memory.
- *   gpu-sim      the same kernel logic (a __host__ __device__ header) run
- *                block by block on the host; also runs 1-D multi-device
- *                partitioning with bitmap exchange on 1..8 simulated devices.
+ *   gpu          Enterprise (Liu & Huang, SC'15; seed 003) in CUDA.  By
+ *                default the whole search is one cooperative kernel (the
+ *                device loop: four degree-classified queues, γ-based
+ *                direction switching made on the device, bitmap frontier
+ *                bottom-up, optional hub cache); OMPDAG_BFS_LOOP_HOST runs
+ *                the same phases one launch each, and
+ *                OMPDAG_BFS_LOOP_ENTERPRISE the seed's host-driven pipeline
+ *                (per-thread bins + prefix sums, four streams, multi-GPU).
+ *   gpu-sim      the same kernel logic (__host__ __device__ headers) run
+ *                thread by thread on the host, counting the launches, grid
+ *                barriers and host synchronisations the design makes; the
+ *                Enterprise loop also runs 1-D multi-device partitioning
+ *                with bitmap exchange on 1..8 simulated devices.
  * Every function returns an ompdag_status and fills *err when not NULL.
  */
 #ifndef OMPDAG_BFS_H
@@ -48,6 +54,21 @@ ompdag_status ompdag_bfs_engine_parse(const char *name, ompdag_bfs_engine *out, 
  * answers).  Otherwise writes the reason into why (when not NULL). */
 bool ompdag_bfs_gpu_available(char *why, size_t why_size);
 
+/* How the gpu / gpu-sim level loop is driven. */
+typedef enum ompdag_bfs_loop {
+    OMPDAG_BFS_LOOP_AUTO = 0,   /* DEVICE on one device, ENTERPRISE on several */
+    OMPDAG_BFS_LOOP_DEVICE,     /* one cooperative kernel per search, decisions on the device */
+    OMPDAG_BFS_LOOP_HOST,       /* the same phases, one launch + one host sync each */
+    OMPDAG_BFS_LOOP_ENTERPRISE  /* the seed's pipeline: bins, prefix sums, four streams */
+} ompdag_bfs_loop;
+
+/* The top-down -> bottom-up rule of the gpu engines. */
+typedef enum ompdag_bfs_switch {
+    OMPDAG_BFS_SWITCH_GAMMA = 0, /* Enterprise: γ = Fh / Th > gamma */
+    OMPDAG_BFS_SWITCH_ALPHA,     /* Beamer: m_f > m_u / α (device loops only) */
+    OMPDAG_BFS_SWITCH_NONE       /* top-down only (device loops only) */
+} ompdag_bfs_switch;
+
 /* Tuning knobs; fill with ompdag_bfs_options_init() first.  Names follow the
  * papers. */
 typedef struct ompdag_bfs_options {
@@ -56,13 +77,28 @@ typedef struct ompdag_bfs_options {
     double beta;          /* cpu and gpu: bottom-up -> top-down when n_f < n / β (18) */
     int64_t tau;          /* gpu: a hub has out-degree > τ (default OMPDAG_BFS_DEFAULT_TAU) */
     double gamma;         /* gpu: switch to bottom-up when γ = Fh / Th > gamma (0.30) */
-    bool hub_cache;       /* gpu: use the hub-vertex cache (true) */
+    bool hub_cache;       /* gpu: use the hub-vertex cache (OMPDAG_BFS_DEFAULT_HUB_CACHE) */
     int devices;          /* gpu-sim: simulated devices; gpu: CUDA devices 0..D-1;
                              1-D partitioned with bitmap exchange (1) */
+    ompdag_bfs_loop loop;        /* gpu, gpu-sim: how levels are driven (AUTO) */
+    ompdag_bfs_switch direction; /* gpu, gpu-sim device loops: switch rule (GAMMA) */
+    bool bitmap;  /* device loops: bottom-up reads a bitmap of the frontier, else the
+                     status array (false: measured 3-4% faster on an H100, docs/bfs.md) */
+    bool balance; /* device loops: degree classes served by thread / warp / CTA /
+                     grid (true), else one thread per vertex */
 } ompdag_bfs_options;
 
 /* Default τ, chosen by the sweep in bench/bfs (see docs/bfs.md). */
 #define OMPDAG_BFS_DEFAULT_TAU 256
+/* The hub cache's default, chosen by measurement on an H100 (docs/bfs.md). */
+#define OMPDAG_BFS_DEFAULT_HUB_CACHE false
+
+/* "auto", "device", "host", "enterprise"; parse returns OMPDAG_ERR_ARGUMENT when unknown. */
+const char *ompdag_bfs_loop_name(ompdag_bfs_loop loop);
+ompdag_status ompdag_bfs_loop_parse(const char *name, ompdag_bfs_loop *out, ompdag_error *err);
+/* "gamma", "alpha", "none". */
+const char *ompdag_bfs_switch_name(ompdag_bfs_switch rule);
+ompdag_status ompdag_bfs_switch_parse(const char *name, ompdag_bfs_switch *out, ompdag_error *err);
 
 /* Fills *opts with the defaults above. */
 void ompdag_bfs_options_init(ompdag_bfs_options *opts);
@@ -88,6 +124,11 @@ typedef struct ompdag_bfs_level {
     int64_t hc_hits;                /* gpu-sim: checks answered by the hub cache */
     int workflow;                   /* gpu-sim: how the next queue was generated,
                                        an OMPDAG_BFS_WORKFLOW_* value */
+    int64_t launches;               /* gpu, gpu-sim: kernel launches this level made */
+    int64_t host_syncs;             /* gpu, gpu-sim: times the host waited for the device */
+    int64_t barriers;               /* gpu, gpu-sim device loop: grid barriers */
+    double device_seconds;          /* gpu device loop: the level's time on the device's
+                                       global timer (a bitmap conversion before it included) */
 } ompdag_bfs_level;
 
 enum {
@@ -95,7 +136,9 @@ enum {
     OMPDAG_BFS_WORKFLOW_INTERLEAVED, /* top-down: thread t scans t, t+T, ... */
     OMPDAG_BFS_WORKFLOW_CONTIGUOUS,  /* switch level: thread t scans a slice; sorted queue */
     OMPDAG_BFS_WORKFLOW_SHRINK,      /* bottom-up: previous queue minus vertices just found */
-    OMPDAG_BFS_WORKFLOW_SPARSE       /* top-down, small frontier: one bin slot per edge */
+    OMPDAG_BFS_WORKFLOW_SPARSE,      /* top-down, small frontier: one bin slot per edge */
+    OMPDAG_BFS_WORKFLOW_APPEND,      /* device loop: claimed vertices appended to the class queues */
+    OMPDAG_BFS_WORKFLOW_CONVERT      /* device loop: the frontier packed into a bitmap (switch) */
 };
 
 /* The result of one search: levels, parents, per-level records and time.
@@ -124,8 +167,19 @@ int64_t ompdag_bfs_result_reached(const ompdag_bfs_result *r);
  * for a symmetric graph.  The numerator of TEPS. */
 int64_t ompdag_bfs_result_edges(const ompdag_bfs_result *r);
 double ompdag_bfs_result_seconds(const ompdag_bfs_result *r); /* search time only */
-double ompdag_bfs_result_teps(const ompdag_bfs_result *r);    /* edges / seconds */
+/* THE TEPS of a search, the one definition every report uses (Graph500):
+ * edges of the traversed component / search time, with the time taken as at
+ * least 1 ns and an isolated source counted as one edge (its visit). */
+double ompdag_bfs_result_teps(const ompdag_bfs_result *r);
 int ompdag_bfs_result_level_count(const ompdag_bfs_result *r); /* levels incl. the source's */
+/* gpu and gpu-sim: kernel launches, host synchronisations and grid barriers
+ * of the whole search (per level: the level records); 0 for CPU engines. */
+int64_t ompdag_bfs_result_launches(const ompdag_bfs_result *r);
+int64_t ompdag_bfs_result_host_syncs(const ompdag_bfs_result *r);
+int64_t ompdag_bfs_result_barriers(const ompdag_bfs_result *r);
+/* gpu: seconds spent copying levels and parents back after the search (not
+ * part of ompdag_bfs_result_seconds); 0 for other engines. */
+double ompdag_bfs_result_download_seconds(const ompdag_bfs_result *r);
 /* Record i in [1, level_count): how level i was found.  NULL if out of range. */
 const ompdag_bfs_level *ompdag_bfs_result_level(const ompdag_bfs_result *r, int i);
 /* Makes r's parent and level arrays writable, for tests of the validator. */
@@ -161,6 +215,38 @@ typedef struct ompdag_bfs_teps_summary {
 /* Summarizes count > 0 TEPS values (not modified). */
 ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count,
                                         ompdag_bfs_teps_summary *out, ompdag_error *err);
+
+/* One search of a trial run, as the harness reports it. */
+typedef struct ompdag_bfs_trial {
+    int index;
+    int64_t source;
+    double seconds, teps; /* ompdag_bfs_result_seconds / _teps */
+    int levels;
+    int valid; /* 1 valid, 0 invalid (message in the callback's err), -1 not checked */
+} ompdag_bfs_trial;
+
+/* What a trial run measured. */
+typedef struct ompdag_bfs_trials_summary {
+    int searches, invalid;
+    ompdag_bfs_teps_summary teps;     /* harmonic mean etc. of the TEPS */
+    double mean_s, min_s, max_s;      /* search times */
+    double launches, host_syncs, barriers; /* per search (gpu, gpu-sim) */
+} ompdag_bfs_trials_summary;
+
+/* Called after each search with its result (valid until the next search)
+ * and, when validation failed, the reason in *verr. */
+typedef void (*ompdag_bfs_trial_fn)(void *ctx, const ompdag_bfs_trial *t, const ompdag_bfs_result *r,
+                                    const ompdag_error *verr);
+
+/* THE trial harness of `ompdag bfs` and bench_bfs: runs engine from each of
+ * keys[0..nkeys) on g, validates each search when validate, calls each (may
+ * be NULL) and fills *out.  With warmup, one untimed search from keys[0]
+ * runs first (module load, device upload).  An engine error stops the run
+ * and is returned. */
+ompdag_status ompdag_bfs_run_trials(const ompdag_graph *g, ompdag_bfs_engine engine,
+                                    const ompdag_bfs_options *opts, const int64_t *keys, int nkeys,
+                                    bool validate, bool warmup, ompdag_bfs_trial_fn each, void *ctx,
+                                    ompdag_bfs_trials_summary *out, ompdag_error *err);
 
 /* Picks count search keys with out-degree >= 1, as Graph500 does: uniform
  * draws seeded by seed, distinct while enough such vertices exist.  Writes

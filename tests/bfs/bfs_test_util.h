@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ompdag/bfs.h"
 #include "ompdag/graph.h"

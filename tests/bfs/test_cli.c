@@ -47,8 +47,9 @@ static int count(const char *hay, const char *needle)
 
 Test(cli, text_report_all_engines, .init = redirect_all)
 {
-    const char *args[] = {"--graph", "kron:9", "--engine", "cpu-topdown,cpu,gpu-sim", "--sources", "4",
-                          "--validate", "--levels", NULL};
+    const char *args[] = {"--graph",   "kron:9", "--engine",   "cpu-topdown,cpu,gpu-sim",
+                          "--sources", "4",      "--validate", "--levels",
+                          NULL};
     cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
     char *out = slurp(cr_get_redirected_stdout());
     cr_assert_eq(count(out, "harmonic mean"), 3, "%s", out);
@@ -59,12 +60,13 @@ Test(cli, text_report_all_engines, .init = redirect_all)
 
 Test(cli, json_report, .init = redirect_all)
 {
-    const char *args[] = {"--graph", "kron:8", "--engine", "cpu", "--sources", "3", "--format", "json",
-                          "--validate", NULL};
+    const char *args[] = {"--graph", "kron:8",   "--engine", "cpu",        "--sources",
+                          "3",       "--format", "json",     "--validate", NULL};
     cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
     char *out = slurp(cr_get_redirected_stdout());
-    cr_assert_eq(strncmp(out, "{\"engine\": \"cpu\", \"scale\": 8, \"vertices\": 256, \"edges\": ", 55), 0,
-                 "%s", out);
+    cr_assert_eq(
+        strncmp(out, "{\"engine\": \"cpu\", \"scale\": 8, \"vertices\": 256, \"edges\": ", 55), 0,
+        "%s", out);
     cr_assert_eq(count(out, "\"source\": "), 3, "%s", out);
     cr_assert_eq(count(out, "\"valid\": true"), 3, "%s", out);
     cr_assert_not_null(strstr(out, "\"harmonic_mean_teps\": "));
@@ -78,8 +80,8 @@ Test(cli, graph_file_and_malformed_file, .init = redirect_all)
     FILE *f = fopen(path, "w");
     fputs("0 1\n1 2\n2 3\n3 0\n4 5\n", f);
     fclose(f);
-    const char *args[] = {"--graph", path, "--engine", "gpu-sim", "--sources", "2", "--format", "json",
-                          "--validate", NULL};
+    const char *args[] = {"--graph", path,       "--engine", "gpu-sim",    "--sources",
+                          "2",       "--format", "json",     "--validate", NULL};
     cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
     char *out = slurp(cr_get_redirected_stdout());
     cr_assert_not_null(strstr(out, "g.el\""), "%s", out);
@@ -92,6 +94,42 @@ Test(cli, graph_file_and_malformed_file, .init = redirect_all)
     char *errs = slurp(cr_get_redirected_stderr());
     cr_assert_not_null(strstr(errs, ":2:"), "%s", errs);
     unlink(path);
+}
+
+/* --save writes the built graph; reading it back gives the same graph, and
+ * the device loop's counts reach the JSON report. */
+Test(cli, save_and_loop_options, .init = redirect_all)
+{
+    const char *ext[] = {"csr", "mtx", "el"};
+    for (int k = 0; k < 3; ++k) {
+        char name[16], path[640];
+        snprintf(name, sizeof name, "k9.%s", ext[k]);
+        snprintf(path, sizeof path, "%s", test_tmp(name));
+        const char *save[] = {"--graph", "kron:9",   "--save", path, "--sources",
+                              "1",       "--format", "json",   NULL};
+        cr_assert_eq(run_bfs(save), CLI_EXIT_OK);
+        ompdag_graph *a = tu_kron(9, 1), *b = NULL;
+        cr_assert_eq(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO,
+                                       OMPDAG_GRAPH_UNDIRECTED_SIMPLE, &b, NULL),
+                     OMPDAG_OK);
+        cr_assert_eq(ompdag_graph_vertices(b), ompdag_graph_vertices(a));
+        cr_assert_eq(ompdag_graph_arcs(b), ompdag_graph_arcs(a));
+        for (int64_t v = 0; v < ompdag_graph_vertices(a); ++v)
+            cr_assert_eq(ompdag_graph_degree(b, v), ompdag_graph_degree(a, v));
+        ompdag_graph_destroy(a);
+        ompdag_graph_destroy(b);
+        unlink(path);
+    }
+    const char *loop[] = {"--graph",  "kron:8",   "--engine",   "gpu-sim",   "--loop",
+                          "host",     "--switch", "alpha",      "--sources", "2",
+                          "--format", "json",     "--validate", NULL};
+    cr_assert_eq(run_bfs(loop), CLI_EXIT_OK);
+    const char *bad[] = {"--graph", "kron:8", "--loop", "sideways", NULL};
+    cr_assert_eq(run_bfs(bad), CLI_EXIT_USAGE);
+    char *out = slurp(cr_get_redirected_stdout());
+    cr_assert_not_null(strstr(out, "\"host_syncs_per_search\""), "%s", out);
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_assert_not_null(strstr(errs, "unknown level loop 'sideways'"), "%s", errs);
 }
 
 Test(cli, usage_errors, .init = redirect_all)
@@ -130,6 +168,7 @@ Test(cli, a_failure_names_the_command_once, .init = redirect_all)
     cli_fail("annotate", &err);
     fflush(stderr);
     char *errs = slurp(cr_get_redirected_stderr());
-    cr_assert_str_eq(errs, "ompdag annotate: out of memory\n"
-                           "ompdag annotate: annotated.json: cannot write: No space left on device\n");
+    cr_assert_str_eq(errs,
+                     "ompdag annotate: out of memory\n"
+                     "ompdag annotate: annotated.json: cannot write: No space left on device\n");
 }

@@ -130,6 +130,7 @@ Test(gpu_sim, degree_classification, .timeout = 60)
     tu_run_check(g, 0, OMPDAG_BFS_CPU_TOPDOWN, NULL, ref, NULL);
     ompdag_bfs_options o;
     ompdag_bfs_options_init(&o);
+    o.loop = OMPDAG_BFS_LOOP_ENTERPRISE; /* the seed's per-level queues */
     o.gamma = 2.0; /* top-down throughout */
     tu_run_check(g, 0, OMPDAG_BFS_GPU_SIM, &o, r, ref);
     const ompdag_bfs_level *l2 = ompdag_bfs_result_level(r, 2);
@@ -196,6 +197,7 @@ Test(gpu_sim, direction_decisions_follow_gamma)
     const int64_t n = ompdag_graph_vertices(g);
     ompdag_bfs_options o;
     ompdag_bfs_options_init(&o);
+    o.loop = OMPDAG_BFS_LOOP_ENTERPRISE; /* its workflows are checked below */
     int64_t Th = 0;
     for (int64_t v = 0; v < n; ++v)
         Th += ompdag_graph_degree(g, v) > o.tau;
@@ -269,6 +271,8 @@ Test(gpu_sim, hub_cache_hits)
     ompdag_bfs_options on, off;
     ompdag_bfs_options_init(&on);
     ompdag_bfs_options_init(&off);
+    on.loop = off.loop = OMPDAG_BFS_LOOP_ENTERPRISE;
+    on.hub_cache = true;
     off.hub_cache = false;
     ompdag_bfs_result *a, *b;
     ompdag_bfs_result_create(&a, NULL);
@@ -303,7 +307,10 @@ Test(gpu_sim, long_diameter_uses_the_sparse_workflow)
     ompdag_graph *g = tu_path(5000);
     ompdag_bfs_result *r;
     ompdag_bfs_result_create(&r, NULL);
-    tu_run_check(g, 0, OMPDAG_BFS_GPU_SIM, NULL, r, NULL);
+    ompdag_bfs_options o;
+    ompdag_bfs_options_init(&o);
+    o.loop = OMPDAG_BFS_LOOP_ENTERPRISE;
+    tu_run_check(g, 0, OMPDAG_BFS_GPU_SIM, &o, r, NULL);
     cr_assert_eq(ompdag_bfs_result_level_count(r), 5000);
     for (int i = 1; i < 5000; ++i) {
         cr_assert_eq(ompdag_bfs_result_level(r, i)->workflow, OMPDAG_BFS_WORKFLOW_SPARSE);

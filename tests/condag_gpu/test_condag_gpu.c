@@ -51,7 +51,7 @@ Test(condag_gpu, gpu_sim_equals_exact_on_random_batches, .timeout = 120)
     ompdag_rng_seed(&r, 404);
     const int32_t ms[] = {1, 2, 4, 16};
     ompdag_condag *batch[BATCH];
-    int64_t sim[BATCH], cpu[BATCH];
+    int64_t sim[BATCH], cpu[BATCH], par[BATCH];
     long compared = 0;
     for (int first = 0; first < GRAPHS; first += BATCH) {
         for (int i = 0; i < BATCH; ++i)
@@ -64,7 +64,12 @@ Test(condag_gpu, gpu_sim_equals_exact_on_random_batches, .timeout = 120)
             cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
                                             OMPDAG_EVAL_CPU, cpu, &err),
                          OMPDAG_OK, "%s", err.message);
+            cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
+                                            OMPDAG_EVAL_CPU_PAR, par, &err),
+                         OMPDAG_OK, "%s", err.message);
             for (int i = 0; i < BATCH; ++i, ++compared) {
+                cr_assert_eq(par[i], cpu[i], "graph %d, m=%d: cpu-par %lld, cpu %lld", first + i,
+                             ms[k], (long long)par[i], (long long)cpu[i]);
                 cr_assert_eq(sim[i], cpu[i], "graph %d, m=%d: gpu-sim %lld, cpu %lld", first + i,
                              ms[k], (long long)sim[i], (long long)cpu[i]);
                 cr_assert_eq(cpu[i], exact_of(batch[i], ms[k]));
@@ -83,8 +88,8 @@ Test(condag_gpu, gpu_device_agrees_or_says_why)
     ompdag_condag *g[3] = {random_graph(&r, 1), random_graph(&r, 2), random_graph(&r, 3)};
     int64_t out[3];
     ompdag_error err = {0};
-    ompdag_status st = ompdag_exact_batch((const ompdag_condag *const *)g, 3, 4, OMPDAG_EVAL_GPU,
-                                          out, &err);
+    ompdag_status st =
+        ompdag_exact_batch((const ompdag_condag *const *)g, 3, 4, OMPDAG_EVAL_GPU, out, &err);
     if (st == OMPDAG_OK) {
         for (int i = 0; i < 3; ++i)
             cr_expect_eq(out[i], exact_of(g[i], 4));
@@ -106,9 +111,16 @@ Test(condag_gpu, errors_name_the_graph)
     const ompdag_condag *one[1] = {g};
     int64_t out[1];
     ompdag_error err;
-    cr_expect_eq(ompdag_exact_batch(one, 1, 8, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_ERR_OVERFLOW);
+    cr_expect_eq(ompdag_exact_batch(one, 1, 8, OMPDAG_EVAL_GPU_SIM, out, &err),
+                 OMPDAG_ERR_OVERFLOW);
+    ompdag_error perr = {0};
+    cr_expect_neq(ompdag_exact_batch(one, 1, 8, OMPDAG_EVAL_CPU_PAR, out, &perr), OMPDAG_OK);
+    cr_expect(perr.message[0] != '\0', "cpu-par names its error");
+    ompdag_eval_device d;
+    cr_expect(ompdag_eval_device_parse("cpu-par", &d) && d == OMPDAG_EVAL_CPU_PAR);
     cr_expect(strstr(err.message, "graph 0") != NULL, "%s", err.message);
-    cr_expect_eq(ompdag_exact_batch(one, 1, 0, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect_eq(ompdag_exact_batch(one, 1, 0, OMPDAG_EVAL_GPU_SIM, out, &err),
+                 OMPDAG_ERR_ARGUMENT);
     cr_expect_eq(ompdag_exact_batch(one, 0, 2, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK);
     ompdag_condag_destroy(g);
 }
