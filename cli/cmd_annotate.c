@@ -16,12 +16,18 @@ void cmd_annotate_help(FILE *out)
     fprintf(out,
             "usage: ompdag annotate GRAPHS.json TRACE... [-o OUT.json] [--margin PCT]\n"
             "                       [--estimator max|evt] [--exceedance P] [--block N]\n"
-            "                       [--unobserved error|zero] [--allow-unmapped] [--quiet]\n\n"
+            "                       [--unobserved error|zero] [--allow-unmapped] [--no-overheads]\n"
+            "                       [--quiet]\n\n"
             "Maps each traced segment (own time between two scheduling points) to the\n"
             "con-DAG nodes between those points, charges it to one node on every such\n"
             "path (docs/probe.md), and writes the graphs with `wcet` filled in, per node\n"
             "\"samples\", \"observed_max\", \"observed_median\", \"margin_pct\", and per graph\n"
             "\"observed_response_ns\" and \"wcet_method\".\n\n"
+            "The runtime's own costs between segments (a created task waiting to start, a\n"
+            "taskwait waiting to be woken, while some thread is not running graph code) are\n"
+            "measured from the same traces and added to the WCETs of task sources and taskwait\n"
+            "nodes (docs/overheads.md); \"runtime_overheads\" states them with their samples.\n"
+            "Runs whose threads were preempted or migrated are flagged (\"..._interfered\").\n\n"
             "  -o, --output FILE     where to write (default: stdout)\n"
             "  --margin PCT          WCET = estimate * (1 + PCT/100), rounded up (default 20)\n"
             "  --estimator max|evt   max: high-water mark (default); evt: Gumbel fit of block\n"
@@ -30,7 +36,10 @@ void cmd_annotate_help(FILE *out)
             "  --block N             evt: block size (default 10; at least 20 blocks needed)\n"
             "  --unobserved POLICY   error (default): nodes no segment covered are an error;\n"
             "                        zero: give them WCET 0 and record it in the output\n"
-            "  --allow-unmapped      segments that fit no path of their graph only warn\n"
+            "  --allow-unmapped      segments that fit no path of their graph only warn; the\n"
+            "                        graph is marked \"unsafe\" and `check` never passes it\n"
+            "  --no-overheads        leave the measured dispatch delays out of the WCETs\n"
+            "                        (the bound then excludes the runtime's costs)\n"
             "  --quiet               no report on stderr\n");
 }
 
@@ -53,6 +62,7 @@ int cmd_annotate(int argc, char **argv)
                                          {"block", required_argument, NULL, 'b'},
                                          {"unobserved", required_argument, NULL, 'u'},
                                          {"allow-unmapped", no_argument, NULL, 'a'},
+                                         {"no-overheads", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     ompdag_annotate_options opt;
@@ -95,6 +105,7 @@ int cmd_annotate(int argc, char **argv)
                 return cli_usage_error("annotate", "--unobserved is error or zero");
             break;
         case 'a': opt.allow_unmapped = true; break;
+        case 'N': opt.no_overheads = true; break;
         case 'q': quiet = true; break;
         default: return cli_option_error("annotate", argv, opts, "o:q");
         }
@@ -119,7 +130,9 @@ int cmd_annotate(int argc, char **argv)
     uint64_t segments, mapped, unmapped;
     ompdag_annotation_counts(a, &segments, &mapped, &unmapped);
     if (unmapped && opt.allow_unmapped)
-        fprintf(stderr, "ompdag annotate: warning: %llu segments fit no path of their graph\n",
+        fprintf(stderr,
+                "ompdag annotate: warning: %llu segments fit no path of their graph and were "
+                "dropped; the affected graphs are marked \"unsafe\" (check fails them)\n",
                 (unsigned long long)unmapped);
     if (ompdag_annotation_apply(a, &err)) {
         rc = cli_fail("annotate", &err);

@@ -1,6 +1,9 @@
 /* cli/cmd_check.c — `ompdag check`: deadline verdicts for CI.  Exit 0 when every
- * region passes, 1 when some region misses its deadline, 2 on a usage or input
- * error (include/ompdag/report.h decides the verdicts exactly). */
+ * region passes, 1 when some region misses its deadline, is refuted by its own
+ * measurements (a clean observed run longer than the bound) or has an unsafe
+ * bound (annotated with dropped segments) — the last two whatever the
+ * deadline — and 2 on a usage or input error (include/ompdag/report.h decides
+ * the verdicts exactly). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +18,17 @@ void cmd_check_help(FILE *out)
             "                    [--require-deadline] [--quiet]\n\n"
             "Checks every region's exact bound against its deadline (`#pragma ompdag\n"
             "deadline(5ms)`, or --deadline FUNCTION=5ms / FILE:LINE=800us; units ns, us, ms, s)\n"
-            "and prints violations as FILE:LINE:COL: error: ... [ompdag-deadline].\n\n"
+            "and prints violations as FILE:LINE:COL: error: ... [ompdag-deadline].\n"
+            "Measurements outrank the proof: a region whose clean observed response (runs the\n"
+            "probe saw without preemption or migration) exceeds its bound fails as\n"
+            "[ompdag-refuted], and one annotated with dropped segments (--allow-unmapped) as\n"
+            "[ompdag-unsafe], whether or not it has a deadline.\n\n"
             "  --threads M[,M...]   thread counts (default: the file's \"threads\")\n"
             "  --deadline SPEC      repeatable; overrides the source's deadline\n"
             "  --require-deadline   a region without a deadline fails too\n"
             "  --quiet              print violations only\n\n"
-            "exit status: 0 all regions pass, 1 some region fails, 2 usage or input error\n");
+            "exit status: 0 all regions pass, 1 some region fails (deadline, refuted or\n"
+            "unsafe), 2 usage or input error\n");
 }
 
 typedef struct check_args {
@@ -81,6 +89,20 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
         ompdag_duration_format(row->bound_ns, b, sizeof b);
     else /* the graph's time unit is not a time (no deadline can apply) */
         snprintf(b, sizeof b, "%.6g time units", row->bound);
+    if (row->verdict == OMPDAG_VERDICT_REFUTED) {
+        print_place(stdout, row);
+        printf("error: %s: refuted: a clean observed run took %s, longer than the bound %s on %d "
+               "threads [ompdag-refuted]\n",
+               row->function, ompdag_duration_format(row->observed_max_ns, d, sizeof d), b,
+               row->m);
+        return true;
+    }
+    if (row->verdict == OMPDAG_VERDICT_UNSAFE) {
+        print_place(stdout, row);
+        printf("error: %s: unsafe bound %s on %d threads: %s [ompdag-unsafe]\n", row->function,
+               b, row->m, row->unsafe_reason ? row->unsafe_reason : "?");
+        return true;
+    }
     if (row->verdict == OMPDAG_VERDICT_FAIL) {
         print_place(stdout, row);
         printf("error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
@@ -137,7 +159,7 @@ int cmd_check(int argc, char **argv)
         for (size_t i = 0; i < n; ++i) {
             const ompdag_report_row *row = ompdag_report_row_get(r, i);
             failed += check_row(&o, row);
-            checked += row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+            checked += row->deadline_ns >= 0 || row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
             if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE &&
                 (i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph)) {
                 print_place(stderr, row);
@@ -147,7 +169,7 @@ int cmd_check(int argc, char **argv)
         }
         if (!o.quiet || failed)
             printf("%zu of %zu check(s) against a deadline; %zu failed\n", checked, n, failed);
-        if (!checked && !o.require)
+        if (!checked && !o.require && !failed)
             fprintf(stderr, "ompdag check: note: no region of %s has a deadline; nothing was "
                             "checked (add `#pragma ompdag deadline(...)` or --deadline)\n",
                     o.file);

@@ -243,7 +243,20 @@ const char *ompdag_verdict_name(ompdag_verdict v)
     switch (v) {
     case OMPDAG_VERDICT_PASS: return "pass";
     case OMPDAG_VERDICT_FAIL: return "fail";
+    case OMPDAG_VERDICT_REFUTED: return "refuted";
+    case OMPDAG_VERDICT_UNSAFE: return "unsafe";
     default: return "no-deadline";
+    }
+}
+
+const char *report_verdict_upper(ompdag_verdict v)
+{
+    switch (v) {
+    case OMPDAG_VERDICT_PASS: return "PASS";
+    case OMPDAG_VERDICT_FAIL: return "FAIL";
+    case OMPDAG_VERDICT_REFUTED: return "REFUTED";
+    case OMPDAG_VERDICT_UNSAFE: return "UNSAFE";
+    default: return "NO DEADLINE";
     }
 }
 
@@ -294,6 +307,34 @@ double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs
     if (runs)
         *runs = n;
     return best;
+}
+
+/* The observed response times under `key`, split by the parallel array
+ * `key`_interfered (1: the run's threads were preempted or migrated).  Runs
+ * without a flag count as clean, so an old file refutes rather than excuses.
+ * Values are integers (ns). */
+void report_observations(const ompdag_condag *g, const char *key, report_obs *out)
+{
+    char fkey[96];
+    snprintf(fkey, sizeof fkey, "%s_interfered", key);
+    json_t *gx = ompdag_condag_extra(g, -1);
+    json_t *arr = json_object_get(gx, key), *flags = json_object_get(gx, fkey);
+    *out = (report_obs){.clean_max = -1, .interfered_max = -1};
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        if (!json_is_integer(x))
+            continue;
+        int64_t v = json_integer_value(x);
+        if (json_is_true(json_array_get(flags, i)) ||
+            json_integer_value(json_array_get(flags, i)) > 0) {
+            ++out->interfered;
+            out->interfered_max = v > out->interfered_max ? v : out->interfered_max;
+        } else {
+            ++out->clean;
+            out->clean_max = v > out->clean_max ? v : out->clean_max;
+        }
+    }
 }
 
 void ompdag_report_destroy(ompdag_report *r)
@@ -395,10 +436,19 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.len = ompdag_rta_result_len(res);
         row.tasks = ompdag_condag_task_count(g);
         row.nodes = ompdag_condag_node_count(g);
-        row.observed_region_max_ns = report_observed_max(g, "observed_response_ns", NULL);
-        row.observed_max_ns = report_observed_max(g, "observed_task_response_ns", NULL);
-        if (row.observed_max_ns < 0)
-            row.observed_max_ns = row.observed_region_max_ns;
+        report_obs region, tasks;
+        report_observations(g, "observed_response_ns", &region);
+        report_observations(g, "observed_task_response_ns", &tasks);
+        const report_obs *o = tasks.clean + tasks.interfered ? &tasks : &region;
+        row.observed_region_max_ns = (double)region.clean_max;
+        row.observed_max_ns = (double)o->clean_max;
+        row.runs = o->clean + o->interfered;
+        row.runs_interfered = o->interfered;
+        row.observed_interfered_max_ns = (double)o->interfered_max;
+        json_t *unsafe = json_object_get(ompdag_condag_extra(g, -1), "unsafe");
+        row.unsafe_reason = json_is_string(unsafe) ? json_string_value(unsafe)
+                            : unsafe ? "the WCETs were annotated with dropped segments"
+                                     : NULL;
         row.deadline_ns = deadline;
         row.deadline_from = from;
         row.tied_tasks = report_tied_tasks(g);
@@ -408,6 +458,13 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
             row.verdict = lhs <= rhs ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
             row.slack_ns = (double)deadline - row.bound_ns;
         }
+        /* Measurements outrank the proof: observed > bound, decided exactly
+         * (observed · m > m·R · unit). */
+        if (unit_ns && o->clean_max >= 0 &&
+            (__int128)o->clean_max * ms[k] > (__int128)row.bound_times_m * unit_ns)
+            row.verdict = OMPDAG_VERDICT_REFUTED;
+        else if (row.unsafe_reason)
+            row.verdict = OMPDAG_VERDICT_UNSAFE;
         if ((st = add_row(r, &row, res, err)))
             return st;
     }
@@ -476,6 +533,8 @@ size_t ompdag_report_fail_count(const ompdag_report *r)
 {
     size_t n = 0;
     for (size_t i = 0; r && i < r->n; ++i)
-        n += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
+        n += r->rows[i].verdict == OMPDAG_VERDICT_FAIL ||
+             r->rows[i].verdict == OMPDAG_VERDICT_REFUTED ||
+             r->rows[i].verdict == OMPDAG_VERDICT_UNSAFE;
     return n;
 }

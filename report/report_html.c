@@ -130,7 +130,7 @@ static void region_table(FILE *out, const ompdag_report *r)
         } else {
             td_num(out, -1, "-");
         }
-        bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+        bool has = row->deadline_ns >= 0 && row->deadline_from;
         td_num(out, has ? (double)row->deadline_ns : -1,
                has ? ompdag_duration_format((double)row->deadline_ns, buf, sizeof buf) : "-");
         char sl[64];
@@ -139,9 +139,9 @@ static void region_table(FILE *out, const ompdag_report *r)
                      ompdag_duration_format(fabs(row->slack_ns), buf, sizeof buf));
         td_num(out, has ? row->slack_ns : -1e300, has ? sl : "-");
         fprintf(out, "<td class=\"l %s\">%s</td></tr>\n",
-                row->verdict == OMPDAG_VERDICT_PASS   ? "pass"
-                : row->verdict == OMPDAG_VERDICT_FAIL ? "fail"
-                                                      : "none",
+                row->verdict == OMPDAG_VERDICT_PASS ? "pass"
+                : row->verdict == OMPDAG_VERDICT_NO_DEADLINE ? "none"
+                                                             : "fail",
                 ompdag_verdict_name(row->verdict));
     }
     fputs("</tbody></table>\n", out);
@@ -213,6 +213,39 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
     const ompdag_rta_result *res = r->results[first];
     char a[512], b[512], br[32];
+    if (row->unsafe_reason) {
+        fputs("<p class=\"fail\"><b>UNSAFE:</b> ", out);
+        esc(out, row->unsafe_reason);
+        fputs("; this bound proves nothing.</p>\n", out);
+    }
+    for (size_t i = first; i < r->n && r->rows[i].graph == row->graph; ++i) {
+        const ompdag_report_row *x = &r->rows[i];
+        if (x->verdict == OMPDAG_VERDICT_REFUTED)
+            fprintf(out, "<p class=\"fail\"><b>REFUTED</b> at m = %d: a clean run took %s, "
+                         "longer than the bound %s.</p>\n",
+                    x->m, ompdag_duration_format(x->observed_max_ns, a, sizeof a),
+                    ompdag_duration_format(x->bound_ns, b, sizeof b));
+    }
+    if (row->runs_interfered > 0)
+        fprintf(out, "<p>%lld interfered run(s) (threads preempted or migrated; max %s) are not "
+                     "compared with the bound.</p>\n",
+                (long long)row->runs_interfered,
+                ompdag_duration_format(row->observed_interfered_max_ns, a, sizeof a));
+    json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
+    if (json_is_object(ro))
+        fprintf(out, "<p>Runtime overheads (%s, in the WCETs): start delay %s per task over %lld "
+                     "samples, wake delay %s per taskwait over %lld samples, at %lld threads "
+                     "(docs/overheads.md).</p>\n",
+                json_string_value(json_object_get(ro, "source")),
+                ompdag_duration_format(
+                    (double)json_integer_value(json_object_get(ro, "start_delay_ns")), a, sizeof a),
+                (long long)json_integer_value(
+                    json_object_get(json_object_get(ro, "start"), "samples")),
+                ompdag_duration_format(
+                    (double)json_integer_value(json_object_get(ro, "wake_delay_ns")), b, sizeof b),
+                (long long)json_integer_value(
+                    json_object_get(json_object_get(ro, "wake"), "samples")),
+                (long long)json_integer_value(json_object_get(ro, "threads")));
     fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
             row->tasks, row->nodes, row->m);
     int32_t choices = 0;
@@ -342,10 +375,12 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
 ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
                                 void *ctx, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0;
+    size_t pass = 0, fail = 0, refuted = 0, unsafe = 0;
     for (size_t i = 0; i < r->n; ++i) {
         pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
         fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
+        refuted += r->rows[i].verdict == OMPDAG_VERDICT_REFUTED;
+        unsafe += r->rows[i].verdict == OMPDAG_VERDICT_UNSAFE;
     }
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                  "<title>ompdag report: ");
@@ -353,10 +388,12 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
     fprintf(out, "</title>\n<style>%s</style></head><body>\n<h1>ompdag timing report: ", css);
     esc(out, r->input_name);
     fprintf(out, "</h1>\n<p id=\"summary\">%zu check(s): <span class=\"pass\">%zu pass</span>, "
-                 "<span class=\"fail\">%zu fail</span>, %zu without deadline. Bounds are exact "
+                 "<span class=\"fail\">%zu fail</span>, <span class=\"fail\">%zu refuted by "
+                 "measurements</span>, <span class=\"fail\">%zu unsafe</span>, %zu without "
+                 "deadline. Bounds are exact "
                  "(seed 004, Theorem 1 with Alg1) for work-conserving scheduling of untied "
                  "tasks. Click a column to sort, a node to see its WCET.</p>\n",
-            r->n, pass, fail, r->n - pass - fail);
+            r->n, pass, fail, refuted, unsafe, r->n - pass - fail - refuted - unsafe);
     region_table(out, r);
     char *svg_buf = NULL, **svg_of = NULL;
     ompdag_status st = render ? render_all(r, render, ctx, &svg_buf, &svg_of, err) : OMPDAG_OK;

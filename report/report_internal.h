@@ -41,6 +41,16 @@ bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_
 int32_t report_tied_tasks(const ompdag_condag *g);
 double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs);
 
+/* "PASS", "FAIL", "REFUTED", "UNSAFE", "NO DEADLINE" (text reports). */
+const char *report_verdict_upper(ompdag_verdict v);
+
+/* Observed runs of one key, split into clean and interfered (report.c). */
+typedef struct report_obs {
+    int64_t clean, interfered;
+    int64_t clean_max, interfered_max; /* -1 when no such run */
+} report_obs;
+void report_observations(const ompdag_condag *g, const char *key, report_obs *out);
+
 /* "then", "else", or "case 3 of 4": which F-successor of C node c is s. */
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
                                size_t size);

@@ -29,8 +29,12 @@ static const struct {
      "No profiling run reached this code; its WCET was taken as 0."},
     {"ompdag-too-fine", "TaskTooFine", "warning",
      "Tasks below the grain the advisor predicts: their runtime overhead outweighs their work."},
+    {"ompdag-refuted", "BoundRefuted", "error",
+     "A clean measured run of the region took longer than its response-time bound."},
+    {"ompdag-unsafe", "UnsafeBound", "error",
+     "The WCETs behind this bound were annotated with dropped segments (--allow-unmapped)."},
 };
-enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED, RULE_TOO_FINE };
+enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED, RULE_TOO_FINE, RULE_REFUTED, RULE_UNSAFE };
 
 /* A relative path stays a relative URI reference; an absolute one becomes a
  * file:// URI.  Characters outside RFC 3986's unreserved set and '/' are
@@ -105,8 +109,24 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
                                  (json_int_t)row->bound_times_m, "bound_ns", row->bound_ns,
                                  "deadline_ns", (json_int_t)row->deadline_ns));
         }
+        if (row->verdict == OMPDAG_VERDICT_REFUTED) {
+            snprintf(msg, sizeof msg,
+                     "%s: a clean measured run took %s, longer than the bound %s on %d threads "
+                     "[ompdag-refuted]",
+                     row->function, ompdag_duration_format(row->observed_max_ns, a, sizeof a),
+                     ompdag_duration_format(row->bound_ns, b, sizeof b), row->m);
+            add_result(results, RULE_REFUTED, row->loc, msg,
+                       json_pack("{s:i,s:I,s:f}", "m", (json_int_t)row->m, "bound_times_m",
+                                 (json_int_t)row->bound_times_m, "observed_max_ns",
+                                 row->observed_max_ns));
+        }
         if (i > 0 && r->rows[i - 1].graph == row->graph)
             continue; /* node findings once per region */
+        if (row->unsafe_reason) {
+            snprintf(msg, sizeof msg, "%s: the bound is unsafe: %s [ompdag-unsafe]", row->function,
+                     row->unsafe_reason);
+            add_result(results, RULE_UNSAFE, row->loc, msg, NULL);
+        }
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
             json_t *x = ompdag_condag_extra(g, v);
             if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&

@@ -80,6 +80,42 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
     ompdag_rta_result_write_path(res, g, out);
 }
 
+/* One kind of measured overhead: "max 12 us over 40 samples (median 3 us)". */
+static void text_sample(FILE *out, const char *what, const json_t *k)
+{
+    char a[64], b[64];
+    json_int_t n = json_integer_value(json_object_get(k, "samples"));
+    if (!n)
+        return;
+    fprintf(out, "; %s max %s over %" JSON_INTEGER_FORMAT " (median %s)", what,
+            dur((double)json_integer_value(json_object_get(k, "max_ns")), a, sizeof a), n,
+            dur((double)json_integer_value(json_object_get(k, "median_ns")), b, sizeof b));
+}
+
+/* The runtime overheads annotate measured and added (docs/overheads.md). */
+static void text_overheads(FILE *out, const json_t *o)
+{
+    char a[64], b[64];
+    if (!json_is_object(o)) {
+        fprintf(out, "    runtime overheads: not measured (annotated before issue 12): the "
+                     "bound excludes task dispatch and taskwait wake-up delays\n");
+        return;
+    }
+    fprintf(out, "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
+                 "delay %s per taskwait, in the WCETs\n      samples at %" JSON_INTEGER_FORMAT
+                 " threads",
+            json_string_value(json_object_get(o, "source")),
+            dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
+            dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
+            json_integer_value(json_object_get(o, "threads")));
+    text_sample(out, "start", json_object_get(o, "start"));
+    text_sample(out, "wake", json_object_get(o, "wake"));
+    text_sample(out, "fork", json_object_get(o, "fork_warm"));
+    text_sample(out, "cold fork", json_object_get(o, "fork_cold"));
+    text_sample(out, "join", json_object_get(o, "join"));
+    fputc('\n', out);
+}
+
 static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_condag *g)
 {
     char buf[512];
@@ -114,6 +150,7 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
         if (unobs)
             fprintf(out, ", unobserved nodes: %s", unobs);
         fputc('\n', out);
+        text_overheads(out, json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"));
     } else {
         fprintf(out, "    WCETs: as given in the file (no \"wcet_method\")\n");
     }
@@ -183,25 +220,35 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
             in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
             in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c));
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
-        fprintf(out, "    observed max %s", dur(row->observed_max_ns, a, sizeof a));
+        fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
+                dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
                     dur(row->observed_region_max_ns, b, sizeof b));
         fprintf(out, "; bound / observed = %.3g\n",
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
-        if (row->observed_max_ns > row->bound_ns)
-            fprintf(out, "    warning: an observed run took longer than the bound (the bound "
-                         "excludes runtime overheads such as thread wake-up, and assumes untied "
-                         "tasks)\n");
     }
-    if (row->verdict != OMPDAG_VERDICT_NO_DEADLINE)
+    if (row->runs_interfered > 0)
+        fprintf(out, "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
+                     "not compared with the bound\n",
+                row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
+    if (row->verdict == OMPDAG_VERDICT_REFUTED)
+        fprintf(out, "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
+                     "not hold for this program (a cost the model misses, or WCETs too low)\n",
+                dur(row->observed_max_ns, a, sizeof a), dur(row->bound_ns, b, sizeof b));
+    if (row->unsafe_reason)
+        fprintf(out, "    UNSAFE: %s; this bound proves nothing\n", row->unsafe_reason);
+    if (row->deadline_ns >= 0 && row->deadline_from)
         fprintf(out, "    deadline %s (%s%s): slack %s%s -> %s\n",
                 dur((double)row->deadline_ns, a, sizeof a),
                 strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
                 row->slack_ns < 0 ? "-" : "", dur(fabs(row->slack_ns), b, sizeof b),
-                row->verdict == OMPDAG_VERDICT_PASS ? "PASS" : "FAIL");
+                report_verdict_upper(row->verdict));
     else
-        fprintf(out, "    deadline: none\n");
+        fprintf(out, "    deadline: none%s%s\n",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? " -> " : "",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? report_verdict_upper(row->verdict)
+                                                           : "");
     text_flow(out, g, r->results[i]);
 }
 
@@ -227,7 +274,7 @@ static void text_size(FILE *out, const ompdag_condag *g, const ompdag_report_row
 
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0, none = 0, regions = 0;
+    size_t pass = 0, fail = 0, none = 0, regions = 0, refuted = 0, unsafe = 0;
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
@@ -247,14 +294,19 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         pass += row->verdict == OMPDAG_VERDICT_PASS;
         fail += row->verdict == OMPDAG_VERDICT_FAIL;
         none += row->verdict == OMPDAG_VERDICT_NO_DEADLINE;
+        refuted += row->verdict == OMPDAG_VERDICT_REFUTED;
+        unsafe += row->verdict == OMPDAG_VERDICT_UNSAFE;
         if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
             text_assumptions(out, r, g);
             text_nodes(out, g);
             report_advice_text(r, row->graph, out);
         }
     }
-    fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline\n",
-            regions, r->n, pass, fail, none);
+    fprintf(out, "\n%zu region(s), %zu check(s): %zu pass, %zu fail, %zu without deadline", regions,
+            r->n, pass, fail, none);
+    if (refuted || unsafe)
+        fprintf(out, ", %zu refuted by measurements, %zu unsafe", refuted, unsafe);
+    fputc('\n', out);
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }
 
@@ -307,9 +359,11 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
             json_array_append_new(tied, json_string(ompdag_condag_node_place(g, v, a, sizeof a)));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
-    return json_pack("{s:i,s:s,s:b,s:o,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
+    json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
+    return json_pack("{s:i,s:s,s:b,s:o,s:O,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
                      "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
                      "tied_tasks", tied, "wcet_method", wm ? wm : json_null(),
+                     "runtime_overheads", ro ? ro : json_null(),
                      "migration_overhead", (json_int_t)r->migration_overhead, "migration_model",
                      r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
 }
@@ -345,11 +399,15 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
     json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
     json_object_set_new(o, "observed_runs", json_integer((json_int_t)(runs > truns ? runs : truns)));
+    json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
+    json_object_set_new(o, "observed_interfered_max_ns", ns_or_null(row->observed_interfered_max_ns));
+    json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));
+    json_object_set_new(o, "unsafe", row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)
                             : json_null());
-    bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+    bool has = row->deadline_ns >= 0 && row->deadline_from;
     json_object_set_new(o, "deadline_ns", has ? json_integer(row->deadline_ns) : json_null());
     json_object_set_new(o, "deadline",
                         has ? json_string(ompdag_duration_format((double)row->deadline_ns, dl,
@@ -418,16 +476,17 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
 
 static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0;
-    for (size_t i = 0; i < r->n; ++i) {
-        pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
-        fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
-    }
+    size_t count[5] = {0};
+    for (size_t i = 0; i < r->n; ++i)
+        ++count[r->rows[i].verdict];
     fputs("{\n  \"format\": \"ompdag-report\",\n  \"version\": 1,\n  \"input\": ", out);
     ompdag_json_write_string(out, r->input_name);
-    fprintf(out, ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu},\n"
-                 "  \"regions\": [",
-            pass, fail, r->n - pass - fail);
+    fprintf(out,
+            ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu, "
+            "\"refuted\": %zu, \"unsafe\": %zu},\n  \"regions\": [",
+            count[OMPDAG_VERDICT_PASS], count[OMPDAG_VERDICT_FAIL],
+            count[OMPDAG_VERDICT_NO_DEADLINE], count[OMPDAG_VERDICT_REFUTED],
+            count[OMPDAG_VERDICT_UNSAFE]);
     for (size_t i = 0; i < r->n; ++i) {
         json_t *o = report_row_json(r, i);
         if (o) report_advice_json(r, r->rows[i].graph, o);
@@ -490,12 +549,13 @@ static void csv_int(FILE *out, int64_t v, bool present)
 ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     fputs("function,name,file,line,m,time_unit,bound,bound_times_m,bound_ns,vol,len,tasks,nodes,"
-          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks\r\n",
+          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks,"
+          "runs,runs_interfered,observed_interfered_max_ns,unsafe\r\n",
           out);
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-        bool has = row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
+        bool has = row->deadline_ns >= 0 && row->deadline_from;
         csv_field(out, row->function, false);
         csv_field(out, ompdag_condag_name(g), false);
         csv_field(out, row->loc.file, false);
@@ -518,7 +578,11 @@ ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *
         csv_field(out, ompdag_verdict_name(row->verdict), false);
         char t[16];
         snprintf(t, sizeof t, "%d", row->tied_tasks);
-        csv_field(out, t, true);
+        csv_field(out, t, false);
+        csv_int(out, row->runs, true);
+        csv_int(out, row->runs_interfered, true);
+        csv_num(out, row->observed_interfered_max_ns, row->observed_interfered_max_ns >= 0, false);
+        csv_field(out, row->unsafe_reason, true);
     }
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }

@@ -21,6 +21,12 @@
  *                     first node joins one FIFO queue (as do released
  *                     taskwaits); idle threads take the oldest.
  *
+ * Dispatch delays (ompdag_sim_run_delayed, docs/overheads.md): a node with
+ * delay d > 0 that becomes ready at time r joins the ready set only at r + d;
+ * in between threads may idle (a real runtime's creation-to-start latency
+ * and taskwait wake-up).  The bound that covers it is the exact bound of the
+ * graph with WCET + D (include/ompdag/overhead.h), d <= D.
+ *
  * Nothing here uses the bound's recurrences; tests compare the two.
  */
 #include <stdlib.h>
@@ -155,12 +161,25 @@ typedef struct sim_state {
     deque *dq;        /* WFS: one per thread; BFS: dq[0] is the FIFO */
     size_t queued;
     ompdag_rng rng;
+    int64_t now;
+    const int64_t *delay; /* per node, NULL: none */
+    int32_t *dnode, *dthread; /* nodes in their dispatch delay, the thread that released them */
+    int64_t *drel;            /* when each joins the ready set */
+    size_t nd;
 } sim_state;
 
 static bool enqueue(sim_state *st, int32_t p, int32_t v)
 {
     ++st->queued;
     return dq_push(&st->dq[st->sched == OMPDAG_SCHED_WFS ? p : 0], v);
+}
+
+/* Node x, released by thread p, starts its dispatch delay. */
+static void delay_push(sim_state *st, int32_t x, int32_t p)
+{
+    st->dnode[st->nd] = x;
+    st->dthread[st->nd] = p;
+    st->drel[st->nd++] = st->now + st->delay[x];
 }
 
 /* Thread p completed v: release successors, choose p's next node. */
@@ -180,7 +199,9 @@ static bool complete(sim_state *st, int32_t p, int32_t v)
     bool ok = true;
     FOR_EACH_SUCC(s, v, x, {
         if (--s->pending[x] == 0) {
-            if (x == preferred && st->next[p] < 0)
+            if (st->delay && st->delay[x] > 0)
+                delay_push(st, x, p);
+            else if (x == preferred && st->next[p] < 0)
                 st->next[p] = x;
             else
                 ok = ok && enqueue(st, p, x);
@@ -241,13 +262,16 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
                                         "simulate: thread %d idle at %lld while %zu nodes are "
                                         "ready (not work-conserving)",
                                         p, (long long)now, st->queued);
-        if (!running)
+        if (!running && !st->nd)
             break;
         int64_t t = INT64_MAX;
         for (int32_t p = 0; p < m; ++p)
             if (st->busy[p] >= 0 && st->finish[p] < t)
                 t = st->finish[p];
-        now = t;
+        for (size_t k = 0; k < st->nd; ++k)
+            if (st->drel[k] < t)
+                t = st->drel[k];
+        now = st->now = t;
         if (now > res->makespan)
             res->makespan = now;
         for (int32_t p = 0; p < m; ++p) {
@@ -260,6 +284,17 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
             if (!complete(st, p, v))
                 return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         }
+        for (size_t k = 0; k < st->nd;) { /* delays that end now: the node is ready */
+            if (st->drel[k] != t) {
+                ++k;
+                continue;
+            }
+            if (!enqueue(st, st->dthread[k], st->dnode[k]))
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            --st->nd;
+            st->dnode[k] = st->dnode[st->nd], st->dthread[k] = st->dthread[st->nd];
+            st->drel[k] = st->drel[st->nd];
+        }
     }
     if (res->events != res->executed)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
@@ -271,6 +306,13 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
 ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t *exec, int32_t m,
                              ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
                              ompdag_error *err)
+{
+    return ompdag_sim_run_delayed(s, choice, exec, NULL, m, sched, seed, out, err);
+}
+
+ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const int64_t *exec,
+                                     const int64_t *delay, int32_t m, ompdag_scheduler sched,
+                                     uint64_t seed, ompdag_sim_result *out, ompdag_error *err)
 {
     if (!s || !choice || !out || m < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
@@ -287,14 +329,21 @@ ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                                     "simulate: execution time of node %s is outside [0, WCET]",
                                     ompdag_condag_node_id(s->g, v));
+        if (delay && delay[v] < 0)
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                    "simulate: dispatch delay of node %s is negative",
+                                    ompdag_condag_node_id(s->g, v));
         FOR_EACH_SUCC(s, v, x, ++s->pending[x]);
     }
-    sim_state st = {.s = s, .sched = sched, .m = m};
+    sim_state st = {.s = s, .sched = sched, .m = m, .delay = delay};
+    st.dnode = malloc(((size_t)s->n + 1) * sizeof *st.dnode);
+    st.dthread = malloc(((size_t)s->n + 1) * sizeof *st.dthread);
+    st.drel = malloc(((size_t)s->n + 1) * sizeof *st.drel);
     st.busy = malloc((size_t)m * sizeof *st.busy);
     st.finish = calloc((size_t)m, sizeof *st.finish);
     st.next = malloc((size_t)m * sizeof *st.next);
     st.dq = calloc((size_t)m, sizeof *st.dq);
-    if (!st.busy || !st.finish || !st.next || !st.dq) {
+    if (!st.busy || !st.finish || !st.next || !st.dq || !st.dnode || !st.dthread || !st.drel) {
         rc = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     } else {
         for (int32_t p = 0; p < m; ++p)
@@ -305,6 +354,7 @@ ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t
     for (int32_t p = 0; st.dq && p < m; ++p)
         free(st.dq[p].buf);
     free(st.busy), free(st.finish), free(st.next), free(st.dq);
+    free(st.dnode), free(st.dthread), free(st.drel);
     if (!rc)
         *out = res;
     return rc;

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "annotate_internal.h"
+#include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
 
@@ -18,34 +19,54 @@ static int cmp_i64(const void *x, const void *y)
 static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
 {
     ompdag_loc l = ompdag_condag_node_loc(g, v);
-    snprintf(buf, n, "%s:%d (%c node %s)", l.file ? l.file : "?", l.line,
-             (char)ompdag_condag_node_kind(g, v), ompdag_condag_node_id(g, v));
+    if (!l.file || l.line <= 0) { /* never "?:0" */
+        snprintf(buf, n, "%c node %s (the graph gives it no source location)",
+                 (char)ompdag_condag_node_kind(g, v), ompdag_condag_node_id(g, v));
+        return;
+    }
+    snprintf(buf, n, "%s:%d (%c node %s)", l.file, l.line, (char)ompdag_condag_node_kind(g, v),
+             ompdag_condag_node_id(g, v));
 }
 
 static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
 {
     for (size_t k = 0; k < a->nclasses; ++k) {
         seg_class *c = &a->classes[k];
-        int64_t *s = c->samples.v;
-        size_t n = c->samples.n;
+        /* max and estimate from clean runs (else interfered ones); the median,
+         * a description, over every sample */
+        const i64vec *used = annot_class_samples(c);
+        size_t n = c->samples.n + c->samples_if.n;
         if (n == 0) continue;
         int64_t *sorted = malloc(n * sizeof *sorted);
         if (!sorted) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        memcpy(sorted, s, n * sizeof *s);
+        if (c->samples.n) memcpy(sorted, c->samples.v, c->samples.n * sizeof *sorted);
+        if (c->samples_if.n)
+            memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, cmp_i64);
-        c->max = sorted[n - 1];
         /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
         c->median = n % 2 ? sorted[n / 2]
                           : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
         free(sorted);
+        c->max = 0;
+        for (size_t j = 0; j < used->n; ++j)
+            c->max = used->v[j] > c->max ? used->v[j] : c->max;
         c->estimate = c->max;
         if (a->opt.estimator == OMPDAG_ESTIMATOR_EVT) {
             /* Block maxima over consecutive samples in trace order. */
+            /* The fit needs many samples: it takes every run's, interfered
+             * ones too (larger, so the pWCET only grows). */
             double pw, mu, beta;
             ompdag_error e;
+            size_t na = c->samples.n + c->samples_if.n;
+            int64_t *all = malloc((na + 1) * sizeof *all);
+            if (!all) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+            if (c->samples.n) memcpy(all, c->samples.v, c->samples.n * sizeof *all);
+            if (c->samples_if.n)
+                memcpy(all + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *all);
             ompdag_status st =
-                ompdag_evt_gumbel_pwcet(s, n, a->opt.evt_block, a->opt.evt_min_blocks,
+                ompdag_evt_gumbel_pwcet(all, na, a->opt.evt_block, a->opt.evt_min_blocks,
                                         a->opt.exceedance, &pw, &mu, &beta, &e);
+            free(all);
             if (st) {
                 char where[256];
                 describe_node(a->graphs[c->graph].g, c->charged, where, sizeof where);
@@ -75,7 +96,6 @@ static size_t group_leader(const ompdag_annotation *a, size_t k)
         if (same_group(&a->classes[j], &a->classes[k])) return j;
     return k;
 }
-
 
 /* Everything apply computes before it touches a graph: per node (indexed by
  * offset[graph] + node) and per graph.  Owned by apply; plan_free frees it. */
@@ -172,7 +192,7 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
         p->mark[c->charged] = 1;
         for (int32_t v = 0; v < g->n; ++v)
-            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n;
+            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
         size_t i = base + (size_t)c->charged;
         if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;
@@ -262,16 +282,52 @@ static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_pl
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)); every graph's sum must fit
  * in int64 (so committing them cannot fail). */
+static int64_t vec_max(const i64vec *v)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < v->n; ++i)
+        m = v->v[i] > m ? v->v[i] : m;
+    return m;
+}
+
+/* ceil(x · (1 + margin/100)); false when it does not fit comfortably in int64. */
+static bool with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
+{
+    long double w = ceill((long double)x * (100.0L + a->opt.margin_pct) / 100.0L);
+    if (w > (long double)INT64_MAX / 4) return false;
+    *out = (int64_t)w;
+    return true;
+}
+
+/* The dispatch delays of graph g (docs/overheads.md), margin applied. */
+static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, ompdag_overheads *o)
+{
+    *o = (ompdag_overheads){0, 0};
+    if (a->opt.no_overheads) return true;
+    const i64vec *st = g->start_delay.n ? &g->start_delay : &g->start_delay_if;
+    const i64vec *wk = g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if;
+    return with_margin(a, vec_max(st), &o->start_delay) &&
+           with_margin(a, vec_max(wk), &o->wake_delay);
+}
+
+/* Step 7: WCET = ceil(basis · (1 + margin/100)) + the node's dispatch delay;
+ * every graph's sum must fit in int64 (so committing them cannot fail). */
 static ompdag_status plan_wcets(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const graph_info *g = &a->graphs[gi];
+        ompdag_overheads o;
+        if (!graph_overheads(a, g, &o))
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: dispatch delay overflows");
         int64_t sum = 0;
-        for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
+        for (int32_t v = 0; v < g->n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
-            long double w = ceill((long double)p->basis[i] * (100.0L + a->opt.margin_pct) / 100.0L);
-            if (w > (long double)INT64_MAX / 4 || __builtin_add_overflow(sum, (int64_t)w, &sum))
+            int64_t w;
+            if (!with_margin(a, p->basis[i], &w) ||
+                __builtin_add_overflow(w, ompdag_overhead_of_node(g->g, v, &o), &w) ||
+                __builtin_add_overflow(sum, w, &sum))
                 return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
-            p->wcet[i] = (int64_t)w;
+            p->wcet[i] = w;
         }
     }
     return OMPDAG_OK;
@@ -318,6 +374,9 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
+    ompdag_overheads o;
+    int64_t d = graph_overheads(a, g, &o) ? ompdag_overhead_of_node(g->g, v, &o) : 0;
+    if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
         json_t *arr = json_array();
         const char *dev;
@@ -335,6 +394,55 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     return ex;
 }
 
+static json_t *bool_array(const i64vec *v)
+{
+    json_t *arr = json_array();
+    for (size_t r = 0; arr && r < v->n; ++r)
+        if (json_array_append_new(arr, json_boolean(v->v[r]))) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+static int64_t vec_median(const i64vec *v)
+{
+    if (!v->n) return 0;
+    int64_t *s = malloc(v->n * sizeof *s);
+    if (!s) return -1;
+    memcpy(s, v->v, v->n * sizeof *s);
+    qsort(s, v->n, sizeof *s, cmp_i64);
+    int64_t m = s[v->n / 2];
+    free(s);
+    return m;
+}
+
+/* {"samples", "max_ns", "median_ns"} of one kind of overhead. */
+static json_t *sample_json(const i64vec *v)
+{
+    return json_pack("{s:I,s:I,s:I}", "samples", (json_int_t)v->n, "max_ns", (json_int_t)vec_max(v),
+                     "median_ns", (json_int_t)vec_median(v));
+}
+
+/* The calibration, stated with its samples (docs/overheads.md). */
+static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
+{
+    ompdag_overheads o;
+    if (!graph_overheads(a, g, &o)) return NULL;
+    return json_pack("{s:s,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "source",
+                     a->opt.no_overheads                   ? "none (annotate --no-overheads)"
+                     : g->start_delay.n || g->wake_delay.n ? "calibrated from clean runs"
+                     : g->start_delay_if.n || g->wake_delay_if.n
+                         ? "calibrated from interfered runs (no clean run)"
+                         : "no samples",
+                     "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
+                     (json_int_t)o.wake_delay, "threads", g->team, "start",
+                     sample_json(g->start_delay.n ? &g->start_delay : &g->start_delay_if), "wake",
+                     sample_json(g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if), "fork_warm",
+                     sample_json(&g->fork_warm), "fork_cold", sample_json(&g->fork_cold), "join",
+                     sample_json(&g->join), "proof", "docs/overheads.md");
+}
+
 /* Step 8b: a graph's extra keys. */
 static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
 {
@@ -343,6 +451,18 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     json_t *gx = copy_extra(g->g, -1);
     jset(gx, "observed_response_ns", i64_array(&g->responses), &ok);
     jset(gx, "observed_task_response_ns", i64_array(&g->task_responses), &ok);
+    jset(gx, "observed_response_ns_interfered", bool_array(&g->responses_interfered), &ok);
+    jset(gx, "observed_task_response_ns_interfered", bool_array(&g->task_responses_interfered),
+         &ok);
+    jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
+    if (g->unmapped) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "%llu measured segments fit no path of this graph and were dropped (annotate "
+                 "--allow-unmapped): the WCETs miss their time",
+                 (unsigned long long)g->unmapped);
+        jset(gx, "unsafe", json_string(why), &ok);
+    }
     json_t *m = json_object();
     jset(m, "estimator", json_string(method), &ok);
     jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);
@@ -353,6 +473,8 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(m, "traces", json_integer((json_int_t)a->traces), &ok);
     jset(m, "segments", json_integer((json_int_t)g->segments), &ok);
     jset(m, "rule", json_string("docs/probe.md#attribution"), &ok);
+    jset(m, "dropped_segments", json_integer((json_int_t)g->unmapped), &ok);
+    jset(m, "overheads", json_string(a->opt.no_overheads ? "none" : "calibrated"), &ok);
     jset(m, "unobserved",
          json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"), &ok);
     jset(gx, "wcet_method", m, &ok);
@@ -453,6 +575,11 @@ void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
             (unsigned long long)a->traces, (unsigned long long)a->segments,
             (unsigned long long)a->mapped, a->nclasses, (unsigned long long)a->outside,
             (unsigned long long)a->unmapped);
+    if (a->by_structure)
+        fprintf(out,
+                "optimized code: %llu scheduling points matched by the graph's structure (their "
+                "call's line matched no node; one candidate was possible)\n",
+                (unsigned long long)a->by_structure);
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         const graph_info *g = &a->graphs[gi];
         int64_t rmax = 0;
@@ -460,8 +587,8 @@ void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
             if (g->responses.v[r] > rmax) rmax = g->responses.v[r];
         const char *fn = ompdag_condag_function(g->g);
         fprintf(out, "graph %zu%s%s (%s:%d): %llu segments, %zu runs, max response %lld ns\n", gi,
-                fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "?", g->region_line,
-                (unsigned long long)g->segments, g->responses.n, (long long)rmax);
+                fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "(no location)",
+                g->region_line, (unsigned long long)g->segments, g->responses.n, (long long)rmax);
     }
 }
 
@@ -474,10 +601,11 @@ void ompdag_annotation_class(const ompdag_annotation *a, size_t i, ompdag_segmen
 {
     const seg_class *c = &a->classes[i];
     int64_t mx = 0;
-    for (size_t j = 0; j < c->samples.n; ++j)
-        if (c->samples.v[j] > mx) mx = c->samples.v[j];
-    *out = (ompdag_segment_class){c->graph,   c->task,      c->sk, c->sn,     c->ek,      c->en,
-                                  c->charged, c->samples.n, mx,    c->median, c->estimate};
+    const i64vec *used = annot_class_samples(c);
+    for (size_t j = 0; j < used->n; ++j)
+        if (used->v[j] > mx) mx = used->v[j];
+    *out = (ompdag_segment_class){c->graph,   c->task, c->sk, c->sn,     c->ek,      c->en,
+                                  c->charged, used->n, mx,    c->median, c->estimate};
 }
 
 void ompdag_annotation_counts(const ompdag_annotation *a, uint64_t *segments, uint64_t *mapped,

@@ -26,9 +26,19 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].pred);
         free(a->graphs[i].responses.v);
         free(a->graphs[i].task_responses.v);
+        free(a->graphs[i].responses_interfered.v);
+        free(a->graphs[i].task_responses_interfered.v);
+        free(a->graphs[i].start_delay.v);
+        free(a->graphs[i].wake_delay.v);
+        free(a->graphs[i].start_delay_if.v);
+        free(a->graphs[i].wake_delay_if.v);
+        free(a->graphs[i].fork_warm.v);
+        free(a->graphs[i].fork_cold.v);
+        free(a->graphs[i].join.v);
     }
     for (size_t i = 0; i < a->nclasses; ++i) {
         free(a->classes[i].samples.v);
+        free(a->classes[i].samples_if.v);
         json_decref(a->classes[i].offload);
     }
     free(a->graphs);

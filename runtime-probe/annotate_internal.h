@@ -73,7 +73,16 @@ typedef struct graph_info {
     int32_t *pred_start, *pred; /* CSR of F-predecessors */
     i64vec responses;           /* parallel begin -> end, per run */
     i64vec task_responses;      /* root begin -> last task end, per run */
+    i64vec responses_interfered, task_responses_interfered; /* 1: that run was interfered */
     uint64_t segments;
+    uint64_t unmapped; /* segments of this graph that fit no path */
+    /* Runtime overheads measured between segments (annotate_overhead.c). */
+    i64vec start_delay; /* task creation -> first segment, non-full part, per task */
+    i64vec wake_delay;  /* taskwait/taskgroup ready -> return, non-full part */
+    i64vec start_delay_if, wake_delay_if; /* the same in interfered runs (fallback only) */
+    i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
+    i64vec join;                 /* last task end -> parallel end */
+    int32_t team;                /* largest team seen */
 } graph_info;
 
 typedef struct seg_class {
@@ -82,10 +91,17 @@ typedef struct seg_class {
     ompdag_point sk, ek;
     int32_t sn, en;
     int32_t charged;
-    i64vec samples;
+    i64vec samples;    /* own times from clean runs */
+    i64vec samples_if; /* from interfered runs: used only when no clean run has the class */
     int64_t max, median, estimate;
     json_t *offload; /* device index -> its largest share of an offloaded loop */
 } seg_class;
+
+/* The samples a class's estimate comes from: clean runs, else interfered. */
+static inline const i64vec *annot_class_samples(const seg_class *c)
+{
+    return c->samples.n ? &c->samples : &c->samples_if;
+}
 
 /* (graph, code address) -> T/W nodes whose loc is that address's line. */
 typedef struct loc_entry {
@@ -98,11 +114,24 @@ typedef struct loc_entry {
 
 /* One region instance of the trace being read.  Records of different threads
  * arrive in chunk order, not time order, so instances are kept to the end. */
+#define ANNOT_MAX_SCHED 32 /* threads per run whose OS counters are compared */
+
+/* A thread's OS counters at its implicit task's begin (OMPDAG_REC_SCHED). */
+typedef struct sched_begin {
+    uint32_t thread;
+    uint64_t delay, nivcsw, cpu;
+} sched_begin;
+
 typedef struct region_run {
     uint64_t id;
     size_t graph;
     uint64_t begin, end;             /* parallel begin / end (0: not seen) */
     uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
+    uint32_t requested;              /* threads asked for at the fork */
+    uint64_t thread_mask;            /* probe threads (< 64) that ran its segments */
+    bool interfered;                 /* a thread was preempted, delayed or migrated */
+    int32_t nsched;
+    sched_begin sched[ANNOT_MAX_SCHED];
 } region_run;
 
 struct ompdag_annotation {
@@ -115,6 +144,7 @@ struct ompdag_annotation {
     size_t *class_index; /* open addressing over class ids + 1 */
     size_t class_index_cap;
     uint64_t segments, mapped, unmapped, outside, traces;
+    uint64_t by_structure; /* end points matched by the graph's structure, not the line (-O2) */
     char first_unmapped[512];
     bool applied;
 };
@@ -123,7 +153,8 @@ struct ompdag_annotation {
 
 typedef struct pending_seg {
     uint64_t id, time, dur, cp_start, cp_end, cp_task;
-    uint32_t graph;
+    uint64_t run; /* region instance */
+    uint32_t graph, thread;
     uint8_t sk, ek, flags;
 } pending_seg;
 
@@ -166,6 +197,8 @@ typedef struct trace_ctx {
     size_t made_cap, made_used;
     uint8_t *mark;
     int32_t *stack;
+    uint64_t *interfered_runs; /* sorted ids of this trace's interfered runs */
+    size_t ninterfered;
     ompdag_trace_rec *off; /* OMPDAG_REC_OFFLOAD records, sorted by (task, time) */
     size_t noff, off_cap;
 } trace_ctx;
@@ -173,6 +206,7 @@ typedef struct trace_ctx {
 /* annotate_paths.c */
 bool annot_same_file(const char *a, const char *b);
 ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err);
+bool annot_undeferred_wait(const ompdag_condag *g, int32_t t, int32_t w);
 bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
                        uint8_t *mark, int32_t *stack);
 int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
@@ -196,7 +230,17 @@ bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t 
 int32_t annot_graph_nesting(const ompdag_condag *g);
 
 /* annotate_trace.c */
-const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
+task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
+const char *annot_point_name(uint8_t kind);             /* "taskwait", "task creation", ... */
+
+/* annotate_overhead.c */
+/* Run-queue delay of one thread within a run above which the run counts as
+ * interfered (ns); any involuntary context switch or migration counts too. */
+#define ANNOT_RUNQ_DELAY_NS 50000
+ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
+void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
+int annot_cmp_pending(const void *x, const void *y);
+bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_overhead_collect */
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

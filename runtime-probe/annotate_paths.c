@@ -72,6 +72,21 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
     return OMPDAG_OK;
 }
 
+/* True when W node w, right after T node t on t's own source line, is the
+ * front end's model of an undeferred task (`if(0)`, `final`, or an `if`
+ * clause the runtime may honour): the creator waits for the child without a
+ * taskwait, so the runtime reports no scheduling point there and the segment
+ * after the `task` directive runs on through w. */
+bool annot_undeferred_wait(const ompdag_condag *g, int32_t t, int32_t w)
+{
+    if (ompdag_condag_node_kind(g, t) != OMPDAG_KIND_T ||
+        ompdag_condag_node_kind(g, w) != OMPDAG_KIND_W)
+        return false;
+    ompdag_loc lt = ompdag_condag_node_loc(g, t), lw = ompdag_condag_node_loc(g, w);
+    return lt.line > 0 && lt.line == lw.line && lt.col == lw.col &&
+           (!lt.file || !lw.file || annot_same_file(lt.file, lw.file));
+}
+
 /* Forward closure from start point (sk, sn) of `task`: nodes a segment
  * starting there can run, stopping at T nodes (their directive ends a
  * segment) and never entering a W node (its taskwait ends one).  Sets bit 1
@@ -90,7 +105,9 @@ bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int3
         int32_t c;
         const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
         for (int32_t i = 0; i < c; ++i)
-            if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W) stack[top++] = s[i];
+            if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W ||
+                annot_undeferred_wait(g, sn, s[i]))
+                stack[top++] = s[i];
     } else {
         return false;
     }

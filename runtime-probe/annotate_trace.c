@@ -11,6 +11,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_cp);
     free(c->region_graph);
     free(c->runs);
+    free(c->interfered_runs);
     free(c->run_index);
     free(c->tasks);
     free(c->pend);
@@ -130,8 +131,9 @@ static void describe_point(trace_ctx *c, uint64_t cp, uint8_t kind, char *buf, s
         snprintf(buf, n, "%s (no code address: the runtime reports none for it)",
                  annot_point_name(kind));
     } else if (ompdag_symbolizer_lookup(c->sym, cp, &loc, &err) || !loc.file) {
-        snprintf(buf, n, "%s at address 0x%llx (no line information: %.120s)", annot_point_name(kind),
-                 (unsigned long long)cp, err.message[0] ? err.message : "none in the debug info");
+        snprintf(buf, n, "%s at address 0x%llx (no line information: %.120s)",
+                 annot_point_name(kind), (unsigned long long)cp,
+                 err.message[0] ? err.message : "none in the debug info");
     } else {
         snprintf(buf, n, "%s:%d (%s)", loc.file, loc.line, annot_point_name(kind));
     }
@@ -141,6 +143,7 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
     ++a->unmapped;
+    ++a->graphs[r->graph].unmapped;
     if (a->first_unmapped[0]) return;
     char from[200], to[200];
     bool begin = r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN;
@@ -154,7 +157,7 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
              to, why);
 }
 
-static task_entry *task_slot(trace_ctx *c, uint64_t id)
+task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
 {
     size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
     while (c->tasks[i].id && c->tasks[i].id != id)
@@ -175,10 +178,10 @@ static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
             return false;
         }
         for (size_t i = 0; i < oldcap; ++i)
-            if (old[i].id) *task_slot(c, old[i].id) = old[i];
+            if (old[i].id) *annot_task_slot(c, old[i].id) = old[i];
         free(old);
     }
-    task_entry *e = task_slot(c, r->id);
+    task_entry *e = annot_task_slot(c, r->id);
     if (!e->id) ++c->tasks_used;
     *e = (task_entry){r->id, r->aux, r->cp_task, r->time, -2};
     return true;
@@ -191,18 +194,18 @@ static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
 static int32_t task_resolve(trace_ctx *c, size_t graph, uint64_t id)
 {
     if (!c->tasks_cap) return -3;
-    task_entry *e = task_slot(c, id);
+    task_entry *e = annot_task_slot(c, id);
     if (!e->id) return -3;
     const ompdag_condag *g = c->a->graphs[graph].g;
     /* Resolve the deepest unresolved ancestor first (its creator is resolved
      * or is the implicit root), until e itself is resolved.  A creator chain
      * longer than the number of tasks is a cycle (corrupt trace): give up. */
     for (size_t guard = 0; e->task == -2; ++guard) {
-        task_entry *x = e, *p = task_slot(c, x->parent);
+        task_entry *x = e, *p = annot_task_slot(c, x->parent);
         size_t steps = 0;
         while (p->id && p->task == -2 && steps++ <= c->tasks_used) {
             x = p;
-            p = task_slot(c, x->parent);
+            p = annot_task_slot(c, x->parent);
         }
         if (steps > c->tasks_used || guard > c->tasks_used) {
             e->task = -1;
@@ -258,7 +261,7 @@ static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tn
 static int32_t made_by(trace_ctx *c, uint64_t id)
 {
     if (!c->tasks_cap || !c->made_cap) return -1;
-    const task_entry *e = task_slot(c, id);
+    const task_entry *e = annot_task_slot(c, id);
     if (!e->id) return -1;
     const creation_entry *m = made_slot(c, e->parent, e->time);
     return m->parent ? m->tnode : -1;
@@ -281,13 +284,22 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
         c->pend = p;
         c->pend_cap = cap;
     }
-    c->pend[c->npend++] = (pending_seg){
-        r->id,         r->time,     r->dur,  r->cp_start, r->cp_end, r->cp_task, (uint32_t)(gp - 1),
-        r->start_kind, r->end_kind, r->flags};
+    c->pend[c->npend++] = (pending_seg){.id = r->id,
+                                        .time = r->time,
+                                        .dur = r->dur,
+                                        .cp_start = r->cp_start,
+                                        .cp_end = r->cp_end,
+                                        .cp_task = r->cp_task,
+                                        .run = r->aux,
+                                        .graph = (uint32_t)(gp - 1),
+                                        .thread = r->thread,
+                                        .sk = r->start_kind,
+                                        .ek = r->end_kind,
+                                        .flags = r->flags};
     return OMPDAG_OK;
 }
 
-static int cmp_pending(const void *x, const void *y)
+int annot_cmp_pending(const void *x, const void *y)
 {
     const pending_seg *a = x, *b = y;
     if (a->id != b->id) return a->id < b->id ? -1 : 1;
@@ -303,15 +315,24 @@ static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp
     return nl.line == loc.line && (!nl.file || annot_same_file(nl.file, loc.file));
 }
 
-/* The end point of a segment that starts at (sk, sn): the first node of the
- * right kind at the end directive's line that a segment path from the start
- * can reach.  This follows the graph, so unrolled loops and inlined
- * recursion (several nodes on one line) map occurrence by occurrence. */
+/* The end point of a segment that starts at (sk, sn): the node of the right
+ * kind at the end directive's line that a segment path from the start can
+ * reach.  This follows the graph, so unrolled loops and inlined recursion
+ * (several nodes on one line) map occurrence by occurrence.
+ *
+ * Optimized builds (issue 12 §4): -O2 moves, merges and tail-calls runtime
+ * calls, so a call's return address may carry another line.  When no
+ * reachable candidate is at the reported line, the task's sequence of
+ * scheduling points decides by structure: if exactly one node of the right
+ * kind is reachable from the start point, it is the end (counted in
+ * a->by_structure); with several, the segment is refused as ambiguous
+ * (*why says so) — never attributed to a guess. */
 static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
-                     const pending_seg *r, ompdag_point *ek, int32_t *en)
+                     const pending_seg *r, ompdag_point *ek, int32_t *en, const char **why)
 {
     const ompdag_condag *g = gi->g;
     if (!annot_forward_set(gi, task, sk, sn, c->mark, c->stack)) return false;
+    int32_t cand = -1, ncand = 0;
     switch (r->ek) {
     case OMPDAG_PT_TASK_END:
     case OMPDAG_PT_ROOT_END:
@@ -321,32 +342,46 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
                annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_END, -1);
     case OMPDAG_PT_CREATE:
         *ek = OMPDAG_POINT_CREATE;
-        for (int32_t v = 0; v < gi->n; ++v)
-            if ((c->mark[v] & 1) && ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
-                node_at(c, g, v, r->cp_end)) {
+        for (int32_t v = 0; v < gi->n; ++v) {
+            if (!(c->mark[v] & 1) || ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T) continue;
+            if (node_at(c, g, v, r->cp_end)) {
                 *en = v;
                 return true;
             }
-        return false;
+            cand = v, ++ncand;
+        }
+        break;
     case OMPDAG_PT_TASKWAIT:
     case OMPDAG_PT_TASKGROUP:
         *ek = OMPDAG_POINT_WAIT;
         for (int32_t v = 0; v < gi->n; ++v) {
             if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W ||
-                ompdag_condag_node_task(g, v) != task || !node_at(c, g, v, r->cp_end))
+                ompdag_condag_node_task(g, v) != task)
                 continue;
             bool reach = annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_WAIT, v);
             for (int32_t i = gi->pred_start[v]; i < gi->pred_start[v + 1] && !reach; ++i)
-                reach = (c->mark[gi->pred[i]] & 1) != 0;
-            if (reach) {
+                reach = (c->mark[gi->pred[i]] & 1) && !annot_undeferred_wait(g, gi->pred[i], v);
+            if (!reach) continue;
+            if (node_at(c, g, v, r->cp_end)) {
                 *en = v;
                 return true;
             }
+            cand = v, ++ncand;
         }
-        return false;
+        break;
     default:
         return false;
     }
+    if (ncand == 1) {
+        *en = cand;
+        ++c->a->by_structure;
+        return true;
+    }
+    if (ncand > 1)
+        *why = "ambiguous: the directive's line matches none of the nodes the graph allows "
+               "here, and several are possible (optimized code moved the runtime call); "
+               "refused rather than guessed";
+    return false;
 }
 
 /* Maps the time-ordered segments of one task instance onto task `task`,
@@ -378,12 +413,15 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         }
         ompdag_point ek = OMPDAG_POINT_END;
         int32_t en = -1;
-        if (ok) ok = find_end(c, gi, task, ck, cn, r, &ek, &en);
+        if (ok) ok = find_end(c, gi, task, ck, cn, r, &ek, &en, &why);
         seg_class *k = NULL;
         if (ok && !dry_run) {
             bool nomem = false;
             k = annot_class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
-            if (nomem || (k && !annot_i64vec_push(&k->samples, (int64_t)r->dur))) return SIZE_MAX;
+            i64vec *into = k && annot_run_interfered(c, r->run) ? &k->samples_if
+                           : k                                  ? &k->samples
+                                                                : NULL;
+            if (nomem || (k && !annot_i64vec_push(into, (int64_t)r->dur))) return SIZE_MAX;
             if (k && c->noff &&
                 !annot_offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
                 return SIZE_MAX;
@@ -429,8 +467,8 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
 {
     if (!c->tasks_cap) return OMPDAG_OK;
     int32_t depth = 0;
-    for (const task_entry *e = task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
-         e = task_slot(c, e->parent))
+    for (const task_entry *e = annot_task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
+         e = annot_task_slot(c, e->parent))
         ++depth;
     const ompdag_condag *g = c->a->graphs[graph].g;
     int32_t have = annot_graph_nesting(g);
@@ -453,7 +491,8 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
     ompdag_status st;
-    if (c->npend > 1) qsort(c->pend, c->npend, sizeof *c->pend, cmp_pending); /* pend may be NULL */
+    if (c->npend > 1) /* pend may be NULL */
+        qsort(c->pend, c->npend, sizeof *c->pend, annot_cmp_pending);
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
@@ -465,7 +504,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             ;
         uint64_t created = 0;
         if (!(c->pend[i].flags & OMPDAG_RECF_IMPLICIT) && c->tasks_cap) {
-            const task_entry *e = task_slot(c, c->pend[i].id);
+            const task_entry *e = annot_task_slot(c, c->pend[i].id);
             created = e->id ? e->time : UINT64_MAX;
         }
         groups[ngroups++] = (pend_group){i, j - i, created};
@@ -565,11 +604,16 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
     switch (r->type) {
     case OMPDAG_REC_REGION_BEGIN:
         run->begin = r->time;
+        run->requested = (uint32_t)(r->aux < UINT32_MAX ? r->aux : UINT32_MAX);
+        break;
+    case OMPDAG_REC_SCHED:
+        annot_sched_record(run, r);
         break;
     case OMPDAG_REC_REGION_END:
         run->end = r->time;
         break;
     case OMPDAG_REC_SEGMENT:
+        if (r->thread < 64) run->thread_mask |= 1ull << r->thread;
         if (r->end_kind == OMPDAG_PT_ROOT_BEGIN) run->tasks_begin = r->time;
         if (r->end_kind == OMPDAG_PT_ROOT_END || r->end_kind == OMPDAG_PT_TASK_END)
             if ((r->flags & OMPDAG_RECF_ROOT) || !(r->flags & OMPDAG_RECF_IMPLICIT))
@@ -588,10 +632,12 @@ static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
         const region_run *run = &c->runs[i];
         graph_info *g = &c->a->graphs[run->graph];
         if (run->begin && run->end > run->begin &&
-            !annot_i64vec_push(&g->responses, (int64_t)(run->end - run->begin)))
+            (!annot_i64vec_push(&g->responses, (int64_t)(run->end - run->begin)) ||
+             !annot_i64vec_push(&g->responses_interfered, run->interfered)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         if (run->tasks_begin && run->tasks_end > run->tasks_begin &&
-            !annot_i64vec_push(&g->task_responses, (int64_t)(run->tasks_end - run->tasks_begin)))
+            (!annot_i64vec_push(&g->task_responses, (int64_t)(run->tasks_end - run->tasks_begin)) ||
+             !annot_i64vec_push(&g->task_responses_interfered, run->interfered)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     return OMPDAG_OK;
@@ -649,6 +695,7 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err))) break;
     }
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
+    if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
     if (st == OMPDAG_OK) st = map_pending(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);

@@ -52,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +77,8 @@ typedef struct task_state {
     uint8_t flags;      /* OMPDAG_RECF_* of the task */
     uint8_t seg_flags;  /* OMPDAG_RECF_SUSPENDED of the open segment */
     uint8_t root;       /* inside a single/masked body */
+    uint8_t tg_depth;   /* open taskgroups */
+    uint64_t tg_cp[4];  /* their begin addresses (the `taskgroup` line), innermost last */
     struct task_state *outer; /* implicit tasks: the task that ran here before */
 } task_state;
 
@@ -435,6 +439,33 @@ static void on_parallel_end(ompt_data_t *par, ompt_data_t *enc, int flags, const
     free(r);
 }
 
+/* One OMPDAG_REC_SCHED record: the OS's counters for the calling thread
+ * (interference: preemption, run-queue delay, migration), at the begin
+ * (end = 0) or end (end = 1) of its implicit task in region instance `run`. */
+static void sched_sample(const task_state *s, uint8_t end, uint64_t now)
+{
+    uint64_t delay = UINT64_MAX;
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[128];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        unsigned long long run, wait;
+        if (n > 0) {
+            buf[n] = 0;
+            if (sscanf(buf, "%llu %llu", &run, &wait) == 2)
+                delay = wait;
+        }
+    }
+    struct rusage ru;
+    uint64_t nivcsw = getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : UINT64_MAX;
+    int cpu = sched_getcpu();
+    ompdag_trace_rec r = {.type = OMPDAG_REC_SCHED, .flags = end, .id = s->id, .time = now,
+                          .dur = delay, .aux = s->region_id, .cp_region = s->cp_region,
+                          .cp_start = nivcsw, .cp_end = cpu >= 0 ? (uint64_t)cpu : UINT64_MAX};
+    emit(&r);
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
                              ompt_data_t *task, unsigned int actual, unsigned int index,
                              int flags)
@@ -447,7 +478,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         region_state *r = (!(flags & ompt_task_initial) && par) ? par->ptr : NULL;
         s->cp_region = r ? r->cp : 0;
         s->region_id = r ? r->id : 0;
-        seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now);
+        if (r)
+            sched_sample(s, 0, now);
+        seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now_ns());
         task->ptr = s;
         /* A region nested in a running task counts in that task's segment
          * (the con-DAG does not model nesting; counting it is safe). */
@@ -459,9 +492,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         if (!s)
             return;
         DEBUG("implicit_task end %lx\n", (unsigned long)s->id);
+        uint64_t s_id = s->id, s_region = s->region_id, s_cp = s->cp_region; /* freed below */
         task->ptr = NULL;
         task_state *outer = s->outer;
         task_finish(s, now);
+        if (s_region)
+            sched_sample(&(task_state){.id = s_id, .region_id = s_region, .cp_region = s_cp}, 1,
+                         now_ns());
         if (tls_cur == NULL)
             tls_cur = outer;
     }
@@ -558,6 +595,19 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     task_state *s = task ? task->ptr : NULL;
     if (pk == OMPDAG_PT_NONE || !s)
         return;
+    if (pk == OMPDAG_PT_TASKGROUP) {
+        /* libomp reports the whole taskgroup construct here (begin at its
+         * start, end after its final wait): its body is the task's own code.
+         * Only remember where it began; the wait is sync_region_wait. */
+        if (endpoint == ompt_scope_begin) {
+            if (s->tg_depth < 4)
+                s->tg_cp[s->tg_depth] = (uint64_t)(uintptr_t)cp;
+            ++s->tg_depth;
+        } else if (endpoint == ompt_scope_end && s->tg_depth > 0) {
+            --s->tg_depth;
+        }
+        return;
+    }
     uint64_t now = now_ns();
     DEBUG("sync_region %d %s task %lx cp=%p\n", (int)kind,
           endpoint == ompt_scope_begin ? "begin" : "end", (unsigned long)s->id, cp);
@@ -565,6 +615,24 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         seg_close(s, pk, cp, now);
     else if (endpoint == ompt_scope_end)
         seg_open(s, pk, cp, now);
+}
+
+/* The wait at the end of a taskgroup: a scheduling point like a taskwait,
+ * named by the taskgroup's begin address (its `#pragma omp taskgroup` line,
+ * where the con-DAG puts the W node). */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *par, ompt_data_t *task, const void *cp)
+{
+    task_state *s = task ? task->ptr : NULL;
+    if (sync_kind(kind) != OMPDAG_PT_TASKGROUP || !s)
+        return;
+    if (s->tg_depth > 0 && s->tg_depth <= 4)
+        cp = (const void *)(uintptr_t)s->tg_cp[s->tg_depth - 1];
+    uint64_t now = now_ns();
+    if (endpoint == ompt_scope_begin)
+        seg_close(s, OMPDAG_PT_TASKGROUP, cp, now);
+    else if (endpoint == ompt_scope_end)
+        seg_open(s, OMPDAG_PT_TASKGROUP, cp, now);
 }
 
 /* The body of `single` (executor) or `masked` is the con-DAG's root task. */
@@ -807,6 +875,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_task_create, on_task_create);
     REGISTER(ompt_callback_task_schedule, on_task_schedule);
     REGISTER(ompt_callback_sync_region, on_sync_region);
+    REGISTER(ompt_callback_sync_region_wait, on_sync_region_wait);
     REGISTER(ompt_callback_work, on_work);
     REGISTER(ompt_callback_masked, on_masked);
 #undef REGISTER

@@ -323,7 +323,7 @@ static uint64_t *thread_time(ompdag_trace_reader *r, uint32_t t)
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_OFFLOAD ||
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_SCHED ||
         rec->type == OMPDAG_REC_TASK_END)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,

@@ -90,6 +90,14 @@ typedef enum ompdag_rec_type {
                                     id ran: time=when the loop finished, dur=the device's busy
                                     ns, aux=iterations, cp_start=device index, cp_end=chunks,
                                     flags=ompdag_offload_device_kind (cuda-offload/offload) */
+    OMPDAG_REC_SCHED = 8,        /* the OS's view of a thread at its implicit task's begin
+                                    (flags 0) and end (flags 1) in region instance aux: id=the
+                                    implicit task, time, dur=run-queue delay so far (ns, from
+                                    /proc/thread-self/schedstat; UINT64_MAX unknown),
+                                    cp_start=involuntary context switches so far
+                                    (getrusage RUSAGE_THREAD), cp_end=CPU it runs on,
+                                    cp_region.  annotate flags a run as interfered when a thread
+                                    was preempted, waited on the run queue or migrated */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
                                     created, dur=explicit tasks ended (last segments),
                                     cp_start=records dropped, cp_end=anomalies, time,

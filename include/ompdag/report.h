@@ -70,7 +70,12 @@ ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag
 typedef enum ompdag_verdict {
     OMPDAG_VERDICT_NO_DEADLINE = 0, /* "no-deadline" */
     OMPDAG_VERDICT_PASS = 1,        /* "pass": bound <= deadline */
-    OMPDAG_VERDICT_FAIL = 2         /* "fail": bound > deadline */
+    OMPDAG_VERDICT_FAIL = 2,        /* "fail": bound > deadline */
+    OMPDAG_VERDICT_REFUTED = 3,     /* "refuted": a clean observed run took longer than the
+                                       bound, whatever the deadline (the measurements say the
+                                       bound is wrong: an unmodelled cost, or a WCET too low) */
+    OMPDAG_VERDICT_UNSAFE = 4       /* "unsafe": the WCETs were annotated with dropped segments
+                                       (annotate --allow-unmapped); the bound proves nothing */
 } ompdag_verdict;
 
 const char *ompdag_verdict_name(ompdag_verdict v);
@@ -112,9 +117,10 @@ typedef struct ompdag_report_row {
     double bound_ns;           /* -1 when the unit is not a time */
     int64_t vol, len;          /* of the worst flow, graph's unit */
     int32_t tasks, nodes;
-    double observed_max_ns;    /* max of "observed_task_response_ns" (root begin -> last task
-                                  end, what Theorem 1 bounds), else of "observed_response_ns";
-                                  -1 when absent */
+    double observed_max_ns;    /* max over clean (not interfered) runs of
+                                  "observed_task_response_ns" (root begin -> last task end, what
+                                  Theorem 1 bounds), else of "observed_response_ns"; -1 when
+                                  absent */
     double observed_region_max_ns; /* max of "observed_response_ns" (parallel begin -> end,
                                       fork/join included); -1 when absent */
     int64_t deadline_ns;       /* -1 when none */
@@ -122,6 +128,10 @@ typedef struct ompdag_report_row {
     double slack_ns;           /* deadline − bound; meaningful only with a deadline */
     ompdag_verdict verdict;
     int32_t tied_tasks;        /* T nodes marked "untied": false */
+    int64_t runs;              /* observed runs behind observed_max_ns (clean + interfered) */
+    int64_t runs_interfered;   /* runs whose threads were preempted or migrated (probe) */
+    double observed_interfered_max_ns; /* max over those runs; -1 when none */
+    const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
@@ -141,7 +151,7 @@ size_t ompdag_report_row_count(const ompdag_report *r);
 const ompdag_report_row *ompdag_report_row_get(const ompdag_report *r, size_t i);
 /* The exact result behind row i (witness choices, critical path); borrowed. */
 const ompdag_rta_result *ompdag_report_row_result(const ompdag_report *r, size_t i);
-/* Rows whose verdict is fail. */
+/* Rows whose verdict is fail, refuted or unsafe. */
 size_t ompdag_report_fail_count(const ompdag_report *r);
 
 /* Renders a Graphviz DOT text to SVG (HTML reports).  On success *svg is a new
@@ -216,6 +226,15 @@ typedef struct ompdag_sim_result {
 ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t *exec, int32_t m,
                              ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
                              ompdag_error *err);
+
+/* ompdag_sim_run with dispatch delays (docs/overheads.md): node v, once all
+ * its predecessors completed at time r, joins the ready set at r + delay[v]
+ * (threads may idle meanwhile); delay NULL is ompdag_sim_run.  delay[v] >= 0.
+ * With delay[v] <= D(v) of include/ompdag/overhead.h, every response stays
+ * within the exact bound of the graph with WCETs + D. */
+ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const int64_t *exec,
+                                     const int64_t *delay, int32_t m, ompdag_scheduler sched,
+                                     uint64_t seed, ompdag_sim_result *out, ompdag_error *err);
 
 /* The tightness of the exact bound on g for m threads, for experiments: the
  * largest simulated response time (WFS and BFS, WCET execution times, the

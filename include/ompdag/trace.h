@@ -147,7 +147,11 @@ typedef struct ompdag_annotate_options {
     int32_t evt_block;       /* evt: block size for block maxima; default 10 */
     int32_t evt_min_blocks;  /* evt: refuse below this many blocks; default 20 */
     ompdag_unobserved_policy unobserved;
-    bool allow_unmapped;     /* segments of a mapped graph that match no node: warn, not fail */
+    bool allow_unmapped;     /* segments of a mapped graph that match no node: warn, not fail;
+                                the graph is then marked "unsafe" (reports, check) */
+    bool no_overheads;       /* leave the runtime's dispatch delays out of the WCETs (the
+                                bound then excludes them; default: calibrated and included,
+                                docs/overheads.md) */
 } ompdag_annotate_options;
 
 /* Defaults: max estimator, 20% margin, exceedance 1e-9, blocks of 10, at least
@@ -171,11 +175,16 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
                                           ompdag_error *err);
 
 /* Computes every node's WCET with the attribution rule of docs/probe.md and
- * the chosen estimator, writes `wcet` and the extra keys ("samples",
- * "observed_max", "observed_median", "margin_pct", "estimator") on each node
- * and "observed_response_ns" plus "wcet_method" on each graph.  Fails (and
- * changes nothing) on unobserved nodes under OMPDAG_UNOBSERVED_ERROR, with a
- * message listing them by file:line, and when evt has too few samples. */
+ * the chosen estimator, plus the dispatch delay the traces measured
+ * (docs/overheads.md: start_delay on task sources, wake_delay on W nodes,
+ * margin applied), writes `wcet` and the extra keys ("samples",
+ * "observed_max", "observed_median", "margin_pct", "estimator",
+ * "dispatch_delay") on each node and "observed_response_ns",
+ * "observed_task_response_ns" (with parallel "..._interfered" flags),
+ * "runtime_overheads", "wcet_method" and, with dropped segments, "unsafe" on
+ * each graph.  All or nothing: fails (and changes nothing) on unobserved
+ * nodes under OMPDAG_UNOBSERVED_ERROR, with a message listing them by
+ * file:line, when evt has too few samples, and on int64 overflow. */
 ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err);
 
 /* Prints the method, samples, margin and per-graph summary. */

@@ -305,9 +305,82 @@ Test(check, exit_codes)
     cr_expect(strstr(r.err, "src/demo.c:40:1: warning: worker: 1 tied task") != NULL, "%s", r.err);
     done(r);
     /* without any deadline: exit 0, with a note saying nothing was checked */
-    r = sh("ompdag check " FIG3 " --threads 4");
-    cr_expect_eq(r.status, 0);
+    r = sh("ompdag check examples/condag/figure5.json --threads 4");
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.err, "nothing was checked") != NULL, "%s", r.err);
+    done(r);
+    /* FIG3's stored runs (595 us) exceed its bound (227 us at m = 4): refuted
+     * without any deadline */
+    r = sh("ompdag check " FIG3 " --threads 4");
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "[ompdag-refuted]") != NULL, "%s", r.out);
+    done(r);
+}
+
+/* Measurements outrank the proof (issue 12 §3): a clean observed run above the
+ * bound is "refuted", and a file annotated with dropped segments "unsafe", in
+ * every format and for check, whatever the deadline; interfered runs are
+ * reported apart and refute nothing. */
+Test(check, refuted_and_unsafe_whatever_the_deadline)
+{
+    const char *d = tmpdir();
+    /* m = 4: bound 2.4 ms; a 3 ms clean run refutes it */
+    run_result r = sh("sed 's/\\[1200000, 1500000, 900000\\]/[1200000, 3000000, 900000]/' " FIXTURE
+                      " > %s/refuted.json && ompdag check %s/refuted.json --threads 4 "
+                      "--deadline main=1s",
+                      d, d);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "src/demo.c:10:1: error: main: refuted: a clean observed run took 3 ms, "
+                            "longer than the bound 2.4 ms on 4 threads [ompdag-refuted]") != NULL,
+              "%s", r.out);
+    done(r);
+    r = sh("ompdag check %s/refuted.json --threads 8", d); /* no deadline at all */
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "[ompdag-refuted]") != NULL, "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s/refuted.json --threads 4 --format json", d);
+    cr_expect(strstr(r.out, "\"verdict\": \"refuted\"") && strstr(r.out, "\"refuted\": 1"), "%s",
+              r.out);
+    done(r);
+    r = sh("ompdag report %s/refuted.json --threads 4 --format csv", d);
+    cr_expect(strstr(r.out, ",refuted,") != NULL, "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s/refuted.json --threads 4 --format sarif", d);
+    cr_expect(strstr(r.out, "ompdag-refuted") != NULL, "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s/refuted.json --threads 4", d);
+    cr_expect(strstr(r.out, "REFUTED: a clean run took 3 ms") != NULL, "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s/refuted.json --threads 4 --format html", d);
+    cr_expect(strstr(r.out, "REFUTED") != NULL, "html");
+    done(r);
+    /* the same 3 ms run, flagged as interfered: reported apart, refutes nothing */
+    r = sh("sed 's/\\[1200000, 1500000, 900000\\]/[1200000, 3000000, 900000], "
+           "\"observed_response_ns_interfered\": [false, true, false]/' " FIXTURE
+           " > %s/interfered.json && ompdag check %s/interfered.json --threads 4 && "
+           "ompdag report %s/interfered.json --threads 4 --format json",
+           d, d, d);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "\"runs_interfered\": 1") && strstr(r.out, "\"observed_max_ns\": 1200000") &&
+                  strstr(r.out, "\"observed_interfered_max_ns\": 3000000"),
+              "%s", r.out);
+    done(r);
+    /* dropped segments: unsafe everywhere, never passed */
+    r = sh("sed 's/\"deadline\": \"5ms\",/\"deadline\": \"5ms\", \"unsafe\": \"3 measured "
+           "segments fit no path and were dropped (annotate --allow-unmapped)\",/' " FIXTURE
+           " > %s/unsafe.json && ompdag check %s/unsafe.json --threads 4",
+           d, d);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "error: main: unsafe bound 2.4 ms on 4 threads: 3 measured segments") &&
+                  strstr(r.out, "[ompdag-unsafe]"),
+              "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s/unsafe.json --threads 4 --format json && ompdag report %s/unsafe.json "
+           "--threads 4 --format sarif && ompdag report %s/unsafe.json --threads 4",
+           d, d, d);
+    cr_expect(strstr(r.out, "\"verdict\": \"unsafe\"") && strstr(r.out, "ompdag-unsafe") &&
+                  strstr(r.out, "UNSAFE: 3 measured segments"),
+              "%s", r.out);
     done(r);
 }
 
@@ -415,8 +488,8 @@ Test(report, csv_one_row_per_region_and_m)
     cr_expect(strncmp(r.out, "function,name,file,line,m,", 26) == 0, "%s", r.out);
     cr_expect(strstr(r.out, "main,main:10,src/demo.c,10,4,us,2400,9600,2400000,3150,2150,3,8,") != NULL,
               "%s", r.out);
-    cr_expect(strstr(r.out, ",2000000,-400000,fail,0\r\n") != NULL, "%s", r.out);
-    cr_expect(strstr(r.out, "worker,worker:40,src/demo.c,40,1,ns,35,35,35,35,35,2,3,,,,,,no-deadline,1\r\n") != NULL,
+    cr_expect(strstr(r.out, ",2000000,-400000,fail,0,3,0,,\r\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "worker,worker:40,src/demo.c,40,1,ns,35,35,35,35,35,2,3,,,,,,no-deadline,1,0,0,,\r\n") != NULL,
               "%s", r.out);
     done(r);
 }
@@ -640,7 +713,12 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     cr_expect_str_eq(json_string_value(json_object_get(row, "function")), "region");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(row, "loc"), "line")), 14);
     cr_expect(json_real_value(json_object_get(row, "bound_ns")) > 0);
-    cr_expect(json_real_value(json_object_get(row, "observed_max_ns")) > 0, "probe observations");
+    /* observed: clean runs in observed_max_ns, interfered ones (fig3 asks for 4
+     * threads, more than a 2-core machine has) apart */
+    cr_expect(json_integer_value(json_object_get(row, "observed_runs")) >= 1, "probe observations");
+    cr_expect(json_number_value(json_object_get(row, "observed_max_ns")) > 0 ||
+                  json_integer_value(json_object_get(row, "runs_interfered")) >= 1,
+              "probe observations");
     json_t *n0 = json_array_get(json_object_get(row, "node_wcets"), 0);
     cr_expect(json_integer_value(json_object_get(n0, "samples")) >= 1);
     double bound = json_real_value(json_object_get(row, "bound_ns"));

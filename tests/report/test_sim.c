@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ompdag/gen.h"
+#include "ompdag/overhead.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
 
@@ -235,4 +236,92 @@ Test(sim, tightness_for_experiments)
         ompdag_condag_destroy(g);
     }
     cr_expect_gt(below, 0, "on 4 threads some bound is not reached by these schedules");
+}
+
+/* ---- dispatch delays (docs/overheads.md) ----------------------------------------- */
+
+/* Runtime overheads as delays on edges (task creation -> start, last child ->
+ * taskwait wake-up) folded into node WCETs: on random graphs, for every m,
+ * both schedulers, random execution times in [0, WCET] and random or maximal
+ * delays in [0, D(v)], every simulated response satisfies
+ *     m·R <= bound_times_m(graph with WCET + D)   (include/ompdag/overhead.h),
+ * and the bound of the graph WITHOUT the delays is exceeded somewhere (the
+ * overheads matter, so this test can fail). */
+Test(sim, dispatch_delays_within_the_bound_with_overheads, .timeout = 120)
+{
+    const int32_t ms[] = {1, 2, 3, 4, 8};
+    ompdag_rng shape, rng;
+    ompdag_rng_seed(&shape, 20261123);
+    ompdag_rng_seed(&rng, 11);
+    enum { GRAPHS = 1500 };
+    uint64_t runs = 0, above_plain = 0;
+    double max_ratio = 0;
+    for (uint64_t seed = 1; seed <= GRAPHS; ++seed) {
+        ompdag_rng shape2 = shape;
+        ompdag_condag *g = random_graph(seed, &shape);
+        ompdag_condag *gd = random_graph(seed, &shape2); /* the same graph, to inflate */
+        ompdag_overheads o = {ompdag_rng_range(&rng, 0, 60), ompdag_rng_range(&rng, 0, 60)};
+        ompdag_error err = {0};
+        cr_assert_eq(ompdag_condag_add_overheads(gd, &o, &err), OMPDAG_OK, "%s", err.message);
+        int32_t n = ompdag_condag_node_count(g);
+        int32_t *choice = malloc(sizeof *choice * (size_t)n);
+        int64_t *exec = malloc(sizeof *exec * (size_t)n), *delay = malloc(sizeof *delay * (size_t)n);
+        ompdag_sim *sim;
+        cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK);
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            ompdag_rta_result *res, *plain;
+            cr_assert_eq(ompdag_rta_run(gd, OMPDAG_ALG_EXACT, &opt, &res, &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &plain, &err), OMPDAG_OK);
+            int64_t btm = ompdag_rta_result_bound_times_m(res);
+            int64_t plain_btm = ompdag_rta_result_bound_times_m(plain);
+            int32_t *worst = ompdag_rta_result_choices_copy(res, gd);
+            for (int f = 0; f < 3; ++f) {
+                if (f == 0)
+                    memcpy(choice, worst, sizeof *choice * (size_t)n);
+                else
+                    ompdag_sim_random_choice(g, &rng, choice);
+                for (int mode = 0; mode < 4; ++mode) {
+                    for (int32_t v = 0; v < n; ++v) {
+                        int64_t c = ompdag_condag_node_wcet(g, v);
+                        int64_t d = ompdag_overhead_of_node(g, v, &o);
+                        exec[v] = mode & 1 ? ompdag_rng_range(&rng, 0, c) : c;
+                        delay[v] = mode & 2 ? ompdag_rng_range(&rng, 0, d) : d;
+                    }
+                    for (int sc = 0; sc < 2; ++sc) {
+                        ompdag_sim_result r;
+                        cr_assert_eq(ompdag_sim_run_delayed(sim, choice, exec, delay, ms[k],
+                                                            sc ? OMPDAG_SCHED_BFS
+                                                               : OMPDAG_SCHED_WFS,
+                                                            seed * 17 + (uint64_t)mode, &r, &err),
+                                     OMPDAG_OK, "seed %llu: %s", (unsigned long long)seed,
+                                     err.message);
+                        ++runs;
+                        int64_t mr = r.makespan * ms[k];
+                        cr_assert_leq(mr, btm,
+                                      "seed %llu m %d: m*R = %lld above the bound with "
+                                      "overheads %lld (start %lld, wake %lld)",
+                                      (unsigned long long)seed, ms[k], (long long)mr,
+                                      (long long)btm, (long long)o.start_delay,
+                                      (long long)o.wake_delay);
+                        above_plain += mr > plain_btm;
+                        double ratio = btm ? (double)mr / (double)btm : 0;
+                        max_ratio = ratio > max_ratio ? ratio : max_ratio;
+                    }
+                }
+            }
+            free(worst);
+            ompdag_rta_result_destroy(res);
+            ompdag_rta_result_destroy(plain);
+        }
+        ompdag_sim_destroy(sim);
+        free(choice), free(exec), free(delay);
+        ompdag_condag_destroy(g);
+        ompdag_condag_destroy(gd);
+    }
+    cr_expect_eq(runs, (uint64_t)GRAPHS * 5 * 3 * 4 * 2);
+    cr_expect_gt(above_plain, 0, "delays never exceeded the plain bound: the test is vacuous");
+    cr_log_info("%llu delayed simulations, max simulated/bound %.4f, %llu above the plain bound",
+                (unsigned long long)runs, max_ratio, (unsigned long long)above_plain);
 }

@@ -1,0 +1,385 @@
+/*
+ * runtime-probe/annotate_overhead.c — the OpenMP runtime's own costs between
+ * task segments, measured from the same traces as the WCETs (issue 12), and
+ * interference seen by the OS.  The model and its proof are
+ * docs/overheads.md (Graham 1966 with dispatch delays; include/ompdag/overhead.h).
+ *
+ * Graham's argument charges every instant of a response either to the volume
+ * (every thread runs graph code: the instant is *full*) or to the critical
+ * chain.  A runtime breaks it where the chain's next node is ready but not
+ * started while some thread is not running graph code: a created task not yet
+ * picked up, a taskwait not yet woken.  Per region run we therefore compute
+ * the *full* intervals (every thread of the team inside a segment of the root
+ * or an explicit task) and measure, for each
+ *
+ *   task start:  ready = its creation (TASK_CREATE time = the creator's
+ *                segment end), start = its first segment's start;
+ *   wake-up:     ready = max(the wait's begin, the end of every child created
+ *                since the task's previous wait — every descendant of them for
+ *                a taskgroup), start = the segment after the wait;
+ *
+ * the non-full part of [ready, start).  A segment's start is end − own time:
+ * exact unless the segment was suspended, and then later than the real start,
+ * so the measured delay only grows; suspended segments never count as busy.
+ * The maxima over clean runs (over interfered ones only when no run is
+ * clean: preemption is the OS's cost, not the runtime's) become start_delay
+ * and wake_delay of overhead.h.  The region's
+ * fork (parallel begin -> root begin; the first region of a trace, cold,
+ * apart) and join (last task end -> parallel end) are measured for the
+ * report.
+ *
+ * Interference: OMPDAG_REC_SCHED records give each thread's involuntary
+ * context switches, run-queue delay and CPU at its implicit task's begin and
+ * end; a run whose thread was preempted, waited more than
+ * ANNOT_RUNQ_DELAY_NS on the run queue, or changed CPU is *interfered*.
+ */
+#include "annotate_internal.h"
+
+/* ---- interference ------------------------------------------------------------ */
+
+static bool grew(uint64_t before, uint64_t after, uint64_t by)
+{
+    return before != UINT64_MAX && after != UINT64_MAX && after > before && after - before > by;
+}
+
+void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
+{
+    if (r->flags == 0) {
+        if (run->nsched < ANNOT_MAX_SCHED)
+            run->sched[run->nsched++] = (sched_begin){r->thread, r->dur, r->cp_start, r->cp_end};
+        return;
+    }
+    for (int32_t i = 0; i < run->nsched; ++i) {
+        const sched_begin *b = &run->sched[i];
+        if (b->thread != r->thread) continue;
+        if (grew(b->nivcsw, r->cp_start, 0) || grew(b->delay, r->dur, ANNOT_RUNQ_DELAY_NS) ||
+            (b->cpu != UINT64_MAX && r->cp_end != UINT64_MAX && b->cpu != r->cp_end))
+            run->interfered = true;
+        return;
+    }
+}
+
+/* ---- full intervals ---------------------------------------------------------- */
+
+typedef struct edge_ev {
+    uint64_t t;
+    int32_t d; /* +1 a segment starts, -1 one ends */
+} edge_ev;
+
+static int cmp_ev(const void *x, const void *y)
+{
+    const edge_ev *a = x, *b = y;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return b->d - a->d; /* starts first: back-to-back segments leave no gap */
+}
+
+/* Disjoint, sorted intervals [lo, hi) when every thread of the team runs
+ * graph code, with cum[i] = total length of intervals 0..i-1. */
+typedef struct full_set {
+    uint64_t *lo, *hi, *cum;
+    size_t n;
+} full_set;
+
+static void full_free(full_set *f)
+{
+    free(f->lo), free(f->hi), free(f->cum);
+    memset(f, 0, sizeof *f);
+}
+
+static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set *f)
+{
+    edge_ev *ev = malloc((2 * n + 1) * sizeof *ev);
+    f->lo = malloc((n + 1) * sizeof *f->lo);
+    f->hi = malloc((n + 1) * sizeof *f->hi);
+    f->cum = malloc((n + 2) * sizeof *f->cum);
+    if (!ev || !f->lo || !f->hi || !f->cum) {
+        free(ev);
+        return false;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!(seg[i].flags & OMPDAG_RECF_SUSPENDED) && seg[i].dur <= seg[i].time) {
+            ev[ne++] = (edge_ev){seg[i].time - seg[i].dur, +1};
+            ev[ne++] = (edge_ev){seg[i].time, -1};
+        }
+    qsort(ev, ne, sizeof *ev, cmp_ev);
+    int32_t busy = 0;
+    uint64_t open = 0;
+    f->n = 0;
+    f->cum[0] = 0;
+    for (size_t i = 0; i < ne; ++i) {
+        bool was = busy >= team;
+        busy += ev[i].d;
+        bool is = busy >= team;
+        if (!was && is) open = ev[i].t;
+        if (was && !is && ev[i].t > open) {
+            f->lo[f->n] = open;
+            f->hi[f->n] = ev[i].t;
+            f->cum[f->n + 1] = f->cum[f->n] + (ev[i].t - open);
+            ++f->n;
+        }
+    }
+    free(ev);
+    return true;
+}
+
+/* First interval index whose hi > t. */
+static size_t full_after(const full_set *f, uint64_t t)
+{
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->hi[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The part of [a, b) when NOT every thread ran graph code. */
+static int64_t nonfull(const full_set *f, uint64_t a, uint64_t b)
+{
+    if (b <= a) return 0;
+    size_t i = full_after(f, a), j = full_after(f, b);
+    if (j < f->n && f->lo[j] < b) ++j; /* j: first interval starting at or after b */
+    uint64_t full = 0;
+    if (i < j) {
+        full = f->cum[j] - f->cum[i];
+        if (f->lo[i] < a) full -= a - f->lo[i];
+        if (f->hi[j - 1] > b) full -= f->hi[j - 1] - b;
+    }
+    return (int64_t)((b - a) - full);
+}
+
+/* ---- tasks of one run ---------------------------------------------------------- */
+
+typedef struct run_task {
+    uint64_t id, parent, created, end; /* end 0: not seen */
+} run_task;
+
+static int cmp_by_parent(const void *x, const void *y)
+{
+    const run_task *a = x, *b = y;
+    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+    return a->created < b->created ? -1 : a->created > b->created;
+}
+
+/* Sorted by (parent, created); index of the first child of `parent`. */
+static size_t first_child(const run_task *t, size_t n, uint64_t parent)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].parent < parent)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct run_ctx {
+    trace_ctx *c;
+    graph_info *g;
+    i64vec *start, *wake; /* where this run's samples go (clean or interfered) */
+    const pending_seg *seg;
+    size_t n;
+    full_set full;
+    run_task *kids; /* explicit tasks of the run, by (parent, created) */
+    size_t nkids;
+    uint64_t *stack;
+} run_ctx;
+
+/* When the wait of task `id` that began at `wait_begin` could return: the
+ * latest end of the children created in (since, wait_begin] — and of all
+ * their descendants for a taskgroup — that ended before `start` (a task the
+ * wait did not outlast was not awaited).  false when an awaited task has no
+ * end in the trace. */
+static bool wait_ready(run_ctx *r, uint64_t id, uint64_t since, uint64_t wait_begin, uint64_t start,
+                       bool group, uint64_t *ready)
+{
+    *ready = wait_begin;
+    size_t top = 0;
+    r->stack[top++] = id;
+    bool first = true;
+    while (top > 0) {
+        uint64_t p = r->stack[--top];
+        for (size_t k = first_child(r->kids, r->nkids, p); k < r->nkids && r->kids[k].parent == p;
+             ++k) {
+            const run_task *t = &r->kids[k];
+            if (first && (t->created <= since || t->created > wait_begin)) continue;
+            if (!t->end) return false;
+            if (t->end > start) continue;
+            if (t->end > *ready) *ready = t->end;
+            if (group && top < r->nkids) r->stack[top++] = t->id;
+        }
+        first = false;
+    }
+    return true;
+}
+
+/* Samples of one task instance's segments seg[0..n) (time order). */
+static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
+{
+    trace_ctx *c = r->c;
+    if (!(seg[0].flags & OMPDAG_RECF_IMPLICIT) && seg[0].sk == OMPDAG_PT_TASK_BEGIN &&
+        c->tasks_cap) {
+        const task_entry *e = annot_task_slot(c, seg[0].id);
+        uint64_t start = seg[0].time - seg[0].dur;
+        if (e->id && seg[0].dur <= seg[0].time && start >= e->time &&
+            !annot_i64vec_push(r->start, nonfull(&r->full, e->time, start)))
+            return false;
+    }
+    uint64_t since = 0;
+    for (size_t k = 1; k < n; ++k) {
+        uint8_t sk = seg[k].sk;
+        if ((sk != OMPDAG_PT_TASKWAIT && sk != OMPDAG_PT_TASKGROUP) || seg[k - 1].ek != sk ||
+            seg[k].dur > seg[k].time)
+            continue;
+        uint64_t wait_begin = seg[k - 1].time, start = seg[k].time - seg[k].dur, ready;
+        if (start >= wait_begin &&
+            wait_ready(r, seg[k].id, since, wait_begin, start, sk == OMPDAG_PT_TASKGROUP, &ready) &&
+            !annot_i64vec_push(r->wake, nonfull(&r->full, ready, start)))
+            return false;
+        since = wait_begin;
+    }
+    return true;
+}
+
+static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
+{
+    const pending_seg *seg = r->seg;
+    size_t n = r->n;
+    /* explicit tasks: parent and creation from the task table, end from the
+     * segment that ends the task */
+    r->kids = malloc((n + 1) * sizeof *r->kids);
+    r->stack = malloc((n + 2) * sizeof *r->stack);
+    if (!r->kids || !r->stack) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    r->nkids = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
+            ;
+        if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || !r->c->tasks_cap) continue;
+        const task_entry *e = annot_task_slot(r->c, seg[i].id);
+        if (!e->id) continue;
+        uint64_t end = seg[j - 1].ek == OMPDAG_PT_TASK_END ? seg[j - 1].time : 0;
+        r->kids[r->nkids++] = (run_task){seg[i].id, e->parent, e->time, end};
+    }
+    qsort(r->kids, r->nkids, sizeof *r->kids, cmp_by_parent);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
+            ;
+        if (!task_samples(r, &seg[i], j - i))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    return OMPDAG_OK;
+}
+
+/* ---- per trace ---------------------------------------------------------------- */
+
+static int cmp_run_id_time(const void *x, const void *y)
+{
+    const pending_seg *a = x, *b = y;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    return annot_cmp_pending(x, y);
+}
+
+static int cmp_run_ptr(const void *x, const void *y)
+{
+    const region_run *a = *(const region_run *const *)x, *b = *(const region_run *const *)y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The run with this id among runs sorted by id, or NULL. */
+static const region_run *find_run(const region_run *const *sorted, size_t n, uint64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sorted[lo]->id == id ? sorted[lo] : NULL;
+}
+
+/* Fork and join of each run; the earliest run of the trace is the cold one. */
+static ompdag_status fork_join(trace_ctx *c, ompdag_error *err)
+{
+    const region_run *cold = NULL;
+    for (size_t i = 0; i < c->nruns; ++i)
+        if (c->runs[i].begin && (!cold || c->runs[i].begin < cold->begin)) cold = &c->runs[i];
+    for (size_t i = 0; i < c->nruns; ++i) {
+        const region_run *run = &c->runs[i];
+        graph_info *g = &c->a->graphs[run->graph];
+        bool ok = true;
+        if (run->begin && run->tasks_begin >= run->begin)
+            ok = annot_i64vec_push(run == cold ? &g->fork_cold : &g->fork_warm,
+                                   (int64_t)(run->tasks_begin - run->begin));
+        if (ok && run->tasks_end && run->end >= run->tasks_end)
+            ok = annot_i64vec_push(&g->join, (int64_t)(run->end - run->tasks_end));
+        if (!ok) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    }
+    return OMPDAG_OK;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+bool annot_run_interfered(const trace_ctx *c, uint64_t run)
+{
+    return c->ninterfered &&
+           bsearch(&run, c->interfered_runs, c->ninterfered, sizeof run, cmp_u64) != NULL;
+}
+
+ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
+{
+    c->interfered_runs = malloc((c->nruns + 1) * sizeof *c->interfered_runs);
+    if (!c->interfered_runs) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->nruns; ++i)
+        if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
+    qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
+    if (c->npend > 1) /* pend may be NULL */
+        qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
+    const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
+    if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->nruns; ++i)
+        byid[i] = &c->runs[i];
+    qsort(byid, c->nruns, sizeof *byid, cmp_run_ptr);
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0, j; i < c->npend && !st; i = j) {
+        for (j = i + 1; j < c->npend && c->pend[j].run == c->pend[i].run; ++j)
+            ;
+        const region_run *run = find_run(byid, c->nruns, c->pend[i].run);
+        graph_info *g = &c->a->graphs[c->pend[i].graph];
+        /* the team: threads that ran its segments or reported their OS
+         * counters, or the threads asked for, whichever is more */
+        int32_t team = run ? __builtin_popcountll(run->thread_mask) : 1;
+        if (run && run->nsched > team) team = run->nsched;
+        if (run && (int64_t)run->requested > team && run->requested < INT32_MAX)
+            team = (int32_t)run->requested;
+        if (team < 1) team = 1;
+        if (team > g->team) g->team = team;
+        bool intf = run && run->interfered;
+        run_ctx r = {.c = c,
+                     .g = g,
+                     .start = intf ? &g->start_delay_if : &g->start_delay,
+                     .wake = intf ? &g->wake_delay_if : &g->wake_delay,
+                     .seg = &c->pend[i],
+                     .n = j - i};
+        if (!full_build(r.seg, r.n, team, &r.full))
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        else
+            st = run_samples(&r, err);
+        full_free(&r.full);
+        free(r.kids);
+        free(r.stack);
+    }
+    free(byid);
+    return st ? st : fork_join(c, err);
+}
