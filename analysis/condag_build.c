@@ -34,6 +34,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
                       g->wsucc,       g->topo,       g->task_inst};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+    condag_depend_free(g->dep);
     idmap_free(&g->node_map);
     idmap_free(&g->task_map);
     strpool_free(&g->pool);

@@ -960,6 +960,18 @@ static json_t *loc_to_json(ompdag_loc loc)
     return l;
 }
 
+/* The clauses of T node v (§6), as the file key "depend". */
+static json_t *depend_to_json(const ompdag_condag *g, int32_t v)
+{
+    json_t *a = json_array();
+    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i)
+        json_array_append_new(
+            a, json_pack("{s:s,s:s}", "type",
+                         ompdag_dep_type_name(ompdag_condag_node_depend_type(g, v, i)), "var",
+                         ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i))));
+    return a;
+}
+
 static json_t *node_to_json(const ompdag_condag *g, int32_t v)
 {
     json_t *o = json_object();
@@ -975,6 +987,8 @@ static json_t *node_to_json(const ompdag_condag *g, int32_t v)
         json_object_set_new(o, "loc", loc_to_json(loc));
     if (g->label[v] >= 0)
         json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
+    if (ompdag_condag_node_depend_count(g, v))
+        json_object_set_new(o, "depend", depend_to_json(g, v));
     if (g->extra && g->extra[v])
         json_object_update_missing(o, g->extra[v]);
     return o;

@@ -382,6 +382,7 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
     int32_t *indeg = calloc((size_t)g->n, sizeof *indeg);
     int32_t *forder = malloc(sizeof *forder * (size_t)g->n);
     ompdag_status st = indeg && forder ? OMPDAG_OK : NOMEM(err);
+    if (!st) st = condag_depend_from_extras(g, err);
     if (!st) st = resolve_creates(g, err);
     if (!st) st = build_fsucc(g, indeg, err);
     if (!st) st = check_degrees(g, indeg, err);
@@ -391,6 +392,7 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
     if (!st) st = derive_wsucc(g, forder, err);
     if (!st) st = derive_topo(g, err);
     if (!st && g->compact) st = condag_compact_derive(g, err);
+    if (!st) st = condag_depend_finalize(g, err);
     free(indeg);
     free(forder);
     return st;

@@ -75,7 +75,7 @@ void ompdag_gen_params_init(ompdag_gen_params *p)
 {
     *p = (ompdag_gen_params){.seed = 1, .tasks = 10, .p_if = 0.3, .p_cre = 0.3, .p_wait = 0.3,
                              .nodes_min = 10, .nodes_max = 40, .wcet_min = 1, .wcet_max = 100,
-                             .threads = 4};
+                             .threads = 4, .p_dep = 0, .dep_vars = 4};
 }
 
 /* ---- task bodies as nested sequences ---------------------------------------
@@ -275,6 +275,30 @@ static ompdag_status emit_task(emitter *e, const gen_task *t)
 
 /* ---- the generator ------------------------------------------------------- */
 
+/* §6: each T node gets, with probability p_dep, one or two clauses of a
+ * uniform type on uniform vars "x0".."x{dep_vars-1}".  Its own PRNG stream. */
+static ompdag_status add_dependences(const ompdag_gen_params *p, ompdag_condag *g,
+                                     ompdag_error *err)
+{
+    static const ompdag_dep_type types[] = {OMPDAG_DEP_IN, OMPDAG_DEP_OUT, OMPDAG_DEP_INOUT};
+    if (p->p_dep <= 0)
+        return OMPDAG_OK;
+    ompdag_rng r;
+    ompdag_rng_seed(&r, p->seed ^ 0x6465706e64ULL); /* "depnd" */
+    ompdag_status st = OMPDAG_OK;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g) && !st; ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T || ompdag_rng_unit(&r) >= p->p_dep)
+            continue;
+        int64_t k = ompdag_rng_range(&r, 1, 2);
+        for (int64_t i = 0; i < k && !st; ++i) {
+            char var[24];
+            snprintf(var, sizeof var, "x%lld", (long long)ompdag_rng_range(&r, 0, p->dep_vars - 1));
+            st = ompdag_condag_add_depend(g, v, types[ompdag_rng_range(&r, 0, 2)], var, err);
+        }
+    }
+    return st;
+}
+
 static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
 {
     if (p->tasks < 1)
@@ -287,6 +311,9 @@ static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
         !(p->p_cre + p->p_wait <= 1))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                                 "need 0 <= p_if < 1, p_cre, p_wait >= 0 and p_cre + p_wait <= 1");
+    if (!(p->p_dep >= 0 && p->p_dep <= 1) || (p->p_dep > 0 && p->dep_vars < 1))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "need 0 <= p_dep <= 1 and dep_vars >= 1");
     return OMPDAG_OK;
 }
 
@@ -379,6 +406,9 @@ ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
         snprintf(name, sizeof name, "random-seed-%llu", (unsigned long long)p->seed);
         ompdag_condag_set_name(g, name);
         ompdag_condag_set_threads(g, p->threads);
+        st = add_dependences(p, g, err);
+    }
+    if (!st) {
         st = ompdag_condag_finalize(g, err);
     }
     for (int32_t i = 0; tasks && i < n; ++i)

@@ -94,13 +94,54 @@ struct ompdag_condag {
     /* derived by finalize */
     int32_t *fsucc_off, *fsucc; /* CSR, n+1 offsets */
     int32_t *wsucc_off, *wsucc; /* CSR, n+1 offsets: W nodes awaiting a sink */
-    int32_t *topo;              /* F+T+W topological order (compact: F+T only) */
+    int32_t *topo;              /* F+T+W(+D) topological order (compact: F+T only) */
 
     /* the "compact" extension (docs/compact.md, condag_compact.c) */
     bool compact;          /* tasks may be created by several T nodes (shared bodies) */
     uint64_t *task_inst;   /* compact, after finalize: instances of each task in the
                               unfolding, saturating at UINT64_MAX */
+
+    struct condag_dep *dep; /* depend clauses (§6), NULL when none: condag_depend.c */
 };
+
+/* ---- depend clauses (condag_depend.c) ---------------------------------- */
+
+typedef struct condag_dep {
+    int64_t n, cap;  /* clauses, in the order they were added */
+    int32_t *node;   /* T node carrying clause i */
+    uint8_t *type;   /* ompdag_dep_type */
+    int32_t *var;    /* var index */
+    int32_t *off;    /* after finalize: CSR by node (n_nodes+1), into cvar/ctype */
+    int32_t *cvar;
+    uint8_t *ctype;
+    int32_t nvar;    /* distinct vars; names in the graph's pool */
+    int64_t var_cap;
+    int64_t *var_name;
+    idmap var_map;
+} condag_dep;
+
+/* Moves every node's "depend" extra key into clauses (checking it), called
+ * first by finalize. */
+ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err);
+/* After the structural checks: CSR of clauses, and (when there are clauses) a
+ * topological order that D-edges respect too: the serial order. */
+ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err);
+void condag_depend_free(condag_dep *d);
+
+/* The D-edges (§6 Rule 3) of one flow, as a CSR from task sinks to the
+ * sources of later siblings.  Scratch owned by the caller. */
+typedef struct condag_dflow {
+    int32_t *off;  /* n+1 */
+    int32_t *succ; /* at most the number of clause pairs emitted */
+    int64_t cap;
+    /* scratch */
+    int32_t *group, *last_out, *in_head, *in_next, *in_task, *mark, *efrom, *eto;
+    int64_t ecap;
+} condag_dflow;
+bool condag_dflow_init(condag_dflow *f, const ompdag_condag *g);
+void condag_dflow_free(condag_dflow *f);
+/* Derives the D-edges among executed nodes; false on ENOMEM. */
+bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f);
 
 /* Loads with jansson alone (no scanner): the reference for differential tests. */
 ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const char *origin,

@@ -83,8 +83,8 @@ ompdag_rta_result *rta_result_new(const ompdag_condag *g, ompdag_algorithm alg, 
 {
     ompdag_rta_result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    *r = (ompdag_rta_result){
-        .alg = alg, .m = m, .has_witness = witness, .vol = -1, .len = -1, .n = g->n};
+    *r = (ompdag_rta_result){.alg = alg, .m = m, .has_witness = witness, .vol = -1, .len = -1,
+                             .n = g->n, .exact = alg != OMPDAG_ALG_ALG0};
     if (witness) {
         r->choice = malloc(sizeof *r->choice * (size_t)g->n);
         if (!r->choice) {
@@ -109,11 +109,15 @@ ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
                                 ompdag_algorithm_name(alg));
     switch (alg) {
     case OMPDAG_ALG_EXACT:
-        return rta_exact(g, opt, out, err);
+        /* Alg1 ignores D-edges: graphs with depend clauses take §6's algorithm. */
+        return ompdag_condag_has_depend(g) ? rta_depend(g, opt, out, err)
+                                           : rta_exact(g, opt, out, err);
+    case OMPDAG_ALG_DEPEND: return rta_depend(g, opt, out, err);
     case OMPDAG_ALG_ALG0:
+        if ((st = ompdag_condag_refuse_depend(g, "alg0 (the RTAS'19 baseline)", err)))
+            return st;
         return rta_alg0(g, opt, out, err);
-    case OMPDAG_ALG_ENUMERATE:
-        return rta_enumerate(g, opt, out, err);
+    case OMPDAG_ALG_ENUMERATE: return rta_enumerate(g, opt, out, err);
     }
     return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "unknown algorithm %d", (int)alg);
 }
@@ -136,6 +140,7 @@ double ompdag_rta_result_bound(const ompdag_rta_result *r)
     return (double)r->bound_times_m / (double)r->m;
 }
 bool ompdag_rta_result_has_witness(const ompdag_rta_result *r) { return r->has_witness; }
+bool ompdag_rta_result_is_exact(const ompdag_rta_result *r) { return r->exact; }
 int64_t ompdag_rta_result_vol(const ompdag_rta_result *r) { return r->vol; }
 int64_t ompdag_rta_result_len(const ompdag_rta_result *r) { return r->len; }
 int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r) { return r->migrations; }
@@ -345,19 +350,17 @@ int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag
 const char *ompdag_algorithm_name(ompdag_algorithm alg)
 {
     switch (alg) {
-    case OMPDAG_ALG_EXACT:
-        return "exact";
-    case OMPDAG_ALG_ALG0:
-        return "alg0";
-    case OMPDAG_ALG_ENUMERATE:
-        return "enumerate";
+    case OMPDAG_ALG_EXACT: return "exact";
+    case OMPDAG_ALG_ALG0: return "alg0";
+    case OMPDAG_ALG_ENUMERATE: return "enumerate";
+    case OMPDAG_ALG_DEPEND: return "depend";
     }
     return "unknown";
 }
 
 bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out)
 {
-    for (int a = OMPDAG_ALG_EXACT; a <= OMPDAG_ALG_ENUMERATE; ++a)
+    for (int a = OMPDAG_ALG_EXACT; a <= OMPDAG_ALG_DEPEND; ++a)
         if (!strcmp(name, ompdag_algorithm_name((ompdag_algorithm)a))) {
             *out = (ompdag_algorithm)a;
             return true;
@@ -373,6 +376,7 @@ json_t *ompdag_rta_result_to_json(const ompdag_rta_result *r, const ompdag_conda
     json_object_set_new(o, "algorithm", json_string(ompdag_algorithm_name(r->alg)));
     json_object_set_new(o, "bound", json_real(ompdag_rta_result_bound(r)));
     json_object_set_new(o, "bound_times_m", json_integer(r->bound_times_m));
+    json_object_set_new(o, "exact", json_boolean(r->exact));
     json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
     if (r->alg == OMPDAG_ALG_ENUMERATE)
         json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));

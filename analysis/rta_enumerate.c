@@ -113,7 +113,7 @@ ompdag_status rta_enumerate(const ompdag_condag *g, const ompdag_rta_options *op
     uint8_t *executed = malloc((size_t)g->n);
     rta_scratch s = {0};
     ompdag_status st = OMPDAG_OK;
-    if (!r || !cidx || !choice || !path || !executed || !rta_scratch_init(&s, g->n) ||
+    if (!r || !cidx || !choice || !path || !executed || !rta_scratch_init(&s, g) ||
         !(r->path = malloc(sizeof *r->path * (size_t)g->n))) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         goto done;

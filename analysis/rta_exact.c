@@ -134,7 +134,7 @@ static ompdag_status build_witness(const ompdag_condag *g, const ompdag_rta_opti
     rta_scratch s = {0};
     r->path = malloc(sizeof *r->path * (size_t)g->n);
     ompdag_status st = OMPDAG_OK;
-    if (!w.stack || !executed || !r->path || !rta_scratch_init(&s, g->n)) {
+    if (!w.stack || !executed || !r->path || !rta_scratch_init(&s, g)) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         goto done;
     }

@@ -2,7 +2,8 @@
  * analysis/rta_flow_eval.c — evaluates one execution flow directly from the
  * definitions of shared/spec/condag.md §1–2, independently of the bound
  * recurrences: which nodes run, their volume, and the longest path among them
- * over F-, T- and W-edges.  The oracle (enumerate) and the witness checks in
+ * over F-, T- and W-edges, plus the D-edges that §6 Rule 3 derives for this
+ * flow (condag_depend.c).  The oracle (enumerate) and the witness checks in
  * the tests both stand on this file, so it uses no value from rta_exact.c.
  */
 #include <string.h>
@@ -39,17 +40,19 @@ int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t
     return -1;
 }
 
-bool rta_scratch_init(rta_scratch *s, int32_t n)
+bool rta_scratch_init(rta_scratch *s, const ompdag_condag *g)
 {
-    s->dist = malloc(sizeof *s->dist * (size_t)n);
-    s->pred = malloc(sizeof *s->pred * (size_t)n);
-    return s->dist && s->pred;
+    s->dist = malloc(sizeof *s->dist * (size_t)g->n);
+    s->pred = malloc(sizeof *s->pred * (size_t)g->n);
+    bool ok = condag_dflow_init(&s->dflow, g);
+    return s->dist && s->pred && ok;
 }
 
 void rta_scratch_free(rta_scratch *s)
 {
     free(s->dist);
     free(s->pred);
+    condag_dflow_free(&s->dflow);
 }
 
 static void relax(const uint8_t *executed, rta_scratch *s, int32_t from, int32_t to, int64_t d)
@@ -69,6 +72,8 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
     memset(s->pred, 0xff, sizeof *s->pred * (size_t)g->n);
     int32_t end = g->task_source[g->root];
     int64_t best = -1;
+    const condag_dflow *D = &s->dflow;
+    condag_dflow_derive(g, executed, &s->dflow); /* §6 Rule 3; allocation-free */
     for (int32_t i = 0; i < g->n; ++i) {
         int32_t v = g->topo[i];
         if (!executed[v])
@@ -85,6 +90,8 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
             relax(executed, s, v, g->wsucc[k], d);
         if (g->creates[v] >= 0)
             relax(executed, s, v, g->task_source[g->creates[v]], d);
+        for (int32_t k = D->off[v]; k < D->off[v + 1]; ++k)
+            relax(executed, s, v, D->succ[k], d);
     }
     out->len = best;
     out->bound_times_m = out->vol + (int64_t)(opt->m - 1) * out->len +
@@ -116,7 +123,7 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
     uint8_t *executed = malloc((size_t)g->n);
     int32_t *p = malloc(sizeof *p * (size_t)g->n);
     rta_scratch s;
-    bool ok = rta_scratch_init(&s, g->n) && executed && p;
+    bool ok = rta_scratch_init(&s, g) && executed && p;
     if (!ok) {
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     } else {

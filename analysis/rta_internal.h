@@ -26,6 +26,7 @@ struct ompdag_rta_result {
     bool has_witness;
     int64_t vol, len, migrations;
     int32_t n;       /* nodes in the graph */
+    bool exact;      /* the figure equals the enumeration oracle's (proven, not measured) */
     int32_t *choice; /* per node: chosen F-successor of an executed C node, else -1 */
     int32_t *path;
     int32_t path_len;
@@ -67,8 +68,9 @@ int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t
 typedef struct rta_scratch {
     int64_t *dist;
     int32_t *pred;
+    condag_dflow dflow; /* D-edges of the flow being measured (§6) */
 } rta_scratch;
-bool rta_scratch_init(rta_scratch *s, int32_t n);
+bool rta_scratch_init(rta_scratch *s, const ompdag_condag *g);
 void rta_scratch_free(rta_scratch *s);
 void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
                       const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
@@ -83,6 +85,15 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
                         ompdag_rta_result **out, ompdag_error *err);
 ompdag_status rta_alg0(const ompdag_condag *g, const ompdag_rta_options *opt,
                        ompdag_rta_result **out, ompdag_error *err);
+/* Graphs with depend clauses (§6): rta_depend.c.  `exact` and `depend` on
+ * such a graph both land here. */
+ompdag_status rta_depend(const ompdag_condag *g, const ompdag_rta_options *opt,
+                         ompdag_rta_result **out, ompdag_error *err);
+/* Test hook: the largest number of (node, key) cells the exact keyed tables
+ * may use before vars are merged into fewer classes (sound, not exact).
+ * 0 restores the default. */
+void rta_depend_set_cell_budget(int64_t cells);
+
 ompdag_status rta_enumerate(const ompdag_condag *g, const ompdag_rta_options *opt,
                             ompdag_rta_result **out, ompdag_error *err);
 

@@ -20,7 +20,9 @@ void cmd_analyze_help(FILE *out)
             "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
             "options:\n"
             "  --threads M[,M...]     thread counts (default: the file's \"threads\")\n"
-            "  --algorithm A[,A...]   exact (default), alg0, enumerate, or all\n"
+            "  --algorithm A[,A...]   exact (default), alg0, enumerate, depend, or all\n"
+            "                         (a graph with depend clauses: exact runs depend, which\n"
+            "                         says whether its figure is exact; alg0 refuses it)\n"
             "  --format text|json     output format (default text)\n"
             "  --max-flows N          enumeration limit (default 1000000)\n"
             "  --migration-overhead O charge O per migration, counted on the flow\n"
@@ -39,9 +41,10 @@ typedef struct analyze_opts {
     ompdag_eval_device device;
     int32_t *threads;
     int thread_count;
-    ompdag_algorithm algs[3];
+    ompdag_algorithm algs[4];
     int alg_count;
     bool json;
+    bool all; /* --algorithm all: skip alg0 on graphs it refuses (depend) */
     ompdag_rta_options rta;
 } analyze_opts;
 
@@ -50,15 +53,16 @@ enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_M
 /* "all", or a comma-separated list such as "exact,alg0". */
 static int parse_algorithms(const char *s, analyze_opts *o)
 {
-    if (!strcmp(s, "all"))
+    o->all = !strcmp(s, "all");
+    if (o->all)
         s = "exact,alg0,enumerate";
     char buf[64];
     snprintf(buf, sizeof buf, "%s", s);
     o->alg_count = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (o->alg_count == 3 || !ompdag_algorithm_parse(tok, &o->algs[o->alg_count]))
-            return cli_usage_error("analyze",
-                                   "unknown algorithm list '%s' (exact, alg0, enumerate, all)", s);
+        if (o->alg_count == 4 || !ompdag_algorithm_parse(tok, &o->algs[o->alg_count]))
+            return cli_usage_error(
+                "analyze", "unknown algorithm list '%s' (exact, alg0, enumerate, depend, all)", s);
         o->alg_count++;
     }
     return o->alg_count ? 0 : cli_usage_error("analyze", "--algorithm needs a value");
@@ -168,8 +172,11 @@ static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_resul
                 ompdag_rta_result_len(r));
     if (ompdag_rta_result_algorithm(r) == OMPDAG_ALG_ENUMERATE)
         fprintf(out, "  flows %" PRIu64, ompdag_rta_result_flow_count(r));
+    if (ompdag_condag_has_depend(g) || ompdag_rta_result_algorithm(r) == OMPDAG_ALG_DEPEND)
+        fprintf(out, "  %s", ompdag_rta_result_is_exact(r) ? "exact" : "sound, not exact");
     fputc('\n', out);
-    if (ompdag_rta_result_has_witness(r) && ompdag_rta_result_algorithm(r) == OMPDAG_ALG_EXACT) {
+    ompdag_algorithm alg = ompdag_rta_result_algorithm(r);
+    if (ompdag_rta_result_has_witness(r) && (alg == OMPDAG_ALG_EXACT || alg == OMPDAG_ALG_DEPEND)) {
         print_text_choices(out, g, r);
         fputs("  ", out);
         ompdag_rta_result_write_path(r, g, out);
@@ -196,8 +203,10 @@ static void print_graph_header(const ompdag_condag *g, size_t i)
             printf(", total WCET unfolded overflows int64\n");
         return;
     }
-    printf(", total WCET %" PRId64 " %s\n", ompdag_condag_total_wcet(g),
-           ompdag_condag_time_unit(g));
+    printf(", total WCET %" PRId64 " %s", ompdag_condag_total_wcet(g), ompdag_condag_time_unit(g));
+    if (ompdag_condag_has_depend(g))
+        printf(", depend clauses on %d vars", ompdag_condag_depend_var_count(g));
+    putchar('\n');
 }
 
 static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_result *r)
@@ -241,6 +250,8 @@ static bool analyze_graph(const analyze_opts *o, const ompdag_condag *g, size_t 
         for (int a = 0; a < o->alg_count; ++a) {
             ompdag_rta_options opt = o->rta;
             opt.m = ms[k];
+            if (o->all && o->algs[a] == OMPDAG_ALG_ALG0 && ompdag_condag_has_depend(g))
+                continue; /* alg0 does not model depend clauses */
             ompdag_rta_result *r;
             ompdag_error err = {0};
             const ompdag_condag *on = g;

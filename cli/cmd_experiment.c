@@ -29,16 +29,25 @@
 void cmd_experiment_help(FILE *out)
 {
     fprintf(out,
-            "usage: ompdag experiment --sweep threads|tasks|p-if|p-cre|p-wait --out DIR\n"
-            "                         [--graphs 1000] [--seed S] [--no-plot]\n\n"
+            "usage: ompdag experiment --sweep threads|tasks|p-if|p-cre|p-wait|p-dep --out DIR\n"
+            "                         [--graphs 1000] [--seed S] [--no-plot]\n"
+            "                         [--p-dep P] [--dep-vars K]\n\n"
             "Reproduces seed 004 section 7: for 10 points of the swept parameter, generates\n"
             "--graphs random con-DAGs (seed defaults elsewhere: m=4, n=10, P=0.3), runs alg0\n"
             "and exact on each, and writes per-graph and summary CSV plus PNG/SVG figures.\n"
-            "Sweeps: threads m=4..40, tasks n=2..20, p-if/p-cre/p-wait 0.05..0.50.\n");
+            "Sweeps: threads m=4..40, tasks n=2..20, p-if/p-cre/p-wait 0.05..0.50,\n"
+            "p-dep 0.1..1.0.\n\n"
+            "Dependences (condag.md section 6): --p-dep P gives each task depend clauses\n"
+            "with probability P on --dep-vars K vars (default 4).  With P > 0 (or the\n"
+            "p-dep sweep) the baseline column is the bound of the same graph WITHOUT its\n"
+            "clauses (alg0 does not model them), 'gap' is the effect of the dependences,\n"
+            "and two columns are added: exact (1 when the depend bound says it is exact)\n"
+            "and enum_gap_pct (depend vs enumeration, where at most 10^5 flows; else empty).\n");
 }
 
-typedef enum sweep_kind { SW_THREADS, SW_TASKS, SW_PIF, SW_PCRE, SW_PWAIT } sweep_kind;
-static const char *const sweep_names[] = {"threads", "tasks", "p-if", "p-cre", "p-wait"};
+typedef enum sweep_kind { SW_THREADS, SW_TASKS, SW_PIF, SW_PCRE, SW_PWAIT, SW_PDEP } sweep_kind;
+static const char *const sweep_names[] = {"threads", "tasks", "p-if", "p-cre", "p-wait", "p-dep"};
+#define SWEEPS 6
 #define POINTS 10
 
 typedef struct point_stats {
@@ -47,6 +56,8 @@ typedef struct point_stats {
     double *gaps;
     double sum_tight, min_tight, max_tight;
     long n;
+    long exact_claims, enumerated; /* depend mode */
+    double sum_enum_gap, max_enum_gap;
 } point_stats;
 
 static double point_value(sweep_kind k, int i)
@@ -54,6 +65,7 @@ static double point_value(sweep_kind k, int i)
     switch (k) {
     case SW_THREADS: return 4.0 * (i + 1);
     case SW_TASKS: return 2.0 * (i + 1);
+    case SW_PDEP: return 0.1 * (i + 1);
     default: return 0.05 * (i + 1);
     }
 }
@@ -67,12 +79,14 @@ static void apply_point(sweep_kind k, double x, ompdag_gen_params *p, int32_t *m
     case SW_PIF: p->p_if = x; break;
     case SW_PCRE: p->p_cre = x; break;
     case SW_PWAIT: p->p_wait = x; break;
+    case SW_PDEP: p->p_dep = x; break;
     }
 }
 
-/* Runs one algorithm and returns m·R; the elapsed ns go to *ns. */
-static ompdag_status timed_bound(const ompdag_condag *g, ompdag_algorithm alg, int32_t m,
-                                 int64_t *btm, int64_t *ns, ompdag_error *err)
+/* Runs one algorithm and returns m·R; the elapsed ns go to *ns, whether the
+ * figure is exact to *exact (optional). */
+static ompdag_status timed_bound_x(const ompdag_condag *g, ompdag_algorithm alg, int32_t m,
+                                   int64_t *btm, int64_t *ns, bool *exact, ompdag_error *err)
 {
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
@@ -83,9 +97,17 @@ static ompdag_status timed_bound(const ompdag_condag *g, ompdag_algorithm alg, i
     *ns = cli_now_ns() - t0;
     if (!st) {
         *btm = ompdag_rta_result_bound_times_m(r);
+        if (exact)
+            *exact = ompdag_rta_result_is_exact(r);
         ompdag_rta_result_destroy(r);
     }
     return st;
+}
+
+static ompdag_status timed_bound(const ompdag_condag *g, ompdag_algorithm alg, int32_t m,
+                                 int64_t *btm, int64_t *ns, ompdag_error *err)
+{
+    return timed_bound_x(g, alg, m, btm, ns, NULL, err);
 }
 
 static double percentile(const double *sorted, long n, double q)
@@ -102,7 +124,40 @@ typedef struct experiment {
     uint64_t seed;
     const char *dir;
     bool plot;
+    double p_dep;     /* --p-dep */
+    int32_t dep_vars; /* --dep-vars */
+    bool dep_mode;    /* p_dep > 0 or the p-dep sweep */
 } experiment;
+
+/* Depend mode, one graph: the baseline is the same graph without its clauses
+ * (the generator draws them from their own stream), and the oracle's gap
+ * where the graph has at most 10^5 flows (-1 otherwise). */
+static ompdag_status depend_bounds(const ompdag_gen_params *p, const ompdag_condag *g, int32_t m,
+                                   int64_t *b0, int64_t *t0, int64_t *bx, int64_t *tx, bool *exact,
+                                   double *enum_gap, ompdag_error *err)
+{
+    ompdag_gen_params plain = *p;
+    plain.p_dep = 0;
+    ompdag_condag *g0;
+    ompdag_status st = ompdag_gen_random(&plain, &g0, err);
+    if (!st) {
+        st = timed_bound(g0, OMPDAG_ALG_EXACT, m, b0, t0, err);
+        ompdag_condag_destroy(g0);
+    }
+    if (!st)
+        st = timed_bound_x(g, OMPDAG_ALG_EXACT, m, bx, tx, exact, err);
+    *enum_gap = -1;
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    opt.max_flows = 100000;
+    ompdag_rta_result *r;
+    if (!st && ompdag_rta_run(g, OMPDAG_ALG_ENUMERATE, &opt, &r, NULL) == OMPDAG_OK) {
+        int64_t be = ompdag_rta_result_bound_times_m(r);
+        *enum_gap = be ? 100.0 * (double)(*bx - be) / (double)be : 0.0;
+        ompdag_rta_result_destroy(r);
+    }
+    return st;
+}
 
 static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE *csv,
                                ompdag_error *err)
@@ -115,6 +170,7 @@ static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE
         ompdag_gen_params p;
         ompdag_gen_params_init(&p);
         int32_t m;
+        p.p_dep = e->p_dep, p.dep_vars = e->dep_vars;
         apply_point(e->kind, ps->x, &p, &m);
         /* The threads sweep analyses the same graphs at every m, so its
          * curve shows the effect of m alone. */
@@ -123,20 +179,36 @@ static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE
         ompdag_condag *g;
         ompdag_status st = ompdag_gen_random(&p, &g, err);
         int64_t b0 = 0, bx = 0, t0 = 0, tx = 0;
-        if (!st)
+        bool exact = true;
+        double enum_gap = -1;
+        if (!st && e->dep_mode)
+            st = depend_bounds(&p, g, m, &b0, &t0, &bx, &tx, &exact, &enum_gap, err);
+        if (!st && !e->dep_mode)
             st = timed_bound(g, OMPDAG_ALG_ALG0, m, &b0, &t0, err);
-        if (!st)
+        if (!st && !e->dep_mode)
             st = timed_bound(g, OMPDAG_ALG_EXACT, m, &bx, &tx, err);
         double tight = 0;
         if (!st)
             st = ompdag_sim_tightness(g, m, 2, p.seed, &tight, NULL, err);
         if (st)
             return st;
-        double gap = bx ? 100.0 * (double)(b0 - bx) / (double)bx : 0.0;
-        fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f,%.6f\n",
+        /* alg0 over exact; in depend mode, depend over the clause-free bound */
+        double gap = e->dep_mode ? (b0 ? 100.0 * (double)(bx - b0) / (double)b0 : 0.0)
+                                 : (bx ? 100.0 * (double)(b0 - bx) / (double)bx : 0.0);
+        fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f,%.6f",
                 sweep_names[e->kind], ps->x, k, p.seed, ompdag_condag_node_count(g),
                 ompdag_condag_task_count(g), m, (double)b0 / m, (double)bx / m, gap, t0 / 1e3,
                 tx / 1e3, tight);
+        if (e->dep_mode && enum_gap >= 0)
+            fprintf(csv, ",%d,%.6f", exact, enum_gap);
+        else if (e->dep_mode)
+            fprintf(csv, ",%d,", exact);
+        fputc('\n', csv);
+        ps->exact_claims += exact;
+        if (enum_gap >= 0) {
+            ps->enumerated++, ps->sum_enum_gap += enum_gap;
+            ps->max_enum_gap = enum_gap > ps->max_enum_gap ? enum_gap : ps->max_enum_gap;
+        }
         ps->sum_tight += tight;
         ps->min_tight = k == 0 || tight < ps->min_tight ? tight : ps->min_tight;
         ps->max_tight = tight > ps->max_tight ? tight : ps->max_tight;
@@ -151,17 +223,22 @@ static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE
     return OMPDAG_OK;
 }
 
-static void write_summary_row(FILE *f, const point_stats *ps)
+static void write_summary_row(FILE *f, const point_stats *ps, bool dep_mode)
 {
     double n = (double)ps->n, mean_gap = 0;
     for (long i = 0; i < ps->n; ++i)
         mean_gap += ps->gaps[i] / n;
-    fprintf(f, "%g,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f\n", ps->x, ps->n,
+    fprintf(f, "%g,%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f", ps->x, ps->n,
             ps->sum_alg0 / n, ps->sum_exact / n, mean_gap, percentile(ps->gaps, ps->n, 0.5),
             percentile(ps->gaps, ps->n, 0.9), percentile(ps->gaps, ps->n, 0.99),
             ps->gaps[ps->n - 1], (double)(ps->gaps[0]), ps->sum_t_exact / n / 1e3,
             ps->sum_t_alg0 / n / 1e3, ps->sum_t_alg0 > 0 ? ps->sum_t_exact / ps->sum_t_alg0 : NAN,
             ps->sum_tight / n, ps->min_tight, ps->max_tight);
+    if (dep_mode)
+        fprintf(f, ",%.4f,%ld,%.6f,%.6f", (double)ps->exact_claims / n, ps->enumerated,
+                ps->enumerated ? ps->sum_enum_gap / (double)ps->enumerated : 0.0,
+                ps->max_enum_gap);
+    fputc('\n', f);
 }
 
 static ompdag_status open_out(const experiment *e, const char *suffix, ompdag_atomic_file **af,
@@ -178,9 +255,9 @@ static const char *gnuplot_script =
     "set xlabel '%s'\n"
     "set multiplot layout 1,2 title 'seed 004 sweep: %s (%ld graphs per point)'\n"
     "set ylabel 'mean bound'\n"
-    "plot '%s' using 1:3 skip 1 with linespoints title 'alg0 (RTAS19)', \\\n"
-    "     '' using 1:4 skip 1 with linespoints title 'exact (Alg1)'\n"
-    "set ylabel 'gap (alg0 - exact)/exact, %%'\n"
+    "plot '%s' using 1:3 skip 1 with linespoints title '%s', \\\n"
+    "     '' using 1:4 skip 1 with linespoints title '%s'\n"
+    "set ylabel '%s'\n"
     "plot '%s' using 1:5 skip 1 with linespoints title 'mean', \\\n"
     "     '' using 1:7 skip 1 with linespoints title 'p90', \\\n"
     "     '' using 1:9 skip 1 with linespoints title 'max'\n"
@@ -197,7 +274,10 @@ static ompdag_status plot(const experiment *e, const char *summary, ompdag_error
         snprintf(path, sizeof path, "%s/%s%s", e->dir, sweep_names[e->kind], term[i][1]);
         fprintf(mem, "set terminal %s\nset output '%s'\n", term[i][0], path);
         fprintf(mem, gnuplot_script, sweep_names[e->kind], sweep_names[e->kind], e->graphs,
-                summary, summary);
+                summary, e->dep_mode ? "without depend clauses" : "alg0 (RTAS19)",
+                e->dep_mode ? "depend (section 6)" : "exact (Alg1)",
+                e->dep_mode ? "effect of depend (depend - nodep)/nodep, %" : "gap (alg0 - exact)/exact, %",
+                summary);
         fclose(mem);
         const char *const argv[] = {"gnuplot", NULL};
         int rc = cli_pipe_through(argv, text, len, stdout, err);
@@ -218,15 +298,20 @@ static ompdag_status run_experiment(const experiment *e, ompdag_error *err)
         st = open_out(e, "-summary.csv", &sf, summary_path, sizeof summary_path, err);
     if (!st) {
         FILE *g = ompdag_atomic_file_stream(gf), *s = ompdag_atomic_file_stream(sf);
-        fprintf(g, "sweep,x,graph,seed,nodes,tasks,m,alg0_bound,exact_bound,gap_pct,"
-                   "alg0_us,exact_us,sim_over_bound\n");
-        fprintf(s, "x,graphs,mean_alg0_bound,mean_exact_bound,mean_gap_pct,p50_gap_pct,"
-                   "p90_gap_pct,p99_gap_pct,max_gap_pct,min_gap_pct,mean_exact_us,mean_alg0_us,"
-                   "exact_over_alg0_time,mean_sim_over_bound,min_sim_over_bound,"
-                   "max_sim_over_bound\n");
+        /* depend mode: "alg0" is the bound without clauses, "exact" the depend bound */
+        const char *base = e->dep_mode ? "nodep" : "alg0", *ours = e->dep_mode ? "depend" : "exact";
+        fprintf(g, "sweep,x,graph,seed,nodes,tasks,m,%s_bound,%s_bound,gap_pct,%s_us,%s_us,"
+                   "sim_over_bound%s\n",
+                base, ours, base, ours, e->dep_mode ? ",exact,enum_gap_pct" : "");
+        fprintf(s, "x,graphs,mean_%s_bound,mean_%s_bound,mean_gap_pct,p50_gap_pct,"
+                   "p90_gap_pct,p99_gap_pct,max_gap_pct,min_gap_pct,mean_%s_us,mean_%s_us,"
+                   "%s_over_%s_time,mean_sim_over_bound,min_sim_over_bound,"
+                   "max_sim_over_bound%s\n",
+                base, ours, ours, base, ours, base,
+                e->dep_mode ? ",exact_share,enumerated,mean_enum_gap_pct,max_enum_gap_pct" : "");
         for (int i = 0; i < POINTS && !st; ++i)
             if (!(st = run_point(e, i, &ps[i], g, err)))
-                write_summary_row(s, &ps[i]);
+                write_summary_row(s, &ps[i], e->dep_mode);
     }
     if (!st)
         st = ompdag_atomic_file_commit(gf, err), gf = NULL;
@@ -248,14 +333,16 @@ int cmd_experiment(int argc, char **argv)
     static const struct option longopts[] = {
         {"sweep", required_argument, 0, 's'}, {"graphs", required_argument, 0, 'g'},
         {"seed", required_argument, 0, 'S'},  {"out", required_argument, 0, 'o'},
-        {"no-plot", no_argument, 0, 'P'},     {0, 0, 0, 0}};
-    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true};
+        {"no-plot", no_argument, 0, 'P'},     {"p-dep", required_argument, 0, 'D'},
+        {"dep-vars", required_argument, 0, 'V'}, {0, 0, 0, 0}};
+    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true,
+                    .dep_vars = 4};
     int c;
     int64_t v;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 's') {
-            for (int k = 0; k < 5; ++k)
+            for (int k = 0; k < SWEEPS; ++k)
                 if (!strcmp(optarg, sweep_names[k]))
                     e.kind = (sweep_kind)k;
         } else if (c == 'g' && cli_parse_i64(optarg, 1, 100000000, &v)) {
@@ -266,6 +353,9 @@ int cmd_experiment(int argc, char **argv)
             e.dir = optarg;
         } else if (c == 'P') {
             e.plot = false;
+        } else if (c == 'D' && cli_parse_prob(optarg, &e.p_dep)) {
+        } else if (c == 'V' && cli_parse_i64(optarg, 1, 1 << 20, &v)) {
+            e.dep_vars = (int32_t)v;
         } else if (c == '?') {
             return cli_option_error("experiment", argv, longopts, "");
         } else {
@@ -273,7 +363,9 @@ int cmd_experiment(int argc, char **argv)
         }
     }
     if ((int)e.kind < 0)
-        return cli_usage_error("experiment", "--sweep must be threads, tasks, p-if, p-cre or p-wait");
+        return cli_usage_error("experiment",
+                               "--sweep must be threads, tasks, p-if, p-cre, p-wait or p-dep");
+    e.dep_mode = e.kind == SW_PDEP || e.p_dep > 0;
     if (!e.dir)
         return cli_usage_error("experiment", "--out DIR is required");
     if (optind != argc)

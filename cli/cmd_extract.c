@@ -32,6 +32,9 @@ void cmd_extract_help(FILE *out)
             "                       FILES (default: every entry) select entries\n"
             "  --recursion-bound N  recursion depth assumed for recursive functions that\n"
             "                       carry no '#pragma ompdag recursion_bound(N)'\n"
+            "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
+            "                       have no constant trip count and no\n"
+            "                       '#pragma ompdag loop_bound(N)'\n"
             "  --node-limit N       refuse regions with more than N nodes (default 100000)\n"
             "  -- ARGS              compiler flags for FILE.c (-I, -D, -std=...)\n");
 }
@@ -44,6 +47,7 @@ typedef struct extract_opts {
     const char **cargs;
     int ncargs;
     int64_t recursion_bound;
+    int64_t loop_bound; /* -1: not given */
     int64_t node_limit;
 } extract_opts;
 
@@ -127,56 +131,148 @@ static char **split_command(const char *cmd, int *n)
     return v;
 }
 
-static bool same_file(const char *dir, const char *entry_file, const char *wanted)
+/* dir/path (path itself when absolute), resolved; false when missing. */
+static bool resolve(const char *dir, const char *path, char out[PATH_MAX])
 {
-    char joined[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-    if (entry_file[0] == '/')
-        snprintf(joined, sizeof joined, "%s", entry_file);
+    char joined[PATH_MAX];
+    if (path[0] == '/' || !dir)
+        snprintf(joined, sizeof joined, "%s", path);
     else
-        snprintf(joined, sizeof joined, "%s/%s", dir, entry_file);
-    return realpath(joined, a) && realpath(wanted, b) && !strcmp(a, b);
+        snprintf(joined, sizeof joined, "%s/%s", dir, path);
+    return realpath(joined, out) != NULL;
 }
 
-/* Runs one compile_commands.json entry. */
-static ompdag_status extract_entry(ompdag_frontend *fe, json_t *e, ompdag_condag_set *all,
-                                   ompdag_error *err)
+static bool same_file(const char *dir, const char *entry_file, const char *wanted)
 {
-    const char *dir = json_string_value(json_object_get(e, "directory"));
-    const char *file = json_string_value(json_object_get(e, "file"));
-    json_t *arguments = json_object_get(e, "arguments");
-    const char *command = json_string_value(json_object_get(e, "command"));
+    char a[PATH_MAX], b[PATH_MAX];
+    return resolve(dir, entry_file, a) && realpath(wanted, b) && !strcmp(a, b);
+}
+
+/* One compile_commands.json entry, ready for the front end. */
+typedef struct cc_entry {
+    char *file;   /* the source, resolved against the entry's directory */
+    char **words; /* owned argument strings */
+    int nwords;
+    const char **args; /* borrowed: "-working-directory" DIR, then the flags */
+    int nargs;
+} cc_entry;
+
+static bool push_word(cc_entry *e, int *cap, char *w)
+{
+    if (!w) return false;
+    if (e->nwords == *cap) {
+        int nc = *cap ? 2 * *cap : 32;
+        char **nw = realloc(e->words, sizeof *nw * (size_t)nc);
+        if (!nw) return free(w), false;
+        e->words = nw;
+        *cap = nc;
+    }
+    e->words[e->nwords++] = w;
+    return true;
+}
+
+/* Appends the words of response file `path` (relative to dir), expanding
+ * nested @files up to a small depth. */
+static bool push_words(cc_entry *e, int *cap, const char *dir, const char *w, int depth,
+                       ompdag_error *err)
+{
+    if (w[0] != '@' || !w[1] || depth > 8) return push_word(e, cap, strdup(w));
+    char path[PATH_MAX];
+    if (w[1] == '/' || !dir)
+        snprintf(path, sizeof path, "%s", w + 1);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, w + 1);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ompdag_error_set(err, OMPDAG_ERR_IO, "compile_commands.json: cannot read response file %s",
+                         path);
+        return false;
+    }
+    size_t cap2 = 4096, len = 0;
+    char *text = malloc(cap2);
+    size_t got;
+    while (text && (got = fread(text + len, 1, cap2 - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap2) {
+            char *nt = realloc(text, cap2 *= 2);
+            if (!nt) free(text);
+            text = nt;
+        }
+    }
+    fclose(f);
+    if (!text) return false;
+    text[len] = 0;
+    int n = 0;
+    char **v = split_command(text, &n);
+    free(text);
+    bool ok = v != NULL;
+    for (int i = 0; i < n; ++i) {
+        ok = ok && push_words(e, cap, dir, v[i], depth + 1, err);
+        free(v[i]);
+    }
+    free(v);
+    return ok;
+}
+
+static void entry_free(cc_entry *e)
+{
+    for (int i = 0; i < e->nwords; ++i)
+        free(e->words[i]);
+    free(e->words);
+    free(e->args);
+    free(e->file);
+}
+
+/* Reads one entry: the "arguments" array (as bear writes it) or the
+ * "command" string, response files expanded; the compiler (first word) and
+ * the source itself (however it is spelled) are left out. */
+static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
+{
+    memset(e, 0, sizeof *e);
+    const char *dir = json_string_value(json_object_get(j, "directory"));
+    const char *file = json_string_value(json_object_get(j, "file"));
+    json_t *arguments = json_object_get(j, "arguments");
+    const char *command = json_string_value(json_object_get(j, "command"));
     if (!dir || !file || (!json_is_array(arguments) && !command))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "compile_commands.json: entry without directory/file/command");
-    int n = 0;
-    char **words = NULL;
-    if (json_is_array(arguments)) {
-        n = (int)json_array_size(arguments);
-        words = calloc((size_t)n + 1, sizeof *words);
-        for (int i = 0; words && i < n; ++i)
-            words[i] = strdup(json_string_value(json_array_get(arguments, (size_t)i)) ?: "");
+    char real[PATH_MAX];
+    e->file = strdup(resolve(dir, file, real) ? real : file);
+    int cap = 0, n = 0;
+    char **split = NULL;
+    if (!json_is_array(arguments)) {
+        split = split_command(command, &n);
+        if (!split) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     } else {
-        words = split_command(command, &n);
+        n = (int)json_array_size(arguments);
     }
-    const char **args = calloc((size_t)n + 3, sizeof *args);
-    if (!words || !args) {
-        free(args);
-        free(words);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st = e->file ? OMPDAG_OK : OMPDAG_ERR_NOMEM;
+    if (!push_word(e, &cap, strdup("-working-directory")) || !push_word(e, &cap, strdup(dir)))
+        st = OMPDAG_ERR_NOMEM;
+    for (int i = 0; i < n; ++i) {
+        const char *w = split ? split[i] : json_string_value(json_array_get(arguments, (size_t)i));
+        if (!st && i > 0 && w && !(w[0] != '-' && w[0] != '@' && same_file(dir, w, e->file)) &&
+            !push_words(e, &cap, dir, w, 0, err))
+            st = err->code ? err->code : OMPDAG_ERR_NOMEM;
+        if (split) free(split[i]);
     }
-    int na = 0;
-    args[na++] = "-working-directory";
-    args[na++] = dir;
-    for (int i = 1; i < n; ++i)
-        if (words[i] && strcmp(words[i], file)) args[na++] = words[i];
-    ompdag_status st = extract_one(fe, file, args, na, all, err);
-    for (int i = 0; i < n; ++i)
-        free(words[i]);
-    free(words);
-    free(args);
+    free(split);
+    if (!st) {
+        e->args = calloc((size_t)e->nwords + 1, sizeof *e->args);
+        for (int i = 0; e->args && i < e->nwords; ++i)
+            e->args[i] = e->words[i];
+        e->nargs = e->nwords;
+        if (!e->args) st = OMPDAG_ERR_NOMEM;
+    }
+    if (st == OMPDAG_ERR_NOMEM) ompdag_error_set(err, st, "out of memory");
     return st;
 }
 
+/* -p BUILD_DIR: every entry is parsed and indexed, so task-creating
+ * functions defined in one file are inlined where another calls them;
+ * regions come from the FILES selected (default: all).  A source listed
+ * more than once (built with different flags) is taken with the flags of
+ * its first entry. */
 static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all)
 {
     char path[PATH_MAX];
@@ -189,29 +285,77 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
         json_decref(db);
         return CLI_EXIT_FAIL;
     }
-    int failed = 0, matched = 0;
-    for (size_t i = 0; i < json_array_size(db); ++i) {
-        json_t *e = json_array_get(db, i);
-        const char *dir = json_string_value(json_object_get(e, "directory"));
-        const char *file = json_string_value(json_object_get(e, "file"));
-        bool wanted = o->nfiles == 0;
-        for (int k = 0; !wanted && dir && file && k < o->nfiles; ++k)
-            wanted = same_file(dir, file, o->files[k]);
-        if (!wanted) continue;
-        ++matched;
-        ompdag_error err = {0};
-        if (extract_entry(fe, e, all, &err) != OMPDAG_OK) {
-            if (err.code != OMPDAG_OK) fprintf(stderr, "ompdag extract: %s\n", err.message);
-            ++failed;
+    size_t n = json_array_size(db);
+    cc_entry *es = calloc(n + 1, sizeof *es);
+    int ne = 0, nsel = 0, rc = es ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    /* two passes: the selected entries first (they give regions), then the rest */
+    for (int pass = 0; rc == CLI_EXIT_OK && pass < 2; ++pass) {
+        for (size_t i = 0; rc == CLI_EXIT_OK && i < n; ++i) {
+            json_t *j = json_array_get(db, i);
+            const char *dir = json_string_value(json_object_get(j, "directory"));
+            const char *file = json_string_value(json_object_get(j, "file"));
+            bool wanted = o->nfiles == 0;
+            for (int k = 0; !wanted && dir && file && k < o->nfiles; ++k)
+                wanted = same_file(dir, file, o->files[k]);
+            if (wanted != (pass == 0)) continue;
+            ompdag_error err = {0};
+            if (read_entry(j, &es[ne], &err) != OMPDAG_OK) {
+                fprintf(stderr, "ompdag extract: %s: %s\n", path, err.message);
+                entry_free(&es[ne]);
+                rc = CLI_EXIT_FAIL;
+                break;
+            }
+            bool dup = false;
+            for (int k = 0; k < ne && !dup; ++k)
+                dup = !strcmp(es[k].file, es[ne].file);
+            if (dup) {
+                fprintf(stderr,
+                        "ompdag extract: note: %s is listed more than once; using the flags of "
+                        "its first entry\n",
+                        es[ne].file);
+                entry_free(&es[ne]);
+                continue;
+            }
+            ++ne;
+            if (pass == 0) ++nsel;
         }
     }
     json_decref(db);
-    if (matched < (o->nfiles ? o->nfiles : 1)) {
+    if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
         fprintf(stderr, "ompdag extract: %s: %s\n", path,
                 o->nfiles ? "some FILES have no entry" : "no entries");
-        return CLI_EXIT_FAIL;
+        rc = CLI_EXIT_FAIL;
     }
-    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    const char **srcs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *srcs) : NULL;
+    const char *const **argv = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *argv) : NULL;
+    int *nargs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *nargs) : NULL;
+    if (rc == CLI_EXIT_OK && (!srcs || !argv || !nargs)) rc = CLI_EXIT_FAIL;
+    if (rc == CLI_EXIT_OK) {
+        for (int i = 0; i < ne; ++i) {
+            srcs[i] = es[i].file;
+            argv[i] = es[i].args;
+            nargs[i] = es[i].nargs;
+        }
+        ompdag_condag_set *set = NULL;
+        ompdag_error err = {0};
+        ompdag_status st =
+            ompdag_frontend_extract_project(fe, ne, srcs, argv, nargs, nsel, &set, &err);
+        ompdag_frontend_print_diags(fe, stderr);
+        if (st == OMPDAG_OK) st = merge_sets(all, set, &err);
+        if (st != OMPDAG_OK) {
+            if (ompdag_frontend_diag_count(fe) == 0 || st == OMPDAG_ERR_NOMEM)
+                fprintf(stderr, "ompdag extract: %s\n", err.message);
+            rc = CLI_EXIT_FAIL;
+        }
+        ompdag_condag_set_destroy(set);
+    }
+    for (int i = 0; es && i < ne; ++i)
+        entry_free(&es[i]);
+    free(es);
+    free(srcs);
+    free(argv);
+    free(nargs);
+    return rc;
 }
 
 static int parse_args(int argc, char **argv, extract_opts *o)
@@ -233,6 +377,9 @@ static int parse_args(int argc, char **argv, extract_opts *o)
             if (!cli_parse_i64(argv[++i], 1, 64, &o->recursion_bound))
                 return cli_usage_error("extract", "--recursion-bound needs 1..64, got '%s'",
                                        argv[i]);
+        } else if (!strcmp(a, "--loop-bound") && has_next) {
+            if (!cli_parse_i64(argv[++i], 0, 4096, &o->loop_bound))
+                return cli_usage_error("extract", "--loop-bound needs 0..4096, got '%s'", argv[i]);
         } else if (!strcmp(a, "--node-limit") && has_next) {
             if (!cli_parse_i64(argv[++i], 1, INT32_MAX, &o->node_limit))
                 return cli_usage_error("extract", "bad --node-limit '%s'", argv[i]);
@@ -252,6 +399,7 @@ static int parse_args(int argc, char **argv, extract_opts *o)
 int cmd_extract(int argc, char **argv)
 {
     extract_opts o = {0};
+    o.loop_bound = -1;
     int rc = parse_args(argc, argv, &o);
     ompdag_error err = {0};
     if (rc == CLI_EXIT_OK && !cli_frontend_load(&err)) rc = cli_fail("extract", &err);
@@ -263,6 +411,9 @@ int cmd_extract(int argc, char **argv)
     }
     if (rc == CLI_EXIT_OK && o.recursion_bound &&
         ompdag_frontend_set_recursion_bound(fe, (int32_t)o.recursion_bound, &err))
+        rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && o.loop_bound >= 0 &&
+        ompdag_frontend_set_loop_bound(fe, (int32_t)o.loop_bound, &err))
         rc = cli_fail("extract", &err);
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))

@@ -18,10 +18,13 @@ void cmd_gen_help(FILE *out)
                  "  --nodes MIN..MAX    non-conditional nodes per task (default 10..40)\n"
                  "  --wcet MIN..MAX     WCET range (default 1..100)\n"
                  "  --threads M         default m stored in the file (default 4)\n"
+                 "  --p-dep P           probability that a task gets depend clauses (default 0)\n"
+                 "  --dep-vars K        distinct vars the clauses use (default 4)\n"
                  "  -o FILE             output file (default stdout), written atomically\n");
 }
 
-enum { OPT_SEED = 256, OPT_TASKS, OPT_PIF, OPT_PCRE, OPT_PWAIT, OPT_NODES, OPT_WCET, OPT_THREADS };
+enum { OPT_SEED = 256, OPT_TASKS, OPT_PIF, OPT_PCRE, OPT_PWAIT, OPT_NODES, OPT_WCET, OPT_THREADS,
+       OPT_PDEP, OPT_DEPVARS };
 
 static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
 {
@@ -45,6 +48,15 @@ static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
         if (!cli_parse_prob(arg, c == OPT_PIF ? &p->p_if : c == OPT_PCRE ? &p->p_cre : &p->p_wait))
             return cli_usage_error("gen", "probabilities are numbers in [0, 1], got '%s'", arg);
         return 0;
+    case OPT_PDEP:
+        if (!cli_parse_prob(arg, &p->p_dep))
+            return cli_usage_error("gen", "--p-dep is a number in [0, 1], got '%s'", arg);
+        return 0;
+    case OPT_DEPVARS:
+        if (!cli_parse_i64(arg, 1, 1 << 20, &a))
+            return cli_usage_error("gen", "--dep-vars wants a positive integer");
+        p->dep_vars = (int32_t)a;
+        return 0;
     case OPT_NODES:
         if (!cli_parse_i64_range(arg, 1, 1 << 24, &a, &b))
             return cli_usage_error("gen", "--nodes wants MIN..MAX with 1 <= MIN <= MAX");
@@ -66,6 +78,7 @@ int cmd_gen(int argc, char **argv)
         {"p-if", required_argument, 0, OPT_PIF},    {"p-cre", required_argument, 0, OPT_PCRE},
         {"p-wait", required_argument, 0, OPT_PWAIT}, {"nodes", required_argument, 0, OPT_NODES},
         {"wcet", required_argument, 0, OPT_WCET},   {"threads", required_argument, 0, OPT_THREADS},
+        {"p-dep", required_argument, 0, OPT_PDEP},  {"dep-vars", required_argument, 0, OPT_DEPVARS},
         {0, 0, 0, 0}};
     ompdag_gen_params p;
     ompdag_gen_params_init(&p);

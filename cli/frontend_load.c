@@ -50,7 +50,11 @@ static struct {
     ompdag_frontend *(*create)(void);
     void (*destroy)(ompdag_frontend *);
     ompdag_status (*set_recursion_bound)(ompdag_frontend *, int32_t, ompdag_error *);
+    ompdag_status (*set_loop_bound)(ompdag_frontend *, int32_t, ompdag_error *);
     ompdag_status (*set_node_limit)(ompdag_frontend *, int32_t, ompdag_error *);
+    ompdag_status (*extract_project)(ompdag_frontend *, int, const char *const *,
+                                     const char *const *const *, const int *, int,
+                                     ompdag_condag_set **, ompdag_error *);
     ompdag_status (*extract)(ompdag_frontend *, const char *, const char *const *, int,
                              ompdag_condag_set **, ompdag_error *);
     size_t (*diag_count)(const ompdag_frontend *);
@@ -107,7 +111,9 @@ static bool load_symbols(ompdag_error *err)
     FE_FORWARD(create, "ompdag_frontend_create")
     FE_FORWARD(destroy, "ompdag_frontend_destroy")
     FE_FORWARD(set_recursion_bound, "ompdag_frontend_set_recursion_bound")
+    FE_FORWARD(set_loop_bound, "ompdag_frontend_set_loop_bound")
     FE_FORWARD(set_node_limit, "ompdag_frontend_set_node_limit")
+    FE_FORWARD(extract_project, "ompdag_frontend_extract_project")
     FE_FORWARD(extract, "ompdag_frontend_extract")
     FE_FORWARD(diag_count, "ompdag_frontend_diag_count")
     FE_FORWARD(diag_at, "ompdag_frontend_diag_at")
@@ -161,6 +167,20 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
                                                   ompdag_error *err)
 {
     return fe_api.set_recursion_bound(fe, bound, err);
+}
+
+ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err)
+{
+    return fe_api.set_loop_bound(fe, bound, err);
+}
+
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err)
+{
+    return fe_api.extract_project(fe, nsources, sources, args, nargs, nregions, out, err);
 }
 
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_walk.h"
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -114,6 +115,7 @@ void fe_graph_free(fe_graph *g)
     for (int32_t i = 0; i < g->n; ++i) {
         free(g->nodes[i].label);
         fe_vec_free(&g->nodes[i].succ);
+        fe_depend_free(g->nodes[i].dep);
     }
     free(g->nodes);
     free(g->tasks);

@@ -70,6 +70,7 @@ typedef struct fe_pragma {
 
 typedef struct fe_file {
     CXFile file;
+    CXTranslationUnit tu; /* the unit whose CXFile this is (text, tokens) */
     char *name;
     const char *text; /* borrowed from the TU */
     size_t size;
@@ -78,6 +79,12 @@ typedef struct fe_file {
     bool scanned;
     unsigned last_toplevel_end; /* end of the previous top-level declaration */
 } fe_file;
+
+/* "omp" or "ompdag": the pragma's namespace, for messages that quote it. */
+static inline const char *fe_pragma_ns(const fe_pragma *p)
+{
+    return p->dir >= FE_DIR_LOOP_BOUND ? "ompdag" : "omp";
+}
 
 /* Finds the clause `name` of p, or NULL. */
 const fe_clause *fe_pragma_clause(const fe_pragma *p, const char *name);
@@ -90,10 +97,15 @@ typedef struct fe_func {
     fe_file *file;
     unsigned begin, end;     /* extent offsets */
     fe_vec callees;          /* indices of functions defined in the TU */
-    bool significant;        /* contains (transitively) a non-plain omp directive */
+    bool significant;        /* contains (transitively) a non-plain omp directive or a
+                                blocking call: the region builder walks its body */
+    bool tasks;              /* contains (transitively) a task-creating directive */
     int32_t refs, calls;     /* references to it, and direct calls among them */
     int32_t recursion_bound; /* from #pragma ompdag recursion_bound, 0 if none */
     char *deadline;          /* from #pragma ompdag deadline, or NULL */
+    int32_t unit;            /* index in ompdag_frontend.units */
+    char *usr;               /* clang USR: finds the definition from another unit */
+    bool external;           /* external linkage: callable from other units */
 } fe_func;
 
 /* ---- diagnostics, options, the whole context ------------------------------ */
@@ -102,8 +114,30 @@ typedef struct fe_diag_store {
     size_t n, cap;
 } fe_diag_store;
 
+/* A pragma argument that is not a literal (a macro, `NB * 2`, `sizeof`),
+ * evaluated by libclang as a constant expression (frontend.c). */
+typedef struct fe_const_arg {
+    char *file;            /* name of the main file it belongs to */
+    unsigned pragma_begin; /* offset of the pragma's '#' in that file */
+    char *clause;          /* clause name ("" for ompdag loop_bound(N) …) */
+    char *expr;            /* the argument text (after a "modifier:") */
+    long long value;
+    bool ok; /* a constant */
+} fe_const_arg;
+
+/* One parsed translation unit (a project has several). */
+typedef struct fe_unit {
+    CXTranslationUnit tu;
+    CXFile main;         /* its main file */
+    unsigned const_from; /* where appended constant declarations start in it, or 0 */
+    bool regions;        /* extract its regions (else it is only indexed) */
+} fe_unit;
+
+typedef struct fe_extern_cache fe_extern_cache; /* fe_extern.c */
+
 struct ompdag_frontend {
     int32_t recursion_bound;
+    int32_t loop_bound; /* default loop bound (--loop-bound), 0: none */
     int32_t node_limit;
     int32_t unroll_limit;
     fe_diag_store diags;
@@ -111,13 +145,36 @@ struct ompdag_frontend {
     size_t nstrings, capstrings;
 
     /* valid during one extraction */
-    CXTranslationUnit tu;
+    fe_unit *units;
+    int32_t nunits;
+    CXTranslationUnit tu; /* the unit being parsed or extracted */
     fe_file **files;
     int32_t nfiles;
     fe_func *funcs;
     int32_t nfuncs;
     int32_t fnptr_func; /* a significant function whose address is taken, or -1 */
+    fe_const_arg *cargs;
+    int32_t ncargs;
+    fe_extern_cache *externs; /* sources searched for bodies not parsed */
 };
+
+/* For a call to a function whose body is in no parsed unit: the path of a
+ * nearby source file that mentions it and has task directives (the call
+ * may create tasks), or NULL (fe_extern.c).  Sets *nomem on ENOMEM. */
+const char *fe_extern_task_source(ompdag_frontend *fe, CXCursor call, bool *nomem);
+void fe_extern_cache_free(fe_extern_cache *c);
+
+/* The integer value of clause `clause` of pragma p in file f: a literal
+ * (true/false, 12, 4u), or a constant expression evaluated by libclang (main
+ * file).  false when absent or not a constant. */
+bool fe_clause_value(const ompdag_frontend *fe, const fe_file *f, const fe_pragma *p,
+                     const char *clause, long *v);
+
+/* Reads a clause argument that is an integer literal or true/false. */
+bool fe_literal_value(const char *arg, long *v);
+
+/* Calls that block a task until another thread acts (omp_set_lock, …). */
+bool fe_is_blocking_call(CXCursor call);
 
 /* True when call `c` goes through a pointer rather than naming a function. */
 bool fe_call_is_indirect(CXCursor call);
@@ -169,6 +226,7 @@ typedef struct fe_node {
     char *label;
     fe_vec succ;
     int32_t npred;
+    struct fe_dep *dep; /* T: the created task's depend clauses (fe_depend.c), or NULL */
 } fe_node;
 
 typedef struct fe_task {
@@ -202,9 +260,9 @@ typedef struct fe_region_input {
 
 typedef struct fe_region_output {
     fe_graph g;
-    bool has_graph;  /* false: the region has no task producer (no graph) */
-    int32_t threads; /* from num_threads(constant), else 0 */
-    char *deadline;  /* from the region's or function's ompdag deadline */
+    bool has_graph;             /* false: the region has no task producer (no graph) */
+    int32_t threads;            /* from num_threads(constant), else 0 */
+    char *deadline;             /* from the region's or function's ompdag deadline */
     const char *resource_class; /* "CG" or "CO" (static string) */
 } fe_region_output;
 

@@ -6,9 +6,13 @@
  * B, S and a body that neither writes nor takes the address of i; the
  * simulation follows i's integer type (unsigned wrap-around; a signed
  * overflow gives no trip count).  Otherwise `#pragma ompdag loop_bound(N)`
- * gives the most iterations: running fewer only removes nodes from a flow,
- * so N iterations bound every shorter run.  break and continue at the
- * loop's own level are exact edges (jump frames).
+ * (or the default `--loop-bound N`) gives the most iterations: the loop
+ * may run 0..N times, so each iteration starts with a C node ("loop test")
+ * whose other successor is the loop's exit.  Every run with k <= N
+ * iterations is then a flow of the graph (the probe maps a shorter run onto
+ * it), and the longest flow is the N-iteration one, so the bound covers
+ * them all.  break and continue at the loop's own level are exact edges
+ * (jump frames).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -291,17 +295,27 @@ static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned 
     return false;
 }
 
-static bool unroll(walker *w, CXCursor body, unsigned lo, long long n)
+/* Unrolls n iterations; with at_most, a C node before each one can leave
+ * the loop (0..n iterations). */
+static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_most)
 {
-    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps};
-    bool ok = true;
+    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps, clang_getNullCursor()};
+    fe_vec exits = {0};
+    fe_file *f = fe_file_of(w, sp.file);
+    bool ok = f != NULL;
     w->jumps = &jf;
     for (long long k = 0; ok && k < n && w->flow->live; ++k) {
         jf.conts.n = 0;
-        ok = fe_walk_stmt(w, body, lo) && fe_flow_union(w, w->flow, &jf.conts);
+        if (at_most) {
+            int32_t c = fe_attach(w, 'C', f->name, sp.line, sp.col,
+                                  fe_label_text(w, sp, "loop test:", true), false);
+            ok = c >= 0 && (fe_vec_push(&exits, c) || fe_nomem(w));
+        }
+        ok = ok && fe_walk_stmt(w, body, sp.begin) && fe_flow_union(w, w->flow, &jf.conts);
     }
     w->jumps = jf.up;
-    ok = ok && fe_flow_union(w, w->flow, &jf.breaks);
+    ok = ok && fe_flow_union(w, w->flow, &jf.breaks) && fe_flow_union(w, w->flow, &exits);
+    fe_vec_free(&exits);
     fe_vec_free(&jf.breaks);
     fe_vec_free(&jf.conts);
     fe_vec_free(&jf.rets);
@@ -346,11 +360,13 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
         ok = fe_refuse(w, f->name, sp.line, sp.col,
                        "the loop runs more than %d times; it cannot be unrolled into the graph",
                        w->fe->unroll_limit);
+    if (ok && trip < 0 && bound <= 0) bound = w->fe->loop_bound;
     if (ok && trip < 0 && bound <= 0)
         ok = fe_refuse(w, f->name, sp.line, sp.col,
                        "loop contains a task scheduling point but its trip count is not a "
-                       "compile-time constant: add '#pragma ompdag loop_bound(N)' before it");
-    if (ok) ok = unroll(w, body, sp.begin, trip >= 0 ? trip : bound);
+                       "compile-time constant: add '#pragma ompdag loop_bound(N)' before it "
+                       "or pass --loop-bound N");
+    if (ok) ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0);
     free(ch.c);
     return ok;
 }

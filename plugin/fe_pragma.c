@@ -240,9 +240,9 @@ static void free_pragma(fe_pragma *p)
 }
 
 /* Reads the skipped (#if 0) ranges of f as offset pairs. */
-static unsigned *skipped_ranges(ompdag_frontend *fe, fe_file *f, unsigned *count)
+static unsigned *skipped_ranges(fe_file *f, unsigned *count)
 {
-    CXSourceRangeList *list = clang_getSkippedRanges(fe->tu, f->file);
+    CXSourceRangeList *list = clang_getSkippedRanges(f->tu, f->file);
     *count = 0;
     if (!list) return NULL;
     unsigned *out = malloc(sizeof *out * 2 * (list->count + 1));
@@ -260,26 +260,26 @@ static unsigned *skipped_ranges(ompdag_frontend *fe, fe_file *f, unsigned *count
     return out;
 }
 
-static tok *read_tokens(ompdag_frontend *fe, fe_file *f, unsigned *count)
+static tok *read_tokens(fe_file *f, unsigned *count)
 {
-    CXSourceLocation b = clang_getLocationForOffset(fe->tu, f->file, 0);
-    CXSourceLocation e = clang_getLocationForOffset(fe->tu, f->file, (unsigned)f->size);
+    CXSourceLocation b = clang_getLocationForOffset(f->tu, f->file, 0);
+    CXSourceLocation e = clang_getLocationForOffset(f->tu, f->file, (unsigned)f->size);
     CXToken *raw = NULL;
     unsigned n = 0;
-    clang_tokenize(fe->tu, clang_getRange(b, e), &raw, &n);
+    clang_tokenize(f->tu, clang_getRange(b, e), &raw, &n);
     tok *t = calloc(n + 1, sizeof *t);
     if (!t) {
-        clang_disposeTokens(fe->tu, raw, n);
+        clang_disposeTokens(f->tu, raw, n);
         return NULL;
     }
     unsigned kept = 0;
     for (unsigned i = 0; i < n; ++i) {
         if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue; /* not part of a pragma */
         tok *k = &t[kept];
-        CXString s = clang_getTokenSpelling(fe->tu, raw[i]);
+        CXString s = clang_getTokenSpelling(f->tu, raw[i]);
         k->s = fe_strdup(clang_getCString(s));
         clang_disposeString(s);
-        CXSourceRange r = clang_getTokenExtent(fe->tu, raw[i]);
+        CXSourceRange r = clang_getTokenExtent(f->tu, raw[i]);
         clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &k->begin);
         clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &k->end);
         k->kind = clang_getTokenKind(raw[i]);
@@ -287,12 +287,12 @@ static tok *read_tokens(ompdag_frontend *fe, fe_file *f, unsigned *count)
             for (unsigned j = 0; j < kept; ++j)
                 free(t[j].s);
             free(t);
-            clang_disposeTokens(fe->tu, raw, n);
+            clang_disposeTokens(f->tu, raw, n);
             return NULL;
         }
         ++kept;
     }
-    clang_disposeTokens(fe->tu, raw, n);
+    clang_disposeTokens(f->tu, raw, n);
     *count = kept;
     return t;
 }
@@ -322,9 +322,9 @@ static void offset_to_line_col(const fe_file *f, line_cursor *lc, unsigned off, 
 bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
 {
     unsigned n = 0, nskip = 0;
-    tok *t = read_tokens(fe, f, &n);
+    tok *t = read_tokens(f, &n);
     if (!t) return false;
-    unsigned *skip = skipped_ranges(fe, f, &nskip);
+    unsigned *skip = skipped_ranges(f, &nskip);
     int32_t cap = 0;
     bool ok = true;
     line_cursor lc = {0, 1, 1};

@@ -1,7 +1,8 @@
 /*
  * plugin/fe_region.c — one parallel region (shared/spec/condag.md §1): the
- * directive chain on the region, the single/master block that is τ1, plain
- * code around it (a prefix before; after the single's barrier, a W node),
+ * directive chain on the region (stacked single/master and task
+ * directives), the single/master block that is τ1, plain code before it (a
+ * prefix), code after the barrier that ends the graph (outside the con-DAG),
  * and the final tidy-up of C nodes left with a single successor.
  */
 #include <limits.h>
@@ -12,64 +13,85 @@
 
 /* ---- the region ------------------------------------------------------------------------------ */
 
-static bool is_single_chain(const fe_file *f, int32_t from, int32_t to)
-{
-    for (int32_t i = from; i <= to; ++i)
-        if (f->pragmas[i].dir == FE_DIR_SINGLE) return true;
-    return false;
-}
-
-/* The barrier before code that follows the single block: every thread
- * runs that code once all tasks are complete.  A W node waits for the
- * direct children of τ1 only, which is all tasks exactly when every task
- * awaits its own children (as for taskgroup). */
-static bool region_barrier(walker *w, const fe_file *f, fe_span at)
-{
-    for (int32_t t = 1; t < w->g->ntasks; ++t) {
-        int32_t bad = fe_unawaited_child(w, t);
-        if (*w->nomem) return false;
-        if (bad >= 0)
-            return fe_refuse(
-                w, f->name, at.line, at.col,
-                "code after the single block runs after the barrier that waits for all "
-                "tasks, but the task created at line %d does not wait for its child "
-                "created at line %d; the model cannot express this wait",
-                w->g->nodes[w->g->tasks[t].creator].line, w->g->nodes[bad].line);
-    }
-    return !w->flow->live ||
-           fe_attach(w, 'W', f->name, at.line, at.col, fe_strdup("barrier"), true) >= 0;
-}
-
 /* What the parallel block has seen so far around its single/master. */
 typedef struct block_state {
-    bool producer;     /* the single/master block was walked */
-    bool barrier;      /* a barrier (implicit or explicit) follows it */
-    bool barrier_done; /* the W node for it exists */
+    bool producer; /* the single/master block was walked */
+    bool barrier;  /* a barrier (implicit or explicit) follows it */
 } block_state;
 
-/* One statement of the parallel block other than the single/master. */
+static const char *const no_producer_msg =
+    "tasks in a parallel region must be created inside single, master or masked; otherwise "
+    "every thread creates them";
+
+/* One statement of the parallel block other than the single/master.
+ *
+ * Where the region's graph starts and ends: code before the single/master
+ * block runs on every thread before τ1 can start, and becomes a sequential
+ * prefix of τ1 (it over-approximates the delay).  The graph ends at the
+ * barrier after the block (the single's implicit one, or an explicit
+ * `barrier`), which completes every task of the region.  Code after that
+ * barrier is run by the implicit tasks of the team, outside the task system:
+ * it is not part of the con-DAG and may use any construct (critical, atomic,
+ * worksharing) as long as it creates no tasks.  Code after a master/masked or
+ * `single nowait` block with no barrier in between runs while the tasks run
+ * and occupies threads the bound counts on: refused. */
 static bool parallel_block_code(walker *w, const fe_file *f, CXCursor c, fe_span cs,
                                 block_state *bs)
 {
     if (clang_getCursorKind(c) == CXCursor_NullStmt) return true;
-    if (fe_significant(w, c))
-        return fe_refuse(w, f->name, cs.line, cs.col,
-                         "tasks in a parallel region must be created inside single, master or "
-                         "masked; otherwise every thread creates them");
+    if (bs->producer && bs->barrier)
+        return !fe_creates_tasks(w, c) ||
+               fe_refuse(w, f->name, cs.line, cs.col, "%s", no_producer_msg);
+    if (fe_significant(w, c)) return fe_refuse(w, f->name, cs.line, cs.col, "%s", no_producer_msg);
     if (!fe_check_plain(w, c, cs)) return false;
-    if (bs->producer && !bs->barrier_done) {
-        if (!bs->barrier)
-            return fe_refuse(
-                w, f->name, cs.line, cs.col,
-                "code after a master/masked (or single nowait) block runs on the other "
-                "threads while its tasks run; not supported: move it into the block or "
-                "put '#pragma omp barrier' before it");
-        if (!region_barrier(w, f, cs)) return false;
-        bs->barrier_done = true;
-    }
-    /* Code before the block runs on every thread at once: a sequential
-     * prefix of τ1 over-approximates the delay it causes. */
+    if (bs->producer)
+        return fe_refuse(w, f->name, cs.line, cs.col,
+                         "code after a master/masked (or single nowait) block runs on the other "
+                         "threads while its tasks run; not supported: move it into the block or "
+                         "put '#pragma omp barrier' before it");
     return fe_plain(w, c);
+}
+
+/* The pragmas between two statements of the parallel block: a single/master
+ * (then *single is its index, and the task/taskgroup/ompdag pragmas stacked
+ * on it go to chain[]), barriers, and — after the barrier that ends the
+ * graph — anything the implicit tasks may run. */
+static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t last, block_state *bs,
+                          int32_t *single, const fe_pragma **chain, int32_t *n)
+{
+    for (int32_t k = first; k <= last; ++k) {
+        const fe_pragma *p = &f->pragmas[k];
+        if (*single >= 0) {
+            if (p->standalone || *n >= 8)
+                return fe_refuse(w, f->name, p->line, p->col,
+                                 "'#pragma %s %s' cannot follow '#pragma omp %s' here",
+                                 fe_pragma_ns(p), p->name, f->pragmas[*single].name);
+            chain[(*n)++] = p;
+        } else if (p->dir == FE_DIR_SINGLE) {
+            *single = k;
+        } else if (p->dir == FE_DIR_BARRIER) {
+            bs->barrier = bs->barrier || bs->producer;
+        } else if (p->dir == FE_DIR_IGNORED_STANDALONE || p->dir == FE_DIR_OUTSIDE ||
+                   p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE) {
+            continue;
+        } else if (bs->producer && bs->barrier && p->dir != FE_DIR_TASK &&
+                   p->dir != FE_DIR_PARALLEL && p->dir != FE_DIR_PARALLEL_MASTER &&
+                   p->dir != FE_DIR_PARALLEL_OTHER && !strstr(p->name, "taskloop")) {
+            continue; /* code of the implicit tasks after the graph's end */
+        } else {
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "'#pragma %s %s' in a parallel region outside single/master is not "
+                             "supported%s",
+                             fe_pragma_ns(p), p->name,
+                             p->dir == FE_DIR_TASK ? ": every thread creates the task"
+                             : p->dir == FE_DIR_REFUSED &&
+                                     (!strcmp(p->name, "for") || !strncmp(p->name, "for ", 4))
+                                 ? ": the iterations of a worksharing loop, and the tasks they "
+                                   "create, are spread over every thread of the team"
+                                 : "");
+        }
+    }
+    return true;
 }
 
 /* The parallel body with no single/master on it directly: a block holding
@@ -79,34 +101,22 @@ static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *pa
 {
     if (clang_getCursorKind(s) != CXCursor_CompoundStmt) {
         if (fe_significant(w, s))
-            return fe_refuse(w, f->name, par->line, par->col,
-                             "tasks in a parallel region must be created inside single, master or "
-                             "masked; otherwise every thread creates them");
+            return fe_refuse(w, f->name, par->line, par->col, "%s", no_producer_msg);
         return true;
     }
     cursor_list ch;
     if (!fe_children(w, s, &ch)) return false;
     bool ok = true;
-    block_state bs = {false, false, false};
+    block_state bs = {false, false};
     unsigned lo = sp.begin;
     for (int32_t i = 0; ok && i < ch.n; ++i) {
         fe_span cs = fe_cursor_span(ch.c[i]);
         int32_t first = fe_pragma_lower_bound(f, lo + 1), last = first - 1;
         while (last + 1 < f->npragmas && f->pragmas[last + 1].begin < cs.begin)
             last++;
-        int32_t single = -1;
-        for (int32_t k = first; ok && k <= last; ++k) {
-            const fe_pragma *p = &f->pragmas[k];
-            if (p->dir == FE_DIR_SINGLE)
-                single = k;
-            else if (p->dir == FE_DIR_BARRIER)
-                bs.barrier = bs.barrier || bs.producer;
-            else if (p->dir != FE_DIR_IGNORED_STANDALONE && p->dir != FE_DIR_OUTSIDE)
-                ok = fe_refuse(w, f->name, p->line, p->col,
-                               "'#pragma omp %s' in a parallel region outside single/master is not "
-                               "supported",
-                               p->name);
-        }
+        int32_t single = -1, n = 0;
+        const fe_pragma *chain[8];
+        ok = block_pragmas(w, f, first, last, &bs, &single, chain, &n);
         if (ok && single >= 0) {
             const fe_pragma *sg = &f->pragmas[single];
             if (*has_producer)
@@ -115,7 +125,8 @@ static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *pa
                                "not supported");
             *has_producer = bs.producer = true;
             bs.barrier = !strcmp(sg->name, "single") && !fe_pragma_clause(sg, "nowait");
-            ok = ok && fe_walk_bare(w, ch.c[i], cs, 0);
+            ok = ok && (n > 0 ? fe_walk_prefixed(w, f, chain, n, ch.c[i], cs)
+                              : fe_walk_bare(w, ch.c[i], cs, 0));
         } else if (ok) {
             ok = parallel_block_code(w, f, ch.c[i], cs, &bs);
         }
@@ -160,18 +171,36 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     walker w = {fe, &out->g,    0,       false,     &flow,    NULL, &root,
                 0,  nomem_flag, f->name, par->line, par->col, sp};
     memset(out, 0, sizeof *out);
+    size_t diags_before = fe->diags.n;
     long v;
     const fe_clause *nt = fe_pragma_clause(par, "num_threads");
-    if (nt && fe_literal_value(nt->arg, &v) && v > 0 && v < INT32_MAX) out->threads = (int32_t)v;
+    if (nt && fe_clause_value(fe, f, par, "num_threads", &v) && v > 0 && v < INT32_MAX)
+        out->threads = (int32_t)v;
     out->deadline = region_deadline(f, in);
     if (fe_new_task(&w, -1, false) < 0) return false;
     bool ok = true, producer = false;
+    /* Stacked directives: `parallel` [`single`|`master`|`masked`] then
+     * task/taskgroup/ompdag pragmas on the same statement (the BOTS idiom
+     * `#pragma omp parallel` / `single` / `task` / `f();`): the statement
+     * with the pragmas after the single is τ1's code. */
+    const fe_pragma *chain[8];
+    int32_t n = 0;
+    bool single = par->dir == FE_DIR_PARALLEL_MASTER;
     for (int32_t i = in->first_pragma + 1; ok && i <= in->last_pragma; ++i) {
         const fe_pragma *p = &f->pragmas[i];
-        if (p->dir != FE_DIR_SINGLE && p->dir != FE_DIR_DEADLINE && p->dir != FE_DIR_RESOURCE)
+        if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE) continue;
+        if (p->dir == FE_DIR_SINGLE && !single && par->dir == FE_DIR_PARALLEL) {
+            single = true;
+        } else if (single && !p->standalone && n < 8 && p->dir != FE_DIR_SINGLE) {
+            chain[n++] = p;
+        } else {
             ok = fe_refuse(&w, f->name, p->line, p->col,
-                           "'#pragma omp %s' directly on a parallel region is not supported",
-                           p->name);
+                           "'#pragma %s %s' directly on '#pragma omp %s' is not supported%s",
+                           fe_pragma_ns(p), p->name, par->name,
+                           p->dir == FE_DIR_TASK || p->dir == FE_DIR_TASKGROUP
+                               ? ": every thread would run it; put it inside single or master"
+                               : "");
+        }
     }
     if (!ok) {
     } else if (par->dir == FE_DIR_PARALLEL_OTHER) {
@@ -180,16 +209,18 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
                            "tasks inside '#pragma omp %s' are created by every thread or "
                            "iteration; not supported",
                            par->name);
-    } else if (par->dir == FE_DIR_PARALLEL_MASTER ||
-               is_single_chain(f, in->first_pragma, in->last_pragma)) {
+    } else if (single) {
         producer = true;
-        ok = fe_walk_bare(&w, in->stmt, sp, 0);
+        ok = n > 0 ? fe_walk_prefixed(&w, f, chain, n, in->stmt, sp)
+                   : fe_walk_bare(&w, in->stmt, sp, 0);
     } else {
         ok = walk_parallel_block(&w, f, par, in->stmt, sp, &producer);
     }
     ok = ok && (!producer || fe_finish_task(&w, sp));
     fe_vec_free(&flow.tails);
-    if (!ok) return false;
+    /* Some refusals let the walk go on to name further constructs: any
+     * error recorded during the walk refuses the region. */
+    if (!ok || fe->diags.n > diags_before) return false;
     out->has_graph = producer;
     tidy(&out->g);
     return true;

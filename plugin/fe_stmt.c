@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_walk.h"
 
 /* ---- significance: does a statement contain anything the model must see? ---- */
@@ -37,7 +38,7 @@ typedef struct sig_state {
 
 /* Calls that block a task until another thread acts.  The bound assumes a
  * task waits only at taskwait (work-conserving scheduling, condag.md §2). */
-static bool is_blocking_call(CXCursor call)
+bool fe_is_blocking_call(CXCursor call)
 {
     static const char *const names[] = {"omp_set_lock",
                                         "omp_set_nest_lock",
@@ -65,7 +66,9 @@ static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientDa
         int32_t f = fe_func_of_call(st->w->fe, c);
         if ((f >= 0 && st->w->fe->funcs[f].significant) ||
             (f < 0 && st->w->fe->fnptr_func >= 0 && fe_call_is_indirect(c)) ||
-            is_blocking_call(c)) {
+            fe_is_blocking_call(c) ||
+            (f < 0 && !fe_call_is_indirect(c) &&
+             fe_extern_task_source(st->w->fe, c, st->w->nomem))) {
             st->found = true;
             return CXChildVisit_Break;
         }
@@ -77,8 +80,7 @@ static bool dir_matters(fe_dir d)
 {
     return d != FE_DIR_PLAIN && d != FE_DIR_IGNORED_STANDALONE && d != FE_DIR_OUTSIDE &&
            d != FE_DIR_LOOP_BOUND && d != FE_DIR_RECURSION_BOUND && d != FE_DIR_DEADLINE &&
-           d != FE_DIR_RESOURCE &&
-           d != FE_DIR_OMPDAG_UNKNOWN;
+           d != FE_DIR_RESOURCE && d != FE_DIR_OMPDAG_UNKNOWN;
 }
 
 /* A `return` that is not inside a loop of s leaves s early: the code after s
@@ -86,28 +88,48 @@ static bool dir_matters(fe_dir d)
  * become C … J with the return's edge, not fold into one node.  A return
  * inside a loop stays plain (taken as not taken, the sound fallback above), so
  * loops without tasks keep folding instead of needing a trip count. */
+typedef struct exit_state {
+    fe_span outer;
+    bool found;
+} exit_state;
+
+/* A goto whose label lies outside `outer` leaves it like a return. */
+static bool goto_leaves(CXCursor g, fe_span outer)
+{
+    fe_span target = fe_cursor_span(clang_getCursorReferenced(g));
+    return !target.file || !clang_File_isEqual(target.file, outer.file) ||
+           target.begin < outer.begin || target.begin >= outer.end;
+}
+
 static enum CXChildVisitResult exit_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
+    exit_state *st = data;
     switch (clang_getCursorKind(c)) {
-    case CXCursor_ReturnStmt: *(bool *)data = true; return CXChildVisit_Break;
+    case CXCursor_ReturnStmt:
+        st->found = true;
+        return CXChildVisit_Break;
+    case CXCursor_GotoStmt:
+        if (!goto_leaves(c, st->outer)) return CXChildVisit_Continue;
+        st->found = true;
+        return CXChildVisit_Break;
     case CXCursor_ForStmt:
     case CXCursor_WhileStmt:
-    case CXCursor_DoStmt: return CXChildVisit_Continue;
-    default: return CXChildVisit_Recurse;
+    case CXCursor_DoStmt:
+        return CXChildVisit_Continue;
+    default:
+        return CXChildVisit_Recurse;
     }
 }
 
 static bool has_early_return(CXCursor s)
 {
-    bool found = false;
-    if (clang_getCursorKind(s) == CXCursor_ReturnStmt)
-        return true;
     enum CXCursorKind k = clang_getCursorKind(s);
-    if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt)
-        return false;
-    clang_visitChildren(s, exit_visit, &found);
-    return found;
+    if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt) return true;
+    if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt) return false;
+    exit_state st = {fe_cursor_span(s), false};
+    clang_visitChildren(s, exit_visit, &st);
+    return st.found;
 }
 
 bool fe_significant(walker *w, CXCursor s)
@@ -127,10 +149,39 @@ bool fe_significant(walker *w, CXCursor s)
 
 /* Plain code may not jump out of itself with goto. */
 typedef struct goto_state {
+    walker *w;
     fe_span outer;
     CXCursor bad;
     bool found;
 } goto_state;
+
+/* The innermost function or task body frame. */
+static fe_jump *body_frame(walker *w)
+{
+    fe_jump *j = w->jumps;
+    while (j && j->kind != JUMP_FUNC && j->kind != JUMP_TASK)
+        j = j->up;
+    return j;
+}
+
+/* Is `label` (a LabelStmt) the last statement of the body of frame j, with
+ * nothing but `;` after it?  A goto there ends the task or returns. */
+static bool is_end_label(const fe_jump *j, CXCursor label)
+{
+    if (!j || clang_Cursor_isNull(j->body) || clang_getCursorKind(label) != CXCursor_LabelStmt)
+        return false;
+    cursor_list ch = {0};
+    clang_visitChildren(j->body, fe_collect_visit, &ch);
+    bool last = !ch.nomem && ch.n > 0 && clang_equalCursors(ch.c[ch.n - 1], label);
+    free(ch.c);
+    if (!last) return false;
+    cursor_list lc = {0};
+    clang_visitChildren(label, fe_collect_visit, &lc);
+    bool empty = !lc.nomem &&
+                 (lc.n == 0 || (lc.n == 1 && clang_getCursorKind(lc.c[0]) == CXCursor_NullStmt));
+    free(lc.c);
+    return empty;
+}
 
 static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -138,9 +189,12 @@ static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientD
     goto_state *st = data;
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_IndirectGotoStmt || k == CXCursor_GotoStmt) {
-        fe_span target = fe_cursor_span(clang_getCursorReferenced(c));
-        if (k == CXCursor_IndirectGotoStmt || !clang_File_isEqual(target.file, st->outer.file) ||
-            target.begin < st->outer.begin || target.begin >= st->outer.end) {
+        /* A goto to the end of the task or function body inside plain code
+         * (a loop without scheduling points) is taken as not taken, like a
+         * return there: it only skips work. */
+        if (k == CXCursor_IndirectGotoStmt ||
+            (goto_leaves(c, st->outer) &&
+             !is_end_label(body_frame(st->w), clang_getCursorReferenced(c)))) {
             st->bad = c;
             st->found = true;
             return CXChildVisit_Break;
@@ -151,7 +205,7 @@ static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientD
 
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp)
 {
-    goto_state st = {sp, clang_getNullCursor(), false};
+    goto_state st = {w, sp, clang_getNullCursor(), false};
     clang_visitChildren(s, goto_visit, &st);
     if (!st.found) return true;
     fe_span g = fe_cursor_span(st.bad);
@@ -170,6 +224,10 @@ static bool jump(walker *w, CXCursor s, fe_span sp, enum CXCursorKind k)
                        : k == CXCursor_BreakStmt ? "break"
                                                  : "continue";
     for (; j; j = j->up) {
+        if (j->kind == JUMP_TASK) {
+            j = NULL;
+            break;
+        }
         if (k == CXCursor_ReturnStmt) {
             if (j->kind == JUMP_FUNC) break;
             continue;
@@ -199,6 +257,18 @@ static bool jump(walker *w, CXCursor s, fe_span sp, enum CXCursorKind k)
                                             : &j->conts;
     for (int32_t i = 0; w->flow->live && i < w->flow->tails.n; ++i)
         if (!fe_vec_push_unique(dst, w->flow->tails.v[i])) return fe_nomem(w);
+    w->flow->tails.n = 0;
+    w->flow->live = false;
+    w->flow->open = -1;
+    return true;
+}
+
+/* `goto end` where `end:;` closes the task or function body: a return. */
+static bool goto_end(walker *w)
+{
+    fe_jump *j = body_frame(w);
+    for (int32_t i = 0; w->flow->live && i < w->flow->tails.n; ++i)
+        if (!fe_vec_push_unique(&j->rets, w->flow->tails.v[i])) return fe_nomem(w);
     w->flow->tails.n = 0;
     w->flow->live = false;
     w->flow->open = -1;
@@ -316,7 +386,7 @@ static bool walk_switch(walker *w, CXCursor s, fe_span sp)
         fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
         int32_t c =
             fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, head, NULL, true), false);
-        fe_jump jf = {JUMP_SWITCH, {0}, {0}, {0}, c, false, 0, w->jumps};
+        fe_jump jf = {JUMP_SWITCH, {0}, {0}, {0}, c, false, 0, w->jumps, clang_getNullCursor()};
         fe_flow body = {0}, merged = {0};
         fe_flow *saved = w->flow;
         ok = c >= 0;
@@ -395,6 +465,24 @@ bool fe_literal_value(const char *arg, long *v)
     return end != arg && *end == 0;
 }
 
+bool fe_clause_value(const ompdag_frontend *fe, const fe_file *f, const fe_pragma *p,
+                     const char *clause, long *v)
+{
+    const fe_clause *c = fe_pragma_clause(p, clause);
+    if (!c || !c->arg) return false;
+    if (fe_literal_value(c->arg, v)) return true;
+    for (int32_t i = 0; i < fe->ncargs; ++i) {
+        const fe_const_arg *a = &fe->cargs[i];
+        if (a->pragma_begin == p->begin && !strcmp(a->clause, clause) &&
+            !strcmp(a->file, f->name)) {
+            if (!a->ok || a->value < LONG_MIN || a->value > LONG_MAX) return false;
+            *v = (long)a->value;
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool check_task_clauses(walker *w, const fe_file *f, const fe_pragma *p)
 {
     static const char *const allowed[] = {
@@ -402,10 +490,7 @@ static bool check_task_clauses(walker *w, const fe_file *f, const fe_pragma *p)
         "firstprivate", "default", "allocate", "in_reduction", "affinity", NULL};
     for (int32_t i = 0; i < p->nclauses; ++i) {
         const char *n = p->clauses[i].name;
-        if (!strcmp(n, "depend"))
-            return fe_refuse(w, f->name, p->line, p->col,
-                             "task with a depend clause: dependences between sibling tasks are not "
-                             "in the con-DAG model; the bound would be unsound");
+        if (!strcmp(n, "depend")) continue; /* fe_depend.c parses and checks it */
         if (!strcmp(n, "detach"))
             return fe_refuse(w, f->name, p->line, p->col,
                              "task with a detach clause: its completion event is not in the model");
@@ -425,8 +510,9 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
     long v;
     const fe_clause *ifc = fe_pragma_clause(p, "if");
     const fe_clause *fin = fe_pragma_clause(p, "final");
-    bool undeferred = w->in_final || (ifc && !(fe_literal_value(ifc->arg, &v) && v != 0));
-    bool child_final = w->in_final || (fin && !(fe_literal_value(fin->arg, &v) && v == 0));
+    bool undeferred = w->in_final || (ifc && !(fe_clause_value(w->fe, f, p, "if", &v) && v != 0));
+    bool child_final =
+        w->in_final || (fin && !(fe_clause_value(w->fe, f, p, "final", &v) && v == 0));
     char *label = fe_label_text(w, sp, "task", true);
     int32_t t_node;
     int32_t open = w->flow->open;
@@ -445,7 +531,9 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
         t_node = fe_attach(w, 'T', f->name, p->line, p->col, label, false);
         if (t_node < 0) return false;
     }
-    int32_t t = fe_share_find(w, s, loop_bound, child_final); /* built in this context */
+    if (!fe_depend_attach(w, f->name, p, t_node)) return false; /* also on shared bodies */
+    /* built in this context (never with depend: compact graphs do not model it) */
+    int32_t t = w->g->nodes[t_node].dep ? -1 : fe_share_find(w, s, loop_bound, child_final);
     if (t >= 0) {
         w->g->nodes[t_node].creates = t;
         return !undeferred || fe_attach(w, 'W', f->name, p->line, p->col,
@@ -457,13 +545,16 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
     w->g->nodes[t_node].creates = t;
 
     fe_flow cf = {{0}, true, -1};
+    fe_jump tf = {JUMP_TASK, {0}, {0}, {0}, -1, false, 0, NULL, s};
     walker cw = *w;
     cw.task = t;
     cw.in_final = child_final;
     cw.flow = &cf;
-    cw.jumps = NULL;
-    bool ok = fe_walk_bare(&cw, s, sp, loop_bound) && fe_finish_task(&cw, sp);
+    cw.jumps = &tf;
+    bool ok = fe_walk_bare(&cw, s, sp, loop_bound) && fe_flow_union(&cw, &cf, &tf.rets) &&
+              fe_finish_task(&cw, sp);
     fe_vec_free(&cf.tails);
+    fe_vec_free(&tf.rets);
     if (!ok || !fe_share_add(w, s, loop_bound, child_final, t)) return false;
     if (undeferred)
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("wait for undeferred task"),
@@ -506,8 +597,9 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     switch (p->dir) {
     case FE_DIR_TASKWAIT:
         if (p->nclauses > 0)
-            return fe_refuse(w, f->name, p->line, p->col,
-                             "taskwait with clauses (depend/nowait) is not supported");
+            return fe_refuse(w, f->name, p->line, p->col, "taskwait with a %s clause is not supported%s",
+                             p->clauses[0].name,
+                             strcmp(p->clauses[0].name, "depend") ? "" : " (taskwait depend is not modelled)");
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:
@@ -544,15 +636,17 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
         if (p->dir == FE_DIR_LOOP_BOUND) {
             long v;
             const fe_clause *a = fe_pragma_clause(p, "");
-            if (!a || !fe_literal_value(a->arg, &v) || v < 0 || v > w->fe->unroll_limit)
+            if (!a || !fe_clause_value(w->fe, f, p, "", &v) || v < 0 || v > w->fe->unroll_limit)
                 return fe_refuse(w, f->name, p->line, p->col,
-                                 "loop_bound needs a constant between 0 and %d",
-                                 w->fe->unroll_limit);
+                                 "'#pragma ompdag loop_bound(%s)' needs a constant expression "
+                                 "between 0 and %d",
+                                 a && a->arg ? a->arg : "", w->fe->unroll_limit);
             loop_bound = (int32_t)v;
             enum CXCursorKind k = clang_getCursorKind(s);
             bool is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt;
             if (!is_loop && i == n - 1)
-                return fe_refuse(w, f->name, p->line, p->col, "loop_bound must precede a loop");
+                return fe_refuse(w, f->name, p->line, p->col,
+                                 "'#pragma ompdag loop_bound' must precede a loop");
         } else if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RECURSION_BOUND) {
             return fe_refuse(w, f->name, p->line, p->col,
                              "'#pragma ompdag %s' applies to a function or a parallel region, "
@@ -574,9 +668,16 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
     case FE_DIR_TASKGROUP:
         return walk_taskgroup(w, f, omp, s, sp, loop_bound);
     case FE_DIR_PLAIN:
+        /* Refusals of constructs inside task code do not stop the walk, so
+         * one run names every construct (floorplan: critical and atomic);
+         * the region is refused all the same (fe_build_region). */
         if (fe_significant(w, s))
-            return fe_refuse(w, f->name, omp->line, omp->col,
-                             "task scheduling point inside '#pragma omp %s'", omp->name);
+            return (fe_refuse(w, f->name, omp->line, omp->col,
+                              "task scheduling point (task creation, taskwait or blocking call) "
+                              "inside '#pragma omp %s'",
+                              omp->name) ||
+                    !*w->nomem) &&
+                   fe_walk_bare(w, s, sp, loop_bound);
         return fe_check_plain(w, s, sp) && fe_plain(w, s);
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:
@@ -586,10 +687,18 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                          "nested '#pragma omp %s' inside a task region is not supported",
                          omp->name);
     default:
-        return fe_refuse(w, f->name, omp->line, omp->col,
-                         "'#pragma omp %s' is not supported inside a task region%s", omp->name,
-                         refusal_reason(omp->name));
+        fe_refuse(w, f->name, omp->line, omp->col,
+                  "'#pragma omp %s' is not supported inside a task region%s", omp->name,
+                  refusal_reason(omp->name));
+        if (*w->nomem || strcmp(omp->name, "critical")) return false;
+        return fe_walk_bare(w, s, sp, loop_bound); /* find the next refusal too */
     }
+}
+
+bool fe_walk_prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain, int32_t n,
+                      CXCursor s, fe_span sp)
+{
+    return prefixed(w, f, chain, n, s, sp);
 }
 
 /* Walks statement s; pragmas in (lo, start of s) precede it. */
@@ -610,8 +719,8 @@ bool fe_walk_stmt(walker *w, CXCursor s, unsigned lo)
         if (p->standalone) {
             if (n > 0)
                 return fe_refuse(w, f->name, chain[0]->line, chain[0]->col,
-                                 "'#pragma omp %s' must be followed by a statement",
-                                 chain[0]->name);
+                                 "'#pragma %s %s' must be followed by a statement",
+                                 fe_pragma_ns(chain[0]), chain[0]->name);
             if (!standalone(w, f, p)) return false;
         } else if (n < 8) {
             chain[n++] = p;
@@ -640,8 +749,8 @@ static bool walk_compound(walker *w, CXCursor s, fe_span sp)
         const fe_pragma *p = &f->pragmas[i];
         ok = p->standalone ? standalone(w, f, p)
                            : fe_refuse(w, f->name, p->line, p->col,
-                                       "'#pragma %s%s' must be followed by a statement",
-                                       p->dir >= FE_DIR_LOOP_BOUND ? "ompdag " : "omp ", p->name);
+                                       "'#pragma %s %s' must be followed by a statement",
+                                       fe_pragma_ns(p), p->name);
     }
     return ok;
 }
@@ -695,7 +804,7 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     free(ch.c);
     if (clang_Cursor_isNull(body)) return true;
     fe_call frame = {fi, w->calls};
-    fe_jump jf = {JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps};
+    fe_jump jf = {JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps, body};
     walker cw = *w;
     cw.calls = &frame;
     cw.jumps = &jf;
@@ -707,6 +816,62 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     fe_vec_free(&jf.conts);
     fe_vec_free(&jf.rets);
     return ok;
+}
+
+/* A blocking call reached from task code, named with the inlined helper
+ * calls that lead to it. */
+static bool refuse_blocking(walker *w, CXCursor e, fe_span sp)
+{
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    char via[512] = "";
+    size_t n = 0;
+    for (const fe_call *c = w->calls; c && c->up && n + 80 < sizeof via; c = c->up)
+        if (c == w->calls || c->func != c->up->func || !c->up->up)
+            n += (size_t)snprintf(via + n, sizeof via - n, "%s'%s'", n ? " from " : " (in ",
+                                  w->fe->funcs[c->func].name);
+    if (n) snprintf(via + n, sizeof via - n, ")");
+    CXString name = clang_getCursorSpelling(e);
+    bool r = fe_refuse(w, f->name, sp.line, sp.col,
+                       "'%s' in task code%s: a task that blocks on a lock or another thread "
+                       "waits outside taskwait, which breaks the work-conserving bound",
+                       clang_getCString(name), via);
+    clang_disposeString(name);
+    return r;
+}
+
+typedef struct creates_state {
+    walker *w;
+    bool found;
+} creates_state;
+
+static enum CXChildVisitResult creates_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    creates_state *st = data;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        const ompdag_frontend *fe = st->w->fe;
+        int32_t f = fe_func_of_call(fe, c);
+        if ((f >= 0 && fe->funcs[f].tasks) ||
+            (f < 0 && fe->fnptr_func >= 0 && fe_call_is_indirect(c))) {
+            st->found = true;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+bool fe_creates_tasks(walker *w, CXCursor s)
+{
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = sp.file ? fe_file_get(w->fe, sp.file) : NULL;
+    for (int32_t i = f ? fe_pragma_lower_bound(f, sp.begin) : 0;
+         f && i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
+        if (f->pragmas[i].dir == FE_DIR_TASK || strstr(f->pragmas[i].name, "taskloop")) return true;
+    creates_state st = {w, false};
+    if (creates_visit(s, s, &st) == CXChildVisit_Break) return true;
+    clang_visitChildren(s, creates_visit, &st);
+    return st.found;
 }
 
 bool fe_walk_expr(walker *w, CXCursor e)
@@ -727,15 +892,24 @@ bool fe_walk_expr(walker *w, CXCursor e)
     for (int32_t i = k == CXCursor_CallExpr ? 1 : 0; ok && i < ch.n; ++i)
         ok = fe_walk_expr(w, ch.c[i]);
     free(ch.c);
-    if (ok && k == CXCursor_CallExpr && is_blocking_call(e)) {
-        fe_file *f = fe_file_of(w, sp.file);
-        return f && fe_refuse(w, f->name, sp.line, sp.col,
-                              "blocking call in a task region: tasks that wait for each other "
-                              "other than at taskwait break the work-conserving bound");
-    }
+    if (ok && k == CXCursor_CallExpr && fe_is_blocking_call(e))
+        return refuse_blocking(w, e, sp) || !*w->nomem; /* go on: name every construct */
     if (ok && k == CXCursor_CallExpr) {
         int32_t fi = fe_func_of_call(w->fe, e);
         if (fi >= 0 && w->fe->funcs[fi].significant) return inline_call(w, e, fi);
+        const char *ext =
+            fi < 0 && !fe_call_is_indirect(e) ? fe_extern_task_source(w->fe, e, w->nomem) : NULL;
+        if (ext) {
+            fe_file *f = fe_file_of(w, sp.file);
+            CXString name = clang_getCursorSpelling(e);
+            bool r = f && fe_refuse(w, f->name, sp.line, sp.col,
+                                    "call to '%s', whose body is not in the files parsed and may "
+                                    "create tasks (%s mentions it and has task directives): "
+                                    "extract the whole project with -p BUILD_DIR",
+                                    clang_getCString(name), ext);
+            clang_disposeString(name);
+            return r;
+        }
         if (fi < 0 && w->fe->fnptr_func >= 0 && fe_call_is_indirect(e)) {
             fe_file *f = fe_file_of(w, sp.file);
             return f && fe_refuse(w, f->name, sp.line, sp.col,
@@ -762,9 +936,13 @@ bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound)
     case CXCursor_ContinueStmt:
         return jump(w, s, sp, k);
     case CXCursor_GotoStmt:
+        if (is_end_label(body_frame(w), clang_getCursorReferenced(s))) return goto_end(w);
+        return fe_refuse(w, f->name, sp.line, sp.col,
+                         "goto in code with task scheduling points is not supported (only a "
+                         "goto to a label that ends the task or function body is)");
     case CXCursor_IndirectGotoStmt:
         return fe_refuse(w, f->name, sp.line, sp.col,
-                         "goto in code with task scheduling points is not supported");
+                         "computed goto in code with task scheduling points is not supported");
     case CXCursor_CaseStmt:
     case CXCursor_DefaultStmt:
         return case_label(w, s, sp);

@@ -18,7 +18,9 @@ typedef struct fe_flow {
     int32_t open; /* N or W node that absorbs plain code, or -1 */
 } fe_flow;
 
-typedef enum jump_kind { JUMP_LOOP, JUMP_SWITCH, JUMP_FUNC } jump_kind;
+/* JUMP_FUNC: an inlined function body (return, goto to its end label);
+ * JUMP_TASK: a task body (goto to its end label ends the task). */
+typedef enum jump_kind { JUMP_LOOP, JUMP_SWITCH, JUMP_FUNC, JUMP_TASK } jump_kind;
 
 typedef struct fe_jump {
     jump_kind kind;
@@ -27,6 +29,7 @@ typedef struct fe_jump {
     bool has_default; /* switch */
     int32_t ncases;   /* switch: case labels met */
     struct fe_jump *up;
+    CXCursor body; /* JUMP_FUNC / JUMP_TASK: the body, for `goto end_label` */
 } fe_jump;
 
 typedef struct fe_call {
@@ -101,14 +104,19 @@ int32_t fe_unawaited_child(walker *w, int32_t t);
 bool fe_walk_stmt(walker *w, CXCursor s, unsigned lo);
 /* Walks an expression: plain code, inlined calls, ?: branches. */
 bool fe_walk_expr(walker *w, CXCursor e);
+/* Walks statement s prefixed by the directives chain[0..n-1] (task,
+ * taskgroup, loop_bound, …), as if they stood right before it. */
+bool fe_walk_prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain, int32_t n,
+                      CXCursor s, fe_span sp);
+/* Does s create tasks (a task directive, or a call to a function that
+ * contains one)?  Code outside the task system may do anything else. */
+bool fe_creates_tasks(walker *w, CXCursor s);
 /* Walks statement s whose prefixing pragmas were already taken. */
 bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound);
 /* Does s contain a directive or a call the model must see? */
 bool fe_significant(walker *w, CXCursor s);
 /* Refuses gotos that leave plain statement s. */
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
-/* Reads a clause argument that is an integer literal or true/false. */
-bool fe_literal_value(const char *arg, long *v);
 
 /* ---- fe_loop.c: loops ---------------------------------------------------------- */
 

@@ -1,8 +1,11 @@
 /*
  * plugin/frontend.c — the public front-end API (include/ompdag/frontend.h):
- * parse with libclang, index the translation unit's functions, find the
- * parallel regions of the main file, and hand each region's private graph
- * to the ompdag builder (include/ompdag/condag.h).
+ * parse one translation unit, or every unit of a project, with libclang
+ * (pragma arguments that are constant expressions evaluated on the way),
+ * index the functions of all units (a call into another unit is resolved
+ * by USR), find the parallel regions of each unit's main file, and hand
+ * each region's private graph to the ompdag builder
+ * (include/ompdag/condag.h).
  *
  * Why OpenMP is off: with -fopenmp, libclang's C API does not walk the
  * CapturedStmt behind each directive, so task bodies would be invisible.
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_internal.h"
 #include "ompdag/compact.h"
 
@@ -82,6 +86,13 @@ bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, in
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* Inlining reaches one construct many times: report it once. */
+    for (size_t i = 0; i < fe->diags.n; ++i) {
+        const ompdag_frontend_diag *d = &fe->diags.d[i];
+        if (d->severity == sev && d->loc.line == line && d->loc.col == col &&
+            !strcmp(d->loc.file, file ? file : "<unknown>") && !strcmp(d->message, buf))
+            return true;
+    }
     if (fe->diags.n == fe->diags.cap) {
         size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
         ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
@@ -127,7 +138,12 @@ fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
     CXString name = clang_getFileName(file);
     f->name = fe_strdup(clang_getCString(name));
     clang_disposeString(name);
-    f->text = clang_getFileContents(fe->tu, file, &f->size);
+    /* The unit that owns this CXFile: each unit has its own file manager. */
+    f->tu = fe->tu;
+    f->text = fe->tu ? clang_getFileContents(fe->tu, file, &f->size) : NULL;
+    for (int32_t u = 0; !f->text && u < fe->nunits; ++u)
+        if (fe->units[u].tu && (f->text = clang_getFileContents(fe->units[u].tu, file, &f->size)))
+            f->tu = fe->units[u].tu;
     if (!f->name) return NULL;
     if (!f->text) f->text = "", f->size = 0;
     bool refused = false;
@@ -161,6 +177,7 @@ static void clear_run(ompdag_frontend *fe)
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         free(fe->funcs[i].name);
         free(fe->funcs[i].deadline);
+        free(fe->funcs[i].usr);
         fe_vec_free(&fe->funcs[i].callees);
     }
     free(fe->funcs);
@@ -171,6 +188,31 @@ static void clear_run(ompdag_frontend *fe)
     free(fe->files);
     fe->files = NULL;
     fe->nfiles = 0;
+}
+
+static void clear_units(ompdag_frontend *fe)
+{
+    clear_run(fe);
+    for (int32_t u = 0; u < fe->nunits; ++u)
+        if (fe->units[u].tu) clang_disposeTranslationUnit(fe->units[u].tu);
+    free(fe->units);
+    fe->units = NULL;
+    fe_extern_cache_free(fe->externs);
+    fe->externs = NULL;
+    fe->nunits = 0;
+    fe->tu = NULL;
+}
+
+static void clear_cargs(ompdag_frontend *fe)
+{
+    for (int32_t i = 0; i < fe->ncargs; ++i) {
+        free(fe->cargs[i].clause);
+        free(fe->cargs[i].expr);
+        free(fe->cargs[i].file);
+    }
+    free(fe->cargs);
+    fe->cargs = NULL;
+    fe->ncargs = 0;
 }
 
 static void clear_diags(ompdag_frontend *fe)
@@ -184,7 +226,8 @@ static void clear_diags(ompdag_frontend *fe)
 void ompdag_frontend_destroy(ompdag_frontend *fe)
 {
     if (!fe) return;
-    clear_run(fe);
+    clear_units(fe);
+    clear_cargs(fe);
     clear_diags(fe);
     free(fe->strings);
     free(fe->diags.d);
@@ -197,6 +240,15 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
     if (!fe || bound < 0)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "recursion bound must be >= 0");
     fe->recursion_bound = bound;
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err)
+{
+    if (!fe || bound < 0 || bound > fe->unroll_limit)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "loop bound must be in 0..%d",
+                                fe ? fe->unroll_limit : 4096);
+    fe->loop_bound = bound;
     return OMPDAG_OK;
 }
 
@@ -244,7 +296,9 @@ static int skip_arg(const char *a, const char *next_is_value)
     if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strncmp(a, "-fopenmp-", 9) ||
         !strncmp(a, "-fplugin", 8) || !strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
         !strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-M") ||
-        !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7))
+        !strcmp(a, "-MM") || !strncmp(a, "-Werror", 7) || !strncmp(a, "-MF", 3) ||
+        !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3) ||
+        (!strncmp(a, "-o", 2) && a[2] && strncmp(a, "-objc", 5))) /* -oFILE */
         return 1;
     return 0;
 }
@@ -301,15 +355,17 @@ static const char **build_args(const char *const *args, int nargs, int *out_n)
     return v;
 }
 
-static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
+static bool report_clang_errors(ompdag_frontend *fe, const fe_unit *unit, bool *had_error)
 {
     unsigned nd = clang_getNumDiagnostics(fe->tu);
     for (unsigned i = 0; i < nd; ++i) {
         CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-            CXFile file;
-            unsigned line, col;
-            clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, NULL);
+        CXFile file;
+        unsigned line, col, off;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, &off);
+        bool appended = unit->const_from && file && clang_File_isEqual(file, unit->main) &&
+                        off >= unit->const_from;
+        if (!appended && clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
             CXString fname = clang_getFileName(file);
             CXString msg = clang_getDiagnosticSpelling(d);
             bool ok = fe_diag(fe, OMPDAG_DIAG_ERROR, clang_getCString(fname), (int32_t)line,
@@ -331,6 +387,7 @@ static bool report_clang_errors(ompdag_frontend *fe, bool *had_error)
 
 typedef struct index_state {
     ompdag_frontend *fe;
+    int32_t unit;
     bool nomem;
 } index_state;
 
@@ -344,10 +401,12 @@ static bool read_function_pragmas(ompdag_frontend *fe, fe_func *fn)
         const fe_pragma *p = &f->pragmas[i];
         const fe_clause *arg = fe_pragma_clause(p, "");
         if (p->dir == FE_DIR_RECURSION_BOUND) {
-            long v = arg && arg->arg ? strtol(arg->arg, NULL, 10) : 0;
-            if (v < 1 || v > 64) {
+            long v = 0;
+            if (!fe_clause_value(fe, f, p, "", &v) || v < 1 || v > 64) {
                 if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
-                             "recursion_bound needs a constant between 1 and 64"))
+                             "'#pragma ompdag recursion_bound(%s)' needs a constant expression "
+                             "between 1 and 64",
+                             arg && arg->arg ? arg->arg : ""))
                     return false;
                 continue;
             }
@@ -387,13 +446,18 @@ static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClient
         memset(fn, 0, sizeof *fn);
         fn->cursor = c;
         fn->hash = clang_hashCursor(c);
+        fn->unit = st->unit;
+        fn->external = clang_getCursorLinkage(c) == CXLinkage_External;
+        CXString usr = clang_getCursorUSR(c);
+        fn->usr = fe_strdup(clang_getCString(usr));
+        clang_disposeString(usr);
         CXString name = clang_getCursorSpelling(c);
         fn->name = fe_strdup(clang_getCString(name));
         clang_disposeString(name);
         fn->file = f;
         fn->begin = sp.begin;
         fn->end = sp.end;
-        if (!fn->name || !read_function_pragmas(fe, fn)) {
+        if (!fn->name || !fn->usr || !read_function_pragmas(fe, fn)) {
             st->nomem = true;
             return CXChildVisit_Break;
         }
@@ -413,6 +477,9 @@ static enum CXChildVisitResult callee_visit(CXCursor c, CXCursor parent, CXClien
     (void)parent;
     callee_state *st = data;
     if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        /* A blocking call makes the function one the region builder walks,
+         * so the call is refused wherever task code reaches it. */
+        if (fe_is_blocking_call(c)) st->fn->significant = true;
         int32_t callee = fe_func_of_call(st->fe, c);
         if (callee >= 0 && !fe_vec_push_unique(&st->fn->callees, callee)) {
             st->nomem = true;
@@ -428,10 +495,21 @@ bool fe_call_is_indirect(CXCursor call)
     return clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl;
 }
 
+/* The definition a declaration names: in its own unit, or (a project)
+ * the external definition with the same USR in another unit. */
 static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
 {
     CXCursor def = clang_getCursorDefinition(decl);
-    if (clang_Cursor_isNull(def)) return -1;
+    if (clang_Cursor_isNull(def)) {
+        if (fe->nunits < 2 || clang_getCursorLinkage(decl) != CXLinkage_External) return -1;
+        CXString usr = clang_getCursorUSR(decl);
+        const char *u = clang_getCString(usr);
+        int32_t found = -1;
+        for (int32_t i = 0; u && *u && found < 0 && i < fe->nfuncs; ++i)
+            if (fe->funcs[i].external && !strcmp(fe->funcs[i].usr, u)) found = i;
+        clang_disposeString(usr);
+        return found;
+    }
     unsigned h = clang_hashCursor(def);
     for (int32_t i = 0; i < fe->nfuncs; ++i)
         if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def)) return i;
@@ -480,27 +558,37 @@ static bool dir_is_significant(fe_dir d)
  * (transitively) directives that the region builder must see. */
 static bool index_functions(ompdag_frontend *fe)
 {
-    index_state st = {fe, false};
-    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
-    if (st.nomem) return false;
+    for (int32_t u = 0; u < fe->nunits; ++u) {
+        index_state st = {fe, u, false};
+        fe->tu = fe->units[u].tu;
+        clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), index_visit, &st);
+        if (st.nomem) return false;
+    }
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         fe_func *fn = &fe->funcs[i];
         callee_state cs = {fe, fn, false};
         clang_visitChildren(fn->cursor, callee_visit, &cs);
         if (cs.nomem) return false;
         for (int32_t k = fe_pragma_lower_bound(fn->file, fn->begin);
-             k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k)
-            if (dir_is_significant(fn->file->pragmas[k].dir)) fn->significant = true;
+             k < fn->file->npragmas && fn->file->pragmas[k].begin < fn->end; ++k) {
+            const fe_pragma *p = &fn->file->pragmas[k];
+            if (dir_is_significant(p->dir)) fn->significant = true;
+            if (p->dir == FE_DIR_TASK || strstr(p->name, "taskloop")) fn->tasks = true;
+        }
     }
     for (bool changed = true; changed;) {
         changed = false;
         for (int32_t i = 0; i < fe->nfuncs; ++i) {
             fe_func *fn = &fe->funcs[i];
-            for (int32_t k = 0; !fn->significant && k < fn->callees.n; ++k)
-                if (fe->funcs[fn->callees.v[k]].significant) fn->significant = changed = true;
+            for (int32_t k = 0; k < fn->callees.n; ++k) {
+                const fe_func *c = &fe->funcs[fn->callees.v[k]];
+                if (c->significant && !fn->significant) fn->significant = changed = true;
+                if (c->tasks && !fn->tasks) fn->tasks = changed = true;
+            }
         }
     }
-    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), refs_visit, fe);
+    for (int32_t u = 0; u < fe->nunits; ++u)
+        clang_visitChildren(clang_getTranslationUnitCursor(fe->units[u].tu), refs_visit, fe);
     fe->fnptr_func = -1;
     for (int32_t i = 0; i < fe->nfuncs && fe->fnptr_func < 0; ++i)
         if (fe->funcs[i].significant && fe->funcs[i].refs > fe->funcs[i].calls) fe->fnptr_func = i;
@@ -548,9 +636,11 @@ static bool offload_call_has_gpu_body(const char *t, const char *end)
         } else if (*q == ',' && depth == 1 && ++arg == 2) {
             start = q + 1;
         } else if (*q == ',' && depth == 1 && arg == 3 && start) {
-            while (*start == ' ' || *start == '\n' || *start == '\t') ++start;
+            while (*start == ' ' || *start == '\n' || *start == '\t')
+                ++start;
             size_t n = (size_t)(q - start);
-            while (n && (start[n - 1] == ' ' || start[n - 1] == '\n' || start[n - 1] == '\t')) --n;
+            while (n && (start[n - 1] == ' ' || start[n - 1] == '\n' || start[n - 1] == '\t'))
+                --n;
             return !((n == 4 && !strncmp(start, "NULL", 4)) || (n == 1 && start[0] == '0') ||
                      (n == 9 && !strncmp(start, "(void *)0", 9)));
         }
@@ -567,11 +657,9 @@ static bool resource_gpu(const fe_pragma *p)
 static const char *region_class(const fe_file *f, const fe_region_input *in, fe_span sp)
 {
     int32_t above = in->first_pragma - 1;
-    if (above >= 0 && resource_gpu(&f->pragmas[above]))
-        return "CG";
+    if (above >= 0 && resource_gpu(&f->pragmas[above])) return "CG";
     for (int32_t i = in->first_pragma; i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
-        if (resource_gpu(&f->pragmas[i]))
-            return "CG";
+        if (resource_gpu(&f->pragmas[i])) return "CG";
     char *text = strndup(f->text + sp.begin, sp.end - sp.begin);
     bool cg = false;
     if (text) {
@@ -621,6 +709,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
         ompdag_condag_destroy(g);
         return ompdag_error_set(err, st, "cannot build graph %s", name);
     }
+    bool dep_memory = fe_depend_region_memory(&ro->g);
     for (int32_t v = 0; !st && v < ro->g.n; ++v) {
         const fe_node *nd = &ro->g.nodes[v];
         snprintf(id, sizeof id, "n%d", v + 1);
@@ -640,6 +729,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
+            if (!st) st = fe_depend_emit(&ro->g, v, dep_memory, g, idx, err);
         }
     }
     for (int32_t v = 0; !st && v < ro->g.n; ++v)
@@ -717,20 +807,288 @@ static ompdag_status first_error(const ompdag_frontend *fe, ompdag_status code, 
     return ompdag_error_set(err, code, "extraction failed");
 }
 
-static ompdag_status extract_tu(ompdag_frontend *fe, ompdag_condag_set *set, ompdag_error *err)
+/* Indexes every unit, then extracts the regions of the units that want
+ * them (functions of their main files). */
+static ompdag_status extract_units(ompdag_frontend *fe, ompdag_condag_set *set, ompdag_error *err)
 {
     bool clang_errors = false;
-    if (!report_clang_errors(fe, &clang_errors))
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t u = 0; u < fe->nunits; ++u) {
+        fe->tu = fe->units[u].tu;
+        if (!report_clang_errors(fe, &fe->units[u], &clang_errors))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
     if (clang_errors) return first_error(fe, OMPDAG_ERR_PARSE, err);
     if (!index_functions(fe)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         CXSourceLocation loc = clang_getCursorLocation(fe->funcs[i].cursor);
-        if (!clang_Location_isFromMainFile(loc) || !fe->funcs[i].significant) continue;
+        if (!fe->units[fe->funcs[i].unit].regions || !clang_Location_isFromMainFile(loc) ||
+            !fe->funcs[i].significant)
+            continue;
+        fe->tu = fe->units[fe->funcs[i].unit].tu;
         ompdag_status st = extract_function(fe, i, set, err);
         if (st) return st;
     }
     return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
+}
+
+/* ---- constant-expression pragma arguments ------------------------------------------ */
+
+/* Arguments the region builder reads as integers. */
+static bool wants_value(const fe_pragma *p, const fe_clause *c)
+{
+    switch (p->dir) {
+    case FE_DIR_LOOP_BOUND:
+    case FE_DIR_RECURSION_BOUND:
+        return !c->name[0];
+    case FE_DIR_PARALLEL:
+    case FE_DIR_PARALLEL_MASTER:
+    case FE_DIR_PARALLEL_OTHER:
+        return !strcmp(c->name, "num_threads");
+    case FE_DIR_TASK:
+        return !strcmp(c->name, "if") || !strcmp(c->name, "final");
+    default:
+        return false;
+    }
+}
+
+/* The expression of a clause argument without a "modifier:" prefix. */
+static const char *arg_expression(const char *arg)
+{
+    const char *p = arg;
+    while (*p == ' ')
+        ++p;
+    const char *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
+           (q > p && *q >= '0' && *q <= '9'))
+        ++q;
+    const char *r = q;
+    while (*r == ' ')
+        ++r;
+    return q > p && *r == ':' && r[1] != ':' ? r + 1 : arg;
+}
+
+static bool collect_const_args(ompdag_frontend *fe, const fe_file *f)
+{
+    for (int32_t i = 0; i < f->npragmas; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        for (int32_t k = 0; k < p->nclauses; ++k) {
+            const fe_clause *c = &p->clauses[k];
+            long v;
+            if (!wants_value(p, c) || !c->arg || fe_literal_value(c->arg, &v)) continue;
+            fe_const_arg *na = realloc(fe->cargs, sizeof *na * (size_t)(fe->ncargs + 1));
+            if (!na) return false;
+            fe->cargs = na;
+            fe_const_arg *a = &fe->cargs[fe->ncargs++];
+            memset(a, 0, sizeof *a);
+            a->pragma_begin = p->begin;
+            a->clause = fe_strdup(c->name);
+            a->expr = fe_strdup(arg_expression(c->arg));
+            if (!a->clause || !a->expr) return false;
+        }
+    }
+    return true;
+}
+
+static CXFile main_cxfile(CXTranslationUnit tu)
+{
+    CXString sp = clang_getTranslationUnitSpelling(tu);
+    CXFile f = clang_getFile(tu, clang_getCString(sp));
+    clang_disposeString(sp);
+    return f;
+}
+
+#define CONST_ARG_PREFIX "__ompdag_const_arg_"
+
+typedef struct eval_state {
+    ompdag_frontend *fe;
+    const int32_t *bad_lines; /* lines of the appended text with errors */
+    int32_t nbad;
+} eval_state;
+
+static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    eval_state *st = data;
+    if (clang_getCursorKind(c) != CXCursor_VarDecl) return CXChildVisit_Continue;
+    CXString name = clang_getCursorSpelling(c);
+    const char *n = clang_getCString(name);
+    int32_t k = -1;
+    if (n && !strncmp(n, CONST_ARG_PREFIX, sizeof CONST_ARG_PREFIX - 1))
+        k = (int32_t)strtol(n + sizeof CONST_ARG_PREFIX - 1, NULL, 10);
+    clang_disposeString(name);
+    if (k < 0 || k >= st->fe->ncargs) return CXChildVisit_Continue;
+    fe_span sp = fe_cursor_span(c);
+    for (int32_t i = 0; i < st->nbad; ++i)
+        if (st->bad_lines[i] == sp.line) return CXChildVisit_Continue;
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r && clang_EvalResult_getKind(r) == CXEval_Int) {
+        st->fe->cargs[k].value = clang_EvalResult_getAsLongLong(r);
+        st->fe->cargs[k].ok = true;
+    }
+    if (r) clang_EvalResult_dispose(r);
+    return CXChildVisit_Continue;
+}
+
+/* Evaluates the appended declarations; a line with an error is no constant. */
+static bool evaluate_const_args(ompdag_frontend *fe, const fe_unit *unit)
+{
+    unsigned nd = clang_getNumDiagnostics(fe->tu);
+    int32_t *bad = calloc((size_t)nd + 1, sizeof *bad);
+    if (!bad) return false;
+    eval_state st = {fe, bad, 0};
+    for (unsigned i = 0; i < nd; ++i) {
+        CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
+        CXFile file;
+        unsigned line, off;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, NULL, &off);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
+            clang_File_isEqual(file, unit->main) && off >= unit->const_from)
+            bad[st.nbad++] = (int32_t)line;
+        clang_disposeDiagnostic(d);
+    }
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), eval_visit, &st);
+    free(bad);
+    return true;
+}
+
+static enum CXErrorCode parse(ompdag_frontend *fe, CXIndex idx, const char *path,
+                              const char *const *argv, int n, struct CXUnsavedFile *uf,
+                              unsigned nuf)
+{
+    return clang_parseTranslationUnit2(
+        idx, path, argv, n, uf, nuf,
+        CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
+}
+
+/* Pragma arguments that are not literals (macros, `NB * 2`, sizeof) are
+ * evaluated by libclang: the main file is parsed again with one
+ * `static const long long` declaration per argument appended at its end
+ * (line numbers above stay the same), and each declaration whose line has
+ * no error is evaluated.  Errors in the appended text are not the
+ * program's and are not reported.  The unit's tu is replaced.  Returns a
+ * libclang error code. */
+static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, fe_unit *unit, CXIndex idx,
+                                           const char *path, const char *const *argv, int n,
+                                           struct CXUnsavedFile shim, bool *nomem)
+{
+    fe->tu = unit->tu;
+    unit->main = main_cxfile(unit->tu);
+    fe_file *f = unit->main ? fe_file_get(fe, unit->main) : NULL;
+    if (unit->main && !f) return *nomem = true, CXError_Success;
+    int32_t first = fe->ncargs;
+    if (!f || !collect_const_args(fe, f)) return *nomem = !!f, CXError_Success;
+    if (fe->ncargs == first) return CXError_Success;
+    size_t cap = f->size + 2;
+    for (int32_t k = first; k < fe->ncargs; ++k)
+        cap += strlen(fe->cargs[k].expr) + sizeof CONST_ARG_PREFIX + 64;
+    char *text = malloc(cap);
+    CXString rp = clang_File_tryGetRealPathName(unit->main);
+    const char *rps = clang_getCString(rp);
+    char *real = fe_strdup(rps && *rps ? rps : f->name);
+    clang_disposeString(rp);
+    for (int32_t k = first; k < fe->ncargs; ++k)
+        if (!(fe->cargs[k].file = fe_strdup(f->name))) *nomem = true;
+    if (!text || !real || *nomem) {
+        free(text);
+        free(real);
+        return *nomem = true, CXError_Success;
+    }
+    memcpy(text, f->text, f->size);
+    size_t len = f->size;
+    text[len++] = '\n';
+    unsigned from = (unsigned)len;
+    for (int32_t k = first; k < fe->ncargs; ++k)
+        len +=
+            (size_t)snprintf(text + len, cap - len,
+                             "static const long long " CONST_ARG_PREFIX "%d = (long long)(%s);\n",
+                             k, fe->cargs[k].expr);
+    clear_run(fe);
+    clang_disposeTranslationUnit(unit->tu);
+    unit->tu = fe->tu = NULL;
+    struct CXUnsavedFile uf[2] = {shim, {real, text, (unsigned long)len}};
+    enum CXErrorCode ec = parse(fe, idx, path, argv, n, uf, 2);
+    unit->tu = fe->tu;
+    free(text);
+    free(real);
+    if (ec != CXError_Success || !unit->tu) return ec;
+    unit->main = main_cxfile(unit->tu);
+    if (!unit->main) return *nomem = true, CXError_Success;
+    unit->const_from = from;
+    if (!evaluate_const_args(fe, unit)) *nomem = true;
+    clear_run(fe);
+    return CXError_Success;
+}
+
+/* Parses one source into a new unit (constant pragma arguments evaluated). */
+static ompdag_status parse_unit(ompdag_frontend *fe, CXIndex idx, const char *source_path,
+                                const char *const *args, int nargs, bool regions, ompdag_error *err)
+{
+    fe_unit *nu = realloc(fe->units, sizeof *nu * (size_t)(fe->nunits + 1));
+    int n = 0;
+    const char **argv = build_args(args, nargs, &n);
+    if (!nu || !argv) {
+        if (nu) fe->units = nu;
+        free(argv);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    fe->units = nu;
+    fe_unit *unit = &fe->units[fe->nunits++];
+    memset(unit, 0, sizeof *unit);
+    unit->regions = regions;
+    struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
+    fe->tu = NULL;
+    enum CXErrorCode ec = parse(fe, idx, source_path, argv, n, &shim, 1);
+    unit->tu = fe->tu;
+    bool nomem = false;
+    if (ec == CXError_Success && unit->tu)
+        ec = prepare_const_args(fe, unit, idx, source_path, argv, n, shim, &nomem);
+    free(argv);
+    if (nomem) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (ec != CXError_Success || !unit->tu) {
+        fe->nunits--;
+        if (!fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",
+                     (int)ec))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
+                                source_path, (int)ec);
+    }
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err)
+{
+    if (!fe || nsources < 1 || !sources || !args || !nargs || !out || nregions < 0 ||
+        nregions > nsources)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
+    for (int i = 0; i < nsources; ++i)
+        if (!sources[i] || nargs[i] < 0 || (nargs[i] > 0 && !args[i]))
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
+    *out = NULL;
+    clear_units(fe);
+    clear_cargs(fe);
+    clear_diags(fe);
+    ompdag_condag_set *set = ompdag_condag_set_create();
+    CXIndex idx = clang_createIndex(0, 0);
+    if (!set || !idx) {
+        ompdag_condag_set_destroy(set);
+        if (idx) clang_disposeIndex(idx);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    ompdag_status st = OMPDAG_OK;
+    for (int i = 0; !st && i < nsources; ++i)
+        st = parse_unit(fe, idx, sources[i], args[i], nargs[i], i < nregions, err);
+    if (!st) st = extract_units(fe, set, err);
+    clear_units(fe);
+    clang_disposeIndex(idx);
+    if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)
+        *out = set;
+    else
+        ompdag_condag_set_destroy(set);
+    return st;
 }
 
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
@@ -739,40 +1097,6 @@ ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_pa
 {
     if (!fe || !source_path || !out || nargs < 0 || (nargs > 0 && !args))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "invalid argument to extract");
-    *out = NULL;
-    clear_run(fe);
-    clear_diags(fe);
-    int n = 0;
-    const char **argv = build_args(args, nargs, &n);
-    ompdag_condag_set *set = ompdag_condag_set_create();
-    CXIndex idx = clang_createIndex(0, 0);
-    if (!argv || !set || !idx) {
-        free(argv);
-        ompdag_condag_set_destroy(set);
-        if (idx) clang_disposeIndex(idx);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    }
-    struct CXUnsavedFile shim = {OMP_SHIM_PATH, omp_shim, sizeof omp_shim - 1};
-    enum CXErrorCode ec = clang_parseTranslationUnit2(
-        idx, source_path, argv, n, &shim, 1,
-        CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing, &fe->tu);
-    free(argv);
-    ompdag_status st;
-    if (ec != CXError_Success || !fe->tu) {
-        st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot parse (libclang error %d)",
-                              source_path, (int)ec);
-        fe_diag(fe, OMPDAG_DIAG_ERROR, source_path, 0, 0, "cannot parse (libclang error %d)",
-                (int)ec);
-    } else {
-        st = extract_tu(fe, set, err);
-    }
-    clear_run(fe);
-    if (fe->tu) clang_disposeTranslationUnit(fe->tu);
-    fe->tu = NULL;
-    clang_disposeIndex(idx);
-    if (st == OMPDAG_OK || st == OMPDAG_ERR_UNSUPPORTED)
-        *out = set;
-    else
-        ompdag_condag_set_destroy(set);
-    return st;
+    const char *const *argv[1] = {args};
+    return ompdag_frontend_extract_project(fe, 1, &source_path, argv, &nargs, 1, out, err);
 }

@@ -4,13 +4,17 @@
 //
 //   clang -fopenmp -fplugin=libompdag_plugin.so -fplugin-arg-ompdag-out=DIR
 //         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N]
+//         [-fplugin-arg-ompdag-loop-bound=N] [-fplugin-arg-ompdag-node-limit=N]
 //         [-fplugin-arg-ompdag-wcet=ANNOTATED.json [-fplugin-arg-ompdag-threads=M]] -c x.c
 //
 // The action runs after the main action (AddAfterMainAction), so code
 // generation is untouched.  At the end of the translation unit it rebuilds a
 // driver command line from the compiler's own preprocessor, header-search,
 // language and target options, calls ompdag_frontend_extract() on the same
-// input, and writes DIR/<input path>.condag.json.  Front-end refusals become
+// input, and writes DIR/<object path>.condag.json (one file per compilation,
+// so compiling one source several times with different -D flags into
+// different objects keeps every graph; DIR/<input path>.condag.json when
+// there is no object, e.g. -fsyntax-only).  Front-end refusals become
 // clang diagnostics at their source location: warnings, or errors with
 // -fplugin-arg-ompdag-werror.
 #include "clang/AST/ASTConsumer.h"
@@ -25,6 +29,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +44,8 @@ struct PluginOptions {
     std::string out_dir;
     bool werror = false;
     int recursion_bound = 0;
+    int loop_bound = -1; // -1: not given
+    int node_limit = 0;
     std::string wcet_db; // annotated graphs of earlier runs: check deadlines at build time
     int threads = 0;     // m for that check; 0: each graph's own "threads"
 };
@@ -102,7 +109,7 @@ std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
     return a;
 }
 
-// DIR/<input path>.condag.json, with "/" prefixes and ".." parts made safe.
+// DIR/<path>.condag.json, with "/" prefixes and ".." parts made safe.
 std::string output_path(const std::string &dir, llvm::StringRef input)
 {
     llvm::SmallString<256> p(dir);
@@ -125,7 +132,10 @@ class ExtractConsumer : public clang::ASTConsumer
     void HandleTranslationUnit(clang::ASTContext &) override
     {
         clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
-        std::string out = output_path(opts_.out_dir, input_);
+        const std::string &obj = ci_.getFrontendOpts().OutputFile;
+        std::string out =
+            output_path(opts_.out_dir,
+                        obj.empty() || obj == "-" ? llvm::StringRef(input_) : llvm::StringRef(obj));
         if (diags.hasErrorOccurred()) {
             llvm::sys::fs::remove(out); // the compile failed: no stale graph
             return;
@@ -151,6 +161,8 @@ class ExtractConsumer : public clang::ASTConsumer
         }
         if (opts_.recursion_bound > 0)
             ompdag_frontend_set_recursion_bound(fe, opts_.recursion_bound, &err);
+        if (opts_.loop_bound >= 0) ompdag_frontend_set_loop_bound(fe, opts_.loop_bound, &err);
+        if (opts_.node_limit > 0) ompdag_frontend_set_node_limit(fe, opts_.node_limit, &err);
         ompdag_status st =
             ompdag_frontend_extract(fe, input_.c_str(), argv.data(), (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
@@ -159,8 +171,7 @@ class ExtractConsumer : public clang::ASTConsumer
             llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
             if (ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
                 report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), err.message);
-            if (!opts_.wcet_db.empty())
-                check_deadlines(set);
+            if (!opts_.wcet_db.empty()) check_deadlines(set);
         } else {
             llvm::sys::fs::remove(out); // no stale graph survives a refusal
             if (ompdag_frontend_diag_count(fe) == 0)
@@ -197,11 +208,9 @@ class ExtractConsumer : public clang::ASTConsumer
 
     clang::SourceLocation source_loc(const ompdag_loc &l)
     {
-        if (!l.file || l.line <= 0)
-            return clang::SourceLocation();
+        if (!l.file || l.line <= 0) return clang::SourceLocation();
         auto fe = ci_.getFileManager().getFile(l.file);
-        if (!fe)
-            return clang::SourceLocation();
+        if (!fe) return clang::SourceLocation();
         return ci_.getSourceManager().translateFileLineCol(*fe, (unsigned)l.line,
                                                            (unsigned)(l.col > 0 ? l.col : 1));
     }
@@ -233,7 +242,23 @@ class ExtractConsumer : public clang::ASTConsumer
                                              : fd->severity == OMPDAG_DIAG_WARNING
                                                  ? clang::DiagnosticsEngine::Warning
                                                  : clang::DiagnosticsEngine::Note;
-        report(lv, loc, fd->message);
+        report(lv, loc, plugin_syntax(fd->message));
+    }
+
+    // The front end's hints name `ompdag extract` options; in a build the
+    // same settings are plugin arguments.
+    static std::string plugin_syntax(std::string m)
+    {
+        static const char *const opts[][2] = {
+            {"--recursion-bound N", "-fplugin-arg-ompdag-recursion-bound=N"},
+            {"--loop-bound N", "-fplugin-arg-ompdag-loop-bound=N"},
+            {"--node-limit", "-fplugin-arg-ompdag-node-limit=N"},
+            {"extract the whole project with -p BUILD_DIR",
+             "run 'ompdag extract -p BUILD_DIR' on the whole build (the plugin sees one file)"}};
+        for (const auto &o : opts)
+            for (size_t at; (at = m.find(o[0])) != std::string::npos;)
+                m.replace(at, strlen(o[0]), o[1]);
+        return m;
     }
 
     clang::CompilerInstance &ci_;
@@ -268,6 +293,21 @@ class ExtractAction : public clang::PluginASTAction
                         << s;
                     return false;
                 }
+            } else if (s.consume_front("loop-bound=")) {
+                if (s.getAsInteger(10, opts_.loop_bound) || opts_.loop_bound < 0 ||
+                    opts_.loop_bound > 4096) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad loop-bound '%0' (0..4096)"))
+                        << s;
+                    return false;
+                }
+            } else if (s.consume_front("node-limit=")) {
+                if (s.getAsInteger(10, opts_.node_limit) || opts_.node_limit < 1) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad node-limit '%0'"))
+                        << s;
+                    return false;
+                }
             } else if (s.consume_front("recursion-bound=")) {
                 if (s.getAsInteger(10, opts_.recursion_bound) || opts_.recursion_bound < 1) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -278,7 +318,8 @@ class ExtractAction : public clang::PluginASTAction
             } else {
                 d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                            "ompdag: unknown plugin argument '%0' (known: out=DIR, "
-                                           "werror, recursion-bound=N, wcet=FILE, threads=N)"))
+                                           "werror, recursion-bound=N, loop-bound=N, "
+                                           "node-limit=N, wcet=FILE, threads=N)"))
                     << a;
                 return false;
             }

@@ -452,6 +452,8 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.deadline_ns = deadline;
         row.deadline_from = from;
         row.tied_tasks = report_tied_tasks(g);
+        row.depend = ompdag_condag_has_depend(g);
+        row.exact = ompdag_rta_result_is_exact(res);
         if (deadline >= 0) {
             __int128 lhs = (__int128)row.bound_times_m * unit_ns;
             __int128 rhs = (__int128)deadline * ms[k];

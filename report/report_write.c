@@ -216,9 +216,10 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
     const ompdag_report_row *row = &r->rows[i];
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
     char a[64], b[64], c[64];
-    fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s\n", row->m,
+    fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s%s\n", row->m,
             in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
-            in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c));
+            in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c),
+            !row->depend ? "" : row->exact ? "; depend: exact" : "; depend: sound, not exact");
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
                 dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
@@ -390,6 +391,8 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "bound", json_real(row->bound));
     json_object_set_new(o, "bound_times_m", json_integer(row->bound_times_m));
     json_object_set_new(o, "bound_ns", ns_or_null(row->bound_ns));
+    if (row->depend) /* §6: the one case where the figure may be sound but not exact */
+        json_object_set_new(o, "exact", json_boolean(row->exact));
     json_object_set_new(o, "vol", json_integer(row->vol));
     json_object_set_new(o, "len", json_integer(row->len));
     json_object_set_new(o, "vol_ns", u ? json_integer(row->vol * u) : json_null());

@@ -6,7 +6,8 @@
  *
  * The unit of work is a con-DAG node (a code segment between scheduling
  * points).  A node of the flow becomes ready when all its executed
- * predecessors over F-, T- and W-edges have completed; a thread is never idle
+ * predecessors over F-, T-, W- and the flow's D-edges (condag.md §6, Rule 3)
+ * have completed; a thread is never idle
  * while a node is ready (work-conserving); any thread may run any node
  * (untied).  Two policies choose *which* ready node runs (OpenMP terms):
  *
@@ -41,6 +42,7 @@ struct ompdag_sim {
     uint8_t *executed;
     int32_t *pending; /* executed predecessors not yet completed */
     int32_t *order;   /* position of each node in the topological order */
+    int32_t *doff, *dsucc; /* D-edges of the current flow (condag.md §6), CSR */
 };
 
 typedef struct deque {
@@ -89,7 +91,7 @@ void ompdag_sim_destroy(ompdag_sim *s)
 {
     if (!s)
         return;
-    free(s->executed), free(s->pending), free(s->order);
+    free(s->executed), free(s->pending), free(s->order), free(s->doff), free(s->dsucc);
     free(s);
 }
 
@@ -126,7 +128,8 @@ static int32_t dq_take_oldest(deque *d)
     return dq_size(d) ? d->buf[d->head++] : -1;
 }
 
-/* Runs BODY with s bound to every executed successor of v over F-, T- and W-edges. */
+/* Runs BODY with s bound to every executed successor of v over F-, T-, W- and
+ * (this flow's) D-edges. */
 #define FOR_EACH_SUCC(S, v, s, BODY)                                                            \
     do {                                                                                        \
         int32_t cnt_;                                                                           \
@@ -148,6 +151,10 @@ static int32_t dq_take_oldest(deque *d)
             if ((S)->executed[s]) {                                                             \
                 BODY;                                                                           \
             }                                                                                   \
+        }                                                                                       \
+        for (int32_t k_ = (S)->doff[v]; k_ < (S)->doff[v + 1]; ++k_) {                          \
+            int32_t s = (S)->dsucc[k_];                                                         \
+            BODY;                                                                               \
         }                                                                                       \
     } while (0)
 
@@ -318,6 +325,10 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
     ompdag_status rc = ompdag_flow_mark(s->g, choice, s->executed, err);
     if (rc)
+        return rc;
+    free(s->doff), free(s->dsucc);
+    s->doff = s->dsucc = NULL;
+    if ((rc = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
         return rc;
     ompdag_sim_result res = {0};
     memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);

@@ -219,6 +219,11 @@ ompdag_status ompdag_exact_batch(const ompdag_condag *const *graphs, size_t coun
                                  ompdag_error *err)
 {
     if (m < 1) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "thread count m must be >= 1");
+    for (size_t i = 0; i < count; ++i) { /* the batch kernel is Alg1, blind to D-edges (§6) */
+        ompdag_status st =
+            ompdag_condag_refuse_depend(graphs[i], "the batch evaluator (--device)", err);
+        if (st) return st;
+    }
     if (device == OMPDAG_EVAL_CPU) return exact_on_cpu(graphs, count, m, bound_times_m, err);
     if (device == OMPDAG_EVAL_CPU_PAR)
         return exact_on_cpu_par(graphs, count, m, bound_times_m, err);

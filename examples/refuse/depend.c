@@ -1,5 +1,5 @@
-/* Refused: depend clauses order sibling tasks, which the con-DAG model
- * (condag.md §1) has no edge for.  Expected: "depend.c:16: ... depend". */
+/* Refused: mutexinoutset (mutual exclusion of siblings) is not modelled; in, out
+ * and inout are (condag.md §6).  Expected: "depend.c:16: ... depend(mutexinoutset". */
 #include "../work.h"
 
 int main(void)
@@ -13,7 +13,7 @@ int main(void)
             work(5);
             a = 1;
         }
-#pragma omp task depend(in: a) shared(a)
+#pragma omp task depend(mutexinoutset: a) shared(a)
         work(5 + a);
 #pragma omp taskwait
     }

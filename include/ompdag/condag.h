@@ -137,6 +137,60 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g);
 ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
                                      ompdag_error *err);
 
+/* ---- sibling dependences (condag.md §6) -------------------------------------
+ * A T node may carry the `depend` clauses of the task it creates.  `var` names
+ * a storage class: list items that may overlap at run time share one var.
+ * In files the clauses are the node key "depend": [{"type": "in", "var": "x"}].
+ * Finalize reads that key, checks it, and removes it from the node's extras;
+ * saving writes it back from the clauses. */
+
+typedef enum ompdag_dep_type {
+    OMPDAG_DEP_IN = 1,
+    OMPDAG_DEP_OUT = 2,
+    OMPDAG_DEP_INOUT = 3
+} ompdag_dep_type;
+
+/* "in", "out", "inout"; "?" otherwise. */
+const char *ompdag_dep_type_name(ompdag_dep_type t);
+/* Parses "in", "out" or "inout"; false otherwise (mutexinoutset, inoutset and
+ * depobj are not modelled and are refused by the callers, by name). */
+bool ompdag_dep_type_parse(const char *name, ompdag_dep_type *out);
+
+/* Adds a clause to T node v (before finalize only); var is copied.  Fails on
+ * a node that is not T, an empty var or an unknown type, naming the node. */
+ompdag_status ompdag_condag_add_depend(ompdag_condag *g, int32_t v, ompdag_dep_type type,
+                                       const char *var, ompdag_error *err);
+
+/* True when some T node carries a clause. */
+bool ompdag_condag_has_depend(const ompdag_condag *g);
+/* Number of clauses on node v (0 for non-T nodes). */
+int32_t ompdag_condag_node_depend_count(const ompdag_condag *g, int32_t v);
+/* Clause i of node v: its type and its var (index 0..var_count-1 and name). */
+ompdag_dep_type ompdag_condag_node_depend_type(const ompdag_condag *g, int32_t v, int32_t i);
+int32_t ompdag_condag_node_depend_var(const ompdag_condag *g, int32_t v, int32_t i);
+int32_t ompdag_condag_depend_var_count(const ompdag_condag *g);
+const char *ompdag_condag_depend_var_name(const ompdag_condag *g, int32_t var);
+
+/* The D-edges of some flow (§6 Rule 3, union over flows): pairs (sink of the
+ * earlier sibling, source of the later one).  *from and *to are new arrays of
+ * *count entries owned by the caller (free()); both NULL when count is 0.
+ * Cost: a backward walk over the creating task per clause, for drawings. */
+ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                         int64_t *count, ompdag_error *err);
+
+/* The D-edges (§6 Rule 3) of one flow, given the nodes it executes
+ * (executed[v] = 1/0, e.g. from ompdag_flow_mark): a CSR indexed by node,
+ * from task sinks to the sources of later siblings.  *off (node_count + 1
+ * entries) and *succ are new arrays owned by the caller (free()). */
+ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
+                                              int32_t **off, int32_t **succ, ompdag_error *err);
+
+/* A refusal for commands that do not honour §6 yet: OMPDAG_OK when g has no
+ * clause, else OMPDAG_ERR_UNSUPPORTED with a message naming `what` (the
+ * command or algorithm) and the first T node that carries a clause. */
+ompdag_status ompdag_condag_refuse_depend(const ompdag_condag *g, const char *what,
+                                          ompdag_error *err);
+
 /* ---- files ------------------------------------------------------------------ */
 
 /* Loads `ompdag-condag` v1 or `ompdag-condag-set` v1 from a file ("-" is

@@ -58,6 +58,12 @@ void ompdag_frontend_destroy(ompdag_frontend *fe);
 ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t bound,
                                                   ompdag_error *err);
 
+/* Default loop bound for loops with task scheduling points that have
+ * neither a constant trip count nor `#pragma ompdag loop_bound(N)` (the
+ * `--loop-bound N` option): at most N iterations.  0 (the default) refuses
+ * such loops.  Fails outside 0..4096. */
+ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err);
+
 /* Largest number of nodes one region may have; beyond it the region is
  * refused.  Fails unless limit >= 1. */
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err);
@@ -74,6 +80,19 @@ ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit,
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,
                                       const char *const *args, int nargs, ompdag_condag_set **out,
                                       ompdag_error *err);
+
+/* Extracts a whole project: sources[i] is parsed with args[i][0..nargs[i]-1]
+ * (as for ompdag_frontend_extract), every unit's functions are indexed, and
+ * a call to a function defined in another unit (external linkage, matched
+ * by USR) is followed like one to a local function, so task-creating
+ * functions of other files are inlined.  Regions are extracted from the
+ * first nregions sources only (0..nsources); the others are only indexed.
+ * Status, *out and diagnostics as for ompdag_frontend_extract. */
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err);
 
 /* Number of diagnostics of the last extraction. */
 size_t ompdag_frontend_diag_count(const ompdag_frontend *fe);

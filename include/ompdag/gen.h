@@ -29,9 +29,14 @@ typedef struct ompdag_gen_params {
     int64_t wcet_min;       /* WCET uniform in [wcet_min, wcet_max] */
     int64_t wcet_max;
     int32_t threads;        /* stored as the graph's default m; 0 for none */
+    /* Sibling dependences (condag.md §6), drawn from their own PRNG stream so
+     * that p_dep = 0 gives the same graphs as before they existed. */
+    double p_dep;           /* probability that a task (a T node) gets depend clauses */
+    int32_t dep_vars;       /* distinct vars the clauses draw from (>= 1) */
 } ompdag_gen_params;
 
-/* Seed defaults: n=10, P_if=P_cre=P_wait=0.3, k in [10,40], WCET in [1,100], m=4. */
+/* Seed defaults: n=10, P_if=P_cre=P_wait=0.3, k in [10,40], WCET in [1,100], m=4;
+ * no dependences (p_dep = 0, dep_vars = 4). */
 void ompdag_gen_params_init(ompdag_gen_params *p);
 
 /* Generates one finalized graph.  *out is owned by the caller

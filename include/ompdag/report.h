@@ -132,6 +132,8 @@ typedef struct ompdag_report_row {
     int64_t runs_interfered;   /* runs whose threads were preempted or migrated (probe) */
     double observed_interfered_max_ns; /* max over those runs; -1 when none */
     const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
+    bool depend;               /* the graph has depend clauses (condag.md §6) */
+    bool exact;                /* the bound is exact (always without depend) */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;

@@ -7,7 +7,10 @@
  * Everything is exact integer arithmetic on   m·R = vol(e) + (m-1)·len(e).
  *
  * Three algorithms (shared/spec/condag.md §3), which satisfy
- *     enumerate == exact <= alg0:
+ *     enumerate == exact <= alg0,
+ * and for graphs with depend clauses (§6) a fourth, OMPDAG_ALG_DEPEND
+ * (enumerate <= depend, equal when the result says it is exact); alg0
+ * refuses such graphs:
  *   OMPDAG_ALG_EXACT      seed's Alg1, one reverse-topological pass, O(V+E)
  *   OMPDAG_ALG_ALG0       the RTAS'19 baseline (pessimistic)
  *   OMPDAG_ALG_ENUMERATE  the oracle: every flow, up to a limit
@@ -29,7 +32,9 @@ extern "C" {
 typedef enum ompdag_algorithm {
     OMPDAG_ALG_EXACT = 0,
     OMPDAG_ALG_ALG0 = 1,
-    OMPDAG_ALG_ENUMERATE = 2
+    OMPDAG_ALG_ENUMERATE = 2,
+    OMPDAG_ALG_DEPEND = 3 /* §6: sibling dependences; `exact` on a graph with
+                             depend clauses runs this one */
 } ompdag_algorithm;
 
 /* Which scheduler the migration overhead is charged for (seed §3.4):
@@ -71,7 +76,12 @@ int64_t ompdag_rta_result_bound_times_m(const ompdag_rta_result *r);
 /* bound_times_m / m as a double, for display only. */
 double ompdag_rta_result_bound(const ompdag_rta_result *r);
 
-/* True for exact and enumerate: the result carries a worst-case flow. */
+/* True when the figure is the exact right-hand side of Theorem 1 (what
+ * enumerate would give): always for exact and enumerate, for depend unless it
+ * had to merge vars (see docs/analysis.md), never for alg0. */
+bool ompdag_rta_result_is_exact(const ompdag_rta_result *r);
+
+/* True for exact, enumerate and depend: the result carries a worst-case flow. */
 bool ompdag_rta_result_has_witness(const ompdag_rta_result *r);
 int64_t ompdag_rta_result_vol(const ompdag_rta_result *r); /* -1 without witness */
 int64_t ompdag_rta_result_len(const ompdag_rta_result *r); /* -1 without witness */
@@ -106,7 +116,7 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx);
 
 typedef struct ompdag_flow_eval {
     int64_t vol;            /* sum of WCETs of executed nodes */
-    int64_t len;            /* longest path among them (F, T, W edges) */
+    int64_t len;            /* longest path among them (F, T, W and D edges) */
     int64_t migrations;     /* migrations charged (T or W nodes executed), if overhead */
     int64_t bound_times_m;  /* vol + (m-1)·len + m·O·migrations */
     int32_t executed;       /* number of executed nodes */
@@ -166,7 +176,7 @@ ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, ui
                                ompdag_error *err);
 
 const char *ompdag_algorithm_name(ompdag_algorithm alg);
-/* Parses "exact", "alg0" or "enumerate"; returns false otherwise. */
+/* Parses "exact", "alg0", "enumerate" or "depend"; returns false otherwise. */
 bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out);
 
 #ifdef __cplusplus

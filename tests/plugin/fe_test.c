@@ -30,22 +30,37 @@ ompdag_status fe_test_extract(const char *path, const char *const *args, int nar
     return st;
 }
 
+bool fe_test_write(const char *source, const char *name, char path[128])
+{
+    char dir[] = "/tmp/ompdag_fe_test_XXXXXX";
+    if (!mkdtemp(dir)) return false;
+    snprintf(path, 128, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    size_t len = strlen(source);
+    bool ok = fwrite(source, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+void fe_test_remove(const char *path)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    unlink(path);
+    if (slash) *slash = 0;
+    rmdir(dir);
+}
+
 ompdag_status fe_test_extract_source(const char *source, ompdag_condag_set **set,
                                      ompdag_frontend **fe, const char **path)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "/tmp/ompdag_fe_test_XXXXXX.c");
-    int fd = mkstemps(name, 2);
-    if (fd < 0) return OMPDAG_ERR_IO;
-    size_t len = strlen(source);
-    if (write(fd, source, len) != (ssize_t)len) {
-        close(fd);
-        return OMPDAG_ERR_IO;
-    }
-    close(fd);
+    /* its own directory: the front end looks at sources next to the file */
+    static char name[128];
+    if (!fe_test_write(source, "src.c", name)) return OMPDAG_ERR_IO;
     ompdag_status st = fe_test_extract(name, NULL, 0, 0, set, fe);
     if (path) *path = name;
-    unlink(name);
+    fe_test_remove(name);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #ifndef OMPDAG_FE_TEST_H
 #define OMPDAG_FE_TEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ompdag/condag.h"
@@ -24,6 +25,11 @@ ompdag_status fe_test_extract(const char *path, const char *const *args, int nar
  * returned through *path (static buffer). */
 ompdag_status fe_test_extract_source(const char *source, ompdag_condag_set **set,
                                      ompdag_frontend **fe, const char **path);
+
+/* Writes `source` to a new temporary directory as `name`; path receives
+ * the file's path.  fe_test_remove() deletes the file and the directory. */
+bool fe_test_write(const char *source, const char *name, char path[128]);
+void fe_test_remove(const char *path);
 
 /* Sorted, comma-separated lines of the nodes of `kind`, e.g. "17,17,24". */
 const char *fe_test_lines(const ompdag_condag *g, ompdag_kind kind, char *buf, size_t size);

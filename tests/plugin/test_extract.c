@@ -93,7 +93,15 @@ Test(examples, constant_loop_is_unrolled_and_loop_bound_applies)
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "17,17,17,17,24,24,24");
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "20,28");
     cr_assert_str_eq(WEDGES(g), "17>20,17>20,17>20,17>20,24>28,24>28,24>28");
-    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    /* the constant loop runs exactly 4 times; loop_bound(3) means at most 3:
+     * a loop test before each iteration may leave the loop (0..3 runs) */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "23,23,23");
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C) {
+            int32_t n = 0;
+            ompdag_condag_node_fsucc(g, v, &n);
+            cr_assert_eq(n, 2);
+        }
     ompdag_condag_set_destroy(set);
 }
 
@@ -203,7 +211,7 @@ static void refused(const char *rel, int line, const char *needle)
 
 Test(refusals, depend_clause)
 {
-    refused("examples/refuse/depend.c", 16, "depend clause");
+    refused("examples/refuse/depend.c", 16, "depend(mutexinoutset");
 }
 Test(refusals, goto_across_taskwait)
 {
@@ -228,6 +236,23 @@ Test(refusals, tasks_created_by_every_thread)
 Test(refusals, critical_section)
 {
     refused("examples/refuse/critical.c", 15, "critical");
+}
+Test(refusals, lock_in_a_helper)
+{
+    refused("examples/refuse/lock_helper.c", 14, "'omp_set_lock' in task code (in 'record')");
+}
+
+Test(examples, stacked_directives_macro_bound_and_critical_after_the_barrier)
+{
+    ompdag_condag_set *set = one_region("examples/stacked_tasks.c", 0);
+    ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* τ1 creates one task (line 40); it runs explore(): at most 4 tasks */
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "23,23,23,23,40");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "22,22,22,22");
+    /* the critical after the single's barrier is not in the graph */
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        cr_assert_neq(ompdag_condag_node_loc(g, v).line, 42);
+    ompdag_condag_set_destroy(set);
 }
 
 Test(refusals, recursion_bound_option_lifts_the_refusal)

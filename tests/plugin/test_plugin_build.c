@@ -70,7 +70,7 @@ static void same_as_extract_path(const char *file)
     char *b = slurp(path, &lb);
     cr_assert(a && b && la == lb && !memcmp(a, b, la), "%s: object code changed", rel);
 
-    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
     char *plugin_json = slurp(path, &lp);
     cr_assert_not_null(plugin_json, "%s: plugin wrote no %s", rel, path);
 
@@ -125,6 +125,10 @@ Test(plugin, clauses)
 {
     same_as_extract("examples/clauses.c");
 }
+Test(plugin, stacked_tasks)
+{
+    same_as_extract("examples/stacked_tasks.c");
+}
 /* no pragma at all: the plugin skips the reparse but writes the same file */
 Test(plugin, file_without_pragmas)
 {
@@ -155,10 +159,10 @@ static void refusal_diag(bool werror)
     snprintf(path, sizeof path, "%s/err.txt", dir);
     char *err = slurp(path, &n);
     cr_assert_not_null(err);
-    cr_assert(strstr(err, werror ? "depend.c:16:1: error: ompdag: task with a depend clause"
-                                 : "depend.c:16:1: warning: ompdag: task with a depend clause"),
+    cr_assert(strstr(err, werror ? "depend.c:16:1: error: ompdag: task with a depend(mutexinoutset"
+                                 : "depend.c:16:1: warning: ompdag: task with a depend(mutexinoutset"),
               "stderr: %s", err);
-    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
     cr_assert(access(path, F_OK) != 0, "no graph is written for a refused file");
     free(err);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -201,7 +205,7 @@ Test(plugin, same_flags_reach_the_front_end)
              "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o",
              OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, extra, src, dir);
     cr_assert_eq(run(cmd), 0);
-    snprintf(path, sizeof path, "%s/out%s.condag.json", dir, src);
+    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
     ompdag_condag_set *set = NULL;
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
@@ -240,6 +244,7 @@ Test(examples_run, all)
     runs("examples/clauses.c", "clauses: checksum");
     runs("examples/fib.c", "fib(21) = 10946");
     runs("examples/fig5_counterexample.c", "fig5_counterexample: checksum");
+    runs("examples/stacked_tasks.c", "stacked_tasks: checksum");
 }
 
 /* -fplugin-arg-ompdag-wcet=DB: a region whose bound, with the WCETs of DB,
@@ -270,7 +275,8 @@ static void deadline_diag(bool werror)
     snprintf(path, sizeof path, "%s/err.txt", dir);
     char *err = slurp(path, &n), want[256];
     cr_assert_not_null(err);
-    snprintf(want, sizeof want, "fib.c:%d:1: %s: ompdag: bound ", line, werror ? "error" : "warning");
+    snprintf(want, sizeof want, "fib.c:%d:1: %s: ompdag: bound ", line,
+             werror ? "error" : "warning");
     cr_assert(strstr(err, want), "no '%s' in stderr: %s", want, err);
     cr_assert(strstr(err, "on 4 threads exceeds deadline 5 ms [ompdag-deadline]"), "stderr: %s",
               err);
@@ -287,4 +293,52 @@ Test(plugin, deadline_miss_is_a_warning_at_the_region)
 Test(plugin, deadline_miss_is_an_error_with_werror)
 {
     deadline_diag(true);
+}
+
+/* One source compiled twice with different -D flags into two objects keeps
+ * both graphs (one output per compilation, named after the object), and
+ * -fplugin-arg-ompdag-loop-bound=N works like `extract --loop-bound N`;
+ * without it, the hint names the plugin argument. */
+Test(plugin, one_output_per_object_and_loop_bound_argument)
+{
+    char dir[] = "/tmp/ompdag_plugin_XXXXXX", path[1024], cmd[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/v.c", dir);
+    FILE *c = fopen(path, "w");
+    fputs("void work(int);\nvoid f(int n) {\n#pragma omp parallel\n#pragma omp single\n"
+          "  {\n    while (n-- > 0) {\n#if TWO\n#pragma omp task\n      work(n);\n#endif\n"
+          "#pragma omp task\n      work(n);\n    }\n  }\n}\n",
+          c);
+    fclose(c);
+    for (int two = 0; two < 2; ++two) {
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=out "
+                 "-fplugin-arg-ompdag-loop-bound=2 -fplugin-arg-ompdag-werror -DTWO=%d -c v.c "
+                 "-o v%d.o",
+                 dir, OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, two, two);
+        cr_assert_eq(run(cmd), 0, "%s", cmd);
+    }
+    for (int two = 0; two < 2; ++two) {
+        snprintf(path, sizeof path, "%s/out/v%d.o.condag.json", dir, two);
+        ompdag_condag_set *set = NULL;
+        ompdag_error err;
+        cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+        /* τ1 and 2 iterations of 1 or 2 tasks */
+        cr_assert_eq(ompdag_condag_task_count(ompdag_condag_set_graph(set, 0)), 1 + 2 * (1 + two));
+        ompdag_condag_set_destroy(set);
+    }
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=out -c v.c -o v.o "
+             "2>err.txt",
+             dir, OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH);
+    cr_assert_eq(run(cmd), 0, "a refusal is a warning");
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    size_t n;
+    char *err = slurp(path, &n);
+    cr_assert(err && strstr(err, "pass -fplugin-arg-ompdag-loop-bound=N") &&
+                  !strstr(err, "--loop-bound"),
+              "stderr: %s", err ? err : "");
+    free(err);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
 }

@@ -5,6 +5,7 @@
  *     m·R <= vol(e) + (m−1)·len(e)   (Graham, per flow)   <= bound_times_m,
  * with the lower bounds R >= len(e), m·R >= vol(e), equality at m = 1. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
 
-static ompdag_condag *random_graph(uint64_t seed, ompdag_rng *shape)
+static ompdag_condag *random_graph_dep(uint64_t seed, ompdag_rng *shape, double p_dep)
 {
     ompdag_gen_params p;
     ompdag_gen_params_init(&p);
@@ -26,11 +27,18 @@ static ompdag_condag *random_graph(uint64_t seed, ompdag_rng *shape)
     p.nodes_max = (int32_t)ompdag_rng_range(shape, 3, 25);
     p.wcet_min = ompdag_rng_range(shape, 0, 1);
     p.wcet_max = ompdag_rng_range(shape, 1, 100);
+    p.p_dep = p_dep;
+    p.dep_vars = (int32_t)ompdag_rng_range(shape, 1, 3);
     ompdag_condag *g = NULL;
     ompdag_error err = {0};
     cr_assert_eq(ompdag_gen_random(&p, &g, &err), OMPDAG_OK, "seed %llu: %s",
                  (unsigned long long)seed, err.message);
     return g;
+}
+
+static ompdag_condag *random_graph(uint64_t seed, ompdag_rng *shape)
+{
+    return random_graph_dep(seed, shape, 0.0);
 }
 
 typedef struct stats {
@@ -94,34 +102,36 @@ static void check_flow(ompdag_sim *sim, const ompdag_condag *g, const int32_t *c
     }
 }
 
-Test(sim, never_exceeds_the_exact_bound_on_random_graphs, .timeout = 120)
+/* Simulates the worst and RANDOM_FLOWS random flows of GRAPHS random graphs
+ * for every m; p_dep > 0 adds depend clauses (condag.md §6). */
+static void simulate_random_graphs(const int32_t *ms, size_t nm, uint64_t graphs, int random_flows,
+                                   double p_dep, stats *st)
 {
-    const int32_t ms[] = {1, 2, 3, 4, 8};
     ompdag_rng shape, rng;
     ompdag_rng_seed(&shape, 20261122);
     ompdag_rng_seed(&rng, 7);
-    stats st = {0};
-    enum { GRAPHS = 2000, RANDOM_FLOWS = 2 };
-    for (uint64_t seed = 1; seed <= GRAPHS; ++seed) {
-        ompdag_condag *g = random_graph(seed, &shape);
+    for (uint64_t seed = 1; seed <= graphs; ++seed) {
+        ompdag_condag *g = random_graph_dep(seed, &shape, p_dep);
         int32_t n = ompdag_condag_node_count(g);
         int32_t *choice = malloc(sizeof *choice * (size_t)n);
         int64_t *exec = malloc(sizeof *exec * (size_t)n);
         ompdag_sim *sim;
         ompdag_error err = {0};
         cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK);
-        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+        for (size_t k = 0; k < nm; ++k) {
             ompdag_rta_options opt;
             ompdag_rta_options_init(&opt, ms[k]);
             ompdag_rta_result *res;
-            cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err), OMPDAG_OK, "%s",
+                         err.message);
             int64_t btm = ompdag_rta_result_bound_times_m(res);
             int32_t *worst = ompdag_rta_result_choices_copy(res, g);
-            check_flow(sim, g, worst, ms[k], btm, true, &rng, exec, &st, seed);
+            check_flow(sim, g, worst, ms[k], btm, ompdag_rta_result_is_exact(res), &rng, exec, st,
+                       seed);
             free(worst);
-            for (int f = 0; f < RANDOM_FLOWS; ++f) {
+            for (int f = 0; f < random_flows; ++f) {
                 ompdag_sim_random_choice(g, &rng, choice);
-                check_flow(sim, g, choice, ms[k], btm, false, &rng, exec, &st, seed);
+                check_flow(sim, g, choice, ms[k], btm, false, &rng, exec, st, seed);
             }
             ompdag_rta_result_destroy(res);
         }
@@ -129,6 +139,14 @@ Test(sim, never_exceeds_the_exact_bound_on_random_graphs, .timeout = 120)
         free(choice), free(exec);
         ompdag_condag_destroy(g);
     }
+}
+
+Test(sim, never_exceeds_the_exact_bound_on_random_graphs, .timeout = 120)
+{
+    const int32_t ms[] = {1, 2, 3, 4, 8};
+    stats st = {0};
+    enum { GRAPHS = 2000, RANDOM_FLOWS = 2 };
+    simulate_random_graphs(ms, 5, GRAPHS, RANDOM_FLOWS, 0.0, &st);
     cr_expect_eq(st.runs, (uint64_t)GRAPHS * 5 * (1 + RANDOM_FLOWS) * 4);
     cr_expect_eq(st.tight, (uint64_t)GRAPHS * 2, "m = 1 worst flows, both schedulers");
     cr_expect_gt(st.steals, 0, "WFS never stole: the deques were not exercised");
@@ -137,6 +155,21 @@ Test(sim, never_exceeds_the_exact_bound_on_random_graphs, .timeout = 120)
     cr_log_info("%llu simulations, max simulated/bound %.4f, %llu steals, WFS != BFS on %llu",
                 (unsigned long long)st.runs, st.max_ratio, (unsigned long long)st.steals,
                 (unsigned long long)st.sched_differs);
+}
+
+/* §6: D-edges delay a task until its predecessors' sinks complete; the
+ * simulated response never exceeds the depend bound. */
+Test(sim, never_exceeds_the_depend_bound, .timeout = 120)
+{
+    const int32_t ms[] = {1, 2, 4, 16};
+    stats st = {0};
+    enum { GRAPHS = 1000, RANDOM_FLOWS = 2 };
+    simulate_random_graphs(ms, 4, GRAPHS, RANDOM_FLOWS, 0.7, &st);
+    cr_expect_eq(st.runs, (uint64_t)GRAPHS * 4 * (1 + RANDOM_FLOWS) * 4);
+    cr_expect_gt(st.tight, 0);
+    cr_expect_leq(st.max_ratio, 1.0);
+    fprintf(stderr, "depend: %llu simulations, max simulated/bound %.4f\n",
+                (unsigned long long)st.runs, st.max_ratio);
 }
 
 /* ompdag_sim_next_flow visits exactly the flows the enumerate oracle counts,
