@@ -24,51 +24,10 @@ echo "| program | input | recursion bound | segments mapped / unmapped | runs (c
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # name  dir  sources  cutoff-define  recursion-bound  program arguments
 # (sort and sparselu_single have no cutoff variants: their own thresholds are
-# the manual cutoff.  nqueens's loop over the board has a run-time trip count
-# and strassen, sort and sparselu put a task directly on `single`: the front
-# end needs '#pragma ompdag loop_bound(N)' and a block there, which the patch
-# below adds to the temporary copy only.)
-python3 - "$tmp/omp-tasks" <<'PY'
-import re, sys
-root = sys.argv[1]
-def patch(path, fn):
-    with open(path) as f:
-        lines = f.read().split("\n")
-    with open(path, "w") as f:
-        f.write("\n".join(fn(lines)))
-def loop_bound(lines):  # nqueens: the board loop runs n = 6 times (-n 6)
-    out = []
-    for l in lines:
-        if re.match(r"\s*for \(i = 0; i < n; i\+\+\) \{", l):
-            out.append("#pragma ompdag loop_bound(6)")
-        out.append(l)
-    return out
-def task_block(lines):  # `single` + `task` on one statement: give the task a block
-    out, i = [], 0
-    while i < len(lines):
-        if "#pragma omp single" in lines[i] and i + 1 < len(lines) and \
-                re.match(r"\s*#pragma omp task untied\s*$", lines[i + 1]):
-            out += [lines[i], "{", lines[i + 1]]
-            i += 2
-            depth, seen = 0, False
-            while i < len(lines):
-                l = lines[i]
-                out.append(l)
-                depth += l.count("{") - l.count("}")
-                seen = seen or "{" in l
-                i += 1
-                if (seen and depth == 0) or (not seen and l.rstrip().endswith(";")):
-                    break
-            out.append("}")
-            continue
-        out.append(lines[i])
-        i += 1
-    return out
-patch(root + "/nqueens/nqueens.c", loop_bound)
-for f in ("strassen/strassen.c", "sort/sort.c", "sparselu/sparselu_single/sparselu.c"):
-    patch(root + "/" + f, task_block)
-PY
-while read -r name dir srcs def rb args; do
+# the manual cutoff.)  The sources are used as they are: the front end takes
+# BOTS' stacked directives, and loops with run-time trip counts get the
+# default `--loop-bound LB` (at most LB iterations), named per program below.
+while read -r name dir srcs def rb lb args; do
   cd "$tmp/omp-tasks/$dir"
   [ "$def" = "-" ] && def=""
   prog="$tmp/$name"
@@ -78,7 +37,7 @@ while read -r name dir srcs def rb args; do
     echo "| $name | $args | $rb | build failed: $(grep -m1 error "$tmp/$name.cc") | | | | | | | |"; status=1; continue
   fi
   main=${srcs%% *}
-  if ! "$ompdag" extract "$main" --recursion-bound "$rb" -o "$tmp/$name.json" -- $def \
+  if ! "$ompdag" extract "$main" --recursion-bound "$rb" --loop-bound "$lb" -o "$tmp/$name.json" -- $def \
       -I"$tmp/common" -I. 2>"$tmp/$name.ex"; then
     echo "| $name | $args | $rb | extract refused: $(head -c 160 "$tmp/$name.ex" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
   fi
@@ -111,10 +70,10 @@ PY
   echo "| $name | $args | $rb | $mapped | $row |"
   case "$row" in *refuted*) status=3 ;; esac
 done <<'LIST'
-fib fib fib.c -DMANUAL_CUTOFF 3 -n 20 -x 3
-nqueens nqueens nqueens.c -DMANUAL_CUTOFF 4 -n 6 -x 3
-sort sort sort.c - 3 -n 32768 -y 2048 -a 2048 -b 20
-strassen strassen strassen.c -DMANUAL_CUTOFF 2 -n 128 -x 2 -y 32
-sparselu_single sparselu/sparselu_single sparselu.c - 1 -n 8 -m 8
+fib fib fib.c -DMANUAL_CUTOFF 3 1 -n 20 -x 3
+nqueens nqueens nqueens.c -DMANUAL_CUTOFF 4 6 -n 6 -x 3
+sort sort sort.c - 16 1 -n 32768 -y 2048 -a 2048 -b 20
+strassen strassen strassen.c -DMANUAL_CUTOFF 2 1 -n 128 -x 2 -y 32
+sparselu_single sparselu/sparselu_single sparselu.c - 1 8 -n 8 -m 8
 LIST
 exit $status
