@@ -51,7 +51,10 @@ while read -r name dir srcs def rb lb args; do
     echo "| $name | $args | $rb | annotate failed: $(head -c 200 "$tmp/$name.an" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
   fi
   mapped=$(sed -n 's/.* \([0-9]*\) mapped to .*, \([0-9]*\) unmapped/\1 \/ \2/p' "$tmp/$name.an")
-  "$ompdag" report "$tmp/$name.a.json" --threads 2 --format json >"$tmp/$name.r.json"
+  if ! "$ompdag" report "$tmp/$name.a.json" --threads 2 --format json >"$tmp/$name.r.json" \
+      2>"$tmp/$name.rp"; then
+    echo "| $name | $args | $rb | report failed: $(head -c 200 "$tmp/$name.rp" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
+  fi
   row=$(python3 - "$tmp/$name.r.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -72,7 +75,7 @@ PY
 done <<'LIST'
 fib fib fib.c -DMANUAL_CUTOFF 3 1 -n 20 -x 3
 nqueens nqueens nqueens.c -DMANUAL_CUTOFF 4 6 -n 6 -x 3
-sort sort sort.c - 16 1 -n 32768 -y 2048 -a 2048 -b 20
+sort sort sort.c - 4 1 -n 32768 -y 2048 -a 2048 -b 20
 strassen strassen strassen.c -DMANUAL_CUTOFF 2 1 -n 128 -x 2 -y 32
 sparselu_single sparselu/sparselu_single sparselu.c - 1 8 -n 8 -m 8
 LIST
