@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 
 typedef struct ompdag_deadline_entry {

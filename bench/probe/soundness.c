@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 #include "ompdag/trace.h"
 

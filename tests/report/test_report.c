@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 #include "test_tmpdir.h"
 
