@@ -16,8 +16,8 @@
 #              extract -> build -> run under the probe -> annotate -> report
 #              (target < 5 s per step), with the program's own run without
 #              the probe as the run step's baseline.  Bounds (see LIST):
-#     fib      fib(30) without cutoff: 2.7·10^6 tasks, 29 task levels,
-#              --recursion-bound 30 (the graph nests 30).
+#     fib      fib(30) without cutoff: 2.7·10^6 tasks; --recursion-bound 30
+#              (30 active calls, fib(30) in the single body down to fib(1)).
 #     nqueens  n = 12, BOTS' manual cutoff at its default depth 3 (without a
 #              cutoff n = 12 makes 10^7 tasks and runs 220 s here before any
 #              probe): --recursion-bound 4, --loop-bound 12 (the column loop).
