@@ -454,6 +454,16 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.tied_tasks = report_tied_tasks(g);
         row.depend = ompdag_condag_has_depend(g);
         row.exact = ompdag_rta_result_is_exact(res);
+        json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+        row.depend_pairs = row.depend_disagreements = row.depend_extra = -1;
+        if (json_is_object(dc)) {
+            row.depend_pairs = json_integer_value(json_object_get(dc, "runtime_pairs"));
+            row.depend_disagreements =
+                json_integer_value(json_object_get(dc, "unsafe_disagreements"));
+            row.depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
+            json_t *l = json_object_get(dc, "disagreements");
+            row.depend_list = json_is_array(l) ? l : NULL;
+        }
         if (deadline >= 0) {
             __int128 lhs = (__int128)row.bound_times_m * unit_ns;
             __int128 rhs = (__int128)deadline * ms[k];

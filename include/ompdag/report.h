@@ -134,6 +134,12 @@ typedef struct ompdag_report_row {
     const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
     bool depend;               /* the graph has depend clauses (condag.md §6) */
     bool exact;                /* the bound is exact (always without depend) */
+    /* The runtime's dependence order against the D-edges (annotate's
+     * "depend_check", docs/probe.md#depend); -1 each when not checked. */
+    int64_t depend_pairs;         /* dependences the runtime enforced */
+    int64_t depend_disagreements; /* that make the bound unsafe (also in unsafe_reason) */
+    int64_t depend_extra;         /* D-edges the runtime did not need (safe) */
+    const struct json_t *depend_list; /* the distinct disagreements (borrowed), or NULL */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
