@@ -37,6 +37,16 @@ typedef struct fe_call {
     struct fe_call *up;
 } fe_call;
 
+/* A loop variable's value in the iteration being unrolled (fe_loop.c), seen
+ * by depend subscripts (fe_depend.c) of directives in the same task at the
+ * same call depth. */
+typedef struct fe_bind {
+    const char *name;
+    long long value;
+    int32_t task, depth;
+    const struct fe_bind *up;
+} fe_bind;
+
 typedef struct walker {
     ompdag_frontend *fe;
     fe_graph *g;      /* the region's graph */
@@ -50,6 +60,7 @@ typedef struct walker {
     const char *file; /* for messages: file of the current statement */
     int32_t line, col;
     fe_span stmt; /* the current statement, for labels of its expressions */
+    const fe_bind *binds; /* loop variables with a known value here, innermost first */
 } walker;
 
 typedef struct cursor_list {
