@@ -252,6 +252,14 @@ static enum CXChildVisitResult decl_visit(CXCursor c, CXCursor parent, CXClientD
                                                                        : CXChildVisit_Recurse;
 }
 
+int fe_decl_count(CXCursor scope, const char *name, CXCursor *last)
+{
+    decl_find df = {name, clang_getNullCursor(), 0};
+    clang_visitChildren(scope, decl_visit, &df);
+    if (last) *last = df.decl;
+    return df.found;
+}
+
 /* The dimensions of the constant-size array that `name` denotes at a
  * directive of the function being walked; 0 when it is not one (a pointer, a
  * parameter, a VLA) or when the name is not declared exactly once in that

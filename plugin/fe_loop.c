@@ -296,24 +296,6 @@ static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned 
     return false;
 }
 
-typedef struct decl_find {
-    const char *name;
-    bool found;
-} decl_find;
-
-static enum CXChildVisitResult decl_visit(CXCursor c, CXCursor parent, CXClientData data)
-{
-    decl_find *df = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (k == CXCursor_VarDecl || k == CXCursor_ParmDecl) {
-        CXString s = clang_getCursorSpelling(c);
-        df->found = !strcmp(clang_getCString(s), df->name);
-        clang_disposeString(s);
-        if (df->found) return CXChildVisit_Break;
-    }
-    return CXChildVisit_Recurse;
-}
-
 /* Unrolls n iterations; with at_most, a C node before each one can leave
  * the loop (0..n iterations).  lv (exact trip count only, else NULL): the
  * loop variable, whose value in each iteration is bound for the depend
@@ -327,9 +309,7 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
         CXString s = clang_getCursorSpelling(lv->var);
         snprintf(name, sizeof name, "%s", clang_getCString(s));
         clang_disposeString(s);
-        decl_find df = {name, false};
-        clang_visitChildren(body, decl_visit, &df);
-        if (df.found || strlen(name) + 1 >= sizeof name) name[0] = 0;
+        if (fe_decl_count(body, name, NULL) || strlen(name) + 1 >= sizeof name) name[0] = 0;
     }
     fe_bind bind = {name, 0, w->task, w->depth, w->binds};
     if (name[0] && !to_var_type(lv, lv->init, &bind.value)) name[0] = 0;

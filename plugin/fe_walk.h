@@ -131,6 +131,11 @@ bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
 
 /* ---- fe_loop.c: loops ---------------------------------------------------------- */
 
+/* fe_depend.c: the number of distinct variables (VarDecl/ParmDecl) named
+ * `name` declared under `scope` (not inside nested function declarations);
+ * *last (if non-NULL) gets one of them. */
+int fe_decl_count(CXCursor scope, const char *name, CXCursor *last);
+
 /* Unrolls a for/while/do loop (loop_bound: from the pragma, 0 if none). */
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound);
 
