@@ -80,6 +80,20 @@ ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompda
     return OMPDAG_OK;
 }
 
+/* A task the runtime made wait for predecessors is not ready at its creation
+ * but when the last of them completed: the dispatch delay of
+ * annotate_overhead.c is measured from then (docs/overheads.md).  The graph
+ * orders each such predecessor before the task (check (a) below), so this is
+ * never later than the moment the model makes it ready. */
+void annot_depend_ready(trace_ctx *c)
+{
+    for (size_t i = 0; c->tasks_cap && i < c->npairs; ++i) {
+        const task_entry *p = annot_task_slot(c, c->pairs[i].pred);
+        task_entry *s = annot_task_slot(c, c->pairs[i].succ);
+        if (p->id && s->id && p->end > s->dep_ready) s->dep_ready = p->end;
+    }
+}
+
 /* ---- one region instance ---------------------------------------------------------- */
 
 /* A mapped task instance: its entry and creating T node. */

@@ -185,6 +185,7 @@ typedef struct task_entry {
     uint64_t start;     /* first start (OMPDAG_REC_DEP_START), else 0 */
     uint64_t seg_start; /* its first segment's end - own time (exact unless suspended) */
     uint64_t end;       /* completion (its last segment), 0: not seen */
+    uint64_t dep_ready; /* completion of its last runtime predecessor (DEP_PAIR), 0: none */
     bool seg_suspended;
     bool depend; /* the runtime reported a depend list for it */
 } task_entry;
@@ -287,6 +288,7 @@ bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_over
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
+void annot_depend_ready(trace_ctx *c); /* before annot_overhead_collect */
 int32_t annot_made_by(trace_ctx *c, uint64_t id); /* annotate_trace.c */
 
 /* annotate_offload.c */

@@ -725,6 +725,7 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         if (regional && (st = add_region(&c, &rec, err))) break;
     }
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
+    if (st == OMPDAG_OK) annot_depend_ready(&c);
     if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
     if (st == OMPDAG_OK) st = map_pending(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
