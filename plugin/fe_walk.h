@@ -59,7 +59,7 @@ typedef struct walker {
     bool *nomem;      /* set on allocation failure */
     const char *file; /* for messages: file of the current statement */
     int32_t line, col;
-    fe_span stmt; /* the current statement, for labels of its expressions */
+    fe_span stmt;         /* the current statement, for labels of its expressions */
     const fe_bind *binds; /* loop variables with a known value here, innermost first */
 } walker;
 

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/trace.h"
 
 #define MAX_CANDIDATES 64
@@ -288,7 +289,7 @@ bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_over
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
-void annot_depend_ready(trace_ctx *c); /* before annot_overhead_collect */
+void annot_depend_ready(trace_ctx *c);            /* before annot_overhead_collect */
 int32_t annot_made_by(trace_ctx *c, uint64_t id); /* annotate_trace.c */
 
 /* annotate_offload.c */
