@@ -168,7 +168,7 @@ Test(depend_probe, a_dropped_in_is_a_missed_order_that_makes_the_graph_unsafe)
     cr_assert_str_eq(json_string_value(json_object_get(d, "succ_node")), "n5");
     cr_assert(json_is_true(json_object_get(d, "unsafe")));
     const char *msg = json_string_value(json_object_get(d, "message"));
-    cr_assert(strstr(msg, "depend.c:31") && strstr(msg, "depend.c:43") && strstr(msg, "n5"), "%s",
+    cr_assert(strstr(msg, "depend.c:32") && strstr(msg, "depend.c:44") && strstr(msg, "n5"), "%s",
               msg);
     const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
     const char *why = json_string_value(json_object_get(ompdag_condag_extra(g, -1), "unsafe"));

@@ -5,14 +5,15 @@
  * tests/probe/data/depend.json is this file extracted by the front end
  * (line numbers matter); test_depend.c edits its clauses to disagree.
  * The first task cannot finish before the root has created every task
- * (it waits for `released`, for at most 1 s), so the runtime reports the
- * pairs that name it. */
+ * and the second task has started (it waits for both, at most 1 s), so the
+ * runtime reports the pairs that name it, and the second task always starts
+ * before the first completes. */
 #include <stdatomic.h>
 #include <time.h>
 
 static double a, b, c, d;
 static double blk[4][8];
-static atomic_int released;
+static atomic_int released, b_started;
 
 static void spin_us(long us)
 {
@@ -30,14 +31,14 @@ int main(void)
     {
 #pragma omp task depend(out : a)
         {
-            for (int k = 0; !atomic_load(&released) && k < 100000; k++)
+            for (int k = 0; !(released && b_started) && k < 100000; k++)
                 spin_us(10); /* at most 1 s: a serialized team runs it at once */
             spin_us(5000);
             a = 1;
         }
 #pragma omp task depend(out : b)
         {
-            spin_us(500);
+            atomic_store(&b_started, 1);
             b = 2;
         }
 #pragma omp task depend(in : a, b) depend(out : c)
