@@ -151,7 +151,7 @@ int cmd_annotate(int argc, char **argv)
                 "order and the graphs' D-edges; the affected graphs are marked \"unsafe\" (check "
                 "fails them); see \"depend_check\"\n",
                 (unsigned long long)dep_unsafe);
-    else if (dep_all)
+    else if (dep_all && !quiet)
         fprintf(stderr,
                 "ompdag annotate: note: %llu D-edges were not needed by the runtime (extra edges "
                 "of the aliasing rule: safe); see \"depend_check\"\n",
