@@ -49,7 +49,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node)
 {
-    if (node < 0 || !run) return true;
+    if (node < 0 || !run || !c->depend_on) return true;
     if (!grow((void **)&c->exec, &c->exec_cap, c->nexec + 1, sizeof *c->exec)) return false;
     c->exec[c->nexec++] = (exec_node){run, graph, node};
     return true;

@@ -242,8 +242,9 @@ typedef struct trace_ctx {
     size_t nitems, items_cap;
     dep_pair *pairs; /* OMPDAG_REC_DEP_PAIR */
     size_t npairs, pairs_cap;
-    exec_node *exec; /* T/W nodes reached, per run */
+    exec_node *exec; /* T/W nodes reached, per run (only when depend_on) */
     size_t nexec, exec_cap;
+    bool depend_on; /* a graph has clauses or the trace has dependence records */
 } trace_ctx;
 
 /* annotate_paths.c */

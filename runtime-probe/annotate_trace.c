@@ -727,6 +727,9 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
     if (st == OMPDAG_OK) annot_depend_ready(&c);
     if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
+    for (size_t i = 0; i < a->ngraphs && !c.depend_on; ++i)
+        c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
+    c.depend_on = c.depend_on || c.nitems || c.npairs;
     if (st == OMPDAG_OK) st = map_pending(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
