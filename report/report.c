@@ -273,6 +273,13 @@ void ompdag_report_options_init(ompdag_report_options *opt)
     opt->input_name = "-";
 }
 
+json_t *report_depend_list(const ompdag_condag *g)
+{
+    json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+    json_t *l = json_object_get(dc, "disagreements");
+    return json_is_array(l) && json_array_size(l) ? l : NULL;
+}
+
 int32_t report_tied_tasks(const ompdag_condag *g)
 {
     int32_t n = 0;
@@ -475,8 +482,6 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
             row.depend_disagreements =
                 json_integer_value(json_object_get(dc, "unsafe_disagreements"));
             row.depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
-            json_t *l = json_object_get(dc, "disagreements");
-            row.depend_list = json_is_array(l) ? l : NULL;
         }
         row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
         if (row.fork_join_ns == -2) {

@@ -226,9 +226,10 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
                 (long long)row->depend_disagreements, (long long)row->depend_extra);
         size_t k;
         const json_t *d;
-        if (row->depend_list && json_array_size(row->depend_list)) {
+        json_t *list = report_depend_list(g);
+        if (list) {
             fputs("<ul>\n", out);
-            json_array_foreach((json_t *)row->depend_list, k, d)
+            json_array_foreach(list, k, d)
             {
                 fputs(json_is_true(json_object_get(d, "unsafe")) ? "<li class=\"fail\">" : "<li>",
                       out);

@@ -151,7 +151,7 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
         }
         size_t k;
         const json_t *d;
-        json_array_foreach(row->depend_list ? (json_t *)row->depend_list : NULL, k, d)
+        json_array_foreach(report_depend_list(g), k, d)
         {
             bool bad = json_is_true(json_object_get(d, "unsafe"));
             const char *pred = json_string_value(json_object_get(d, "pred_node"));

@@ -434,7 +434,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
                                       (json_int_t)row->depend_pairs, "disagreements",
                                       (json_int_t)row->depend_disagreements, "extra_dedges",
                                       (json_int_t)row->depend_extra, "list",
-                                      row->depend_list ? (json_t *)row->depend_list : json_null()));
+                                      report_depend_list(g) ? report_depend_list(g) : json_null()));
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)

@@ -143,8 +143,8 @@ typedef struct ompdag_report_row {
      * "depend_check", docs/probe.md#depend); -1 each when not checked. */
     int64_t depend_pairs;         /* dependences the runtime enforced */
     int64_t depend_disagreements; /* that make the bound unsafe (also in unsafe_reason) */
-    int64_t depend_extra;         /* D-edges the runtime did not need (safe) */
-    const struct json_t *depend_list; /* the distinct disagreements (borrowed), or NULL */
+    int64_t depend_extra;         /* D-edges the runtime did not need (safe); the list of
+                                     disagreements stays in the graph's "depend_check" */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;

@@ -97,6 +97,24 @@ static const json_t *listed(const json_t *dc, const char *kind)
     return NULL;
 }
 
+/* The report of the set (m = 2) in `fmt`, as a new string. */
+static char *report_text(const ompdag_condag_set *set, ompdag_report_format fmt)
+{
+    ompdag_report_options ro;
+    ompdag_report_options_init(&ro);
+    ro.default_threads = 2;
+    ompdag_report *r;
+    ompdag_error err;
+    cr_assert_eq(ompdag_report_create(set, &ro, &r, &err), OMPDAG_OK, "%s", err.message);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_eq(ompdag_report_write(r, fmt, mem, NULL, NULL, &err), OMPDAG_OK, "%s", err.message);
+    fclose(mem);
+    ompdag_report_destroy(r);
+    return text;
+}
+
 static ompdag_verdict verdict(const ompdag_condag_set *set)
 {
     ompdag_report_options ro;
@@ -174,6 +192,19 @@ Test(depend_probe, a_dropped_in_is_a_missed_order_that_makes_the_graph_unsafe)
     const char *why = json_string_value(json_object_get(ompdag_condag_extra(g, -1), "unsafe"));
     cr_assert(why && strstr(why, "depend_check"), "%s", why ? why : "(none)");
     cr_assert_eq(verdict(set), OMPDAG_VERDICT_UNSAFE);
+    /* every report format carries it */
+    char *text = report_text(set, OMPDAG_REPORT_TEXT);
+    cr_assert(strstr(text, "runtime dependence order") && strstr(text, "UNSAFE"), "%s", text);
+    free(text);
+    text = report_text(set, OMPDAG_REPORT_JSON);
+    cr_assert(strstr(text, "\"depend_check\"") && strstr(text, "missed_order"), "%s", text);
+    free(text);
+    text = report_text(set, OMPDAG_REPORT_SARIF);
+    cr_assert(strstr(text, "ompdag-depend-order"), "%s", text);
+    free(text);
+    text = report_text(set, OMPDAG_REPORT_HTML);
+    cr_assert(strstr(text, "Runtime dependence order"), "no depend line in the HTML report");
+    free(text);
     ompdag_condag_set_destroy(set);
 }
 
