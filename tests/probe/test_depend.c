@@ -97,8 +97,8 @@ static const json_t *listed(const json_t *dc, const char *kind)
     return NULL;
 }
 
-/* The report of the set (m = 2) in `fmt`, as a new string. */
-static char *report_text(const ompdag_condag_set *set, ompdag_report_format fmt)
+/* The report of the set at m = 2 (graphs without "threads"). */
+static ompdag_report *make_report(const ompdag_condag_set *set)
 {
     ompdag_report_options ro;
     ompdag_report_options_init(&ro);
@@ -106,8 +106,16 @@ static char *report_text(const ompdag_condag_set *set, ompdag_report_format fmt)
     ompdag_report *r;
     ompdag_error err;
     cr_assert_eq(ompdag_report_create(set, &ro, &r, &err), OMPDAG_OK, "%s", err.message);
+    return r;
+}
+
+/* That report in `fmt`, as a new string. */
+static char *report_text(const ompdag_condag_set *set, ompdag_report_format fmt)
+{
+    ompdag_report *r = make_report(set);
     char *text = NULL;
     size_t len = 0;
+    ompdag_error err;
     FILE *mem = open_memstream(&text, &len);
     cr_assert_eq(ompdag_report_write(r, fmt, mem, NULL, NULL, &err), OMPDAG_OK, "%s", err.message);
     fclose(mem);
@@ -117,12 +125,7 @@ static char *report_text(const ompdag_condag_set *set, ompdag_report_format fmt)
 
 static ompdag_verdict verdict(const ompdag_condag_set *set)
 {
-    ompdag_report_options ro;
-    ompdag_report_options_init(&ro);
-    ro.default_threads = 2;
-    ompdag_report *r;
-    ompdag_error err;
-    cr_assert_eq(ompdag_report_create(set, &ro, &r, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_report *r = make_report(set);
     ompdag_verdict v = ompdag_report_row_get(r, 0)->verdict;
     ompdag_report_destroy(r);
     return v;
