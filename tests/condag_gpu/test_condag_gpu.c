@@ -102,6 +102,74 @@ Test(condag_gpu, gpu_device_agrees_or_says_why)
         ompdag_condag_destroy(g[i]);
 }
 
+/* The GPU design as gpu-sim counts it: one packed upload of exactly the
+ * documented sections, one launch per GLOBAL height level (the deepest
+ * graph's, not one per graph) plus one gather, one host synchronisation,
+ * and a download of 8 bytes a graph. */
+Test(condag_gpu, gpu_sim_counts_the_batch_design)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 77);
+    ompdag_condag *batch[BATCH];
+    int64_t out[BATCH], nodes = 0, edges = 0, deepest = 0;
+    for (int i = 0; i < BATCH; ++i) {
+        batch[i] = random_graph(&r, (uint64_t)(9000 + i));
+        nodes += ompdag_condag_node_count(batch[i]);
+        for (int32_t v = 0; v < ompdag_condag_node_count(batch[i]); ++v) {
+            int32_t k;
+            ompdag_condag_node_fsucc(batch[i], v, &k);
+            edges += k;
+        }
+        ompdag_batch_stats one;
+        const ompdag_condag *single[1] = {batch[i]};
+        cr_assert_eq(ompdag_exact_batch_stats(single, 1, 4, OMPDAG_EVAL_GPU_SIM, out, &one, NULL),
+                     OMPDAG_OK);
+        cr_expect_eq(one.launches, one.levels + 1);
+        deepest = one.levels > deepest ? one.levels : deepest;
+    }
+    ompdag_batch_stats s;
+    ompdag_error err;
+    cr_assert_eq(ompdag_exact_batch_stats((const ompdag_condag *const *)batch, BATCH, 4,
+                                          OMPDAG_EVAL_GPU_SIM, out, &s, &err),
+                 OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(s.levels, deepest, "global levels %lld, deepest graph %lld", (long long)s.levels,
+                 (long long)deepest);
+    cr_expect_eq(s.launches, deepest + 1);
+    cr_expect_lt(s.launches, BATCH, "launches follow depth, not the graph count");
+    cr_expect_eq(s.uploads, 1);
+    cr_expect_eq(s.host_syncs, 1);
+    cr_expect_eq(s.nodes, nodes);
+    cr_expect_eq(s.edges, edges);
+    cr_expect_eq(s.bytes_up, 21 * nodes + 4 + 4 * edges + 4 * BATCH);
+    cr_expect_eq(s.bytes_down, 8 * BATCH);
+    cr_expect_gt(s.prepare_seconds, 0.0);
+    cr_expect_geq(s.total_seconds, s.prepare_seconds);
+    /* The CPU baselines move nothing and launch nothing. */
+    ompdag_batch_stats c;
+    cr_assert_eq(ompdag_exact_batch_stats((const ompdag_condag *const *)batch, BATCH, 4,
+                                          OMPDAG_EVAL_CPU_PAR, out, &c, NULL),
+                 OMPDAG_OK);
+    cr_expect_eq(c.launches + c.uploads + c.host_syncs + c.bytes_up, 0);
+    /* A GPU, where there is one, does what gpu-sim counted. */
+    ompdag_batch_stats g;
+    int64_t gout[BATCH], sout[BATCH];
+    cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, 4,
+                                    OMPDAG_EVAL_GPU_SIM, sout, NULL),
+                 OMPDAG_OK);
+    if (ompdag_exact_batch_stats((const ompdag_condag *const *)batch, BATCH, 4, OMPDAG_EVAL_GPU,
+                                 gout, &g, NULL) == OMPDAG_OK) {
+        cr_expect_eq(g.launches, s.launches);
+        cr_expect_eq(g.host_syncs, s.host_syncs);
+        cr_expect_eq(g.uploads, s.uploads);
+        cr_expect_eq(g.bytes_up, s.bytes_up);
+        cr_expect_eq(g.bytes_down, s.bytes_down);
+        for (int i = 0; i < BATCH; ++i)
+            cr_expect_eq(gout[i], sout[i], "graph %d", i);
+    }
+    for (int i = 0; i < BATCH; ++i)
+        ompdag_condag_destroy(batch[i]);
+}
+
 Test(condag_gpu, errors_name_the_graph)
 {
     ompdag_condag *g = ompdag_condag_create();
@@ -119,6 +187,18 @@ Test(condag_gpu, errors_name_the_graph)
     ompdag_eval_device d;
     cr_expect(ompdag_eval_device_parse("cpu-par", &d) && d == OMPDAG_EVAL_CPU_PAR);
     cr_expect(strstr(err.message, "graph 0") != NULL, "%s", err.message);
+    /* Sized in parallel, the lowest failing graph is still the one named. */
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 3);
+    ompdag_condag *fine = random_graph(&r, 1);
+    const ompdag_condag *mixed[200];
+    for (int i = 0; i < 200; ++i)
+        mixed[i] = i == 57 || i == 190 ? g : fine;
+    int64_t many[200];
+    cr_expect_eq(ompdag_exact_batch(mixed, 200, 8, OMPDAG_EVAL_GPU_SIM, many, &err),
+                 OMPDAG_ERR_OVERFLOW);
+    cr_expect(strstr(err.message, "graph 57") != NULL, "%s", err.message);
+    ompdag_condag_destroy(fine);
     cr_expect_eq(ompdag_exact_batch(one, 1, 0, OMPDAG_EVAL_GPU_SIM, out, &err),
                  OMPDAG_ERR_ARGUMENT);
     cr_expect_eq(ompdag_exact_batch(one, 0, 2, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK);
@@ -137,10 +217,13 @@ static ompdag_condag *doubling_chain(int depth, int64_t wcet)
         snprintf(task, sizeof task, "t%d", d), snprintf(child, sizeof child, "t%d", d + 1);
         snprintf(a, sizeof a, "a%d", d), snprintf(b, sizeof b, "b%d", d);
         bool leaf = d + 1 == depth;
-        ompdag_node_spec s1 = {.id = a, .task = task, .kind = leaf ? OMPDAG_KIND_N : OMPDAG_KIND_T,
-                               .wcet = wcet, .creates = leaf ? NULL : child};
-        ompdag_node_spec s2 = {.id = b, .task = task, .kind = OMPDAG_KIND_T, .wcet = wcet,
-                               .creates = child};
+        ompdag_node_spec s1 = {.id = a,
+                               .task = task,
+                               .kind = leaf ? OMPDAG_KIND_N : OMPDAG_KIND_T,
+                               .wcet = wcet,
+                               .creates = leaf ? NULL : child};
+        ompdag_node_spec s2 = {
+            .id = b, .task = task, .kind = OMPDAG_KIND_T, .wcet = wcet, .creates = child};
         int32_t x, y;
         cr_assert_eq(ompdag_condag_add_node(g, &s1, &x, NULL), OMPDAG_OK);
         if (!leaf) {
