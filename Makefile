@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test sanitize bench fuzz clean advisor-model
+.PHONY: all deps build demo test sanitize bench fuzz install package format-check clean advisor-model
 
 all: build
 
@@ -36,13 +36,22 @@ bench: build
 advisor-model: build
 	@./scripts/advisor-model.sh $(BUILD)
 
-# libFuzzer on the parsers, FUZZ_SECONDS each (needs clang).
+# libFuzzer on the parsers, FUZZ_SECONDS each (needs clang): every fuzz_* target.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	@CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DOMPDAG_FUZZ=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz_condag
-	@mkdir -p build-fuzz/corpus-condag && cp fuzz/corpus/condag/* build-fuzz/corpus-condag/
-	@build-fuzz/fuzz/fuzz_condag -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus-condag
+	@./scripts/fuzz.sh $(FUZZ_SECONDS) build-fuzz
+
+# Installs into PREFIX (default /usr/local) and builds the Debian package.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+package: build
+	@cd $(BUILD) && cpack -G DEB
+
+# Formatting of the sources not listed in .clang-format-pending.
+format-check:
+	@./scripts/check-format.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

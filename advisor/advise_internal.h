@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ompdag/advise.h"
+#include "ompdag/internal/condag_json.h"
 
 /* One measured setting of a training sample. */
 typedef struct advise_grid_point {

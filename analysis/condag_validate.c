@@ -12,12 +12,6 @@
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory")
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Resolves each T node's `creates` to a task; a task is created at most once. */
 static ompdag_status resolve_creates(ompdag_condag *g, ompdag_error *err)
 {
@@ -79,7 +73,7 @@ static ompdag_status check_duplicate_edges(const ompdag_condag *g, int32_t v, om
     int32_t *tmp = malloc(sizeof *tmp * (size_t)k);
     if (!tmp) return NOMEM(err);
     memcpy(tmp, g->fsucc + g->fsucc_off[v], sizeof *tmp * (size_t)k);
-    qsort(tmp, (size_t)k, sizeof *tmp, cmp_i32);
+    qsort(tmp, (size_t)k, sizeof *tmp, ompdag_cmp_i32);
     int32_t dup = -1;
     for (int32_t i = 1; i < k && dup < 0; ++i)
         if (tmp[i] == tmp[i - 1]) dup = tmp[i];
@@ -266,7 +260,7 @@ static bool fw_merge(const ompdag_condag *g, fw_sets *f, int32_t v)
     }
     int64_t n = f->len - start, u = 0;
     int32_t *set = n ? f->buf + start : NULL;
-    if (n > 1) qsort(set, (size_t)n, sizeof *set, cmp_i32);
+    if (n > 1) qsort(set, (size_t)n, sizeof *set, ompdag_cmp_i32);
     for (int64_t i = 0; i < n; ++i)
         if (u == 0 || set[i] != set[u - 1]) set[u++] = set[i];
     f->len = start + u;

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 
 #include "ompdag/condag.h"
+#include "ompdag/internal/array.h"
+#include "ompdag/internal/stats.h"
+#include "ompdag/internal/condag_json.h"
 
 #define NO_STR ((int64_t)-1)
 
@@ -45,8 +48,9 @@ int32_t idmap_find(const idmap *m, const strpool *p, const int64_t *keys, const 
 bool idmap_insert(idmap *m, const strpool *p, const int64_t *keys, int32_t index);
 void idmap_free(idmap *m);
 
-/* Grows *arr (of elem-size bytes) so it holds at least `need` elements. */
-bool grow_array(void **arr, size_t elem, int64_t *cap, int64_t need);
+/* Grows *arr (of elem-size bytes) so it holds at least `need` elements: the
+ * one growable-array helper (ompdag/internal/array.h), under its short name. */
+#define grow_array ompdag_grow_array
 
 struct ompdag_condag {
     strpool pool;

@@ -1,23 +1,8 @@
-/* analysis/strpool.c — string pool, id map and array growth for the
+/* analysis/strpool.c — string pool and id map for the
  * structure-of-arrays graph (internal.h). */
 #include <string.h>
 
 #include "internal.h"
-
-bool grow_array(void **arr, size_t elem, int64_t *cap, int64_t need)
-{
-    if (need <= *cap)
-        return true;
-    int64_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*arr, (size_t)ncap * elem);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
 
 int64_t strpool_add(strpool *p, const char *s)
 {

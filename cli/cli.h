@@ -11,6 +11,7 @@
 
 #include "ompdag/condag.h"
 #include "ompdag/error.h"
+#include "ompdag/internal/condag_json.h"
 
 #define OMPDAG_COMMAND(name, summary)                                                             \
     int cmd_##name(int argc, char **argv);                                                         \
@@ -59,6 +60,16 @@ int64_t cli_now_ns(void);
  * on `out`; returns the exit status, or -1 (with err) when it cannot run. */
 int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,
                      ompdag_error *err);
+
+/* Writes the directory of the running executable (from /proc/self/exe) to
+ * dir; false when it cannot be read.  Tools find their shared objects
+ * relative to it, never through a compiled-in absolute path. */
+bool cli_exe_dir(char *dir, size_t size);
+
+/* Makes the libclang front end (include/ompdag/frontend.h) callable: loads
+ * libompdag_frontend.so on first use (cli/frontend_load.c).  False, with a
+ * message saying why and what to install, when it is not available. */
+bool cli_frontend_load(ompdag_error *err);
 
 /* Granularity advice for a loaded set (cmd_advise.c): loads MODEL (NULL: the
  * default), fills *out (free with ompdag_advice_destroy); prints the error

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "ompdag/condag.h"
+#include "ompdag/internal/clock.h"
 
 int cli_fail(const char *cmd, const ompdag_error *err)
 {
@@ -153,11 +154,24 @@ void cli_progress(const char *label, uint64_t done, uint64_t total)
     fflush(stderr);
 }
 
+bool cli_exe_dir(char *dir, size_t size)
+{
+    if (size < 2)
+        return false;
+    ssize_t len = readlink("/proc/self/exe", dir, size - 1);
+    if (len <= 0 || (size_t)len >= size - 1)
+        return false;
+    dir[len] = 0;
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return false;
+    *slash = 0;
+    return true;
+}
+
 int64_t cli_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return ompdag_now_ns();
 }
 
 int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,

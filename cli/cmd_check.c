@@ -57,28 +57,34 @@ static int parse_check_args(int argc, char **argv, check_args *o)
             free(o->threads);
             o->threads = NULL;
             if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("check", "--threads wants integers in [1, 1048576], got '%s'", optarg);
+                rc = cli_usage_error("check", "--threads wants integers in [1, 1048576], got '%s'",
+                                     optarg);
             break;
         case OPT_DEADLINE:
             if (ompdag_deadlines_add(o->deadlines, optarg, &err))
                 rc = cli_usage_error("check", "%s", err.message);
             break;
-        case OPT_REQUIRE: o->require = true; break;
-        case OPT_QUIET: o->quiet = true; break;
-        default: rc = cli_option_error("check", argv, longopts, "");
+        case OPT_REQUIRE:
+            o->require = true;
+            break;
+        case OPT_QUIET:
+            o->quiet = true;
+            break;
+        default:
+            rc = cli_option_error("check", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)
         rc = cli_usage_error("check", "expected exactly one ANNOTATED.json");
-    if (!rc)
-        o->file = argv[optind];
+    if (!rc) o->file = argv[optind];
     return rc;
 }
 
 static void print_place(FILE *out, const ompdag_report_row *row)
 {
     if (row->loc.file && row->loc.line > 0)
-        fprintf(out, "%s:%d:%d: ", row->loc.file, row->loc.line, row->loc.col > 0 ? row->loc.col : 1);
+        fprintf(out, "%s:%d:%d: ", row->loc.file, row->loc.line,
+                row->loc.col > 0 ? row->loc.col : 1);
 }
 
 /* One line per (region, m); returns true when the row fails. */
@@ -90,26 +96,36 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
     else /* the graph's time unit is not a time (no deadline can apply) */
         snprintf(b, sizeof b, "%.6g time units", row->bound);
     if (row->verdict == OMPDAG_VERDICT_REFUTED) {
+        bool whole = row->region_bound_ns >= 0 && row->observed_max_ns <= row->bound_ns;
+        if (whole) /* the task system held; the whole region (fork/join) did not */
+            snprintf(b, sizeof b, "%s (region, with fork/join)",
+                     ompdag_duration_format(row->region_bound_ns, s, sizeof s));
         print_place(stdout, row);
         printf("error: %s: refuted: a clean observed run took %s, longer than the bound %s on %d "
                "threads [ompdag-refuted]\n",
-               row->function, ompdag_duration_format(row->observed_max_ns, d, sizeof d), b,
-               row->m);
+               row->function,
+               ompdag_duration_format(whole ? row->observed_region_max_ns : row->observed_max_ns, d,
+                                      sizeof d),
+               b, row->m);
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_UNSAFE) {
         print_place(stdout, row);
-        printf("error: %s: unsafe bound %s on %d threads: %s [ompdag-unsafe]\n", row->function,
-               b, row->m, row->unsafe_reason ? row->unsafe_reason : "?");
+        printf("error: %s: unsafe bound %s on %d threads: %s [ompdag-unsafe]\n", row->function, b,
+               row->m, row->unsafe_reason ? row->unsafe_reason : "?");
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_FAIL) {
+        if (row->region_bound_ns >= 0) /* the deadline applies to the whole region */
+            snprintf(b, sizeof b, "%s (region, with fork/join)",
+                     ompdag_duration_format(row->region_bound_ns, s, sizeof s));
         print_place(stdout, row);
-        printf("error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
-               "[ompdag-deadline]\n",
-               row->function, b, row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
-               strcmp(row->deadline_from, "pragma") ? row->deadline_from : "#pragma ompdag deadline",
-               ompdag_duration_format(-row->slack_ns, s, sizeof s));
+        printf(
+            "error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
+            "[ompdag-deadline]\n",
+            row->function, b, row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
+            strcmp(row->deadline_from, "pragma") ? row->deadline_from : "#pragma ompdag deadline",
+            ompdag_duration_format(-row->slack_ns, s, sizeof s));
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_NO_DEADLINE) {
@@ -123,6 +139,9 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
             printf("%s: no deadline; bound %s on %d threads\n", row->function, b, row->m);
         return false;
     }
+    if (row->region_bound_ns >= 0) /* the deadline applies to the whole region */
+        snprintf(b, sizeof b, "%s (region, with fork/join)",
+                 ompdag_duration_format(row->region_bound_ns, s, sizeof s));
     if (!o->quiet)
         printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, b,
                row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
@@ -133,8 +152,7 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
 int cmd_check(int argc, char **argv)
 {
     check_args o = {.deadlines = ompdag_deadlines_create()};
-    if (!o.deadlines)
-        return fprintf(stderr, "ompdag check: out of memory\n"), CLI_EXIT_USAGE;
+    if (!o.deadlines) return fprintf(stderr, "ompdag check: out of memory\n"), CLI_EXIT_USAGE;
     int rc = parse_check_args(argc, argv, &o);
     ompdag_condag_set *s = NULL;
     ompdag_report *r = NULL;
@@ -170,8 +188,9 @@ int cmd_check(int argc, char **argv)
         if (!o.quiet || failed)
             printf("%zu of %zu check(s) against a deadline; %zu failed\n", checked, n, failed);
         if (!checked && !o.require && !failed)
-            fprintf(stderr, "ompdag check: note: no region of %s has a deadline; nothing was "
-                            "checked (add `#pragma ompdag deadline(...)` or --deadline)\n",
+            fprintf(stderr,
+                    "ompdag check: note: no region of %s has a deadline; nothing was "
+                    "checked (add `#pragma ompdag deadline(...)` or --deadline)\n",
                     o.file);
         rc = failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     }

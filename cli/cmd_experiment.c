@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "ompdag/fileio.h"
 #include "ompdag/gen.h"
+#include "ompdag/internal/stats.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
 
@@ -107,12 +108,6 @@ static ompdag_status timed_bound(const ompdag_condag *g, ompdag_algorithm alg, i
                                  int64_t *btm, int64_t *ns, ompdag_error *err)
 {
     return timed_bound_x(g, alg, m, btm, ns, NULL, err);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double percentile(const double *sorted, long n, double q)
@@ -224,7 +219,7 @@ static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE
         cli_progress(sweep_names[e->kind], (uint64_t)(i * e->graphs + k + 1),
                      (uint64_t)(POINTS * e->graphs));
     }
-    qsort(ps->gaps, (size_t)ps->n, sizeof *ps->gaps, cmp_double);
+    qsort(ps->gaps, (size_t)ps->n, sizeof *ps->gaps, ompdag_cmp_double);
     return OMPDAG_OK;
 }
 

@@ -401,9 +401,10 @@ int cmd_extract(int argc, char **argv)
     extract_opts o = {0};
     o.loop_bound = -1;
     int rc = parse_args(argc, argv, &o);
+    ompdag_error err = {0};
+    if (rc == CLI_EXIT_OK && !cli_frontend_load(&err)) rc = cli_fail("extract", &err);
     ompdag_frontend *fe = rc == CLI_EXIT_OK ? ompdag_frontend_create() : NULL;
     ompdag_condag_set *all = fe ? ompdag_condag_set_create() : NULL;
-    ompdag_error err = {0};
     if (rc == CLI_EXIT_OK && (!fe || !all)) {
         ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
         rc = cli_fail("extract", &err);

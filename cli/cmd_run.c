@@ -21,7 +21,17 @@
 #include "cli.h"
 #include "ompdag/trace.h"
 
-#define DEFAULT_LIBOMP "/usr/lib/llvm-14/lib/libomp.so"
+/* LLVM's libomp as found at configure time (cmake/OmpdagLLVM.cmake), else the
+ * soname the dynamic loader resolves. */
+#ifdef OMPDAG_DEFAULT_LIBOMP
+#define DEFAULT_LIBOMP OMPDAG_DEFAULT_LIBOMP
+#else
+#define DEFAULT_LIBOMP "libomp.so.5"
+#endif
+/* The installed probe's directory relative to bin/ (top-level CMakeLists.txt). */
+#ifndef OMPDAG_PKGLIBDIR_FROM_BIN
+#define OMPDAG_PKGLIBDIR_FROM_BIN "../lib/ompdag"
+#endif
 
 void cmd_run_help(FILE *out)
 {
@@ -66,7 +76,8 @@ static bool find_probe(const char *given, char *out, size_t n)
     if (!slash)
         return false;
     *slash = 0;
-    const char *rel[] = {"../runtime-probe/libompdag_probe.so", "../lib/libompdag_probe.so",
+    const char *rel[] = {OMPDAG_PKGLIBDIR_FROM_BIN "/libompdag_probe.so",
+                         "../runtime-probe/libompdag_probe.so", "../lib/libompdag_probe.so",
                          "libompdag_probe.so", "../lib/ompdag/libompdag_probe.so"};
     for (size_t i = 0; i < sizeof rel / sizeof *rel; ++i) {
         char cand[PATH_MAX + 64];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/version.h"
 
 typedef struct cli_command {
     const char *name;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ompdag/frontend.h"
+#include "ompdag/internal/condag_json.h"
 
 /* ---- growable int32 vector ------------------------------------------------ */
 typedef struct fe_vec {

@@ -21,14 +21,10 @@
 
 int64_t ompdag_time_unit_ns(const char *unit)
 {
-    if (!unit || !strcmp(unit, "ns"))
-        return 1;
-    if (!strcmp(unit, "us"))
-        return 1000;
-    if (!strcmp(unit, "ms"))
-        return 1000000;
-    if (!strcmp(unit, "s"))
-        return 1000000000;
+    if (!unit || !strcmp(unit, "ns")) return 1;
+    if (!strcmp(unit, "us")) return 1000;
+    if (!strcmp(unit, "ms")) return 1000000;
+    if (!strcmp(unit, "s")) return 1000000000;
     return 0;
 }
 
@@ -59,8 +55,7 @@ ompdag_status ompdag_duration_parse(const char *text, int64_t *ns, ompdag_error 
                                 text ? text : "");
     unsigned __int128 f = frac * (unsigned)unit;
     if (f % frac_scale)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
-                                "duration '%s' is finer than 1 ns", text);
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "duration '%s' is finer than 1 ns", text);
     unsigned __int128 total = whole * (unsigned)unit + f / frac_scale;
     if (total > (unsigned __int128)INT64_MAX)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "duration '%s' is too large", text);
@@ -78,8 +73,7 @@ const char *ompdag_duration_format(double ns, char *buf, size_t size)
     while (u + 1 < sizeof units / sizeof units[0] && fabs(ns) < units[u].scale * 0.9995)
         ++u;
     snprintf(buf, size, "%.3g %s", ns / units[u].scale, units[u].name);
-    if (strchr(buf, 'e'))
-        snprintf(buf, size, "%.0f %s", ns / units[u].scale, units[u].name);
+    if (strchr(buf, 'e')) snprintf(buf, size, "%.0f %s", ns / units[u].scale, units[u].name);
     return buf;
 }
 
@@ -92,8 +86,7 @@ ompdag_deadlines *ompdag_deadlines_create(void)
 
 void ompdag_deadlines_destroy(ompdag_deadlines *d)
 {
-    if (!d)
-        return;
+    if (!d) return;
     for (size_t i = 0; i < d->n; ++i)
         free(d->v[i].spec), free(d->v[i].function), free(d->v[i].file);
     free(d->v);
@@ -108,8 +101,7 @@ ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag
                                 "bad --deadline '%s' (want FUNCTION=5ms or FILE:LINE=800us)",
                                 spec ? spec : "");
     ompdag_deadline_entry e = {0};
-    if (ompdag_duration_parse(eq + 1, &e.ns, err))
-        return err ? err->code : OMPDAG_ERR_ARGUMENT;
+    if (ompdag_duration_parse(eq + 1, &e.ns, err)) return err ? err->code : OMPDAG_ERR_ARGUMENT;
     size_t keylen = (size_t)(eq - spec);
     /* the LAST colon splits FILE:LINE, so a file name may contain ':'; a
      * qualified C++ name "ns::f" is a function */
@@ -129,13 +121,11 @@ ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag
         e.function = strndup(spec, keylen);
     }
     e.spec = strdup(spec);
-    if (!e.spec || (!e.file && !e.function))
-        goto nomem;
+    if (!e.spec || (!e.file && !e.function)) goto nomem;
     if (d->n == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 4;
         ompdag_deadline_entry *v = realloc(d->v, cap * sizeof *v);
-        if (!v)
-            goto nomem;
+        if (!v) goto nomem;
         d->v = v, d->cap = cap;
     }
     d->v[d->n++] = e;
@@ -149,8 +139,7 @@ nomem:
  * a path-component boundary. */
 bool report_same_file(const char *a, const char *b)
 {
-    if (!a || !b)
-        return false;
+    if (!a || !b) return false;
     size_t la = strlen(a), lb = strlen(b);
     if (la < lb) {
         const char *t = a;
@@ -187,9 +176,8 @@ bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_
 
 /* The deadline that applies to g: FILE:LINE beats FUNCTION beats the graph's
  * own "deadline".  *from says which; matched[i] marks the entries used. */
-static ompdag_status find_deadline(const ompdag_condag *g, const ompdag_deadlines *d,
-                                   bool *matched, int64_t *ns, const char **from,
-                                   ompdag_error *err)
+static ompdag_status find_deadline(const ompdag_condag *g, const ompdag_deadlines *d, bool *matched,
+                                   int64_t *ns, const char **from, ompdag_error *err)
 {
     *ns = -1, *from = NULL;
     char file[4096];
@@ -200,12 +188,11 @@ static ompdag_status find_deadline(const ompdag_condag *g, const ompdag_deadline
     bool file_hit = false;
     for (size_t i = 0; d && i < d->n; ++i) {
         const ompdag_deadline_entry *e = &d->v[i];
-        bool hit = e->file ? (placed && line == e->line && report_same_file(file, e->file)) ||
-                                 (loc.file && loc.line == e->line &&
-                                  report_same_file(loc.file, e->file))
-                           : fn && !strcmp(fn, e->function);
-        if (!hit)
-            continue;
+        bool hit =
+            e->file ? (placed && line == e->line && report_same_file(file, e->file)) ||
+                          (loc.file && loc.line == e->line && report_same_file(loc.file, e->file))
+                    : fn && !strcmp(fn, e->function);
+        if (!hit) continue;
         matched[i] = true;
         /* the first FILE:LINE match wins; else the first FUNCTION match */
         if (!*from || (e->file && !file_hit)) {
@@ -214,11 +201,9 @@ static ompdag_status find_deadline(const ompdag_condag *g, const ompdag_deadline
             file_hit = e->file != NULL;
         }
     }
-    if (*from)
-        return OMPDAG_OK;
+    if (*from) return OMPDAG_OK;
     json_t *dl = json_object_get(ompdag_condag_extra(g, -1), "deadline");
-    if (!dl)
-        return OMPDAG_OK;
+    if (!dl) return OMPDAG_OK;
     if (json_is_integer(dl) && json_integer_value(dl) >= 0) {
         *ns = json_integer_value(dl);
     } else if (json_is_string(dl)) {
@@ -241,22 +226,32 @@ static ompdag_status find_deadline(const ompdag_condag *g, const ompdag_deadline
 const char *ompdag_verdict_name(ompdag_verdict v)
 {
     switch (v) {
-    case OMPDAG_VERDICT_PASS: return "pass";
-    case OMPDAG_VERDICT_FAIL: return "fail";
-    case OMPDAG_VERDICT_REFUTED: return "refuted";
-    case OMPDAG_VERDICT_UNSAFE: return "unsafe";
-    default: return "no-deadline";
+    case OMPDAG_VERDICT_PASS:
+        return "pass";
+    case OMPDAG_VERDICT_FAIL:
+        return "fail";
+    case OMPDAG_VERDICT_REFUTED:
+        return "refuted";
+    case OMPDAG_VERDICT_UNSAFE:
+        return "unsafe";
+    default:
+        return "no-deadline";
     }
 }
 
 const char *report_verdict_upper(ompdag_verdict v)
 {
     switch (v) {
-    case OMPDAG_VERDICT_PASS: return "PASS";
-    case OMPDAG_VERDICT_FAIL: return "FAIL";
-    case OMPDAG_VERDICT_REFUTED: return "REFUTED";
-    case OMPDAG_VERDICT_UNSAFE: return "UNSAFE";
-    default: return "NO DEADLINE";
+    case OMPDAG_VERDICT_PASS:
+        return "PASS";
+    case OMPDAG_VERDICT_FAIL:
+        return "FAIL";
+    case OMPDAG_VERDICT_REFUTED:
+        return "REFUTED";
+    case OMPDAG_VERDICT_UNSAFE:
+        return "UNSAFE";
+    default:
+        return "NO DEADLINE";
     }
 }
 
@@ -297,15 +292,13 @@ double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs
     double best = -1;
     size_t i, n = 0;
     json_t *x;
-    json_array_foreach(arr, i, x) {
-        if (!json_is_number(x))
-            continue;
+    json_array_foreach(arr, i, x)
+    {
+        if (!json_is_number(x)) continue;
         ++n;
-        if (json_number_value(x) > best)
-            best = json_number_value(x);
+        if (json_number_value(x) > best) best = json_number_value(x);
     }
-    if (runs)
-        *runs = n;
+    if (runs) *runs = n;
     return best;
 }
 
@@ -322,9 +315,9 @@ void report_observations(const ompdag_condag *g, const char *key, report_obs *ou
     *out = (report_obs){.clean_max = -1, .interfered_max = -1};
     size_t i;
     json_t *x;
-    json_array_foreach(arr, i, x) {
-        if (!json_is_integer(x))
-            continue;
+    json_array_foreach(arr, i, x)
+    {
+        if (!json_is_integer(x)) continue;
         int64_t v = json_integer_value(x);
         if (json_is_true(json_array_get(flags, i)) ||
             json_integer_value(json_array_get(flags, i)) > 0) {
@@ -339,8 +332,7 @@ void report_observations(const ompdag_condag *g, const char *key, report_obs *ou
 
 void ompdag_report_destroy(ompdag_report *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (size_t i = 0; i < r->n; ++i) {
         ompdag_rta_result_destroy(r->results[i]);
         free(r->titles[i]);
@@ -354,23 +346,19 @@ void ompdag_report_destroy(ompdag_report *r)
     free(r);
 }
 
-static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
-                             ompdag_rta_result *res, ompdag_error *err)
+static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row, ompdag_rta_result *res,
+                             ompdag_error *err)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
         ompdag_report_row *rows = realloc(r->rows, cap * sizeof *rows);
-        if (rows)
-            r->rows = rows;
+        if (rows) r->rows = rows;
         ompdag_rta_result **results = realloc(r->results, cap * sizeof *results);
-        if (results)
-            r->results = results;
+        if (results) r->results = results;
         char **titles = realloc(r->titles, cap * sizeof *titles);
-        if (titles)
-            r->titles = titles;
+        if (titles) r->titles = titles;
         char **froms = realloc(r->froms, cap * sizeof *froms);
-        if (froms)
-            r->froms = froms;
+        if (froms) r->froms = froms;
         if (!rows || !results || !titles || !froms) {
             ompdag_rta_result_destroy(res);
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -378,8 +366,8 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
         r->cap = cap;
     }
     char buf[512];
-    char *title = strdup(ompdag_condag_title(ompdag_condag_set_graph(r->set, row->graph), row->graph, buf,
-                                      sizeof buf));
+    char *title = strdup(ompdag_condag_title(ompdag_condag_set_graph(r->set, row->graph),
+                                             row->graph, buf, sizeof buf));
     char *from = row->deadline_from ? strdup(row->deadline_from) : NULL;
     if (!title || (row->deadline_from && !from)) {
         free(title), free(from);
@@ -394,6 +382,34 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row,
     r->results[r->n] = res;
     ++r->n;
     return OMPDAG_OK;
+}
+
+/* The sample maximum of one runtime_overheads entry ("fork_warm", ...); 0 when
+ * absent. */
+static int64_t overhead_max(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(o, key), "max_ns");
+    return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) : 0;
+}
+
+/* Fork (parallel begin -> root begin, the cold first region included) and join
+ * (last task end -> parallel end) lie outside the task system that Theorem 1
+ * bounds; annotate measures them (docs/overheads.md).  The whole region's
+ * bound adds their maxima with the WCETs' margin, rounded up.  Returns -1
+ * when they were not measured, -2 on overflow. */
+int64_t report_fork_join_ns(const ompdag_condag *g)
+{
+    const json_t *extra = ompdag_condag_extra(g, -1);
+    const json_t *o = json_object_get(extra, "runtime_overheads");
+    if (!json_is_object(o) || !json_object_get(o, "join")) return -1;
+    int64_t warm = overhead_max(o, "fork_warm"), cold = overhead_max(o, "fork_cold");
+    __int128 fj = (__int128)(warm > cold ? warm : cold) + overhead_max(o, "join");
+    json_t *pct = json_object_get(json_object_get(extra, "wcet_method"), "margin_pct");
+    double margin = json_is_number(pct) && json_number_value(pct) > 0 ? json_number_value(pct) : 0;
+    if (margin > 1e6) return -2;
+    __int128 hundredths = (__int128)llround(margin * 100.0);
+    fj = (fj * (10000 + hundredths) + 9999) / 10000;
+    return fj > INT64_MAX ? -2 : (int64_t)fj;
 }
 
 static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_report_options *opt,
@@ -412,8 +428,7 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
     int64_t deadline;
     const char *from;
     ompdag_status st = find_deadline(g, opt->deadlines, matched, &deadline, &from, err);
-    if (st)
-        return st;
+    if (st) return st;
     int64_t unit_ns = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
     if (deadline >= 0 && !unit_ns)
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
@@ -426,8 +441,7 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         ro.migration_overhead = opt->migration_overhead;
         ro.migration_model = opt->migration_model;
         ompdag_rta_result *res;
-        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &ro, &res, err)))
-            return st;
+        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &ro, &res, err))) return st;
         ompdag_report_row row = {.graph = gi, .loc = ompdag_condag_region_loc(g), .m = ms[k]};
         row.bound_times_m = ompdag_rta_result_bound_times_m(res);
         row.bound = ompdag_rta_result_bound(res);
@@ -454,21 +468,34 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.tied_tasks = report_tied_tasks(g);
         row.depend = ompdag_condag_has_depend(g);
         row.exact = ompdag_rta_result_is_exact(res);
+        row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
+        if (row.fork_join_ns == -2) {
+            ompdag_rta_result_destroy(res);
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                    "region %s: fork + join overheads overflow int64 ns", title);
+        }
+        row.region_bound_ns = row.fork_join_ns >= 0 ? row.bound_ns + (double)row.fork_join_ns : -1;
+        /* The whole region's m·R in ns: m·R·unit + m·(fork + join); exact. */
+        __int128 whole = (__int128)row.bound_times_m * unit_ns +
+                         (__int128)(row.fork_join_ns > 0 ? row.fork_join_ns : 0) * ms[k];
         if (deadline >= 0) {
-            __int128 lhs = (__int128)row.bound_times_m * unit_ns;
             __int128 rhs = (__int128)deadline * ms[k];
-            row.verdict = lhs <= rhs ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
-            row.slack_ns = (double)deadline - row.bound_ns;
+            row.verdict = whole <= rhs ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
+            row.slack_ns =
+                (double)deadline - (row.region_bound_ns >= 0 ? row.region_bound_ns : row.bound_ns);
         }
         /* Measurements outrank the proof: observed > bound, decided exactly
-         * (observed · m > m·R · unit). */
+         * (observed · m > m·R · unit); the whole region's runs against the
+         * whole region's bound when fork/join were measured. */
         if (unit_ns && o->clean_max >= 0 &&
             (__int128)o->clean_max * ms[k] > (__int128)row.bound_times_m * unit_ns)
             row.verdict = OMPDAG_VERDICT_REFUTED;
+        else if (unit_ns && row.fork_join_ns >= 0 && region.clean_max >= 0 &&
+                 (__int128)region.clean_max * ms[k] > whole)
+            row.verdict = OMPDAG_VERDICT_REFUTED;
         else if (row.unsafe_reason)
             row.verdict = OMPDAG_VERDICT_UNSAFE;
-        if ((st = add_row(r, &row, res, err)))
-            return st;
+        if ((st = add_row(r, &row, res, err))) return st;
     }
     return OMPDAG_OK;
 }
@@ -481,8 +508,7 @@ ompdag_status ompdag_report_create(const ompdag_condag_set *set, const ompdag_re
         ompdag_report_options_init(&defaults);
         opt = &defaults;
     }
-    if (!set || !out)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: no graphs");
+    if (!set || !out) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: no graphs");
     for (int k = 0; k < opt->thread_count; ++k)
         if (opt->threads[k] <= 0)
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: m must be >= 1");

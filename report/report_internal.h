@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 
 typedef struct ompdag_deadline_entry {
@@ -38,6 +39,10 @@ struct ompdag_report {
 bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
+/* The measured fork + join maxima of g's runtime_overheads, WCET margin
+ * applied (ns): what the whole region's bound adds to the task system's.  -1
+ * when not measured, -2 on overflow (report.c). */
+int64_t report_fork_join_ns(const ompdag_condag *g);
 double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs);
 
 /* "PASS", "FAIL", "REFUTED", "UNSAFE", "NO DEADLINE" (text reports). */

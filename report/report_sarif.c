@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/version.h"
 #include "report_internal.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
@@ -42,11 +43,9 @@ static json_t *uri_json(const char *path)
 {
     size_t n = strlen(path);
     char *buf = malloc(3 * n + 8);
-    if (!buf)
-        return NULL;
+    if (!buf) return NULL;
     char *p = buf;
-    if (path[0] == '/')
-        p += sprintf(p, "file://");
+    if (path[0] == '/') p += sprintf(p, "file://");
     for (const unsigned char *s = (const unsigned char *)path; *s; ++s) {
         if (isalnum(*s) || strchr("-._~/", *s))
             *p++ = (char)*s;
@@ -62,8 +61,7 @@ static json_t *uri_json(const char *path)
 static json_t *location_json(ompdag_loc loc)
 {
     json_t *region = json_pack("{s:i}", "startLine", (json_int_t)loc.line);
-    if (loc.col > 0)
-        json_object_set_new(region, "startColumn", json_integer(loc.col));
+    if (loc.col > 0) json_object_set_new(region, "startColumn", json_integer(loc.col));
     return json_pack("[{s:{s:{s:o},s:o}}]", "physicalLocation", "artifactLocation", "uri",
                      uri_json(loc.file), "region", region);
 }
@@ -75,8 +73,7 @@ static void add_result(json_t *results, int rule, ompdag_loc loc, const char *me
                             "level", rules[rule].level, "message", "text", message);
     json_object_set_new(res, "locations",
                         loc.file && loc.line > 0 ? location_json(loc) : json_array());
-    if (properties)
-        json_object_set_new(res, "properties", properties);
+    if (properties) json_object_set_new(res, "properties", properties);
     json_array_append_new(results, res);
 }
 
@@ -89,10 +86,10 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
 {
     json_t *rule_arr = json_array(), *results = json_array();
     for (size_t k = 0; k < sizeof rules / sizeof rules[0]; ++k)
-        json_array_append_new(
-            rule_arr, json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "id", rules[k].id, "name",
-                                rules[k].name, "shortDescription", "text", rules[k].text,
-                                "defaultConfiguration", "level", rules[k].level));
+        json_array_append_new(rule_arr,
+                              json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "id", rules[k].id, "name",
+                                        rules[k].name, "shortDescription", "text", rules[k].text,
+                                        "defaultConfiguration", "level", rules[k].level));
     char msg[1024], a[64], b[64], place[512];
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
@@ -100,8 +97,11 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
         if (row->verdict == OMPDAG_VERDICT_FAIL) {
             snprintf(msg, sizeof msg,
                      "%s: bound %s on %d threads exceeds deadline %s (%s) [ompdag-deadline]",
-                     row->function, ompdag_duration_format(row->bound_ns, a, sizeof a), row->m,
-                     ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
+                     row->function,
+                     ompdag_duration_format(row->region_bound_ns >= 0 ? row->region_bound_ns
+                                                                      : row->bound_ns,
+                                            a, sizeof a),
+                     row->m, ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
                      row->deadline_from);
             add_result(results, RULE_DEADLINE, row->loc, msg,
                        json_pack("{s:i,s:I,s:f,s:I}", "m", (json_int_t)row->m, "bound_times_m",
@@ -109,11 +109,18 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
                                  "deadline_ns", (json_int_t)row->deadline_ns));
         }
         if (row->verdict == OMPDAG_VERDICT_REFUTED) {
-            snprintf(msg, sizeof msg,
-                     "%s: a clean measured run took %s, longer than the bound %s on %d threads "
-                     "[ompdag-refuted]",
-                     row->function, ompdag_duration_format(row->observed_max_ns, a, sizeof a),
-                     ompdag_duration_format(row->bound_ns, b, sizeof b), row->m);
+            /* the task system held and the whole region (fork/join) did not */
+            bool whole = row->region_bound_ns >= 0 && row->observed_max_ns <= row->bound_ns;
+            snprintf(
+                msg, sizeof msg,
+                "%s: a clean measured run took %s, longer than the %sbound %s on %d threads "
+                "[ompdag-refuted]",
+                row->function,
+                ompdag_duration_format(whole ? row->observed_region_max_ns : row->observed_max_ns,
+                                       a, sizeof a),
+                whole ? "whole region's " : "",
+                ompdag_duration_format(whole ? row->region_bound_ns : row->bound_ns, b, sizeof b),
+                row->m);
             add_result(results, RULE_REFUTED, row->loc, msg,
                        json_pack("{s:i,s:I,s:f}", "m", (json_int_t)row->m, "bound_times_m",
                                  (json_int_t)row->bound_times_m, "observed_max_ns",
@@ -146,13 +153,11 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
         }
         report_advice_each_too_fine(r, row->graph, add_too_fine, results);
     }
-    json_t *log = json_pack(
-        "{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o,s:[{s:b}]}]}", "$schema", SARIF_SCHEMA,
-        "version", "2.1.0", "runs", "tool", "driver", "name", "ompdag", "version",
-        OMPDAG_VERSION, "rules", rule_arr,
-        "results", results, "invocations", "executionSuccessful", 1);
-    if (!log)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    json_t *log = json_pack("{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o,s:[{s:b}]}]}", "$schema",
+                            SARIF_SCHEMA, "version", "2.1.0", "runs", "tool", "driver", "name",
+                            "ompdag", "version", OMPDAG_VERSION, "rules", rule_arr, "results",
+                            results, "invocations", "executionSuccessful", 1);
+    if (!log) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     int rc = json_dumpf(log, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(log);
     fputc('\n', out);

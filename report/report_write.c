@@ -13,8 +13,7 @@
 #include "ompdag/fileio.h"
 #include "report_internal.h"
 
-const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
-                               size_t size)
+const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf, size_t size)
 {
     int32_t n;
     const int32_t *succ = ompdag_condag_node_fsucc(g, c, &n);
@@ -31,8 +30,7 @@ const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, cha
 size_t report_first_row(const ompdag_report *r, size_t gi)
 {
     for (size_t i = 0; i < r->n; ++i)
-        if (r->rows[i].graph == gi)
-            return i;
+        if (r->rows[i].graph == gi) return i;
     return r->n;
 }
 
@@ -45,8 +43,7 @@ static const char *dur(double ns, char *buf, size_t size)
 static const char *in_unit(const ompdag_condag *g, double v, char *buf, size_t size)
 {
     int64_t u = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
-    if (u)
-        return ompdag_duration_format(v * (double)u, buf, size);
+    if (u) return ompdag_duration_format(v * (double)u, buf, size);
     snprintf(buf, size, "%.6g %s", v, ompdag_condag_time_unit(g));
     return buf;
 }
@@ -64,7 +61,8 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
         int32_t v = gr[i].node, s = gr[i].succ;
         const char *label = ompdag_condag_node_label(g, s);
         fprintf(out, "%s      %s takes %s -> %s%s%s%s", i ? "" : "    worst flow:\n",
-                ompdag_condag_node_place(g, v, a, sizeof a), report_branch_name(g, v, s, br, sizeof br),
+                ompdag_condag_node_place(g, v, a, sizeof a),
+                report_branch_name(g, v, s, br, sizeof br),
                 ompdag_condag_node_place(g, s, b, sizeof b), label ? " (" : "", label ? label : "",
                 label ? ")" : "");
         ompdag_choice_group_write_note(out, g, &gr[i]);
@@ -85,8 +83,7 @@ static void text_sample(FILE *out, const char *what, const json_t *k)
 {
     char a[64], b[64];
     json_int_t n = json_integer_value(json_object_get(k, "samples"));
-    if (!n)
-        return;
+    if (!n) return;
     fprintf(out, "; %s max %s over %" JSON_INTEGER_FORMAT " (median %s)", what,
             dur((double)json_integer_value(json_object_get(k, "max_ns")), a, sizeof a), n,
             dur((double)json_integer_value(json_object_get(k, "median_ns")), b, sizeof b));
@@ -101,9 +98,10 @@ static void text_overheads(FILE *out, const json_t *o)
                      "bound excludes task dispatch and taskwait wake-up delays\n");
         return;
     }
-    fprintf(out, "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
-                 "delay %s per taskwait, in the WCETs\n      samples at %" JSON_INTEGER_FORMAT
-                 " threads",
+    fprintf(out,
+            "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
+            "delay %s per taskwait, in the WCETs\n      samples at %" JSON_INTEGER_FORMAT
+            " threads",
             json_string_value(json_object_get(o, "source")),
             dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
             dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
@@ -131,24 +129,23 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
-            fprintf(out, "    warning: the task at %s is tied; the bound assumes untied tasks "
-                         "(add `untied`)\n",
+            fprintf(out,
+                    "    warning: the task at %s is tied; the bound assumes untied tasks "
+                    "(add `untied`)\n",
                     ompdag_condag_node_place(g, v, buf, sizeof buf));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
         const char *est = json_string_value(json_object_get(wm, "estimator"));
         json_t *margin = json_object_get(wm, "margin_pct");
         fprintf(out, "    WCETs: %s", est ? est : "?");
-        if (json_is_number(margin))
-            fprintf(out, " + %.3g%% margin", json_number_value(margin));
+        if (json_is_number(margin)) fprintf(out, " + %.3g%% margin", json_number_value(margin));
         json_t *tr = json_object_get(wm, "traces"), *seg = json_object_get(wm, "segments");
         if (json_is_integer(tr))
             fprintf(out, ", %" JSON_INTEGER_FORMAT " trace(s)", json_integer_value(tr));
         if (json_is_integer(seg))
             fprintf(out, ", %" JSON_INTEGER_FORMAT " segments", json_integer_value(seg));
         const char *unobs = json_string_value(json_object_get(wm, "unobserved"));
-        if (unobs)
-            fprintf(out, ", unobserved nodes: %s", unobs);
+        if (unobs) fprintf(out, ", unobserved nodes: %s", unobs);
         fputc('\n', out);
         text_overheads(out, json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"));
     } else {
@@ -169,14 +166,13 @@ static void text_offload(FILE *out, const json_t *split)
     size_t i;
     json_t *d;
     char a[64];
-    if (!json_is_array(split) || !json_array_size(split))
-        return;
+    if (!json_is_array(split) || !json_array_size(split)) return;
     fputs("           offloaded loop:", out);
     json_array_foreach(split, i, d)
     {
         const char *kind = json_string_value(json_object_get(d, "kind"));
-        fprintf(out, "%s %s#%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " it in %s", i ? "," : "",
-                kind ? kind : "?", json_integer_value(json_object_get(d, "device")),
+        fprintf(out, "%s %s#%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " it in %s",
+                i ? "," : "", kind ? kind : "?", json_integer_value(json_object_get(d, "device")),
                 json_integer_value(json_object_get(d, "iterations_max")),
                 dur((double)json_integer_value(json_object_get(d, "busy_ns_max")), a, sizeof a));
     }
@@ -202,8 +198,8 @@ static void text_nodes(FILE *out, const ompdag_condag *g)
         bool unobserved = json_is_true(json_object_get(x, "unobserved"));
         fprintf(out, "    %-6s %-4c %-24s %12" PRId64 " %8s %12s%s%s%s\n",
                 ompdag_condag_node_id(g, v), (char)ompdag_condag_node_kind(g, v),
-                ompdag_condag_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v), sbuf,
-                obuf, label || unobserved ? "  " : "", label ? label : "",
+                ompdag_condag_node_place(g, v, place, sizeof place), ompdag_condag_node_wcet(g, v),
+                sbuf, obuf, label || unobserved ? "  " : "", label ? label : "",
                 unobserved ? " [unobserved]" : "");
         text_offload(out, json_object_get(x, "offload"));
     }
@@ -219,7 +215,15 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
     fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s%s\n", row->m,
             in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
             in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c),
-            !row->depend ? "" : row->exact ? "; depend: exact" : "; depend: sound, not exact");
+            !row->depend ? ""
+            : row->exact ? "; depend: exact"
+                         : "; depend: sound, not exact");
+    if (row->region_bound_ns >= 0)
+        fprintf(out,
+                "    whole region: bound %s (task system + fork/join %s, measured with the "
+                "WCET margin)%s\n",
+                dur(row->region_bound_ns, a, sizeof a), dur((double)row->fork_join_ns, b, sizeof b),
+                row->deadline_ns >= 0 ? "; the deadline applies to it" : "");
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
                 dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
@@ -230,13 +234,23 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
     }
     if (row->runs_interfered > 0)
-        fprintf(out, "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
-                     "not compared with the bound\n",
+        fprintf(out,
+                "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
+                "not compared with the bound\n",
                 row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
-    if (row->verdict == OMPDAG_VERDICT_REFUTED)
-        fprintf(out, "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
-                     "not hold for this program (a cost the model misses, or WCETs too low)\n",
+    /* Which bound a clean run exceeded: the task system's, else the whole region's. */
+    bool task_refuted = row->bound_ns >= 0 && row->observed_max_ns > row->bound_ns;
+    if (row->verdict == OMPDAG_VERDICT_REFUTED && (task_refuted || row->region_bound_ns < 0))
+        fprintf(out,
+                "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
+                "not hold for this program (a cost the model misses, or WCETs too low)\n",
                 dur(row->observed_max_ns, a, sizeof a), dur(row->bound_ns, b, sizeof b));
+    else if (row->verdict == OMPDAG_VERDICT_REFUTED)
+        fprintf(out,
+                "    REFUTED: a clean run of the whole region took %s, longer than its bound "
+                "%s; fork/join cost more than the traces measured\n",
+                dur(row->observed_region_max_ns, a, sizeof a),
+                dur(row->region_bound_ns, b, sizeof b));
     if (row->unsafe_reason)
         fprintf(out, "    UNSAFE: %s; this bound proves nothing\n", row->unsafe_reason);
     if (row->deadline_ns >= 0 && row->deadline_from)
@@ -282,8 +296,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         if (i == 0 || r->rows[i - 1].graph != row->graph) {
             ++regions;
             fprintf(out, "%s%s", i ? "\n" : "", row->function);
-            if (row->loc.file)
-                fprintf(out, " — region %s:%d", row->loc.file, row->loc.line);
+            if (row->loc.file) fprintf(out, " — region %s:%d", row->loc.file, row->loc.line);
             text_size(out, g, row);
             size_t runs = 0, truns = 0;
             report_observed_max(g, "observed_response_ns", &runs);
@@ -315,8 +328,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
 
 static json_t *loc_json(ompdag_loc loc)
 {
-    if (!loc.file && !loc.line)
-        return json_null();
+    if (!loc.file && !loc.line) return json_null();
     return json_pack("{s:s?,s:i,s:i}", "file", loc.file, "line", (json_int_t)loc.line, "col",
                      (json_int_t)loc.col);
 }
@@ -332,13 +344,13 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     json_t *choices = json_array(), *path = json_array();
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
         int32_t s = ompdag_rta_result_choice(res, v);
-        if (s < 0)
-            continue;
+        if (s < 0) continue;
         json_t *c = json_pack("{s:s,s:s,s:s,s:s}", "node", ompdag_condag_node_id(g, v), "at",
                               ompdag_condag_node_place(g, v, a, sizeof a), "takes",
                               report_branch_name(g, v, s, br, sizeof br), "successor",
                               ompdag_condag_node_id(g, s));
-        json_object_set_new(c, "successor_at", json_string(ompdag_condag_node_place(g, s, a, sizeof a)));
+        json_object_set_new(c, "successor_at",
+                            json_string(ompdag_condag_node_place(g, s, a, sizeof a)));
         if (ompdag_condag_node_label(g, s))
             json_object_set_new(c, "label", json_string(ompdag_condag_node_label(g, s)));
         json_array_append_new(choices, c);
@@ -346,8 +358,9 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     int32_t n;
     const int32_t *p = ompdag_rta_result_critical_path(res, &n);
     for (int32_t i = 0; i < n; ++i)
-        json_array_append_new(path, json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]),
-                                              "at", ompdag_condag_node_place(g, p[i], a, sizeof a)));
+        json_array_append_new(path,
+                              json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]), "at",
+                                        ompdag_condag_node_place(g, p[i], a, sizeof a)));
     return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
 }
 
@@ -363,10 +376,9 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
     json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
     return json_pack("{s:i,s:s,s:b,s:o,s:O,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
                      "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
-                     "tied_tasks", tied, "wcet_method", wm ? wm : json_null(),
-                     "runtime_overheads", ro ? ro : json_null(),
-                     "migration_overhead", (json_int_t)r->migration_overhead, "migration_model",
-                     r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
+                     "tied_tasks", tied, "wcet_method", wm ? wm : json_null(), "runtime_overheads",
+                     ro ? ro : json_null(), "migration_overhead", (json_int_t)r->migration_overhead,
+                     "migration_model", r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
 }
 
 json_t *report_row_json(const ompdag_report *r, size_t i)
@@ -382,8 +394,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_t *o = json_object();
     json_object_set_new(o, "graph", json_integer((json_int_t)row->graph));
     json_object_set_new(o, "function", json_string(row->function));
-    if (ompdag_condag_name(g))
-        json_object_set_new(o, "name", json_string(ompdag_condag_name(g)));
+    if (ompdag_condag_name(g)) json_object_set_new(o, "name", json_string(ompdag_condag_name(g)));
     json_object_set_new(o, "loc", loc_json(row->loc));
     json_object_set(o, "region_key", key ? key : json_null());
     json_object_set_new(o, "m", json_integer(row->m));
@@ -399,25 +410,30 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "len_ns", u ? json_integer(row->len * u) : json_null());
     json_object_set_new(o, "tasks", json_integer(row->tasks));
     json_object_set_new(o, "nodes", json_integer(row->nodes));
+    json_object_set_new(o, "fork_join_ns",
+                        row->fork_join_ns >= 0 ? json_integer(row->fork_join_ns) : json_null());
+    json_object_set_new(o, "region_bound_ns", ns_or_null(row->region_bound_ns));
     json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
     json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
-    json_object_set_new(o, "observed_runs", json_integer((json_int_t)(runs > truns ? runs : truns)));
+    json_object_set_new(o, "observed_runs",
+                        json_integer((json_int_t)(runs > truns ? runs : truns)));
     json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
-    json_object_set_new(o, "observed_interfered_max_ns", ns_or_null(row->observed_interfered_max_ns));
+    json_object_set_new(o, "observed_interfered_max_ns",
+                        ns_or_null(row->observed_interfered_max_ns));
     json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));
-    json_object_set_new(o, "unsafe", row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
+    json_object_set_new(o, "unsafe",
+                        row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)
                             : json_null());
     bool has = row->deadline_ns >= 0 && row->deadline_from;
     json_object_set_new(o, "deadline_ns", has ? json_integer(row->deadline_ns) : json_null());
-    json_object_set_new(o, "deadline",
-                        has ? json_string(ompdag_duration_format((double)row->deadline_ns, dl,
-                                                                 sizeof dl))
-                            : json_null());
-    json_object_set_new(o, "deadline_from",
-                        has ? json_string(row->deadline_from) : json_null());
+    json_object_set_new(
+        o, "deadline",
+        has ? json_string(ompdag_duration_format((double)row->deadline_ns, dl, sizeof dl))
+            : json_null());
+    json_object_set_new(o, "deadline_from", has ? json_string(row->deadline_from) : json_null());
     json_object_set_new(o, "slack_ns", has ? json_real(row->slack_ns) : json_null());
     json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
@@ -431,19 +447,30 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
 static void put_json_scalar(FILE *out, const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_STRING: ompdag_json_write_string(out, json_string_value(v)); break;
-    case JSON_INTEGER: fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
-    case JSON_REAL: fprintf(out, "%.17g", json_real_value(v)); break;
-    case JSON_TRUE: fputs("true", out); break;
-    case JSON_FALSE: fputs("false", out); break;
-    default: fputs("null", out);
+    case JSON_STRING:
+        ompdag_json_write_string(out, json_string_value(v));
+        break;
+    case JSON_INTEGER:
+        fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        fprintf(out, "%.17g", json_real_value(v));
+        break;
+    case JSON_TRUE:
+        fputs("true", out);
+        break;
+    case JSON_FALSE:
+        fputs("false", out);
+        break;
+    default:
+        fputs("null", out);
     }
 }
 
 static void write_node_wcets(FILE *out, const ompdag_condag *g)
 {
-    static const char *keys[] = {"samples", "observed_max", "observed_median", "estimator",
-                                 "margin_pct", "unobserved", "untied"};
+    static const char *keys[] = {"samples",    "observed_max", "observed_median", "estimator",
+                                 "margin_pct", "unobserved",   "untied"};
     char a[512];
     int32_t n = ompdag_condag_node_count(g);
     fputs("      \"node_wcets\": [", out);
@@ -462,8 +489,7 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
         json_t *x = ompdag_condag_extra(g, v);
         for (size_t k = 0; x && k < sizeof keys / sizeof keys[0]; ++k) {
             json_t *val = json_object_get(x, keys[k]);
-            if (!val || json_is_object(val) || json_is_array(val))
-                continue;
+            if (!val || json_is_object(val) || json_is_array(val)) continue;
             fprintf(out, ", \"%s\": ", keys[k]);
             put_json_scalar(out, val);
         }
@@ -503,8 +529,7 @@ static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag
         fputs(i ? ",\n    " : "\n    ", out);
         for (char *p = text; p < close; ++p) {
             fputc(*p, out);
-            if (*p == '\n')
-                fputs("    ", out);
+            if (*p == '\n') fputs("    ", out);
         }
         free(text);
         fputs(",\n", out);
@@ -522,8 +547,7 @@ static void csv_field(FILE *out, const char *s, bool last)
     if (s && strpbrk(s, ",\"\r\n")) {
         fputc('"', out);
         for (; *s; ++s) {
-            if (*s == '"')
-                fputc('"', out);
+            if (*s == '"') fputc('"', out);
             fputc(*s, out);
         }
         fputc('"', out);
@@ -536,23 +560,22 @@ static void csv_field(FILE *out, const char *s, bool last)
 static void csv_num(FILE *out, double v, bool present, bool last)
 {
     char buf[64] = "";
-    if (present)
-        snprintf(buf, sizeof buf, "%.17g", v);
+    if (present) snprintf(buf, sizeof buf, "%.17g", v);
     csv_field(out, buf, last);
 }
 
 static void csv_int(FILE *out, int64_t v, bool present)
 {
     char buf[32] = "";
-    if (present)
-        snprintf(buf, sizeof buf, "%" PRId64, v);
+    if (present) snprintf(buf, sizeof buf, "%" PRId64, v);
     csv_field(out, buf, false);
 }
 
 ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     fputs("function,name,file,line,m,time_unit,bound,bound_times_m,bound_ns,vol,len,tasks,nodes,"
-          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,tied_tasks,"
+          "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,"
+          "tied_tasks,"
           "runs,runs_interfered,observed_interfered_max_ns,unsafe\r\n",
           out);
     for (size_t i = 0; i < r->n; ++i) {
@@ -595,14 +618,18 @@ ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *
 ompdag_status ompdag_report_write(const ompdag_report *r, ompdag_report_format fmt, FILE *out,
                                   ompdag_svg_renderer render, void *render_ctx, ompdag_error *err)
 {
-    if (!r || !out)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: nothing to write");
+    if (!r || !out) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: nothing to write");
     switch (fmt) {
-    case OMPDAG_REPORT_TEXT: return report_write_text(r, out, err);
-    case OMPDAG_REPORT_CSV: return report_write_csv(r, out, err);
-    case OMPDAG_REPORT_SARIF: return report_write_sarif(r, out, err);
-    case OMPDAG_REPORT_HTML: return report_write_html(r, out, render, render_ctx, err);
-    case OMPDAG_REPORT_JSON: return report_write_json(r, out, err);
+    case OMPDAG_REPORT_TEXT:
+        return report_write_text(r, out, err);
+    case OMPDAG_REPORT_CSV:
+        return report_write_csv(r, out, err);
+    case OMPDAG_REPORT_SARIF:
+        return report_write_sarif(r, out, err);
+    case OMPDAG_REPORT_HTML:
+        return report_write_html(r, out, render, render_ctx, err);
+    case OMPDAG_REPORT_JSON:
+        return report_write_json(r, out, err);
     }
     return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "report: unknown format %d", (int)fmt);
 }

@@ -24,11 +24,9 @@ static bool same_region(const ompdag_condag *a, const ompdag_condag *b)
 
 static const ompdag_condag *find_db_graph(const ompdag_condag_set *db, const ompdag_condag *g)
 {
-    if (!db)
-        return g;
+    if (!db) return g;
     for (size_t i = 0; i < ompdag_condag_set_count(db); ++i)
-        if (same_region(ompdag_condag_set_graph(db, i), g))
-            return ompdag_condag_set_graph(db, i);
+        if (same_region(ompdag_condag_set_graph(db, i), g)) return ompdag_condag_set_graph(db, i);
     return NULL;
 }
 
@@ -47,29 +45,31 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
     for (size_t i = 0; i < ompdag_condag_set_count(src) && !st; ++i) {
         const ompdag_condag *g = ompdag_condag_set_graph(src, i);
         json_t *dl = json_object_get(ompdag_condag_extra(g, -1), "deadline");
-        if (!json_is_string(dl))
-            continue;
+        if (!json_is_string(dl)) continue;
         int64_t deadline;
-        if ((st = ompdag_duration_parse(json_string_value(dl), &deadline, err)))
-            break;
+        if ((st = ompdag_duration_parse(json_string_value(dl), &deadline, err))) break;
         const ompdag_condag *w = current ? find_db_graph(wcet_db, g) : g;
-        if (!w)
-            continue; /* no measurements for this region yet */
-        int32_t m = threads > 0 ? threads
+        if (!w) continue; /* no measurements for this region yet */
+        int32_t m = threads > 0                    ? threads
                     : ompdag_condag_threads(g) > 0 ? ompdag_condag_threads(g)
                                                    : ompdag_condag_threads(w);
         int64_t unit = ompdag_time_unit_ns(ompdag_condag_time_unit(w));
-        if (m <= 0 || !unit)
-            continue; /* no thread count / not a time: nothing to compare */
+        if (m <= 0 || !unit) continue; /* no thread count / not a time: nothing to compare */
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, m);
         ompdag_rta_result *r;
-        if ((st = ompdag_rta_run(w, OMPDAG_ALG_EXACT, &opt, &r, err)))
-            break;
+        if ((st = ompdag_rta_run(w, OMPDAG_ALG_EXACT, &opt, &r, err))) break;
         int64_t btm = ompdag_rta_result_bound_times_m(r);
         ompdag_rta_result_destroy(r);
-        if ((__int128)btm * unit <= (__int128)deadline * m)
-            continue;
+        /* The deadline is the whole region's: fork/join where measured (report.md). */
+        int64_t fj = report_fork_join_ns(w);
+        if (fj == -2) {
+            st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                  "deadline check: fork + join overheads overflow int64 ns");
+            break;
+        }
+        __int128 whole = (__int128)btm * unit + (__int128)(fj > 0 ? fj : 0) * m;
+        if (whole <= (__int128)deadline * m) continue;
         ompdag_deadline_violation *nv = realloc(v, (n + 1) * sizeof *v);
         if (!nv) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -83,7 +83,7 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
         char a[64], b[64];
         snprintf(x->message, sizeof x->message,
                  "bound %s on %d threads exceeds deadline %s [ompdag-deadline]",
-                 ompdag_duration_format((double)btm * (double)unit / m, a, sizeof a), m,
+                 ompdag_duration_format((double)whole / m, a, sizeof a), m,
                  ompdag_duration_format((double)deadline, b, sizeof b));
     }
     if (st) {

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/trace.h"
 
 #define MAX_CANDIDATES 64

@@ -17,13 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ompdag/internal/stats.h"
 #include "ompdag/trace.h"
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
 
 ompdag_status ompdag_evt_gumbel_pwcet(const int64_t *samples, size_t n, int32_t block,
                                       int32_t min_blocks, double exceedance, double *pwcet,
@@ -48,7 +43,7 @@ ompdag_status ompdag_evt_gumbel_pwcet(const int64_t *samples, size_t n, int32_t 
                 mx = samples[b * (size_t)block + i];
         x[b] = (double)mx;
     }
-    qsort(x, m, sizeof *x, cmp_double);
+    qsort(x, m, sizeof *x, ompdag_cmp_double);
     double b0 = 0, b1 = 0;
     for (size_t i = 0; i < m; ++i) {
         b0 += x[i];

@@ -12,6 +12,9 @@ BUILD=${1:-build}
 OMPDAG=$BUILD/cli/ompdag
 OUT=$BUILD/demo
 SRC=examples/fig2_branch_sync.c
+# The clang of the LLVM the build found (cmake/OmpdagLLVM.cmake).
+CLANG=$(sed -n 's/^OMPDAG_CLANG:FILEPATH=//p' "$BUILD/CMakeCache.txt")
+CLANG=${CLANG:-clang}
 mkdir -p "$OUT"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -20,7 +23,7 @@ step "1. extract the con-DAG of $SRC"
 "$OMPDAG" validate "$OUT/fig2.condag.json"
 
 step "2. build with clang -fopenmp -g, run under the OMPT probe (both branch outcomes)"
-clang-14 -fopenmp -g -O2 -Iexamples "$SRC" -o "$OUT/fig2"
+"$CLANG" -fopenmp -g -O2 -Iexamples "$SRC" -o "$OUT/fig2"
 traces=()
 for exp in 1 0 1 0 1 0; do
   t="$OUT/fig2.$exp.${#traces[@]}.trace"

@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ompdag needs, and only those that are missing.
 # Idempotent: a machine that has everything makes no apt call at all.
+#
+# LLVM comes through Debian's default-version packages (clang, libclang-dev,
+# ...), so no version is written here; a requirement is met by the default
+# package or by any versioned one (pattern after ':'), e.g. libclang-14-dev.
+# Optional ones (libclang, libdw, hwloc) can be left out: the build then drops
+# only the commands that need them (see README, "Optional dependencies").
 set -euo pipefail
 
-packages=(
-  cmake make gcc clang-14 llvm-14 libclang-14-dev libclang-rt-14-dev libomp-14-dev libomp-dev
+requirements=(
+  cmake make gcc binutils pkg-config
+  "clang:clang-[0-9]*" "llvm:llvm-[0-9]*" "libclang-dev:libclang-[0-9]*-dev"
+  "libclang-rt-dev:libclang-rt-[0-9]*-dev" "libomp-dev:libomp-[0-9]*-dev"
+  "clang-format:clang-format-[0-9]*"
   libcriterion-dev libjansson-dev libdw-dev libhwloc-dev
-  graphviz gnuplot-nox pkg-config chromium
+  graphviz gnuplot-nox chromium
 )
 
+installed() { # PATTERN: some installed package matches
+  dpkg-query -W -f='${Package} ${Status}\n' "$1" 2>/dev/null | grep -q " install ok installed$"
+}
+
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for r in "${requirements[@]}"; do
+  name=${r%%:*}
+  alt=${r#*:}
+  installed "$name" && continue
+  [ "$alt" != "$r" ] && installed "$alt" && continue
+  missing+=("$name")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then

@@ -30,13 +30,12 @@
 #include <omp.h>
 #endif
 #include "ompdag/gen.h"
+#include "ompdag/internal/clock.h"
 #include "ompdag/rta.h"
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return ompdag_now_s();
 }
 
 /* Best of `reps` runs, in seconds. */

@@ -29,6 +29,7 @@
 
 #include "kernels.h"
 #include "kernels_gpu.h"
+#include "ompdag/internal/stats.h"
 #include "offload_internal.h"
 
 typedef struct workload {
@@ -44,16 +45,9 @@ typedef struct bench_cfg {
     double sim_speed, sim_latency;
 } bench_cfg;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return ompdag_median_double(v, (size_t)n);
 }
 
 typedef enum omp_kind { OMP_DYNAMIC, OMP_GUIDED } omp_kind;

@@ -27,6 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ompdag/internal/clock.h"
+#include "ompdag/internal/stats.h"
+
 extern char **environ;
 
 enum { V_EXTRACT, V_SYNTAX, V_PLUGIN, V_PLAIN, NV };
@@ -38,9 +41,7 @@ typedef struct sample {
 
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+    return (double)ompdag_now_ns() / 1e6;
 }
 
 /* Runs argv with stdout/stderr to /dev/null; returns false on failure. */
@@ -64,16 +65,9 @@ static int run_once(char *const argv[], sample *s)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return ompdag_median_double(v, (size_t)n);
 }
 
 /* Writes the 200-region input next to the examples' work.h. */

@@ -20,14 +20,13 @@
 #include <time.h>
 
 #include "ompdag/gen.h"
+#include "ompdag/internal/clock.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return ompdag_now_s();
 }
 
 static void die(const ompdag_error *err)

@@ -16,7 +16,7 @@
 #include <omp.h>
 #endif
 
-#include "../bfs/timer.h" /* the module's one timer */
+#include "ompdag/internal/clock.h"
 #include "batch_internal.h"
 #include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
@@ -375,7 +375,7 @@ ompdag_status ompdag_exact_batch_stats(const ompdag_condag *const *graphs, size_
     ompdag_batch_stats local;
     if (!stats) stats = &local;
     memset(stats, 0, sizeof *stats);
-    const double t0 = bfs_now();
+    const double t0 = ompdag_now_s();
     if (m < 1) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "thread count m must be >= 1");
     for (size_t i = 0; i < count; ++i) { /* the batch kernel is Alg1, blind to D-edges (§6) */
         ompdag_status st =
@@ -387,13 +387,13 @@ ompdag_status ompdag_exact_batch_stats(const ompdag_condag *const *graphs, size_
     if (device == OMPDAG_EVAL_CPU || device == OMPDAG_EVAL_CPU_PAR) {
         st = device == OMPDAG_EVAL_CPU ? exact_on_cpu(graphs, count, m, bound_times_m, err)
                                        : exact_on_cpu_par(graphs, count, m, bound_times_m, err);
-        stats->evaluate_seconds = stats->total_seconds = bfs_now() - t0;
+        stats->evaluate_seconds = stats->total_seconds = ompdag_now_s() - t0;
         return st;
     }
     condag_batch b;
     st = build_batch(graphs, count, m, device == OMPDAG_EVAL_GPU, &b, err);
     if (st) return st;
-    const double t1 = bfs_now();
+    const double t1 = ompdag_now_s();
     stats->prepare_seconds = t1 - t0;
     stats->levels = b.nlevels;
     stats->nodes = b.n;
@@ -403,7 +403,7 @@ ompdag_status ompdag_exact_batch_stats(const ompdag_condag *const *graphs, size_
     else
         st = condag_eval_sim(&b, m, bound_times_m, stats, err);
     condag_batch_free(&b);
-    const double t2 = bfs_now();
+    const double t2 = ompdag_now_s();
     stats->evaluate_seconds = t2 - t1;
     stats->total_seconds = t2 - t0;
     return st;

@@ -25,8 +25,6 @@
 extern "C" {
 #endif
 
-struct json_t; /* jansson's object type, for unknown ("extra") keys only */
-
 typedef struct ompdag_condag ompdag_condag;
 typedef struct ompdag_condag_set ompdag_condag_set;
 
@@ -84,14 +82,6 @@ int32_t ompdag_condag_find_node(const ompdag_condag *g, const char *id);
 /* Adds the F-edge from -> to (before finalize only). */
 ompdag_status ompdag_condag_add_edge(ompdag_condag *g, int32_t from, int32_t to,
                                      ompdag_error *err);
-
-/* Attaches a JSON object of keys this version does not interpret; they are
- * written back on save.  The graph takes a reference (json_incref).  node = -1
- * attaches to the graph itself. */
-ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct json_t *extra);
-
-/* The extra keys of a node (-1: of the graph), or NULL.  Borrowed. */
-struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node);
 
 /* Validates every rule of condag.md §5, derives T- and W-edges and a
  * topological order.  After success the structure is frozen. */
@@ -211,14 +201,6 @@ ompdag_status ompdag_condag_set_load_file(const char *path, ompdag_condag_set **
                                           ompdag_error *err);
 ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const char *origin,
                                             ompdag_condag_set **out, ompdag_error *err);
-
-/* Builds a graph from one parsed JSON graph object (used by tools that already
- * hold jansson trees).  `where` prefixes messages.  *out is owned by the caller. */
-ompdag_status ompdag_condag_from_json(const struct json_t *obj, const char *where,
-                                      ompdag_condag **out, ompdag_error *err);
-
-/* Serialises a finalized graph as a new JSON object (caller owns the reference). */
-struct json_t *ompdag_condag_to_json(const ompdag_condag *g);
 
 /* Writes atomically (temp file in the same directory, then rename); "-" is
  * stdout.  A set of exactly one graph loaded from a single-graph file is

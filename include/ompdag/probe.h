@@ -191,9 +191,15 @@ static inline uint32_t ompdag_trace_chunk_check(uint64_t header_hash, uint32_t t
     return (uint32_t)(h ^ (h >> 32));
 }
 
-_Static_assert(sizeof(ompdag_trace_header) == 48, "trace header layout");
-_Static_assert(sizeof(ompdag_trace_module) == 32, "trace module layout");
-_Static_assert(sizeof(ompdag_trace_chunk) == 16, "trace chunk layout");
-_Static_assert(sizeof(ompdag_trace_rec) == 72, "trace record layout");
+/* The layout is the file format: C11 and C++11 both check it at compile time. */
+#ifdef __cplusplus
+#define OMPDAG_STATIC_ASSERT static_assert
+#else
+#define OMPDAG_STATIC_ASSERT _Static_assert
+#endif
+OMPDAG_STATIC_ASSERT(sizeof(ompdag_trace_header) == 48, "trace header layout");
+OMPDAG_STATIC_ASSERT(sizeof(ompdag_trace_module) == 32, "trace module layout");
+OMPDAG_STATIC_ASSERT(sizeof(ompdag_trace_chunk) == 16, "trace chunk layout");
+OMPDAG_STATIC_ASSERT(sizeof(ompdag_trace_rec) == 72, "trace record layout");
 
 #endif

@@ -134,6 +134,11 @@ typedef struct ompdag_report_row {
     const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
     bool depend;               /* the graph has depend clauses (condag.md §6) */
     bool exact;                /* the bound is exact (always without depend) */
+    int64_t fork_join_ns;      /* the measured fork + join overheads (max over the traces, cold
+                                  fork included, WCET margin applied); -1 when not measured */
+    double region_bound_ns;    /* bound_ns + fork_join_ns: the whole parallel region (parallel
+                                  begin -> end); -1 when fork/join were not measured.  Deadlines
+                                  and the region's observed runs are judged against it. */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;

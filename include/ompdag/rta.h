@@ -175,12 +175,6 @@ int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag
 ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, uint8_t *executed,
                                ompdag_error *err);
 
-/* The result as a JSON object: m, algorithm, bound, bound_times_m,
- * time_unit, and with a witness vol, len and worst_flow {choices: {C id:
- * successor id}, critical_path: [ids]}; enumerate adds flows.  New
- * reference owned by the caller; NULL on allocation failure. */
-struct json_t *ompdag_rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g);
-
 const char *ompdag_algorithm_name(ompdag_algorithm alg);
 /* Parses "exact", "alg0", "enumerate" or "depend"; returns false otherwise. */
 bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out);

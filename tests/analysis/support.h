@@ -7,6 +7,7 @@
 
 #include "ompdag/condag.h"
 #include "ompdag/gen.h"
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/rta.h"
 
 /* Loads a single graph from JSON text in which ' stands for " (for

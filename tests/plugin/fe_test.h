@@ -11,6 +11,7 @@
 
 #include "ompdag/condag.h"
 #include "ompdag/frontend.h"
+#include "ompdag/internal/condag_json.h"
 
 /* Absolute path of a file under the source tree (static buffer). */
 const char *fe_test_path(const char *rel);

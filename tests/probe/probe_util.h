@@ -14,6 +14,7 @@
 #include <ftw.h>
 #include <unistd.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/trace.h"
 
 static char probe_dirs[16][64];

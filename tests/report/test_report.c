@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 #include "test_tmpdir.h"
 
@@ -89,6 +90,13 @@ static ompdag_condag_set *load(const char *rel)
 
 #define FIXTURE "tests/report/data/deadline.json"
 #define FIG3 "tests/report/data/fig3_nested.annotated.json"
+
+static const char *FIXTURE_PATH_BUF(void)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", src_dir(), FIXTURE);
+    return path;
+}
 
 /* ---- durations -------------------------------------------------------------- */
 
@@ -237,6 +245,89 @@ Test(report, deadline_precedence_and_exact_boundary)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
         cr_expect_neq(ompdag_deadlines_add(d, bad[i], &err), OMPDAG_OK, "'%s' accepted", bad[i]);
     ompdag_deadlines_destroy(d);
+    ompdag_condag_set_destroy(s);
+}
+
+/* FIXTURE with measured fork/join and per-run task-system and region
+ * responses (ns): fork max(100 us warm, 300 us cold) + join 50 us, margin
+ * 20 % -> 420 us on top of the task system's bound. */
+static ompdag_condag_set *load_with_fork_join(const char *task_ns, const char *region_ns)
+{
+    char *text = slurp(FIXTURE_PATH_BUF());
+    const char *old = "\"observed_response_ns\": [1200000, 1500000, 900000],";
+    char *at = strstr(text, old);
+    cr_assert_not_null(at);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fork_join.json", tmpdir());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*s\"observed_response_ns\": %s, \"observed_task_response_ns\": %s, "
+               "\"runtime_overheads\": {\"start_delay_ns\": 0, \"wake_delay_ns\": 0, "
+               "\"fork_warm\": {\"samples\": 2, \"max_ns\": 100000, \"median_ns\": 90000}, "
+               "\"fork_cold\": {\"samples\": 1, \"max_ns\": 300000, \"median_ns\": 300000}, "
+               "\"join\": {\"samples\": 3, \"max_ns\": 50000, \"median_ns\": 40000}},%s",
+            (int)(at - text), text, region_ns, task_ns, at + strlen(old));
+    fclose(f);
+    free(text);
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_file(path, &s, &err), OMPDAG_OK, "%s", err.message);
+    return s;
+}
+
+/* The whole region (parallel begin -> end) is bounded by the task system's
+ * bound plus the measured fork/join: deadlines apply to it, and a clean
+ * region run above it refutes, even when the task system stayed within. */
+Test(report, region_bound_adds_measured_fork_and_join)
+{
+    const int32_t m4[] = {4};
+    ompdag_error err = {0};
+    ompdag_status st;
+    ompdag_condag_set *s = load_with_fork_join("[1000000, 1300000, 800000]",
+                                               "[1200000, 1500000, 900000]");
+    struct {
+        const char *d[2];
+        ompdag_verdict v;
+    } cases[] = {
+        {{NULL}, OMPDAG_VERDICT_PASS},                    /* the pragma's 5 ms */
+        {{"main=2.82ms", NULL}, OMPDAG_VERDICT_PASS},     /* region bound == deadline */
+        {{"main=2819999ns", NULL}, OMPDAG_VERDICT_FAIL},  /* 1 ns short of the region bound */
+        {{"main=2.5ms", NULL}, OMPDAG_VERDICT_FAIL},      /* task system alone (2.4 ms) would pass */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ompdag_report *r = make_report(s, m4, 1, cases[i].d[0] ? cases[i].d : NULL, &err, &st);
+        cr_assert_eq(st, OMPDAG_OK, "case %zu: %s", i, err.message);
+        const ompdag_report_row *row = ompdag_report_row_get(r, 0);
+        cr_expect_float_eq(row->bound_ns, 2400000.0, 1e-6);
+        cr_expect_eq(row->fork_join_ns, 420000, "case %zu", i);
+        cr_expect_float_eq(row->region_bound_ns, 2820000.0, 1e-6, "case %zu", i);
+        cr_expect_float_eq(row->observed_max_ns, 1300000.0, 1e-6);
+        cr_expect_float_eq(row->observed_region_max_ns, 1500000.0, 1e-6);
+        cr_expect_eq(row->verdict, cases[i].v, "case %zu: %s", i, ompdag_verdict_name(row->verdict));
+        ompdag_report_destroy(r);
+    }
+    ompdag_condag_set_destroy(s);
+    /* 2.9 ms for the region (fork/join cost more than measured), 1.3 ms for
+     * the task system: refuted by the region */
+    s = load_with_fork_join("[1000000, 1300000, 800000]", "[1200000, 2900000, 900000]");
+    ompdag_report *r = make_report(s, m4, 1, NULL, &err, &st);
+    cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_report_row_get(r, 0)->verdict, OMPDAG_VERDICT_REFUTED);
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+    run_result c = sh("ompdag check %s/fork_join.json --threads 4", tmpdir());
+    cr_expect_eq(c.status, 1, "%s%s", c.out, c.err);
+    cr_expect(strstr(c.out, "refuted: a clean observed run took 2.9 ms, longer than the bound "
+                            "2.82 ms (region, with fork/join) on 4 threads") != NULL,
+              "%s", c.out);
+    done(c);
+    /* without runtime_overheads there is no region bound */
+    s = load(FIXTURE);
+    r = make_report(s, m4, 1, NULL, &err, &st);
+    cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_report_row_get(r, 0)->fork_join_ns, -1);
+    cr_expect_float_eq(ompdag_report_row_get(r, 0)->region_bound_ns, -1.0, 1e-9);
+    ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
 }
 
@@ -720,7 +811,10 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
               "probe observations");
     json_t *n0 = json_array_get(json_object_get(row, "node_wcets"), 0);
     cr_expect(json_integer_value(json_object_get(n0, "samples")) >= 1);
-    double bound = json_real_value(json_object_get(row, "bound_ns"));
+    /* the deadline applies to the whole region's bound when fork/join were
+     * measured (they were: the trace has them) */
+    cr_expect(json_is_number(json_object_get(row, "region_bound_ns")), "fork/join measured");
+    double bound = json_number_value(json_object_get(row, "region_bound_ns"));
     json_decref(root);
     done(r);
     /* deadlines on both sides of the measured bound */

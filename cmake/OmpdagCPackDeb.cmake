@@ -1,0 +1,61 @@
+# cmake/OmpdagCPackDeb.cmake — run by cpack (CPACK_PROJECT_CONFIG_FILE) once
+# the binaries exist.  For the DEB generator: Depends = what `ompdag` and the
+# probe need (dpkg-shlibdeps, with versions), Recommends = what the libclang
+# front end and the plugin add, plus clang and libomp (found at configure
+# time), so the package installs and runs every command but `extract` where
+# LLVM is absent.  Without dpkg-shlibdeps the configure-time lists stay.
+cmake_policy(SET CMP0057 NEW) # IN_LIST
+if(NOT CPACK_GENERATOR STREQUAL "DEB")
+  return()
+endif()
+find_program(_ompdag_shlibdeps dpkg-shlibdeps)
+if(NOT _ompdag_shlibdeps)
+  return()
+endif()
+
+function(_ompdag_shlibdeps out)
+  string(RANDOM LENGTH 8 tag)
+  set(dir "${CPACK_TOPLEVEL_DIRECTORY}/ompdag-shlibdeps-${tag}")
+  file(MAKE_DIRECTORY "${dir}/debian")
+  file(TOUCH "${dir}/debian/control")
+  set(args)
+  foreach(f ${ARGN})
+    list(APPEND args "-e${f}")
+  endforeach()
+  execute_process(COMMAND ${_ompdag_shlibdeps} -O ${args} WORKING_DIRECTORY "${dir}"
+    OUTPUT_VARIABLE o RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  file(REMOVE_RECURSE "${dir}")
+  if(NOT rc EQUAL 0 OR NOT o MATCHES "shlibs:Depends=")
+    message(FATAL_ERROR "dpkg-shlibdeps failed on ${ARGN}")
+  endif()
+  string(REGEX REPLACE ".*shlibs:Depends=" "" o "${o}")
+  string(REPLACE ", " ";" o "${o}")
+  set(${out} "${o}" PARENT_SCOPE)
+endfunction()
+
+_ompdag_shlibdeps(core ${OMPDAG_DEB_CORE})
+set(extra)
+if(OMPDAG_DEB_MODULES)
+  _ompdag_shlibdeps(mods ${OMPDAG_DEB_MODULES})
+  # Recommends: module dependencies whose package is not already a Depends.
+  set(core_names)
+  foreach(d ${core})
+    string(REGEX REPLACE " .*" "" n "${d}")
+    list(APPEND core_names ${n})
+  endforeach()
+  foreach(d ${mods})
+    string(REGEX REPLACE " .*" "" n "${d}")
+    if(NOT n IN_LIST core_names)
+      list(APPEND extra "${d}")
+    endif()
+  endforeach()
+endif()
+list(JOIN core ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
+string(REPLACE ", " ";" configured "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}")
+foreach(r ${configured})
+  string(REGEX REPLACE " .*" "" n "${r}")
+  if(NOT "${extra}" MATCHES "(^|;)${n}( |;|$)")
+    list(APPEND extra "${r}")
+  endif()
+endforeach()
+list(JOIN extra ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS)
