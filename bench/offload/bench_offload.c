@@ -29,8 +29,8 @@
 
 #include "kernels.h"
 #include "kernels_gpu.h"
-#include "ompdag/internal/stats.h"
 #include "offload_internal.h"
+#include "ompdag/internal/stats.h"
 
 typedef struct workload {
     const char *name;

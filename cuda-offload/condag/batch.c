@@ -16,10 +16,10 @@
 #include <omp.h>
 #endif
 
-#include "ompdag/internal/clock.h"
 #include "batch_internal.h"
 #include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
+#include "ompdag/internal/clock.h"
 #include "ompdag/rta.h"
 
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
