@@ -20,6 +20,7 @@
 #include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/internal/clock.h"
+#include "ompdag/internal/condag_csr.h"
 #include "ompdag/rta.h"
 
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
@@ -113,22 +114,24 @@ static void carve_pack(condag_batch *b)
     b->kind = p;
 }
 
-/* Graph i's size and its overflow check; 0 or the failure's status. */
+/* Graph i's size and its overflow check; 0 or the failure's status.  A
+ * plain graph's total is kept by the graph; only a compact graph's unfolded
+ * total needs a pass over its nodes. */
 static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nodes, int64_t *edges)
 {
     int64_t scaled, total;
     if (!ompdag_condag_is_finalized(g)) return OMPDAG_ERR_ARGUMENT;
     /* a compact graph's values reach m times its unfolding's total */
-    if (!ompdag_compact_expanded_total(g, 0, 0, &total) ||
-        __builtin_mul_overflow(total, 2 * (int64_t)m, &scaled))
-        return OMPDAG_ERR_OVERFLOW;
-    *nodes = ompdag_condag_node_count(g);
-    *edges = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t k;
-        ompdag_condag_node_fsucc(g, v, &k);
-        *edges += k;
+    if (ompdag_compact_is_compact(g)) {
+        if (!ompdag_compact_expanded_total(g, 0, 0, &total)) return OMPDAG_ERR_OVERFLOW;
+    } else {
+        total = ompdag_condag_total_wcet(g);
     }
+    if (__builtin_mul_overflow(total, 2 * (int64_t)m, &scaled)) return OMPDAG_ERR_OVERFLOW;
+    ompdag_condag_csr c;
+    ompdag_condag_csr_view(g, &c);
+    *nodes = c.n;
+    *edges = c.fsucc_off[c.n] - c.fsucc_off[0];
     return OMPDAG_OK;
 }
 
@@ -167,30 +170,36 @@ static ompdag_status size_graphs(const ompdag_condag *const *graphs, size_t coun
 }
 
 /* Copies graph g's nodes to global indices [base, base+n), edges from
- * edge_pos on, and its heights; returns its greatest height. */
+ * edge_pos on, and its heights; returns its greatest height.  The graph's
+ * own arrays are read in bulk (ompdag/internal/condag_csr.h): one pass
+ * rebases them, one pass in reverse topological order takes the heights. */
 static int32_t flatten_graph(condag_batch *b, const ompdag_condag *g, int32_t base,
                              int32_t edge_pos, int32_t *height)
 {
-    int32_t n = ompdag_condag_node_count(g), maxh = -1;
+    ompdag_condag_csr c;
+    ompdag_condag_csr_view(g, &c);
+    const int32_t n = c.n, e0 = c.fsucc_off[0], edges = c.fsucc_off[n] - e0;
+    memcpy(b->wcet + base, c.wcet, sizeof *c.wcet * (size_t)n);
+    memcpy(b->kind + base, c.kind, (size_t)n);
+    for (int32_t v = 0; v < n; ++v)
+        b->succ_off[base + v] = edge_pos + (c.fsucc_off[v] - e0);
+    int32_t *succ = b->succ + edge_pos;
+    for (int32_t e = 0; e < edges; ++e)
+        succ[e] = base + c.fsucc[e0 + e];
     for (int32_t v = 0; v < n; ++v) {
-        int32_t k, c = ompdag_condag_node_creates(g, v);
-        const int32_t *s = ompdag_condag_node_fsucc(g, v, &k);
-        b->kind[base + v] = (char)ompdag_condag_node_kind(g, v);
-        b->wcet[base + v] = ompdag_condag_node_wcet(g, v);
-        b->child[base + v] = c >= 0 ? base + ompdag_condag_task_source(g, c) : -1;
-        b->succ_off[base + v] = edge_pos;
-        for (int32_t i = 0; i < k; ++i)
-            b->succ[edge_pos++] = base + s[i];
+        const int32_t t = c.creates ? c.creates[v] : -1;
+        b->child[base + v] = t >= 0 ? base + c.task_source[t] : -1;
     }
-    const int32_t *topo = ompdag_condag_topo_order(g);
+    int32_t *h = height + base, maxh = -1;
     for (int32_t i = n - 1; i >= 0; --i) { /* successors before predecessors */
-        int32_t v = base + topo[i], h = -1;
-        int32_t end = v + 1 < base + n ? b->succ_off[v + 1] : edge_pos;
-        for (int32_t e = b->succ_off[v]; e < end; ++e)
-            h = height[b->succ[e]] > h ? height[b->succ[e]] : h;
-        if (b->child[v] >= 0 && height[b->child[v]] > h) h = height[b->child[v]];
-        height[v] = h + 1;
-        maxh = h + 1 > maxh ? h + 1 : maxh;
+        const int32_t v = c.topo[i];
+        int32_t hv = -1;
+        for (int32_t e = c.fsucc_off[v]; e < c.fsucc_off[v + 1]; ++e)
+            hv = h[c.fsucc[e]] > hv ? h[c.fsucc[e]] : hv;
+        const int32_t t = c.creates ? c.creates[v] : -1;
+        if (t >= 0 && h[c.task_source[t]] > hv) hv = h[c.task_source[t]];
+        h[v] = hv + 1;
+        maxh = hv + 1 > maxh ? hv + 1 : maxh;
     }
     return maxh;
 }
