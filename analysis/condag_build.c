@@ -369,6 +369,7 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g) { return g->topo
 
 void ompdag_condag_csr_view(const ompdag_condag *g, ompdag_condag_csr *out)
 {
-    *out = (ompdag_condag_csr){g->n,     g->kind,    g->wcet,        g->fsucc_off,
-                               g->fsucc, g->creates, g->task_source, g->topo};
+    *out = (ompdag_condag_csr){g->n,        g->nt,    g->kind,    g->wcet,
+                               g->fsucc_off, g->fsucc, g->creates, g->task_source,
+                               g->topo};
 }

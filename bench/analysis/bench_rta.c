@@ -247,9 +247,10 @@ static void batches(int graphs)
         p.seed = (uint64_t)i + 1;
         if (ompdag_gen_random(&p, &g[i], NULL)) exit(1);
     }
-    enum { DEVICES = 4, REPS = 5 };
-    const ompdag_eval_device order[DEVICES] = {OMPDAG_EVAL_CPU, OMPDAG_EVAL_CPU_PAR,
-                                               OMPDAG_EVAL_GPU_SIM, OMPDAG_EVAL_GPU};
+    enum { DEVICES = 6, REPS = 5 };
+    const ompdag_eval_device order[DEVICES] = {
+        OMPDAG_EVAL_CPU, OMPDAG_EVAL_CPU_PAR,        OMPDAG_EVAL_GPU_SIM,
+        OMPDAG_EVAL_GPU, OMPDAG_EVAL_GPU_SIM_GRAPHS, OMPDAG_EVAL_GPU_GRAPHS};
     ompdag_batch_stats best[DEVICES];
     bool ran[DEVICES] = {false};
     char why[DEVICES][sizeof(((ompdag_error *)0)->message)] = {{0}};
@@ -272,30 +273,33 @@ static void batches(int graphs)
     printf("\n## batch of %d seed-default graphs, m=4 (best of %d; baseline: cpu, one core; "
            "%d OpenMP threads)\n",
            graphs, REPS, omp_threads());
-    printf("%8s %10s %11s %11s %9s %9s %6s %10s %11s\n", "device", "total_ms", "prepare_ms",
+    printf("%14s %10s %11s %11s %9s %9s %6s %10s %11s\n", "device", "total_ms", "prepare_ms",
            "evaluate_ms", "vs_cpu", "cpu/prep", "levels", "launches", "up_bytes");
     const double cpu = ran[0] ? best[0].total_seconds : 0;
     for (int d = 0; d < DEVICES; ++d) {
         const char *name = ompdag_eval_device_name(order[d]);
         if (!ran[d]) {
-            printf("%8s not run: %s\n", name, why[d]);
+            printf("%14s not run: %s\n", name, why[d]);
             continue;
         }
         const ompdag_batch_stats *b = &best[d];
         char prep[32] = "-", ratio_prep[32] = "-";
-        if (order[d] == OMPDAG_EVAL_GPU || order[d] == OMPDAG_EVAL_GPU_SIM) {
+        if (d >= 2) { /* the GPU designs and their simulations */
             snprintf(prep, sizeof prep, "%.2f", 1e3 * b->prepare_seconds);
             snprintf(ratio_prep, sizeof ratio_prep, "%.1fx", cpu / b->prepare_seconds);
         }
-        printf("%8s %10.2f %11s %11.2f %8.2fx %9s %6lld %10lld %11lld\n", name,
+        printf("%14s %10.2f %11s %11.2f %8.2fx %9s %6lld %10lld %11lld\n", name,
                1e3 * b->total_seconds, prep, 1e3 * b->evaluate_seconds, cpu / b->total_seconds,
                ratio_prep, (long long)b->levels, (long long)b->launches, (long long)b->bytes_up);
     }
-    if (ran[2])
-        printf("gpu design (gpu-sim counts): %lld nodes, %lld upload(s), %lld launches, %lld host "
-               "sync(s), %lld bytes down\n",
-               (long long)best[2].nodes, (long long)best[2].uploads, (long long)best[2].launches,
-               (long long)best[2].host_syncs, (long long)best[2].bytes_down);
+    for (int d = 2; d < DEVICES; d += 2)
+        if (ran[d])
+            printf("%s design (%s counts): %lld nodes, %lld upload(s) of %lld bytes, %lld "
+                   "launches, %lld host sync(s), %lld bytes down\n",
+                   ompdag_eval_device_name(order[d + 1]), ompdag_eval_device_name(order[d]),
+                   (long long)best[d].nodes, (long long)best[d].uploads,
+                   (long long)best[d].bytes_up, (long long)best[d].launches,
+                   (long long)best[d].host_syncs, (long long)best[d].bytes_down);
     for (int i = 0; i < graphs; ++i)
         ompdag_condag_destroy(g[i]);
     free(g), free(out), free(ref);

@@ -25,7 +25,7 @@
 
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
 {
-    for (int d = OMPDAG_EVAL_CPU; d <= OMPDAG_EVAL_CPU_PAR; ++d)
+    for (int d = OMPDAG_EVAL_CPU; d <= OMPDAG_EVAL_GPU_SIM_GRAPHS; ++d)
         if (!strcmp(name, ompdag_eval_device_name((ompdag_eval_device)d))) {
             *out = (ompdag_eval_device)d;
             return true;
@@ -35,10 +35,12 @@ bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
 
 const char *ompdag_eval_device_name(ompdag_eval_device d)
 {
-    return d == OMPDAG_EVAL_GPU       ? "gpu"
-           : d == OMPDAG_EVAL_GPU_SIM ? "gpu-sim"
-           : d == OMPDAG_EVAL_CPU_PAR ? "cpu-par"
-                                      : "cpu";
+    return d == OMPDAG_EVAL_GPU              ? "gpu"
+           : d == OMPDAG_EVAL_GPU_SIM        ? "gpu-sim"
+           : d == OMPDAG_EVAL_CPU_PAR        ? "cpu-par"
+           : d == OMPDAG_EVAL_GPU_GRAPHS     ? "gpu-graphs"
+           : d == OMPDAG_EVAL_GPU_SIM_GRAPHS ? "gpu-sim-graphs"
+                                             : "cpu";
 }
 
 size_t condag_pack_bytes(int64_t n, int64_t edges, int64_t ngraphs)
@@ -117,7 +119,8 @@ static void carve_pack(condag_batch *b)
 /* Graph i's size and its overflow check; 0 or the failure's status.  A
  * plain graph's total is kept by the graph; only a compact graph's unfolded
  * total needs a pass over its nodes. */
-static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nodes, int64_t *edges)
+static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nodes, int64_t *edges,
+                                 int64_t *tasks)
 {
     int64_t scaled, total;
     if (!ompdag_condag_is_finalized(g)) return OMPDAG_ERR_ARGUMENT;
@@ -132,6 +135,7 @@ static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nod
     ompdag_condag_csr_view(g, &c);
     *nodes = c.n;
     *edges = c.fsucc_off[c.n] - c.fsucc_off[0];
+    *tasks = c.nt;
     return OMPDAG_OK;
 }
 
@@ -139,13 +143,15 @@ static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nod
  * node_at[i] / edge_at[i] is graph i's first global node / edge; the lowest
  * failing graph is named, as a serial loop would. */
 static ompdag_status size_graphs(const ompdag_condag *const *graphs, size_t count, int32_t m,
-                                 int64_t *node_at, int64_t *edge_at, ompdag_error *err)
+                                 int64_t *node_at, int64_t *edge_at, int64_t *task_at,
+                                 ompdag_error *err)
 {
     size_t bad = count;
     ompdag_status bad_st = OMPDAG_OK;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < count; ++i) {
-        ompdag_status st = check_graph(graphs[i], m, &node_at[i + 1], &edge_at[i + 1]);
+        ompdag_status st =
+            check_graph(graphs[i], m, &node_at[i + 1], &edge_at[i + 1], &task_at[i + 1]);
         if (st != OMPDAG_OK) {
 #pragma omp critical(ompdag_batch_size)
             if (i < bad) bad = i, bad_st = st;
@@ -159,12 +165,14 @@ static ompdag_status size_graphs(const ompdag_condag *const *graphs, size_t coun
                                 "graph) does not fit in int64",
                                 bad);
     }
-    node_at[0] = edge_at[0] = 0;
+    node_at[0] = edge_at[0] = task_at[0] = 0;
     for (size_t i = 0; i < count; ++i) {
         node_at[i + 1] += node_at[i];
         edge_at[i + 1] += edge_at[i];
+        task_at[i + 1] += task_at[i];
     }
-    if (node_at[count] > INT32_MAX || edge_at[count] > INT32_MAX)
+    if (node_at[count] + (int64_t)count > INT32_MAX || edge_at[count] > INT32_MAX ||
+        task_at[count] > INT32_MAX)
         return ompdag_error_set(err, OMPDAG_ERR_LIMIT, "batch larger than 2^31 nodes or edges");
     return OMPDAG_OK;
 }
@@ -261,11 +269,13 @@ static ompdag_status build_batch(const ompdag_condag *const *graphs, size_t coun
     memset(b, 0, sizeof *b);
     int64_t *node_at = malloc(sizeof *node_at * (count + 1));
     int64_t *edge_at = malloc(sizeof *edge_at * (count + 1));
-    if (!node_at || !edge_at) {
-        free(node_at), free(edge_at);
+    int64_t *task_at = malloc(sizeof *task_at * (count + 1));
+    if (!node_at || !edge_at || !task_at) {
+        free(node_at), free(edge_at), free(task_at);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
-    ompdag_status st = size_graphs(graphs, count, m, node_at, edge_at, err);
+    ompdag_status st = size_graphs(graphs, count, m, node_at, edge_at, task_at, err);
+    free(task_at);
     if (st) {
         free(node_at), free(edge_at);
         return st;
@@ -326,6 +336,128 @@ ompdag_status condag_eval_sim(const condag_batch *b, int32_t m, int64_t *out,
     stats->bytes_down = 8 * (int64_t)b->ngraphs;
     free(rows);
     return OMPDAG_OK;
+}
+
+/* ---- the per-graph design ---- */
+
+size_t condag_gpack_bytes(int64_t n, int64_t edges, int64_t tasks, int64_t ngraphs)
+{
+    return (size_t)(8 * n + 3 * 4 * (ngraphs + 1) + 4 * ngraphs + 4 * (n + ngraphs) + 4 * edges +
+                    4 * n + 4 * tasks + 4 * n + n);
+}
+
+static void gpack_free(condag_gpack *p)
+{
+    pack_release(p->pack, p->pinned);
+    memset(p, 0, sizeof *p);
+}
+
+static void carve_gpack(condag_gpack *p)
+{
+    char *q = p->pack;
+    const size_t n = (size_t)p->n, G = (size_t)p->ngraphs;
+    p->wcet = (int64_t *)(void *)q, q += 8 * n;
+    p->gnode = (int32_t *)(void *)q, q += 4 * (G + 1);
+    p->gedge = (int32_t *)(void *)q, q += 4 * (G + 1);
+    p->gtask = (int32_t *)(void *)q, q += 4 * (G + 1);
+    p->root = (int32_t *)(void *)q, q += 4 * G;
+    p->off = (int32_t *)(void *)q, q += 4 * (n + G);
+    p->succ = (int32_t *)(void *)q, q += 4 * (size_t)p->edges;
+    p->creates = (int32_t *)(void *)q, q += 4 * n;
+    p->tsrc = (int32_t *)(void *)q, q += 4 * (size_t)p->tasks;
+    p->topo = (int32_t *)(void *)q, q += 4 * n;
+    p->kind = q;
+}
+
+/* Graph i's own arrays at its offsets, as they are (local indices): bulk
+ * copies, and one pass that rebases its successor offsets to 0. */
+static void copy_graph(condag_gpack *p, const ompdag_condag *g, int32_t i)
+{
+    ompdag_condag_csr c;
+    ompdag_condag_csr_view(g, &c);
+    const int32_t nb = p->gnode[i], n = c.n, e0 = c.fsucc_off[0];
+    memcpy(p->wcet + nb, c.wcet, sizeof *c.wcet * (size_t)n);
+    memcpy(p->kind + nb, c.kind, (size_t)n);
+    memcpy(p->topo + nb, c.topo, sizeof *c.topo * (size_t)n);
+    memcpy(p->succ + p->gedge[i], c.fsucc + e0, sizeof *c.fsucc * (size_t)(c.fsucc_off[n] - e0));
+    memcpy(p->tsrc + p->gtask[i], c.task_source, sizeof *c.task_source * (size_t)c.nt);
+    if (c.creates)
+        memcpy(p->creates + nb, c.creates, sizeof *c.creates * (size_t)n);
+    else
+        for (int32_t v = 0; v < n; ++v)
+            p->creates[nb + v] = -1;
+    int32_t *off = p->off + nb + i;
+    for (int32_t v = 0; v <= n; ++v)
+        off[v] = c.fsucc_off[v] - e0;
+    p->root[i] = ompdag_condag_task_source(g, ompdag_condag_root_task(g));
+}
+
+static ompdag_status build_gpack(const ompdag_condag *const *graphs, size_t count, int32_t m,
+                                 bool pinned, condag_gpack *p, ompdag_error *err)
+{
+    memset(p, 0, sizeof *p);
+    int64_t *at = malloc(sizeof *at * 3 * (count + 1));
+    if (!at) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    int64_t *node_at = at, *edge_at = at + count + 1, *task_at = at + 2 * (count + 1);
+    ompdag_status st = size_graphs(graphs, count, m, node_at, edge_at, task_at, err);
+    if (st) {
+        free(at);
+        return st;
+    }
+    p->n = (int32_t)node_at[count], p->ngraphs = (int32_t)count;
+    p->edges = edge_at[count], p->tasks = task_at[count];
+    p->pack_bytes = condag_gpack_bytes(p->n, p->edges, p->tasks, p->ngraphs);
+    p->pack = pack_alloc(p->pack_bytes, pinned, &p->pinned);
+    if (!p->pack) {
+        free(at);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    carve_gpack(p);
+    for (size_t i = 0; i <= count; ++i) {
+        p->gnode[i] = (int32_t)node_at[i];
+        p->gedge[i] = (int32_t)edge_at[i];
+        p->gtask[i] = (int32_t)task_at[i];
+    }
+    free(at);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (size_t i = 0; i < count; ++i)
+        copy_graph(p, graphs[i], (int32_t)i);
+    return OMPDAG_OK;
+}
+
+/* gpu-sim-graphs: the per-graph kernel's threads one by one; the counts are
+ * those of eval_gpu.cu's per-graph path. */
+static ompdag_status eval_graphs_sim(const condag_gpack *p, int32_t m, int64_t *out,
+                                     ompdag_batch_stats *stats, ompdag_error *err)
+{
+    ompdag_exact_row *rows = malloc(sizeof *rows * (size_t)(p->n ? p->n : 1));
+    if (!rows) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    stats->uploads = 1;
+    stats->bytes_up = (int64_t)p->pack_bytes;
+    for (int32_t g = 0; g < p->ngraphs; ++g)
+        condag_graph_thread(p, g, m, rows, out);
+    stats->launches = 1;
+    stats->host_syncs = 1;
+    stats->bytes_down = 8 * (int64_t)p->ngraphs;
+    free(rows);
+    return OMPDAG_OK;
+}
+
+static ompdag_status exact_per_graph(const ompdag_condag *const *graphs, size_t count, int32_t m,
+                                     bool gpu, int64_t *out, ompdag_batch_stats *stats,
+                                     ompdag_error *err)
+{
+    const double t0 = ompdag_now_s();
+    condag_gpack p;
+    ompdag_status st = build_gpack(graphs, count, m, gpu, &p, err);
+    if (st) return st;
+    stats->prepare_seconds = ompdag_now_s() - t0;
+    stats->nodes = p.n;
+    stats->edges = p.edges;
+    st = gpu ? condag_eval_graphs_gpu(&p, m, out, stats, err)
+             : eval_graphs_sim(&p, m, out, stats, err);
+    gpack_free(&p);
+    return st;
 }
 
 static ompdag_status exact_on_cpu(const ompdag_condag *const *graphs, size_t count, int32_t m,
@@ -397,6 +529,13 @@ ompdag_status ompdag_exact_batch_stats(const ompdag_condag *const *graphs, size_
         st = device == OMPDAG_EVAL_CPU ? exact_on_cpu(graphs, count, m, bound_times_m, err)
                                        : exact_on_cpu_par(graphs, count, m, bound_times_m, err);
         stats->evaluate_seconds = stats->total_seconds = ompdag_now_s() - t0;
+        return st;
+    }
+    if (device == OMPDAG_EVAL_GPU_GRAPHS || device == OMPDAG_EVAL_GPU_SIM_GRAPHS) {
+        st = exact_per_graph(graphs, count, m, device == OMPDAG_EVAL_GPU_GRAPHS, bound_times_m,
+                             stats, err);
+        stats->total_seconds = ompdag_now_s() - t0;
+        stats->evaluate_seconds = stats->total_seconds - stats->prepare_seconds;
         return st;
     }
     condag_batch b;

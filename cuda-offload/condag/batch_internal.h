@@ -80,6 +80,57 @@ static inline OMPDAG_HD void condag_gather_thread(const condag_batch *b, int32_t
     if (i < b->ngraphs) out[i] = rows[b->root[i]].q[OMPDAG_QA];
 }
 
+/* ---- the per-graph design (gpu-graphs, gpu-sim-graphs) ----
+ * The pack holds every graph's own arrays as they are (local indices), so
+ * the host only copies in bulk; thread g evaluates graph g in reverse
+ * topological order.  Sections, in this order:
+ *   wcet     int64 x n
+ *   gnode    int32 x (ngraphs + 1)  first node of each graph (prefix)
+ *   gedge    int32 x (ngraphs + 1)  first edge
+ *   gtask    int32 x (ngraphs + 1)  first task
+ *   root     int32 x ngraphs        the root task's source, local
+ *   off      int32 x (n + ngraphs)  graph g's n_g + 1 successor offsets at gnode[g] + g
+ *   succ     int32 x edges          local
+ *   creates  int32 x n              local task, or -1
+ *   tsrc     int32 x tasks          each task's source, local
+ *   topo     int32 x n              local
+ *   kind     char  x n */
+typedef struct condag_gpack {
+    int32_t n, ngraphs;
+    int64_t edges, tasks;
+    int64_t *wcet;
+    int32_t *gnode, *gedge, *gtask, *root, *off, *succ, *creates, *tsrc, *topo;
+    char *kind;
+    void *pack; /* owned */
+    size_t pack_bytes;
+    bool pinned;
+} condag_gpack;
+
+size_t condag_gpack_bytes(int64_t n, int64_t edges, int64_t tasks, int64_t ngraphs);
+ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m, int64_t *out,
+                                     ompdag_batch_stats *stats, ompdag_error *err);
+
+/* Thread g of the per-graph kernel: graph g's nodes in reverse topological
+ * order, each by the per-node step; rows is the whole batch's (n rows). */
+static inline OMPDAG_HD void condag_graph_thread(const condag_gpack *p, int32_t g, int32_t m,
+                                                 ompdag_exact_row *rows, int64_t *out)
+{
+    if (g >= p->ngraphs) return;
+    const int32_t nb = p->gnode[g], n = p->gnode[g + 1] - nb;
+    const int32_t *off = p->off + nb + g, *succ = p->succ + p->gedge[g];
+    const int32_t *creates = p->creates + nb, *tsrc = p->tsrc + p->gtask[g];
+    const int32_t *topo = p->topo + nb;
+    const int64_t *wcet = p->wcet + nb;
+    const char *kind = p->kind + nb;
+    ompdag_exact_row *r = rows + nb;
+    for (int32_t i = n - 1; i >= 0; --i) {
+        const int32_t v = topo[i], t = creates[v];
+        ompdag_exact_eval_node(r, v, kind[v], wcet[v], (int64_t)m * wcet[v], succ + off[v],
+                               off[v + 1] - off[v], t >= 0 ? tsrc[t] : -1);
+    }
+    out[g] = r[p->root[g]].q[OMPDAG_QA];
+}
+
 #ifdef __cplusplus
 }
 #endif

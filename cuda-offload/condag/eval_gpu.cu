@@ -33,6 +33,11 @@ __global__ void condag_gather_kernel(condag_batch b, const ompdag_exact_row *row
     condag_gather_thread(&b, (int32_t)(blockIdx.x * blockDim.x + threadIdx.x), rows, out);
 }
 
+__global__ void condag_graph_kernel(condag_gpack p, int32_t m, ompdag_exact_row *rows, int64_t *out)
+{
+    condag_graph_thread(&p, (int32_t)(blockIdx.x * blockDim.x + threadIdx.x), m, rows, out);
+}
+
 namespace
 {
 
@@ -75,6 +80,28 @@ ompdag_status cuda_fail(ompdag_error *err, const char *what, cudaError_t e)
     return ompdag_error_set(
         err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
         "device gpu: %s: %s", what, cudaGetErrorString(e));
+}
+
+/* The device copy of p: the same sections at the same offsets in dpack. */
+condag_gpack gpack_on_device(const condag_gpack *p, char *dpack)
+{
+    condag_gpack d = *p;
+    const char *base = static_cast<const char *>(p->pack);
+#define REBASE(f) d.f = reinterpret_cast<decltype(d.f)>(dpack + ((const char *)p->f - base))
+    REBASE(wcet);
+    REBASE(gnode);
+    REBASE(gedge);
+    REBASE(gtask);
+    REBASE(root);
+    REBASE(off);
+    REBASE(succ);
+    REBASE(creates);
+    REBASE(tsrc);
+    REBASE(topo);
+    REBASE(kind);
+#undef REBASE
+    d.pack = dpack;
+    return d;
 }
 
 /* The device copy of b: the same sections at the same offsets in d.pack. */
@@ -121,6 +148,54 @@ extern "C" void condag_gpu_host_release(void *p)
 {
     std::lock_guard<std::mutex> guard(g_host.lock);
     if (p == g_host.buf) g_host.busy = false;
+}
+
+/* Whether a device is there; the reason in err otherwise. */
+static ompdag_status need_device(ompdag_error *err)
+{
+    int devices = 0;
+    cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0)
+        return ompdag_error_set(
+            err, OMPDAG_ERR_UNSUPPORTED,
+            "device gpu: no CUDA device (%s); use --device gpu-sim, cpu-par or cpu",
+            e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return OMPDAG_OK;
+}
+
+/* The per-graph design: one upload, one launch (a thread per graph), one
+ * host synchronisation (the m·R values). */
+extern "C" ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m, int64_t *out,
+                                                ompdag_batch_stats *stats, ompdag_error *err)
+{
+    ompdag_status st = need_device(err);
+    if (st) return st;
+    std::lock_guard<std::mutex> guard(g_dev.lock);
+    cudaError_t e = cudaSuccess;
+    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
+        return cuda_fail(err, "creating a stream", e);
+    const size_t n = (size_t)p->n;
+    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, p->pack_bytes)) ||
+        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
+        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)p->ngraphs + 1)))
+        return cuda_fail(err, "allocating device memory for the batch", e);
+    cudaStream_t s = g_dev.stream;
+    if ((e = cudaMemcpyAsync(g_dev.pack, p->pack, p->pack_bytes, cudaMemcpyHostToDevice, s)))
+        return cuda_fail(err, "copying the batch", e);
+    stats->uploads++;
+    stats->bytes_up += (int64_t)p->pack_bytes;
+    const condag_gpack d = gpack_on_device(p, g_dev.pack);
+    const int32_t blocks = (p->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
+    condag_graph_kernel<<<blocks, CONDAG_BLOCK, 0, s>>>(d, m, g_dev.rows, g_dev.out);
+    stats->launches++;
+    if ((e = cudaGetLastError()) ||
+        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)p->ngraphs,
+                             cudaMemcpyDeviceToHost, s)) ||
+        (e = cudaStreamSynchronize(s)))
+        return cuda_fail(err, "running the per-graph kernel", e);
+    stats->host_syncs++;
+    stats->bytes_down += (int64_t)sizeof(int64_t) * p->ngraphs;
+    return OMPDAG_OK;
 }
 
 extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64_t *out,

@@ -22,15 +22,20 @@ extern "C" {
 #endif
 
 typedef enum ompdag_eval_device {
-    OMPDAG_EVAL_CPU = 0,     /* ompdag_rta_run(exact) per graph */
-    OMPDAG_EVAL_GPU_SIM = 1, /* the GPU kernel's per-thread code, run on the host */
-    OMPDAG_EVAL_GPU = 2,     /* CUDA; fails clearly without a device or without CUDA */
-    OMPDAG_EVAL_CPU_PAR = 3  /* ompdag_rta_run(exact) per graph, graphs spread over OpenMP
-                                threads: the multi-core baseline, and what a GPU-less
-                                machine uses */
+    OMPDAG_EVAL_CPU = 0,           /* ompdag_rta_run(exact) per graph */
+    OMPDAG_EVAL_GPU_SIM = 1,       /* the GPU kernel's per-thread code, run on the host */
+    OMPDAG_EVAL_GPU = 2,           /* CUDA; fails clearly without a device or without CUDA */
+    OMPDAG_EVAL_CPU_PAR = 3,       /* ompdag_rta_run(exact) per graph, graphs spread over OpenMP
+                                      threads: the multi-core baseline, and what a GPU-less
+                                      machine uses */
+    OMPDAG_EVAL_GPU_GRAPHS = 4,    /* CUDA, the per-graph design: each graph's own arrays
+                                      copied in bulk, one thread per graph walks its
+                                      topological order; one launch, no heights */
+    OMPDAG_EVAL_GPU_SIM_GRAPHS = 5 /* that kernel's per-thread code, run on the host */
 } ompdag_eval_device;
 
-/* Parses "cpu", "gpu-sim", "gpu" or "cpu-par"; false otherwise. */
+/* Parses "cpu", "gpu-sim", "gpu", "cpu-par", "gpu-graphs" or "gpu-sim-graphs";
+ * false otherwise. */
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out);
 const char *ompdag_eval_device_name(ompdag_eval_device d);
 

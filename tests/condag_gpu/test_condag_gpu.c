@@ -51,7 +51,7 @@ Test(condag_gpu, gpu_sim_equals_exact_on_random_batches, .timeout = 120)
     ompdag_rng_seed(&r, 404);
     const int32_t ms[] = {1, 2, 4, 16};
     ompdag_condag *batch[BATCH];
-    int64_t sim[BATCH], cpu[BATCH], par[BATCH];
+    int64_t sim[BATCH], cpu[BATCH], par[BATCH], pg[BATCH];
     long compared = 0;
     for (int first = 0; first < GRAPHS; first += BATCH) {
         for (int i = 0; i < BATCH; ++i)
@@ -67,11 +67,16 @@ Test(condag_gpu, gpu_sim_equals_exact_on_random_batches, .timeout = 120)
             cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
                                             OMPDAG_EVAL_CPU_PAR, par, &err),
                          OMPDAG_OK, "%s", err.message);
+            cr_assert_eq(ompdag_exact_batch((const ompdag_condag *const *)batch, BATCH, ms[k],
+                                            OMPDAG_EVAL_GPU_SIM_GRAPHS, pg, &err),
+                         OMPDAG_OK, "%s", err.message);
             for (int i = 0; i < BATCH; ++i, ++compared) {
                 cr_assert_eq(par[i], cpu[i], "graph %d, m=%d: cpu-par %lld, cpu %lld", first + i,
                              ms[k], (long long)par[i], (long long)cpu[i]);
                 cr_assert_eq(sim[i], cpu[i], "graph %d, m=%d: gpu-sim %lld, cpu %lld", first + i,
                              ms[k], (long long)sim[i], (long long)cpu[i]);
+                cr_assert_eq(pg[i], cpu[i], "graph %d, m=%d: gpu-sim-graphs %lld, cpu %lld",
+                             first + i, ms[k], (long long)pg[i], (long long)cpu[i]);
                 cr_assert_eq(cpu[i], exact_of(batch[i], ms[k]));
             }
         }
@@ -170,6 +175,61 @@ Test(condag_gpu, gpu_sim_counts_the_batch_design)
         ompdag_condag_destroy(batch[i]);
 }
 
+/* The per-graph design: each graph's own arrays in one packed upload of the
+ * documented size, one launch, one host synchronisation. */
+Test(condag_gpu, gpu_sim_graphs_counts_the_per_graph_design)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 78);
+    ompdag_condag *batch[BATCH];
+    int64_t out[BATCH], ref[BATCH], nodes = 0, edges = 0, tasks = 0;
+    for (int i = 0; i < BATCH; ++i) {
+        batch[i] = random_graph(&r, (uint64_t)(7000 + i));
+        nodes += ompdag_condag_node_count(batch[i]);
+        tasks += ompdag_condag_task_count(batch[i]);
+        for (int32_t v = 0; v < ompdag_condag_node_count(batch[i]); ++v) {
+            int32_t k;
+            ompdag_condag_node_fsucc(batch[i], v, &k);
+            edges += k;
+        }
+    }
+    const ompdag_condag *const *b = (const ompdag_condag *const *)batch;
+    ompdag_batch_stats s;
+    ompdag_error err;
+    cr_assert_eq(ompdag_exact_batch_stats(b, BATCH, 3, OMPDAG_EVAL_GPU_SIM_GRAPHS, out, &s, &err),
+                 OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_exact_batch(b, BATCH, 3, OMPDAG_EVAL_CPU, ref, NULL), OMPDAG_OK);
+    for (int i = 0; i < BATCH; ++i)
+        cr_expect_eq(out[i], ref[i], "graph %d", i);
+    cr_expect_eq(s.launches, 1);
+    cr_expect_eq(s.uploads, 1);
+    cr_expect_eq(s.host_syncs, 1);
+    cr_expect_eq(s.nodes, nodes);
+    cr_expect_eq(s.edges, edges);
+    cr_expect_eq(s.bytes_up, 21 * nodes + 4 * edges + 4 * tasks + 20 * BATCH + 12);
+    cr_expect_eq(s.bytes_down, 8 * BATCH);
+    ompdag_eval_device d;
+    cr_expect(ompdag_eval_device_parse("gpu-sim-graphs", &d) && d == OMPDAG_EVAL_GPU_SIM_GRAPHS);
+    cr_expect(ompdag_eval_device_parse("gpu-graphs", &d) && d == OMPDAG_EVAL_GPU_GRAPHS);
+    /* The CUDA path, where there is a device, counts and answers the same. */
+    ompdag_batch_stats g;
+    ompdag_error gerr = {0};
+    ompdag_status st =
+        ompdag_exact_batch_stats(b, BATCH, 3, OMPDAG_EVAL_GPU_GRAPHS, out, &g, &gerr);
+    if (st == OMPDAG_OK) {
+        cr_expect_eq(g.launches, 1);
+        cr_expect_eq(g.host_syncs, 1);
+        cr_expect_eq(g.bytes_up, s.bytes_up);
+        for (int i = 0; i < BATCH; ++i)
+            cr_expect_eq(out[i], ref[i], "graph %d on the GPU", i);
+    } else {
+        cr_expect_eq(st, OMPDAG_ERR_UNSUPPORTED);
+        cr_expect(strstr(gerr.message, "gpu") != NULL, "%s", gerr.message);
+    }
+    for (int i = 0; i < BATCH; ++i)
+        ompdag_condag_destroy(batch[i]);
+}
+
 Test(condag_gpu, errors_name_the_graph)
 {
     ompdag_condag *g = ompdag_condag_create();
@@ -196,6 +256,9 @@ Test(condag_gpu, errors_name_the_graph)
         mixed[i] = i == 57 || i == 190 ? g : fine;
     int64_t many[200];
     cr_expect_eq(ompdag_exact_batch(mixed, 200, 8, OMPDAG_EVAL_GPU_SIM, many, &err),
+                 OMPDAG_ERR_OVERFLOW);
+    cr_expect(strstr(err.message, "graph 57") != NULL, "%s", err.message);
+    cr_expect_eq(ompdag_exact_batch(mixed, 200, 8, OMPDAG_EVAL_GPU_SIM_GRAPHS, many, &err),
                  OMPDAG_ERR_OVERFLOW);
     cr_expect(strstr(err.message, "graph 57") != NULL, "%s", err.message);
     ompdag_condag_destroy(fine);
@@ -243,6 +306,9 @@ Test(condag_gpu, compact_graphs_use_the_unfolded_total)
     ompdag_error err;
     cr_assert_eq(ompdag_exact_batch(one, 1, 4, OMPDAG_EVAL_GPU_SIM, out, &err), OMPDAG_OK, "%s",
                  err.message);
+    cr_expect_eq(out[0], exact_of(g, 4));
+    cr_assert_eq(ompdag_exact_batch(one, 1, 4, OMPDAG_EVAL_GPU_SIM_GRAPHS, out, &err), OMPDAG_OK,
+                 "%s", err.message);
     cr_expect_eq(out[0], exact_of(g, 4));
     ompdag_condag_destroy(g);
     g = doubling_chain(63, 3);

@@ -13,6 +13,7 @@
 
 typedef struct ompdag_condag_csr {
     int32_t n;           /* nodes */
+    int32_t nt;          /* tasks */
     const uint8_t *kind; /* n: ompdag_kind values ('N', 'T', 'W', 'C', 'J') */
     const int64_t *wcet; /* n */
     const int32_t
