@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ompdag/internal/condag_csr.h"
 
 ompdag_condag *ompdag_condag_create(void)
 {
@@ -365,3 +366,10 @@ int32_t ompdag_condag_task_creator(const ompdag_condag *g, int32_t t)
 }
 int32_t ompdag_condag_root_task(const ompdag_condag *g) { return g->root; }
 const int32_t *ompdag_condag_topo_order(const ompdag_condag *g) { return g->topo; }
+
+void ompdag_condag_csr_view(const ompdag_condag *g, ompdag_condag_csr *out)
+{
+    *out = (ompdag_condag_csr){g->n,        g->nt,    g->kind,    g->wcet,
+                               g->fsucc_off, g->fsucc, g->creates, g->task_source,
+                               g->topo};
+}
