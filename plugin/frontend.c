@@ -709,7 +709,11 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
         ompdag_condag_destroy(g);
         return ompdag_error_set(err, st, "cannot build graph %s", name);
     }
-    bool dep_memory = fe_depend_region_memory(&ro->g);
+    fe_dep_region *dep_region = fe_depend_region_new(&ro->g);
+    if (!dep_region) {
+        ompdag_condag_destroy(g);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cannot build graph %s", name);
+    }
     for (int32_t v = 0; !st && v < ro->g.n; ++v) {
         const fe_node *nd = &ro->g.nodes[v];
         snprintf(id, sizeof id, "n%d", v + 1);
@@ -729,9 +733,10 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
-            if (!st) st = fe_depend_emit(&ro->g, v, dep_memory, g, idx, err);
+            if (!st) st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         }
     }
+    fe_depend_region_free(dep_region);
     for (int32_t v = 0; !st && v < ro->g.n; ++v)
         for (int32_t k = 0; !st && k < ro->g.nodes[v].succ.n; ++k)
             st = ompdag_condag_add_edge(g, v, ro->g.nodes[v].succ.v[k], err);

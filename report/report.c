@@ -273,6 +273,13 @@ void ompdag_report_options_init(ompdag_report_options *opt)
     opt->input_name = "-";
 }
 
+json_t *report_depend_list(const ompdag_condag *g)
+{
+    json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+    json_t *l = json_object_get(dc, "disagreements");
+    return json_is_array(l) && json_array_size(l) ? l : NULL;
+}
+
 int32_t report_tied_tasks(const ompdag_condag *g)
 {
     int32_t n = 0;
@@ -468,6 +475,14 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.tied_tasks = report_tied_tasks(g);
         row.depend = ompdag_condag_has_depend(g);
         row.exact = ompdag_rta_result_is_exact(res);
+        json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+        row.depend_pairs = row.depend_disagreements = row.depend_extra = -1;
+        if (json_is_object(dc)) {
+            row.depend_pairs = json_integer_value(json_object_get(dc, "runtime_pairs"));
+            row.depend_disagreements =
+                json_integer_value(json_object_get(dc, "unsafe_disagreements"));
+            row.depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
+        }
         row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
         if (row.fork_join_ns == -2) {
             ompdag_rta_result_destroy(res);

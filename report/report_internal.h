@@ -39,6 +39,9 @@ struct ompdag_report {
 bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
+/* The distinct disagreements annotate listed in the graph's "depend_check"
+ * (docs/probe.md#depend), borrowed from the graph; NULL when none. */
+struct json_t *report_depend_list(const ompdag_condag *g);
 /* The measured fork + join maxima of g's runtime_overheads, WCET margin
  * applied (ns): what the whole region's bound adds to the task system's.  -1
  * when not measured, -2 on overflow (report.c). */

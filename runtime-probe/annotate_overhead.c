@@ -13,7 +13,9 @@
  * or an explicit task) and measure, for each
  *
  *   task start:  ready = its creation (TASK_CREATE time = the creator's
- *                segment end), start = its first segment's start;
+ *                segment end), or for a task with dependences the later
+ *                completion of the last predecessor the runtime made it wait
+ *                for (OMPDAG_REC_DEP_PAIR), start = its first segment's start;
  *   wake-up:     ready = max(the wait's begin, the end of every child created
  *                since the task's previous wait — every descendant of them for
  *                a taskgroup), start = the segment after the wait;
@@ -227,8 +229,10 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
         c->tasks_cap) {
         const task_entry *e = annot_task_slot(c, seg[0].id);
         uint64_t start = seg[0].time - seg[0].dur;
-        if (e->id && seg[0].dur <= seg[0].time && start >= e->time &&
-            !annot_i64vec_push(r->start, nonfull(&r->full, e->time, start)))
+        /* ready: created, and its runtime predecessors done (annotate_depend.c) */
+        uint64_t ready = e->dep_ready > e->time ? e->dep_ready : e->time;
+        if (e->id && seg[0].dur <= seg[0].time && start >= ready &&
+            !annot_i64vec_push(r->start, nonfull(&r->full, ready, start)))
             return false;
     }
     uint64_t since = 0;

@@ -19,6 +19,9 @@ static void ctx_free(trace_ctx *c)
     free(c->mark);
     free(c->stack);
     free(c->off);
+    free(c->items);
+    free(c->pairs);
+    free(c->exec);
     ompdag_symbolizer_destroy(c->sym);
 }
 
@@ -165,7 +168,7 @@ task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
     return &c->tasks[i];
 }
 
-static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
+static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 {
     if (2 * (c->tasks_used + 1) > c->tasks_cap) {
         task_entry *old = c->tasks;
@@ -183,7 +186,12 @@ static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r)
     }
     task_entry *e = annot_task_slot(c, r->id);
     if (!e->id) ++c->tasks_used;
-    *e = (task_entry){r->id, r->aux, r->cp_task, r->time, -2};
+    *e = (task_entry){.id = r->id,
+                      .parent = r->aux,
+                      .cp_task = r->cp_task,
+                      .time = r->time,
+                      .task = -2,
+                      .graph = (uint32_t)graph};
     return true;
 }
 
@@ -258,7 +266,7 @@ static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tn
 
 /* The T node that created explicit instance `id`, as its creator's mapped
  * chain says; -1 when unknown. */
-static int32_t made_by(trace_ctx *c, uint64_t id)
+int32_t annot_made_by(trace_ctx *c, uint64_t id)
 {
     if (!c->tasks_cap || !c->made_cap) return -1;
     const task_entry *e = annot_task_slot(c, id);
@@ -276,6 +284,18 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
     if (!gp || ((r->flags & OMPDAG_RECF_IMPLICIT) && !(r->flags & OMPDAG_RECF_ROOT))) {
         ++a->outside;
         return OMPDAG_OK;
+    }
+    if (!(r->flags & OMPDAG_RECF_IMPLICIT) && c->tasks_cap) {
+        /* run, first start and completion of the instance (annotate_depend.c) */
+        task_entry *e = annot_task_slot(c, r->id);
+        if (e->id) {
+            e->run = r->aux;
+            if (r->start_kind == OMPDAG_PT_TASK_BEGIN) {
+                e->seg_start = r->time - r->dur;
+                e->seg_suspended = (r->flags & OMPDAG_RECF_SUSPENDED) != 0;
+            }
+            if (r->end_kind == OMPDAG_PT_TASK_END) e->end = r->time;
+        }
     }
     if (c->npend == c->pend_cap) {
         size_t cap = c->pend_cap ? 2 * c->pend_cap : 1024;
@@ -436,6 +456,9 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         if (!dry_run) {
             ++a->graphs[r->graph].segments;
             if (ek == OMPDAG_POINT_CREATE && !made_insert(c, r->id, r->time, en)) return SIZE_MAX;
+            if ((ek == OMPDAG_POINT_CREATE || ek == OMPDAG_POINT_WAIT) &&
+                !annot_exec_push(c, r->run, r->graph, en))
+                return SIZE_MAX;
         }
         ck = ek;
         cn = en;
@@ -520,7 +543,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         if (seg->flags & OMPDAG_RECF_IMPLICIT) {
             cand[ncand++] = ompdag_condag_root_task(g);
         } else {
-            int32_t maker = made_by(c, seg->id);
+            int32_t maker = annot_made_by(c, seg->id);
             int32_t t =
                 maker >= 0 ? ompdag_condag_node_creates(g, maker) : task_resolve(c, graph, seg->id);
             if (t >= 0) {
@@ -674,7 +697,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
         if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
-            region_graph(&c, rec.cp_region) && !task_insert(&c, &rec)) {
+            region_graph(&c, rec.cp_region) &&
+            !task_insert(&c, &rec, region_graph(&c, rec.cp_region) - 1)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
@@ -688,15 +712,26 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
         if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err))) break;
+        if ((rec.type == OMPDAG_REC_DEPEND || rec.type == OMPDAG_REC_DEP_PAIR ||
+             rec.type == OMPDAG_REC_DEP_START) &&
+            (st = annot_depend_record(&c, &rec, err)))
+            break;
         if (rec.type == OMPDAG_REC_OFFLOAD && rec.id && !annot_off_push(&c, &rec)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
-        if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err))) break;
+        bool regional = rec.type == OMPDAG_REC_REGION_BEGIN || rec.type == OMPDAG_REC_REGION_END ||
+                        rec.type == OMPDAG_REC_SCHED || rec.type == OMPDAG_REC_SEGMENT;
+        if (regional && (st = add_region(&c, &rec, err))) break;
     }
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
+    if (st == OMPDAG_OK) annot_depend_ready(&c);
     if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
+    for (size_t i = 0; i < a->ngraphs && !c.depend_on; ++i)
+        c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
+    c.depend_on = c.depend_on || c.nitems || c.npairs;
     if (st == OMPDAG_OK) st = map_pending(&c, err);
+    if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);
     ompdag_trace_reader_destroy(r);

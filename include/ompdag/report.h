@@ -139,6 +139,12 @@ typedef struct ompdag_report_row {
     double region_bound_ns;    /* bound_ns + fork_join_ns: the whole parallel region (parallel
                                   begin -> end); -1 when fork/join were not measured.  Deadlines
                                   and the region's observed runs are judged against it. */
+    /* The runtime's dependence order against the D-edges (annotate's
+     * "depend_check", docs/probe.md#depend); -1 each when not checked. */
+    int64_t depend_pairs;         /* dependences the runtime enforced */
+    int64_t depend_disagreements; /* that make the bound unsafe (also in unsafe_reason) */
+    int64_t depend_extra;         /* D-edges the runtime did not need (safe); the list of
+                                     disagreements stays in the graph's "depend_check" */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
