@@ -43,15 +43,9 @@ enum CXChildVisitResult fe_collect_visit(CXCursor c, CXCursor parent, CXClientDa
 {
     (void)parent;
     cursor_list *l = data;
-    if (l->n == l->cap) {
-        int32_t nc = l->cap ? 2 * l->cap : 8;
-        CXCursor *nn = realloc(l->c, sizeof *nn * (size_t)nc);
-        if (!nn) {
-            l->nomem = true;
-            return CXChildVisit_Break;
-        }
-        l->c = nn;
-        l->cap = nc;
+    if (!ompdag_grow_array((void **)&l->c, sizeof *l->c, &l->cap, (int64_t)l->n + 1)) {
+        l->nomem = true;
+        return CXChildVisit_Break;
     }
     l->c[l->n++] = c;
     return CXChildVisit_Continue;
@@ -136,13 +130,8 @@ int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_
                   w->fe->node_limit);
         return -1;
     }
-    if (g->n == g->cap) {
-        int32_t nc = g->cap ? 2 * g->cap : 64;
-        fe_node *nn = realloc(g->nodes, sizeof *nn * (size_t)nc);
-        if (!nn) return free(label), fe_nomem(w), -1;
-        g->nodes = nn;
-        g->cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&g->nodes, sizeof *g->nodes, &g->cap, (int64_t)g->n + 1))
+        return free(label), fe_nomem(w), -1;
     fe_node *nd = &g->nodes[g->n];
     memset(nd, 0, sizeof *nd);
     nd->kind = kind;
@@ -242,13 +231,8 @@ bool fe_flow_copy(walker *w, fe_flow *dst, const fe_flow *src)
 int32_t fe_new_task(walker *w, int32_t creator, bool untied)
 {
     fe_graph *g = w->g;
-    if (g->ntasks == g->tcap) {
-        int32_t nc = g->tcap ? 2 * g->tcap : 16;
-        fe_task *nt = realloc(g->tasks, sizeof *nt * (size_t)nc);
-        if (!nt) return fe_nomem(w), -1;
-        g->tasks = nt;
-        g->tcap = nc;
-    }
+    if (!ompdag_grow_array((void **)&g->tasks, sizeof *g->tasks, &g->tcap, (int64_t)g->ntasks + 1))
+        return fe_nomem(w), -1;
     g->tasks[g->ntasks] = (fe_task){creator, 0, untied};
     return g->ntasks++;
 }

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "ompdag/gen.h"
+#include "ompdag/internal/array.h"
 #include "report_internal.h"
 
 struct ompdag_sim {
@@ -102,11 +103,9 @@ static bool dq_push(deque *d, int32_t v)
             memmove(d->buf, d->buf + d->head, (d->tail - d->head) * sizeof *d->buf);
             d->tail -= d->head, d->head = 0;
         } else {
-            size_t cap = d->cap ? 2 * d->cap : 16;
-            int32_t *b = realloc(d->buf, cap * sizeof *b);
-            if (!b)
-                return false;
-            d->buf = b, d->cap = cap;
+            int64_t cap = (int64_t)d->cap;
+            if (!ompdag_grow_array((void **)&d->buf, sizeof *d->buf, &cap, cap + 1)) return false;
+            d->cap = (size_t)cap;
         }
     }
     d->buf[d->tail++] = v;

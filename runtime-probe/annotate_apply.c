@@ -6,15 +6,10 @@
 #include <math.h>
 
 #include "annotate_internal.h"
+#include "ompdag/internal/stats.h"
 #include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
-
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
 
 static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
 {
@@ -42,10 +37,7 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         if (c->samples.n) memcpy(sorted, c->samples.v, c->samples.n * sizeof *sorted);
         if (c->samples_if.n)
             memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_i64);
-        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
-        c->median = n % 2 ? sorted[n / 2]
-                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
+        c->median = ompdag_median_i64(sorted, n); /* sorts */
         free(sorted);
         c->max = 0;
         for (size_t j = 0; j < used->n; ++j)
@@ -411,8 +403,7 @@ static int64_t vec_median(const i64vec *v)
     int64_t *s = malloc(v->n * sizeof *s);
     if (!s) return -1;
     memcpy(s, v->v, v->n * sizeof *s);
-    qsort(s, v->n, sizeof *s, cmp_i64);
-    int64_t m = s[v->n / 2];
+    int64_t m = ompdag_median_i64(s, v->n);
     free(s);
     return m;
 }

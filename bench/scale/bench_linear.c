@@ -23,15 +23,9 @@
 #include <time.h>
 
 #include "ompdag/dot.h"
+#include "ompdag/internal/clock.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, const ompdag_error *err)
 {
@@ -61,22 +55,22 @@ static void bench_graph(int32_t n)
 {
     ompdag_condag *g = nested_chain(n);
     ompdag_error err = {0};
-    double t0 = now_s();
+    double t0 = ompdag_now_s();
     if (ompdag_condag_finalize(g, &err))
         die("finalize", &err);
-    double fin = now_s() - t0;
+    double fin = ompdag_now_s() - t0;
     FILE *out = tmpfile();
     if (!out)
         die("tmpfile", NULL);
-    t0 = now_s();
+    t0 = ompdag_now_s();
     if (ompdag_dot_write(out, g, NULL, &err))
         die("dot", &err);
-    double dot = now_s() - t0;
+    double dot = ompdag_now_s() - t0;
     fclose(out);
     double approx;
-    t0 = now_s();
+    t0 = ompdag_now_s();
     uint64_t flows = ompdag_condag_flow_count(g, &approx);
-    double cnt = now_s() - t0;
+    double cnt = ompdag_now_s() - t0;
     printf("  n = %8d  finalize %8.1f ns/node | dot %8.1f ns/node (x%5.2f finalize) | "
            "flow count %6.1f ns/node (x%5.3f finalize, %llu flow)\n",
            n, fin * 1e9 / n, dot * 1e9 / n, dot / fin, cnt * 1e9 / n, cnt / fin,
@@ -117,15 +111,15 @@ static void bench_html(int regions)
         die("load", &err);
     free(text);
     ompdag_report *r = NULL;
-    double t0 = now_s();
+    double t0 = ompdag_now_s();
     if (ompdag_report_create(s, NULL, &r, &err))
         die("report", &err);
-    double create = now_s() - t0;
+    double create = ompdag_now_s() - t0;
     FILE *out = tmpfile();
-    t0 = now_s();
+    t0 = ompdag_now_s();
     if (ompdag_report_write(r, OMPDAG_REPORT_HTML, out, instant_render, NULL, &err))
         die("html", &err);
-    double html = now_s() - t0;
+    double html = ompdag_now_s() - t0;
     fclose(out);
     printf("  regions = %6d  report_create %8.1f us/region | html %8.1f us/region (x%5.2f "
            "report_create)\n",

@@ -145,7 +145,7 @@ static bool sg_query(off_gpu *g, double *done_s)
     scripted_gpu *s = (scripted_gpu *)g;
     if (++s->seen < s->polls)
         return false;
-    *done_s = off_now();
+    *done_s = ompdag_now_s();
     return true;
 }
 
@@ -220,7 +220,7 @@ static void slow_launch(off_gpu *g, int64_t b, int64_t e)
 {
     scripted_gpu *s = (scripted_gpu *)g;
     sg_launch(g, b, e);
-    s->launched = off_now();
+    s->launched = ompdag_now_s();
     s->len = e - b;
 }
 
@@ -285,7 +285,7 @@ static void failing_launch(off_gpu *g, int64_t b, int64_t e)
 static bool failing_query(off_gpu *g, double *done_s)
 {
     g->failure = "scripted device failure";
-    *done_s = off_now();
+    *done_s = ompdag_now_s();
     return true;
 }
 
