@@ -305,23 +305,39 @@ int32_t ompdag_condag_threads(const ompdag_condag *g) { return g->threads; }
 int32_t ompdag_condag_node_count(const ompdag_condag *g) { return g->n; }
 int32_t ompdag_condag_task_count(const ompdag_condag *g) { return g->nt; }
 int64_t ompdag_condag_total_wcet(const ompdag_condag *g) { return g->total_wcet; }
-const char *ompdag_condag_node_id(const ompdag_condag *g, int32_t v) { return node_name(g, v); }
+const char *ompdag_condag_node_id(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return node_name(g, v);
+}
 ompdag_kind ompdag_condag_node_kind(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return (ompdag_kind)g->kind[v];
 }
-int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v) { return g->wcet[v]; }
-int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v) { return g->node_task[v]; }
+int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return g->wcet[v];
+}
+int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return g->node_task[v];
+}
 int32_t ompdag_condag_node_creates(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return g->creates ? g->creates[v] : -1;
 }
 ompdag_loc ompdag_condag_node_loc(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return (ompdag_loc){strpool_get(&g->pool, g->loc_file[v]), g->loc_line[v], g->loc_col[v]};
 }
 const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return strpool_get(&g->pool, g->label[v]);
 }
 const char *ompdag_condag_title(const ompdag_condag *g, size_t index, char *buf, size_t size)
@@ -348,20 +364,44 @@ const char *ompdag_condag_node_place(const ompdag_condag *g, int32_t v, char *bu
 
 const int32_t *ompdag_condag_node_fsucc(const ompdag_condag *g, int32_t v, int32_t *count)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_NODE(g, v);
     *count = g->fsucc_off[v + 1] - g->fsucc_off[v];
     return g->fsucc + g->fsucc_off[v];
 }
 const int32_t *ompdag_condag_node_wsucc(const ompdag_condag *g, int32_t v, int32_t *count)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_NODE(g, v);
     *count = g->wsucc_off[v + 1] - g->wsucc_off[v];
     return g->wsucc + g->wsucc_off[v];
 }
-const char *ompdag_condag_task_id(const ompdag_condag *g, int32_t t) { return task_name(g, t); }
-int32_t ompdag_condag_task_source(const ompdag_condag *g, int32_t t) { return g->task_source[t]; }
-int32_t ompdag_condag_task_sink(const ompdag_condag *g, int32_t t) { return g->task_sink[t]; }
+const char *ompdag_condag_task_id(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_TASK(g, t);
+    return task_name(g, t);
+}
+int32_t ompdag_condag_task_source(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
+    return g->task_source[t];
+}
+int32_t ompdag_condag_task_sink(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
+    return g->task_sink[t];
+}
 int32_t ompdag_condag_task_creator(const ompdag_condag *g, int32_t t)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
     return g->task_creator[t];
 }
 int32_t ompdag_condag_root_task(const ompdag_condag *g) { return g->root; }
-const int32_t *ompdag_condag_topo_order(const ompdag_condag *g) { return g->topo; }
+const int32_t *ompdag_condag_topo_order(const ompdag_condag *g)
+{
+    CONDAG_ASSERT_FINAL(g);
+    return g->topo;
+}

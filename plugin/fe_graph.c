@@ -4,6 +4,7 @@
  * that absorbs plain code), tasks, and the "every task awaits its own
  * children" test that taskgroup and the single's barrier rely on.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,8 @@ void fe_graph_free(fe_graph *g)
 int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label)
 {
     fe_graph *g = w->g;
+    assert(kind && strchr("NTWCJ", kind));
+    assert(w->task >= 0 && w->task < g->ntasks);
     if (!label) return fe_nomem(w), -1;
     if (g->n >= w->fe->node_limit) {
         free(label);
@@ -147,6 +150,9 @@ int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_
 
 bool fe_add_edge(walker *w, int32_t from, int32_t to)
 {
+    /* F-edges join two distinct nodes of one task. */
+    assert(from >= 0 && from < w->g->n && to >= 0 && to < w->g->n && from != to);
+    assert(w->g->nodes[from].task == w->g->nodes[to].task);
     fe_vec *s = &w->g->nodes[from].succ;
     for (int32_t i = 0; i < s->n; ++i)
         if (s->v[i] == to) return true;
@@ -231,6 +237,7 @@ bool fe_flow_copy(walker *w, fe_flow *dst, const fe_flow *src)
 int32_t fe_new_task(walker *w, int32_t creator, bool untied)
 {
     fe_graph *g = w->g;
+    assert(creator == -1 || (creator >= 0 && creator < g->n && g->nodes[creator].kind == 'T'));
     if (!ompdag_grow_array((void **)&g->tasks, sizeof *g->tasks, &g->tcap, (int64_t)g->ntasks + 1))
         return fe_nomem(w), -1;
     g->tasks[g->ntasks] = (fe_task){creator, 0, untied};

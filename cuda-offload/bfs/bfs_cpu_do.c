@@ -13,6 +13,7 @@
  * needs no atomics.  A directed graph has no in-edge lists here, so on one
  * the engine stays top-down.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,10 +240,12 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
                 ok = ok && record(r, depth, OMPDAG_BFS_BOTTOM_UP, n_f);
             } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
             bitmap_to_queue(s);
+            assert(s->qsize == n_f); /* the bitmap and the queue hold one frontier */
             m_f = 1;
         } else {
             m_u -= m_f;
             m_f = td_step(s, ++depth, m_f);
+            assert(s->qsize <= g->n && m_f >= 0); /* a vertex is claimed once (CAS) */
             ok = ok && record(r, depth, OMPDAG_BFS_TOP_DOWN, s->qsize);
         }
     }

@@ -4,6 +4,7 @@
  * is checked against its levels, and the benchmarks report their speed as a
  * ratio to it (the named baseline).
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "bfs_internal.h"
@@ -37,6 +38,8 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
             }
         }
         if (head == level_end && tail > level_end) {
+            /* the queue holds each vertex once, levels in order */
+            assert(tail <= g->n && level[queue[tail - 1]] == depth + 1);
             ++depth;
             ompdag_bfs_level *rec = bfs_result_level_at(r, depth);
             if (!rec) {

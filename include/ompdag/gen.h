@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/* Fill with ompdag_gen_params_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_gen_params {
     uint64_t seed;
     int32_t tasks;          /* n: tasks drawn (unreachable ones are dropped) */
