@@ -139,6 +139,9 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
             printf("%s: no deadline; bound %s on %d threads\n", row->function, b, row->m);
         return false;
     }
+    if (row->region_bound_ns >= 0) /* the deadline applies to the whole region */
+        snprintf(b, sizeof b, "%s (region, with fork/join)",
+                 ompdag_duration_format(row->region_bound_ns, s, sizeof s));
     if (!o->quiet)
         printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, b,
                row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
