@@ -150,8 +150,9 @@ int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_
 
 bool fe_add_edge(walker *w, int32_t from, int32_t to)
 {
-    /* F-edges join two distinct nodes of one task. */
-    assert(from >= 0 && from < w->g->n && to >= 0 && to < w->g->n && from != to);
+    /* F-edges stay inside one task, and a task's nodes are created in a
+     * topological order of them (fe_unawaited_child relies on it). */
+    assert(from >= 0 && from < to && to < w->g->n);
     assert(w->g->nodes[from].task == w->g->nodes[to].task);
     fe_vec *s = &w->g->nodes[from].succ;
     for (int32_t i = 0; i < s->n; ++i)
@@ -169,27 +170,28 @@ bool fe_flow_single(walker *w, fe_flow *f, int32_t v, bool absorbs)
     return fe_vec_push(&f->tails, v) || fe_nomem(w);
 }
 
-/* Links node v after the flow's tails (through a J when there are several). */
-static bool link_after_tails(walker *w, int32_t v, const char *file, int32_t line, int32_t col)
+/* Joins the flow's tails in a J when there are several.  The J is created
+ * before the node that follows it, so a task's nodes stay numbered in a
+ * topological order of its F-edges (fe_unawaited_child relies on it). */
+static bool join_tails(walker *w, const char *file, int32_t line, int32_t col)
 {
     fe_flow *f = w->flow;
-    if (f->tails.n > 1) {
-        int32_t j = fe_new_node(w, 'J', file, line, col, fe_strdup("join"));
-        if (j < 0) return false;
-        for (int32_t i = 0; i < f->tails.n; ++i)
-            if (!fe_add_edge(w, f->tails.v[i], j)) return false;
-        f->tails.n = 0;
-        if (!fe_vec_push(&f->tails, j)) return fe_nomem(w);
-    }
-    return f->tails.n == 0 || fe_add_edge(w, f->tails.v[0], v);
+    if (f->tails.n <= 1) return true;
+    int32_t j = fe_new_node(w, 'J', file, line, col, fe_strdup("join"));
+    if (j < 0) return false;
+    for (int32_t i = 0; i < f->tails.n; ++i)
+        if (!fe_add_edge(w, f->tails.v[i], j)) return false;
+    f->tails.n = 0;
+    return fe_vec_push(&f->tails, j) || fe_nomem(w);
 }
 
 /* Creates a node of `kind` after the current flow; the flow then ends in it. */
 int32_t fe_attach(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label,
                   bool absorbs)
 {
+    if (!join_tails(w, file, line, col)) return free(label), -1;
     int32_t v = fe_new_node(w, kind, file, line, col, label);
-    if (v < 0 || !link_after_tails(w, v, file, line, col) ||
+    if (v < 0 || (w->flow->tails.n == 1 && !fe_add_edge(w, w->flow->tails.v[0], v)) ||
         !fe_flow_single(w, w->flow, v, absorbs))
         return -1;
     return v;
