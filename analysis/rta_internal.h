@@ -17,7 +17,10 @@ static inline int64_t add_ninf(int64_t a, int64_t b)
 {
     return (a == NEG_INF || b == NEG_INF) ? NEG_INF : a + b;
 }
-static inline int64_t max2(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t max2(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
 
 struct ompdag_rta_result {
     ompdag_algorithm alg;
@@ -33,9 +36,9 @@ struct ompdag_rta_result {
     uint64_t flows;
     /* a compact graph's witness (rta_compact.c) */
     bool compact;
-    uint64_t path_nodes;  /* nodes on the whole critical path (path holds a prefix) */
-    int32_t *choice_alt;  /* per node: another choice some instances make, else -1 */
-    uint8_t *reached;     /* per node: 1 when some instance runs in the worst flow */
+    uint64_t path_nodes; /* nodes on the whole critical path (path holds a prefix) */
+    int32_t *choice_alt; /* per node: another choice some instances make, else -1 */
+    uint8_t *reached;    /* per node: 1 when some instance runs in the worst flow */
 };
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
@@ -47,10 +50,8 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
 /* Extra volume charged on a flow for node v: m·O at each migration site. */
 static inline int64_t rta_penalty(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
 {
-    if (!opt->migration_overhead)
-        return 0;
-    ompdag_kind site =
-        opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
+    if (!opt->migration_overhead) return 0;
+    ompdag_kind site = opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
     return g->kind[v] == site ? (int64_t)opt->m * opt->migration_overhead : 0;
 }
 
