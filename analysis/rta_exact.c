@@ -20,16 +20,6 @@
 #include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
 
-/* The per-node step is shared with the GPU evaluators (exact_kernel.h). */
-enum {
-    QV = OMPDAG_QV,
-    QA = OMPDAG_QA,
-    QB = OMPDAG_QB,
-    QCW = OMPDAG_QCW,
-    QDW = OMPDAG_QDW,
-    QCOUNT = OMPDAG_QCOUNT
-};
-
 typedef struct exact_tables {
     ompdag_exact_row *row;
 } exact_tables;

@@ -6,9 +6,19 @@
 #define OMPDAG_RTA_INTERNAL_H
 
 #include "internal.h"
+#include "ompdag/exact_kernel.h"
 #include "ompdag/rta.h"
 
-struct ompdag_exact_row; /* ompdag/exact_kernel.h */
+/* The per-node quantities of the exact step, shared with the GPU evaluators
+ * (ompdag/exact_kernel.h), under the short names the algorithms use. */
+enum {
+    QV = OMPDAG_QV,
+    QA = OMPDAG_QA,
+    QB = OMPDAG_QB,
+    QCW = OMPDAG_QCW,
+    QDW = OMPDAG_QDW,
+    QCOUNT = OMPDAG_QCOUNT
+};
 
 /* −∞ for "no such path": absorbing under addition. */
 #define NEG_INF INT64_MIN
