@@ -7,10 +7,15 @@
 #include <math.h>
 
 #include "annotate_internal.h"
-#include "ompdag/internal/stats.h"
 #include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
 
 static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
 {
@@ -38,7 +43,10 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         if (c->samples.n) memcpy(sorted, c->samples.v, c->samples.n * sizeof *sorted);
         if (c->samples_if.n)
             memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
-        c->median = ompdag_median_i64(sorted, n); /* sorts */
+        qsort(sorted, n, sizeof *sorted, cmp_i64);
+        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
+        c->median = n % 2 ? sorted[n / 2]
+                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
         free(sorted);
         c->max = 0;
         for (size_t j = 0; j < used->n; ++j)
@@ -410,7 +418,8 @@ static int64_t vec_median(const i64vec *v)
     int64_t *s = malloc(v->n * sizeof *s);
     if (!s) return -1;
     memcpy(s, v->v, v->n * sizeof *s);
-    int64_t m = ompdag_median_i64(s, v->n);
+    qsort(s, v->n, sizeof *s, cmp_i64);
+    int64_t m = s[v->n / 2];
     free(s);
     return m;
 }

@@ -34,7 +34,6 @@
  * ANNOT_RUNQ_DELAY_NS on the run queue, or changed CPU is *interfered*.
  */
 #include "annotate_internal.h"
-#include "ompdag/internal/stats.h"
 
 /* ---- interference ------------------------------------------------------------ */
 
@@ -326,10 +325,16 @@ static ompdag_status fork_join(trace_ctx *c, ompdag_error *err)
     return OMPDAG_OK;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
 bool annot_run_interfered(const trace_ctx *c, uint64_t run)
 {
     return c->ninterfered &&
-           bsearch(&run, c->interfered_runs, c->ninterfered, sizeof run, ompdag_cmp_u64) != NULL;
+           bsearch(&run, c->interfered_runs, c->ninterfered, sizeof run, cmp_u64) != NULL;
 }
 
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
@@ -338,7 +343,7 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
     if (!c->interfered_runs) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < c->nruns; ++i)
         if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
-    qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, ompdag_cmp_u64);
+    qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
     if (c->npend > 1) /* pend may be NULL */
         qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
     const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);

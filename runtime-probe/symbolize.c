@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ompdag/internal/array.h"
 #include "ompdag/trace.h"
 
 typedef struct cu_range {
@@ -111,9 +112,9 @@ static int range_cmp(const void *a, const void *b)
 
 static bool index_cus(sym_module *m)
 {
-    size_t cap = 64;
-    m->ranges = malloc(cap * sizeof *m->ranges);
-    if (!m->ranges) return false;
+    int64_t cap = 0; /* at least one slot: qsort below never gets NULL */
+    m->ranges = NULL;
+    if (!ompdag_grow_array((void **)&m->ranges, sizeof *m->ranges, &cap, 64)) return false;
     Dwarf_Off off = 0, next;
     size_t hsize;
     while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
@@ -122,12 +123,9 @@ static bool index_cus(sym_module *m)
             Dwarf_Addr base, lo, hi;
             ptrdiff_t it = 0;
             while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
-                if (m->nranges == cap) {
-                    cu_range *p = realloc(m->ranges, 2 * cap * sizeof *p);
-                    if (!p) return false;
-                    m->ranges = p;
-                    cap *= 2;
-                }
+                if (!ompdag_grow_array((void **)&m->ranges, sizeof *m->ranges, &cap,
+                                       (int64_t)m->nranges + 1))
+                    return false;
                 m->ranges[m->nranges++] = (cu_range){lo, hi, off + hsize};
             }
         }
