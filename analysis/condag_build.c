@@ -401,4 +401,8 @@ int32_t ompdag_condag_root_task(const ompdag_condag *g)
 {
     return g->root;
 }
-const int32_t *ompdag_condag_topo_order(const ompdag_condag *g) { return g->topo; }
+const int32_t *ompdag_condag_topo_order(const ompdag_condag *g)
+{
+    CONDAG_ASSERT_FINAL(g);
+    return g->topo;
+}
