@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ompdag/internal/condag_csr.h"
 
 ompdag_condag *ompdag_condag_create(void)
 {
@@ -405,4 +406,12 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g)
 {
     CONDAG_ASSERT_FINAL(g);
     return g->topo;
+}
+
+/* A borrowed view of a finalized graph's arrays (ompdag/internal/condag_csr.h). */
+void ompdag_condag_csr_view(const ompdag_condag *g, ompdag_condag_csr *out)
+{
+    CONDAG_ASSERT_FINAL(g);
+    *out = (ompdag_condag_csr){g->n,     g->nt,      g->kind,        g->wcet, g->fsucc_off,
+                               g->fsucc, g->creates, g->task_source, g->topo};
 }
