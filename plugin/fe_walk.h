@@ -65,7 +65,8 @@ typedef struct walker {
 
 typedef struct cursor_list {
     CXCursor *c;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap;
     bool nomem;
 } cursor_list;
 

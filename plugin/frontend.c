@@ -25,13 +25,8 @@
 
 bool fe_vec_push(fe_vec *a, int32_t x)
 {
-    if (a->n == a->cap) {
-        int32_t nc = a->cap ? 2 * a->cap : 4;
-        int32_t *nv = realloc(a->v, sizeof *nv * (size_t)nc);
-        if (!nv) return false;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&a->v, sizeof *a->v, &a->cap, (int64_t)a->n + 1))
+        return false;
     a->v[a->n++] = x;
     return true;
 }
@@ -68,13 +63,9 @@ char *fe_strndup(const char *s, size_t n)
 static char *keep_string(ompdag_frontend *fe, char *s)
 {
     if (!s) return NULL;
-    if (fe->nstrings == fe->capstrings) {
-        size_t nc = fe->capstrings ? 2 * fe->capstrings : 16;
-        char **ns = realloc(fe->strings, sizeof *ns * nc);
-        if (!ns) return free(s), NULL;
-        fe->strings = ns;
-        fe->capstrings = nc;
-    }
+    if (!ompdag_grow_array((void **)&fe->strings, sizeof *fe->strings, &fe->capstrings,
+                           (int64_t)fe->nstrings + 1))
+        return free(s), NULL;
     return fe->strings[fe->nstrings++] = s;
 }
 
@@ -93,13 +84,9 @@ bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, in
             !strcmp(d->loc.file, file ? file : "<unknown>") && !strcmp(d->message, buf))
             return true;
     }
-    if (fe->diags.n == fe->diags.cap) {
-        size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
-        ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
-        if (!nd) return false;
-        fe->diags.d = nd;
-        fe->diags.cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&fe->diags.d, sizeof *fe->diags.d, &fe->diags.cap,
+                           (int64_t)fe->diags.n + 1))
+        return false;
     const char *msg = keep_string(fe, fe_strdup(buf));
     const char *fname = keep_string(fe, fe_strdup(file ? file : "<unknown>"));
     if (!msg || !fname) return false;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ompdag/internal/array.h"
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 
@@ -20,7 +21,8 @@ typedef struct ompdag_deadline_entry {
 
 struct ompdag_deadlines {
     ompdag_deadline_entry *v;
-    size_t n, cap;
+    size_t n;
+    int64_t cap; /* ompdag_grow_array */
 };
 
 struct ompdag_report {
@@ -30,7 +32,8 @@ struct ompdag_report {
     ompdag_rta_result **results;
     char **titles;
     char **froms; /* copies of each row's deadline_from */
-    size_t n, cap;
+    size_t n;
+    int64_t cap; /* of each of the four arrays (ompdag_grow_array) */
     int64_t migration_overhead;
     ompdag_migration_model migration_model;
     const struct ompdag_advice *advice; /* borrowed, may be NULL */

@@ -3,6 +3,7 @@
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */
+#include <assert.h>
 #include <math.h>
 
 #include "annotate_internal.h"
@@ -190,6 +191,11 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         const graph_info *g = &a->graphs[c->graph];
         size_t base = p->offset[c->graph];
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
+        /* Safety (annotate_internal.h): the charged node lies on the
+         * segment's paths, or next to an empty one. */
+        assert(c->charged >= 0 && c->charged < g->n);
+        assert(p->mark[c->charged] ||
+               annot_empty_segment(g->g, c->task, c->sk, c->sn, c->ek, c->en));
         p->mark[c->charged] = 1;
         for (int32_t v = 0; v < g->n; ++v)
             if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
@@ -227,6 +233,7 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
             }
+        assert(e >= 0 && mx >= 0 && md >= 0); /* durations and their estimates */
         size_t i = p->offset[c->graph] + (size_t)c->charged;
         if (__builtin_add_overflow(p->basis[i], e, &p->basis[i]) ||
             __builtin_add_overflow(p->omax[i], mx, &p->omax[i]) ||

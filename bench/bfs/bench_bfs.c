@@ -27,9 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../cuda-offload/bfs/timer.h"
 #include "ompdag/bfs.h"
 #include "ompdag/graph.h"
+#include "ompdag/internal/clock.h"
 
 #define MAX_ENGINES 4
 
@@ -100,9 +100,9 @@ static int bench_engines(const bench_opts *b)
     for (int scale = b->scale_lo; scale <= b->scale_hi; scale += b->step) {
         ompdag_graph *g;
         ompdag_error err = {0};
-        double t0 = bfs_now();
+        double t0 = ompdag_now_s();
         if (ompdag_graph_kronecker(scale, 16, 1, &g, &err) != OMPDAG_OK) die("kronecker", &err);
-        double gen = bfs_now() - t0;
+        double gen = ompdag_now_s() - t0;
         int64_t keys[64];
         int nkeys = ompdag_bfs_pick_sources(g, b->sources, 2, keys);
         ompdag_bfs_options o;

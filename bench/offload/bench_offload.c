@@ -57,7 +57,7 @@ typedef enum omp_kind { OMP_DYNAMIC, OMP_GUIDED } omp_kind;
  * runs of 16-iteration blocks. */
 static double run_omp(const workload *w, omp_kind k, int threads)
 {
-    double t0 = off_now();
+    double t0 = ompdag_now_s();
     if (k == OMP_DYNAMIC) {
         int64_t nb = (w->n + 255) / 256;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -69,7 +69,7 @@ static double run_omp(const workload *w, omp_kind k, int threads)
         for (int64_t b = 0; b < nb; ++b)
             w->body(16 * b, 16 * b + 16 < w->n ? 16 * b + 16 : w->n, w->ctx);
     }
-    return off_now() - t0;
+    return ompdag_now_s() - t0;
 }
 
 typedef struct result {
@@ -142,9 +142,9 @@ static void part_cpu(const workload *ws, int nw, const bench_cfg *c)
         const workload *w = &ws[k];
         w->body(0, w->n, w->ctx); /* warm the caches and pages */
         for (int i = 0; i < c->reps; ++i) {
-            double t0 = off_now();
+            double t0 = ompdag_now_s();
             w->body(0, w->n, w->ctx);
-            t[i] = off_now() - t0;
+            t[i] = ompdag_now_s() - t0;
         }
         double serial = median(t, c->reps);
         for (int i = 0; i < c->reps; ++i)

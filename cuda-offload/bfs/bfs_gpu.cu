@@ -35,7 +35,7 @@
 
 extern "C" {
 #include "bfs_internal.h"
-#include "timer.h"
+#include "ompdag/internal/clock.h"
 }
 #include "ent_driver.h"
 #include "enterprise_kernels.h"
@@ -696,9 +696,9 @@ extern "C" ompdag_status bfs_engine_gpu(const ompdag_graph *g, int64_t source,
     }
     c->actual = bfs_counts{0, 0, 0};
     const ent_backend be = {&gpu_ops, c, "gpu", c->devices, c->n, c->Th, g->symmetric};
-    double t0 = bfs_now();
+    double t0 = ompdag_now_s();
     ompdag_status st = ent_drive(&be, source, opts, r, err);
-    r->seconds = bfs_now() - t0;
+    r->seconds = ompdag_now_s() - t0;
     if (st == OMPDAG_OK &&
         (c->actual.launches != r->counts.launches || c->actual.host_syncs != r->counts.host_syncs))
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,

@@ -91,6 +91,9 @@ typedef enum ompdag_report_format {
 /* Parses "text", "json", "csv", "sarif" or "html"; false otherwise. */
 bool ompdag_report_format_parse(const char *name, ompdag_report_format *out);
 
+/* Fill with ompdag_report_options_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_report_options {
     const int32_t *threads;   /* m values; NULL/0: each graph's own "threads" */
     int thread_count;

@@ -142,6 +142,9 @@ typedef enum ompdag_unobserved_policy {
     OMPDAG_UNOBSERVED_ZERO = 1   /* such nodes get WCET 0, recorded in the output */
 } ompdag_unobserved_policy;
 
+/* Fill with ompdag_annotate_options_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_annotate_options {
     ompdag_estimator estimator;
     double margin_pct;       /* WCET = ceil(estimate * (1 + margin_pct/100)); default 20 */
