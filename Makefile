@@ -27,8 +27,9 @@ sanitize: deps
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 # Benchmarks print ratios against a named baseline; never part of the tests.
+# GAPBS_BFS=PATH (a GAP benchmark suite bfs binary) adds BFS ratios against gapbs.
 bench: build
-	@./scripts/bench.sh $(BUILD)
+	@./scripts/bench.sh $(BUILD) $(GAPBS_BFS)
 
 # Retrains the task-granularity advisor on this machine (docs/advise.md);
 # writes advisor/advisor-model.json, the model kept in the repository.

@@ -18,6 +18,7 @@
 
 #include "advise_internal.h"
 #include "ompdag/fileio.h"
+#include "ompdag/internal/array.h"
 
 #ifndef OMPDAG_ADVISOR_MODEL_PATH
 #define OMPDAG_ADVISOR_MODEL_PATH "advisor/advisor-model.json"
@@ -279,7 +280,8 @@ static ompdag_status sample_features(const char *path, int32_t threads, double o
 
 typedef struct manifest {
     advise_sample *s;
-    size_t n, cap;
+    size_t n;
+    int64_t cap; /* of s and annotated (ompdag_grow_array) */
     char **annotated;
     double overhead, near_pct;
     int32_t threads;
@@ -319,14 +321,10 @@ static ompdag_status manifest_line(manifest *mf, char *line, const char *path, i
         if (find_sample(mf, f[0]))
             return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s:%d: sample '%s' given twice", path,
                                     lineno, f[0]);
-        if (mf->n == mf->cap) {
-            size_t cap = mf->cap ? 2 * mf->cap : 16;
-            advise_sample *ns = realloc(mf->s, cap * sizeof *ns);
-            if (ns) mf->s = ns;
-            char **na = ns ? realloc(mf->annotated, cap * sizeof *na) : NULL;
-            if (!na) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-            mf->annotated = na, mf->cap = cap;
-        }
+        const int64_t need = (int64_t)mf->n + 1;
+        if (!ompdag_grow_array((void **)&mf->s, sizeof *mf->s, &(int64_t){mf->cap}, need) ||
+            !ompdag_grow_array((void **)&mf->annotated, sizeof *mf->annotated, &mf->cap, need))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         advise_sample *s = &mf->s[mf->n];
         memset(s, 0, sizeof *s);
         s->name = strdup(f[0]), s->program = strdup(f[1]);

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ompdag/internal/condag_csr.h"
 
 ompdag_condag *ompdag_condag_create(void)
 {
     ompdag_condag *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
+    if (!g) return NULL;
     g->name = g->function = g->time_unit = g->region_file = NO_STR;
     g->root = -1;
     return g;
@@ -21,17 +21,16 @@ ompdag_condag *ompdag_condag_create(void)
 
 void ompdag_condag_destroy(ompdag_condag *g)
 {
-    if (!g)
-        return;
+    if (!g) return;
     if (g->extra)
         for (int32_t v = 0; v < g->n; ++v)
             json_decref(g->extra[v]);
     json_decref(g->graph_extra);
-    void *arrays[] = {g->node_id,     g->node_task,  g->kind,         g->wcet,       g->creates_str,
-                      g->creates,     g->loc_file,   g->loc_line,     g->loc_col,    g->label,
-                      g->extra,       g->edge_from,  g->edge_to,      g->task_id,    g->task_source,
-                      g->task_sink,   g->task_creator, g->fsucc_off,  g->fsucc,      g->wsucc_off,
-                      g->wsucc,       g->topo,       g->task_inst};
+    void *arrays[] = {g->node_id,   g->node_task,    g->kind,      g->wcet,    g->creates_str,
+                      g->creates,   g->loc_file,     g->loc_line,  g->loc_col, g->label,
+                      g->extra,     g->edge_from,    g->edge_to,   g->task_id, g->task_source,
+                      g->task_sink, g->task_creator, g->fsucc_off, g->fsucc,   g->wsucc_off,
+                      g->wsucc,     g->topo,         g->task_inst};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     condag_depend_free(g->dep);
@@ -44,8 +43,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
 static ompdag_status set_string(ompdag_condag *g, int64_t *field, const char *s)
 {
     int64_t off = strpool_add(&g->pool, s);
-    if (off == -2)
-        return OMPDAG_ERR_NOMEM;
+    if (off == -2) return OMPDAG_ERR_NOMEM;
     *field = off;
     return OMPDAG_OK;
 }
@@ -75,14 +73,12 @@ void ompdag_condag_set_threads(ompdag_condag *g, int32_t m)
 
 static bool grow_nodes(ompdag_condag *g, int64_t need)
 {
-    if (need <= g->node_cap)
-        return true;
+    if (need <= g->node_cap) return true;
     int64_t cap = g->node_cap;
-#define GROW(field)                                                                                 \
+#define GROW(field)                                                                                \
     do {                                                                                           \
         cap = g->node_cap;                                                                         \
-        if (!grow_array((void **)&g->field, sizeof *g->field, &cap, need))                         \
-            return false;                                                                          \
+        if (!grow_array((void **)&g->field, sizeof *g->field, &cap, need)) return false;           \
     } while (0)
     GROW(node_id);
     GROW(node_task);
@@ -107,16 +103,13 @@ static bool grow_nodes(ompdag_condag *g, int64_t need)
 static int32_t intern_task(ompdag_condag *g, const char *id)
 {
     int32_t t = idmap_find(&g->task_map, &g->pool, g->task_id, id);
-    if (t >= 0)
-        return t;
+    if (t >= 0) return t;
     if (!grow_array((void **)&g->task_id, sizeof *g->task_id, &g->task_cap, (int64_t)g->nt + 1))
         return -1;
     int64_t off = strpool_add(&g->pool, id);
-    if (off < 0)
-        return -1;
+    if (off < 0) return -1;
     g->task_id[g->nt] = off;
-    if (!idmap_insert(&g->task_map, &g->pool, g->task_id, g->nt))
-        return -1;
+    if (!idmap_insert(&g->task_map, &g->pool, g->task_id, g->nt)) return -1;
     return g->nt++;
 }
 
@@ -130,8 +123,7 @@ static ompdag_status check_node_spec(const ompdag_condag *g, const ompdag_node_s
 {
     if (g->finalized)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph is finalized; cannot add nodes");
-    if (!s->id || !*s->id)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "node without an id");
+    if (!s->id || !*s->id) return ompdag_error_set(err, OMPDAG_ERR_INVALID, "node without an id");
     if (!s->task || !*s->task)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "node '%s': missing 'task'", s->id);
     if (!is_known_kind(s->kind))
@@ -161,8 +153,7 @@ ompdag_status ompdag_condag_add_node(ompdag_condag *g, const ompdag_node_spec *s
                                      ompdag_error *err)
 {
     ompdag_status st = check_node_spec(g, s, err);
-    if (st)
-        return st;
+    if (st) return st;
     int32_t v = g->n;
     if (!grow_nodes(g, (int64_t)v + 1))
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -182,14 +173,12 @@ ompdag_status ompdag_condag_add_node(ompdag_condag *g, const ompdag_node_spec *s
     g->loc_line[v] = s->loc.line;
     g->loc_col[v] = s->loc.col;
     g->label[v] = label;
-    if (g->extra)
-        g->extra[v] = NULL;
+    if (g->extra) g->extra[v] = NULL;
     g->n++;
     if (!idmap_insert(&g->node_map, &g->pool, g->node_id, v))
         return g->n--, ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     g->total_wcet += s->wcet;
-    if (index)
-        *index = v;
+    if (index) *index = v;
     return OMPDAG_OK;
 }
 
@@ -230,12 +219,10 @@ ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct jso
         g->graph_extra = json_incref(extra);
         return OMPDAG_OK;
     }
-    if (node >= g->n)
-        return OMPDAG_ERR_ARGUMENT;
+    if (node >= g->n) return OMPDAG_ERR_ARGUMENT;
     if (!g->extra) {
         g->extra = calloc((size_t)g->node_cap, sizeof *g->extra);
-        if (!g->extra)
-            return OMPDAG_ERR_NOMEM;
+        if (!g->extra) return OMPDAG_ERR_NOMEM;
     }
     json_decref(g->extra[node]);
     g->extra[node] = json_incref(extra);
@@ -244,23 +231,19 @@ ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct jso
 
 struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node)
 {
-    if (node < 0)
-        return g->graph_extra;
+    if (node < 0) return g->graph_extra;
     return g->extra && node < g->n ? g->extra[node] : NULL;
 }
 
 ompdag_status ompdag_condag_finalize(ompdag_condag *g, ompdag_error *err)
 {
-    if (g->finalized)
-        return OMPDAG_OK;
-    if (g->n == 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "graph has no nodes");
+    if (g->finalized) return OMPDAG_OK;
+    if (g->n == 0) return ompdag_error_set(err, OMPDAG_ERR_INVALID, "graph has no nodes");
     if (g->creates)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                                 "finalize already failed on this graph; destroy it");
     ompdag_status st = condag_validate_and_derive(g, err);
-    if (st == OMPDAG_OK)
-        g->finalized = true;
+    if (st == OMPDAG_OK) g->finalized = true;
     return st;
 }
 
@@ -287,7 +270,10 @@ ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet, 
 
 /* ---- accessors ---- */
 
-const char *ompdag_condag_name(const ompdag_condag *g) { return strpool_get(&g->pool, g->name); }
+const char *ompdag_condag_name(const ompdag_condag *g)
+{
+    return strpool_get(&g->pool, g->name);
+}
 const char *ompdag_condag_function(const ompdag_condag *g)
 {
     return strpool_get(&g->pool, g->function);
@@ -301,32 +287,61 @@ ompdag_loc ompdag_condag_region_loc(const ompdag_condag *g)
 {
     return (ompdag_loc){strpool_get(&g->pool, g->region_file), g->region_line, g->region_col};
 }
-int32_t ompdag_condag_threads(const ompdag_condag *g) { return g->threads; }
-int32_t ompdag_condag_node_count(const ompdag_condag *g) { return g->n; }
-int32_t ompdag_condag_task_count(const ompdag_condag *g) { return g->nt; }
-int64_t ompdag_condag_total_wcet(const ompdag_condag *g) { return g->total_wcet; }
-const char *ompdag_condag_node_id(const ompdag_condag *g, int32_t v) { return node_name(g, v); }
+int32_t ompdag_condag_threads(const ompdag_condag *g)
+{
+    return g->threads;
+}
+int32_t ompdag_condag_node_count(const ompdag_condag *g)
+{
+    return g->n;
+}
+int32_t ompdag_condag_task_count(const ompdag_condag *g)
+{
+    return g->nt;
+}
+int64_t ompdag_condag_total_wcet(const ompdag_condag *g)
+{
+    return g->total_wcet;
+}
+const char *ompdag_condag_node_id(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return node_name(g, v);
+}
 ompdag_kind ompdag_condag_node_kind(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return (ompdag_kind)g->kind[v];
 }
-int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v) { return g->wcet[v]; }
-int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v) { return g->node_task[v]; }
+int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return g->wcet[v];
+}
+int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return g->node_task[v];
+}
 int32_t ompdag_condag_node_creates(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return g->creates ? g->creates[v] : -1;
 }
 ompdag_loc ompdag_condag_node_loc(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return (ompdag_loc){strpool_get(&g->pool, g->loc_file[v]), g->loc_line[v], g->loc_col[v]};
 }
 const char *ompdag_condag_node_label(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return strpool_get(&g->pool, g->label[v]);
 }
 const char *ompdag_condag_title(const ompdag_condag *g, size_t index, char *buf, size_t size)
 {
-    const char *name = ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
+    const char *name =
+        ompdag_condag_function(g) ? ompdag_condag_function(g) : ompdag_condag_name(g);
     if (name)
         snprintf(buf, size, "%s", name);
     else
@@ -348,20 +363,55 @@ const char *ompdag_condag_node_place(const ompdag_condag *g, int32_t v, char *bu
 
 const int32_t *ompdag_condag_node_fsucc(const ompdag_condag *g, int32_t v, int32_t *count)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_NODE(g, v);
     *count = g->fsucc_off[v + 1] - g->fsucc_off[v];
     return g->fsucc + g->fsucc_off[v];
 }
 const int32_t *ompdag_condag_node_wsucc(const ompdag_condag *g, int32_t v, int32_t *count)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_NODE(g, v);
     *count = g->wsucc_off[v + 1] - g->wsucc_off[v];
     return g->wsucc + g->wsucc_off[v];
 }
-const char *ompdag_condag_task_id(const ompdag_condag *g, int32_t t) { return task_name(g, t); }
-int32_t ompdag_condag_task_source(const ompdag_condag *g, int32_t t) { return g->task_source[t]; }
-int32_t ompdag_condag_task_sink(const ompdag_condag *g, int32_t t) { return g->task_sink[t]; }
+const char *ompdag_condag_task_id(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_TASK(g, t);
+    return task_name(g, t);
+}
+int32_t ompdag_condag_task_source(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
+    return g->task_source[t];
+}
+int32_t ompdag_condag_task_sink(const ompdag_condag *g, int32_t t)
+{
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
+    return g->task_sink[t];
+}
 int32_t ompdag_condag_task_creator(const ompdag_condag *g, int32_t t)
 {
+    CONDAG_ASSERT_FINAL(g);
+    CONDAG_ASSERT_TASK(g, t);
     return g->task_creator[t];
 }
-int32_t ompdag_condag_root_task(const ompdag_condag *g) { return g->root; }
-const int32_t *ompdag_condag_topo_order(const ompdag_condag *g) { return g->topo; }
+int32_t ompdag_condag_root_task(const ompdag_condag *g)
+{
+    return g->root;
+}
+const int32_t *ompdag_condag_topo_order(const ompdag_condag *g)
+{
+    CONDAG_ASSERT_FINAL(g);
+    return g->topo;
+}
+
+/* A borrowed view of a finalized graph's arrays (ompdag/internal/condag_csr.h). */
+void ompdag_condag_csr_view(const ompdag_condag *g, ompdag_condag_csr *out)
+{
+    CONDAG_ASSERT_FINAL(g);
+    *out = (ompdag_condag_csr){g->n,     g->nt,      g->kind,        g->wcet, g->fsucc_off,
+                               g->fsucc, g->creates, g->task_source, g->topo};
+}

@@ -262,14 +262,17 @@ bool ompdag_condag_has_depend(const ompdag_condag *g)
 
 int32_t ompdag_condag_node_depend_count(const ompdag_condag *g, int32_t v)
 {
+    CONDAG_ASSERT_NODE(g, v);
     return g->dep && g->dep->off ? g->dep->off[v + 1] - g->dep->off[v] : 0;
 }
 ompdag_dep_type ompdag_condag_node_depend_type(const ompdag_condag *g, int32_t v, int32_t i)
 {
+    assert(i >= 0 && i < ompdag_condag_node_depend_count(g, v));
     return (ompdag_dep_type)g->dep->ctype[g->dep->off[v] + i];
 }
 int32_t ompdag_condag_node_depend_var(const ompdag_condag *g, int32_t v, int32_t i)
 {
+    assert(i >= 0 && i < ompdag_condag_node_depend_count(g, v));
     return g->dep->cvar[g->dep->off[v] + i];
 }
 int32_t ompdag_condag_depend_var_count(const ompdag_condag *g)
@@ -278,6 +281,7 @@ int32_t ompdag_condag_depend_var_count(const ompdag_condag *g)
 }
 const char *ompdag_condag_depend_var_name(const ompdag_condag *g, int32_t x)
 {
+    assert(x >= 0 && x < ompdag_condag_depend_var_count(g));
     return strpool_get(&g->pool, g->dep->var_name[x]);
 }
 

@@ -14,8 +14,7 @@
 static void put_escaped(FILE *out, const char *s)
 {
     for (; s && *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
+        if (*s == '"' || *s == '\\') fputc('\\', out);
         if (*s == '\n')
             fputs("\\n", out);
         else
@@ -26,10 +25,14 @@ static void put_escaped(FILE *out, const char *s)
 static const char *shape_of(uint8_t kind)
 {
     switch (kind) {
-    case OMPDAG_KIND_C: return "diamond";
-    case OMPDAG_KIND_J: return "triangle";
-    case OMPDAG_KIND_T: return "box";
-    case OMPDAG_KIND_W: return "box, style=\"rounded\"";
+    case OMPDAG_KIND_C:
+        return "diamond";
+    case OMPDAG_KIND_J:
+        return "triangle";
+    case OMPDAG_KIND_T:
+        return "box";
+    case OMPDAG_KIND_W:
+        return "box, style=\"rounded\"";
     }
     return "ellipse";
 }
@@ -45,8 +48,7 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
     put_escaped(out, node_name(g, v));
     fprintf(out, " (%c)\\n%" PRId64, (char)g->kind[v], g->wcet[v]);
     ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.line)
-        fprintf(out, " @%d", loc.line);
+    if (loc.line) fprintf(out, " @%d", loc.line);
     const char *label = ompdag_condag_node_label(g, v);
     if (label) {
         fputs("\\n", out);
@@ -59,8 +61,7 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
         fprintf(out, ", style=\"filled%s\", fillcolor=\"%s\"",
                 g->kind[v] == OMPDAG_KIND_W ? ",rounded" : "",
                 h->path_pos[v] >= 0 ? "#f8c0c0" : "#dde8f8");
-    if (h->executed && h->path_pos[v] >= 0)
-        fputs(", color=red, penwidth=2", out);
+    if (h->executed && h->path_pos[v] >= 0) fputs(", color=red, penwidth=2", out);
     fputs("];\n", out);
 }
 
@@ -131,16 +132,16 @@ static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const
         }
         fprintf(out, "  n%d -> n%d [style=bold, arrowhead=empty, color=\"%s\", tooltip=\"depend\"",
                 from[i], to[i],
-                on_path ? "red"
+                on_path                                                        ? "red"
                 : h->executed && !(h->executed[from[i]] && h->executed[to[i]]) ? "#a8bcd8"
                                                                                : "#1f5fbf");
-        if (on_path)
-            fputs(", penwidth=2.5", out);
+        if (on_path) fputs(", penwidth=2.5", out);
         fputs("];\n", out);
     }
     if (hidden)
-        fprintf(out, "  label_depend [shape=note, label=\"%lld of %lld D-edges (depend) not drawn; "
-                     "only those on the critical path are\"];\n",
+        fprintf(out,
+                "  label_depend [shape=note, label=\"%lld of %lld D-edges (depend) not drawn; "
+                "only those on the critical path are\"];\n",
                 (long long)hidden, (long long)n);
     free(from), free(to);
     return st;
@@ -149,8 +150,7 @@ static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const
 static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
 {
     int32_t *first, *order;
-    if (!group_by_task(g, &first, &order))
-        return false;
+    if (!group_by_task(g, &first, &order)) return false;
     for (int32_t t = 0; t < g->nt; ++t) {
         fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
         put_escaped(out, task_name(g, t));
@@ -165,8 +165,7 @@ static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->fsucc[i], "dotted");
-        if (g->creates[v] >= 0)
-            write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
+        if (g->creates[v] >= 0) write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
         for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->wsucc[i], "solid");
     }
@@ -185,8 +184,7 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if ((st = ompdag_rta_result_mark_flow(worst, g, h.executed, err)))
-            goto done;
+        if ((st = ompdag_rta_result_mark_flow(worst, g, h.executed, err))) goto done;
         memset(h.path_pos, 0xff, sizeof *h.path_pos * (size_t)g->n);
         for (int32_t i = 0; i < worst->path_len; ++i)
             h.path_pos[worst->path[i]] = i;
@@ -195,8 +193,8 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
           "fontsize=10];\n  edge [arrowsize=0.7];\n  label=\"",
           out);
     put_escaped(out, ompdag_condag_function(g) ? ompdag_condag_function(g)
-                                               : ompdag_condag_name(g) ? ompdag_condag_name(g)
-                                                                       : "con-DAG");
+                     : ompdag_condag_name(g)   ? ompdag_condag_name(g)
+                                               : "con-DAG");
     if (worst)
         fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
                 ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
@@ -214,8 +212,7 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((st = write_depend_edges(out, g, &h, err)))
-        goto done;
+    if ((st = write_depend_edges(out, g, &h, err))) goto done;
     fputs("}\n", out);
     if (ferror(out) || fflush(out) != 0)
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "write failed: %s",

@@ -31,8 +31,7 @@ struct ompdag_condag_set {
 static bool key_in(const char *key, const char *const *keys)
 {
     for (; *keys; ++keys)
-        if (!strcmp(key, *keys))
-            return true;
+        if (!strcmp(key, *keys)) return true;
     return false;
 }
 
@@ -44,10 +43,8 @@ static json_t *unknown_keys(const json_t *obj, const char *const *known)
     json_t *val;
     json_object_foreach((json_t *)obj, key, val)
     {
-        if (key_in(key, known))
-            continue;
-        if (!extra)
-            extra = json_object();
+        if (key_in(key, known)) continue;
+        if (!extra) extra = json_object();
         json_object_set(extra, key, val);
     }
     return extra;
@@ -58,10 +55,8 @@ static bool opt_string(const json_t *obj, const char *key, const char **out)
 {
     json_t *v = json_object_get(obj, key);
     *out = NULL;
-    if (!v)
-        return true;
-    if (!json_is_string(v))
-        return false;
+    if (!v) return true;
+    if (!json_is_string(v)) return false;
     *out = json_string_value(v);
     return true;
 }
@@ -69,8 +64,7 @@ static bool opt_string(const json_t *obj, const char *key, const char **out)
 static bool opt_int(const json_t *obj, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
     json_t *v = json_object_get(obj, key);
-    if (!v)
-        return true;
+    if (!v) return true;
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
         return false;
     *out = json_integer_value(v);
@@ -82,14 +76,12 @@ static ompdag_status read_loc(const json_t *obj, const char *where, ompdag_loc *
 {
     json_t *l = json_object_get(obj, "loc");
     *loc = (ompdag_loc){0};
-    if (!l)
-        return OMPDAG_OK;
+    if (!l) return OMPDAG_OK;
     int64_t line = 0, col = 0;
     if (!json_is_object(l))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'loc' must be an object", where);
     if (!opt_string(l, "file", &loc->file))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'loc.file' must be a string",
-                                where);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'loc.file' must be a string", where);
     if (!opt_int(l, "line", 0, INT32_MAX, &line) || !opt_int(l, "col", 0, INT32_MAX, &col))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%s: 'loc.line' and 'loc.col' must be non-negative integers",
@@ -99,8 +91,8 @@ static ompdag_status read_loc(const json_t *obj, const char *where, ompdag_loc *
     return OMPDAG_OK;
 }
 
-static const char *const node_keys[] = {"id", "task", "kind", "wcet", "creates",
-                                        "loc", "label", NULL};
+static const char *const node_keys[] = {"id",      "task", "kind",  "wcet",
+                                        "creates", "loc",  "label", NULL};
 
 /* A node's fields as read from either reader (jansson or the scanner), so
  * both share one set of checks and messages. */
@@ -136,8 +128,7 @@ static bool opt_count_field(const field *f)
 static ompdag_status node_loc(const node_fields *f, ompdag_loc *loc)
 {
     *loc = (ompdag_loc){0};
-    if (f->loc.type == F_ABSENT)
-        return OMPDAG_OK;
+    if (f->loc.type == F_ABSENT) return OMPDAG_OK;
     if (f->loc.type != F_OBJECT || !opt_string_field(&f->file) || !opt_count_field(&f->line) ||
         !opt_count_field(&f->col))
         return OMPDAG_ERR_INVALID;
@@ -173,11 +164,13 @@ static ompdag_status node_spec_from(const node_fields *f, const char *gwhere, si
                                 node_where(w, sizeof w, gwhere, f, i));
     s->kind = (ompdag_kind)f->kind.s[0];
     if (f->wcet.type != F_INT || f->wcet.i < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'wcet' must be a non-negative integer",
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%s: 'wcet' must be a non-negative integer",
                                 node_where(w, sizeof w, gwhere, f, i));
     s->wcet = f->wcet.i;
     if (!opt_string_field(&f->creates) || !opt_string_field(&f->label))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'creates' and 'label' must be strings",
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%s: 'creates' and 'label' must be strings",
                                 node_where(w, sizeof w, gwhere, f, i));
     s->creates = f->creates.type == F_STRING ? f->creates.s : NULL;
     s->label = f->label.type == F_STRING ? f->label.s : NULL;
@@ -198,8 +191,7 @@ static ompdag_status add_node_fields(ompdag_condag *g, const node_fields *f, con
 {
     ompdag_node_spec s;
     ompdag_status st = node_spec_from(f, gwhere, i, &s, err);
-    if (st)
-        return st;
+    if (st) return st;
     ompdag_error inner;
     int32_t v;
     if ((st = ompdag_condag_add_node(g, &s, &v, &inner)))
@@ -209,12 +201,9 @@ static ompdag_status add_node_fields(ompdag_condag *g, const node_fields *f, con
 
 static field json_field(const json_t *v)
 {
-    if (!v)
-        return (field){F_ABSENT, NULL, 0};
-    if (json_is_string(v))
-        return (field){F_STRING, json_string_value(v), 0};
-    if (json_is_integer(v))
-        return (field){F_INT, NULL, json_integer_value(v)};
+    if (!v) return (field){F_ABSENT, NULL, 0};
+    if (json_is_string(v)) return (field){F_STRING, json_string_value(v), 0};
+    if (json_is_integer(v)) return (field){F_INT, NULL, json_integer_value(v)};
     return (field){json_is_object(v) ? F_OBJECT : F_OTHER, NULL, 0};
 }
 
@@ -222,8 +211,8 @@ static ompdag_status read_node(ompdag_condag *g, const json_t *obj, const char *
                                ompdag_error *err)
 {
     if (!json_is_object(obj))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: nodes[%zu] must be an object",
-                                gwhere, i);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: nodes[%zu] must be an object", gwhere,
+                                i);
     const json_t *loc = json_object_get(obj, "loc");
     node_fields f = {
         .id = json_field(json_object_get(obj, "id")),
@@ -244,18 +233,17 @@ static ompdag_status read_node(ompdag_condag *g, const json_t *obj, const char *
 }
 
 /* Adds the edge named by two ids; the messages name edges[i]. */
-static ompdag_status add_edge_ids(ompdag_condag *g, const char *a, const char *b,
-                                  const char *where, size_t i, ompdag_error *err)
+static ompdag_status add_edge_ids(ompdag_condag *g, const char *a, const char *b, const char *where,
+                                  size_t i, ompdag_error *err)
 {
     int32_t from = ompdag_condag_find_node(g, a);
     int32_t to = ompdag_condag_find_node(g, b);
     if (from < 0 || to < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: edges[%zu]: unknown node '%s'",
-                                where, i, from < 0 ? a : b);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: edges[%zu]: unknown node '%s'", where,
+                                i, from < 0 ? a : b);
     ompdag_error inner;
     ompdag_status st = ompdag_condag_add_edge(g, from, to, &inner);
-    if (st)
-        return ompdag_error_set(err, st, "%s: edges[%zu]: %s", where, i, inner.message);
+    if (st) return ompdag_error_set(err, st, "%s: edges[%zu]: %s", where, i, inner.message);
     return OMPDAG_OK;
 }
 
@@ -269,8 +257,7 @@ static ompdag_status edge_not_a_pair(const char *where, size_t i, ompdag_error *
 static ompdag_status read_edges(ompdag_condag *g, const json_t *edges, const char *where,
                                 ompdag_error *err)
 {
-    if (!edges)
-        return OMPDAG_OK;
+    if (!edges) return OMPDAG_OK;
     if (!json_is_array(edges))
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'edges' must be an array", where);
     size_t i;
@@ -281,10 +268,9 @@ static ompdag_status read_edges(ompdag_condag *g, const json_t *edges, const cha
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_string(a) ||
             !json_is_string(b))
             return edge_not_a_pair(where, i, err);
-        ompdag_status st = add_edge_ids(g, json_string_value(a), json_string_value(b), where, i,
-                                        err);
-        if (st)
-            return st;
+        ompdag_status st =
+            add_edge_ids(g, json_string_value(a), json_string_value(b), where, i, err);
+        if (st) return st;
     }
     return OMPDAG_OK;
 }
@@ -320,8 +306,7 @@ static ompdag_status scan_field(jscan *s, field *f, ompdag_error *err)
 
 static void resolve(const jscan *s, field *f)
 {
-    if (f->type == F_STRING)
-        f->s = jscan_str(s, (size_t)f->i);
+    if (f->type == F_STRING) f->s = jscan_str(s, (size_t)f->i);
 }
 
 /* Parses [start, s->p) with jansson; on failure *st names jansson's reason
@@ -332,8 +317,8 @@ static json_t *load_span(jscan *s, const char *start, size_t flags, ompdag_statu
     json_error_t je;
     json_t *v = json_loadb(start, (size_t)(s->p - start), flags | JSON_REJECT_DUPLICATES, &je);
     if (!v) {
-        const char *at = je.position > 0 && je.position <= s->p - start ? start + je.position - 1
-                                                                        : start;
+        const char *at =
+            je.position > 0 && je.position <= s->p - start ? start + je.position - 1 : start;
         *st = jscan_fail(s, at, err, je.text[0] ? je.text : "invalid value");
     }
     return v;
@@ -346,13 +331,10 @@ static ompdag_status scan_extra(jscan *s, node_fields *f, const char *key, const
     jscan_ws(s);
     const char *start = s->p;
     ompdag_status st = jscan_skip_value(s, err);
-    if (st)
-        return st;
+    if (st) return st;
     json_t *v = load_span(s, start, JSON_DECODE_ANY, &st, err);
-    if (!v)
-        return st;
-    if (!f->extra)
-        f->extra = json_object();
+    if (!v) return st;
+    if (!f->extra) f->extra = json_object();
     if (json_object_get(f->extra, key)) {
         json_decref(v);
         return jscan_fail(s, key_at, err, "duplicate object key");
@@ -369,32 +351,26 @@ typedef ompdag_status (*key_handler)(jscan *s, void *ctx, const char *key, const
 static ompdag_status scan_object(jscan *s, key_handler on_key, void *ctx, ompdag_error *err)
 {
     jscan_ws(s);
-    if (s->p >= s->end || *s->p != '{')
-        return jscan_fail(s, s->p, err, "expected '{'");
+    if (s->p >= s->end || *s->p != '{') return jscan_fail(s, s->p, err, "expected '{'");
     s->p++;
     jscan_ws(s);
-    if (s->p < s->end && *s->p == '}')
-        return s->p++, OMPDAG_OK;
+    if (s->p < s->end && *s->p == '}') return s->p++, OMPDAG_OK;
     for (;;) {
         jscan_ws(s);
         const char *key_at = s->p;
         size_t off;
         ompdag_status st = jscan_string(s, &off, err);
-        if (st)
-            return st;
+        if (st) return st;
         jscan_ws(s);
-        if (s->p >= s->end || *s->p != ':')
-            return jscan_fail(s, s->p, err, "expected ':'");
+        if (s->p >= s->end || *s->p != ':') return jscan_fail(s, s->p, err, "expected ':'");
         s->p++;
-        if ((st = on_key(s, ctx, jscan_str(s, off), key_at, err)))
-            return st;
+        if ((st = on_key(s, ctx, jscan_str(s, off), key_at, err))) return st;
         jscan_ws(s);
         if (s->p < s->end && *s->p == ',') {
             s->p++;
             continue;
         }
-        if (s->p < s->end && *s->p == '}')
-            return s->p++, OMPDAG_OK;
+        if (s->p < s->end && *s->p == '}') return s->p++, OMPDAG_OK;
         return jscan_fail(s, s->p, err, "expected ',' or '}'");
     }
 }
@@ -413,15 +389,12 @@ static ompdag_status on_loc_key(jscan *s, void *ctx, const char *key, const char
     field *slots[] = {&c->f->file, &c->f->line, &c->f->col};
     for (int k = 0; k < 3; ++k)
         if (!strcmp(key, keys[k])) {
-            if (c->seen & (1u << k))
-                return jscan_fail(s, key_at, err, "duplicate object key");
+            if (c->seen & (1u << k)) return jscan_fail(s, key_at, err, "duplicate object key");
             c->seen |= 1u << k;
             return scan_field(s, slots[k], err);
         }
-    if (!c->others)
-        c->others = json_object();
-    if (json_object_get(c->others, key))
-        return jscan_fail(s, key_at, err, "duplicate object key");
+    if (!c->others) c->others = json_object();
+    if (json_object_get(c->others, key)) return jscan_fail(s, key_at, err, "duplicate object key");
     json_object_set_new(c->others, key, json_true());
     return jscan_skip_value(s, err);
 }
@@ -438,10 +411,8 @@ static ompdag_status on_node_key(jscan *s, void *ctx, const char *key, const cha
     node_fields *f = c->f;
     field *slots[] = {&f->id, &f->task, &f->kind, &f->wcet, &f->creates, &f->loc, &f->label};
     for (int k = 0; node_keys[k]; ++k) {
-        if (strcmp(key, node_keys[k]))
-            continue;
-        if (c->seen & (1u << k))
-            return jscan_fail(s, key_at, err, "duplicate object key");
+        if (strcmp(key, node_keys[k])) continue;
+        if (c->seen & (1u << k)) return jscan_fail(s, key_at, err, "duplicate object key");
         c->seen |= 1u << k;
         jscan_ws(s);
         if (slots[k] == &f->loc && s->p < s->end && *s->p == '{') {
@@ -466,8 +437,9 @@ static ompdag_status scan_node(ompdag_condag *g, jscan *s, const char *gwhere, s
     jscan_ws(s);
     if (s->p >= s->end || *s->p != '{') {
         ompdag_status st = jscan_skip_value(s, err);
-        return st ? st : ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                          "%s: nodes[%zu] must be an object", gwhere, i);
+        return st ? st
+                  : ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: nodes[%zu] must be an object",
+                                     gwhere, i);
     }
     node_fields f;
     memset(&f, 0, sizeof f);
@@ -475,7 +447,7 @@ static ompdag_status scan_node(ompdag_condag *g, jscan *s, const char *gwhere, s
     s->scratch_len = 0;
     ompdag_status st = scan_object(s, on_node_key, &c, err);
     if (!st) {
-        field *all[] = {&f.id, &f.task, &f.kind, &f.wcet, &f.creates,
+        field *all[] = {&f.id,    &f.task, &f.kind, &f.wcet, &f.creates,
                         &f.label, &f.file, &f.line, &f.col};
         for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k)
             resolve(s, all[k]);
@@ -494,15 +466,12 @@ static ompdag_status scan_array(ompdag_condag *g, jscan *s, jspan span, element_
 {
     s->p = span.begin + 1; /* past '[' (the span was syntax-checked already) */
     jscan_ws(s);
-    if (*s->p == ']')
-        return OMPDAG_OK;
+    if (*s->p == ']') return OMPDAG_OK;
     for (size_t i = 0;; ++i) {
         ompdag_status st = each(g, s, where, i, err);
-        if (st)
-            return st;
+        if (st) return st;
         jscan_ws(s);
-        if (*s->p++ == ']')
-            return OMPDAG_OK;
+        if (*s->p++ == ']') return OMPDAG_OK;
     }
 }
 
@@ -533,9 +502,9 @@ static ompdag_status scan_edge(ompdag_condag *g, jscan *s, const char *where, si
     return add_edge_ids(g, jscan_str(s, a), jscan_str(s, b), where, i, err);
 }
 
-static const char *const graph_keys[] = {"format", "version", "name",  "function", "threads",
-                                         "time_unit", "loc",   "nodes", "edges",    "extensions",
-                                         NULL};
+static const char *const graph_keys[] = {"format",  "version",    "name", "function",
+                                         "threads", "time_unit",  "loc",  "nodes",
+                                         "edges",   "extensions", NULL};
 
 static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const char *where,
                                      ompdag_error *err)
@@ -556,18 +525,16 @@ static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const 
                                 "%s: 'name', 'function' and 'time_unit' must be strings", where);
     int64_t threads = 0;
     if (!opt_int(obj, "threads", 1, INT32_MAX, &threads))
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "%s: 'threads' must be a positive integer", where);
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: 'threads' must be a positive integer",
+                                where);
     ompdag_loc loc;
     ompdag_status st = read_loc(obj, where, &loc, err);
-    if (st)
-        return st;
+    if (st) return st;
     if (ompdag_condag_set_name(g, name) || ompdag_condag_set_function(g, function) ||
         ompdag_condag_set_time_unit(g, unit) || ompdag_condag_set_region_loc(g, loc))
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     ompdag_condag_set_threads(g, (int32_t)threads);
-    if ((st = condag_compact_read_meta(g, obj, where, err)))
-        return st;
+    if ((st = condag_compact_read_meta(g, obj, where, err))) return st;
     json_t *extra = unknown_keys(obj, graph_keys);
     if (extra) {
         ompdag_condag_set_extra(g, -1, extra);
@@ -583,8 +550,7 @@ static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const bulk 
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: a graph must be a JSON object",
                                 where);
     ompdag_status st = read_graph_meta(g, obj, where, err);
-    if (st)
-        return st;
+    if (st) return st;
     json_t *nodes = json_object_get(obj, "nodes");
     bool raw_nodes = raw && raw->nodes.begin;
     if (!raw_nodes && !json_is_array(nodes))
@@ -596,18 +562,15 @@ static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const bulk 
         json_t *n;
         json_array_foreach(nodes, i, n)
         {
-            if ((st = read_node(g, n, where, i, err)))
-                break;
+            if ((st = read_node(g, n, where, i, err))) break;
         }
     }
-    if (st)
-        return st;
+    if (st) return st;
     if (raw && raw->edges.begin)
         st = scan_array(g, s, raw->edges, scan_edge, where, err);
     else
         st = read_edges(g, json_object_get(obj, "edges"), where, err);
-    if (st)
-        return st;
+    if (st) return st;
     ompdag_error inner;
     if ((st = ompdag_condag_finalize(g, &inner)))
         return ompdag_error_set(err, st, "%s: %s", where, inner.message);
@@ -615,11 +578,10 @@ static ompdag_status read_graph(ompdag_condag *g, const json_t *obj, const bulk 
 }
 
 static ompdag_status graph_from(const json_t *obj, const bulk *raw, jscan *s, const char *where,
-                                 ompdag_condag **out, ompdag_error *err)
+                                ompdag_condag **out, ompdag_error *err)
 {
     ompdag_condag *g = ompdag_condag_create();
-    if (!g)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!g) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     ompdag_status st = read_graph(g, obj, raw, s, where, err);
     if (st) {
         ompdag_condag_destroy(g);
@@ -666,13 +628,11 @@ static ompdag_status set_from(const json_t *root, const bulk *raw, jscan *sc, co
 {
     bool is_set = false;
     ompdag_status st = check_header(root, origin, &is_set, err);
-    if (st)
-        return st;
+    if (st) return st;
     s->was_single = !is_set;
     if (!is_set) {
         ompdag_condag *g = NULL;
-        if ((st = graph_from(root, raw, sc, origin, &g, err)))
-            return st;
+        if ((st = graph_from(root, raw, sc, origin, &g, err))) return st;
         return ompdag_condag_set_add(s, g, err);
     }
     json_t *graphs = json_object_get(root, "graphs");
@@ -684,8 +644,7 @@ static ompdag_status set_from(const json_t *root, const bulk *raw, jscan *sc, co
     {
         char where[256];
         const char *name = json_string_value(json_object_get(obj, "name"));
-        if (!name)
-            name = json_string_value(json_object_get(obj, "function"));
+        if (!name) name = json_string_value(json_object_get(obj, "function"));
         snprintf(where, sizeof where, "%s: graphs[%zu]%s%s%s", origin, i, name ? " ('" : "",
                  name ? name : "", name ? "')" : "");
         ompdag_condag *g = NULL;
@@ -715,8 +674,7 @@ static ompdag_status split_object(jscan *s, split_ctx *c, ompdag_error *err);
 
 static bool next_raw(split *sp)
 {
-    if (!grow_array((void **)&sp->raw, sizeof *sp->raw, &sp->cap, sp->nraw + 1))
-        return false;
+    if (!grow_array((void **)&sp->raw, sizeof *sp->raw, &sp->cap, sp->nraw + 1)) return false;
     sp->raw[sp->nraw++] = (bulk){{0}, {0}};
     return true;
 }
@@ -735,8 +693,7 @@ static ompdag_status split_graphs(jscan *s, split *sp, json_t *arr, ompdag_error
     for (;;) {
         jscan_ws(s);
         int64_t slot = sp->nraw;
-        if (!next_raw(sp))
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        if (!next_raw(sp)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         const char *start = s->p;
         ompdag_status st;
         json_t *elem = NULL;
@@ -749,12 +706,10 @@ static ompdag_status split_graphs(jscan *s, split *sp, json_t *arr, ompdag_error
             sp->raw[slot] = b; /* sp->raw may have moved: index, never pointer */
         } else {
             st = jscan_skip_value(s, err);
-            if (!st)
-                elem = load_span(s, start, JSON_DECODE_ANY, &st, err);
+            if (!st) elem = load_span(s, start, JSON_DECODE_ANY, &st, err);
         }
         json_array_append_new(arr, elem);
-        if (st)
-            return st;
+        if (st) return st;
         jscan_ws(s);
         if (s->p < s->end && *s->p == ',') {
             s->p++;
@@ -774,12 +729,11 @@ static ompdag_status on_split_key(jscan *s, void *ctx, const char *key_in, const
 {
     split_ctx *c = ctx;
     char *key = strdup(key_in); /* the scratch buffer may move while the value is read */
-    if (!key)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!key) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     jscan_ws(s);
     const char *start = s->p;
     bool array = s->p < s->end && *s->p == '[';
-    jspan *bulk_span = !array || !c->b          ? NULL
+    jspan *bulk_span = !array || !c->b         ? NULL
                        : !strcmp(key, "nodes") ? &c->b->nodes
                        : !strcmp(key, "edges") ? &c->b->edges
                                                : NULL;
@@ -787,8 +741,7 @@ static ompdag_status on_split_key(jscan *s, void *ctx, const char *key_in, const
     if (json_object_get(c->obj, key) || (bulk_span && bulk_span->begin)) {
         st = jscan_fail(s, key_at, err, "duplicate object key");
     } else if (bulk_span) {
-        if (!(st = jscan_skip_value(s, err)))
-            *bulk_span = (jspan){start, s->p};
+        if (!(st = jscan_skip_value(s, err))) *bulk_span = (jspan){start, s->p};
     } else if (array && c->top && !strcmp(key, "graphs")) {
         json_t *arr = json_array();
         json_object_set_new(c->obj, key, arr);
@@ -810,14 +763,12 @@ static ompdag_status split_object(jscan *s, split_ctx *c, ompdag_error *err)
  * key as an unknown key, so it is re-read whole by jansson. */
 static ompdag_status unsplit_graphs(jscan *s, json_t *root, const split *sp, ompdag_error *err)
 {
-    if (!sp->graphs.begin)
-        return OMPDAG_OK;
+    if (!sp->graphs.begin) return OMPDAG_OK;
     jscan span = *s;
     span.p = sp->graphs.end;
     ompdag_status st = OMPDAG_OK;
     json_t *v = load_span(&span, sp->graphs.begin, 0, &st, err);
-    if (!v)
-        return st;
+    if (!v) return st;
     json_object_set_new(root, "graphs", v);
     return OMPDAG_OK;
 }
@@ -829,8 +780,7 @@ static ompdag_status split_text(jscan *s, json_t **root, split *sp, ompdag_error
     jscan_ws(s);
     const char *start = s->p;
     ompdag_status st;
-    if (!next_raw(sp))
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!next_raw(sp)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (s->p < s->end && *s->p == '{') {
         split_ctx c = {json_object(), NULL, true, sp};
         bulk top = {{0}, {0}};
@@ -840,14 +790,11 @@ static ompdag_status split_text(jscan *s, json_t **root, split *sp, ompdag_error
         sp->raw[0] = top;
     } else {
         st = jscan_skip_value(s, err);
-        if (!st)
-            *root = load_span(s, start, JSON_DECODE_ANY, &st, err);
+        if (!st) *root = load_span(s, start, JSON_DECODE_ANY, &st, err);
     }
-    if (st)
-        return st;
+    if (st) return st;
     jscan_ws(s);
-    if (s->p != s->end)
-        return jscan_fail(s, s->p, err, "end of file expected");
+    if (s->p != s->end) return jscan_fail(s, s->p, err, "end of file expected");
     return OMPDAG_OK;
 }
 
@@ -862,13 +809,10 @@ ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const 
     if (!st && !(s = ompdag_condag_set_create()))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) {
-        bool is_set = json_is_object(root) &&
-                      json_is_string(json_object_get(root, "format")) &&
+        bool is_set = json_is_object(root) && json_is_string(json_object_get(root, "format")) &&
                       !strcmp(json_string_value(json_object_get(root, "format")), FORMAT_SET);
-        if (!is_set && json_is_object(root))
-            st = unsplit_graphs(&sc, root, &sp, err);
-        if (!st)
-            st = set_from(root, sp.raw, &sc, origin, s, err);
+        if (!is_set && json_is_object(root)) st = unsplit_graphs(&sc, root, &sp, err);
+        if (!st) st = set_from(root, sp.raw, &sc, origin, s, err);
     }
     json_decref(root);
     free(sp.raw);
@@ -909,15 +853,12 @@ static ompdag_status slurp(FILE *f, const char *path, char **buf, size_t *len, o
     char *b = malloc(cap);
     while (b) {
         n += fread(b + n, 1, cap - n, f);
-        if (n < cap)
-            break;
+        if (n < cap) break;
         char *nb = realloc(b, cap *= 2);
-        if (!nb)
-            free(b);
+        if (!nb) free(b);
         b = nb;
     }
-    if (!b)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s: out of memory", path);
+    if (!b) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s: out of memory", path);
     if (ferror(f)) {
         free(b);
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read error: %s", path, strerror(errno));
@@ -937,10 +878,8 @@ ompdag_status ompdag_condag_set_load_file(const char *path, ompdag_condag_set **
     char *buf = NULL;
     size_t len = 0;
     ompdag_status st = slurp(f, is_stdin ? "<stdin>" : path, &buf, &len, err);
-    if (!is_stdin)
-        fclose(f);
-    if (st)
-        return st;
+    if (!is_stdin) fclose(f);
+    if (st) return st;
     st = ompdag_condag_set_load_buffer(buf, len, is_stdin ? "<stdin>" : path, out, err);
     free(buf);
     return st;
@@ -951,12 +890,9 @@ ompdag_status ompdag_condag_set_load_file(const char *path, ompdag_condag_set **
 static json_t *loc_to_json(ompdag_loc loc)
 {
     json_t *l = json_object();
-    if (loc.file)
-        json_object_set_new(l, "file", json_string(loc.file));
-    if (loc.line)
-        json_object_set_new(l, "line", json_integer(loc.line));
-    if (loc.col)
-        json_object_set_new(l, "col", json_integer(loc.col));
+    if (loc.file) json_object_set_new(l, "file", json_string(loc.file));
+    if (loc.line) json_object_set_new(l, "line", json_integer(loc.line));
+    if (loc.col) json_object_set_new(l, "col", json_integer(loc.col));
     return l;
 }
 
@@ -983,14 +919,12 @@ static json_t *node_to_json(const ompdag_condag *g, int32_t v)
     if (g->creates[v] >= 0)
         json_object_set_new(o, "creates", json_string(task_name(g, g->creates[v])));
     ompdag_loc loc = ompdag_condag_node_loc(g, v);
-    if (loc.file || loc.line || loc.col)
-        json_object_set_new(o, "loc", loc_to_json(loc));
+    if (loc.file || loc.line || loc.col) json_object_set_new(o, "loc", loc_to_json(loc));
     if (g->label[v] >= 0)
         json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
     if (ompdag_condag_node_depend_count(g, v))
         json_object_set_new(o, "depend", depend_to_json(g, v));
-    if (g->extra && g->extra[v])
-        json_object_update_missing(o, g->extra[v]);
+    if (g->extra && g->extra[v]) json_object_update_missing(o, g->extra[v]);
     return o;
 }
 
@@ -1003,20 +937,15 @@ static json_t *graph_meta_to_json(const ompdag_condag *g, bool with_header)
         json_object_set_new(o, "version", json_integer(FORMAT_VERSION));
     }
     const char *s;
-    if ((s = ompdag_condag_name(g)))
-        json_object_set_new(o, "name", json_string(s));
-    if ((s = ompdag_condag_function(g)))
-        json_object_set_new(o, "function", json_string(s));
-    if (g->threads)
-        json_object_set_new(o, "threads", json_integer(g->threads));
+    if ((s = ompdag_condag_name(g))) json_object_set_new(o, "name", json_string(s));
+    if ((s = ompdag_condag_function(g))) json_object_set_new(o, "function", json_string(s));
+    if (g->threads) json_object_set_new(o, "threads", json_integer(g->threads));
     if (g->time_unit >= 0)
         json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
     ompdag_loc loc = ompdag_condag_region_loc(g);
-    if (loc.file || loc.line)
-        json_object_set_new(o, "loc", loc_to_json(loc));
+    if (loc.file || loc.line) json_object_set_new(o, "loc", loc_to_json(loc));
     condag_compact_write_meta(g, o);
-    if (g->graph_extra)
-        json_object_update_missing(o, g->graph_extra);
+    if (g->graph_extra) json_object_update_missing(o, g->graph_extra);
     return o;
 }
 
@@ -1076,10 +1005,12 @@ static bool write_graph(FILE *f, const ompdag_condag *g, bool with_header, const
 
 static bool write_set(FILE *f, const ompdag_condag_set *s)
 {
-    bool ok = fprintf(f, "{\n  \"format\": \"" FORMAT_SET "\",\n  \"version\": %d,\n  \"graphs\": [",
-                      FORMAT_VERSION) > 0;
+    bool ok =
+        fprintf(f, "{\n  \"format\": \"" FORMAT_SET "\",\n  \"version\": %d,\n  \"graphs\": [",
+                FORMAT_VERSION) > 0;
     for (size_t i = 0; i < s->n && ok; ++i)
-        ok &= fprintf(f, "%s\n    ", i ? "," : "") > 0 && write_graph(f, s->graphs[i], false, "    ");
+        ok &=
+            fprintf(f, "%s\n    ", i ? "," : "") > 0 && write_graph(f, s->graphs[i], false, "    ");
     return ok && fprintf(f, "\n  ]\n}\n") > 0;
 }
 
@@ -1088,12 +1019,11 @@ ompdag_status ompdag_condag_set_save_file(const ompdag_condag_set *s, const char
 {
     ompdag_atomic_file *af;
     ompdag_status st = ompdag_atomic_file_open(path, &af, err);
-    if (st)
-        return st;
+    if (st) return st;
     FILE *f = ompdag_atomic_file_stream(af);
     bool single = s->n == 1 && s->was_single && !force_set;
-    bool ok = single ? write_graph(f, s->graphs[0], true, "") && fputc('\n', f) != EOF
-                     : write_set(f, s);
+    bool ok =
+        single ? write_graph(f, s->graphs[0], true, "") && fputc('\n', f) != EOF : write_set(f, s);
     if (!ok) {
         ompdag_atomic_file_abort(af);
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: write failed", path);
@@ -1116,22 +1046,27 @@ ompdag_condag_set *ompdag_condag_set_create(void)
 
 void ompdag_condag_set_destroy(ompdag_condag_set *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->n; ++i)
         ompdag_condag_destroy(s->graphs[i]);
     free(s->graphs);
     free(s);
 }
 
-size_t ompdag_condag_set_count(const ompdag_condag_set *s) { return s->n; }
+size_t ompdag_condag_set_count(const ompdag_condag_set *s)
+{
+    return s->n;
+}
 
 ompdag_condag *ompdag_condag_set_graph(const ompdag_condag_set *s, size_t i)
 {
     return i < s->n ? s->graphs[i] : NULL;
 }
 
-bool ompdag_condag_set_was_single(const ompdag_condag_set *s) { return s->was_single; }
+bool ompdag_condag_set_was_single(const ompdag_condag_set *s)
+{
+    return s->was_single;
+}
 
 ompdag_status ompdag_condag_set_add(ompdag_condag_set *s, ompdag_condag *g, ompdag_error *err)
 {

@@ -10,8 +10,7 @@ ompdag_status jscan_fail(const jscan *s, const char *at, ompdag_error *err, cons
 {
     int line = 1, col = 1;
     for (const char *q = s->base; q < at && q < s->end; ++q, ++col)
-        if (*q == '\n')
-            line++, col = 0;
+        if (*q == '\n') line++, col = 0;
     return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%d:%d: JSON syntax error: %s", s->origin,
                             line, col, msg);
 }
@@ -29,8 +28,7 @@ static bool put(jscan *s, const char *bytes, size_t n)
         while (cap < s->scratch_len + n + 1)
             cap *= 2;
         char *b = realloc(s->scratch, cap);
-        if (!b)
-            return false;
+        if (!b) return false;
         s->scratch = b, s->scratch_cap = cap;
     }
     memcpy(s->scratch + s->scratch_len, bytes, n);
@@ -43,10 +41,11 @@ static int hex4(const char *p)
     int v = 0;
     for (int i = 0; i < 4; ++i) {
         char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0)
-            return -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0) return -1;
         v = v * 16 + d;
     }
     return v;
@@ -54,10 +53,8 @@ static int hex4(const char *p)
 
 static size_t utf8_encode(uint32_t cp, char out[4])
 {
-    if (cp < 0x80)
-        return out[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
     if (cp < 0x10000)
         return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
                out[2] = (char)(0x80 | (cp & 0x3F)), 3;
@@ -72,11 +69,9 @@ static size_t utf8_valid(const unsigned char *p, const unsigned char *end)
 {
     unsigned char c = p[0];
     size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (n == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || (size_t)(end - p) < n)
-        return 0;
+    if (n == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || (size_t)(end - p) < n) return 0;
     for (size_t i = 1; i < n; ++i)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
+        if ((p[i] & 0xC0) != 0x80) return 0;
     if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] > 0x9F) || (c == 0xF0 && p[1] < 0x90) ||
         (c == 0xF4 && p[1] > 0x8F))
         return 0;
@@ -88,8 +83,7 @@ static ompdag_status string_escape(jscan *s, ompdag_error *err)
 {
     const char *at = s->p;
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-    if (s->p + 1 >= s->end)
-        return jscan_fail(s, at, err, "unterminated string");
+    if (s->p + 1 >= s->end) return jscan_fail(s, at, err, "unterminated string");
     const char *hit = strchr(from, s->p[1]);
     if (hit && s->p[1]) {
         s->p += 2;
@@ -108,16 +102,14 @@ static ompdag_status string_escape(jscan *s, ompdag_error *err)
         cp = 0x10000 + ((cp - 0xD800) << 10) + (uint32_t)(lo - 0xDC00);
         s->p += 6;
     }
-    if (cp == 0)
-        return jscan_fail(s, at, err, "\\u0000 is not allowed");
+    if (cp == 0) return jscan_fail(s, at, err, "\\u0000 is not allowed");
     char buf[4];
     return put(s, buf, utf8_encode(cp, buf)) ? OMPDAG_OK : OMPDAG_ERR_NOMEM;
 }
 
 ompdag_status jscan_string(jscan *s, size_t *off, ompdag_error *err)
 {
-    if (s->p >= s->end || *s->p != '"')
-        return jscan_fail(s, s->p, err, "expected a string");
+    if (s->p >= s->end || *s->p != '"') return jscan_fail(s, s->p, err, "expected a string");
     const char *start = s->p++;
     *off = s->scratch_len;
     for (;;) {
@@ -127,8 +119,7 @@ ompdag_status jscan_string(jscan *s, size_t *off, ompdag_error *err)
             s->p++;
         if (s->p > run && !put(s, run, (size_t)(s->p - run)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-        if (s->p >= s->end)
-            return jscan_fail(s, start, err, "unterminated string");
+        if (s->p >= s->end) return jscan_fail(s, start, err, "unterminated string");
         unsigned char c = (unsigned char)*s->p;
         if (c == '"') {
             s->p++;
@@ -141,13 +132,11 @@ ompdag_status jscan_string(jscan *s, size_t *off, ompdag_error *err)
             st = jscan_fail(s, s->p, err, "control character in string");
         } else {
             size_t n = utf8_valid((const unsigned char *)s->p, (const unsigned char *)s->end);
-            if (!n)
-                return jscan_fail(s, s->p, err, "invalid UTF-8 in string");
+            if (!n) return jscan_fail(s, s->p, err, "invalid UTF-8 in string");
             st = put(s, s->p, n) ? OMPDAG_OK : OMPDAG_ERR_NOMEM;
             s->p += n;
         }
-        if (st)
-            return st == OMPDAG_ERR_NOMEM ? ompdag_error_set(err, st, "out of memory") : st;
+        if (st) return st == OMPDAG_ERR_NOMEM ? ompdag_error_set(err, st, "out of memory") : st;
     }
     if (!put(s, "", 0)) /* reserves room for the terminator, even for "" */
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -165,8 +154,7 @@ ompdag_status jscan_number(jscan *s, bool *is_int, int64_t *value, ompdag_error 
     const char *start = s->p;
     bool neg = s->p < s->end && *s->p == '-';
     s->p += neg;
-    if (!is_digit(s))
-        return jscan_fail(s, start, err, "invalid number");
+    if (!is_digit(s)) return jscan_fail(s, start, err, "invalid number");
     uint64_t mag = 0;
     bool overflow = false;
     if (*s->p == '0') {
@@ -180,18 +168,15 @@ ompdag_status jscan_number(jscan *s, bool *is_int, int64_t *value, ompdag_error 
     *is_int = true;
     if (s->p < s->end && *s->p == '.') {
         s->p++;
-        if (!is_digit(s))
-            return jscan_fail(s, start, err, "invalid number");
+        if (!is_digit(s)) return jscan_fail(s, start, err, "invalid number");
         while (is_digit(s))
             s->p++;
         *is_int = false;
     }
     if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
         s->p++;
-        if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
-            s->p++;
-        if (!is_digit(s))
-            return jscan_fail(s, start, err, "invalid number");
+        if (s->p < s->end && (*s->p == '+' || *s->p == '-')) s->p++;
+        if (!is_digit(s)) return jscan_fail(s, start, err, "invalid number");
         while (is_digit(s))
             s->p++;
         *is_int = false;
@@ -205,8 +190,7 @@ ompdag_status jscan_number(jscan *s, bool *is_int, int64_t *value, ompdag_error 
 static ompdag_status scan_scalar(jscan *s, ompdag_error *err)
 {
     static const char *const literals[] = {"true", "false", "null"};
-    if (s->p >= s->end)
-        return jscan_fail(s, s->p, err, "unexpected end of input");
+    if (s->p >= s->end) return jscan_fail(s, s->p, err, "unexpected end of input");
     if (*s->p == '"') {
         size_t mark = s->scratch_len, off;
         ompdag_status st = jscan_string(s, &off, err);
@@ -227,8 +211,7 @@ static ompdag_status scan_scalar(jscan *s, ompdag_error *err)
 
 /* After a value inside containers: consumes ',' (and the next key) or closers.
  * Returns 1 when a value must follow, 0 when the outermost container closed. */
-static int after_value(jscan *s, char *stack, size_t *depth, ompdag_error *err,
-                       ompdag_status *st)
+static int after_value(jscan *s, char *stack, size_t *depth, ompdag_error *err, ompdag_status *st)
 {
     while (*depth) {
         jscan_ws(s);
@@ -238,8 +221,7 @@ static int after_value(jscan *s, char *stack, size_t *depth, ompdag_error *err,
             if (top == '{') {
                 jscan_ws(s);
                 size_t mark = s->scratch_len, off;
-                if ((*st = jscan_string(s, &off, err)))
-                    return -1;
+                if ((*st = jscan_string(s, &off, err))) return -1;
                 s->scratch_len = mark;
                 jscan_ws(s);
                 if (s->p >= s->end || *s->p != ':')
@@ -283,8 +265,7 @@ ompdag_status jscan_skip_value(jscan *s, ompdag_error *err)
                 stack[depth++] = open;
                 if (open == '{') {
                     size_t mark = s->scratch_len, off;
-                    if ((st = jscan_string(s, &off, err)))
-                        break;
+                    if ((st = jscan_string(s, &off, err))) break;
                     s->scratch_len = mark;
                     jscan_ws(s);
                     if (s->p >= s->end || *s->p != ':') {
@@ -299,8 +280,7 @@ ompdag_status jscan_skip_value(jscan *s, ompdag_error *err)
             break;
         }
         int more = after_value(s, stack, &depth, err, &st);
-        if (more <= 0)
-            break;
+        if (more <= 0) break;
     }
     free(stack);
     return st;

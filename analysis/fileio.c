@@ -44,8 +44,7 @@ static void temp_on_signal(int sig)
     int saved = errno;
     for (int i = 0; i < TEMP_SLOTS; ++i) {
         char *p = __atomic_load_n(&temp_slots[i], __ATOMIC_SEQ_CST);
-        if (p)
-            unlink(p);
+        if (p) unlink(p);
     }
     /* die of the signal, as the default action would have */
     struct sigaction dfl;
@@ -62,8 +61,7 @@ static void temp_on_signal(int sig)
 static void temp_install_handlers(void)
 {
     static int installed; /* once per process */
-    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST))
-        return;
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST)) return;
     for (size_t k = 0; k < sizeof temp_signals / sizeof temp_signals[0]; ++k) {
         struct sigaction old, sa;
         if (sigaction(temp_signals[k], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
@@ -119,10 +117,8 @@ static bool stream_failed(FILE *s, int *e)
     errno = 0;
     bool bad = fflush(s) != 0;
     *e = errno;
-    if (ferror(s))
-        bad = true;
-    if (bad && !*e)
-        *e = EIO;
+    if (ferror(s)) bad = true;
+    if (bad && !*e) *e = EIO;
     return bad;
 }
 
@@ -131,20 +127,16 @@ static bool stream_failed(FILE *s, int *e)
 static char *resolve_target(const char *path)
 {
     struct stat ls;
-    if (lstat(path, &ls) != 0 || !S_ISLNK(ls.st_mode))
-        return strdup(path);
+    if (lstat(path, &ls) != 0 || !S_ISLNK(ls.st_mode)) return strdup(path);
     char *real = realpath(path, NULL);
-    if (real)
-        return real;
+    if (real) return real;
     /* Dangling link: follow it by hand (bounded, like the kernel's 40 hops). */
     char *cur = strdup(path);
     for (int hop = 0; cur && hop < 40; ++hop) {
-        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode))
-            return cur;
+        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode)) return cur;
         char buf[PATH_MAX];
         ssize_t n = readlink(cur, buf, sizeof buf - 1);
-        if (n < 0)
-            return cur;
+        if (n < 0) return cur;
         buf[n] = '\0';
         char *next;
         const char *slash = strrchr(cur, '/');
@@ -179,14 +171,12 @@ static char *temp_name_for(const char *path)
     return t;
 }
 
-static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown,
-                                        ompdag_error *err)
+static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown, ompdag_error *err)
 {
     int fd = open(f->path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot open for writing: %s", shown,
                                 strerror(e));
     }
@@ -196,37 +186,31 @@ static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown
 static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_error *err)
 {
     f->tmp_path = temp_name_for(f->path);
-    if (!f->tmp_path)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!f->tmp_path) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     sigset_t old;
     temp_block(true, &old); /* created and registered with no signal in between */
     int fd = mkostemp(f->tmp_path, O_CLOEXEC);
-    if (fd >= 0)
-        temp_register(f->tmp_path);
+    if (fd >= 0) temp_register(f->tmp_path);
     temp_block(false, &old);
     /* mkstemp creates 0600; give the result the mode a plain fopen would. */
     mode_t mask = umask(0);
     umask(mask);
-    if (fd >= 0)
-        fchmod(fd, 0666 & ~mask);
+    if (fd >= 0) fchmod(fd, 0666 & ~mask);
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
-        if (fd >= 0)
-            close(fd), unlink(f->tmp_path), temp_unregister(f->tmp_path);
+        if (fd >= 0) close(fd), unlink(f->tmp_path), temp_unregister(f->tmp_path);
         free(f->tmp_path);
         f->tmp_path = NULL;
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create a temporary file: %s",
-                                shown, strerror(e));
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create a temporary file: %s", shown,
+                                strerror(e));
     }
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out,
-                                      ompdag_error *err)
+ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out, ompdag_error *err)
 {
     ompdag_atomic_file *f = calloc(1, sizeof *f);
-    if (!f)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!f) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!strcmp(path, "-")) {
         f->stream = stdout;
         *out = f;
@@ -271,8 +255,7 @@ static ompdag_status commit_write_through(ompdag_atomic_file *f, ompdag_error *e
 {
     int e;
     bool failed = stream_failed(f->stream, &e);
-    if (fclose(f->stream) != 0 && !failed)
-        failed = true, e = errno;
+    if (fclose(f->stream) != 0 && !failed) failed = true, e = errno;
     ompdag_status st = OMPDAG_OK;
     if (failed)
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
@@ -283,20 +266,15 @@ static ompdag_status commit_write_through(ompdag_atomic_file *f, ompdag_error *e
 
 ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err)
 {
-    if (!f->path)
-        return commit_stdout(f, err);
-    if (!f->tmp_path)
-        return commit_write_through(f, err);
+    if (!f->path) return commit_stdout(f, err);
+    if (!f->tmp_path) return commit_write_through(f, err);
     ompdag_status st = OMPDAG_OK;
     int e;
     bool failed = stream_failed(f->stream, &e);
-    if (!failed && fsync(fileno(f->stream)) != 0)
-        failed = true, e = errno;
-    if (fclose(f->stream) != 0 && !failed)
-        failed = true, e = errno;
+    if (!failed && fsync(fileno(f->stream)) != 0) failed = true, e = errno;
+    if (fclose(f->stream) != 0 && !failed) failed = true, e = errno;
     f->stream = NULL;
-    if (!failed && rename(f->tmp_path, f->path) != 0)
-        failed = true, e = errno;
+    if (!failed && rename(f->tmp_path, f->path) != 0) failed = true, e = errno;
     if (failed) {
         st = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", f->path, strerror(e));
         unlink(f->tmp_path);
@@ -310,12 +288,9 @@ ompdag_status ompdag_atomic_file_commit(ompdag_atomic_file *f, ompdag_error *err
 
 void ompdag_atomic_file_abort(ompdag_atomic_file *f)
 {
-    if (!f)
-        return;
-    if (f->stream && f->path)
-        fclose(f->stream);
-    if (f->tmp_path)
-        unlink(f->tmp_path), temp_unregister(f->tmp_path);
+    if (!f) return;
+    if (f->stream && f->path) fclose(f->stream);
+    if (f->tmp_path) unlink(f->tmp_path), temp_unregister(f->tmp_path);
     free(f->tmp_path);
     free(f->path);
     free(f);

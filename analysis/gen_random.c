@@ -37,7 +37,10 @@ void ompdag_rng_seed(ompdag_rng *r, uint64_t seed)
         r->s[i] = splitmix64(&seed);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t ompdag_rng_next(ompdag_rng *r)
 {
@@ -73,9 +76,18 @@ double ompdag_rng_unit(ompdag_rng *r)
 
 void ompdag_gen_params_init(ompdag_gen_params *p)
 {
-    *p = (ompdag_gen_params){.seed = 1, .tasks = 10, .p_if = 0.3, .p_cre = 0.3, .p_wait = 0.3,
-                             .nodes_min = 10, .nodes_max = 40, .wcet_min = 1, .wcet_max = 100,
-                             .threads = 4, .p_dep = 0, .dep_vars = 4};
+    *p = (ompdag_gen_params){.seed = 1,
+                             .tasks = 10,
+                             .p_if = 0.3,
+                             .p_cre = 0.3,
+                             .p_wait = 0.3,
+                             .nodes_min = 10,
+                             .nodes_max = 40,
+                             .wcet_min = 1,
+                             .wcet_max = 100,
+                             .threads = 4,
+                             .p_dep = 0,
+                             .dep_vars = 4};
 }
 
 /* ---- task bodies as nested sequences ---------------------------------------
@@ -84,10 +96,10 @@ void ompdag_gen_params_init(ompdag_gen_params *p)
  * one list so "pick a random existing sequence" is a single draw. */
 
 typedef struct gen_item {
-    char kind;        /* 'N', 'T', 'W' or 'B' (branch) */
+    char kind; /* 'N', 'T', 'W' or 'B' (branch) */
     int64_t wcet;
-    int32_t child;    /* T: adopted task, -1 until assigned */
-    int32_t arm[2];   /* B: sequence indices */
+    int32_t child;  /* T: adopted task, -1 until assigned */
+    int32_t arm[2]; /* B: sequence indices */
 } gen_item;
 
 typedef struct gen_seq {
@@ -112,16 +124,14 @@ static void gen_task_free(gen_task *t)
 
 static int32_t new_seq(gen_task *t)
 {
-    if (!grow_array((void **)&t->seqs, sizeof *t->seqs, &t->seqs_cap, t->n_seqs + 1))
-        return -1;
+    if (!grow_array((void **)&t->seqs, sizeof *t->seqs, &t->seqs_cap, t->n_seqs + 1)) return -1;
     t->seqs[t->n_seqs] = (gen_seq){0};
     return (int32_t)t->n_seqs++;
 }
 
 static bool seq_insert(gen_seq *s, int64_t pos, int32_t item)
 {
-    if (!grow_array((void **)&s->items, sizeof *s->items, &s->cap, s->len + 1))
-        return false;
+    if (!grow_array((void **)&s->items, sizeof *s->items, &s->cap, s->len + 1)) return false;
     memmove(s->items + pos + 1, s->items + pos, sizeof *s->items * (size_t)(s->len - pos));
     s->items[pos] = item;
     s->len++;
@@ -130,8 +140,7 @@ static bool seq_insert(gen_seq *s, int64_t pos, int32_t item)
 
 static int32_t new_item(gen_task *t, gen_item it)
 {
-    if (!grow_array((void **)&t->items, sizeof *t->items, &t->items_cap, t->n_items + 1))
-        return -1;
+    if (!grow_array((void **)&t->items, sizeof *t->items, &t->items_cap, t->n_items + 1)) return -1;
     t->items[t->n_items] = it;
     return (int32_t)t->n_items++;
 }
@@ -144,8 +153,7 @@ static char draw_node_kind(const ompdag_gen_params *p, ompdag_rng *r)
 
 static bool build_body(const ompdag_gen_params *p, ompdag_rng *r, gen_task *t)
 {
-    if (new_seq(t) < 0)
-        return false;
+    if (new_seq(t) < 0) return false;
     int64_t k = ompdag_rng_range(r, p->nodes_min, p->nodes_max);
     for (int64_t placed = 0; placed < k;) {
         int32_t si = (int32_t)ompdag_rng_range(r, 0, t->n_seqs - 1);
@@ -153,16 +161,14 @@ static bool build_body(const ompdag_gen_params *p, ompdag_rng *r, gen_task *t)
         gen_item it = {.child = -1, .arm = {-1, -1}};
         if (ompdag_rng_unit(r) < p->p_if) {
             it.kind = 'B';
-            if ((it.arm[0] = new_seq(t)) < 0 || (it.arm[1] = new_seq(t)) < 0)
-                return false;
+            if ((it.arm[0] = new_seq(t)) < 0 || (it.arm[1] = new_seq(t)) < 0) return false;
         } else {
             it.kind = draw_node_kind(p, r);
             it.wcet = ompdag_rng_range(r, p->wcet_min, p->wcet_max);
             placed++;
         }
         int32_t idx = new_item(t, it);
-        if (idx < 0 || !seq_insert(&t->seqs[si], pos, idx))
-            return false;
+        if (idx < 0 || !seq_insert(&t->seqs[si], pos, idx)) return false;
     }
     return true;
 }
@@ -207,12 +213,11 @@ static ompdag_status emit_node(emitter *e, char kind, int64_t wcet, const char *
 {
     char id[32];
     snprintf(id, sizeof id, "v%lld", (long long)e->next_id++);
-    ompdag_node_spec s = {.id = id, .task = e->task_id, .kind = (ompdag_kind)kind, .wcet = wcet,
-                          .creates = creates};
+    ompdag_node_spec s = {
+        .id = id, .task = e->task_id, .kind = (ompdag_kind)kind, .wcet = wcet, .creates = creates};
     int32_t v;
     ompdag_status st = ompdag_condag_add_node(e->g, &s, &v, e->err);
-    if (!st && e->tail >= 0)
-        st = ompdag_condag_add_edge(e->g, e->tail, v, e->err);
+    if (!st && e->tail >= 0) st = ompdag_condag_add_edge(e->g, e->tail, v, e->err);
     e->tail = v;
     return st;
 }
@@ -242,19 +247,20 @@ static ompdag_status emit_task(emitter *e, const gen_task *t)
         if (f->pos == s->len) { /* this sequence is done */
             emit_frame done = *f;
             top--;
-            if (done.item < 0)
-                continue;
+            if (done.item < 0) continue;
             if (done.arm == 0) { /* start the second arm from the C node */
                 const gen_item *b = &t->items[done.item];
-                stack[top++] = (emit_frame){.seq = b->arm[1], .item = done.item, .arm = 1,
-                                            .c_node = done.c_node, .tail0 = e->tail};
+                stack[top++] = (emit_frame){.seq = b->arm[1],
+                                            .item = done.item,
+                                            .arm = 1,
+                                            .c_node = done.c_node,
+                                            .tail0 = e->tail};
                 e->tail = done.c_node;
                 continue;
             }
             int32_t tail1 = e->tail; /* join both arms */
             e->tail = done.tail0;
-            if ((st = emit_node(e, 'J', 0, NULL)))
-                break;
+            if ((st = emit_node(e, 'J', 0, NULL))) break;
             st = ompdag_condag_add_edge(e->g, tail1, e->tail, e->err);
             continue;
         }
@@ -262,10 +268,9 @@ static ompdag_status emit_task(emitter *e, const gen_task *t)
         if (it->kind != 'B') {
             st = emit_item(e, t, it);
         } else if (emits[it->arm[0]] || emits[it->arm[1]]) {
-            if ((st = emit_node(e, 'C', 0, NULL)))
-                break;
-            stack[top++] = (emit_frame){.seq = it->arm[0], .item = (int32_t)(it - t->items),
-                                        .arm = 0, .c_node = e->tail};
+            if ((st = emit_node(e, 'C', 0, NULL))) break;
+            stack[top++] = (emit_frame){
+                .seq = it->arm[0], .item = (int32_t)(it - t->items), .arm = 0, .c_node = e->tail};
         }
     }
     free(stack);
@@ -281,8 +286,7 @@ static ompdag_status add_dependences(const ompdag_gen_params *p, ompdag_condag *
                                      ompdag_error *err)
 {
     static const ompdag_dep_type types[] = {OMPDAG_DEP_IN, OMPDAG_DEP_OUT, OMPDAG_DEP_INOUT};
-    if (p->p_dep <= 0)
-        return OMPDAG_OK;
+    if (p->p_dep <= 0) return OMPDAG_OK;
     ompdag_rng r;
     ompdag_rng_seed(&r, p->seed ^ 0x6465706e64ULL); /* "depnd" */
     ompdag_status st = OMPDAG_OK;
@@ -301,19 +305,19 @@ static ompdag_status add_dependences(const ompdag_gen_params *p, ompdag_condag *
 
 static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
 {
-    if (p->tasks < 1)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tasks must be >= 1");
+    if (p->tasks < 1) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tasks must be >= 1");
     if (p->nodes_min < 1 || p->nodes_max < p->nodes_min)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "nodes range must satisfy 1 <= MIN <= MAX");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "nodes range must satisfy 1 <= MIN <= MAX");
     if (p->wcet_min < 0 || p->wcet_max < p->wcet_min)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "wcet range must satisfy 0 <= MIN <= MAX");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "wcet range must satisfy 0 <= MIN <= MAX");
     if (!(p->p_if >= 0 && p->p_if < 1) || !(p->p_cre >= 0) || !(p->p_wait >= 0) ||
         !(p->p_cre + p->p_wait <= 1))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                                 "need 0 <= p_if < 1, p_cre, p_wait >= 0 and p_cre + p_wait <= 1");
     if (!(p->p_dep >= 0 && p->p_dep <= 1) || (p->p_dep > 0 && p->dep_vars < 1))
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
-                                "need 0 <= p_dep <= 1 and dep_vars >= 1");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "need 0 <= p_dep <= 1 and dep_vars >= 1");
     return OMPDAG_OK;
 }
 
@@ -349,8 +353,7 @@ static bool assign_children(ompdag_rng *r, gen_task *tasks, int32_t n, int32_t *
             adoptable_remove(&a, i);
         for (int64_t k = 0; k < tasks[i].n_items && a.count; ++k) {
             gen_item *it = &tasks[i].items[k];
-            if (it->kind != 'T')
-                continue;
+            if (it->kind != 'T') continue;
             it->child = a.list[ompdag_rng_range(r, 0, a.count - 1)];
             parent[it->child] = i;
             adoptable_remove(&a, it->child);
@@ -360,12 +363,10 @@ static bool assign_children(ompdag_rng *r, gen_task *tasks, int32_t n, int32_t *
     return true;
 }
 
-ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
-                                ompdag_error *err)
+ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out, ompdag_error *err)
 {
     ompdag_status st = check_params(p, err);
-    if (st)
-        return st;
+    if (st) return st;
     ompdag_rng r;
     ompdag_rng_seed(&r, p->seed);
     int32_t n = p->tasks;
@@ -390,12 +391,10 @@ ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
          * a T node whose child is unreachable cannot exist (its own task is). */
         emitter e = {.g = g, .task_ids = ids, .err = err};
         bool *reach = calloc((size_t)n, sizeof *reach);
-        if (!reach)
-            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        if (!reach) st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         for (int32_t i = 0; i < n && !st; ++i) {
             reach[i] = i == 0 || (parent[i] >= 0 && reach[parent[i]]);
-            if (!reach[i])
-                continue;
+            if (!reach[i]) continue;
             e.task_id = ids[i];
             st = emit_task(&e, &tasks[i]);
         }

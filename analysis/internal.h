@@ -164,6 +164,14 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const struct json_t *ob
                                        const char *where, ompdag_error *err);
 void condag_compact_write_meta(const ompdag_condag *g, struct json_t *o);
 
+/* Accessor preconditions (condag.h): a node index in [0, n), a task index in
+ * [0, nt), and the arrays finalize derives (successor lists, task sources and
+ * sinks, topological order) only once it has run.  A caller that breaks one
+ * would read out of bounds; assert() stops it in every build (OMPDAG_ASSERTIONS). */
+#define CONDAG_ASSERT_NODE(g, v) assert((v) >= 0 && (v) < (g)->n)
+#define CONDAG_ASSERT_TASK(g, t) assert((t) >= 0 && (t) < (g)->nt)
+#define CONDAG_ASSERT_FINAL(g) assert((g)->finalized)
+
 static inline const char *node_name(const ompdag_condag *g, int32_t v)
 {
     return strpool_get(&g->pool, g->node_id[v]);

@@ -33,8 +33,7 @@ static void eval_node(const ompdag_condag *g, const ompdag_rta_options *opt, alg
     for (int32_t k = g->wsucc_off[v]; k < g->wsucc_off[v + 1]; ++k)
         ls = max2(ls, t->Ls[g->wsucc[k]]);
     int32_t j = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
-    if (j >= 0)
-        ls = max2(ls, t->Ls[j]);
+    if (j >= 0) ls = max2(ls, t->Ls[j]);
     t->Ls[v] = c + ls;
 
     if (g->kind[v] == OMPDAG_KIND_C) {

@@ -47,8 +47,7 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "m (%d) times the migration overhead (%lld) does not fit in int64",
                                 opt->m, (long long)opt->migration_overhead);
-    if (g->compact)
-        return check_compact_total(g, opt, err);
+    if (g->compact) return check_compact_total(g, opt, err);
     if (opt->migration_overhead) {
         ompdag_kind site =
             opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
@@ -83,8 +82,13 @@ ompdag_rta_result *rta_result_new(const ompdag_condag *g, ompdag_algorithm alg, 
 {
     ompdag_rta_result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    *r = (ompdag_rta_result){.alg = alg, .m = m, .has_witness = witness, .vol = -1, .len = -1,
-                             .n = g->n, .exact = alg != OMPDAG_ALG_ALG0};
+    *r = (ompdag_rta_result){.alg = alg,
+                             .m = m,
+                             .has_witness = witness,
+                             .vol = -1,
+                             .len = -1,
+                             .n = g->n,
+                             .exact = alg != OMPDAG_ALG_ALG0};
     if (witness) {
         r->choice = malloc(sizeof *r->choice * (size_t)g->n);
         if (!r->choice) {
@@ -112,12 +116,13 @@ ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
         /* Alg1 ignores D-edges: graphs with depend clauses take §6's algorithm. */
         return ompdag_condag_has_depend(g) ? rta_depend(g, opt, out, err)
                                            : rta_exact(g, opt, out, err);
-    case OMPDAG_ALG_DEPEND: return rta_depend(g, opt, out, err);
+    case OMPDAG_ALG_DEPEND:
+        return rta_depend(g, opt, out, err);
     case OMPDAG_ALG_ALG0:
-        if ((st = ompdag_condag_refuse_depend(g, "alg0 (the RTAS'19 baseline)", err)))
-            return st;
+        if ((st = ompdag_condag_refuse_depend(g, "alg0 (the RTAS'19 baseline)", err))) return st;
         return rta_alg0(g, opt, out, err);
-    case OMPDAG_ALG_ENUMERATE: return rta_enumerate(g, opt, out, err);
+    case OMPDAG_ALG_ENUMERATE:
+        return rta_enumerate(g, opt, out, err);
     }
     return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "unknown algorithm %d", (int)alg);
 }
@@ -132,20 +137,50 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     free(r);
 }
 
-ompdag_algorithm ompdag_rta_result_algorithm(const ompdag_rta_result *r) { return r->alg; }
-int32_t ompdag_rta_result_m(const ompdag_rta_result *r) { return r->m; }
-int64_t ompdag_rta_result_bound_times_m(const ompdag_rta_result *r) { return r->bound_times_m; }
+ompdag_algorithm ompdag_rta_result_algorithm(const ompdag_rta_result *r)
+{
+    return r->alg;
+}
+int32_t ompdag_rta_result_m(const ompdag_rta_result *r)
+{
+    return r->m;
+}
+int64_t ompdag_rta_result_bound_times_m(const ompdag_rta_result *r)
+{
+    return r->bound_times_m;
+}
 double ompdag_rta_result_bound(const ompdag_rta_result *r)
 {
     return (double)r->bound_times_m / (double)r->m;
 }
-bool ompdag_rta_result_has_witness(const ompdag_rta_result *r) { return r->has_witness; }
-bool ompdag_rta_result_is_exact(const ompdag_rta_result *r) { return r->exact; }
-int64_t ompdag_rta_result_vol(const ompdag_rta_result *r) { return r->vol; }
-int64_t ompdag_rta_result_len(const ompdag_rta_result *r) { return r->len; }
-int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r) { return r->migrations; }
-uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r) { return r->flows; }
-bool ompdag_rta_result_is_compact(const ompdag_rta_result *r) { return r->compact; }
+bool ompdag_rta_result_has_witness(const ompdag_rta_result *r)
+{
+    return r->has_witness;
+}
+bool ompdag_rta_result_is_exact(const ompdag_rta_result *r)
+{
+    return r->exact;
+}
+int64_t ompdag_rta_result_vol(const ompdag_rta_result *r)
+{
+    return r->vol;
+}
+int64_t ompdag_rta_result_len(const ompdag_rta_result *r)
+{
+    return r->len;
+}
+int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r)
+{
+    return r->migrations;
+}
+uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r)
+{
+    return r->flows;
+}
+bool ompdag_rta_result_is_compact(const ompdag_rta_result *r)
+{
+    return r->compact;
+}
 uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r)
 {
     return r->compact ? r->path_nodes : (uint64_t)r->path_len;
@@ -324,19 +359,19 @@ ompdag_status ompdag_rta_result_mark_flow(const ompdag_rta_result *r, const ompd
 {
     if (!r->choice || r->n != g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "the result has no worst flow");
-    if (!r->compact)
-        return ompdag_flow_mark(g, r->choice, executed, err);
+    if (!r->compact) return ompdag_flow_mark(g, r->choice, executed, err);
     memcpy(executed, r->reached, (size_t)g->n);
     return OMPDAG_OK;
 }
 
-void ompdag_choice_group_write_note(FILE *out, const ompdag_condag *g, const ompdag_choice_group *gr)
+void ompdag_choice_group_write_note(FILE *out, const ompdag_condag *g,
+                                    const ompdag_choice_group *gr)
 {
     char b[PLACE_SIZE];
-    if (gr->nodes > 1)
-        fprintf(out, " [%d copies]", gr->nodes);
+    if (gr->nodes > 1) fprintf(out, " [%d copies]", gr->nodes);
     if (gr->alt >= 0)
-        fprintf(out, "; other instances take %s", ompdag_condag_node_place(g, gr->alt, b, sizeof b));
+        fprintf(out, "; other instances take %s",
+                ompdag_condag_node_place(g, gr->alt, b, sizeof b));
 }
 
 int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag_condag *g)
@@ -350,10 +385,14 @@ int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag
 const char *ompdag_algorithm_name(ompdag_algorithm alg)
 {
     switch (alg) {
-    case OMPDAG_ALG_EXACT: return "exact";
-    case OMPDAG_ALG_ALG0: return "alg0";
-    case OMPDAG_ALG_ENUMERATE: return "enumerate";
-    case OMPDAG_ALG_DEPEND: return "depend";
+    case OMPDAG_ALG_EXACT:
+        return "exact";
+    case OMPDAG_ALG_ALG0:
+        return "alg0";
+    case OMPDAG_ALG_ENUMERATE:
+        return "enumerate";
+    case OMPDAG_ALG_DEPEND:
+        return "depend";
     }
     return "unknown";
 }

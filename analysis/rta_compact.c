@@ -26,14 +26,6 @@
 #include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
 
-enum {
-    QV = OMPDAG_QV,
-    QA = OMPDAG_QA,
-    QB = OMPDAG_QB,
-    QCW = OMPDAG_QCW,
-    QDW = OMPDAG_QDW,
-    QCOUNT = OMPDAG_QCOUNT
-};
 enum { XA, XB, XCW, XDW, XCOUNT }; /* the four kinds of path */
 
 /* Path nodes kept in the result; the count beyond is exact (path_nodes). */

@@ -39,15 +39,6 @@
 #include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
 
-enum {
-    QV = OMPDAG_QV,
-    QA = OMPDAG_QA,
-    QB = OMPDAG_QB,
-    QCW = OMPDAG_QCW,
-    QDW = OMPDAG_QDW,
-    QCOUNT = OMPDAG_QCOUNT
-};
-
 #define DEFAULT_CELLS ((int64_t)1 << 22)
 static int64_t cell_budget = 0; /* 0: default */
 

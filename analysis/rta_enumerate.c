@@ -33,8 +33,7 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx)
         for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k) {
             int32_t s = g->fsucc[k];
             if (g->kind[v] == OMPDAG_KIND_C) {
-                if (__builtin_add_overflow(c, cnt[s], &c))
-                    c = UINT64_MAX;
+                if (__builtin_add_overflow(c, cnt[s], &c)) c = UINT64_MAX;
                 d += dc[s];
             } else {
                 c = cnt[s], d = dc[s];
@@ -42,8 +41,7 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx)
         }
         if (g->creates[v] >= 0) {
             int32_t j = g->task_source[g->creates[v]];
-            if (__builtin_mul_overflow(c, cnt[j], &c))
-                c = UINT64_MAX;
+            if (__builtin_mul_overflow(c, cnt[j], &c)) c = UINT64_MAX;
             d *= dc[j];
         }
         cnt[v] = c, dc[v] = d;
@@ -55,22 +53,18 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx)
 }
 
 /* Moves to the next flow; false after the last one. */
-static bool advance(const ompdag_condag *g, const uint8_t *executed, int32_t *cidx,
-                    int32_t *choice)
+static bool advance(const ompdag_condag *g, const uint8_t *executed, int32_t *cidx, int32_t *choice)
 {
     for (int32_t i = g->n - 1; i >= 0; --i) {
         int32_t v = g->topo[i];
-        if (g->kind[v] != OMPDAG_KIND_C || !executed[v])
-            continue;
+        if (g->kind[v] != OMPDAG_KIND_C || !executed[v]) continue;
         int32_t deg = g->fsucc_off[v + 1] - g->fsucc_off[v];
-        if (cidx[v] + 1 >= deg)
-            continue;
+        if (cidx[v] + 1 >= deg) continue;
         cidx[v]++;
         choice[v] = g->fsucc[g->fsucc_off[v] + cidx[v]];
         for (int32_t k = i + 1; k < g->n; ++k) {
             int32_t u = g->topo[k];
-            if (g->kind[u] == OMPDAG_KIND_C)
-                cidx[u] = 0, choice[u] = g->fsucc[g->fsucc_off[u]];
+            if (g->kind[u] == OMPDAG_KIND_C) cidx[u] = 0, choice[u] = g->fsucc[g->fsucc_off[u]];
         }
         return true;
     }

@@ -20,10 +20,6 @@
 #include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
 
-/* The per-node step is shared with the GPU evaluators (exact_kernel.h). */
-enum { QV = OMPDAG_QV, QA = OMPDAG_QA, QB = OMPDAG_QB, QCW = OMPDAG_QCW, QDW = OMPDAG_QDW,
-       QCOUNT = OMPDAG_QCOUNT };
-
 typedef struct exact_tables {
     ompdag_exact_row *row;
 } exact_tables;
@@ -40,8 +36,7 @@ static int32_t first_fsucc(const ompdag_condag *g, int32_t v)
     return g->fsucc_off[v + 1] > g->fsucc_off[v] ? g->fsucc[g->fsucc_off[v]] : -1;
 }
 
-static void compute_tables(const ompdag_condag *g, const ompdag_rta_options *opt,
-                           exact_tables *t)
+static void compute_tables(const ompdag_condag *g, const ompdag_rta_options *opt, exact_tables *t)
 {
     for (int32_t i = g->n - 1; i >= 0; --i) {
         int32_t v = g->topo[i];
@@ -67,8 +62,7 @@ typedef struct walk {
 
 static void walk_push(walk *w, int32_t v, int q)
 {
-    if (v >= 0)
-        w->stack[w->top++] = (walk_item){v, (int32_t)q};
+    if (v >= 0) w->stack[w->top++] = (walk_item){v, (int32_t)q};
 }
 
 /* A C node in quantity q: the first successor attaining the maximum. */
@@ -76,8 +70,7 @@ static int32_t branch_argmax(const ompdag_condag *g, const exact_tables *t, int3
 {
     int32_t best = -1;
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
-        if (best < 0 || t->row[g->fsucc[i]].q[q] > t->row[best].q[q])
-            best = g->fsucc[i];
+        if (best < 0 || t->row[g->fsucc[i]].q[q] > t->row[best].q[q]) best = g->fsucc[i];
     return best;
 }
 
@@ -161,8 +154,8 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
 {
     exact_tables t = {malloc(sizeof *t.row * (size_t)g->n)};
     ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, !opt->bound_only);
-    ompdag_status st = r && t.row ? OMPDAG_OK
-                                  : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st =
+        r && t.row ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) {
         compute_tables(g, opt, &t);
         r->bound_times_m = t.row[g->task_source[g->root]].q[QA];

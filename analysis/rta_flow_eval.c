@@ -13,8 +13,7 @@
 static bool is_fsucc(const ompdag_condag *g, int32_t v, int32_t s)
 {
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
-        if (g->fsucc[i] == s)
-            return true;
+        if (g->fsucc[i] == s) return true;
     return false;
 }
 
@@ -24,18 +23,15 @@ int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t
     executed[g->task_source[g->root]] = 1;
     for (int32_t i = 0; i < g->n; ++i) {
         int32_t v = g->topo[i];
-        if (!executed[v])
-            continue;
+        if (!executed[v]) continue;
         if (g->kind[v] == OMPDAG_KIND_C) {
-            if (!is_fsucc(g, v, choice[v]))
-                return v;
+            if (!is_fsucc(g, v, choice[v])) return v;
             executed[choice[v]] = 1;
             continue;
         }
         for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
             executed[g->fsucc[k]] = 1;
-        if (g->creates[v] >= 0)
-            executed[g->task_source[g->creates[v]]] = 1;
+        if (g->creates[v] >= 0) executed[g->task_source[g->creates[v]]] = 1;
     }
     return -1;
 }
@@ -76,28 +72,24 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
     condag_dflow_derive(g, executed, &s->dflow); /* §6 Rule 3; allocation-free */
     for (int32_t i = 0; i < g->n; ++i) {
         int32_t v = g->topo[i];
-        if (!executed[v])
-            continue;
+        if (!executed[v]) continue;
         int64_t d = s->dist[v] + g->wcet[v]; /* longest path ending at v */
         out->vol += g->wcet[v];
         out->executed++;
         out->migrations += rta_penalty(g, opt, v) != 0;
-        if (d > best)
-            best = d, end = v;
+        if (d > best) best = d, end = v;
         for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
             relax(executed, s, v, g->fsucc[k], d);
         for (int32_t k = g->wsucc_off[v]; k < g->wsucc_off[v + 1]; ++k)
             relax(executed, s, v, g->wsucc[k], d);
-        if (g->creates[v] >= 0)
-            relax(executed, s, v, g->task_source[g->creates[v]], d);
+        if (g->creates[v] >= 0) relax(executed, s, v, g->task_source[g->creates[v]], d);
         for (int32_t k = D->off[v]; k < D->off[v + 1]; ++k)
             relax(executed, s, v, D->succ[k], d);
     }
     out->len = best;
     out->bound_times_m = out->vol + (int64_t)(opt->m - 1) * out->len +
                          (int64_t)opt->m * opt->migration_overhead * out->migrations;
-    if (!path_out)
-        return;
+    if (!path_out) return;
     int32_t k = 0;
     for (int32_t v = end; v >= 0; v = s->pred[v])
         path_out[k++] = v;
@@ -114,8 +106,7 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
                                    int32_t **path, int32_t *path_len, ompdag_error *err)
 {
     ompdag_status st = rta_check_inputs(g, opt, err);
-    if (st)
-        return st;
+    if (st) return st;
     if (g->compact)
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "a flow of a compact graph is evaluated on its unfolding "

@@ -6,9 +6,19 @@
 #define OMPDAG_RTA_INTERNAL_H
 
 #include "internal.h"
+#include "ompdag/exact_kernel.h"
 #include "ompdag/rta.h"
 
-struct ompdag_exact_row; /* ompdag/exact_kernel.h */
+/* The per-node quantities of the exact step, shared with the GPU evaluators
+ * (ompdag/exact_kernel.h), under the short names the algorithms use. */
+enum {
+    QV = OMPDAG_QV,
+    QA = OMPDAG_QA,
+    QB = OMPDAG_QB,
+    QCW = OMPDAG_QCW,
+    QDW = OMPDAG_QDW,
+    QCOUNT = OMPDAG_QCOUNT
+};
 
 /* −∞ for "no such path": absorbing under addition. */
 #define NEG_INF INT64_MIN
@@ -17,7 +27,10 @@ static inline int64_t add_ninf(int64_t a, int64_t b)
 {
     return (a == NEG_INF || b == NEG_INF) ? NEG_INF : a + b;
 }
-static inline int64_t max2(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t max2(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
 
 struct ompdag_rta_result {
     ompdag_algorithm alg;
@@ -33,9 +46,9 @@ struct ompdag_rta_result {
     uint64_t flows;
     /* a compact graph's witness (rta_compact.c) */
     bool compact;
-    uint64_t path_nodes;  /* nodes on the whole critical path (path holds a prefix) */
-    int32_t *choice_alt;  /* per node: another choice some instances make, else -1 */
-    uint8_t *reached;     /* per node: 1 when some instance runs in the worst flow */
+    uint64_t path_nodes; /* nodes on the whole critical path (path holds a prefix) */
+    int32_t *choice_alt; /* per node: another choice some instances make, else -1 */
+    uint8_t *reached;    /* per node: 1 when some instance runs in the worst flow */
 };
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
@@ -47,10 +60,8 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
 /* Extra volume charged on a flow for node v: m·O at each migration site. */
 static inline int64_t rta_penalty(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
 {
-    if (!opt->migration_overhead)
-        return 0;
-    ompdag_kind site =
-        opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
+    if (!opt->migration_overhead) return 0;
+    ompdag_kind site = opt->migration_model == OMPDAG_MIGRATION_WFS ? OMPDAG_KIND_T : OMPDAG_KIND_W;
     return g->kind[v] == site ? (int64_t)opt->m * opt->migration_overhead : 0;
 }
 

@@ -15,7 +15,7 @@ void cmd_analyze_help(FILE *out)
 {
     fprintf(out,
             "usage: ompdag analyze FILE [options]\n"
-            "       ompdag analyze --device cpu|gpu-sim|gpu FILE... [--threads M,...] [--format F]\n\n"
+            "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
             "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
             "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
             "options:\n"
@@ -27,9 +27,12 @@ void cmd_analyze_help(FILE *out)
             "  --max-flows N          enumeration limit (default 1000000)\n"
             "  --migration-overhead O charge O per migration, counted on the flow\n"
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
-            "  --device cpu|gpu-sim|gpu  batch mode: exact bounds of every graph of every FILE\n"
+            "  --device DEVICE        batch mode: exact bounds of every graph of every FILE\n"
             "                         at once, level-synchronously (gpu-sim runs the GPU\n"
-            "                         kernel's code on the CPU); no witness; several FILEs allowed\n"
+            "                         kernel's code on the CPU); no witness; several FILEs allowed;\n"
+            "                         DEVICE: cpu, cpu-par (OpenMP over graphs), gpu / gpu-sim\n"
+            "                         (one launch per height level), gpu-graphs / gpu-sim-graphs\n"
+            "                         (one launch, a thread per graph)\n"
             "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
 }
 
@@ -114,7 +117,7 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
         case OPT_DEVICE:
             o->batch = true;
             if (!ompdag_eval_device_parse(optarg, &o->device))
-                rc = cli_usage_error("analyze", "--device is cpu, gpu-sim or gpu, got '%s'", optarg);
+                rc = cli_usage_error("analyze", "--device is cpu, cpu-par, gpu-sim, gpu, gpu-sim-graphs or gpu-graphs, got '%s'", optarg);
             break;
         default: rc = cli_option_error("analyze", argv, longopts, "");
         }

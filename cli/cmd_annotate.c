@@ -17,7 +17,7 @@ void cmd_annotate_help(FILE *out)
             "usage: ompdag annotate GRAPHS.json TRACE... [-o OUT.json] [--margin PCT]\n"
             "                       [--estimator max|evt] [--exceedance P] [--block N]\n"
             "                       [--unobserved error|zero] [--allow-unmapped] [--no-overheads]\n"
-            "                       [--quiet]\n\n"
+            "                       [--depend-strict] [--quiet]\n\n"
             "Maps each traced segment (own time between two scheduling points) to the\n"
             "con-DAG nodes between those points, charges it to one node on every such\n"
             "path (docs/probe.md), and writes the graphs with `wcet` filled in, per node\n"
@@ -28,6 +28,10 @@ void cmd_annotate_help(FILE *out)
             "measured from the same traces and added to the WCETs of task sources and taskwait\n"
             "nodes (docs/overheads.md); \"runtime_overheads\" states them with their samples.\n"
             "Runs whose threads were preempted or migrated are flagged (\"..._interfered\").\n\n"
+            "Programs with depend clauses: the runtime's dependence order (OMPT) is checked\n"
+            "against the graph's D-edges (\"depend_check\", docs/probe.md#depend).  A pair the\n"
+            "runtime enforced that the graph does not imply, or a D-edge both sides declare\n"
+            "that the run did not respect, marks the graph \"unsafe\" (check fails it).\n\n"
             "  -o, --output FILE     where to write (default: stdout)\n"
             "  --margin PCT          WCET = estimate * (1 + PCT/100), rounded up (default 20)\n"
             "  --estimator max|evt   max: high-water mark (default); evt: Gumbel fit of block\n"
@@ -40,6 +44,9 @@ void cmd_annotate_help(FILE *out)
             "                        graph is marked \"unsafe\" and `check` never passes it\n"
             "  --no-overheads        leave the measured dispatch delays out of the WCETs\n"
             "                        (the bound then excludes the runtime's costs)\n"
+            "  --depend-strict       also mark the graph unsafe for a D-edge the run did not\n"
+            "                        respect when the runtime's depend lists show it is an\n"
+            "                        extra edge of the aliasing rule (safe by default)\n"
             "  --quiet               no report on stderr\n");
 }
 
@@ -64,6 +71,7 @@ int cmd_annotate(int argc, char **argv)
                                          {"allow-unmapped", no_argument, NULL, 'a'},
                                          {"no-overheads", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"depend-strict", no_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
     ompdag_annotate_options opt;
     ompdag_annotate_options_init(&opt);
@@ -107,6 +115,7 @@ int cmd_annotate(int argc, char **argv)
         case 'a': opt.allow_unmapped = true; break;
         case 'N': opt.no_overheads = true; break;
         case 'q': quiet = true; break;
+        case 'D': opt.depend_strict = true; break;
         default: return cli_option_error("annotate", argv, opts, "o:q");
         }
     }
@@ -134,6 +143,19 @@ int cmd_annotate(int argc, char **argv)
                 "ompdag annotate: warning: %llu segments fit no path of their graph and were "
                 "dropped; the affected graphs are marked \"unsafe\" (check fails them)\n",
                 (unsigned long long)unmapped);
+    uint64_t dep_unsafe, dep_all;
+    ompdag_annotation_depend_counts(a, &dep_unsafe, &dep_all);
+    if (dep_unsafe)
+        fprintf(stderr,
+                "ompdag annotate: warning: %llu disagreements between the runtime's dependence "
+                "order and the graphs' D-edges; the affected graphs are marked \"unsafe\" (check "
+                "fails them); see \"depend_check\"\n",
+                (unsigned long long)dep_unsafe);
+    else if (dep_all && !quiet)
+        fprintf(stderr,
+                "ompdag annotate: note: %llu D-edges were not needed by the runtime (extra edges "
+                "of the aliasing rule: safe); see \"depend_check\"\n",
+                (unsigned long long)dep_all);
     if (ompdag_annotation_apply(a, &err)) {
         rc = cli_fail("annotate", &err);
         goto done;

@@ -10,15 +10,16 @@
 
 void cmd_dot_help(FILE *out)
 {
-    fprintf(out, "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
-                 "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
-                 "W-edges solid, one cluster per task (seed 004, Figure 4); D-edges of depend\n"
+    fprintf(out,
+            "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
+            "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
+            "W-edges solid, one cluster per task (seed 004, Figure 4); D-edges of depend\n"
             "clauses (condag.md §6) bold blue with a hollow head.\n\n"
-                 "  --graph I          which graph of a set (default 0)\n"
-                 "  --flow worst       fill the exact worst-case flow, critical path in red\n"
-                 "  --threads M        m for --flow (default: the file's \"threads\")\n"
-                 "  --svg              render with graphviz's dot to SVG\n"
-                 "  -o OUT             output file (default stdout), written atomically\n");
+            "  --graph I          which graph of a set (default 0)\n"
+            "  --flow worst       fill the exact worst-case flow, critical path in red\n"
+            "  --threads M        m for --flow (default: the file's \"threads\")\n"
+            "  --svg              render with graphviz's dot to SVG\n"
+            "  -o OUT             output file (default stdout), written atomically\n");
 }
 
 typedef struct dot_opts {
@@ -55,8 +56,7 @@ static int parse_dot_args(int argc, char **argv, dot_opts *o)
         else
             return cli_usage_error("dot", "bad option or value '%s'", argv[optind - 1]);
     }
-    if (optind != argc - 1)
-        return cli_usage_error("dot", "expected exactly one FILE");
+    if (optind != argc - 1) return cli_usage_error("dot", "expected exactly one FILE");
     o->file = argv[optind];
     return 0;
 }
@@ -74,14 +74,12 @@ static ompdag_status draw(const dot_opts *o, const ompdag_condag *g, char **text
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, m);
         ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, err);
-        if (st)
-            return st;
+        if (st) return st;
     }
     FILE *mem = open_memstream(text, len);
     ompdag_status st = mem ? ompdag_dot_write(mem, g, r, err)
                            : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    if (mem)
-        fclose(mem);
+    if (mem) fclose(mem);
     ompdag_rta_result_destroy(r);
     return st;
 }
@@ -90,11 +88,9 @@ int cmd_dot(int argc, char **argv)
 {
     dot_opts o = {0};
     int rc = parse_dot_args(argc, argv, &o);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ompdag_condag_set *s = cli_load_graphs("dot", o.file);
-    if (!s)
-        return CLI_EXIT_FAIL;
+    if (!s) return CLI_EXIT_FAIL;
     ompdag_error err = {0};
     char *text = NULL;
     size_t len = 0;
@@ -104,10 +100,8 @@ int cmd_dot(int argc, char **argv)
     if (!g)
         st = ompdag_error_set(&err, OMPDAG_ERR_ARGUMENT, "%s has %zu graph(s); no --graph %lld",
                               o.file, ompdag_condag_set_count(s), (long long)o.graph);
-    if (!st)
-        st = draw(&o, g, &text, &len, &err);
-    if (!st)
-        st = ompdag_atomic_file_open(o.out, &af, &err);
+    if (!st) st = draw(&o, g, &text, &len, &err);
+    if (!st) st = ompdag_atomic_file_open(o.out, &af, &err);
     if (!st) {
         FILE *f = ompdag_atomic_file_stream(af);
         const char *const dot_argv[] = {"dot", "-Tsvg", NULL};

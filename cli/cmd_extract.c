@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "ompdag/condag.h"
 #include "ompdag/frontend.h"
+#include "ompdag/internal/array.h"
 
 void cmd_extract_help(FILE *out)
 {
@@ -157,23 +158,18 @@ typedef struct cc_entry {
     int nargs;
 } cc_entry;
 
-static bool push_word(cc_entry *e, int *cap, char *w)
+static bool push_word(cc_entry *e, int64_t *cap, char *w)
 {
     if (!w) return false;
-    if (e->nwords == *cap) {
-        int nc = *cap ? 2 * *cap : 32;
-        char **nw = realloc(e->words, sizeof *nw * (size_t)nc);
-        if (!nw) return free(w), false;
-        e->words = nw;
-        *cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&e->words, sizeof *e->words, cap, (int64_t)e->nwords + 1))
+        return free(w), false;
     e->words[e->nwords++] = w;
     return true;
 }
 
 /* Appends the words of response file `path` (relative to dir), expanding
  * nested @files up to a small depth. */
-static bool push_words(cc_entry *e, int *cap, const char *dir, const char *w, int depth,
+static bool push_words(cc_entry *e, int64_t *cap, const char *dir, const char *w, int depth,
                        ompdag_error *err)
 {
     if (w[0] != '@' || !w[1] || depth > 8) return push_word(e, cap, strdup(w));
@@ -238,7 +234,8 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
                                 "compile_commands.json: entry without directory/file/command");
     char real[PATH_MAX];
     e->file = strdup(resolve(dir, file, real) ? real : file);
-    int cap = 0, n = 0;
+    int64_t cap = 0;
+    int n = 0;
     char **split = NULL;
     if (!json_is_array(arguments)) {
         split = split_command(command, &n);

@@ -7,24 +7,35 @@
 
 void cmd_gen_help(FILE *out)
 {
-    fprintf(out, "usage: ompdag gen [options] [-o FILE]\n\n"
-                 "Generates a random con-DAG as in seed 004, section 7 (deterministic per seed).\n\n"
-                 "options (defaults are the seed's):\n"
-                 "  --seed S            PRNG seed (default 1; xoshiro256**)\n"
-                 "  --tasks N           tasks drawn, n (default 10)\n"
-                 "  --p-if P            probability of inserting a branch (default 0.3)\n"
-                 "  --p-cre P           probability that a node is T (default 0.3)\n"
-                 "  --p-wait P          probability that a node is W (default 0.3)\n"
-                 "  --nodes MIN..MAX    non-conditional nodes per task (default 10..40)\n"
-                 "  --wcet MIN..MAX     WCET range (default 1..100)\n"
-                 "  --threads M         default m stored in the file (default 4)\n"
-                 "  --p-dep P           probability that a task gets depend clauses (default 0)\n"
-                 "  --dep-vars K        distinct vars the clauses use (default 4)\n"
-                 "  -o FILE             output file (default stdout), written atomically\n");
+    fprintf(out,
+            "usage: ompdag gen [options] [-o FILE]\n\n"
+            "Generates a random con-DAG as in seed 004, section 7 (deterministic per seed).\n\n"
+            "options (defaults are the seed's):\n"
+            "  --seed S            PRNG seed (default 1; xoshiro256**)\n"
+            "  --tasks N           tasks drawn, n (default 10)\n"
+            "  --p-if P            probability of inserting a branch (default 0.3)\n"
+            "  --p-cre P           probability that a node is T (default 0.3)\n"
+            "  --p-wait P          probability that a node is W (default 0.3)\n"
+            "  --nodes MIN..MAX    non-conditional nodes per task (default 10..40)\n"
+            "  --wcet MIN..MAX     WCET range (default 1..100)\n"
+            "  --threads M         default m stored in the file (default 4)\n"
+            "  --p-dep P           probability that a task gets depend clauses (default 0)\n"
+            "  --dep-vars K        distinct vars the clauses use (default 4)\n"
+            "  -o FILE             output file (default stdout), written atomically\n");
 }
 
-enum { OPT_SEED = 256, OPT_TASKS, OPT_PIF, OPT_PCRE, OPT_PWAIT, OPT_NODES, OPT_WCET, OPT_THREADS,
-       OPT_PDEP, OPT_DEPVARS };
+enum {
+    OPT_SEED = 256,
+    OPT_TASKS,
+    OPT_PIF,
+    OPT_PCRE,
+    OPT_PWAIT,
+    OPT_NODES,
+    OPT_WCET,
+    OPT_THREADS,
+    OPT_PDEP,
+    OPT_DEPVARS
+};
 
 static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
 {
@@ -73,13 +84,17 @@ static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
 
 int cmd_gen(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"seed", required_argument, 0, OPT_SEED},   {"tasks", required_argument, 0, OPT_TASKS},
-        {"p-if", required_argument, 0, OPT_PIF},    {"p-cre", required_argument, 0, OPT_PCRE},
-        {"p-wait", required_argument, 0, OPT_PWAIT}, {"nodes", required_argument, 0, OPT_NODES},
-        {"wcet", required_argument, 0, OPT_WCET},   {"threads", required_argument, 0, OPT_THREADS},
-        {"p-dep", required_argument, 0, OPT_PDEP},  {"dep-vars", required_argument, 0, OPT_DEPVARS},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"seed", required_argument, 0, OPT_SEED},
+                                             {"tasks", required_argument, 0, OPT_TASKS},
+                                             {"p-if", required_argument, 0, OPT_PIF},
+                                             {"p-cre", required_argument, 0, OPT_PCRE},
+                                             {"p-wait", required_argument, 0, OPT_PWAIT},
+                                             {"nodes", required_argument, 0, OPT_NODES},
+                                             {"wcet", required_argument, 0, OPT_WCET},
+                                             {"threads", required_argument, 0, OPT_THREADS},
+                                             {"p-dep", required_argument, 0, OPT_PDEP},
+                                             {"dep-vars", required_argument, 0, OPT_DEPVARS},
+                                             {0, 0, 0, 0}};
     ompdag_gen_params p;
     ompdag_gen_params_init(&p);
     const char *out = "-";
@@ -95,8 +110,7 @@ int cmd_gen(int argc, char **argv)
     }
     if (!rc && optind != argc)
         rc = cli_usage_error("gen", "unexpected argument '%s'", argv[optind]);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ompdag_condag *g;
     ompdag_error err = {0};
     if (ompdag_gen_random(&p, &g, &err) || ompdag_condag_save_file(g, out, &err)) {

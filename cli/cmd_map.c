@@ -18,14 +18,15 @@
 
 void cmd_map_help(FILE *out)
 {
-    fprintf(out, "usage: ompdag map GRAPHS.json [-o MAPPING.json] [--assume-gpus N]\n\n"
-                 "Maps each task region to a resource of this machine (ompdag resources): CG\n"
-                 "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
-                 "neighbouring regions of one function together, otherwise the least-loaded\n"
-                 "resource (seed 001, StreamMAP).  Load = the region's total WCET.\n\n"
-                 "  -o FILE           mapping file (JSON, written atomically; default stdout)\n"
-                 "  --assume-gpus N   plan for N more GPUs than this machine has (CG resources)\n"
-                 "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
+    fprintf(out,
+            "usage: ompdag map GRAPHS.json [-o MAPPING.json] [--assume-gpus N]\n\n"
+            "Maps each task region to a resource of this machine (ompdag resources): CG\n"
+            "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
+            "neighbouring regions of one function together, otherwise the least-loaded\n"
+            "resource (seed 001, StreamMAP).  Load = the region's total WCET.\n\n"
+            "  -o FILE           mapping file (JSON, written atomically; default stdout)\n"
+            "  --assume-gpus N   plan for N more GPUs than this machine has (CG resources)\n"
+            "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
 }
 
 typedef struct map_input {
@@ -65,8 +66,7 @@ static bool regions_of(map_input *in)
     in->regions = calloc((size_t)(n ? n : 1), sizeof *in->regions);
     in->names = calloc((size_t)(n ? n : 1), sizeof *in->names);
     in->edges = malloc(sizeof *in->edges * 2 * (size_t)(n ? n : 1));
-    if (!in->regions || !in->names || !in->edges)
-        return false;
+    if (!in->regions || !in->names || !in->edges) return false;
     for (int r = 0; r < n; ++r, ++in->nregions) {
         const ompdag_condag *g = ompdag_condag_set_graph(in->set, (size_t)r);
         json_t *cls = json_object_get(ompdag_condag_extra(g, -1), "resource_class");
@@ -74,8 +74,7 @@ static bool regions_of(map_input *in)
         char title[256];
         ompdag_condag_title(g, (size_t)r, title, sizeof title);
         size_t len = strlen(title) + (json_is_string(key) ? strlen(json_string_value(key)) : 0) + 4;
-        if (!(in->names[r] = malloc(len)))
-            return false;
+        if (!(in->names[r] = malloc(len))) return false;
         snprintf(in->names[r], len, "%s%s%s", title, json_is_string(key) ? " @" : "",
                  json_is_string(key) ? json_string_value(key) : "");
         in->regions[r] = (ompdag_map_region){
@@ -97,11 +96,9 @@ static ompdag_status targets(const ompdag_resources *res, int assumed, ompdag_ma
                              int *count, char (*names)[32], ompdag_error *err)
 {
     ompdag_status st = ompdag_resources_map_targets(res, out, count, err);
-    if (st || assumed <= 0)
-        return st;
+    if (st || assumed <= 0) return st;
     ompdag_map_resource *grown = realloc(*out, sizeof **out * (size_t)(*count + assumed));
-    if (!grown)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!grown) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     *out = grown;
     for (int k = 0; k < assumed; ++k) {
         snprintf(names[k], sizeof names[k], "gpu%d (assumed)", ompdag_resources_gpus(res) + k);
@@ -113,7 +110,7 @@ static ompdag_status targets(const ompdag_resources *res, int assumed, ompdag_ma
 int cmd_map(int argc, char **argv)
 {
     static const struct option longopts[] = {{"assume-gpus", required_argument, 0, 'g'},
-                                              {0, 0, 0, 0}};
+                                             {0, 0, 0, 0}};
     const char *out = "-";
     int64_t assumed = 0;
     int c;
@@ -126,30 +123,26 @@ int cmd_map(int argc, char **argv)
         else if (!(c == 'g' && cli_parse_i64(optarg, 0, 64, &assumed)))
             return cli_usage_error("map", "bad option or value '%s'", argv[optind - 1]);
     }
-    if (optind != argc - 1)
-        return cli_usage_error("map", "expected exactly one GRAPHS.json");
+    if (optind != argc - 1) return cli_usage_error("map", "expected exactly one GRAPHS.json");
     map_input in = {0};
-    if (!(in.set = cli_load_graphs("map", argv[optind])))
-        return CLI_EXIT_FAIL;
+    if (!(in.set = cli_load_graphs("map", argv[optind]))) return CLI_EXIT_FAIL;
     ompdag_error err = {0};
     ompdag_resources *res = NULL;
     ompdag_map_resource *targ = NULL;
     int ntarg = 0;
-    char (*names)[32] = calloc((size_t)assumed + 1, sizeof *names);
+    char(*names)[32] = calloc((size_t)assumed + 1, sizeof *names);
     int32_t *assign = NULL;
-    ompdag_status st = regions_of(&in) && names ? OMPDAG_OK
-                                                : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = ompdag_resources_discover(&res, &err);
-    if (!st)
-        st = targets(res, (int)assumed, &targ, &ntarg, names, &err);
+    ompdag_status st = regions_of(&in) && names
+                           ? OMPDAG_OK
+                           : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) st = ompdag_resources_discover(&res, &err);
+    if (!st) st = targets(res, (int)assumed, &targ, &ntarg, names, &err);
     if (!st && !(assign = malloc(sizeof *assign * (size_t)(in.nregions ? in.nregions : 1))))
         st = ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st)
         st = ompdag_map_regions(in.regions, in.nregions, in.edges, in.nedges, targ, ntarg, assign,
                                 &err);
-    if (!st)
-        st = ompdag_map_write(out, in.regions, in.nregions, targ, ntarg, assign, &err);
+    if (!st) st = ompdag_map_write(out, in.regions, in.nregions, targ, ntarg, assign, &err);
     free(assign), free(targ), free(names);
     ompdag_resources_destroy(res);
     map_input_free(&in);

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ompdag/fileio.h"
 #include "ompdag/advise.h"
+#include "ompdag/fileio.h"
 #include "ompdag/report.h"
 
 void cmd_report_help(FILE *out)
@@ -49,25 +49,29 @@ enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_FORMAT, OPT_MIG, OPT_MIG_MODEL, OPT_
 
 static int parse_report_args(int argc, char **argv, report_args *o)
 {
-    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
-                                             {"deadline", required_argument, 0, OPT_DEADLINE},
-                                             {"format", required_argument, 0, OPT_FORMAT},
-                                             {"migration-overhead", required_argument, 0, OPT_MIG},
-                                             {"migration-model", required_argument, 0, OPT_MIG_MODEL},
-                                             {"advise", optional_argument, 0, OPT_ADVISE},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"deadline", required_argument, 0, OPT_DEADLINE},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"migration-overhead", required_argument, 0, OPT_MIG},
+        {"migration-model", required_argument, 0, OPT_MIG_MODEL},
+        {"advise", optional_argument, 0, OPT_ADVISE},
+        {0, 0, 0, 0}};
     o->out = "-";
     int c, rc = 0;
     opterr = 0;
     ompdag_error err = {0};
     while (!rc && (c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o->out = optarg; break;
+        case 'o':
+            o->out = optarg;
+            break;
         case OPT_THREADS:
             free(o->threads);
             o->threads = NULL;
             if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("report", "--threads wants integers in [1, 1048576], got '%s'", optarg);
+                rc = cli_usage_error("report", "--threads wants integers in [1, 1048576], got '%s'",
+                                     optarg);
             break;
         case OPT_DEADLINE:
             if (ompdag_deadlines_add(o->deadlines, optarg, &err))
@@ -75,8 +79,8 @@ static int parse_report_args(int argc, char **argv, report_args *o)
             break;
         case OPT_FORMAT:
             if (!ompdag_report_format_parse(optarg, &o->format))
-                rc = cli_usage_error("report", "--format is text, json, csv, sarif or html; got '%s'",
-                                     optarg);
+                rc = cli_usage_error(
+                    "report", "--format is text, json, csv, sarif or html; got '%s'", optarg);
             break;
         case OPT_MIG:
             if (!cli_parse_i64(optarg, 0, INT64_MAX, &o->overhead))
@@ -87,14 +91,16 @@ static int parse_report_args(int argc, char **argv, report_args *o)
                 rc = cli_usage_error("report", "--migration-model is wfs or bfs");
             o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
             break;
-        case OPT_ADVISE: o->advise = true, o->advise_model = optarg; break;
-        default: rc = cli_option_error("report", argv, longopts, "o:");
+        case OPT_ADVISE:
+            o->advise = true, o->advise_model = optarg;
+            break;
+        default:
+            rc = cli_option_error("report", argv, longopts, "o:");
         }
     }
     if (!rc && optind != argc - 1)
         rc = cli_usage_error("report", "expected exactly one ANNOTATED.json");
-    if (!rc)
-        o->file = argv[optind];
+    if (!rc) o->file = argv[optind];
     return rc;
 }
 
@@ -105,8 +111,7 @@ static ompdag_status render_svg(const char *dot, size_t len, char **svg, void *c
 {
     (void)ctx;
     FILE *tmp = tmpfile();
-    if (!tmp)
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "cannot create a temporary file");
+    if (!tmp) return ompdag_error_set(err, OMPDAG_ERR_IO, "cannot create a temporary file");
     const char *const argv[] = {"dot", "-Tsvg", NULL};
     if (cli_pipe_through(argv, dot, len, tmp, err) != 0) {
         fclose(tmp);
@@ -129,17 +134,16 @@ static ompdag_status render_svg(const char *dot, size_t len, char **svg, void *c
 int cmd_report(int argc, char **argv)
 {
     report_args o = {.deadlines = ompdag_deadlines_create()};
-    if (!o.deadlines)
-        return fprintf(stderr, "ompdag report: out of memory\n"), CLI_EXIT_FAIL;
+    if (!o.deadlines) return fprintf(stderr, "ompdag report: out of memory\n"), CLI_EXIT_FAIL;
     int rc = parse_report_args(argc, argv, &o);
     ompdag_condag_set *s = rc ? NULL : cli_load_graphs("report", o.file);
-    if (!rc && !s)
-        rc = CLI_EXIT_FAIL;
+    if (!rc && !s) rc = CLI_EXIT_FAIL;
     ompdag_error err = {0};
     ompdag_report *r = NULL;
     ompdag_advice *advice = NULL;
     if (!rc && o.advise)
-        rc = cli_advice_for("report", s, o.advise_model, o.thread_count ? o.threads[0] : 0, &advice);
+        rc =
+            cli_advice_for("report", s, o.advise_model, o.thread_count ? o.threads[0] : 0, &advice);
     if (!rc) {
         ompdag_report_options opt;
         ompdag_report_options_init(&opt);
@@ -148,8 +152,7 @@ int cmd_report(int argc, char **argv)
         opt.migration_overhead = o.overhead, opt.migration_model = o.model;
         opt.input_name = o.file;
         opt.advice = advice;
-        if (ompdag_report_create(s, &opt, &r, &err))
-            rc = cli_fail("report", &err);
+        if (ompdag_report_create(s, &opt, &r, &err)) rc = cli_fail("report", &err);
     }
     if (!rc) {
         ompdag_atomic_file *af = NULL;
@@ -162,8 +165,7 @@ int cmd_report(int argc, char **argv)
             else
                 st = ompdag_atomic_file_commit(af, &err);
         }
-        if (st)
-            rc = cli_fail("report", &err);
+        if (st) rc = cli_fail("report", &err);
     }
     ompdag_report_destroy(r);
     ompdag_advice_destroy(advice);

@@ -28,8 +28,7 @@ static int write_targets(FILE *out, const ompdag_resources *res, bool json, ompd
 {
     ompdag_map_resource *t = NULL;
     int n = 0;
-    if (ompdag_resources_map_targets(res, &t, &n, err) != OMPDAG_OK)
-        return -1;
+    if (ompdag_resources_map_targets(res, &t, &n, err) != OMPDAG_OK) return -1;
     if (!json) {
         fprintf(out, "mapping targets:");
         for (int i = 0; i < n; ++i)
@@ -67,8 +66,7 @@ int cmd_resources(int argc, char **argv)
 
     ompdag_error err = {0};
     ompdag_resources *res = NULL;
-    if (ompdag_resources_discover(&res, &err) != OMPDAG_OK)
-        return cli_fail("resources", &err);
+    if (ompdag_resources_discover(&res, &err) != OMPDAG_OK) return cli_fail("resources", &err);
     ompdag_atomic_file *f = NULL;
     if (ompdag_atomic_file_open(path, &f, &err) != OMPDAG_OK) {
         ompdag_resources_destroy(res);
@@ -76,14 +74,12 @@ int cmd_resources(int argc, char **argv)
     }
     FILE *out = ompdag_atomic_file_stream(f);
     ompdag_status st = ompdag_resources_write(res, out, json, &err);
-    if (st == OMPDAG_OK && write_targets(out, res, json, &err) != 0)
-        st = err.code;
+    if (st == OMPDAG_OK && write_targets(out, res, json, &err) != 0) st = err.code;
     ompdag_resources_destroy(res);
     if (st != OMPDAG_OK) {
         ompdag_atomic_file_abort(f);
         return cli_fail("resources", &err);
     }
-    if (ompdag_atomic_file_commit(f, &err) != OMPDAG_OK)
-        return cli_fail("resources", &err);
+    if (ompdag_atomic_file_commit(f, &err) != OMPDAG_OK) return cli_fail("resources", &err);
     return CLI_EXIT_OK;
 }

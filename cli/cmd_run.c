@@ -122,6 +122,11 @@ static void print_summary(const char *trace)
             (unsigned long long)s.tasks_ended, (unsigned long long)s.segments,
             (unsigned long long)s.untied_segments, s.threads,
             s.interrupted ? ", interrupted by a signal" : "");
+    if (s.depend_items || s.depend_pairs)
+        fprintf(stderr,
+                "ompdag run: depend: %llu list items, %llu dependences the runtime enforced "
+                "(checked against the graph by annotate)\n",
+                (unsigned long long)s.depend_items, (unsigned long long)s.depend_pairs);
     if (s.anomalies || s.dropped)
         fprintf(stderr,
                 "ompdag run: warning: %llu runtime events could not be paired, %llu records "

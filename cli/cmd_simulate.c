@@ -41,7 +41,7 @@ typedef struct sim_args {
     const char *file;
     int32_t *threads;
     int thread_count;
-    int sched_mask; /* bit 0 wfs, bit 1 bfs */
+    int sched_mask;       /* bit 0 wfs, bit 1 bfs */
     int64_t random_flows; /* 0: all */
     bool random_exec, json;
     int64_t seed, graph;
@@ -51,11 +51,14 @@ enum { OPT_THREADS = 256, OPT_SCHED, OPT_FLOWS, OPT_EXEC, OPT_SEED, OPT_GRAPH, O
 
 static int parse_sim_args(int argc, char **argv, sim_args *o)
 {
-    static const struct option longopts[] = {
-        {"threads", required_argument, 0, OPT_THREADS}, {"scheduler", required_argument, 0, OPT_SCHED},
-        {"flows", required_argument, 0, OPT_FLOWS},     {"exec", required_argument, 0, OPT_EXEC},
-        {"seed", required_argument, 0, OPT_SEED},       {"graph", required_argument, 0, OPT_GRAPH},
-        {"format", required_argument, 0, OPT_FORMAT},   {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
+                                             {"scheduler", required_argument, 0, OPT_SCHED},
+                                             {"flows", required_argument, 0, OPT_FLOWS},
+                                             {"exec", required_argument, 0, OPT_EXEC},
+                                             {"seed", required_argument, 0, OPT_SEED},
+                                             {"graph", required_argument, 0, OPT_GRAPH},
+                                             {"format", required_argument, 0, OPT_FORMAT},
+                                             {0, 0, 0, 0}};
     o->sched_mask = 3, o->seed = 1, o->graph = -1;
     int c, rc = 0;
     opterr = 0;
@@ -69,11 +72,13 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
                                      optarg);
             break;
         case OPT_SCHED:
-            o->sched_mask = !strcmp(optarg, "wfs") ? 1 : !strcmp(optarg, "bfs") ? 2
-                            : !strcmp(optarg, "both")                        ? 3
-                                                                             : 0;
+            o->sched_mask = !strcmp(optarg, "wfs")    ? 1
+                            : !strcmp(optarg, "bfs")  ? 2
+                            : !strcmp(optarg, "both") ? 3
+                                                      : 0;
             if (!o->sched_mask)
-                rc = cli_usage_error("simulate", "--scheduler is wfs, bfs or both; got '%s'", optarg);
+                rc = cli_usage_error("simulate", "--scheduler is wfs, bfs or both; got '%s'",
+                                     optarg);
             break;
         case OPT_FLOWS:
             if (!strcmp(optarg, "all"))
@@ -100,13 +105,13 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
             if (!o->json && strcmp(optarg, "text"))
                 rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
             break;
-        default: rc = cli_option_error("simulate", argv, longopts, "");
+        default:
+            rc = cli_option_error("simulate", argv, longopts, "");
         }
     }
     if (!rc && optind != argc - 1)
         rc = cli_usage_error("simulate", "expected exactly one GRAPH file");
-    if (!rc)
-        o->file = argv[optind];
+    if (!rc) o->file = argv[optind];
     return rc;
 }
 
@@ -156,26 +161,22 @@ static ompdag_status sim_flow(sweep *w, bool is_worst, ompdag_error *err)
         st = ompdag_sim_run(w->sim, w->choice, w->o->random_exec ? w->exec : NULL, w->m, w->sched,
                             (uint64_t)w->o->seed + w->flows, &r, err);
     w->sim_ns += cli_now_ns() - t0;
-    if (st)
-        return st;
+    if (st) return st;
     ++w->flows;
     w->events += (uint64_t)r.events;
     /* Graham per flow, and the bound over all flows. */
     __int128 mr = (__int128)r.makespan * w->m;
-    if (mr > fe.bound_times_m || mr > w->bound_times_m)
-        ++w->above;
-    if (r.makespan > w->max_response)
-        w->max_response = r.makespan;
-    if (is_worst)
-        w->worst_flow_response = r.makespan;
+    if (mr > fe.bound_times_m || mr > w->bound_times_m) ++w->above;
+    if (r.makespan > w->max_response) w->max_response = r.makespan;
+    if (is_worst) w->worst_flow_response = r.makespan;
     if (w->per_flow && json_array_size(w->per_flow) < MAX_ALL_FLOWS) {
         ompdag_flow_mark(g, w->choice, w->scratch, NULL);
-        json_array_append_new(
-            w->per_flow,
-            json_pack("{s:b,s:o,s:I,s:I,s:I,s:I}", "worst", is_worst, "choices",
-                      choices_json(g, w->choice, w->scratch), "response", (json_int_t)r.makespan,
-                      "flow_bound_times_m", (json_int_t)fe.bound_times_m, "vol",
-                      (json_int_t)fe.vol, "len", (json_int_t)fe.len));
+        json_array_append_new(w->per_flow,
+                              json_pack("{s:b,s:o,s:I,s:I,s:I,s:I}", "worst", is_worst, "choices",
+                                        choices_json(g, w->choice, w->scratch), "response",
+                                        (json_int_t)r.makespan, "flow_bound_times_m",
+                                        (json_int_t)fe.bound_times_m, "vol", (json_int_t)fe.vol,
+                                        "len", (json_int_t)fe.len));
     }
     return OMPDAG_OK;
 }
@@ -184,8 +185,7 @@ static ompdag_status run_sweep(sweep *w, const ompdag_rta_result *res, ompdag_er
 {
     int32_t n = ompdag_condag_node_count(w->g);
     int32_t *worst = ompdag_rta_result_choices_copy(res, w->g);
-    if (!worst)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!worst) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     memcpy(w->choice, worst, (size_t)n * sizeof *worst);
     free(worst);
     ompdag_status st = sim_flow(w, true, err);
@@ -221,8 +221,8 @@ static void print_sweep_text(const sweep *w)
            w->worst_flow_response, w->above ? "ABOVE THE BOUND" : "all within the bound");
     size_t i;
     json_t *f;
-    if (json_array_size(w->per_flow) <= TEXT_MAX_FLOWS)
-        json_array_foreach(w->per_flow, i, f) {
+    if (json_array_size(w->per_flow) <= TEXT_MAX_FLOWS) json_array_foreach(w->per_flow, i, f)
+        {
             char *c = json_dumps(json_object_get(f, "choices"), JSON_COMPACT | JSON_SORT_KEYS);
             printf("    flow %zu%s %s: response %" JSON_INTEGER_FORMAT "\n", i,
                    json_is_true(json_object_get(f, "worst")) ? " (worst)" : "", c ? c : "",
@@ -234,17 +234,16 @@ static void print_sweep_text(const sweep *w)
 static json_t *sweep_json(const sweep *w, size_t gi)
 {
     double bound = (double)w->bound_times_m / w->m;
-    return json_pack("{s:I,s:s?,s:i,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:O}", "graph",
-                     (json_int_t)gi, "function", ompdag_condag_function(w->g), "m",
-                     (json_int_t)w->m, "scheduler", ompdag_scheduler_name(w->sched), "exec",
-                     w->o->random_exec ? "random" : "wcet", "bound_times_m",
-                     (json_int_t)w->bound_times_m, "bound", bound, "flows", (json_int_t)w->flows,
-                     "max_response", (json_int_t)w->max_response, "max_over_bound",
-                     bound > 0 ? (double)w->max_response / bound : 0.0, "worst_flow_response",
-                     (json_int_t)w->worst_flow_response, "above_bound", (json_int_t)w->above,
-                     "events_per_second",
-                     w->sim_ns > 0 ? (double)w->events * 1e9 / (double)w->sim_ns : 0.0,
-                     "per_flow", w->per_flow);
+    return json_pack(
+        "{s:I,s:s?,s:i,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:O}", "graph", (json_int_t)gi,
+        "function", ompdag_condag_function(w->g), "m", (json_int_t)w->m, "scheduler",
+        ompdag_scheduler_name(w->sched), "exec", w->o->random_exec ? "random" : "wcet",
+        "bound_times_m", (json_int_t)w->bound_times_m, "bound", bound, "flows",
+        (json_int_t)w->flows, "max_response", (json_int_t)w->max_response, "max_over_bound",
+        bound > 0 ? (double)w->max_response / bound : 0.0, "worst_flow_response",
+        (json_int_t)w->worst_flow_response, "above_bound", (json_int_t)w->above,
+        "events_per_second", w->sim_ns > 0 ? (double)w->events * 1e9 / (double)w->sim_ns : 0.0,
+        "per_flow", w->per_flow);
 }
 
 static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
@@ -289,11 +288,9 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, ms[k]);
         ompdag_rta_result *res = NULL;
-        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err)))
-            break;
+        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err))) break;
         for (int sc = 0; sc < 2 && !st; ++sc) {
-            if (!(o->sched_mask & (1 << sc)))
-                continue;
+            if (!(o->sched_mask & (1 << sc))) continue;
             w.m = ms[k], w.sched = sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS;
             w.bound_times_m = ompdag_rta_result_bound_times_m(res);
             w.flows = w.events = w.above = 0;
@@ -325,13 +322,12 @@ enum { UNFOLD_LIMIT = 1000000 };
 static int simulate_unfolded(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
                              bool *above)
 {
-    if (!ompdag_compact_is_compact(g))
-        return simulate_graph(o, g, gi, out_arr, above);
+    if (!ompdag_compact_is_compact(g)) return simulate_graph(o, g, gi, out_arr, above);
     ompdag_condag *x = NULL;
     ompdag_error err;
-    if (ompdag_compact_expand(g, UNFOLD_LIMIT, &x, &err))
-        return cli_fail("simulate", &err);
-    fprintf(stderr, "ompdag simulate: %s: graph %zu is compact; simulating its unfolding (%d nodes)\n",
+    if (ompdag_compact_expand(g, UNFOLD_LIMIT, &x, &err)) return cli_fail("simulate", &err);
+    fprintf(stderr,
+            "ompdag simulate: %s: graph %zu is compact; simulating its unfolding (%d nodes)\n",
             o->file, gi, ompdag_condag_node_count(x));
     int rc = simulate_graph(o, x, gi, out_arr, above);
     ompdag_condag_destroy(x);
@@ -343,8 +339,7 @@ int cmd_simulate(int argc, char **argv)
     sim_args o = {0};
     int rc = parse_sim_args(argc, argv, &o);
     ompdag_condag_set *s = rc ? NULL : cli_load_graphs("simulate", o.file);
-    if (!rc && !s)
-        rc = CLI_EXIT_FAIL;
+    if (!rc && !s) rc = CLI_EXIT_FAIL;
     if (!rc && o.graph >= (int64_t)ompdag_condag_set_count(s))
         rc = cli_usage_error("simulate", "%s has %zu graph(s); no --graph %" PRId64, o.file,
                              ompdag_condag_set_count(s), o.graph);

@@ -25,8 +25,7 @@ int cmd_validate(int argc, char **argv)
                                        "unknown option '%s' (a file named so goes "
                                        "after '--')",
                                        argv[i]);
-    if (argc <= first)
-        return cli_usage_error("validate", "expected at least one FILE");
+    if (argc <= first) return cli_usage_error("validate", "expected at least one FILE");
     int bad = 0;
     for (int i = first; i < argc; ++i) {
         ompdag_condag_set *s = cli_load_graphs("validate", argv[i]);
@@ -40,7 +39,8 @@ int cmd_validate(int argc, char **argv)
             tasks += ompdag_condag_task_count(ompdag_condag_set_graph(s, k));
         }
         printf("%s: valid (%zu graph%s, %" PRId64 " nodes, %" PRId64 " tasks)\n", argv[i],
-               ompdag_condag_set_count(s), ompdag_condag_set_count(s) == 1 ? "" : "s", nodes, tasks);
+               ompdag_condag_set_count(s), ompdag_condag_set_count(s) == 1 ? "" : "s", nodes,
+               tasks);
         ompdag_condag_set_destroy(s);
     }
     return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -26,11 +26,13 @@ static void analyse(const ompdag_condag *g)
     bool have_a0 = ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &a0, NULL) == OMPDAG_OK;
     /* The oracle relation must hold on every graph the loader accepts (with
      * depend clauses: never below, and equal where the result claims exact). */
-    if (have_ex && have_en && ompdag_rta_result_bound_times_m(ex) != ompdag_rta_result_bound_times_m(en) &&
+    if (have_ex && have_en &&
+        ompdag_rta_result_bound_times_m(ex) != ompdag_rta_result_bound_times_m(en) &&
         (ompdag_rta_result_is_exact(ex) ||
          ompdag_rta_result_bound_times_m(ex) < ompdag_rta_result_bound_times_m(en)))
         __builtin_trap();
-    if (have_ex && have_a0 && ompdag_rta_result_bound_times_m(a0) < ompdag_rta_result_bound_times_m(ex))
+    if (have_ex && have_a0 &&
+        ompdag_rta_result_bound_times_m(a0) < ompdag_rta_result_bound_times_m(ex))
         __builtin_trap();
     ompdag_rta_result_destroy(ex);
     ompdag_rta_result_destroy(en);
@@ -52,14 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Save into this process's own temporary file, never a system path: run as
      * root, a save to /dev/null once replaced the device with a regular file. */
     static char dir[] = "/tmp/ompdag-fuzz-XXXXXX", tmp[64];
-    if (!tmp[0] && mkdtemp(dir))
-        snprintf(tmp, sizeof tmp, "%s/save.json", dir);
+    if (!tmp[0] && mkdtemp(dir)) snprintf(tmp, sizeof tmp, "%s/save.json", dir);
     if (!tmp[0]) {
         ompdag_condag_set_destroy(s);
         return 0;
     }
-    if (ompdag_condag_set_save_file(s, tmp, false, NULL) == OMPDAG_OK)
-        unlink(tmp);
+    if (ompdag_condag_set_save_file(s, tmp, false, NULL) == OMPDAG_OK) unlink(tmp);
     ompdag_condag_set_destroy(s);
     return 0;
 }

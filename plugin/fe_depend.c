@@ -7,24 +7,38 @@
  * source/sink (doacross), and `taskwait depend` (fe_stmt.c).
  *
  * Aliasing rule (two list items that may overlap at run time must get the
- * same var; extra sharing only adds edges, which is safe):
+ * same var; extra sharing only adds edges, which is safe; docs/plugin.md):
  *  - A *named* item — an identifier, possibly with `.member` selectors — is
  *    the storage of that variable: its var is the identifier ("x" for x and
  *    x.f).  Distinct names are distinct objects in C; one name used in two
  *    scopes (inlined calls) shares a var, which is merely conservative.
- *  - Every other item — array elements and sections (`a[i]`, `a[0:n]`),
- *    dereferences (`*p`, `p->f`), casts, calls — is *memory-based*: without
- *    type and value information it may be reached through a pointer, so all
- *    of them share the var "[memory]".  Constant indices are not used to
- *    split it: the base may be a pointer whose other uses alias it.
+ *  - An *array* item — `A[e]`, `A[e1][e2]`, sections `A[lb:len]` — whose base
+ *    A is an identifier declared with a constant-size array type (not a
+ *    pointer, not a parameter, not a VLA) is storage of A.  Its subscripts are
+ *    evaluated in this instance of the task directive: integer literals,
+ *    + - * / % and parentheses, and the variables of enclosing loops the
+ *    front end unrolls with an exact trip count (fe_loop.c binds their value
+ *    per iteration, in the task that runs the loop, when the body neither
+ *    writes the variable nor declares another one of that name).  When every
+ *    array item on A in the region evaluates to in-bounds constant ranges,
+ *    items whose ranges are disjoint in some dimension get different vars
+ *    and overlapping ones share one ("A[0]", "A[0]^A[0:2]"); otherwise every
+ *    item on A (and a named item A) shares the var "A".
+ *  - Every other item — pointer bases (`p[i]`, `p[0:n]`), dereferences
+ *    (`*p`, `p->f`), casts, calls, subscripts out of bounds — is
+ *    *memory-based*: it may be reached through a pointer, so all of them share
+ *    the var "[memory]".
  *  - In a region that has some memory-based item, a pointer may also reach a
- *    named object, so each named item also gets the same clause on
- *    "[memory]".  In a region with named items only (strassen's style), the
- *    names stay independent.
+ *    named object or an array, so each named and array item also gets the
+ *    same clause on "[memory]".  In a region without memory-based items
+ *    (strassen's style) the names and array cells stay independent.
  * The rule is per region (one con-DAG): dependences only order siblings, and
  * siblings are created in one region.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,30 +46,45 @@
 #include "fe_walk.h"
 
 #define MEMORY_VAR "[memory]"
+#define MAX_DIMS 4
+
+typedef enum item_kind {
+    ITEM_MEMORY = 0,   /* memory-based: "[memory]" */
+    ITEM_NAMED = 1,    /* the storage of an identifier */
+    ITEM_ARRAY = 2,    /* cells of a true array, constant ranges in [lo, hi) */
+    ITEM_ARRAY_ANY = 3 /* somewhere in a true array (a subscript is not constant) */
+} item_kind;
+
+typedef struct dep_item {
+    uint8_t type; /* ompdag_dep_type */
+    uint8_t kind; /* item_kind */
+    int8_t rank;  /* ITEM_ARRAY: dimensions of the array */
+    char *name;   /* identifier or array base; NULL for memory items */
+    long long dim[MAX_DIMS], lo[MAX_DIMS], hi[MAX_DIMS];
+} dep_item;
 
 struct fe_dep {
     int32_t n;
-    uint8_t *type; /* ompdag_dep_type */
-    char **var;    /* identifier, or NULL for a memory-based item */
+    dep_item *it;
 };
 
 void fe_depend_free(fe_dep *d)
 {
     if (!d) return;
     for (int32_t i = 0; i < d->n; ++i)
-        free(d->var[i]);
-    free(d->var), free(d->type), free(d);
+        free(d->it[i].name);
+    free(d->it), free(d);
 }
 
 static const char *skip_space(const char *s)
 {
-    while (*s == ' ')
+    while (*s == ' ' || *s == '\t')
         ++s;
     return s;
 }
 
 /* The identifier that the whole item `s` (length len) names, or NULL when
- * it is memory-based.  Accepts `x`, `x.f`, `x.f.g`. */
+ * it is not a named item.  Accepts `x`, `x.f`, `x.f.g`. */
 static char *named_item(const char *s, size_t len)
 {
     while (len && *s == ' ')
@@ -84,21 +113,259 @@ static char *named_item(const char *s, size_t len)
     return expect_ident || !first_end ? NULL : fe_strndup(s, first_end);
 }
 
-static bool push_item(fe_dep *d, ompdag_dep_type t, char *var, bool memory)
+/* ---- constant subscripts ------------------------------------------------------- */
+
+/* A tiny evaluator over the text of one subscript: integer literals, loop
+ * variables bound in this instance (walker binds), unary + -, and binary
+ * + - * / % with C precedence and parentheses.  Anything else, or an
+ * overflow or a division by zero, is "not a constant". */
+typedef struct expr_in {
+    const char *p, *end;
+    const walker *w;
+    bool ok;
+} expr_in;
+
+static void ex_space(expr_in *e)
 {
-    uint8_t *ty = realloc(d->type, sizeof *ty * (size_t)(d->n + 1));
-    if (ty) d->type = ty;
-    char **v = realloc(d->var, sizeof *v * (size_t)(d->n + 1));
-    if (v) d->var = v;
-    if (!ty || !v || (!memory && !var)) return free(var), false;
-    d->type[d->n] = (uint8_t)t, d->var[d->n] = var;
-    d->n++;
+    while (e->p < e->end && (*e->p == ' ' || *e->p == '\t'))
+        ++e->p;
+}
+
+static long long ex_sum(expr_in *e, int depth);
+
+static long long ex_atom(expr_in *e, int depth)
+{
+    ex_space(e);
+    if (e->p >= e->end || depth > 32) return e->ok = false, 0;
+    char c = *e->p;
+    if (c == '(') {
+        ++e->p;
+        long long v = ex_sum(e, depth + 1);
+        ex_space(e);
+        if (e->p >= e->end || *e->p != ')') return e->ok = false, 0;
+        ++e->p;
+        return v;
+    }
+    if (c == '-' || c == '+') {
+        ++e->p;
+        long long v = ex_atom(e, depth + 1);
+        if (c == '-' && v == LLONG_MIN) return e->ok = false, 0;
+        return c == '-' ? -v : v;
+    }
+    if (isdigit((unsigned char)c)) {
+        char buf[64];
+        size_t n = 0;
+        while (e->p < e->end && (isalnum((unsigned char)*e->p)) && n + 1 < sizeof buf)
+            buf[n++] = *e->p++;
+        buf[n] = 0;
+        while (n && strchr("uUlL", buf[n - 1]))
+            buf[--n] = 0;
+        char *endp;
+        errno = 0;
+        unsigned long long v = strtoull(buf, &endp, 0);
+        if (*endp || errno || v > (unsigned long long)LLONG_MAX) return e->ok = false, 0;
+        return (long long)v;
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+        const char *b = e->p;
+        while (e->p < e->end && (isalnum((unsigned char)*e->p) || *e->p == '_'))
+            ++e->p;
+        size_t n = (size_t)(e->p - b);
+        for (const fe_bind *x = e->w->binds; x; x = x->up)
+            if (x->task == e->w->task && x->depth == e->w->depth && strlen(x->name) == n &&
+                !strncmp(x->name, b, n))
+                return x->value;
+        return e->ok = false, 0;
+    }
+    return e->ok = false, 0;
+}
+
+static long long ex_product(expr_in *e, int depth)
+{
+    long long v = ex_atom(e, depth);
+    for (;;) {
+        ex_space(e);
+        if (!e->ok || e->p >= e->end || !strchr("*/%", *e->p)) return v;
+        char op = *e->p++;
+        long long r = ex_atom(e, depth), out = 0;
+        if (!e->ok) return 0;
+        if (op == '*') {
+            if (__builtin_mul_overflow(v, r, &out)) return e->ok = false, 0;
+        } else {
+            if (r == 0 || (v == LLONG_MIN && r == -1)) return e->ok = false, 0;
+            out = op == '/' ? v / r : v % r;
+        }
+        v = out;
+    }
+}
+
+static long long ex_sum(expr_in *e, int depth)
+{
+    long long v = ex_product(e, depth);
+    for (;;) {
+        ex_space(e);
+        if (!e->ok || e->p >= e->end || (*e->p != '+' && *e->p != '-')) return v;
+        char op = *e->p++;
+        long long r = ex_product(e, depth), out;
+        if (!e->ok) return 0;
+        if (op == '+' ? __builtin_add_overflow(v, r, &out) : __builtin_sub_overflow(v, r, &out))
+            return e->ok = false, 0;
+        v = out;
+    }
+}
+
+/* Evaluates text [b, end) (empty: fails). */
+static bool eval_text(const walker *w, const char *b, const char *end, long long *out)
+{
+    expr_in e = {b, end, w, true};
+    ex_space(&e);
+    if (e.p >= e.end) return false;
+    *out = ex_sum(&e, 0);
+    ex_space(&e);
+    return e.ok && e.p == e.end;
+}
+
+/* ---- the array an item's base names -------------------------------------------------- */
+
+typedef struct decl_find {
+    const char *name;
+    CXCursor decl;
+    int found; /* declarations of that name seen */
+} decl_find;
+
+static enum CXChildVisitResult decl_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    decl_find *df = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_VarDecl || k == CXCursor_ParmDecl) {
+        CXString sp = clang_getCursorSpelling(c);
+        if (!strcmp(clang_getCString(sp), df->name)) {
+            /* a redeclaration of the same object (extern) is the same variable */
+            if (!df->found || !clang_equalCursors(clang_getCanonicalCursor(c),
+                                                  clang_getCanonicalCursor(df->decl)))
+                ++df->found;
+            df->decl = c;
+        }
+        clang_disposeString(sp);
+    }
+    return k == CXCursor_TranslationUnit || k == CXCursor_FunctionDecl ? CXChildVisit_Continue
+                                                                       : CXChildVisit_Recurse;
+}
+
+int fe_decl_count(CXCursor scope, const char *name, CXCursor *last)
+{
+    decl_find df = {name, clang_getNullCursor(), 0};
+    clang_visitChildren(scope, decl_visit, &df);
+    if (last) *last = df.decl;
+    return df.found;
+}
+
+/* The dimensions of the constant-size array that `name` denotes at a
+ * directive of the function being walked; 0 when it is not one (a pointer, a
+ * parameter, a VLA) or when the name is not declared exactly once in that
+ * function and at file scope (then which declaration the directive sees is
+ * not known here). */
+static int array_dims(const walker *w, const char *name, long long dim[MAX_DIMS])
+{
+    if (!w->calls || w->calls->func < 0 || w->calls->func >= w->fe->nfuncs) return 0;
+    const fe_func *fn = &w->fe->funcs[w->calls->func];
+    decl_find df = {name, clang_getNullCursor(), 0};
+    clang_visitChildren(fn->cursor, decl_visit, &df); /* parameters and locals */
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(fn->cursor);
+    cursor_list top = {0};
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), fe_collect_visit, &top);
+    for (int32_t i = 0; i < top.n && !top.nomem; ++i)
+        if (clang_getCursorKind(top.c[i]) == CXCursor_VarDecl) decl_visit(top.c[i], top.c[i], &df);
+    bool ok = !top.nomem && df.found == 1 && clang_getCursorKind(df.decl) == CXCursor_VarDecl;
+    free(top.c);
+    if (!ok) return 0;
+    CXType t = clang_getCursorType(df.decl);
+    int rank = 0;
+    while (t.kind == CXType_ConstantArray) {
+        if (rank == MAX_DIMS) return 0;
+        long long n = clang_getArraySize(t);
+        if (n <= 0) return 0;
+        dim[rank++] = n;
+        t = clang_getArrayElementType(t);
+    }
+    return rank;
+}
+
+/* Reads `base[s1][s2]...` (each s an index or a section lb:len) into it as an
+ * array item; false when the item has another shape.  A subscript that is
+ * not constant here makes it ITEM_ARRAY_ANY. */
+static bool array_item(const walker *w, const char *s, size_t len, dep_item *it)
+{
+    const char *p = s, *end = s + len;
+    while (p < end && *p == ' ')
+        ++p;
+    while (end > p && end[-1] == ' ')
+        --end;
+    const char *b = p;
+    if (p >= end || !(isalpha((unsigned char)*p) || *p == '_')) return false;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+        ++p;
+    char *name = fe_strndup(b, (size_t)(p - b));
+    if (!name) return false;
+    long long dim[MAX_DIMS];
+    int rank = array_dims(w, name, dim), k = 0;
+    bool constant = rank > 0, oob = false;
+    while (p < end) {
+        while (p < end && *p == ' ')
+            ++p;
+        if (p >= end || *p != '[' || k >= rank) return free(name), false;
+        const char *q = ++p, *colon = NULL;
+        int depth = 0;
+        while (q < end && (depth > 0 || *q != ']')) {
+            if (*q == '[' || *q == '(') ++depth;
+            if (*q == ']' || *q == ')') --depth;
+            if (*q == ':' && depth == 0 && !colon) colon = q;
+            ++q;
+        }
+        if (q >= end) return free(name), false;
+        long long lo = 0, n = 1;
+        bool ok;
+        if (colon) {
+            const char *lb = skip_space(p);
+            ok = (lb == colon || eval_text(w, p, colon, &lo));
+            const char *ln = skip_space(colon + 1);
+            if (ok && ln == q)
+                n = dim[k] - lo; /* A[lb:] */
+            else
+                ok = ok && eval_text(w, colon + 1, q, &n);
+        } else {
+            ok = eval_text(w, p, q, &lo);
+        }
+        if (!ok)
+            constant = false;
+        else if (lo < 0 || n < 1 || lo >= dim[k] || n > dim[k] - lo)
+            oob = true; /* out of bounds: it may reach other objects */
+        it->lo[k] = lo, it->hi[k] = lo + n;
+        ++k;
+        p = q + 1;
+    }
+    if (k == 0 || rank == 0 || oob) return free(name), false;
+    for (int d = k; d < rank; ++d)
+        it->lo[d] = 0, it->hi[d] = dim[d];
+    memcpy(it->dim, dim, sizeof dim);
+    it->rank = (int8_t)rank;
+    it->kind = constant ? ITEM_ARRAY : ITEM_ARRAY_ANY;
+    it->name = name;
+    return true;
+}
+
+static bool push_item(fe_dep *d, const dep_item *it)
+{
+    dep_item *p = realloc(d->it, sizeof *p * (size_t)(d->n + 1));
+    if (!p) return false;
+    d->it = p;
+    d->it[d->n++] = *it;
     return true;
 }
 
 /* Splits "type: item, item" at top-level commas into d; false with *why set
  * on a refusal, false with *why NULL on ENOMEM. */
-static bool parse_clause(fe_dep *d, const char *arg, const char **why)
+static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char **why)
 {
     static const char *const refused[] = {"mutexinoutset", "inoutset", "depobj",
                                           "source",        "sink",     "iterator"};
@@ -130,9 +397,13 @@ static bool parse_clause(fe_dep *d, const char *arg, const char **why)
             --depth;
         else if ((*p == ',' && depth == 0) || !*p) {
             if (*skip_space(s) && (*skip_space(s) != ',')) {
-                char *var = named_item(s, (size_t)(p - s));
-                bool memory = !var;
-                if (!push_item(d, dt, var, memory)) return false;
+                dep_item it = {.type = (uint8_t)dt, .kind = ITEM_MEMORY};
+                size_t len = (size_t)(p - s);
+                if ((it.name = named_item(s, len)))
+                    it.kind = ITEM_NAMED;
+                else if (!array_item(w, s, len, &it))
+                    it.kind = ITEM_MEMORY, it.name = NULL;
+                if (!push_item(d, &it)) return free(it.name), false;
             }
             if (!*p) break;
             s = p + 1;
@@ -148,7 +419,7 @@ bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t
         if (strcmp(p->clauses[i].name, "depend")) continue;
         if (!d && !(d = calloc(1, sizeof *d))) return fe_nomem(w);
         const char *why;
-        if (!parse_clause(d, p->clauses[i].arg, &why)) {
+        if (!parse_clause(w, d, p->clauses[i].arg, &why)) {
             fe_depend_free(d);
             if (!why) return fe_nomem(w);
             if (strchr(why, ' '))
@@ -165,25 +436,165 @@ bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t
     return true;
 }
 
-bool fe_depend_region_memory(const fe_graph *g)
+/* ---- the region's vars ------------------------------------------------------------ */
+
+/* One array base of the region: its distinct constant range sets ("cells
+ * classes"), or the fallback to one var when some item is not constant. */
+typedef struct base_entry {
+    const char *name;
+    bool whole; /* every item on it shares the var `name` */
+    bool named; /* a named item `name` exists */
+    int8_t rank;
+    long long dim[MAX_DIMS];
+    int32_t n, cap;
+    const dep_item **cls; /* representative item of each class */
+    char **text;          /* "A[0][1:2]" of each class */
+} base_entry;
+
+struct fe_dep_region {
+    bool memory; /* some item is memory-based */
+    int32_t n, cap;
+    base_entry *b;
+};
+
+void fe_depend_region_free(fe_dep_region *r)
 {
-    for (int32_t v = 0; v < g->n; ++v)
-        for (int32_t i = 0; g->nodes[v].dep && i < g->nodes[v].dep->n; ++i)
-            if (!g->nodes[v].dep->var[i]) return true;
-    return false;
+    if (!r) return;
+    for (int32_t i = 0; i < r->n; ++i) {
+        for (int32_t k = 0; k < r->b[i].n; ++k)
+            free(r->b[i].text[k]);
+        free(r->b[i].cls), free(r->b[i].text);
+    }
+    free(r->b), free(r);
 }
 
-ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, bool memory, ompdag_condag *g,
-                             int32_t idx, ompdag_error *err)
+static base_entry *base_get(fe_dep_region *r, const char *name)
+{
+    for (int32_t i = 0; i < r->n; ++i)
+        if (!strcmp(r->b[i].name, name)) return &r->b[i];
+    if (r->n == r->cap) {
+        int32_t cap = r->cap ? 2 * r->cap : 8;
+        base_entry *p = realloc(r->b, sizeof *p * (size_t)cap);
+        if (!p) return NULL;
+        r->b = p, r->cap = cap;
+    }
+    r->b[r->n] = (base_entry){.name = name, .rank = -1};
+    return &r->b[r->n++];
+}
+
+static bool same_ranges(const dep_item *a, const dep_item *b)
+{
+    for (int d = 0; d < a->rank; ++d)
+        if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d]) return false;
+    return true;
+}
+
+static bool overlap(const dep_item *a, const dep_item *b)
+{
+    for (int d = 0; d < a->rank; ++d)
+        if (a->hi[d] <= b->lo[d] || b->hi[d] <= a->lo[d]) return false;
+    return true;
+}
+
+static char *range_text(const dep_item *it)
+{
+    char buf[256];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", it->name);
+    for (int d = 0; d < it->rank && n < sizeof buf; ++d)
+        n += (size_t)(it->hi[d] - it->lo[d] == 1
+                          ? snprintf(buf + n, sizeof buf - n, "[%lld]", it->lo[d])
+                          : snprintf(buf + n, sizeof buf - n, "[%lld:%lld]", it->lo[d],
+                                     it->hi[d] - it->lo[d]));
+    return fe_strdup(buf);
+}
+
+static bool class_add(base_entry *b, const dep_item *it)
+{
+    for (int32_t k = 0; k < b->n; ++k)
+        if (same_ranges(b->cls[k], it)) return true;
+    if (b->n == b->cap) {
+        int32_t cap = b->cap ? 2 * b->cap : 8;
+        const dep_item **c = realloc(b->cls, sizeof *c * (size_t)cap);
+        if (c) b->cls = c;
+        char **t = realloc(b->text, sizeof *t * (size_t)cap);
+        if (t) b->text = t;
+        if (!c || !t) return false;
+        b->cap = cap;
+    }
+    b->cls[b->n] = it;
+    if (!(b->text[b->n] = range_text(it))) return false;
+    b->n++;
+    return true;
+}
+
+fe_dep_region *fe_depend_region_new(const fe_graph *g)
+{
+    fe_dep_region *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    for (int32_t v = 0; v < g->n; ++v) {
+        const fe_dep *d = g->nodes[v].dep;
+        for (int32_t i = 0; d && i < d->n; ++i) {
+            const dep_item *it = &d->it[i];
+            if (it->kind == ITEM_MEMORY) {
+                r->memory = true;
+                continue;
+            }
+            base_entry *b = base_get(r, it->name);
+            if (!b) return fe_depend_region_free(r), NULL;
+            if (it->kind == ITEM_NAMED) {
+                b->named = true;
+                continue;
+            }
+            if (it->kind == ITEM_ARRAY_ANY ||
+                (b->rank >= 0 && (b->rank != it->rank ||
+                                  memcmp(b->dim, it->dim, sizeof(long long) * (size_t)it->rank))))
+                b->whole = true;
+            b->rank = it->rank;
+            memcpy(b->dim, it->dim, sizeof b->dim);
+            if (it->kind == ITEM_ARRAY && !class_add(b, it)) return fe_depend_region_free(r), NULL;
+        }
+    }
+    for (int32_t i = 0; i < r->n; ++i)
+        if (r->b[i].named && r->b[i].rank >= 0) r->b[i].whole = true;
+    return r;
+}
+
+static ompdag_status add(ompdag_condag *g, int32_t idx, uint8_t type, const char *var,
+                         ompdag_error *err)
+{
+    return ompdag_condag_add_depend(g, idx, (ompdag_dep_type)type, var, err);
+}
+
+ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region *r,
+                             ompdag_condag *g, int32_t idx, ompdag_error *err)
 {
     const fe_dep *d = fg->nodes[v].dep;
     if (!d) return OMPDAG_OK;
     ompdag_status st = OMPDAG_OK;
     for (int32_t i = 0; !st && i < d->n; ++i) {
-        if (d->var[i])
-            st = ompdag_condag_add_depend(g, idx, (ompdag_dep_type)d->type[i], d->var[i], err);
-        if (!st && (!d->var[i] || memory))
-            st = ompdag_condag_add_depend(g, idx, (ompdag_dep_type)d->type[i], MEMORY_VAR, err);
+        const dep_item *it = &d->it[i];
+        const base_entry *b = NULL;
+        for (int32_t k = 0; it->name && k < r->n && !b; ++k)
+            if (!strcmp(r->b[k].name, it->name)) b = &r->b[k];
+        if (it->kind == ITEM_NAMED || (b && b->whole)) {
+            st = add(g, idx, it->type, it->name, err);
+        } else if (it->kind == ITEM_ARRAY && b) {
+            int32_t me = 0;
+            while (me < b->n && !same_ranges(b->cls[me], it))
+                ++me;
+            for (int32_t k = 0; !st && k < b->n; ++k) {
+                if (!overlap(b->cls[k], it)) continue;
+                char var[600];
+                int32_t lo = k < me ? k : me, hi = k < me ? me : k;
+                if (lo == hi)
+                    snprintf(var, sizeof var, "%s", b->text[lo]);
+                else
+                    snprintf(var, sizeof var, "%s^%s", b->text[lo], b->text[hi]);
+                st = add(g, idx, it->type, var, err);
+            }
+        }
+        if (!st && (it->kind == ITEM_MEMORY || r->memory))
+            st = add(g, idx, it->type, MEMORY_VAR, err);
     }
     return st;
 }

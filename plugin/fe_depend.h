@@ -9,16 +9,23 @@
 #include "ompdag/condag.h"
 
 typedef struct fe_dep fe_dep;
+typedef struct fe_dep_region fe_dep_region;
 struct walker;
 
-/* Parses the depend clauses of task pragma p onto T node t_node; refuses
- * (diagnostic, false) types other than in/out/inout, by name. */
+/* Parses the depend clauses of task pragma p onto T node t_node, evaluating
+ * array subscripts in this instance (loop variables bound by fe_loop.c).
+ * Refuses (diagnostic naming file:line, false) types other than
+ * in/out/inout, by name. */
 bool fe_depend_attach(struct walker *w, const char *file, const fe_pragma *p, int32_t t_node);
-/* True when some item of the region is memory-based (see fe_depend.c). */
-bool fe_depend_region_memory(const fe_graph *fg);
-/* Adds node v's clauses to builder node idx, applying the aliasing rule. */
-ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, bool region_memory, ompdag_condag *g,
-                             int32_t idx, ompdag_error *err);
 void fe_depend_free(fe_dep *d); /* NULL is a no-op */
+
+/* The region's view of its items (the aliasing rule of fe_depend.c): which
+ * are memory-based, and which array bases split into constant cells.  NULL
+ * on ENOMEM; free with fe_depend_region_free. */
+fe_dep_region *fe_depend_region_new(const fe_graph *fg);
+void fe_depend_region_free(fe_dep_region *r); /* NULL is a no-op */
+/* Adds node v's clauses to builder node idx, applying the aliasing rule. */
+ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region *r,
+                             ompdag_condag *g, int32_t idx, ompdag_error *err);
 
 #endif

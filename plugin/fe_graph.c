@@ -4,6 +4,7 @@
  * that absorbs plain code), tasks, and the "every task awaits its own
  * children" test that taskgroup and the single's barrier rely on.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,9 @@ enum CXChildVisitResult fe_collect_visit(CXCursor c, CXCursor parent, CXClientDa
 {
     (void)parent;
     cursor_list *l = data;
-    if (l->n == l->cap) {
-        int32_t nc = l->cap ? 2 * l->cap : 8;
-        CXCursor *nn = realloc(l->c, sizeof *nn * (size_t)nc);
-        if (!nn) {
-            l->nomem = true;
-            return CXChildVisit_Break;
-        }
-        l->c = nn;
-        l->cap = nc;
+    if (!ompdag_grow_array((void **)&l->c, sizeof *l->c, &l->cap, (int64_t)l->n + 1)) {
+        l->nomem = true;
+        return CXChildVisit_Break;
     }
     l->c[l->n++] = c;
     return CXChildVisit_Continue;
@@ -127,6 +122,8 @@ void fe_graph_free(fe_graph *g)
 int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label)
 {
     fe_graph *g = w->g;
+    assert(kind && strchr("NTWCJ", kind));
+    assert(w->task >= 0 && w->task < g->ntasks);
     if (!label) return fe_nomem(w), -1;
     if (g->n >= w->fe->node_limit) {
         free(label);
@@ -136,13 +133,8 @@ int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_
                   w->fe->node_limit);
         return -1;
     }
-    if (g->n == g->cap) {
-        int32_t nc = g->cap ? 2 * g->cap : 64;
-        fe_node *nn = realloc(g->nodes, sizeof *nn * (size_t)nc);
-        if (!nn) return free(label), fe_nomem(w), -1;
-        g->nodes = nn;
-        g->cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&g->nodes, sizeof *g->nodes, &g->cap, (int64_t)g->n + 1))
+        return free(label), fe_nomem(w), -1;
     fe_node *nd = &g->nodes[g->n];
     memset(nd, 0, sizeof *nd);
     nd->kind = kind;
@@ -158,6 +150,10 @@ int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_
 
 bool fe_add_edge(walker *w, int32_t from, int32_t to)
 {
+    /* F-edges stay inside one task, and a task's nodes are created in a
+     * topological order of them (fe_unawaited_child relies on it). */
+    assert(from >= 0 && from < to && to < w->g->n);
+    assert(w->g->nodes[from].task == w->g->nodes[to].task);
     fe_vec *s = &w->g->nodes[from].succ;
     for (int32_t i = 0; i < s->n; ++i)
         if (s->v[i] == to) return true;
@@ -174,27 +170,28 @@ bool fe_flow_single(walker *w, fe_flow *f, int32_t v, bool absorbs)
     return fe_vec_push(&f->tails, v) || fe_nomem(w);
 }
 
-/* Links node v after the flow's tails (through a J when there are several). */
-static bool link_after_tails(walker *w, int32_t v, const char *file, int32_t line, int32_t col)
+/* Joins the flow's tails in a J when there are several.  The J is created
+ * before the node that follows it, so a task's nodes stay numbered in a
+ * topological order of its F-edges (fe_unawaited_child relies on it). */
+static bool join_tails(walker *w, const char *file, int32_t line, int32_t col)
 {
     fe_flow *f = w->flow;
-    if (f->tails.n > 1) {
-        int32_t j = fe_new_node(w, 'J', file, line, col, fe_strdup("join"));
-        if (j < 0) return false;
-        for (int32_t i = 0; i < f->tails.n; ++i)
-            if (!fe_add_edge(w, f->tails.v[i], j)) return false;
-        f->tails.n = 0;
-        if (!fe_vec_push(&f->tails, j)) return fe_nomem(w);
-    }
-    return f->tails.n == 0 || fe_add_edge(w, f->tails.v[0], v);
+    if (f->tails.n <= 1) return true;
+    int32_t j = fe_new_node(w, 'J', file, line, col, fe_strdup("join"));
+    if (j < 0) return false;
+    for (int32_t i = 0; i < f->tails.n; ++i)
+        if (!fe_add_edge(w, f->tails.v[i], j)) return false;
+    f->tails.n = 0;
+    return fe_vec_push(&f->tails, j) || fe_nomem(w);
 }
 
 /* Creates a node of `kind` after the current flow; the flow then ends in it. */
 int32_t fe_attach(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label,
                   bool absorbs)
 {
+    if (!join_tails(w, file, line, col)) return free(label), -1;
     int32_t v = fe_new_node(w, kind, file, line, col, label);
-    if (v < 0 || !link_after_tails(w, v, file, line, col) ||
+    if (v < 0 || (w->flow->tails.n == 1 && !fe_add_edge(w, w->flow->tails.v[0], v)) ||
         !fe_flow_single(w, w->flow, v, absorbs))
         return -1;
     return v;
@@ -242,13 +239,9 @@ bool fe_flow_copy(walker *w, fe_flow *dst, const fe_flow *src)
 int32_t fe_new_task(walker *w, int32_t creator, bool untied)
 {
     fe_graph *g = w->g;
-    if (g->ntasks == g->tcap) {
-        int32_t nc = g->tcap ? 2 * g->tcap : 16;
-        fe_task *nt = realloc(g->tasks, sizeof *nt * (size_t)nc);
-        if (!nt) return fe_nomem(w), -1;
-        g->tasks = nt;
-        g->tcap = nc;
-    }
+    assert(creator == -1 || (creator >= 0 && creator < g->n && g->nodes[creator].kind == 'T'));
+    if (!ompdag_grow_array((void **)&g->tasks, sizeof *g->tasks, &g->tcap, (int64_t)g->ntasks + 1))
+        return fe_nomem(w), -1;
     g->tasks[g->ntasks] = (fe_task){creator, 0, untied};
     return g->ntasks++;
 }

@@ -19,12 +19,14 @@
 #include <stdint.h>
 
 #include "ompdag/frontend.h"
+#include "ompdag/internal/array.h"
 #include "ompdag/internal/condag_json.h"
 
 /* ---- growable int32 vector ------------------------------------------------ */
 typedef struct fe_vec {
     int32_t *v;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap; /* ompdag_grow_array */
 } fe_vec;
 bool fe_vec_push(fe_vec *a, int32_t x);
 bool fe_vec_push_unique(fe_vec *a, int32_t x);
@@ -111,7 +113,8 @@ typedef struct fe_func {
 /* ---- diagnostics, options, the whole context ------------------------------ */
 typedef struct fe_diag_store {
     ompdag_frontend_diag *d;
-    size_t n, cap;
+    size_t n;
+    int64_t cap;
 } fe_diag_store;
 
 /* A pragma argument that is not a literal (a macro, `NB * 2`, `sizeof`),
@@ -142,7 +145,8 @@ struct ompdag_frontend {
     int32_t unroll_limit;
     fe_diag_store diags;
     char **strings; /* owned strings the diagnostics point to */
-    size_t nstrings, capstrings;
+    size_t nstrings;
+    int64_t capstrings;
 
     /* valid during one extraction */
     fe_unit *units;
@@ -237,9 +241,11 @@ typedef struct fe_task {
 
 typedef struct fe_graph {
     fe_node *nodes;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap; /* growable arrays: ompdag_grow_array */
     fe_task *tasks;
-    int32_t ntasks, tcap;
+    int32_t ntasks;
+    int64_t tcap;
     /* fe_share.c: task bodies built once per context (docs/compact.md) */
     struct fe_share *share;
     bool shared;        /* some task is created by several T nodes: a compact graph */

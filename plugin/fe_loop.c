@@ -247,7 +247,7 @@ static bool cond_holds(const loop_var *lv, long long i)
  * body that does not write the variable; -1 when unknown, -2 when above
  * the unroll limit. */
 static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCursor inc,
-                                CXCursor body)
+                                CXCursor body, loop_var *out)
 {
     loop_var lv = {0};
     if (clang_Cursor_isNull(init) || clang_Cursor_isNull(cond) || clang_Cursor_isNull(inc) ||
@@ -266,6 +266,7 @@ static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCurso
         if (!to_var_type(&lv, i + lv.step, &i))
             return -1; /* signed overflow: undefined behaviour, no trip count */
     }
+    *out = lv;
     return n;
 }
 
@@ -296,9 +297,23 @@ static bool for_semicolons(const fe_file *f, fe_span sp, unsigned *s1, unsigned 
 }
 
 /* Unrolls n iterations; with at_most, a C node before each one can leave
- * the loop (0..n iterations). */
-static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_most)
+ * the loop (0..n iterations).  lv (exact trip count only, else NULL): the
+ * loop variable, whose value in each iteration is bound for the depend
+ * subscripts of the body's directives (fe_depend.c) unless the body declares
+ * another variable of that name. */
+static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_most,
+                   const loop_var *lv)
 {
+    char name[128] = "";
+    if (lv) {
+        CXString s = clang_getCursorSpelling(lv->var);
+        snprintf(name, sizeof name, "%s", clang_getCString(s));
+        clang_disposeString(s);
+        if (fe_decl_count(body, name, NULL) || strlen(name) + 1 >= sizeof name) name[0] = 0;
+    }
+    fe_bind bind = {name, 0, w->task, w->depth, w->binds};
+    if (name[0] && !to_var_type(lv, lv->init, &bind.value)) name[0] = 0;
+    const fe_bind *saved = w->binds;
     fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps, clang_getNullCursor()};
     fe_vec exits = {0};
     fe_file *f = fe_file_of(w, sp.file);
@@ -311,7 +326,11 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
                                   fe_label_text(w, sp, "loop test:", true), false);
             ok = c >= 0 && (fe_vec_push(&exits, c) || fe_nomem(w));
         }
+        if (name[0]) w->binds = &bind;
         ok = ok && fe_walk_stmt(w, body, sp.begin) && fe_flow_union(w, w->flow, &jf.conts);
+        w->binds = saved;
+        /* the next iteration's value (for_trip_count checked it fits) */
+        if (name[0] && !to_var_type(lv, bind.value + lv->step, &bind.value)) name[0] = 0;
     }
     w->jumps = jf.up;
     ok = ok && fe_flow_union(w, w->flow, &jf.breaks) && fe_flow_union(w, w->flow, &exits);
@@ -343,6 +362,7 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
         cond = k == CXCursor_DoStmt ? ch.c[ch.n - 1] : ch.c[0];
     }
     long long trip = -1, c0;
+    loop_var lv = {0};
     if (ok && ((!clang_Cursor_isNull(cond) && fe_significant(w, cond)) ||
                (!clang_Cursor_isNull(inc) && fe_significant(w, inc))))
         ok = fe_refuse(w, f->name, sp.line, sp.col,
@@ -353,7 +373,7 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
                  ? fe_walk_bare(w, init, fe_cursor_span(init), 0)
                  : fe_walk_expr(w, init);
     if (ok && k == CXCursor_ForStmt)
-        trip = for_trip_count(w, init, cond, inc, body);
+        trip = for_trip_count(w, init, cond, inc, body, &lv);
     else if (ok && !clang_Cursor_isNull(cond) && eval_int(cond, &c0) && c0 == 0)
         trip = k == CXCursor_DoStmt ? 1 : 0;
     if (ok && trip == -2)
@@ -366,7 +386,9 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
                        "loop contains a task scheduling point but its trip count is not a "
                        "compile-time constant: add '#pragma ompdag loop_bound(N)' before it "
                        "or pass --loop-bound N");
-    if (ok) ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0);
+    if (ok)
+        ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0,
+                    trip >= 0 && k == CXCursor_ForStmt ? &lv : NULL);
     free(ch.c);
     return ok;
 }

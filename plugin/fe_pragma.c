@@ -216,15 +216,10 @@ static bool in_skipped(const unsigned *skip, unsigned nskip, unsigned off)
     return false;
 }
 
-static bool push_pragma(fe_file *f, const fe_pragma *p, int32_t *cap)
+static bool push_pragma(fe_file *f, const fe_pragma *p, int64_t *cap)
 {
-    if (f->npragmas == *cap) {
-        int32_t nc = *cap ? 2 * *cap : 16;
-        fe_pragma *np = realloc(f->pragmas, sizeof *np * (size_t)nc);
-        if (!np) return false;
-        f->pragmas = np;
-        *cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&f->pragmas, sizeof *f->pragmas, cap, (int64_t)f->npragmas + 1))
+        return false;
     f->pragmas[f->npragmas++] = *p;
     return true;
 }
@@ -325,7 +320,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
     tok *t = read_tokens(f, &n);
     if (!t) return false;
     unsigned *skip = skipped_ranges(f, &nskip);
-    int32_t cap = 0;
+    int64_t cap = 0;
     bool ok = true;
     line_cursor lc = {0, 1, 1};
     for (unsigned i = 0; ok && i < n; ++i) {

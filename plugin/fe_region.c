@@ -169,7 +169,7 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     fe_flow flow = {{0}, true, -1};
     fe_call root = {in->func, NULL};
     walker w = {fe, &out->g,    0,       false,     &flow,    NULL, &root,
-                0,  nomem_flag, f->name, par->line, par->col, sp};
+                0,  nomem_flag, f->name, par->line, par->col, sp,   NULL};
     memset(out, 0, sizeof *out);
     size_t diags_before = fe->diags.n;
     long v;

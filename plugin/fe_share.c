@@ -30,7 +30,8 @@ typedef struct share_key {
 struct fe_share {
     share_key *keys;
     int32_t *task;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap;    /* of keys and task */
     int32_t *slots; /* open addressing, -1 empty */
     uint32_t nslots;
 };
@@ -135,14 +136,10 @@ bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t
     share_key k;
     if (!make_key(w, s, loop_bound, final, &k)) return fe_nomem(w);
     if (lookup(m, &k) >= 0) return free(k.chain), true;
-    if (m->n == m->cap) {
-        int32_t nc = m->cap ? 2 * m->cap : 32;
-        share_key *nk = realloc(m->keys, sizeof *nk * (size_t)nc);
-        if (nk) m->keys = nk;
-        int32_t *nt = nk ? realloc(m->task, sizeof *nt * (size_t)nc) : NULL;
-        if (!nt) return free(k.chain), fe_nomem(w);
-        m->task = nt, m->cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&m->keys, sizeof *m->keys, &(int64_t){m->cap},
+                           (int64_t)m->n + 1) ||
+        !ompdag_grow_array((void **)&m->task, sizeof *m->task, &m->cap, (int64_t)m->n + 1))
+        return free(k.chain), fe_nomem(w);
     m->keys[m->n] = k;
     m->task[m->n++] = task;
     if ((uint32_t)m->n * 2 > m->nslots) {

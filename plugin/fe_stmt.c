@@ -597,9 +597,10 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     switch (p->dir) {
     case FE_DIR_TASKWAIT:
         if (p->nclauses > 0)
-            return fe_refuse(w, f->name, p->line, p->col, "taskwait with a %s clause is not supported%s",
-                             p->clauses[0].name,
-                             strcmp(p->clauses[0].name, "depend") ? "" : " (taskwait depend is not modelled)");
+            return fe_refuse(
+                w, f->name, p->line, p->col, "taskwait with a %s clause is not supported%s",
+                p->clauses[0].name,
+                strcmp(p->clauses[0].name, "depend") ? "" : " (taskwait depend is not modelled)");
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:

@@ -37,6 +37,16 @@ typedef struct fe_call {
     struct fe_call *up;
 } fe_call;
 
+/* A loop variable's value in the iteration being unrolled (fe_loop.c), seen
+ * by depend subscripts (fe_depend.c) of directives in the same task at the
+ * same call depth. */
+typedef struct fe_bind {
+    const char *name;
+    long long value;
+    int32_t task, depth;
+    const struct fe_bind *up;
+} fe_bind;
+
 typedef struct walker {
     ompdag_frontend *fe;
     fe_graph *g;      /* the region's graph */
@@ -49,12 +59,14 @@ typedef struct walker {
     bool *nomem;      /* set on allocation failure */
     const char *file; /* for messages: file of the current statement */
     int32_t line, col;
-    fe_span stmt; /* the current statement, for labels of its expressions */
+    fe_span stmt;         /* the current statement, for labels of its expressions */
+    const fe_bind *binds; /* loop variables with a known value here, innermost first */
 } walker;
 
 typedef struct cursor_list {
     CXCursor *c;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap;
     bool nomem;
 } cursor_list;
 
@@ -119,6 +131,11 @@ bool fe_significant(walker *w, CXCursor s);
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
 
 /* ---- fe_loop.c: loops ---------------------------------------------------------- */
+
+/* fe_depend.c: the number of distinct variables (VarDecl/ParmDecl) named
+ * `name` declared under `scope` (not inside nested function declarations);
+ * *last (if non-NULL) gets one of them. */
+int fe_decl_count(CXCursor scope, const char *name, CXCursor *last);
 
 /* Unrolls a for/while/do loop (loop_bound: from the pragma, 0 if none). */
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound);

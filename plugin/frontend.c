@@ -25,13 +25,8 @@
 
 bool fe_vec_push(fe_vec *a, int32_t x)
 {
-    if (a->n == a->cap) {
-        int32_t nc = a->cap ? 2 * a->cap : 4;
-        int32_t *nv = realloc(a->v, sizeof *nv * (size_t)nc);
-        if (!nv) return false;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&a->v, sizeof *a->v, &a->cap, (int64_t)a->n + 1))
+        return false;
     a->v[a->n++] = x;
     return true;
 }
@@ -68,13 +63,9 @@ char *fe_strndup(const char *s, size_t n)
 static char *keep_string(ompdag_frontend *fe, char *s)
 {
     if (!s) return NULL;
-    if (fe->nstrings == fe->capstrings) {
-        size_t nc = fe->capstrings ? 2 * fe->capstrings : 16;
-        char **ns = realloc(fe->strings, sizeof *ns * nc);
-        if (!ns) return free(s), NULL;
-        fe->strings = ns;
-        fe->capstrings = nc;
-    }
+    if (!ompdag_grow_array((void **)&fe->strings, sizeof *fe->strings, &fe->capstrings,
+                           (int64_t)fe->nstrings + 1))
+        return free(s), NULL;
     return fe->strings[fe->nstrings++] = s;
 }
 
@@ -93,13 +84,9 @@ bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, in
             !strcmp(d->loc.file, file ? file : "<unknown>") && !strcmp(d->message, buf))
             return true;
     }
-    if (fe->diags.n == fe->diags.cap) {
-        size_t nc = fe->diags.cap ? 2 * fe->diags.cap : 8;
-        ompdag_frontend_diag *nd = realloc(fe->diags.d, sizeof *nd * nc);
-        if (!nd) return false;
-        fe->diags.d = nd;
-        fe->diags.cap = nc;
-    }
+    if (!ompdag_grow_array((void **)&fe->diags.d, sizeof *fe->diags.d, &fe->diags.cap,
+                           (int64_t)fe->diags.n + 1))
+        return false;
     const char *msg = keep_string(fe, fe_strdup(buf));
     const char *fname = keep_string(fe, fe_strdup(file ? file : "<unknown>"));
     if (!msg || !fname) return false;
@@ -709,7 +696,11 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
         ompdag_condag_destroy(g);
         return ompdag_error_set(err, st, "cannot build graph %s", name);
     }
-    bool dep_memory = fe_depend_region_memory(&ro->g);
+    fe_dep_region *dep_region = fe_depend_region_new(&ro->g);
+    if (!dep_region) {
+        ompdag_condag_destroy(g);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cannot build graph %s", name);
+    }
     for (int32_t v = 0; !st && v < ro->g.n; ++v) {
         const fe_node *nd = &ro->g.nodes[v];
         snprintf(id, sizeof id, "n%d", v + 1);
@@ -729,9 +720,10 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
-            if (!st) st = fe_depend_emit(&ro->g, v, dep_memory, g, idx, err);
+            if (!st) st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         }
     }
+    fe_depend_region_free(dep_region);
     for (int32_t v = 0; !st && v < ro->g.n; ++v)
         for (int32_t k = 0; !st && k < ro->g.nodes[v].succ.n; ++k)
             st = ompdag_condag_add_edge(g, v, ro->g.nodes[v].succ.v[k], err);

@@ -122,12 +122,7 @@ ompdag_status ompdag_deadlines_add(ompdag_deadlines *d, const char *spec, ompdag
     }
     e.spec = strdup(spec);
     if (!e.spec || (!e.file && !e.function)) goto nomem;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 4;
-        ompdag_deadline_entry *v = realloc(d->v, cap * sizeof *v);
-        if (!v) goto nomem;
-        d->v = v, d->cap = cap;
-    }
+    if (!ompdag_grow_array((void **)&d->v, sizeof *d->v, &d->cap, (int64_t)d->n + 1)) goto nomem;
     d->v[d->n++] = e;
     return OMPDAG_OK;
 nomem:
@@ -273,6 +268,13 @@ void ompdag_report_options_init(ompdag_report_options *opt)
     opt->input_name = "-";
 }
 
+json_t *report_depend_list(const ompdag_condag *g)
+{
+    json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+    json_t *l = json_object_get(dc, "disagreements");
+    return json_is_array(l) && json_array_size(l) ? l : NULL;
+}
+
 int32_t report_tied_tasks(const ompdag_condag *g)
 {
     int32_t n = 0;
@@ -349,22 +351,18 @@ void ompdag_report_destroy(ompdag_report *r)
 static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row, ompdag_rta_result *res,
                              ompdag_error *err)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 16;
-        ompdag_report_row *rows = realloc(r->rows, cap * sizeof *rows);
-        if (rows) r->rows = rows;
-        ompdag_rta_result **results = realloc(r->results, cap * sizeof *results);
-        if (results) r->results = results;
-        char **titles = realloc(r->titles, cap * sizeof *titles);
-        if (titles) r->titles = titles;
-        char **froms = realloc(r->froms, cap * sizeof *froms);
-        if (froms) r->froms = froms;
-        if (!rows || !results || !titles || !froms) {
-            ompdag_rta_result_destroy(res);
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-        }
-        r->cap = cap;
+    /* Four parallel arrays of one capacity: each grows from the same old
+     * capacity, and r->cap moves only when all four have. */
+    const int64_t need = (int64_t)r->n + 1;
+    int64_t cap = r->cap;
+    if (!ompdag_grow_array((void **)&r->rows, sizeof *r->rows, &(int64_t){r->cap}, need) ||
+        !ompdag_grow_array((void **)&r->results, sizeof *r->results, &(int64_t){r->cap}, need) ||
+        !ompdag_grow_array((void **)&r->titles, sizeof *r->titles, &(int64_t){r->cap}, need) ||
+        !ompdag_grow_array((void **)&r->froms, sizeof *r->froms, &cap, need)) {
+        ompdag_rta_result_destroy(res);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
+    r->cap = cap;
     char buf[512];
     char *title = strdup(ompdag_condag_title(ompdag_condag_set_graph(r->set, row->graph),
                                              row->graph, buf, sizeof buf));
@@ -468,6 +466,14 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
         row.tied_tasks = report_tied_tasks(g);
         row.depend = ompdag_condag_has_depend(g);
         row.exact = ompdag_rta_result_is_exact(res);
+        json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+        row.depend_pairs = row.depend_disagreements = row.depend_extra = -1;
+        if (json_is_object(dc)) {
+            row.depend_pairs = json_integer_value(json_object_get(dc, "runtime_pairs"));
+            row.depend_disagreements =
+                json_integer_value(json_object_get(dc, "unsafe_disagreements"));
+            row.depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
+        }
         row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
         if (row.fork_join_ns == -2) {
             ompdag_rta_result_destroy(res);

@@ -218,6 +218,27 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
         esc(out, row->unsafe_reason);
         fputs("; this bound proves nothing.</p>\n", out);
     }
+    if (row->depend_pairs >= 0) {
+        fprintf(out,
+                "<p class=\"%s\">Runtime dependence order: %lld enforced pair(s), %lld "
+                "disagreement(s) with the D-edges, %lld extra D-edge(s) (safe).</p>\n",
+                row->depend_disagreements > 0 ? "fail" : "pass", (long long)row->depend_pairs,
+                (long long)row->depend_disagreements, (long long)row->depend_extra);
+        size_t k;
+        const json_t *d;
+        json_t *list = report_depend_list(g);
+        if (list) {
+            fputs("<ul>\n", out);
+            json_array_foreach(list, k, d)
+            {
+                fputs(json_is_true(json_object_get(d, "unsafe")) ? "<li class=\"fail\">" : "<li>",
+                      out);
+                esc(out, json_string_value(json_object_get(d, "message")));
+                fputs("</li>\n", out);
+            }
+            fputs("</ul>\n", out);
+        }
+    }
     for (size_t i = first; i < r->n && r->rows[i].graph == row->graph; ++i) {
         const ompdag_report_row *x = &r->rows[i];
         if (x->verdict == OMPDAG_VERDICT_REFUTED)

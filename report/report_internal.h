@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ompdag/internal/array.h"
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
 
@@ -20,7 +21,8 @@ typedef struct ompdag_deadline_entry {
 
 struct ompdag_deadlines {
     ompdag_deadline_entry *v;
-    size_t n, cap;
+    size_t n;
+    int64_t cap; /* ompdag_grow_array */
 };
 
 struct ompdag_report {
@@ -30,7 +32,8 @@ struct ompdag_report {
     ompdag_rta_result **results;
     char **titles;
     char **froms; /* copies of each row's deadline_from */
-    size_t n, cap;
+    size_t n;
+    int64_t cap; /* of each of the four arrays (ompdag_grow_array) */
     int64_t migration_overhead;
     ompdag_migration_model migration_model;
     const struct ompdag_advice *advice; /* borrowed, may be NULL */
@@ -39,6 +42,9 @@ struct ompdag_report {
 bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
+/* The distinct disagreements annotate listed in the graph's "depend_check"
+ * (docs/probe.md#depend), borrowed from the graph; NULL when none. */
+struct json_t *report_depend_list(const ompdag_condag *g);
 /* The measured fork + join maxima of g's runtime_overheads, WCET margin
  * applied (ns): what the whole region's bound adds to the task system's.  -1
  * when not measured, -2 on overflow (report.c). */

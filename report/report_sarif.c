@@ -33,8 +33,24 @@ static const struct {
      "A clean measured run of the region took longer than its response-time bound."},
     {"ompdag-unsafe", "UnsafeBound", "error",
      "The WCETs behind this bound were annotated with dropped segments (--allow-unmapped)."},
+    {"ompdag-depend-order", "DependOrderDisagrees", "error",
+     "The OpenMP runtime's dependence order disagrees with the graph's D-edges (annotate's "
+     "depend_check): the model misses an order the runtime imposes, or assumed one it did "
+     "not give."},
+    {"ompdag-depend-extra", "DependExtraEdge", "note",
+     "A D-edge the runtime did not need: the aliasing rule merged storage the runtime keeps "
+     "apart (an extra edge only raises the bound)."},
 };
-enum { RULE_DEADLINE, RULE_TIED, RULE_UNOBSERVED, RULE_TOO_FINE, RULE_REFUTED, RULE_UNSAFE };
+enum {
+    RULE_DEADLINE,
+    RULE_TIED,
+    RULE_UNOBSERVED,
+    RULE_TOO_FINE,
+    RULE_REFUTED,
+    RULE_UNSAFE,
+    RULE_DEPEND,
+    RULE_DEPEND_EXTRA
+};
 
 /* A relative path stays a relative URI reference; an absolute one becomes a
  * file:// URI.  Characters outside RFC 3986's unreserved set and '/' are
@@ -132,6 +148,21 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
             snprintf(msg, sizeof msg, "%s: the bound is unsafe: %s [ompdag-unsafe]", row->function,
                      row->unsafe_reason);
             add_result(results, RULE_UNSAFE, row->loc, msg, NULL);
+        }
+        size_t k;
+        const json_t *d;
+        json_array_foreach(report_depend_list(g), k, d)
+        {
+            bool bad = json_is_true(json_object_get(d, "unsafe"));
+            const char *pred = json_string_value(json_object_get(d, "pred_node"));
+            const char *succ = json_string_value(json_object_get(d, "succ_node"));
+            int32_t v = ompdag_condag_find_node(g, succ);
+            snprintf(msg, sizeof msg, "%s: %s [%s]", row->function,
+                     json_string_value(json_object_get(d, "message")),
+                     bad ? "ompdag-depend-order" : "ompdag-depend-extra");
+            add_result(results, bad ? RULE_DEPEND : RULE_DEPEND_EXTRA,
+                       v >= 0 ? ompdag_condag_node_loc(g, v) : row->loc, msg,
+                       json_pack("{s:s,s:s}", "pred_node", pred, "succ_node", succ));
         }
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
             json_t *x = ompdag_condag_extra(g, v);

@@ -253,6 +253,11 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 dur(row->region_bound_ns, b, sizeof b));
     if (row->unsafe_reason)
         fprintf(out, "    UNSAFE: %s; this bound proves nothing\n", row->unsafe_reason);
+    if (row->depend_pairs >= 0)
+        fprintf(out,
+                "    runtime dependence order: %" PRId64 " enforced pair(s), %" PRId64
+                " disagreement(s) with the D-edges, %" PRId64 " extra D-edge(s) (safe)\n",
+                row->depend_pairs, row->depend_disagreements, row->depend_extra);
     if (row->deadline_ns >= 0 && row->deadline_from)
         fprintf(out, "    deadline %s (%s%s): slack %s%s -> %s\n",
                 dur((double)row->deadline_ns, a, sizeof a),
@@ -423,6 +428,13 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));
     json_object_set_new(o, "unsafe",
                         row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
+    if (row->depend_pairs >= 0)
+        json_object_set_new(o, "depend_check",
+                            json_pack("{s:I,s:I,s:I,s:O}", "runtime_pairs",
+                                      (json_int_t)row->depend_pairs, "disagreements",
+                                      (json_int_t)row->depend_disagreements, "extra_dedges",
+                                      (json_int_t)row->depend_extra, "list",
+                                      report_depend_list(g) ? report_depend_list(g) : json_null()));
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)

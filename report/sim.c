@@ -34,14 +34,15 @@
 #include <string.h>
 
 #include "ompdag/gen.h"
+#include "ompdag/internal/array.h"
 #include "report_internal.h"
 
 struct ompdag_sim {
     const ompdag_condag *g;
     int32_t n;
     uint8_t *executed;
-    int32_t *pending; /* executed predecessors not yet completed */
-    int32_t *order;   /* position of each node in the topological order */
+    int32_t *pending;      /* executed predecessors not yet completed */
+    int32_t *order;        /* position of each node in the topological order */
     int32_t *doff, *dsucc; /* D-edges of the current flow (condag.md §6), CSR */
 };
 
@@ -52,10 +53,8 @@ typedef struct deque {
 
 bool ompdag_scheduler_parse(const char *name, ompdag_scheduler *out)
 {
-    if (name && !strcmp(name, "wfs"))
-        return *out = OMPDAG_SCHED_WFS, true;
-    if (name && !strcmp(name, "bfs"))
-        return *out = OMPDAG_SCHED_BFS, true;
+    if (name && !strcmp(name, "wfs")) return *out = OMPDAG_SCHED_WFS, true;
+    if (name && !strcmp(name, "bfs")) return *out = OMPDAG_SCHED_BFS, true;
     return false;
 }
 
@@ -89,8 +88,7 @@ ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag
 
 void ompdag_sim_destroy(ompdag_sim *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     free(s->executed), free(s->pending), free(s->order), free(s->doff), free(s->dsucc);
     free(s);
 }
@@ -102,11 +100,9 @@ static bool dq_push(deque *d, int32_t v)
             memmove(d->buf, d->buf + d->head, (d->tail - d->head) * sizeof *d->buf);
             d->tail -= d->head, d->head = 0;
         } else {
-            size_t cap = d->cap ? 2 * d->cap : 16;
-            int32_t *b = realloc(d->buf, cap * sizeof *b);
-            if (!b)
-                return false;
-            d->buf = b, d->cap = cap;
+            int64_t cap = (int64_t)d->cap;
+            if (!ompdag_grow_array((void **)&d->buf, sizeof *d->buf, &cap, cap + 1)) return false;
+            d->cap = (size_t)cap;
         }
     }
     d->buf[d->tail++] = v;
@@ -130,46 +126,46 @@ static int32_t dq_take_oldest(deque *d)
 
 /* Runs BODY with s bound to every executed successor of v over F-, T-, W- and
  * (this flow's) D-edges. */
-#define FOR_EACH_SUCC(S, v, s, BODY)                                                            \
-    do {                                                                                        \
-        int32_t cnt_;                                                                           \
-        const int32_t *fs_ = ompdag_condag_node_fsucc((S)->g, v, &cnt_);                         \
-        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                  \
-            int32_t s = fs_[k_];                                                                \
-            if ((S)->executed[s]) {                                                             \
-                BODY;                                                                           \
-            }                                                                                   \
-        }                                                                                       \
-        int32_t ct_ = ompdag_condag_node_creates((S)->g, v);                                    \
-        if (ct_ >= 0) {                                                                         \
-            int32_t s = ompdag_condag_task_source((S)->g, ct_);                                 \
-            BODY;                                                                               \
-        }                                                                                       \
-        const int32_t *ws_ = ompdag_condag_node_wsucc((S)->g, v, &cnt_);                         \
-        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                  \
-            int32_t s = ws_[k_];                                                                \
-            if ((S)->executed[s]) {                                                             \
-                BODY;                                                                           \
-            }                                                                                   \
-        }                                                                                       \
-        for (int32_t k_ = (S)->doff[v]; k_ < (S)->doff[v + 1]; ++k_) {                          \
-            int32_t s = (S)->dsucc[k_];                                                         \
-            BODY;                                                                               \
-        }                                                                                       \
+#define FOR_EACH_SUCC(S, v, s, BODY)                                                               \
+    do {                                                                                           \
+        int32_t cnt_;                                                                              \
+        const int32_t *fs_ = ompdag_condag_node_fsucc((S)->g, v, &cnt_);                           \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
+            int32_t s = fs_[k_];                                                                   \
+            if ((S)->executed[s]) {                                                                \
+                BODY;                                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        int32_t ct_ = ompdag_condag_node_creates((S)->g, v);                                       \
+        if (ct_ >= 0) {                                                                            \
+            int32_t s = ompdag_condag_task_source((S)->g, ct_);                                    \
+            BODY;                                                                                  \
+        }                                                                                          \
+        const int32_t *ws_ = ompdag_condag_node_wsucc((S)->g, v, &cnt_);                           \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
+            int32_t s = ws_[k_];                                                                   \
+            if ((S)->executed[s]) {                                                                \
+                BODY;                                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        for (int32_t k_ = (S)->doff[v]; k_ < (S)->doff[v + 1]; ++k_) {                             \
+            int32_t s = (S)->dsucc[k_];                                                            \
+            BODY;                                                                                  \
+        }                                                                                          \
     } while (0)
 
 typedef struct sim_state {
     ompdag_sim *s;
     ompdag_scheduler sched;
     int32_t m;
-    int32_t *busy;    /* node running on each thread, -1 idle */
-    int64_t *finish;  /* its completion time */
-    int32_t *next;    /* node the thread runs next, -1 none */
-    deque *dq;        /* WFS: one per thread; BFS: dq[0] is the FIFO */
+    int32_t *busy;   /* node running on each thread, -1 idle */
+    int64_t *finish; /* its completion time */
+    int32_t *next;   /* node the thread runs next, -1 none */
+    deque *dq;       /* WFS: one per thread; BFS: dq[0] is the FIFO */
     size_t queued;
     ompdag_rng rng;
     int64_t now;
-    const int64_t *delay; /* per node, NULL: none */
+    const int64_t *delay;     /* per node, NULL: none */
     int32_t *dnode, *dthread; /* nodes in their dispatch delay, the thread that released them */
     int64_t *drel;            /* when each joins the ready set */
     size_t nd;
@@ -197,11 +193,9 @@ static bool complete(sim_state *st, int32_t p, int32_t v)
     int32_t cnt;
     const int32_t *fs = ompdag_condag_node_fsucc(s->g, v, &cnt);
     for (int32_t k = 0; k < cnt; ++k)
-        if (s->executed[fs[k]])
-            fsucc = fs[k];
+        if (s->executed[fs[k]]) fsucc = fs[k];
     int32_t ct = ompdag_condag_node_creates(s->g, v);
-    if (ct >= 0)
-        child = ompdag_condag_task_source(s->g, ct);
+    if (ct >= 0) child = ompdag_condag_task_source(s->g, ct);
     int32_t preferred = st->sched == OMPDAG_SCHED_WFS && child >= 0 ? child : fsucc;
     bool ok = true;
     FOR_EACH_SUCC(s, v, x, {
@@ -220,8 +214,7 @@ static bool complete(sim_state *st, int32_t p, int32_t v)
 /* An idle thread looks for work: WFS own deque then a random victim; BFS the FIFO. */
 static int32_t find_work(sim_state *st, int32_t p, int64_t *steals)
 {
-    if (!st->queued)
-        return -1;
+    if (!st->queued) return -1;
     int32_t v;
     if (st->sched == OMPDAG_SCHED_BFS) {
         v = dq_take_oldest(&st->dq[0]);
@@ -231,8 +224,7 @@ static int32_t find_work(sim_state *st, int32_t p, int64_t *steals)
             v = dq_take_oldest(&st->dq[(start + k) % st->m]);
         ++*steals;
     }
-    if (v >= 0)
-        --st->queued;
+    if (v >= 0) --st->queued;
     return v;
 }
 
@@ -248,11 +240,9 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
         /* start every thread's chosen next node, then feed idle threads */
         for (int32_t p = 0; p < m; ++p) {
             int32_t v = st->next[p];
-            if (v < 0 && st->busy[p] < 0)
-                v = find_work(st, p, &res->steals);
+            if (v < 0 && st->busy[p] < 0) v = find_work(st, p, &res->steals);
             st->next[p] = -1;
-            if (v < 0)
-                continue;
+            if (v < 0) continue;
             if (st->busy[p] >= 0 || s->pending[v] != 0)
                 return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                         "simulate: node %s started before its predecessors",
@@ -269,21 +259,16 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
                                         "simulate: thread %d idle at %lld while %zu nodes are "
                                         "ready (not work-conserving)",
                                         p, (long long)now, st->queued);
-        if (!running && !st->nd)
-            break;
+        if (!running && !st->nd) break;
         int64_t t = INT64_MAX;
         for (int32_t p = 0; p < m; ++p)
-            if (st->busy[p] >= 0 && st->finish[p] < t)
-                t = st->finish[p];
+            if (st->busy[p] >= 0 && st->finish[p] < t) t = st->finish[p];
         for (size_t k = 0; k < st->nd; ++k)
-            if (st->drel[k] < t)
-                t = st->drel[k];
+            if (st->drel[k] < t) t = st->drel[k];
         now = st->now = t;
-        if (now > res->makespan)
-            res->makespan = now;
+        if (now > res->makespan) res->makespan = now;
         for (int32_t p = 0; p < m; ++p) {
-            if (st->busy[p] < 0 || st->finish[p] != t)
-                continue;
+            if (st->busy[p] < 0 || st->finish[p] != t) continue;
             int32_t v = st->busy[p];
             st->busy[p] = -1;
             --running;
@@ -324,8 +309,7 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
     if (!s || !choice || !out || m < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
     ompdag_status rc = ompdag_flow_mark(s->g, choice, s->executed, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     free(s->doff), free(s->dsucc);
     s->doff = s->dsucc = NULL;
     if ((rc = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
@@ -333,8 +317,7 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
     ompdag_sim_result res = {0};
     memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);
     for (int32_t v = 0; v < s->n; ++v) {
-        if (!s->executed[v])
-            continue;
+        if (!s->executed[v]) continue;
         ++res.executed;
         if (exec && (exec[v] < 0 || exec[v] > ompdag_condag_node_wcet(s->g, v)))
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
@@ -366,8 +349,7 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
         free(st.dq[p].buf);
     free(st.busy), free(st.finish), free(st.next), free(st.dq);
     free(st.dnode), free(st.dthread), free(st.drel);
-    if (!rc)
-        *out = res;
+    if (!rc) *out = res;
     return rc;
 }
 
@@ -388,20 +370,17 @@ void ompdag_sim_random_choice(const ompdag_condag *g, ompdag_rng *rng, int32_t *
  * resetting every later C node visits each distinct flow exactly once. */
 bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *executed)
 {
-    if (ompdag_flow_mark(g, choice, executed, NULL))
-        return false;
+    if (ompdag_flow_mark(g, choice, executed, NULL)) return false;
     const int32_t *topo = ompdag_condag_topo_order(g);
     int32_t n = ompdag_condag_node_count(g);
     for (int32_t i = n - 1; i >= 0; --i) {
         int32_t v = topo[i], cnt;
-        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C || !executed[v])
-            continue;
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C || !executed[v]) continue;
         const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
         int32_t k = 0;
         while (k < cnt && succ[k] != choice[v])
             ++k;
-        if (k + 1 >= cnt)
-            continue;
+        if (k + 1 >= cnt) continue;
         choice[v] = succ[k + 1];
         for (int32_t j = i + 1; j < n; ++j) {
             int32_t u = topo[j], c2;
@@ -425,22 +404,19 @@ ompdag_status ompdag_sim_tightness(const ompdag_condag *g, int32_t m, int32_t ra
     ompdag_sim *sim = NULL;
     int32_t *choice = NULL;
     ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, err);
-    if (!st)
-        st = ompdag_sim_create(g, &sim, err);
+    if (!st) st = ompdag_sim_create(g, &sim, err);
     if (!st && !(choice = ompdag_rta_result_choices_copy(res, g)))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     ompdag_rng rng;
     ompdag_rng_seed(&rng, seed);
     int64_t best = 0;
     for (int32_t f = 0; !st && f <= random_flows; ++f) {
-        if (f > 0)
-            ompdag_sim_random_choice(g, &rng, choice);
+        if (f > 0) ompdag_sim_random_choice(g, &rng, choice);
         for (int sc = 0; sc < 2 && !st; ++sc) {
             ompdag_sim_result r;
             st = ompdag_sim_run(sim, choice, NULL, m, sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS,
                                 seed + (uint64_t)f, &r, err);
-            if (!st && r.makespan > best)
-                best = r.makespan;
+            if (!st && r.makespan > best) best = r.makespan;
         }
     }
     if (!st) {
@@ -450,8 +426,7 @@ ompdag_status ompdag_sim_tightness(const ompdag_condag *g, int32_t m, int32_t ra
                                   "tightness: simulated response %lld exceeds the bound %lld/%d",
                                   (long long)best, (long long)btm, m);
         *ratio = btm > 0 ? (double)best * m / (double)btm : 0.0;
-        if (max_response)
-            *max_response = best;
+        if (max_response) *max_response = best;
     }
     free(choice);
     ompdag_sim_destroy(sim);

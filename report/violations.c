@@ -41,6 +41,7 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
     const ompdag_condag_set *src = current ? current : wcet_db;
     ompdag_deadline_violation *v = NULL;
     size_t n = 0;
+    int64_t cap = 0;
     ompdag_status st = OMPDAG_OK;
     for (size_t i = 0; i < ompdag_condag_set_count(src) && !st; ++i) {
         const ompdag_condag *g = ompdag_condag_set_graph(src, i);
@@ -70,12 +71,10 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
         }
         __int128 whole = (__int128)btm * unit + (__int128)(fj > 0 ? fj : 0) * m;
         if (whole <= (__int128)deadline * m) continue;
-        ompdag_deadline_violation *nv = realloc(v, (n + 1) * sizeof *v);
-        if (!nv) {
+        if (!ompdag_grow_array((void **)&v, sizeof *v, &cap, (int64_t)n + 1)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
             break;
         }
-        v = nv;
         ompdag_deadline_violation *x = &v[n++];
         memset(x, 0, sizeof *x);
         x->loc = ompdag_condag_region_loc(g);

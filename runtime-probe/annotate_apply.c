@@ -3,6 +3,7 @@
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */
+#include <assert.h>
 #include <math.h>
 
 #include "annotate_internal.h"
@@ -231,6 +232,11 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         const graph_info *g = &a->graphs[c->graph];
         size_t base = p->offset[c->graph];
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
+        /* Safety (annotate_internal.h): the charged node lies on the
+         * segment's paths, or next to an empty one. */
+        assert(c->charged >= 0 && c->charged < g->n);
+        assert(p->mark[c->charged] ||
+               annot_empty_segment(g->g, c->task, c->sk, c->sn, c->ek, c->en));
         p->mark[c->charged] = 1;
         for (int32_t v = 0; v < g->n; ++v)
             if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
@@ -268,6 +274,7 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
             }
+        assert(e >= 0 && mx >= 0 && md >= 0); /* durations and their estimates */
         size_t i = p->offset[c->graph] + (size_t)c->charged;
         if (__builtin_add_overflow(p->basis[i], e, &p->basis[i]) ||
             __builtin_add_overflow(p->omax[i], mx, &p->omax[i]) ||
@@ -481,6 +488,31 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
                      sample_json(&g->join), "proof", "docs/overheads.md");
 }
 
+/* "depend_check": the runtime's dependence order against the D-edges
+ * (annotate_depend.c, docs/probe.md#depend). */
+static json_t *depend_json(const graph_info *g)
+{
+    json_t *list = g->dep_disagreements ? json_deep_copy(g->dep_disagreements) : json_array();
+    return json_pack(
+        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "runtime_items", (json_int_t)g->dep_items,
+        "runtime_pairs", (json_int_t)g->dep_pairs, "pairs_implied",
+        (json_int_t)g->dep_pairs_implied, "pairs_unchecked", (json_int_t)g->dep_pairs_unchecked,
+        "dedges_between_run_tasks", (json_int_t)g->dep_edges, "dedges_respected",
+        (json_int_t)g->dep_edges_respected, "dedges_unchecked", (json_int_t)g->dep_edges_unchecked,
+        "dedges_extra", (json_int_t)g->dep_edges_over, "unsafe_disagreements",
+        (json_int_t)g->dep_unsafe, "disagreements", list);
+}
+
+void ompdag_annotation_depend_counts(const ompdag_annotation *a, uint64_t *unsafe, uint64_t *all)
+{
+    *unsafe = *all = 0;
+    for (size_t i = 0; a && i < a->ngraphs; ++i) {
+        const graph_info *g = &a->graphs[i];
+        *unsafe += g->dep_unsafe;
+        *all += g->dep_unsafe + (a->opt.depend_strict ? 0 : g->dep_edges_over);
+    }
+}
+
 /* Step 8b: a graph's extra keys. */
 static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
 {
@@ -493,14 +525,32 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(gx, "observed_task_response_ns_interfered", bool_array(&g->task_responses_interfered),
          &ok);
     jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
-    if (g->unmapped) {
-        char why[200];
+    if (ompdag_condag_has_depend(g->g) || g->dep_items || g->dep_pairs)
+        jset(gx, "depend_check", depend_json(g), &ok);
+    char why[900] = "";
+    if (g->unmapped)
         snprintf(why, sizeof why,
                  "%llu measured segments fit no path of this graph and were dropped (annotate "
                  "--allow-unmapped): the WCETs miss their time",
                  (unsigned long long)g->unmapped);
-        jset(gx, "unsafe", json_string(why), &ok);
+    if (g->dep_unsafe) {
+        const char *first = "";
+        size_t i;
+        json_t *d;
+        json_array_foreach(g->dep_disagreements, i, d)
+        {
+            if (json_is_true(json_object_get(d, "unsafe"))) {
+                first = json_string_value(json_object_get(d, "message"));
+                break;
+            }
+        }
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len,
+                 "%s%llu disagreements between the runtime's dependence order and the graph's "
+                 "D-edges (depend_check): %s",
+                 len ? "; " : "", (unsigned long long)g->dep_unsafe, first);
     }
+    if (why[0]) jset(gx, "unsafe", json_string(why), &ok);
     json_t *m = json_object();
     jset(m, "estimator", json_string(method), &ok);
     jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);
@@ -631,6 +681,26 @@ void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out)
         fprintf(out, "graph %zu%s%s (%s:%d): %llu segments, %zu runs, max response %lld ns\n", gi,
                 fn ? " " : "", fn ? fn : "", g->region_file ? g->region_file : "(no location)",
                 g->region_line, (unsigned long long)g->segments, g->responses.n, (long long)rmax);
+        if (!ompdag_condag_has_depend(g->g) && !g->dep_items && !g->dep_pairs) continue;
+        fprintf(out,
+                "  depend: runtime %llu items, %llu pairs (%llu implied by the graph, %llu "
+                "unchecked); %llu D-edges between tasks that ran (%llu respected, %llu extra "
+                "edges the runtime did not need, %llu unchecked); %llu unsafe disagreements\n",
+                (unsigned long long)g->dep_items, (unsigned long long)g->dep_pairs,
+                (unsigned long long)g->dep_pairs_implied,
+                (unsigned long long)g->dep_pairs_unchecked, (unsigned long long)g->dep_edges,
+                (unsigned long long)g->dep_edges_respected, (unsigned long long)g->dep_edges_over,
+                (unsigned long long)g->dep_edges_unchecked, (unsigned long long)g->dep_unsafe);
+        size_t i;
+        json_t *d;
+        json_array_foreach(g->dep_disagreements, i, d)
+        {
+            fprintf(out, "  depend %s: %s [%s, %lld runs]\n",
+                    json_is_true(json_object_get(d, "unsafe")) ? "DISAGREEMENT" : "note",
+                    json_string_value(json_object_get(d, "message")),
+                    json_string_value(json_object_get(d, "kind")),
+                    (long long)json_integer_value(json_object_get(d, "runs")));
+        }
     }
 }
 

@@ -83,6 +83,18 @@ typedef struct graph_info {
     i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
     i64vec join;                 /* last task end -> parallel end */
     int32_t team;                /* largest team seen */
+    /* The runtime's dependence order against the graph (annotate_depend.c). */
+    uint64_t dep_items;           /* depend list items the runtime reported */
+    uint64_t dep_pairs;           /* dependences it enforced, between two mapped tasks */
+    uint64_t dep_pairs_implied;   /* ... that the graph orders too */
+    uint64_t dep_pairs_unchecked; /* ... whose tasks did not both map to T nodes */
+    uint64_t dep_edges;           /* derived D-edges between two tasks that both ran */
+    uint64_t dep_edges_respected;
+    uint64_t dep_edges_unchecked; /* a time was missing (start of an untied first segment) */
+    uint64_t dep_edges_over;      /* not respected, and the runtime's lists do not conflict:
+                                     the var merges storage the runtime keeps apart */
+    uint64_t dep_unsafe;          /* disagreements that make the graph unsafe */
+    json_t *dep_disagreements;    /* distinct disagreements (kind, nodes, message, runs) */
 } graph_info;
 
 typedef struct seg_class {
@@ -168,10 +180,35 @@ typedef struct task_entry {
     uint64_t id; /* 0 = empty slot */
     uint64_t parent;
     uint64_t cp_task;
-    uint64_t time; /* creation time: equals the end time of the creator's
-                      segment that ended at the `task` directive */
-    int32_t task;  /* graph task; -2 unresolved, -1 none */
+    uint64_t time;      /* creation time: equals the end time of the creator's
+                           segment that ended at the `task` directive */
+    int32_t task;       /* graph task; -2 unresolved, -1 none */
+    uint32_t graph;     /* of its region */
+    uint64_t run;       /* region instance (from its segments; 0: none seen) */
+    uint64_t start;     /* first start (OMPDAG_REC_DEP_START), else 0 */
+    uint64_t seg_start; /* its first segment's end - own time (exact unless suspended) */
+    uint64_t end;       /* completion (its last segment), 0: not seen */
+    uint64_t dep_ready; /* completion of its last runtime predecessor (DEP_PAIR), 0: none */
+    bool seg_suspended;
+    bool depend; /* the runtime reported a depend list for it */
 } task_entry;
+
+/* Runtime dependence facts of one trace (annotate_depend.c). */
+typedef struct dep_item {
+    uint64_t task, addr;
+    uint8_t type; /* ompt_dependence_type_t */
+} dep_item;
+
+typedef struct dep_pair {
+    uint64_t pred, succ;
+} dep_pair;
+
+/* A T or W node reached by a mapped segment in region instance `run`. */
+typedef struct exec_node {
+    uint64_t run;
+    uint32_t graph;
+    int32_t node;
+} exec_node;
 
 /* (creator instance, time) -> the T node its mapped segment ended at. */
 typedef struct creation_entry {
@@ -227,6 +264,13 @@ typedef struct trace_ctx {
     size_t ninterfered;
     ompdag_trace_rec *off; /* OMPDAG_REC_OFFLOAD records, sorted by (task, time) */
     size_t noff, off_cap;
+    dep_item *items; /* OMPDAG_REC_DEPEND */
+    size_t nitems, items_cap;
+    dep_pair *pairs; /* OMPDAG_REC_DEP_PAIR */
+    size_t npairs, pairs_cap;
+    exec_node *exec; /* T/W nodes reached, per run (only when depend_on) */
+    size_t nexec, exec_cap;
+    bool depend_on; /* a graph has clauses or the trace has dependence records */
 } trace_ctx;
 
 /* annotate_paths.c */
@@ -302,6 +346,13 @@ bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_over
 /* The k-th smallest of a[0..n) (k < n), reordering a so that a[0..k) are
  * no larger and a[k+1..n) no smaller: quickselect. */
 int64_t annot_select_i64(int64_t *a, size_t n, size_t k);
+
+/* annotate_depend.c: the runtime's dependence order against the graph */
+ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);
+bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
+ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
+void annot_depend_ready(trace_ctx *c);            /* before annot_overhead_collect */
+int32_t annot_made_by(trace_ctx *c, uint64_t id); /* annotate_trace.c */
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

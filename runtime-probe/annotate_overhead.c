@@ -13,7 +13,9 @@
  * or an explicit task) and measure, for each
  *
  *   task start:  ready = its creation (TASK_CREATE time = the creator's
- *                segment end), start = its first segment's start;
+ *                segment end), or for a task with dependences the later
+ *                completion of the last predecessor the runtime made it wait
+ *                for (OMPDAG_REC_DEP_PAIR), start = its first segment's start;
  *   wake-up:     ready = max(the wait's begin, the end of every child created
  *                since the task's previous wait — every descendant of them for
  *                a taskgroup), start = the segment after the wait;
@@ -225,12 +227,15 @@ static bool wait_ready(run_ctx *r, uint64_t id, uint64_t since, uint64_t wait_be
 /* Samples of one task instance's segments seg[0..n) (time order). */
 static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
 {
-    /* created: of the task table, at add_segment (UINT64_MAX: not there) */
+    trace_ctx *c = r->c;
     if (!(seg[0].flags & OMPDAG_RECF_IMPLICIT) && seg[0].sk == OMPDAG_PT_TASK_BEGIN &&
-        seg[0].created != UINT64_MAX) {
-        uint64_t start = seg[0].time - seg[0].dur, created = seg[0].created;
-        if (seg[0].dur <= seg[0].time && start >= created &&
-            !annot_i64vec_push(r->start, nonfull(&r->full, created, start)))
+        c->tasks_cap) {
+        const task_entry *e = annot_task_slot(c, seg[0].id);
+        uint64_t start = seg[0].time - seg[0].dur;
+        /* ready: created, and its runtime predecessors done (annotate_depend.c) */
+        uint64_t ready = e->dep_ready > e->time ? e->dep_ready : e->time;
+        if (e->id && seg[0].dur <= seg[0].time && start >= ready &&
+            !annot_i64vec_push(r->start, nonfull(&r->full, ready, start)))
             return false;
     }
     uint64_t since = 0;

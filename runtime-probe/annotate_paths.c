@@ -3,6 +3,8 @@
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */
+#include <assert.h>
+
 #include "annotate_internal.h"
 
 /* ---- paths ---------------------------------------------------------------------- */
@@ -174,12 +176,24 @@ int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, 
 int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
                            ompdag_point ek, int32_t en)
 {
-    if (sk == OMPDAG_POINT_WAIT) return sn;
-    if (ek == OMPDAG_POINT_CREATE) return en;
-    if (sk == OMPDAG_POINT_BEGIN) return ompdag_condag_task_source(g, task);
-    int32_t c;
-    const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
-    return c > 0 ? s[0] : sn;
+    int32_t v;
+    if (sk == OMPDAG_POINT_WAIT) {
+        assert(ompdag_condag_node_kind(g, sn) == OMPDAG_KIND_W); /* rule 1: the taskwait's node */
+        v = sn;
+    } else if (ek == OMPDAG_POINT_CREATE) {
+        assert(ompdag_condag_node_kind(g, en) == OMPDAG_KIND_T); /* rule 2: the directive's node */
+        v = en;
+    } else if (sk == OMPDAG_POINT_BEGIN) {
+        v = ompdag_condag_task_source(g, task);
+    } else {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
+        v = c > 0 ? s[0] : sn;
+    }
+    /* A class's time stays in its own task (the safety argument sums WCETs
+     * along paths of that task). */
+    assert(ompdag_condag_node_task(g, v) == task);
+    return v;
 }
 
 /* Segments that run no node's code: a `task` directive followed directly by

@@ -38,6 +38,9 @@ static void ctx_free(trace_ctx *c)
     free(c->mark);
     free(c->stack);
     free(c->off);
+    free(c->items);
+    free(c->pairs);
+    free(c->exec);
     ompdag_symbolizer_destroy(c->sym);
 }
 
@@ -194,7 +197,7 @@ task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
 /* Pass 1 keeps the TASK_CREATE records in order; task_table then sizes the
  * table once (growing it by doubling from 1024 rehashed 10^7 entries for a
  * trace of 2.7·10^6 tasks). */
-static bool task_record(trace_ctx *c, const ompdag_trace_rec *r)
+static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 {
     if (c->ncreated == c->created_cap) {
         size_t cap = c->created_cap ? 2 * c->created_cap : 1024;
@@ -203,7 +206,12 @@ static bool task_record(trace_ctx *c, const ompdag_trace_rec *r)
         c->created = p;
         c->created_cap = cap;
     }
-    c->created[c->ncreated++] = (task_entry){r->id, r->aux, r->cp_task, r->time, -2};
+    c->created[c->ncreated++] = (task_entry){.id = r->id,
+                                             .parent = r->aux,
+                                             .cp_task = r->cp_task,
+                                             .time = r->time,
+                                             .task = -2,
+                                             .graph = (uint32_t)graph};
     return true;
 }
 
@@ -360,6 +368,17 @@ static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tn
 
 /* The T node that created the explicit instance of segment seg, as its creator's mapped
  * chain says; -1 when unknown. */
+int32_t annot_made_by(trace_ctx *c, uint64_t id)
+{
+    if (!c->tasks_cap || !c->made_cap) return -1;
+    const task_entry *e = annot_task_slot(c, id);
+    if (!e->id) return -1;
+    const creation_entry *m = made_slot(c, e->parent, e->time);
+    return m->parent ? m->tnode : -1;
+}
+
+/* annot_made_by with the creator and creation time the segment carries
+ * (no task-table lookup). */
 static int32_t made_by(trace_ctx *c, const pending_seg *seg)
 {
     if (!c->made_cap || seg->created == UINT64_MAX || !seg->parent) return -1;
@@ -379,9 +398,17 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
     }
     uint64_t created = 0, parent = 0;
     if (!(r->flags & OMPDAG_RECF_IMPLICIT)) {
-        const task_entry *e = c->tasks_cap ? annot_task_slot(c, r->id) : NULL;
+        task_entry *e = c->tasks_cap ? annot_task_slot(c, r->id) : NULL;
         created = e && e->id ? e->time : UINT64_MAX;
         parent = e && e->id ? e->parent : 0;
+        if (e && e->id) { /* run, first start and completion (annotate_depend.c) */
+            e->run = r->aux;
+            if (r->start_kind == OMPDAG_PT_TASK_BEGIN) {
+                e->seg_start = r->time - r->dur;
+                e->seg_suspended = (r->flags & OMPDAG_RECF_SUSPENDED) != 0;
+            }
+            if (r->end_kind == OMPDAG_PT_TASK_END) e->end = r->time;
+        }
     }
     if (!c->pend && c->pend_expect > 1024) { /* sized by pass 1: no growth, no copy */
         c->pend = annot_alloc_big(c->pend_expect * sizeof *c->pend);
@@ -800,6 +827,9 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         if (!dry_run) {
             ++a->graphs[r->graph].segments;
             if (ek == OMPDAG_POINT_CREATE && !made_insert(c, r->id, r->time, en)) return SIZE_MAX;
+            if ((ek == OMPDAG_POINT_CREATE || ek == OMPDAG_POINT_WAIT) &&
+                !annot_exec_push(c, r->run, r->graph, en))
+                return SIZE_MAX;
         }
         ck = ek;
         cn = en;
@@ -1104,7 +1134,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         if (rec.type == OMPDAG_REC_SEGMENT && rec.cp_region && region_graph(&c, rec.cp_region))
             ++c.pend_expect; /* an upper bound of add_segment's */
         if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
-            region_graph(&c, rec.cp_region) && !task_record(&c, &rec)) {
+            region_graph(&c, rec.cp_region) &&
+            !task_record(&c, &rec, region_graph(&c, rec.cp_region) - 1)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
@@ -1120,17 +1151,28 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
         if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err))) break;
+        if ((rec.type == OMPDAG_REC_DEPEND || rec.type == OMPDAG_REC_DEP_PAIR ||
+             rec.type == OMPDAG_REC_DEP_START) &&
+            (st = annot_depend_record(&c, &rec, err)))
+            break;
         if (rec.type == OMPDAG_REC_OFFLOAD && rec.id && !annot_off_push(&c, &rec)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
-        if (rec.type != OMPDAG_REC_TASK_CREATE && (st = add_region(&c, &rec, err))) break;
+        bool regional = rec.type == OMPDAG_REC_REGION_BEGIN || rec.type == OMPDAG_REC_REGION_END ||
+                        rec.type == OMPDAG_REC_SCHED || rec.type == OMPDAG_REC_SEGMENT;
+        if (regional && (st = add_region(&c, &rec, err))) break;
     }
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
     if (st == OMPDAG_OK && !annot_sort_pending(&c))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    if (st == OMPDAG_OK) annot_depend_ready(&c);
     if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
+    for (size_t i = 0; i < a->ngraphs && !c.depend_on; ++i)
+        c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
+    c.depend_on = c.depend_on || c.nitems || c.npairs;
     if (st == OMPDAG_OK) st = map_pending(&c, err);
+    if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);
     ompdag_trace_reader_destroy(r);

@@ -15,13 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ompdag_trace_reader *r;
     ompdag_error err;
-    if (ompdag_trace_reader_open_buffer(data, size, "fuzz", &r, &err) != OMPDAG_OK)
-        return 0;
+    if (ompdag_trace_reader_open_buffer(data, size, "fuzz", &r, &err) != OMPDAG_OK) return 0;
     for (size_t i = 0; i < 1000000; ++i) {
         ompdag_trace_rec rec;
         bool done;
-        if (ompdag_trace_reader_next(r, &rec, &done, &err) != OMPDAG_OK || done)
-            break;
+        if (ompdag_trace_reader_next(r, &rec, &done, &err) != OMPDAG_OK || done) break;
     }
     ompdag_trace_reader_destroy(r);
     return 0;

@@ -78,6 +78,8 @@ typedef struct task_state {
     uint8_t seg_flags;  /* OMPDAG_RECF_SUSPENDED of the open segment */
     uint8_t root;       /* inside a single/masked body */
     uint8_t tg_depth;   /* open taskgroups */
+    uint8_t has_deps;         /* the runtime reported a depend list for it */
+    uint8_t started;          /* it has run (OMPDAG_REC_DEP_START written) */
     uint64_t tg_cp[4];  /* their begin addresses (the `taskgroup` line), innermost last */
     struct task_state *outer; /* implicit tasks: the task that ran here before */
 } task_state;
@@ -113,6 +115,43 @@ static __thread thread_buf *tls_buf;
 static __thread task_state *tls_cur; /* task the probe believes runs here */
 
 static ompt_start_tool_result_t g_tool;
+
+/* A task's ompt_data_t holds its task_state while it lives.  A task with a
+ * depend list may be named as the *predecessor* of a dependence
+ * (ompt_callback_task_dependence, on another thread) after its completion
+ * event freed that state: libomp reports completion before it releases the
+ * task's dependence node.  So such a task's data is replaced, under a striped
+ * lock, by its id tagged with bit 0 (states are 16-byte aligned) before the
+ * state is freed, and readers of a predecessor's id take the same lock. */
+#define DEP_LOCKS 64
+static _Atomic uint8_t g_dep_lock[DEP_LOCKS];
+
+static void dep_lock(const ompt_data_t *d)
+{
+    _Atomic uint8_t *l = &g_dep_lock[((uintptr_t)d >> 4) % DEP_LOCKS];
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+        sched_yield();
+}
+
+static void dep_unlock(const ompt_data_t *d)
+{
+    atomic_store_explicit(&g_dep_lock[((uintptr_t)d >> 4) % DEP_LOCKS], 0, memory_order_release);
+}
+
+static inline task_state *state_of(const ompt_data_t *d)
+{
+    return d && !(d->value & 1) ? (task_state *)d->ptr : NULL;
+}
+
+/* The id of the task whose data is d, live or finished (0: unknown). */
+static uint64_t dep_task_id(const ompt_data_t *d)
+{
+    if (!d) return 0;
+    dep_lock(d);
+    uint64_t id = (d->value & 1) ? d->value >> 1 : d->ptr ? ((task_state *)d->ptr)->id : 0;
+    dep_unlock(d);
+    return id;
+}
 
 static inline uint64_t raw_ns(void)
 {
@@ -488,7 +527,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         tls_cur = s;
         DEBUG("implicit_task begin %lx index=%u flags=%x\n", (unsigned long)s->id, index, flags);
     } else if (endpoint == ompt_scope_end) {
-        task_state *s = task ? task->ptr : NULL;
+        task_state *s = state_of(task);
         if (!s)
             return;
         DEBUG("implicit_task end %lx\n", (unsigned long)s->id);
@@ -518,7 +557,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     }
     if (!(flags & ompt_task_explicit))
         return;
-    task_state *p = enc ? enc->ptr : NULL;
+    task_state *p = state_of(enc);
     if (p)
         seg_point(p, OMPDAG_PT_CREATE, cp, now);
     task_state *s = state_new((uint8_t)(((flags & ompt_task_untied) ? OMPDAG_RECF_UNTIED : 0) |
@@ -532,6 +571,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     s->region_id = p ? p->region_id : 0;
     s->cp_task = (uint64_t)(uintptr_t)cp;
     s->start_kind = OMPDAG_PT_TASK_BEGIN; /* opens when first scheduled */
+    s->has_deps = has_dependences != 0;
     DEBUG("task_create %lx by %lx cp=%p flags=%x\n", (unsigned long)s->id,
           (unsigned long)(p ? p->id : 0), cp, flags);
     ompdag_trace_rec r = {.type = OMPDAG_REC_TASK_CREATE, .flags = s->flags, .id = s->id,
@@ -543,8 +583,8 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
     uint64_t now = now_ns();
-    task_state *ps = prior ? prior->ptr : NULL;
-    task_state *ns = next ? next->ptr : NULL;
+    task_state *ps = state_of(prior);
+    task_state *ns = state_of(next);
     DEBUG("task_schedule %lx status=%d -> %lx (cur %lx)\n", (unsigned long)(ps ? ps->id : 0),
           (int)status, (unsigned long)(ns ? ns->id : 0),
           (unsigned long)(tls_cur ? tls_cur->id : 0));
@@ -557,7 +597,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (ps) {
         if (status == ompt_task_complete || status == ompt_task_cancel ||
             status == ompt_task_detach) {
-            prior->ptr = NULL;
+            if (ps->has_deps) { /* see dep_task_id */
+                dep_lock(prior);
+                prior->value = ps->id << 1 | 1;
+                dep_unlock(prior);
+            } else {
+                prior->ptr = NULL;
+            }
             task_finish(ps, now);
         } else {
             stop(ps, now);
@@ -566,6 +612,50 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     tls_cur = ns;
     if (ns && ns->run_since == 0)
         ns->run_since = now;
+    if (ns && ns->has_deps && !ns->started) {
+        ns->started = 1;
+        ompdag_trace_rec r = {.type = OMPDAG_REC_DEP_START,
+                              .id = ns->id,
+                              .time = now,
+                              .aux = ns->region_id,
+                              .cp_region = ns->cp_region,
+                              .cp_task = ns->cp_task};
+        emit(&r);
+    }
+}
+
+/* The depend list of a new task as the runtime saw it: one OMPDAG_REC_DEPEND
+ * per item (its address and type), in list order. */
+static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
+{
+    task_state *s = state_of(task);
+    if (!s || ndeps <= 0 || !deps) return;
+    s->has_deps = 1;
+    uint64_t now = now_ns();
+    for (int i = 0; i < ndeps; ++i) {
+        ompdag_trace_rec r = {.type = OMPDAG_REC_DEPEND,
+                              .flags = (uint8_t)deps[i].dependence_type,
+                              .id = s->id,
+                              .time = now,
+                              .aux = (uint64_t)(uintptr_t)deps[i].variable.ptr,
+                              .cp_region = s->cp_region,
+                              .cp_task = s->cp_task,
+                              .cp_start = (uint64_t)i,
+                              .cp_end = (uint64_t)ndeps};
+        emit(&r);
+    }
+}
+
+/* A dependence the runtime enforces: sink waits for src. */
+static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+    uint64_t from = dep_task_id(src), to = dep_task_id(sink);
+    if (!from || !to) {
+        atomic_fetch_add(&g_anomalies, 1);
+        return;
+    }
+    ompdag_trace_rec r = {.type = OMPDAG_REC_DEP_PAIR, .id = to, .aux = from, .time = now_ns()};
+    emit(&r);
 }
 
 static uint8_t sync_kind(ompt_sync_region_t kind)
@@ -592,7 +682,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
                            ompt_data_t *par, ompt_data_t *task, const void *cp)
 {
     uint8_t pk = sync_kind(kind);
-    task_state *s = task ? task->ptr : NULL;
+    task_state *s = state_of(task);
     if (pk == OMPDAG_PT_NONE || !s)
         return;
     if (pk == OMPDAG_PT_TASKGROUP) {
@@ -623,7 +713,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *par, ompt_data_t *task, const void *cp)
 {
-    task_state *s = task ? task->ptr : NULL;
+    task_state *s = state_of(task);
     if (sync_kind(kind) != OMPDAG_PT_TASKGROUP || !s)
         return;
     if (s->tg_depth > 0 && s->tg_depth <= 4)
@@ -638,7 +728,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 /* The body of `single` (executor) or `masked` is the con-DAG's root task. */
 static void root_scope(ompt_scope_endpoint_t endpoint, ompt_data_t *task, const void *cp)
 {
-    task_state *s = task ? task->ptr : NULL;
+    task_state *s = state_of(task);
     if (!s)
         return;
     uint64_t now = now_ns();
@@ -878,6 +968,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_sync_region_wait, on_sync_region_wait);
     REGISTER(ompt_callback_work, on_work);
     REGISTER(ompt_callback_masked, on_masked);
+    REGISTER(ompt_callback_dependences, on_dependences);
+    REGISTER(ompt_callback_task_dependence, on_task_dependence);
 #undef REGISTER
     install_signals();
     pthread_atfork(NULL, NULL, atfork_child);

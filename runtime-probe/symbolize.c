@@ -16,14 +16,15 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ompdag/internal/array.h"
 #include "ompdag/trace.h"
 
 typedef struct cu_range {
@@ -58,14 +59,11 @@ struct ompdag_symbolizer {
 
 void ompdag_symbolizer_destroy(ompdag_symbolizer *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->nmods; ++i) {
         sym_module *m = &s->mods[i];
-        if (m->dw)
-            dwarf_end(m->dw);
-        if (m->opened && m->fd >= 0)
-            close(m->fd);
+        if (m->dw) dwarf_end(m->dw);
+        if (m->opened && m->fd >= 0) close(m->fd);
         free(m->ranges);
         free(m->path);
     }
@@ -114,10 +112,9 @@ static int range_cmp(const void *a, const void *b)
 
 static bool index_cus(sym_module *m)
 {
-    size_t cap = 64;
-    m->ranges = malloc(cap * sizeof *m->ranges);
-    if (!m->ranges)
-        return false;
+    int64_t cap = 0; /* at least one slot: qsort below never gets NULL */
+    m->ranges = NULL;
+    if (!ompdag_grow_array((void **)&m->ranges, sizeof *m->ranges, &cap, 64)) return false;
     Dwarf_Off off = 0, next;
     size_t hsize;
     while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
@@ -126,13 +123,9 @@ static bool index_cus(sym_module *m)
             Dwarf_Addr base, lo, hi;
             ptrdiff_t it = 0;
             while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
-                if (m->nranges == cap) {
-                    cu_range *p = realloc(m->ranges, 2 * cap * sizeof *p);
-                    if (!p)
-                        return false;
-                    m->ranges = p;
-                    cap *= 2;
-                }
+                if (!ompdag_grow_array((void **)&m->ranges, sizeof *m->ranges, &cap,
+                                       (int64_t)m->nranges + 1))
+                    return false;
                 m->ranges[m->nranges++] = (cu_range){lo, hi, off + hsize};
             }
         }
@@ -179,13 +172,10 @@ static void open_module(sym_module *m)
 
 ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_error *err)
 {
-    if (!s->nmods)
-        return OMPDAG_OK;
+    if (!s->nmods) return OMPDAG_OK;
     sym_module *m = &s->mods[0]; /* the probe lists the executable first */
-    if (!m->opened)
-        open_module(m);
-    if (m->rebuilt || m->fd < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
+    if (!m->opened) open_module(m);
+    if (m->rebuilt || m->fd < 0) return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
     return OMPDAG_OK;
 }
 
@@ -197,8 +187,7 @@ static Dwarf_Line *nearest_real_line(Dwarf_Die *cu, uint64_t fa, Dwarf_Line *fal
 {
     Dwarf_Lines *lines;
     size_t n;
-    if (dwarf_getsrclines(cu, &lines, &n) != 0)
-        return fallback;
+    if (dwarf_getsrclines(cu, &lines, &n) != 0) return fallback;
     Dwarf_Line *best = NULL;
     Dwarf_Addr best_addr = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -212,8 +201,7 @@ static Dwarf_Line *nearest_real_line(Dwarf_Die *cu, uint64_t fa, Dwarf_Line *fal
             best_addr = addr;
         }
     }
-    if (!best)
-        return fallback;
+    if (!best) return fallback;
     dwarf_lineno(best, ln);
     dwarf_linecol(best, col);
     return best;
@@ -231,10 +219,8 @@ static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_s
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "address 0x%llx lies in no module of the traced program",
                                 (unsigned long long)cp);
-    if (!m->opened)
-        open_module(m);
-    if (!m->usable)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
+    if (!m->opened) open_module(m);
+    if (!m->usable) return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s", m->why);
     uint64_t fa = a - m->base;
     size_t lo = 0, hi = m->nranges;
     while (lo < hi) { /* first range with lo > fa */
@@ -245,19 +231,15 @@ static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_s
             hi = mid;
     }
     for (size_t i = lo; i-- > 0;) {
-        if (fa >= m->ranges[i].hi)
-            continue;
+        if (fa >= m->ranges[i].hi) continue;
         Dwarf_Die cu;
-        if (!dwarf_offdie(m->dw, m->ranges[i].cu, &cu))
-            continue;
+        if (!dwarf_offdie(m->dw, m->ranges[i].cu, &cu)) continue;
         Dwarf_Line *line = dwarf_getsrc_die(&cu, fa);
-        if (!line)
-            continue;
+        if (!line) continue;
         int ln = 0, col = 0;
         dwarf_lineno(line, &ln);
         dwarf_linecol(line, &col);
-        if (ln == 0)
-            line = nearest_real_line(&cu, fa, line, &ln, &col);
+        if (ln == 0) line = nearest_real_line(&cu, fa, line, &ln, &col);
         out->file = dwarf_linesrc(line, NULL, NULL);
         out->line = ln;
         out->col = col;
@@ -287,8 +269,7 @@ static bool cache_grow(ompdag_symbolizer *s)
     }
     s->cache_cap = 2 * oldcap;
     for (size_t i = 0; i < oldcap; ++i)
-        if (old[i].key)
-            *cache_slot(s, old[i].key) = old[i];
+        if (old[i].key) *cache_slot(s, old[i].key) = old[i];
     free(old);
     return true;
 }
@@ -296,8 +277,7 @@ static bool cache_grow(ompdag_symbolizer *s)
 ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
                                        ompdag_srcloc *out, ompdag_error *err)
 {
-    if (!s || !out)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "symbolizer: NULL argument");
+    if (!s || !out) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "symbolizer: NULL argument");
     if (codeptr_ra == 0)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the runtime passed no code address");
     cache_entry *e = cache_slot(s, codeptr_ra);
@@ -311,8 +291,7 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
     ompdag_status st = lookup_uncached(s, codeptr_ra, &loc, err);
     if (!e->key) {
         if (2 * (s->cache_used + 1) > s->cache_cap) {
-            if (!cache_grow(s))
-                return st ? st : (*out = loc, OMPDAG_OK);
+            if (!cache_grow(s)) return st ? st : (*out = loc, OMPDAG_OK);
             e = cache_slot(s, codeptr_ra);
         }
         e->key = codeptr_ra;
@@ -320,8 +299,7 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
         e->ok = st == OMPDAG_OK;
         ++s->cache_used;
     }
-    if (st == OMPDAG_OK)
-        *out = loc;
+    if (st == OMPDAG_OK) *out = loc;
     return st;
 }
 
@@ -330,17 +308,14 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
 ompdag_status ompdag_program_omp_runtime(const char *path, ompdag_omp_runtime *out,
                                          ompdag_error *err)
 {
-    if (!path || !out)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "NULL argument");
+    if (!path || !out) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "NULL argument");
     *out = OMPDAG_OMP_RUNTIME_NONE;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fd < 0) return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
     elf_version(EV_CURRENT);
     Elf *e = elf_begin(fd, ELF_C_READ, NULL);
     if (!e || elf_kind(e) != ELF_K_ELF) {
-        if (e)
-            elf_end(e);
+        if (e) elf_end(e);
         close(fd);
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s is not an ELF program", path);
     }
@@ -348,17 +323,14 @@ ompdag_status ompdag_program_omp_runtime(const char *path, ompdag_omp_runtime *o
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn))) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
-            continue;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC) continue;
         Elf_Data *d = elf_getdata(scn, NULL);
         size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
         for (size_t i = 0; d && i < count; ++i) {
             GElf_Dyn dyn;
-            if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
-                continue;
+            if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED) continue;
             const char *name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
-            if (!name)
-                continue;
+            if (!name) continue;
             if (!strncmp(name, "libomp.so", 9) || !strncmp(name, "libiomp5.so", 11) ||
                 !strncmp(name, "libomp-", 7))
                 llvm = true;

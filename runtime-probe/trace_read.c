@@ -323,7 +323,7 @@ static uint64_t *thread_time(ompdag_trace_reader *r, uint32_t t)
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_SCHED ||
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_DEP_START ||
         rec->type == OMPDAG_REC_TASK_END)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,
@@ -367,6 +367,19 @@ static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec
                        rec->type);
     if (id_thread(rec->id) > r->max_id_thread)
         r->max_id_thread = id_thread(rec->id);
+    /* a dependence pair names its predecessor task in aux */
+    if (rec->type == OMPDAG_REC_DEP_PAIR) {
+        if ((rec->aux & ((UINT64_C(1) << 40) - 1)) == 0 ||
+            id_thread(rec->aux) > OMPDAG_TRACE_MAX_THREADS || rec->aux == rec->id)
+            return corrupt(r, r->chunk_at, err, "a dependence pair's predecessor (id, successor)",
+                           rec->aux, rec->id);
+        if (id_thread(rec->aux) > r->max_id_thread)
+            r->max_id_thread = id_thread(rec->aux);
+    }
+    if (rec->type == OMPDAG_REC_DEPEND &&
+        (rec->cp_end == 0 || rec->cp_start >= rec->cp_end || rec->flags == 0 || rec->flags > 7))
+        return corrupt(r, r->chunk_at, err, "a depend item (index, list length)", rec->cp_start,
+                       rec->cp_end);
     if (rec->type == OMPDAG_REC_TASK_CREATE)
         r->created_sum += mix_id(rec->id);
     else if (rec->type == OMPDAG_REC_SEGMENT && rec->end_kind == OMPDAG_PT_TASK_END &&
@@ -555,6 +568,8 @@ ompdag_status ompdag_trace_summarize(const char *path, ompdag_trace_summary *out
         case OMPDAG_REC_REGION_BEGIN: ++out->regions_begun; break;
         case OMPDAG_REC_REGION_END: ++out->regions_ended; break;
         case OMPDAG_REC_TASK_CREATE: ++out->tasks_created; break;
+        case OMPDAG_REC_DEPEND: ++out->depend_items; break;
+        case OMPDAG_REC_DEP_PAIR: ++out->depend_pairs; break;
         case OMPDAG_REC_SEGMENT:
             ++out->segments;
             if (rec.end_kind == OMPDAG_PT_TASK_END) {

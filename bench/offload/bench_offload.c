@@ -15,7 +15,7 @@
  *      with few cores it competes with the CPU threads for cores, so these
  *      figures are about the policies, not about a GPU.
  *
- *   bench_offload [--part cpu|gpu|all] [--reps R] [--threads T] [--quick]
+ *   bench_offload [--part cpu|gpu|cuda|all] [--reps R] [--threads T] [--quick]
  *                 [--sim-speed S] [--sim-latency SECONDS]
  *
  * Times are medians over R repetitions, through the module's one timer.
@@ -28,8 +28,9 @@
 #include <unistd.h>
 
 #include "kernels.h"
-#include "ompdag/internal/stats.h"
+#include "kernels_gpu.h"
 #include "offload_internal.h"
+#include "ompdag/internal/stats.h"
 
 typedef struct workload {
     const char *name;
@@ -40,7 +41,7 @@ typedef struct workload {
 
 typedef struct bench_cfg {
     int reps, threads;
-    bool quick, part_cpu, part_gpu;
+    bool quick, part_cpu, part_gpu, part_cuda;
     double sim_speed, sim_latency;
 } bench_cfg;
 
@@ -56,7 +57,7 @@ typedef enum omp_kind { OMP_DYNAMIC, OMP_GUIDED } omp_kind;
  * runs of 16-iteration blocks. */
 static double run_omp(const workload *w, omp_kind k, int threads)
 {
-    double t0 = off_now();
+    double t0 = ompdag_now_s();
     if (k == OMP_DYNAMIC) {
         int64_t nb = (w->n + 255) / 256;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -68,18 +69,19 @@ static double run_omp(const workload *w, omp_kind k, int threads)
         for (int64_t b = 0; b < nb; ++b)
             w->body(16 * b, 16 * b + 16 < w->n ? 16 * b + 16 : w->n, w->ctx);
     }
-    return off_now() - t0;
+    return ompdag_now_s() - t0;
 }
 
 typedef struct result {
     double wall, imbalance, profiling, gpu_share;
 } result;
 
-static result run_policy(const workload *w, const ompdag_offload_opts *o)
+static result run_policy_with(const workload *w, ompdag_offload_gpu_fn gpu,
+                              const ompdag_offload_opts *o)
 {
     ompdag_offload_report *r = NULL;
     ompdag_error err = {0};
-    if (ompdag_offload_for(w->n, w->body, NULL, w->ctx, o, &r, &err) != OMPDAG_OK) {
+    if (ompdag_offload_for(w->n, w->body, gpu, w->ctx, o, &r, &err) != OMPDAG_OK) {
         fprintf(stderr, "bench_offload: %s: %s\n", w->name, err.message);
         exit(1);
     }
@@ -89,30 +91,50 @@ static result run_policy(const workload *w, const ompdag_offload_opts *o)
     return res;
 }
 
+static result run_policy(const workload *w, const ompdag_offload_opts *o)
+{
+    return run_policy_with(w, NULL, o);
+}
+
+static result run_policy_gpu(const workload *w, const ompdag_offload_opts *o)
+{
+    return run_policy_with(w, kern_gpu_body, o);
+}
+
 /* Median over reps of a policy run; the other fields from the median run. */
-static result median_policy(const workload *w, const ompdag_offload_opts *o, int reps)
+static result median_policy_with(const workload *w, ompdag_offload_gpu_fn gpu,
+                                 const ompdag_offload_opts *o, int reps)
 {
     result *rs = calloc((size_t)reps, sizeof *rs);
     double *walls = calloc((size_t)reps, sizeof *walls);
     for (int i = 0; i < reps; ++i) {
-        rs[i] = run_policy(w, o);
+        rs[i] = run_policy_with(w, gpu, o);
         walls[i] = rs[i].wall;
     }
     double m = median(walls, reps);
     result best = rs[0];
     for (int i = 0; i < reps; ++i)
-        if (fabs(rs[i].wall - m) < fabs(best.wall - m))
-            best = rs[i];
+        if (fabs(rs[i].wall - m) < fabs(best.wall - m)) best = rs[i];
     best.wall = m;
     free(rs);
     free(walls);
     return best;
 }
 
+static result median_policy(const workload *w, const ompdag_offload_opts *o, int reps)
+{
+    return median_policy_with(w, NULL, o, reps);
+}
+
+static result median_policy_gpu(const workload *w, const ompdag_offload_opts *o, int reps)
+{
+    return median_policy_with(w, kern_gpu_body, o, reps);
+}
+
 static void part_cpu(const workload *ws, int nw, const bench_cfg *c)
 {
-    printf("\n== A. CPU only, %d threads: overhead against OpenMP (median of %d) ==\n",
-           c->threads, c->reps);
+    printf("\n== A. CPU only, %d threads: overhead against OpenMP (median of %d) ==\n", c->threads,
+           c->reps);
     printf("%-10s %-16s %10s %10s %12s %10s\n", "kernel", "schedule", "wall_ms", "vs_dyn",
            "imbalance_ms", "prof_%");
     double *t = calloc((size_t)c->reps, sizeof *t);
@@ -120,9 +142,9 @@ static void part_cpu(const workload *ws, int nw, const bench_cfg *c)
         const workload *w = &ws[k];
         w->body(0, w->n, w->ctx); /* warm the caches and pages */
         for (int i = 0; i < c->reps; ++i) {
-            double t0 = off_now();
+            double t0 = ompdag_now_s();
             w->body(0, w->n, w->ctx);
-            t[i] = off_now() - t0;
+            t[i] = ompdag_now_s() - t0;
         }
         double serial = median(t, c->reps);
         for (int i = 0; i < c->reps; ++i)
@@ -133,8 +155,8 @@ static void part_cpu(const workload *ws, int nw, const bench_cfg *c)
         double guided = median(t, c->reps);
         printf("%-10s %-16s %10.2f %10.2f %12s %10s\n", w->name, "serial", 1e3 * serial,
                serial / dyn, "-", "-");
-        printf("%-10s %-16s %10.2f %10.2f %12s %10s\n", w->name, "omp dynamic/256", 1e3 * dyn,
-               1.0, "-", "-");
+        printf("%-10s %-16s %10.2f %10.2f %12s %10s\n", w->name, "omp dynamic/256", 1e3 * dyn, 1.0,
+               "-", "-");
         printf("%-10s %-16s %10.2f %10.2f %12s %10s\n", w->name, "omp guided/16", 1e3 * guided,
                guided / dyn, "-", "-");
         for (int p = 0; p < OMPDAG_OFFLOAD_POLICY_COUNT; ++p) {
@@ -191,17 +213,70 @@ static void part_gpu(const workload *ws, int nw, const bench_cfg *c)
     }
 }
 
+/* C. CPU + a real CUDA GPU (kernels_gpu.cu): the seed's comparison on the
+ * compute-bound kernels — dtsa, gss and dss against static, whose GPU share
+ * comes from a dtsa training run (Qilin).  Run only where a device exists. */
+static void part_cuda(kern_region *regions, int nr, const char *const *names, const int64_t *ns,
+                      const bench_cfg *c)
+{
+    char why[256] = "";
+    int cpu = c->threads > 1 ? c->threads - 1 : 1;
+    printf("\n== C. %d CPU thread(s) + CUDA GPU 0: policies against static (median of %d) ==\n",
+           cpu, c->reps);
+    for (int k = 0; k < nr; ++k) {
+        kern_region *r = &regions[k];
+        r->gpu = kern_gpu_open(r->kind, r, 0, why, sizeof why);
+        if (!r->gpu) {
+            printf("not run: %s (the CUDA bodies are built; they await a GPU)\n", why);
+            return;
+        }
+        if (k == 0)
+            printf("%-10s %-8s %10s %12s %12s %10s %10s\n", "kernel", "policy", "wall_ms",
+                   "speedup_vs_st", "imbalance_ms", "prof_%", "gpu_share");
+        workload w = {names[k], ns[k], kern_cpu_body(r->kind), r};
+        ompdag_offload_opts o;
+        ompdag_offload_opts_init(&o);
+        o.cpu_threads = cpu;
+        o.cuda_devices = 1;
+        o.gpu_quantum = 256;
+        o.log_chunks = false;
+        o.policy = OMPDAG_OFFLOAD_DTSA;
+        double beta = run_policy_gpu(&w, &o).gpu_share;
+        o.policy = OMPDAG_OFFLOAD_STATIC;
+        o.static_gpu_share = beta;
+        result st = median_policy_gpu(&w, &o, c->reps);
+        printf("%-10s %-8s %10.2f %12.2f %12.3f %10s %10.3f\n", w.name, "static", 1e3 * st.wall,
+               1.0, 1e3 * st.imbalance, "-", beta);
+        const ompdag_offload_policy others[3] = {OMPDAG_OFFLOAD_DTSA, OMPDAG_OFFLOAD_GSS,
+                                                 OMPDAG_OFFLOAD_DSS};
+        for (int p = 0; p < 3; ++p) {
+            o.policy = others[p];
+            result res = median_policy_gpu(&w, &o, c->reps);
+            printf("%-10s %-8s %10.2f %12.2f %12.3f %10.1f %10.3f\n", w.name,
+                   ompdag_offload_policy_name(o.policy), 1e3 * res.wall, st.wall / res.wall,
+                   1e3 * res.imbalance, 100 * res.profiling, res.gpu_share);
+        }
+        kern_gpu_close(r->gpu);
+        r->gpu = NULL;
+    }
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_offload [--part cpu|gpu|all] [--reps R] [--threads T] "
+    fprintf(stderr, "usage: bench_offload [--part cpu|gpu|cuda|all] [--reps R] [--threads T] "
                     "[--quick] [--sim-speed S] [--sim-latency SECONDS]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    bench_cfg c = {.reps = 3, .threads = 2, .part_cpu = true, .part_gpu = true,
-                   .sim_speed = 2.0, .sim_latency = 50e-6};
+    bench_cfg c = {.reps = 3,
+                   .threads = 2,
+                   .part_cpu = true,
+                   .part_gpu = true,
+                   .part_cuda = true,
+                   .sim_speed = 2.0,
+                   .sim_latency = 50e-6};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -210,8 +285,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--part") && v) {
             c.part_cpu = !strcmp(v, "cpu") || !strcmp(v, "all");
             c.part_gpu = !strcmp(v, "gpu") || !strcmp(v, "all");
-            if (!c.part_cpu && !c.part_gpu)
-                usage();
+            c.part_cuda = !strcmp(v, "cuda") || !strcmp(v, "all");
+            if (!c.part_cpu && !c.part_gpu && !c.part_cuda) usage();
             ++i;
         } else if (!strcmp(a, "--reps") && v && atoi(v) > 0) {
             c.reps = atoi(v), ++i;
@@ -259,10 +334,18 @@ int main(int argc, char **argv)
     int nw = (int)(sizeof ws / sizeof *ws);
     printf("bench_offload: %ld online CPUs, %d threads, OpenMP max %d\n",
            (long)sysconf(_SC_NPROCESSORS_ONLN), c.threads, omp_get_max_threads());
-    if (c.part_cpu)
-        part_cpu(ws, nw, &c);
-    if (c.part_gpu)
-        part_gpu(ws, nw, &c);
+    if (c.part_cpu) part_cpu(ws, nw, &c);
+    if (c.part_gpu) part_gpu(ws, nw, &c);
+    if (c.part_cuda) { /* the same inputs as A and B, as GPU regions */
+        kern_region regions[3] = {
+            {.kind = KERN_GPU_NBODY}, {.kind = KERN_GPU_HOTSPOT}, {.kind = KERN_GPU_KMEANS}};
+        regions[0].k.nbody = nbody;
+        regions[1].k.hotspot = hot;
+        regions[2].k.kmeans = km;
+        const char *const names[3] = {"nbody", "hotspot", "kmeans"};
+        const int64_t sizes[3] = {nb, nh, nk};
+        part_cuda(regions, 3, names, sizes, &c);
+    }
     free(x), free(y0), free(y), free(pos), free(acc), free(temp), free(power), free(out);
     free(pts), free(cen), free(mem), free(so);
     return 0;

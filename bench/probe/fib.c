@@ -15,8 +15,7 @@
  * cost grows by the golden ratio per cutoff step. */
 __attribute__((noinline)) static long serial_fib(int n)
 {
-    if (n < 2)
-        return n;
+    if (n < 2) return n;
     long a = serial_fib(n - 1);
     __asm__ volatile("" : "+r"(a)::"memory");
     return a + serial_fib(n - 2);
@@ -24,8 +23,7 @@ __attribute__((noinline)) static long serial_fib(int n)
 
 static long task_fib(int n, int cutoff, long *tasks)
 {
-    if (n < cutoff)
-        return serial_fib(n);
+    if (n < cutoff) return serial_fib(n);
     long a, b;
 #pragma omp task shared(a)
     a = task_fib(n - 1, cutoff, tasks);

@@ -23,15 +23,9 @@
 #include <time.h>
 
 #include "ompdag/dot.h"
+#include "ompdag/internal/clock.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, const ompdag_error *err)
 {
@@ -48,11 +42,12 @@ static ompdag_condag *nested_chain(int32_t n)
         snprintf(id, sizeof id, "n%d", i);
         snprintf(task, sizeof task, "t%d", i);
         snprintf(child, sizeof child, "t%d", i + 1);
-        ompdag_node_spec s = {.id = id, .task = task, .wcet = 1,
+        ompdag_node_spec s = {.id = id,
+                              .task = task,
+                              .wcet = 1,
                               .kind = i + 1 < n ? OMPDAG_KIND_T : OMPDAG_KIND_N,
                               .creates = i + 1 < n ? child : NULL};
-        if (ompdag_condag_add_node(g, &s, NULL, NULL))
-            die("add_node", NULL);
+        if (ompdag_condag_add_node(g, &s, NULL, NULL)) die("add_node", NULL);
     }
     return g;
 }
@@ -61,22 +56,19 @@ static void bench_graph(int32_t n)
 {
     ompdag_condag *g = nested_chain(n);
     ompdag_error err = {0};
-    double t0 = now_s();
-    if (ompdag_condag_finalize(g, &err))
-        die("finalize", &err);
-    double fin = now_s() - t0;
+    double t0 = ompdag_now_s();
+    if (ompdag_condag_finalize(g, &err)) die("finalize", &err);
+    double fin = ompdag_now_s() - t0;
     FILE *out = tmpfile();
-    if (!out)
-        die("tmpfile", NULL);
-    t0 = now_s();
-    if (ompdag_dot_write(out, g, NULL, &err))
-        die("dot", &err);
-    double dot = now_s() - t0;
+    if (!out) die("tmpfile", NULL);
+    t0 = ompdag_now_s();
+    if (ompdag_dot_write(out, g, NULL, &err)) die("dot", &err);
+    double dot = ompdag_now_s() - t0;
     fclose(out);
     double approx;
-    t0 = now_s();
+    t0 = ompdag_now_s();
     uint64_t flows = ompdag_condag_flow_count(g, &approx);
-    double cnt = now_s() - t0;
+    double cnt = ompdag_now_s() - t0;
     printf("  n = %8d  finalize %8.1f ns/node | dot %8.1f ns/node (x%5.2f finalize) | "
            "flow count %6.1f ns/node (x%5.3f finalize, %llu flow)\n",
            n, fin * 1e9 / n, dot * 1e9 / n, dot / fin, cnt * 1e9 / n, cnt / fin,
@@ -92,8 +84,7 @@ static ompdag_status instant_render(const char *dot, size_t len, char **svg, voi
     for (const char *p = dot; (p = strstr(p, "digraph")) && p < dot + len; p += 7)
         ++graphs;
     *svg = malloc(graphs * 24 + 1);
-    if (!*svg)
-        return OMPDAG_ERR_NOMEM;
+    if (!*svg) return OMPDAG_ERR_NOMEM;
     char *w = *svg;
     for (size_t k = 0; k < graphs; ++k)
         w += sprintf(w, "<svg></svg>\n");
@@ -106,26 +97,25 @@ static void bench_html(int regions)
     char *text = malloc((size_t)regions * 200 + 128), *p = text;
     p += sprintf(p, "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[");
     for (int i = 0; i < regions; ++i)
-        p += sprintf(p, "%s{\"function\":\"f%d\",\"threads\":2,\"time_unit\":\"ns\",\"loc\":{"
-                        "\"file\":\"a.c\",\"line\":%d},\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
-                        "\"kind\":\"N\",\"wcet\":%d}]}",
+        p += sprintf(p,
+                     "%s{\"function\":\"f%d\",\"threads\":2,\"time_unit\":\"ns\",\"loc\":{"
+                     "\"file\":\"a.c\",\"line\":%d},\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
+                     "\"kind\":\"N\",\"wcet\":%d}]}",
                      i ? "," : "", i, i + 1, i + 5);
     sprintf(p, "]}");
     ompdag_condag_set *s = NULL;
     ompdag_error err = {0};
-    if (ompdag_condag_set_load_buffer(text, strlen(text), "bench", &s, &err))
-        die("load", &err);
+    if (ompdag_condag_set_load_buffer(text, strlen(text), "bench", &s, &err)) die("load", &err);
     free(text);
     ompdag_report *r = NULL;
-    double t0 = now_s();
-    if (ompdag_report_create(s, NULL, &r, &err))
-        die("report", &err);
-    double create = now_s() - t0;
+    double t0 = ompdag_now_s();
+    if (ompdag_report_create(s, NULL, &r, &err)) die("report", &err);
+    double create = ompdag_now_s() - t0;
     FILE *out = tmpfile();
-    t0 = now_s();
+    t0 = ompdag_now_s();
     if (ompdag_report_write(r, OMPDAG_REPORT_HTML, out, instant_render, NULL, &err))
         die("html", &err);
-    double html = now_s() - t0;
+    double html = ompdag_now_s() - t0;
     fclose(out);
     printf("  regions = %6d  report_create %8.1f us/region | html %8.1f us/region (x%5.2f "
            "report_create)\n",

@@ -13,6 +13,7 @@
  * needs no atomics.  A directed graph has no in-edge lists here, so on one
  * the engine stays top-down.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@
 #endif
 
 #include "bfs_internal.h"
-#include "timer.h"
+#include "ompdag/internal/clock.h"
 
 typedef struct do_state {
     const ompdag_graph *g;
@@ -219,7 +220,7 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
     s->next = r->cpu_bits[1];
     const double alpha = opts->alpha, beta = opts->beta;
     bool ok = true;
-    double t0 = bfs_now();
+    double t0 = ompdag_now_s();
     s->parent[source] = source;
     s->level[source] = 0;
     s->queue[0] = source;
@@ -239,14 +240,16 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
                 ok = ok && record(r, depth, OMPDAG_BFS_BOTTOM_UP, n_f);
             } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
             bitmap_to_queue(s);
+            assert(s->qsize == n_f); /* the bitmap and the queue hold one frontier */
             m_f = 1;
         } else {
             m_u -= m_f;
             m_f = td_step(s, ++depth, m_f);
+            assert(s->qsize <= g->n && m_f >= 0); /* a vertex is claimed once (CAS) */
             ok = ok && record(r, depth, OMPDAG_BFS_TOP_DOWN, s->qsize);
         }
     }
-    r->seconds = bfs_now() - t0;
+    r->seconds = ompdag_now_s() - t0;
     /* td_step / bu_step swap the buffers: keep whichever pointers hold them */
     r->cpu_queue[0] = s->queue;
     r->cpu_queue[1] = s->next_queue;

@@ -4,10 +4,11 @@
  * is checked against its levels, and the benchmarks report their speed as a
  * ratio to it (the named baseline).
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "bfs_internal.h"
-#include "timer.h"
+#include "ompdag/internal/clock.h"
 
 ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
                                      const ompdag_bfs_options *opts, ompdag_bfs_result *r,
@@ -19,7 +20,7 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu-topdown: out of memory");
     int32_t *level = r->levels;
     int64_t *parent = r->parents;
-    double t0 = bfs_now();
+    double t0 = ompdag_now_s();
     int64_t head = 0, tail = 0;
     queue[tail++] = source;
     level[source] = 0;
@@ -37,6 +38,8 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
             }
         }
         if (head == level_end && tail > level_end) {
+            /* the queue holds each vertex once, levels in order */
+            assert(tail <= g->n && level[queue[tail - 1]] == depth + 1);
             ++depth;
             ompdag_bfs_level *rec = bfs_result_level_at(r, depth);
             if (!rec) {
@@ -48,7 +51,7 @@ ompdag_status bfs_engine_cpu_topdown(const ompdag_graph *g, int64_t source,
             level_end = tail;
         }
     }
-    r->seconds = bfs_now() - t0;
+    r->seconds = ompdag_now_s() - t0;
     free(queue);
     return OMPDAG_OK;
 }

@@ -26,7 +26,7 @@
 
 extern "C" {
 #include "bfs_internal.h"
-#include "timer.h"
+#include "ompdag/internal/clock.h"
 }
 #include "ent_loop.h"
 
@@ -431,9 +431,9 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
     for (;;) {
         memset(&k, 0, sizeof k);
         ent_loop_args a = make_args(c, opts, source);
-        double t0 = bfs_now();
+        double t0 = ompdag_now_s();
         cudaError_t e = host_loop ? run_host(c, a, &out, &k) : run_device(c, a, &out, &k);
-        r->seconds = bfs_now() - t0;
+        r->seconds = ompdag_now_s() - t0;
         if (e != cudaSuccess)
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "gpu: CUDA error: %s",
                                     cudaGetErrorString(e));
@@ -448,7 +448,7 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
     }
     r->counts = k;
     /* The result stays on the device until here; the download is not part of the search time. */
-    const double t1 = bfs_now();
+    const double t1 = ompdag_now_s();
     const size_t n = (size_t)g->n;
     cudaError_t e = cudaMemcpy(r->levels, c->status, n * sizeof(int32_t), cudaMemcpyDeviceToHost);
     if (e == cudaSuccess)
@@ -469,6 +469,6 @@ extern "C" ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t sour
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu: out of memory for level records");
         bfs_level_from_rec(rec, &src[L], c->Th, host_loop);
     }
-    r->download_seconds = bfs_now() - t1;
+    r->download_seconds = ompdag_now_s() - t1;
     return OMPDAG_OK;
 }

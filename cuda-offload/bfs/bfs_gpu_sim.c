@@ -8,7 +8,9 @@
  * frontier), then per level every device packs "found at this level" into a
  * bitmap, the bitmaps are OR-ed (the exchange) and merged into each private
  * status array.  Parents stay on the device that found the vertex and are
- * gathered once at the end.
+ * gathered once at the end.  The level loop itself is ent_driver.c, the
+ * one the gpu engine runs: this file is its host back end, and the driver's
+ * counts of launches and synchronisations are the GPU design's.
  *
  * Names follow the seed: τ (hub threshold), γ = Fh / Th, HC (hub cache),
  * Small/Middle/Large/Extreme queues.  Timings of gpu-sim measure the host,
@@ -18,15 +20,16 @@
 #include <string.h>
 
 #include "bfs_internal.h"
-#include "enterprise_kernels.h"
+#include "ent_driver.h"
 #include "ent_loop.h"
-#include "timer.h"
+#include "enterprise_kernels.h"
+#include "ompdag/internal/clock.h"
 
 typedef struct sim_dev {
-    int64_t lo, hi;          /* owned vertices */
-    int32_t *status;         /* private status array, n entries */
-    int64_t *parent;         /* parents this device found, n entries */
-    int64_t *q, *qn;         /* queue (4 class segments) and the next one */
+    int64_t lo, hi;  /* owned vertices */
+    int32_t *status; /* private status array, n entries */
+    int64_t *parent; /* parents this device found, n entries */
+    int64_t *q, *qn; /* queue (4 class segments) and the next one */
     int64_t qlen[ENT_CLASSES];
     int64_t *bins;           /* per-thread bins; also the sparse edge slots */
     int64_t *binlen;         /* bin length per thread */
@@ -40,7 +43,6 @@ typedef struct sim {
     ent_graph g;
     int devices;
     int64_t n, tau;
-    bool use_hc;
     bool symmetric; /* bottom-up needs in-edges: only undirected graphs go there */
     sim_dev dev[8];
     uint32_t *bitmap; /* the exchanged bitmap, one bit per vertex */
@@ -81,18 +83,22 @@ static bool dev_alloc(sim_dev *d, int64_t n)
 
 /* ---- queue generation: scan -> prefix sum -> scatter (§4.1) ---- */
 
-typedef enum gen_kind { GEN_INTERLEAVED, GEN_CONTIGUOUS, GEN_SHRINK, GEN_SPARSE } gen_kind;
+#define GEN_INTERLEAVED ENT_GEN_INTERLEAVED
+#define GEN_CONTIGUOUS ENT_GEN_CONTIGUOUS
+#define GEN_SHRINK ENT_GEN_SHRINK
+#define GEN_SPARSE ENT_GEN_SPARSE
 
 /* Runs one generation workflow on device d and makes its result the queue.
- * Adds the found and hub counts to *found and *hubs. */
-static void sim_generate(sim *s, sim_dev *d, gen_kind kind, int32_t level, int64_t slen,
-                         int64_t *found, int64_t *hubs)
+ * Adds the found and hub counts to *found and *hubs; fill_hc (the driver's
+ * decision) refills the hub cache with the hubs found. */
+static void sim_generate(sim *s, sim_dev *d, ent_gen_kind kind, int32_t level, int64_t slen,
+                         int fill_hc, int64_t *found, int64_t *hubs)
 {
     const ent_graph g = s->g;
     int64_t work = kind == GEN_SHRINK ? qtotal(d) : kind == GEN_SPARSE ? slen : d->hi - d->lo;
     const int64_t T = ent_gen_threads(work);
     const int64_t chunk = (work + T - 1) / T;
-    int64_t *hc = (kind == GEN_CONTIGUOUS || kind == GEN_SHRINK) && s->use_hc ? d->hc : NULL;
+    int64_t *hc = fill_hc ? d->hc : NULL;
     if (hc)
         for (int i = 0; i < ENT_HC_SIZE; ++i)
             hc[i] = -1;
@@ -106,12 +112,13 @@ static void sim_generate(sim *s, sim_dev *d, gen_kind kind, int32_t level, int64
             len = ent_gen_interleaved(g, d->status, d->lo, d->hi, t, T, level, s->tau, bin, &k);
             break;
         case GEN_CONTIGUOUS:
-            len = ent_gen_contiguous(g, d->status, d->lo, d->hi, t, chunk, level, s->tau, bin, hc, &k);
+            len = ent_gen_contiguous(g, d->status, d->lo, d->hi, t, chunk, level, s->tau, bin, hc,
+                                     &k);
             break;
         case GEN_SHRINK:
             len = ent_gen_shrink(g, d->status, d->q, work, t, chunk, s->tau, bin, hc, &k);
             break;
-        case GEN_SPARSE:
+        default: /* GEN_SPARSE */
             len = ent_gen_sparse(g, d->bins, slen, t, chunk, s->tau, &k);
             break;
         }
@@ -159,21 +166,20 @@ static void sim_top_down(sim *s, sim_dev *d, int32_t level, bool sparse)
 /* A group of `width` lanes checks edges of v round by round; the vote picks
  * the lowest lane that found a parent (warp: __ballot_sync + __ffs; CTA:
  * __syncthreads_or + a shared minimum; grid: every lane writes). */
-static void sim_bu_group(sim *s, sim_dev *d, int64_t v, int32_t level, int64_t width, const int64_t *hc)
+static void sim_bu_group(sim *s, sim_dev *d, int64_t v, int32_t level, int64_t width,
+                         const int64_t *hc)
 {
     const ent_graph g = s->g;
     for (int64_t base = g.off[v]; base < g.off[v + 1]; base += width) {
         int64_t winner = -1;
         for (int64_t lane = 0; lane < width; ++lane) {
             int64_t e = base + lane, u;
-            if (e >= g.off[v + 1])
-                break;
+            if (e >= g.off[v + 1]) break;
             int r = ent_bu_probe(g, e, level - 1, d->status, hc, &u);
             ++s->probes;
             if (r) {
                 s->hits += r == 2;
-                if (winner < 0)
-                    winner = u;
+                if (winner < 0) winner = u;
             }
         }
         if (winner >= 0) {
@@ -183,9 +189,9 @@ static void sim_bu_group(sim *s, sim_dev *d, int64_t v, int32_t level, int64_t w
     }
 }
 
-static void sim_bottom_up(sim *s, sim_dev *d, int32_t level)
+static void sim_bottom_up(sim *s, sim_dev *d, int32_t level, int use_hc)
 {
-    const int64_t *hc = s->use_hc ? d->hc : NULL;
+    const int64_t *hc = use_hc ? d->hc : NULL;
     int64_t i = 0;
     static const int64_t width[ENT_CLASSES] = {1, ENT_WARP, ENT_CTA, ENT_CTA * ENT_GRID_BLOCKS};
     for (int c = 0; c < ENT_CLASSES; ++c)
@@ -201,13 +207,13 @@ static void sim_bottom_up(sim *s, sim_dev *d, int32_t level)
 /* §4.4: pack (ballot), OR across devices, merge into every status array. */
 static void sim_exchange(sim *s, int32_t level)
 {
-    if (s->devices == 1)
-        return;
+    if (s->devices == 1) return;
     for (int64_t w = 0; w < s->words; ++w) {
         uint32_t word = 0;
         for (int k = 0; k < s->devices; ++k)
             for (int lane = 0; lane < 32; ++lane)
-                word |= (uint32_t)ent_bitmap_lane(s->dev[k].status, w * 32 + lane, s->n, level) << lane;
+                word |= (uint32_t)ent_bitmap_lane(s->dev[k].status, w * 32 + lane, s->n, level)
+                        << lane;
         s->bitmap[w] = word;
     }
     for (int k = 0; k < s->devices; ++k)
@@ -215,122 +221,108 @@ static void sim_exchange(sim *s, int32_t level)
             ent_bitmap_merge(s->dev[k].status, s->bitmap[w], w * 32, s->n, level);
 }
 
-/* Σ out-degree of the queue, and the sparse slot offsets when wanted. */
-static int64_t sim_frontier_edges(sim *s, sim_dev *d, bool fill)
+/* ---- the back end of ent_driver.h: the operations, on the host ---- */
+
+static int simop_init(void *self, int k, int64_t source)
 {
-    int64_t sum = 0, len = qtotal(d);
-    for (int64_t i = 0; i < len; ++i) {
-        if (fill)
-            d->epos[i] = sum;
-        sum += ent_degree(s->g, d->q[i]);
+    sim *s = self;
+    sim_dev *d = &s->dev[k];
+    for (int64_t v = 0; v < s->n; ++v) {
+        d->status[v] = ENT_UNVISITED;
+        d->parent[v] = -1;
     }
-    return sum;
+    d->status[source] = 0;
+    for (int c = 0; c < ENT_CLASSES; ++c)
+        d->qlen[c] = 0;
+    if (source >= d->lo && source < d->hi) {
+        d->parent[source] = source;
+        d->q[0] = source; /* a one-vertex queue: its only class segment starts at 0 */
+        d->qlen[ent_class(ent_degree(s->g, source))] = 1;
+    }
+    return 0;
 }
 
-static ompdag_status run_levels(sim *s, int64_t source, const ompdag_bfs_options *opts,
-                                ompdag_bfs_result *r, ompdag_error *err)
+static void simop_queue_lengths(void *self, int k, int64_t q[ENT_CLASSES])
 {
-    const int64_t n = s->n;
-    const int D = s->devices;
-    int64_t Th = 0;
-    for (int k = 0; k < D; ++k) {
-        sim_dev *d = &s->dev[k];
-        for (int64_t v = 0; v < n; ++v) {
-            d->status[v] = ENT_UNVISITED;
-            d->parent[v] = -1;
-        }
-        d->status[source] = 0;
-        for (int c = 0; c < ENT_CLASSES; ++c)
-            d->qlen[c] = 0;
-        for (int64_t v = d->lo; v < d->hi; ++v)
-            Th += ent_degree(s->g, v) > s->tau;
-        if (source >= d->lo && source < d->hi) {
-            d->parent[source] = source;
-            d->q[0] = source;
-            d->qlen[ent_class(ent_degree(s->g, source))] = 1;
-            /* a one-vertex queue: its only class segment starts at 0 */
-        }
+    const sim *s = self;
+    for (int c = 0; c < ENT_CLASSES; ++c)
+        q[c] = s->dev[k].qlen[c];
+}
+
+/* Σ out-degree of the queue, and the sparse slot offsets. */
+static int simop_frontier_edges(void *self, int k, int64_t *m_f)
+{
+    sim *s = self;
+    sim_dev *d = &s->dev[k];
+    int64_t sum = 0, len = qtotal(d);
+    for (int64_t i = 0; i < len; ++i) {
+        d->epos[i] = sum;
+        sum += ent_degree(s->g, d->q[i]);
     }
-    ompdag_bfs_direction dir = OMPDAG_BFS_TOP_DOWN;
-    int64_t prev_found = 1;
-    for (int32_t level = 1;; ++level) {
-        int64_t found = 0, hubs = 0, queue[ENT_CLASSES] = {0};
-        const int64_t probes0 = s->probes, hits0 = s->hits;
-        int workflow;
-        int64_t edges = 0;
-        const ompdag_bfs_direction found_by = dir;
-        for (int k = 0; k < D; ++k)
-            for (int c = 0; c < ENT_CLASSES; ++c)
-                queue[c] += s->dev[k].qlen[c];
-        if (dir == OMPDAG_BFS_TOP_DOWN) {
-            int64_t m_f = 0;
-            for (int k = 0; k < D; ++k)
-                m_f += sim_frontier_edges(s, &s->dev[k], false);
-            bool sparse = ent_use_sparse(m_f, n, D);
-            edges = m_f;
-            for (int k = 0; k < D; ++k) {
-                if (sparse)
-                    sim_frontier_edges(s, &s->dev[k], true);
-                sim_top_down(s, &s->dev[k], level, sparse);
-            }
-            sim_exchange(s, level);
-            for (int k = 0; k < D; ++k)
-                sim_generate(s, &s->dev[k], sparse ? GEN_SPARSE : GEN_INTERLEAVED, level, m_f, &found,
-                             &hubs);
-            workflow = sparse ? OMPDAG_BFS_WORKFLOW_SPARSE : OMPDAG_BFS_WORKFLOW_INTERLEAVED;
-            if (found > 0 && s->symmetric && ent_switch_to_bottom_up(hubs, Th, opts->gamma)) {
-                int64_t f2 = 0, h2 = 0;
-                for (int k = 0; k < D; ++k)
-                    sim_generate(s, &s->dev[k], GEN_CONTIGUOUS, level, 0, &f2, &h2);
-                dir = OMPDAG_BFS_BOTTOM_UP;
-                workflow = OMPDAG_BFS_WORKFLOW_CONTIGUOUS;
-            }
-        } else {
-            for (int k = 0; k < D; ++k)
-                sim_bottom_up(s, &s->dev[k], level);
-            sim_exchange(s, level);
-            for (int k = 0; k < D; ++k)
-                sim_generate(s, &s->dev[k], GEN_SHRINK, level, 0, &found, &hubs);
-            workflow = OMPDAG_BFS_WORKFLOW_SHRINK;
-            if (found > 0 && ent_switch_to_top_down(found, prev_found, n, opts->beta)) {
-                int64_t f2 = 0, h2 = 0;
-                for (int k = 0; k < D; ++k)
-                    sim_generate(s, &s->dev[k], GEN_INTERLEAVED, level, 0, &f2, &h2);
-                dir = OMPDAG_BFS_TOP_DOWN;
-                workflow = OMPDAG_BFS_WORKFLOW_INTERLEAVED;
-            }
-        }
-        if (found == 0)
-            break;
-        ompdag_bfs_level *rec = bfs_result_level_at(r, level);
-        if (!rec)
-            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory");
-        rec->direction = found_by;
-        rec->visited = found;
-        for (int c = 0; c < ENT_CLASSES; ++c)
-            rec->queue[c] = queue[c];
-        rec->hubs = hubs;
-        rec->gamma = Th > 0 ? (double)hubs / (double)Th : 0.0;
-        rec->edges = found_by == OMPDAG_BFS_TOP_DOWN ? edges : s->probes - probes0;
-        rec->hc_probes = s->probes - probes0;
-        rec->hc_hits = s->hits - hits0;
-        rec->workflow = workflow;
-        prev_found = found;
-    }
-    /* Gather: levels agree everywhere; a parent lives where it was found. */
-    for (int64_t v = 0; v < n; ++v) {
+    *m_f = sum;
+    return 0;
+}
+
+static int simop_expand(void *self, int k, int bottom_up, int32_t level, int sparse, int use_hc)
+{
+    sim *s = self;
+    if (bottom_up)
+        sim_bottom_up(s, &s->dev[k], level, use_hc);
+    else
+        sim_top_down(s, &s->dev[k], level, sparse);
+    return 0;
+}
+
+static int simop_exchange(void *self, int32_t level)
+{
+    sim_exchange(self, level);
+    return 0;
+}
+
+static int simop_generate(void *self, int k, ent_gen_kind kind, int32_t level, int64_t slen,
+                          int fill_hc, int64_t *found, int64_t *hubs)
+{
+    sim *s = self;
+    sim_generate(s, &s->dev[k], kind, level, slen, fill_hc, found, hubs);
+    return 0;
+}
+
+/* Gather: levels agree everywhere; a parent lives where it was found. */
+static int simop_gather(void *self, ompdag_bfs_result *r)
+{
+    const sim *s = self;
+    for (int64_t v = 0; v < s->n; ++v) {
         r->levels[v] = s->dev[0].status[v];
-        for (int k = 0; k < D; ++k)
+        for (int k = 0; k < s->devices; ++k)
             if (s->dev[k].parent[v] >= 0) {
                 r->parents[v] = s->dev[k].parent[v];
                 break;
             }
     }
-    return OMPDAG_OK;
+    return 0;
 }
 
-ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const ompdag_bfs_options *opts,
-                                 ompdag_bfs_result *r, ompdag_error *err)
+static void simop_hc_stats(void *self, int64_t *probes, int64_t *hits)
+{
+    const sim *s = self;
+    *probes = s->probes;
+    *hits = s->hits;
+}
+
+static const char *simop_error(void *self)
+{
+    (void)self;
+    return "gpu-sim cannot fail here";
+}
+
+static const ent_backend_ops sim_ops = {
+    simop_init,     simop_queue_lengths, simop_frontier_edges, simop_expand, simop_exchange,
+    simop_generate, simop_gather,        simop_hc_stats,       simop_error,
+};
+
+ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source,
+                                 const ompdag_bfs_options *opts, ompdag_bfs_result *r,
+                                 ompdag_error *err)
 {
     sim s;
     memset(&s, 0, sizeof s);
@@ -338,7 +330,6 @@ ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const om
     s.g = (ent_graph){g->n, g->offsets, g->adj32, g->adj64};
     s.n = g->n;
     s.tau = opts->tau;
-    s.use_hc = opts->hub_cache;
     s.symmetric = g->symmetric;
     s.devices = opts->devices;
     s.words = (g->n + 31) / 32;
@@ -350,12 +341,16 @@ ompdag_status bfs_engine_gpu_sim(const ompdag_graph *g, int64_t source, const om
     }
     ompdag_status st;
     if (!ok) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for %d simulated devices",
-                      s.devices);
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                              "gpu-sim: out of memory for %d simulated devices", s.devices);
     } else {
-        double t0 = bfs_now();
-        st = run_levels(&s, source, opts, r, err);
-        r->seconds = bfs_now() - t0;
+        int64_t Th = 0;
+        for (int64_t v = 0; v < g->n; ++v)
+            Th += ent_degree(s.g, v) > s.tau;
+        const ent_backend be = {&sim_ops, &s, "gpu-sim", s.devices, s.n, Th, s.symmetric};
+        double t0 = ompdag_now_s();
+        st = ent_drive(&be, source, opts, r, err);
+        r->seconds = ompdag_now_s() - t0;
     }
     for (int k = 0; k < s.devices; ++k)
         dev_free(&s.dev[k]);
@@ -381,16 +376,14 @@ static void sim_loop_bu_group(const ent_loop_args *a, int64_t v, int32_t level, 
                               const unsigned long long *hc, ent_local *l, int64_t *probes,
                               int64_t *hits)
 {
-    if (a->status[v] != ENT_UNVISITED)
-        return;
+    if (a->status[v] != ENT_UNVISITED) return;
     const int64_t b = a->g.off[v], e = a->g.off[v + 1];
     for (int64_t base = b; base < e; base += width) {
         int64_t winner = -1;
         for (int64_t lane = 0; lane < width && base + lane < e; ++lane) {
             const int64_t u = ent_nbr(a->g, base + lane);
             ++*probes;
-            if (ent_loop_probe(a, u, level, hc, hits) && winner < 0)
-                winner = u;
+            if (ent_loop_probe(a, u, level, hc, hits) && winner < 0) winner = u;
         }
         if (winner >= 0) {
             ent_loop_commit(a, v, winner, level, l);
@@ -444,7 +437,8 @@ static ompdag_status sim_loop_alloc(sim_loop_bufs *b, const ompdag_graph *g, omp
     b->rec_cap = 64;
     b->rec = malloc((size_t)b->rec_cap * sizeof *b->rec);
     if (!b->qbuf || !b->bmbuf || !b->big || !b->rec)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for a graph of %lld vertices",
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                                "gpu-sim: out of memory for a graph of %lld vertices",
                                 (long long)n);
     return OMPDAG_OK;
 }
@@ -478,8 +472,7 @@ static void sim_loop_args(ent_loop_args *a, sim_loop_bufs *b, const ompdag_graph
         for (int k = 0; k < 3; ++k) { /* the static lists: Middle, Large, Extreme */
             const int64_t start = at;
             for (int64_t v = 0; v < g->n; ++v)
-                if (ent_class(csr_degree(g, v)) == k + 1)
-                    b->big[at++] = v;
+                if (ent_class(csr_degree(g, v)) == k + 1) b->big[at++] = v;
             a->nbig[k] = at - start;
         }
     a->big = b->big;
@@ -517,19 +510,27 @@ ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
     if (!host_loop) { /* the one cooperative launch */
         k.launches++;
     }
-    const double t0 = bfs_now();
+    const double t0 = ompdag_now_s();
     while (s.phase != ENT_PH_DONE) {
         ent_local l = {0, 0, 0};
         const int32_t L = s.level;
         switch (s.phase) {
-        case ENT_PH_INIT: ent_ph_init(&a, 0, 1); break;
-        case ENT_PH_TD: sim_loop_td(&a, L, &l); break;
-        case ENT_PH_BU: sim_loop_bu(&a, L, &l, &probes, &hits); break;
-        case ENT_PH_CONVERT: ent_ph_convert(&a, L, 0, 1); break;
-        default: break;
+        case ENT_PH_INIT:
+            ent_ph_init(&a, 0, 1);
+            break;
+        case ENT_PH_TD:
+            sim_loop_td(&a, L, &l);
+            break;
+        case ENT_PH_BU:
+            sim_loop_bu(&a, L, &l, &probes, &hits);
+            break;
+        case ENT_PH_CONVERT:
+            ent_ph_convert(&a, L, 0, 1);
+            break;
+        default:
+            break;
         }
-        if (s.phase == ENT_PH_TD || s.phase == ENT_PH_BU)
-            ent_flush(&b.ctl.cnt[L % 4], &l);
+        if (s.phase == ENT_PH_TD || s.phase == ENT_PH_BU) ent_flush(&b.ctl.cnt[L % 4], &l);
         if (host_loop) {
             k.launches++;
             k.host_syncs++;
@@ -544,7 +545,8 @@ ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
             ent_rec *nr = realloc(b.rec, (size_t)cap * sizeof *nr);
             if (!nr) {
                 sim_loop_free(&b);
-                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for level records");
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                                        "gpu-sim: out of memory for level records");
             }
             b.rec = nr;
             b.rec_cap = cap;
@@ -555,22 +557,21 @@ ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
             ompdag_bfs_level *rec = bfs_result_level_at(r, L);
             if (!rec) {
                 sim_loop_free(&b);
-                return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "gpu-sim: out of memory for level records");
+                return ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                                        "gpu-sim: out of memory for level records");
             }
             bfs_level_from_rec(rec, &b.rec[L], a.Th, host_loop);
             rec->hc_probes = probes - lv_probes;
             rec->hc_hits = hits - lv_hits;
-            if (rec->direction == OMPDAG_BFS_BOTTOM_UP)
-                rec->edges = probes - lv_probes;
+            if (rec->direction == OMPDAG_BFS_BOTTOM_UP) rec->edges = probes - lv_probes;
         }
         if (phase == ENT_PH_TD || phase == ENT_PH_BU) {
             lv_probes = probes;
             lv_hits = hits;
         }
     }
-    if (!host_loop)
-        k.host_syncs++; /* the host waits once, for the whole search */
-    r->seconds = bfs_now() - t0;
+    if (!host_loop) k.host_syncs++; /* the host waits once, for the whole search */
+    r->seconds = ompdag_now_s() - t0;
     r->counts = k;
     sim_loop_free(&b);
     return OMPDAG_OK;

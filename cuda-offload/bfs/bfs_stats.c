@@ -7,12 +7,7 @@
 #include <string.h>
 
 #include "bfs_internal.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "ompdag/internal/stats.h"
 
 /* Quantile q of sorted[0..n) with linear interpolation between ranks. */
 static double quantile(const double *sorted, int n, double q)
@@ -40,7 +35,7 @@ ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count, ompdag_bf
         s[i] = teps[i];
         inv += 1.0 / teps[i];
     }
-    qsort(s, (size_t)count, sizeof *s, cmp_double);
+    qsort(s, (size_t)count, sizeof *s, ompdag_cmp_double);
     out->count = count;
     out->min = s[0];
     out->first_quartile = quantile(s, count, 0.25);

@@ -14,6 +14,7 @@
 #endif
 
 #include "graph_internal.h"
+#include "ompdag/internal/stats.h"
 
 ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, ompdag_error *err)
 {
@@ -122,18 +123,6 @@ static inline void idv_set(idvec v, int64_t i, int64_t x)
         }                                                                                          \
     } while (0)
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts row [lo, hi) of a (insertion sort for short rows), drops repeats
  * when dedup, and returns the row's new length (kept at lo). */
 static int64_t row_sort(idvec a, int64_t lo, int64_t hi, bool dedup)
@@ -141,9 +130,9 @@ static int64_t row_sort(idvec a, int64_t lo, int64_t hi, bool dedup)
     const int64_t len = hi - lo;
     if (len > 32) {
         if (a.a32)
-            qsort(a.a32 + lo, (size_t)len, sizeof *a.a32, cmp_i32);
+            qsort(a.a32 + lo, (size_t)len, sizeof *a.a32, ompdag_cmp_i32);
         else
-            qsort(a.a64 + lo, (size_t)len, sizeof *a.a64, cmp_i64);
+            qsort(a.a64 + lo, (size_t)len, sizeof *a.a64, ompdag_cmp_i64);
     } else {
         for (int64_t i = lo + 1; i < hi; ++i) {
             int64_t x = idv_get(a, i), j = i;

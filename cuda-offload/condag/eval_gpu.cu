@@ -1,11 +1,23 @@
 /*
  * cuda-offload/condag/eval_gpu.cu — level-synchronous exact bounds on the GPU
- * (include/ompdag/condag_gpu.h): the batch is copied once, then one launch
- * per height level runs condag_level_thread() — the code gpu-sim runs — for
- * every node of that level across all graphs.  Built only when nvcc is found;
- * never run on this project's GPU-less machines.
+ * (include/ompdag/condag_gpu.h).  The design, counted by gpu-sim
+ * (batch.c: condag_eval_sim) and asserted by tests/condag_gpu:
+ *   - ONE upload: the whole batch is one packed, page-locked host buffer
+ *     (batch_internal.h) copied with one cudaMemcpyAsync;
+ *   - one launch per GLOBAL height level, each over every node of that
+ *     height in every graph (condag_level_thread, the code gpu-sim runs),
+ *     then one gather launch that picks each graph's root value;
+ *   - ONE host synchronisation: the download of the ngraphs m·R values
+ *     (8 bytes a graph, not the n node rows); no per-graph or per-level sync;
+ *   - device buffers, the stream and the page-locked buffer are kept for
+ *     the process and grown when a bigger batch comes, so a warm call pays
+ *     no cudaMalloc / cudaFree / cudaMallocHost.
+ * Built only when nvcc is found; not run on this project's GPU-less build
+ * machines (docs/gpu.md says what awaits measurement).
  */
 #include <cuda_runtime.h>
+
+#include <mutex>
 
 #include "batch_internal.h"
 
@@ -16,65 +28,216 @@ __global__ void condag_level_kernel(condag_batch b, const int32_t *nodes, int32_
                         rows);
 }
 
-namespace {
-
-struct device_batch {
-    condag_batch b{};
-    ompdag_exact_row *rows = nullptr;
-    void release()
-    {
-        cudaFree(b.kind), cudaFree(b.wcet), cudaFree(b.succ_off), cudaFree(b.succ);
-        cudaFree(b.child), cudaFree(b.level_nodes), cudaFree(rows);
-    }
-};
-
-template <typename T> cudaError_t upload(T **dst, const T *src, size_t count)
+__global__ void condag_gather_kernel(condag_batch b, const ompdag_exact_row *rows, int64_t *out)
 {
-    cudaError_t e = cudaMalloc((void **)dst, sizeof(T) * (count ? count : 1));
-    if (e == cudaSuccess && count)
-        e = cudaMemcpy(*dst, src, sizeof(T) * count, cudaMemcpyHostToDevice);
+    condag_gather_thread(&b, (int32_t)(blockIdx.x * blockDim.x + threadIdx.x), rows, out);
+}
+
+__global__ void condag_graph_kernel(condag_gpack p, int32_t m, ompdag_exact_row *rows, int64_t *out)
+{
+    condag_graph_thread(&p, (int32_t)(blockIdx.x * blockDim.x + threadIdx.x), m, rows, out);
+}
+
+namespace
+{
+
+/* Process-wide device state, guarded by its mutex for a whole evaluation. */
+struct device_cache {
+    std::mutex lock;
+    cudaStream_t stream = nullptr;
+    char *pack = nullptr;
+    size_t pack_cap = 0;
+    ompdag_exact_row *rows = nullptr;
+    size_t rows_cap = 0;
+    int64_t *out = nullptr;
+    size_t out_cap = 0;
+};
+device_cache g_dev;
+
+/* The one page-locked host buffer (a batch in flight holds it). */
+struct host_cache {
+    std::mutex lock;
+    void *buf = nullptr;
+    size_t cap = 0;
+    bool busy = false;
+};
+host_cache g_host;
+
+template <typename T> cudaError_t reserve(T **p, size_t *cap, size_t count)
+{
+    if (count <= *cap && *p) return cudaSuccess;
+    if (*p) cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    size_t want = count + count / 4 + 1;
+    cudaError_t e = cudaMalloc((void **)p, sizeof(T) * want);
+    if (e == cudaSuccess) *cap = want;
     return e;
 }
 
 ompdag_status cuda_fail(ompdag_error *err, const char *what, cudaError_t e)
 {
-    return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "device gpu: %s: %s", what,
-                            cudaGetErrorString(e));
+    return ompdag_error_set(
+        err, e == cudaErrorMemoryAllocation ? OMPDAG_ERR_NOMEM : OMPDAG_ERR_UNSUPPORTED,
+        "device gpu: %s: %s", what, cudaGetErrorString(e));
+}
+
+/* The device copy of p: the same sections at the same offsets in dpack. */
+condag_gpack gpack_on_device(const condag_gpack *p, char *dpack)
+{
+    condag_gpack d = *p;
+    const char *base = static_cast<const char *>(p->pack);
+#define REBASE(f) d.f = reinterpret_cast<decltype(d.f)>(dpack + ((const char *)p->f - base))
+    REBASE(wcet);
+    REBASE(gnode);
+    REBASE(gedge);
+    REBASE(gtask);
+    REBASE(root);
+    REBASE(off);
+    REBASE(succ);
+    REBASE(creates);
+    REBASE(tsrc);
+    REBASE(topo);
+    REBASE(kind);
+#undef REBASE
+    d.pack = dpack;
+    return d;
+}
+
+/* The device copy of b: the same sections at the same offsets in d.pack. */
+condag_batch on_device(const condag_batch *b, char *dpack)
+{
+    condag_batch d = *b;
+    const char *base = static_cast<const char *>(b->pack);
+#define REBASE(f) d.f = reinterpret_cast<decltype(d.f)>(dpack + ((const char *)b->f - base))
+    REBASE(wcet);
+    REBASE(succ_off);
+    REBASE(succ);
+    REBASE(child);
+    REBASE(level_nodes);
+    REBASE(root);
+    REBASE(kind);
+#undef REBASE
+    d.pack = dpack;
+    d.level_off = nullptr; /* host only */
+    return d;
 }
 
 } // namespace
 
-extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, ompdag_exact_row *rows,
-                                         ompdag_error *err)
+extern "C" void *condag_gpu_host_alloc(size_t bytes)
+{
+    std::lock_guard<std::mutex> guard(g_host.lock);
+    if (g_host.busy) return nullptr; /* another batch holds it: the caller mallocs */
+    if (g_host.cap < bytes) {
+        if (g_host.buf) cudaFreeHost(g_host.buf);
+        g_host.buf = nullptr;
+        g_host.cap = 0;
+        size_t want = bytes + bytes / 4 + 1;
+        if (cudaMallocHost(&g_host.buf, want) != cudaSuccess) {
+            g_host.buf = nullptr;
+            return nullptr;
+        }
+        g_host.cap = want;
+    }
+    g_host.busy = true;
+    return g_host.buf;
+}
+
+extern "C" void condag_gpu_host_release(void *p)
+{
+    std::lock_guard<std::mutex> guard(g_host.lock);
+    if (p == g_host.buf) g_host.busy = false;
+}
+
+/* Whether a device is there; the reason in err otherwise. */
+static ompdag_status need_device(ompdag_error *err)
 {
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0)
-        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
-                                "device gpu: no CUDA device (%s); use --device gpu-sim or cpu",
-                                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-    device_batch d;
-    d.b = *b;
-    size_t n = (size_t)b->n, edges = (size_t)b->succ_off[b->n];
-    if ((e = upload(&d.b.kind, b->kind, n)) || (e = upload(&d.b.wcet, b->wcet, n)) ||
-        (e = upload(&d.b.succ_off, b->succ_off, n + 1)) || (e = upload(&d.b.succ, b->succ, edges)) ||
-        (e = upload(&d.b.child, b->child, n)) ||
-        (e = upload(&d.b.level_nodes, b->level_nodes, n)) ||
-        (e = cudaMalloc((void **)&d.rows, sizeof(ompdag_exact_row) * (n ? n : 1)))) {
-        d.release();
+        return ompdag_error_set(
+            err, OMPDAG_ERR_UNSUPPORTED,
+            "device gpu: no CUDA device (%s); use --device gpu-sim, cpu-par or cpu",
+            e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return OMPDAG_OK;
+}
+
+/* The per-graph design: one upload, one launch (a thread per graph), one
+ * host synchronisation (the m·R values). */
+extern "C" ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m, int64_t *out,
+                                                ompdag_batch_stats *stats, ompdag_error *err)
+{
+    ompdag_status st = need_device(err);
+    if (st) return st;
+    std::lock_guard<std::mutex> guard(g_dev.lock);
+    cudaError_t e = cudaSuccess;
+    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
+        return cuda_fail(err, "creating a stream", e);
+    const size_t n = (size_t)p->n;
+    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, p->pack_bytes)) ||
+        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
+        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)p->ngraphs + 1)))
+        return cuda_fail(err, "allocating device memory for the batch", e);
+    cudaStream_t s = g_dev.stream;
+    if ((e = cudaMemcpyAsync(g_dev.pack, p->pack, p->pack_bytes, cudaMemcpyHostToDevice, s)))
         return cuda_fail(err, "copying the batch", e);
-    }
+    stats->uploads++;
+    stats->bytes_up += (int64_t)p->pack_bytes;
+    const condag_gpack d = gpack_on_device(p, g_dev.pack);
+    const int32_t blocks = (p->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
+    condag_graph_kernel<<<blocks, CONDAG_BLOCK, 0, s>>>(d, m, g_dev.rows, g_dev.out);
+    stats->launches++;
+    if ((e = cudaGetLastError()) ||
+        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)p->ngraphs,
+                             cudaMemcpyDeviceToHost, s)) ||
+        (e = cudaStreamSynchronize(s)))
+        return cuda_fail(err, "running the per-graph kernel", e);
+    stats->host_syncs++;
+    stats->bytes_down += (int64_t)sizeof(int64_t) * p->ngraphs;
+    return OMPDAG_OK;
+}
+
+extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64_t *out,
+                                         ompdag_batch_stats *stats, ompdag_error *err)
+{
+    int devices = 0;
+    cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0)
+        return ompdag_error_set(
+            err, OMPDAG_ERR_UNSUPPORTED,
+            "device gpu: no CUDA device (%s); use --device gpu-sim, cpu-par or cpu",
+            e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    std::lock_guard<std::mutex> guard(g_dev.lock);
+    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
+        return cuda_fail(err, "creating a stream", e);
+    const size_t n = (size_t)b->n;
+    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, b->pack_bytes)) ||
+        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
+        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)b->ngraphs + 1)))
+        return cuda_fail(err, "allocating device memory for the batch", e);
+    cudaStream_t st = g_dev.stream;
+    if ((e = cudaMemcpyAsync(g_dev.pack, b->pack, b->pack_bytes, cudaMemcpyHostToDevice, st)))
+        return cuda_fail(err, "copying the batch", e);
+    stats->uploads++;
+    stats->bytes_up += (int64_t)b->pack_bytes;
+    const condag_batch d = on_device(b, g_dev.pack);
     for (int32_t l = 0; l < b->nlevels; ++l) {
         int32_t count = b->level_off[l + 1] - b->level_off[l];
         int32_t blocks = (count + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
-        condag_level_kernel<<<blocks, CONDAG_BLOCK>>>(d.b, d.b.level_nodes + b->level_off[l], count,
-                                                      m, d.rows);
+        condag_level_kernel<<<blocks, CONDAG_BLOCK, 0, st>>>(d, d.level_nodes + b->level_off[l],
+                                                             count, m, g_dev.rows);
+        stats->launches++;
     }
-    if ((e = cudaGetLastError()) || (e = cudaDeviceSynchronize()) ||
-        (e = cudaMemcpy(rows, d.rows, sizeof(ompdag_exact_row) * n, cudaMemcpyDeviceToHost))) {
-        d.release();
+    const int32_t gblocks = (b->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
+    condag_gather_kernel<<<gblocks, CONDAG_BLOCK, 0, st>>>(d, g_dev.rows, g_dev.out);
+    stats->launches++;
+    if ((e = cudaGetLastError()) ||
+        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)b->ngraphs,
+                             cudaMemcpyDeviceToHost, st)) ||
+        (e = cudaStreamSynchronize(st)))
         return cuda_fail(err, "running the level kernels", e);
-    }
-    d.release();
+    stats->host_syncs++;
+    stats->bytes_down += (int64_t)sizeof(int64_t) * b->ngraphs;
     return OMPDAG_OK;
 }

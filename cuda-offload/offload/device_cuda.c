@@ -65,7 +65,7 @@ static void cuda_launch(off_gpu *og, int64_t b, int64_t e)
 {
     cuda_gpu *g = og->impl;
     cudaSetDevice(g->device);
-    g->launched_s = off_now();
+    g->launched_s = ompdag_now_s();
     cudaEventRecord(g->start, g->stream);
     g->body(b, e, g->ctx, (void *)g->stream);
     cudaEventRecord(g->stop, g->stream);
@@ -82,7 +82,7 @@ static bool cuda_query(off_gpu *og, double *done_s)
     if (q != cudaSuccess || cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess) {
         cudaError_t e = q != cudaSuccess ? q : cudaGetLastError();
         og->failure = cudaGetErrorString(e);
-        *done_s = off_now();
+        *done_s = ompdag_now_s();
         return true;
     }
     *done_s = g->launched_s + 1e-3 * (double)ms;

@@ -72,9 +72,9 @@ static void *sim_main(void *arg)
         g->body(b, e, g->ctx);
         double cpu = thread_cpu_s() - c0;
         double finish = t0 + g->latency_s + cpu / g->speed;
-        if (off_now() < finish)
+        if (ompdag_now_s() < finish)
             sleep_until(finish);
-        double now = off_now();
+        double now = ompdag_now_s();
         g->done_s = now > finish ? now : finish;
         atomic_store_explicit(&g->done, true, memory_order_release);
 
@@ -91,7 +91,7 @@ static void sim_launch(off_gpu *og, int64_t b, int64_t e)
     atomic_store_explicit(&g->done, false, memory_order_relaxed);
     g->b = b;
     g->e = e;
-    g->launched_s = off_now();
+    g->launched_s = ompdag_now_s();
     g->have_job = true;
     pthread_cond_signal(&g->cv);
     pthread_mutex_unlock(&g->mu);

@@ -1,8 +1,11 @@
 /*
- * kernels.c — the bodies of kernels.h.  Plain loops; the floating-point
- * order inside one iteration is fixed, so results do not depend on chunking.
+ * kernels.c — the bodies of kernels.h.  Plain loops (nbody, hotspot and
+ * kmeans over kernels_one.h, the code their CUDA kernels run); the
+ * floating-point order inside one iteration is fixed, so results do not
+ * depend on chunking.
  */
 #include "kernels.h"
+#include "kernels_one.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,72 +20,29 @@ void kern_saxpy_body(int64_t b, int64_t e, void *ctx)
 void kern_nbody_body(int64_t b, int64_t e, void *ctx)
 {
     const kern_nbody *k = ctx;
-    const float eps2 = 1e-3f;
-    for (int64_t i = b; i < e; ++i) {
-        float xi = k->pos[4 * i], yi = k->pos[4 * i + 1], zi = k->pos[4 * i + 2];
-        float ax = 0, ay = 0, az = 0;
-        for (int64_t j = 0; j < k->n; ++j) {
-            float dx = k->pos[4 * j] - xi, dy = k->pos[4 * j + 1] - yi,
-                  dz = k->pos[4 * j + 2] - zi;
-            float r2 = dx * dx + dy * dy + dz * dz + eps2;
-            float inv = 1.0f / sqrtf(r2);
-            float s = k->pos[4 * j + 3] * inv * inv * inv;
-            ax += dx * s;
-            ay += dy * s;
-            az += dz * s;
-        }
-        k->acc[3 * i] = ax;
-        k->acc[3 * i + 1] = ay;
-        k->acc[3 * i + 2] = az;
-    }
+    for (int64_t i = b; i < e; ++i)
+        kern_nbody_one(k->n, k->pos, k->acc, i);
 }
 
 void kern_hotspot_body(int64_t b, int64_t e, void *ctx)
 {
-    /* Rodinia hotspot's constants folded into Cap, Rx, Ry, Rz, step. */
     const kern_hotspot *k = ctx;
-    const float Cap = 0.5f, Rx = 1.0f / 0.15f, Ry = 1.0f / 0.15f, Rz = 1.0f / 0.3f,
-                amb = 80.0f, step = 0.01f;
-    for (int64_t i = b; i < e; ++i) {
-        int64_t r = i / k->cols, c = i % k->cols;
-        float t = k->temp[i];
-        float n = r > 0 ? k->temp[i - k->cols] : t;
-        float s = r + 1 < k->rows ? k->temp[i + k->cols] : t;
-        float w = c > 0 ? k->temp[i - 1] : t;
-        float ea = c + 1 < k->cols ? k->temp[i + 1] : t;
-        float delta = (step / Cap) * (k->power[i] + (s + n - 2.0f * t) * Ry +
-                                      (ea + w - 2.0f * t) * Rx + (amb - t) * Rz);
-        k->out[i] = t + delta;
-    }
+    for (int64_t i = b; i < e; ++i)
+        kern_hotspot_one(k->rows, k->cols, k->temp, k->power, k->out, i);
 }
 
 void kern_kmeans_body(int64_t b, int64_t e, void *ctx)
 {
     const kern_kmeans *k = ctx;
-    for (int64_t i = b; i < e; ++i) {
-        const float *p = k->points + i * k->d;
-        int best = 0;
-        float bestd = INFINITY;
-        for (int c = 0; c < k->k; ++c) {
-            const float *q = k->centres + (int64_t)c * k->d;
-            float dist = 0;
-            for (int j = 0; j < k->d; ++j)
-                dist += (p[j] - q[j]) * (p[j] - q[j]);
-            if (dist < bestd) {
-                bestd = dist;
-                best = c;
-            }
-        }
-        k->member[i] = best;
-    }
+    for (int64_t i = b; i < e; ++i)
+        k->member[i] = kern_kmeans_one(k->k, k->d, k->points, k->centres, i);
 }
 
 void kern_bfs_body(int64_t b, int64_t e, void *ctx)
 {
     const kern_bfs *k = ctx;
     for (int64_t v = b; v < e; ++v) {
-        if (k->cur[v] >= 0)
-            continue;
+        if (k->cur[v] >= 0) continue;
         for (int64_t j = k->off[v]; j < k->off[v + 1]; ++j)
             if (k->cur[k->adj[j]] == k->level) {
                 k->next[v] = k->level + 1;

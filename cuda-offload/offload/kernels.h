@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* y[i] = a*x[i] + y0[i] */
 typedef struct kern_saxpy {
     int64_t n;
@@ -22,8 +26,8 @@ void kern_saxpy_body(int64_t b, int64_t e, void *ctx);
 /* One n-body step: acceleration of body i from all others (softened). */
 typedef struct kern_nbody {
     int64_t n;
-    const float *pos;  /* x,y,z,m per body */
-    float *acc;        /* x,y,z per body */
+    const float *pos; /* x,y,z,m per body */
+    float *acc;       /* x,y,z per body */
 } kern_nbody;
 void kern_nbody_body(int64_t b, int64_t e, void *ctx);
 
@@ -50,8 +54,8 @@ void kern_kmeans_body(int64_t b, int64_t e, void *ctx);
 typedef struct kern_bfs {
     int64_t n;
     const int64_t *off, *adj;
-    const int32_t *cur;  /* levels before this step */
-    int32_t *next;       /* levels after (a copy of cur, updated) */
+    const int32_t *cur; /* levels before this step */
+    int32_t *next;      /* levels after (a copy of cur, updated) */
     int32_t level;
 } kern_bfs;
 void kern_bfs_body(int64_t b, int64_t e, void *ctx);
@@ -71,4 +75,7 @@ void kern_fill(float *v, int64_t n, uint64_t seed, float lo, float hi);
  * directions stored); *off has n+1 entries.  Free both with free(). */
 int kern_graph(int64_t n, int deg, uint64_t seed, int64_t **off, int64_t **adj);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

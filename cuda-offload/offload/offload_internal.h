@@ -21,17 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "ompdag/internal/array.h"
+#include "ompdag/internal/clock.h" /* ompdag_now_s(): the module's clock */
 #include "ompdag/offload.h"
-
-/* The one timing helper of the module: seconds on the monotonic clock. */
-static inline double off_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct off_range {
     int64_t begin, end;
@@ -82,7 +75,8 @@ struct off_sched {
     int64_t n;
     int64_t next;           /* undispatched: [next, n) */
     off_range *back;        /* given back, taken first (LIFO) */
-    int nback, back_cap;
+    int nback;
+    int64_t back_cap; /* ompdag_grow_array */
     int64_t R;              /* remaining = (n - next) + given back */
     int pending_host;       /* host blocks out that may give iterations back */
     int ndev;

@@ -51,7 +51,7 @@ typedef struct worker {
 static off_next next_locked(run_state *rs, int d, off_range *r, int64_t *id)
 {
     pthread_mutex_lock(&rs->mu);
-    off_next st = off_sched_next(rs->s, d, off_now() - rs->t0, r, id);
+    off_next st = off_sched_next(rs->s, d, ompdag_now_s() - rs->t0, r, id);
     pthread_mutex_unlock(&rs->mu);
     return st;
 }
@@ -78,9 +78,9 @@ static void *cpu_worker(void *arg)
             sched_yield();
             continue;
         }
-        double a = off_now();
+        double a = ompdag_now_s();
         rs->body(r.begin, r.end, rs->ctx);
-        double b = off_now();
+        double b = ompdag_now_s();
         record_locked(rs, w->d, id, r.end - r.begin, b - a, b);
     }
     return NULL;
@@ -111,9 +111,9 @@ static void host_run_sub(worker *w, host_block *hb)
 {
     run_state *rs = w->rs;
     int64_t e = hb->cur + hb->sub < hb->r.end ? hb->cur + hb->sub : hb->r.end;
-    double a = off_now();
+    double a = ompdag_now_s();
     rs->body(hb->cur, e, rs->ctx);
-    hb->spent += off_now() - a;
+    hb->spent += ompdag_now_s() - a;
     hb->done += e - hb->cur;
     hb->cur = e;
 }
@@ -135,7 +135,7 @@ static void host_close_block(worker *w, host_block *hb)
         pthread_mutex_unlock(&rs->mu);
     }
     if (hb->done > 0)
-        record_locked(rs, w->hd, hb->id, hb->done, hb->spent, off_now());
+        record_locked(rs, w->hd, hb->id, hb->done, hb->spent, ompdag_now_s());
     hb->open = false;
 }
 
@@ -172,7 +172,7 @@ static void *gpu_host(void *arg)
             int64_t id;
             off_next st = next_locked(rs, w->d, &r, &id);
             if (st == OFF_NEXT_CHUNK) {
-                double launched = off_now();
+                double launched = ompdag_now_s();
                 w->gpu->failure = NULL;
                 w->gpu->ops->launch(w->gpu, r.begin, r.end);
                 double done = host_overlap(w);
@@ -316,7 +316,7 @@ ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
     for (int g = 0; g < ngpus; ++g)
         snprintf(rs.s->dev[ncpu + 2 * g].name, sizeof rs.s->dev[0].name, "%s", gpus[g]->name);
     pthread_mutex_init(&rs.mu, NULL);
-    rs.t0 = off_now();
+    rs.t0 = ompdag_now_s();
 
     int started = 0;
     for (int i = 0; i < ncpu + ngpus; ++i) {
@@ -366,15 +366,15 @@ ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
                 r = (off_range){rs.s->next, rs.s->n};
                 rs.s->next = rs.s->n;
             }
-            double a = off_now();
+            double a = ompdag_now_s();
             cpu_body(r.begin, r.end, ctx);
-            double b = off_now();
+            double b = ompdag_now_s();
             rs.s->R -= r.end - r.begin;
             if (d < rs.s->ndev)
                 off_sched_record(rs.s, d, -1, r.end - r.begin, b - a, b - rs.t0);
         }
     }
-    double wall = off_now() - rs.t0;
+    double wall = ompdag_now_s() - rs.t0;
     pthread_mutex_destroy(&rs.mu);
 
     if (st == OMPDAG_OK && rs.gpu_failure)

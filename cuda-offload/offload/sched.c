@@ -160,14 +160,8 @@ double off_sched_dev_V(const off_sched *s, int d)
 
 static bool log_push(off_sched *s, const ompdag_offload_chunk *c)
 {
-    if (s->nlog == s->log_cap) {
-        int64_t cap = s->log_cap ? 2 * s->log_cap : 64;
-        ompdag_offload_chunk *p = realloc(s->log, (size_t)cap * sizeof *p);
-        if (!p)
-            return false;
-        s->log = p;
-        s->log_cap = cap;
-    }
+    if (!ompdag_grow_array((void **)&s->log, sizeof *s->log, &s->log_cap, s->nlog + 1))
+        return false;
     s->log[s->nlog++] = *c;
     return true;
 }
@@ -252,14 +246,8 @@ bool off_sched_give_back(off_sched *s, off_range r)
 {
     if (r.end <= r.begin)
         return true;
-    if (s->nback == s->back_cap) {
-        int cap = s->back_cap ? 2 * s->back_cap : 8;
-        off_range *p = realloc(s->back, (size_t)cap * sizeof *p);
-        if (!p)
-            return false;
-        s->back = p;
-        s->back_cap = cap;
-    }
+    if (!ompdag_grow_array((void **)&s->back, sizeof *s->back, &s->back_cap, (int64_t)s->nback + 1))
+        return false;
     s->back[s->nback++] = r;
     s->R += r.end - r.begin;
     return true;

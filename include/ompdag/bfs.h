@@ -56,10 +56,10 @@ bool ompdag_bfs_gpu_available(char *why, size_t why_size);
 
 /* How the gpu / gpu-sim level loop is driven. */
 typedef enum ompdag_bfs_loop {
-    OMPDAG_BFS_LOOP_AUTO = 0,   /* DEVICE on one device, ENTERPRISE on several */
-    OMPDAG_BFS_LOOP_DEVICE,     /* one cooperative kernel per search, decisions on the device */
-    OMPDAG_BFS_LOOP_HOST,       /* the same phases, one launch + one host sync each */
-    OMPDAG_BFS_LOOP_ENTERPRISE  /* the seed's pipeline: bins, prefix sums, four streams */
+    OMPDAG_BFS_LOOP_AUTO = 0,  /* DEVICE on one device, ENTERPRISE on several */
+    OMPDAG_BFS_LOOP_DEVICE,    /* one cooperative kernel per search, decisions on the device */
+    OMPDAG_BFS_LOOP_HOST,      /* the same phases, one launch + one host sync each */
+    OMPDAG_BFS_LOOP_ENTERPRISE /* the seed's pipeline: bins, prefix sums, four streams */
 } ompdag_bfs_loop;
 
 /* The top-down -> bottom-up rule of the gpu engines. */
@@ -80,12 +80,12 @@ typedef struct ompdag_bfs_options {
     bool hub_cache;       /* gpu: use the hub-vertex cache (OMPDAG_BFS_DEFAULT_HUB_CACHE) */
     int devices;          /* gpu-sim: simulated devices; gpu: CUDA devices 0..D-1;
                              1-D partitioned with bitmap exchange (1) */
-    ompdag_bfs_loop loop;        /* gpu, gpu-sim: how levels are driven (AUTO) */
+    ompdag_bfs_loop loop; /* gpu, gpu-sim: how levels are driven (AUTO) */
     ompdag_bfs_switch direction; /* gpu, gpu-sim device loops: switch rule (GAMMA) */
-    bool bitmap;  /* device loops: bottom-up reads a bitmap of the frontier, else the
-                     status array (false: measured 3-4% faster on an H100, docs/bfs.md) */
-    bool balance; /* device loops: degree classes served by thread / warp / CTA /
-                     grid (true), else one thread per vertex */
+    bool bitmap;                 /* device loops: bottom-up reads a bitmap of the frontier, else the
+                                    status array (false: measured 3-4% faster on an H100, docs/bfs.md) */
+    bool balance;                /* device loops: degree classes served by thread / warp / CTA /
+                                    grid (true), else one thread per vertex */
 } ompdag_bfs_options;
 
 /* Default τ, chosen by the sweep in bench/bfs (see docs/bfs.md). */
@@ -137,8 +137,8 @@ enum {
     OMPDAG_BFS_WORKFLOW_CONTIGUOUS,  /* switch level: thread t scans a slice; sorted queue */
     OMPDAG_BFS_WORKFLOW_SHRINK,      /* bottom-up: previous queue minus vertices just found */
     OMPDAG_BFS_WORKFLOW_SPARSE,      /* top-down, small frontier: one bin slot per edge */
-    OMPDAG_BFS_WORKFLOW_APPEND,      /* device loop: claimed vertices appended to the class queues */
-    OMPDAG_BFS_WORKFLOW_CONVERT      /* device loop: the frontier packed into a bitmap (switch) */
+    OMPDAG_BFS_WORKFLOW_APPEND, /* device loop: claimed vertices appended to the class queues */
+    OMPDAG_BFS_WORKFLOW_CONVERT /* device loop: the frontier packed into a bitmap (switch) */
 };
 
 /* The result of one search: levels, parents, per-level records and time.
@@ -213,8 +213,8 @@ typedef struct ompdag_bfs_teps_summary {
 } ompdag_bfs_teps_summary;
 
 /* Summarizes count > 0 TEPS values (not modified). */
-ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count,
-                                        ompdag_bfs_teps_summary *out, ompdag_error *err);
+ompdag_status ompdag_bfs_teps_summarize(const double *teps, int count, ompdag_bfs_teps_summary *out,
+                                        ompdag_error *err);
 
 /* One search of a trial run, as the harness reports it. */
 typedef struct ompdag_bfs_trial {
@@ -228,15 +228,15 @@ typedef struct ompdag_bfs_trial {
 /* What a trial run measured. */
 typedef struct ompdag_bfs_trials_summary {
     int searches, invalid;
-    ompdag_bfs_teps_summary teps;     /* harmonic mean etc. of the TEPS */
-    double mean_s, min_s, max_s;      /* search times */
+    ompdag_bfs_teps_summary teps;          /* harmonic mean etc. of the TEPS */
+    double mean_s, min_s, max_s;           /* search times */
     double launches, host_syncs, barriers; /* per search (gpu, gpu-sim) */
 } ompdag_bfs_trials_summary;
 
 /* Called after each search with its result (valid until the next search)
  * and, when validation failed, the reason in *verr. */
-typedef void (*ompdag_bfs_trial_fn)(void *ctx, const ompdag_bfs_trial *t, const ompdag_bfs_result *r,
-                                    const ompdag_error *verr);
+typedef void (*ompdag_bfs_trial_fn)(void *ctx, const ompdag_bfs_trial *t,
+                                    const ompdag_bfs_result *r, const ompdag_error *verr);
 
 /* THE trial harness of `ompdag bfs` and bench_bfs: runs engine from each of
  * keys[0..nkeys) on g, validates each search when validate, calls each (may

@@ -16,14 +16,14 @@ extern "C" {
 
 typedef enum ompdag_status {
     OMPDAG_OK = 0,
-    OMPDAG_ERR_IO,          /* a file could not be read or written */
-    OMPDAG_ERR_PARSE,       /* malformed JSON or other syntax */
-    OMPDAG_ERR_INVALID,     /* well-formed input that breaks a model rule */
-    OMPDAG_ERR_OVERFLOW,    /* an int64 quantity would overflow */
-    OMPDAG_ERR_LIMIT,       /* a configured limit (e.g. max flows) was exceeded */
-    OMPDAG_ERR_NOMEM,       /* allocation failed */
-    OMPDAG_ERR_ARGUMENT,    /* the caller passed an invalid argument */
-    OMPDAG_ERR_UNSUPPORTED  /* the input uses something the model cannot represent soundly */
+    OMPDAG_ERR_IO,         /* a file could not be read or written */
+    OMPDAG_ERR_PARSE,      /* malformed JSON or other syntax */
+    OMPDAG_ERR_INVALID,    /* well-formed input that breaks a model rule */
+    OMPDAG_ERR_OVERFLOW,   /* an int64 quantity would overflow */
+    OMPDAG_ERR_LIMIT,      /* a configured limit (e.g. max flows) was exceeded */
+    OMPDAG_ERR_NOMEM,      /* allocation failed */
+    OMPDAG_ERR_ARGUMENT,   /* the caller passed an invalid argument */
+    OMPDAG_ERR_UNSUPPORTED /* the input uses something the model cannot represent soundly */
 } ompdag_status;
 
 #define OMPDAG_ERROR_MESSAGE_SIZE 512

@@ -18,21 +18,24 @@
 extern "C" {
 #endif
 
+/* Fill with ompdag_gen_params_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_gen_params {
     uint64_t seed;
-    int32_t tasks;          /* n: tasks drawn (unreachable ones are dropped) */
-    double p_if;            /* probability that an insertion is a branch (C, J) */
-    double p_cre;           /* probability that a non-conditional node is T */
-    double p_wait;          /* probability that a non-conditional node is W */
-    int32_t nodes_min;      /* k, non-conditional nodes per task: [nodes_min, nodes_max] */
+    int32_t tasks;     /* n: tasks drawn (unreachable ones are dropped) */
+    double p_if;       /* probability that an insertion is a branch (C, J) */
+    double p_cre;      /* probability that a non-conditional node is T */
+    double p_wait;     /* probability that a non-conditional node is W */
+    int32_t nodes_min; /* k, non-conditional nodes per task: [nodes_min, nodes_max] */
     int32_t nodes_max;
-    int64_t wcet_min;       /* WCET uniform in [wcet_min, wcet_max] */
+    int64_t wcet_min; /* WCET uniform in [wcet_min, wcet_max] */
     int64_t wcet_max;
-    int32_t threads;        /* stored as the graph's default m; 0 for none */
+    int32_t threads; /* stored as the graph's default m; 0 for none */
     /* Sibling dependences (condag.md §6), drawn from their own PRNG stream so
      * that p_dep = 0 gives the same graphs as before they existed. */
-    double p_dep;           /* probability that a task (a T node) gets depend clauses */
-    int32_t dep_vars;       /* distinct vars the clauses draw from (>= 1) */
+    double p_dep;     /* probability that a task (a T node) gets depend clauses */
+    int32_t dep_vars; /* distinct vars the clauses draw from (>= 1) */
 } ompdag_gen_params;
 
 /* Seed defaults: n=10, P_if=P_cre=P_wait=0.3, k in [10,40], WCET in [1,100], m=4;
@@ -41,8 +44,7 @@ void ompdag_gen_params_init(ompdag_gen_params *p);
 
 /* Generates one finalized graph.  *out is owned by the caller
  * (ompdag_condag_destroy). */
-ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
-                                ompdag_error *err);
+ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out, ompdag_error *err);
 
 /* The generator's PRNG, exposed so tests and experiments draw from the same stream. */
 typedef struct ompdag_rng {

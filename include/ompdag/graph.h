@@ -61,9 +61,10 @@ ompdag_status ompdag_graph_uniform(int scale, int edge_factor, uint64_t seed, om
 
 /* File formats. */
 typedef enum ompdag_graph_format {
-    OMPDAG_GRAPH_FORMAT_AUTO = 0, /* by extension: .csr binary, .mtx Matrix Market, else edge list */
-    OMPDAG_GRAPH_FORMAT_BINARY,   /* "OMPDAGCSR" header + raw offsets and ids, little endian */
-    OMPDAG_GRAPH_FORMAT_EDGELIST, /* text: "u v" per line, 0-based, '#' or '%' comments */
+    OMPDAG_GRAPH_FORMAT_AUTO =
+        0,                      /* by extension: .csr binary, .mtx Matrix Market, else edge list */
+    OMPDAG_GRAPH_FORMAT_BINARY, /* "OMPDAGCSR" header + raw offsets and ids, little endian */
+    OMPDAG_GRAPH_FORMAT_EDGELIST,     /* text: "u v" per line, 0-based, '#' or '%' comments */
     OMPDAG_GRAPH_FORMAT_MATRIX_MARKET /* coordinate pattern/real/integer, general or symmetric */
 } ompdag_graph_format;
 

@@ -66,24 +66,24 @@ ompdag_status ompdag_offload_policy_parse(const char *name, ompdag_offload_polic
 
 /* Options; fill with ompdag_offload_opts_init() first.  Names follow seed 000. */
 typedef struct ompdag_offload_opts {
-    ompdag_offload_policy policy; /* dtsa */
-    int cpu_threads;       /* CPU worker threads besides the GPU host threads;
-                              -1 = online PUs minus one per GPU (at least 1) */
-    int cuda_devices;      /* -1 = every CUDA device when built with CUDA and
-                              gpu_body is set, 0 = none, k = the first k */
-    int sim_gpus;          /* simulated GPUs (0..16), added after CUDA ones */
-    double sim_speed;      /* a simulated GPU's speed in CPU threads (4.0) */
-    double sim_latency_s;  /* its per-launch latency in seconds (20e-6) */
+    ompdag_offload_policy policy;   /* dtsa */
+    int cpu_threads;                /* CPU worker threads besides the GPU host threads;
+                                       -1 = online PUs minus one per GPU (at least 1) */
+    int cuda_devices;               /* -1 = every CUDA device when built with CUDA and
+                                       gpu_body is set, 0 = none, k = the first k */
+    int sim_gpus;                   /* simulated GPUs (0..16), added after CUDA ones */
+    double sim_speed;               /* a simulated GPU's speed in CPU threads (4.0) */
+    double sim_latency_s;           /* its per-launch latency in seconds (20e-6) */
     ompdag_offload_cpu_fn sim_body; /* what it runs; NULL = cpu_body */
-    int64_t initial_chunk; /* dtsa: first profiling chunk; 0 = max(1, n/1024) */
-    double rate_epsilon;   /* dtsa: a rate is stable when it changed <= this (0.05) */
-    double profile_cap;    /* dtsa: profiling ends after this share of n (0.20) */
-    int64_t min_chunk;     /* smallest CPU chunk in a shrinking tail (1) */
-    int64_t gpu_quantum;   /* GPU chunks are rounded up to multiples of this (1) */
-    int sub_chunks;        /* dtsa: a host thread cuts its CPU block in this many (8) */
-    double static_gpu_share; /* static: share of n for all GPUs together;
-                                < 0 = an equal share per device (-1) */
-    bool log_chunks;       /* keep every chunk in the report (true) */
+    int64_t initial_chunk;          /* dtsa: first profiling chunk; 0 = max(1, n/1024) */
+    double rate_epsilon;            /* dtsa: a rate is stable when it changed <= this (0.05) */
+    double profile_cap;             /* dtsa: profiling ends after this share of n (0.20) */
+    int64_t min_chunk;              /* smallest CPU chunk in a shrinking tail (1) */
+    int64_t gpu_quantum;            /* GPU chunks are rounded up to multiples of this (1) */
+    int sub_chunks;                 /* dtsa: a host thread cuts its CPU block in this many (8) */
+    double static_gpu_share;        /* static: share of n for all GPUs together;
+                                       < 0 = an equal share per device (-1) */
+    bool log_chunks;                /* keep every chunk in the report (true) */
 } ompdag_offload_opts;
 
 /* Fills *opts with the defaults shown above. */
@@ -93,24 +93,24 @@ void ompdag_offload_opts_init(ompdag_offload_opts *opts);
 typedef struct ompdag_offload_report ompdag_offload_report;
 
 typedef enum ompdag_offload_device_kind {
-    OMPDAG_DEVICE_CPU = 0,     /* a CPU worker thread */
-    OMPDAG_DEVICE_GPU_HOST,    /* a GPU's dedicated host thread computing CPU chunks */
-    OMPDAG_DEVICE_GPU,         /* a CUDA device */
-    OMPDAG_DEVICE_SIM_GPU      /* a simulated GPU */
+    OMPDAG_DEVICE_CPU = 0,  /* a CPU worker thread */
+    OMPDAG_DEVICE_GPU_HOST, /* a GPU's dedicated host thread computing CPU chunks */
+    OMPDAG_DEVICE_GPU,      /* a CUDA device */
+    OMPDAG_DEVICE_SIM_GPU   /* a simulated GPU */
 } ompdag_offload_device_kind;
 
 typedef struct ompdag_offload_device_stats {
-    const char *name;          /* "cpu0", "gpu0", "gpu0-host", ...; borrowed from the report */
+    const char *name; /* "cpu0", "gpu0", "gpu0-host", ...; borrowed from the report */
     ompdag_offload_device_kind kind;
-    int64_t iterations;        /* iterations this device completed */
-    int64_t chunks;            /* chunks it completed */
+    int64_t iterations;           /* iterations this device completed */
+    int64_t chunks;               /* chunks it completed */
     int64_t profiling_iterations; /* of which during dtsa's profiling phase */
-    int64_t given_back;        /* host threads: iterations put back unfinished */
-    double busy_s;             /* time spent computing (GPUs: launch to completion) */
-    double profiling_s;        /* of which during the profiling phase */
-    double finish_s;           /* when its last chunk ended, from the start */
-    double rate;               /* iterations/s the policy used (0 = never measured) */
-    bool refused;              /* a GPU the policy stopped giving chunks (starvation rule) */
+    int64_t given_back;           /* host threads: iterations put back unfinished */
+    double busy_s;                /* time spent computing (GPUs: launch to completion) */
+    double profiling_s;           /* of which during the profiling phase */
+    double finish_s;              /* when its last chunk ended, from the start */
+    double rate;                  /* iterations/s the policy used (0 = never measured) */
+    bool refused;                 /* a GPU the policy stopped giving chunks (starvation rule) */
 } ompdag_offload_device_stats;
 
 typedef enum ompdag_offload_phase {
@@ -120,11 +120,11 @@ typedef enum ompdag_offload_phase {
 } ompdag_offload_phase;
 
 typedef struct ompdag_offload_chunk {
-    int device;                /* row in the report */
-    int64_t begin, end;        /* dispatched range */
-    int64_t done;              /* iterations completed (host blocks may return some) */
+    int device;         /* row in the report */
+    int64_t begin, end; /* dispatched range */
+    int64_t done;       /* iterations completed (host blocks may return some) */
     ompdag_offload_phase phase;
-    double start_s, end_s;     /* from the start of the region */
+    double start_s, end_s; /* from the start of the region */
 } ompdag_offload_chunk;
 
 /* Runs cpu_body / gpu_body over [0, n) under opts (NULL = defaults).  Every
@@ -134,8 +134,8 @@ typedef struct ompdag_offload_chunk {
  * frees with ompdag_offload_report_destroy().  n == 0 runs nothing. */
 ompdag_status ompdag_offload_for(int64_t n, ompdag_offload_cpu_fn cpu_body,
                                  ompdag_offload_gpu_fn gpu_body, void *ctx,
-                                 const ompdag_offload_opts *opts,
-                                 ompdag_offload_report **report, ompdag_error *err);
+                                 const ompdag_offload_opts *opts, ompdag_offload_report **report,
+                                 ompdag_error *err);
 
 /* Frees a report.  NULL is a no-op. */
 void ompdag_offload_report_destroy(ompdag_offload_report *report);
@@ -166,8 +166,8 @@ ompdag_status ompdag_offload_report_chunk(const ompdag_offload_report *report, i
 double ompdag_offload_report_gpu_share(const ompdag_offload_report *report);
 
 /* Writes the report as a table (json false) or one JSON object. */
-ompdag_status ompdag_offload_report_write(const ompdag_offload_report *report, FILE *out,
-                                          bool json, ompdag_error *err);
+ompdag_status ompdag_offload_report_write(const ompdag_offload_report *report, FILE *out, bool json,
+                                          ompdag_error *err);
 
 /* ---- resources (DISPAR StreamMAP, one machine) ---------------------------- */
 
@@ -175,16 +175,16 @@ typedef struct ompdag_resources ompdag_resources;
 
 typedef struct ompdag_cpu_topology {
     int packages, numa_nodes, cores, pus;
-    int caches;                /* number of cache objects, all levels */
+    int caches;                            /* number of cache objects, all levels */
     int64_t l1d_bytes, l2_bytes, l3_bytes; /* size of one cache of that level, 0 = none */
-    int64_t memory_bytes;      /* total machine memory, 0 = unknown */
-    bool from_hwloc;           /* false: counted with sysconf (no hwloc) */
+    int64_t memory_bytes;                  /* total machine memory, 0 = unknown */
+    bool from_hwloc;                       /* false: counted with sysconf (no hwloc) */
 } ompdag_cpu_topology;
 
 typedef struct ompdag_gpu_info {
     char name[256];
-    int sms;                   /* streaming multiprocessors */
-    int cc_major, cc_minor;    /* compute capability */
+    int sms;                /* streaming multiprocessors */
+    int cc_major, cc_minor; /* compute capability */
     int64_t memory_bytes;
 } ompdag_gpu_info;
 
@@ -214,24 +214,23 @@ typedef enum ompdag_region_class {
 } ompdag_region_class;
 
 typedef struct ompdag_map_region {
-    const char *name;          /* borrowed */
+    const char *name; /* borrowed */
     ompdag_region_class cls;
-    double load;               /* e.g. its WCET; must be >= 0 */
+    double load; /* e.g. its WCET; must be >= 0 */
 } ompdag_map_region;
 
 typedef struct ompdag_map_resource {
-    const char *name;          /* borrowed */
-    ompdag_region_class kind;  /* CG: has a GPU; CO: CPUs only */
-    double capacity;           /* relative speed, > 0 (e.g. cores, or SMs) */
+    const char *name;         /* borrowed */
+    ompdag_region_class kind; /* CG: has a GPU; CO: CPUs only */
+    double capacity;          /* relative speed, > 0 (e.g. cores, or SMs) */
 } ompdag_map_resource;
 
 /* Builds the mapping targets of a discovered machine: one CO resource per
  * NUMA node (capacity = its share of the cores) and one CG resource per GPU
  * (capacity 1 each).  *out is a new array of *count entries whose names point
  * into res; free the array with free(), and keep res alive while it is used. */
-ompdag_status ompdag_resources_map_targets(const ompdag_resources *res,
-                                           ompdag_map_resource **out, int *count,
-                                           ompdag_error *err);
+ompdag_status ompdag_resources_map_targets(const ompdag_resources *res, ompdag_map_resource **out,
+                                           int *count, ompdag_error *err);
 
 /* Maps regions to resources greedily (seed 001): regions are visited in
  * breadth-first order from the sources of the edge list (from -> to pairs,

@@ -12,6 +12,11 @@
  *             padded to a multiple of 8   (header.module_count of them)
  *   chunk  := ompdag_trace_chunk, then chunk.count ompdag_trace_rec
  *
+ * Records of kinds 9..11 (depend lists, runtime dependence pairs, first start
+ * of a task with dependences) are written only by programs with `depend`
+ * clauses; a reader that predates them refuses such a trace ("record type")
+ * rather than ignoring the runtime's dependence order.
+ *
  * Version 2 adds integrity: every chunk carries a checksum of its thread,
  * count and records, seeded with a hash of all the header bytes (header,
  * strings, modules), so a flipped bit anywhere is an error, not a WCET.  A
@@ -98,6 +103,18 @@ typedef enum ompdag_rec_type {
                                     (getrusage RUSAGE_THREAD), cp_end=CPU it runs on,
                                     cp_region.  annotate flags a run as interfered when a thread
                                     was preempted, waited on the run queue or migrated */
+    OMPDAG_REC_DEPEND = 9,       /* one item of a task's depend list as the runtime passed it
+                                    (ompt_callback_dependences): id=the task, time,
+                                    aux=the item's address (ompt_dependence_t variant.ptr),
+                                    flags=its ompt_dependence_type_t (1 in, 2 out, 3 inout,
+                                    4 mutexinoutset, 5 source, 6 sink, 7 inoutset),
+                                    cp_start=index in the list, cp_end=list length,
+                                    cp_task, cp_region */
+    OMPDAG_REC_DEP_PAIR = 10,    /* ompt_callback_task_dependence: the runtime made task id
+                                    (the successor) wait for task aux (the predecessor), time */
+    OMPDAG_REC_DEP_START = 11,   /* a task with a depend list starts running for the first
+                                    time: id, time (so annotate can check that it did not
+                                    start before a predecessor completed), cp_task */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
                                     created, dur=explicit tasks ended (last segments),
                                     cp_start=records dropped, cp_end=anomalies, time,

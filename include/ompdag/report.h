@@ -91,6 +91,9 @@ typedef enum ompdag_report_format {
 /* Parses "text", "json", "csv", "sarif" or "html"; false otherwise. */
 bool ompdag_report_format_parse(const char *name, ompdag_report_format *out);
 
+/* Fill with ompdag_report_options_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_report_options {
     const int32_t *threads;   /* m values; NULL/0: each graph's own "threads" */
     int thread_count;
@@ -139,6 +142,12 @@ typedef struct ompdag_report_row {
     double region_bound_ns;    /* bound_ns + fork_join_ns: the whole parallel region (parallel
                                   begin -> end); -1 when fork/join were not measured.  Deadlines
                                   and the region's observed runs are judged against it. */
+    /* The runtime's dependence order against the D-edges (annotate's
+     * "depend_check", docs/probe.md#depend); -1 each when not checked. */
+    int64_t depend_pairs;         /* dependences the runtime enforced */
+    int64_t depend_disagreements; /* that make the bound unsafe (also in unsafe_reason) */
+    int64_t depend_extra;         /* D-edges the runtime did not need (safe); the list of
+                                     disagreements stays in the graph's "depend_check" */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;

@@ -46,6 +46,9 @@ typedef enum ompdag_migration_model {
 
 #define OMPDAG_DEFAULT_MAX_FLOWS 1000000ULL
 
+/* Fill with ompdag_rta_options_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_rta_options {
     int32_t m;                   /* threads, >= 1 */
     uint64_t max_flows;          /* enumerate only; 0 means OMPDAG_DEFAULT_MAX_FLOWS */

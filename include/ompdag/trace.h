@@ -73,6 +73,8 @@ typedef struct ompdag_trace_summary {
     uint64_t segments;
     uint64_t untied_segments;  /* segments of untied tasks */
     uint64_t suspended_segments;
+    uint64_t depend_items;     /* depend list items the runtime reported (OMPDAG_REC_DEPEND) */
+    uint64_t depend_pairs;     /* dependences it enforced (OMPDAG_REC_DEP_PAIR) */
     uint64_t dropped;          /* records the probe could not store (footer) */
     uint64_t anomalies;        /* unpaired runtime events (footer) */
     uint32_t threads;          /* distinct probe thread numbers */
@@ -140,6 +142,9 @@ typedef enum ompdag_unobserved_policy {
     OMPDAG_UNOBSERVED_ZERO = 1   /* such nodes get WCET 0, recorded in the output */
 } ompdag_unobserved_policy;
 
+/* Fill with ompdag_annotate_options_init() before setting fields, never with = {0} or a
+ * braced list: later versions add fields at the end, and the init function
+ * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_annotate_options {
     ompdag_estimator estimator;
     double margin_pct;       /* WCET = ceil(estimate * (1 + margin_pct/100)); default 20 */
@@ -152,6 +157,9 @@ typedef struct ompdag_annotate_options {
     bool no_overheads;       /* leave the runtime's dispatch delays out of the WCETs (the
                                 bound then excludes them; default: calibrated and included,
                                 docs/overheads.md) */
+    bool depend_strict;  /* a derived D-edge the run did not respect makes the graph
+                            "unsafe" even when the runtime's depend lists show that the
+                            edge is an over-approximation (docs/probe.md#depend) */
 } ompdag_annotate_options;
 
 /* Defaults: max estimator, 20% margin, exceedance 1e-9, blocks of 10, at least
@@ -186,6 +194,11 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
  * nodes under OMPDAG_UNOBSERVED_ERROR, with a message listing them by
  * file:line, when evt has too few samples, and on int64 overflow. */
 ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err);
+
+/* The runtime's dependence order against the graphs' D-edges, over all traces
+ * read (docs/probe.md#depend): disagreements that make a graph unsafe, and
+ * all disagreements (extra edges included). */
+void ompdag_annotation_depend_counts(const ompdag_annotation *a, uint64_t *unsafe, uint64_t *all);
 
 /* Prints the method, samples, margin and per-graph summary. */
 void ompdag_annotation_print_report(const ompdag_annotation *a, FILE *out);

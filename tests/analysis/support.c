@@ -12,8 +12,7 @@ static char *unquote(const char *s)
 {
     char *t = strdup(s);
     for (char *p = t; *p; ++p)
-        if (*p == '\'')
-            *p = '"';
+        if (*p == '\'') *p = '"';
     return t;
 }
 
@@ -23,8 +22,7 @@ ompdag_condag *load_graph(const char *json, ompdag_error *err)
     ompdag_condag_set *s = NULL;
     ompdag_status st = ompdag_condag_set_load_buffer(t, strlen(t), "test.json", &s, err);
     free(t);
-    if (st)
-        return NULL;
+    if (st) return NULL;
     /* Detach the single graph from its set. */
     ompdag_condag *g = ompdag_condag_set_graph(s, 0);
     json_t *copy = ompdag_condag_to_json(g);
@@ -81,10 +79,10 @@ static int32_t add(sgen *s, int task, char kind, const char *creates, int32_t pr
     char id[16], tid[16];
     snprintf(id, sizeof id, "n%d", s->next_node++);
     snprintf(tid, sizeof tid, "t%d", task);
-    int64_t w = kind == 'C' || kind == 'J' ? ompdag_rng_range(s->r, 0, 2)
-                                           : ompdag_rng_range(s->r, 0, 30);
-    ompdag_node_spec spec = {.id = id, .task = tid, .kind = (ompdag_kind)kind, .wcet = w,
-                             .creates = creates};
+    int64_t w =
+        kind == 'C' || kind == 'J' ? ompdag_rng_range(s->r, 0, 2) : ompdag_rng_range(s->r, 0, 30);
+    ompdag_node_spec spec = {
+        .id = id, .task = tid, .kind = (ompdag_kind)kind, .wcet = w, .creates = creates};
     int32_t v;
     ompdag_error err;
     cr_assert_eq(ompdag_condag_add_node(s->g, &spec, &v, &err), OMPDAG_OK, "%s", err.message);
@@ -130,7 +128,9 @@ static int32_t statements(sgen *s, int task, int32_t tail, int depth)
 
 ompdag_condag *random_structured(ompdag_rng *r)
 {
-    sgen s = {.r = r, .g = ompdag_condag_create(), .tasks = 1,
+    sgen s = {.r = r,
+              .g = ompdag_condag_create(),
+              .tasks = 1,
               .max_tasks = (int)ompdag_rng_range(r, 1, 5)};
     statements(&s, 0, add(&s, 0, 'N', NULL, -1), 0);
     while (s.npending)
@@ -161,8 +161,8 @@ ompdag_condag_set *shuffled_copy(const ompdag_condag *g, ompdag_rng *r)
     json_decref(j);
     ompdag_condag_set *s = NULL;
     ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_load_buffer(text, strlen(text), "shuffled", &s, &err),
-                 OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_set_load_buffer(text, strlen(text), "shuffled", &s, &err), OMPDAG_OK,
+                 "%s", err.message);
     free(text);
     return s;
 }

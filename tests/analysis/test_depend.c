@@ -433,8 +433,9 @@ Test(depend_format, errors_name_the_node)
 Test(depend_format, compact_graphs_with_clauses_are_refused)
 {
     expect_load_error("{'format':'ompdag-condag','version':1,'extensions':['compact'],'nodes':["
-                      "{'id':'r1','task':'r','kind':'T','wcet':1,'creates':'a','depend':[" OUT("x") "]},"
-                      "{'id':'a1','task':'a','kind':'N','wcet':1}],'edges':[]}",
+                      "{'id':'r1','task':'r','kind':'T','wcet':1,'creates':'a','depend':[" OUT(
+                          "x") "]},"
+                               "{'id':'a1','task':'a','kind':'N','wcet':1}],'edges':[]}",
                       OMPDAG_ERR_UNSUPPORTED, "compact");
 }
 

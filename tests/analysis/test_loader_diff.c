@@ -53,8 +53,12 @@ static size_t mutate(char *buf, size_t len, size_t cap, ompdag_rng *r)
         size_t at = (size_t)ompdag_rng_range(r, 0, (int64_t)len - 1);
         char c = alphabet[ompdag_rng_range(r, 0, sizeof alphabet - 2)];
         switch (ompdag_rng_range(r, 0, 2)) {
-        case 0: buf[at] = c; break;
-        case 1: memmove(buf + at, buf + at + 1, len - at - 1), len--; break;
+        case 0:
+            buf[at] = c;
+            break;
+        case 1:
+            memmove(buf + at, buf + at + 1, len - at - 1), len--;
+            break;
         default:
             if (len + 1 < cap) {
                 memmove(buf + at + 1, buf + at, len - at);
@@ -91,8 +95,8 @@ Test(loader, scanner_agrees_with_jansson, .timeout = 240)
         json_object_set_new(j, "deadline", json_string("5ms"));
         char *compact = json_dumps(j, JSON_COMPACT);
         char *pretty = json_dumps(j, JSON_INDENT(3) | JSON_SORT_KEYS);
-        json_t *set = json_pack("{s:s,s:i,s:[O]}", "format", "ompdag-condag-set", "version", 1,
-                                "graphs", j);
+        json_t *set =
+            json_pack("{s:s,s:i,s:[O]}", "format", "ompdag-condag-set", "version", 1, "graphs", j);
         json_object_del(json_array_get(json_object_get(set, "graphs"), 0), "format");
         char *as_set = json_dumps(set, 0);
         check_text_and_mutations(compact, &r, 30);
@@ -109,7 +113,12 @@ Test(loader, scanner_agrees_with_jansson, .timeout = 240)
 Test(loader, edge_cases_agree)
 {
     const char *cases[] = {
-        "", " ", "{}", "[]", "null", "{\"format\":\"ompdag-condag\",\"version\":1}",
+        "",
+        " ",
+        "{}",
+        "[]",
+        "null",
+        "{\"format\":\"ompdag-condag\",\"version\":1}",
         "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[]}",
         "{\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}],"
         "\"format\":\"ompdag-condag\",\"version\":1}",
@@ -121,14 +130,16 @@ Test(loader, edge_cases_agree)
         "\"kind\":\"N\",\"wcet\":-9223372036854775808}]}",
         "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
         "\"kind\":\"N\",\"wcet\":9223372036854775808}]}",
-        "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\\u0000\",\"task\":\"t\","
+        "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\\u0000\",\"task\":"
+        "\"t\","
         "\"kind\":\"N\",\"wcet\":1}]}",
         "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[5,{\"nodes\":[]}]}",
         "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
         "\"kind\":\"N\",\"wcet\":1e2}]}",
         "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
         "\"kind\":\"N\",\"wcet\":1}]} x",
-        "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"\xc3\x28\",\"task\":\"t\","
+        "{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"\xc3\x28\",\"task\":"
+        "\"t\","
         "\"kind\":\"N\",\"wcet\":1}]}",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)

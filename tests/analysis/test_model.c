@@ -1,12 +1,12 @@
 /* tests/analysis/test_model.c — the file format and every validation rule of
  * shared/spec/condag.md §5, each with the message it must produce. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <dirent.h>
@@ -27,8 +27,7 @@ static void expect_error(const char *json, ompdag_status code, const char *needl
     ompdag_condag *g = load_graph(json, &err);
     cr_assert_null(g, "expected failure containing '%s'", needle);
     cr_expect_eq(err.code, code, "code %d for: %s", err.code, err.message);
-    cr_expect(strstr(err.message, needle) != NULL, "message '%s' lacks '%s'", err.message,
-              needle);
+    cr_expect(strstr(err.message, needle) != NULL, "message '%s' lacks '%s'", err.message, needle);
 }
 
 Test(format, syntax_error_has_line_and_column)
@@ -140,9 +139,10 @@ Test(rules, unreachable_task)
     expect_error(HDR "'nodes':[" N("a", "t", "N", 1) "," N("b", "u", "N", 1) "]}",
                  OMPDAG_ERR_INVALID, "task 'u' is unreachable");
     /* u and v create each other: both have creators but neither descends from t */
-    expect_error(HDR "'nodes':[" N("a", "t", "N", 1) ","
-                     "{'id':'b','task':'u','kind':'T','wcet':1,'creates':'v'},"
-                     "{'id':'c','task':'v','kind':'T','wcet':1,'creates':'u'}]}",
+    expect_error(HDR "'nodes':[" N("a", "t", "N",
+                                   1) ","
+                                      "{'id':'b','task':'u','kind':'T','wcet':1,'creates':'v'},"
+                                      "{'id':'c','task':'v','kind':'T','wcet':1,'creates':'u'}]}",
                  OMPDAG_ERR_INVALID, "unreachable from the root task 't'");
     expect_error(HDR "'nodes':[{'id':'b','task':'u','kind':'T','wcet':1,'creates':'u'}]}",
                  OMPDAG_ERR_INVALID, "no root task");
@@ -166,16 +166,18 @@ Test(rules, edge_listed_twice)
 
 Test(rules, only_c_branches_and_only_j_joins)
 {
-    expect_error(HDR "'nodes':[" N("a", "t", "N", 1) "," N("x", "t", "N", 1) "," N(
-                     "y", "t", "N", 1) "," N("j", "t", "J", 0) "],"
-                     "'edges':[['a','x'],['a','y'],['x','j'],['y','j']]}",
-                 OMPDAG_ERR_INVALID, "N node 'a' has 2 F-successors; only C nodes may branch");
-    expect_error(HDR "'nodes':[" N("c", "t", "C", 1) "," N("x", "t", "N", 1) "," N(
-                     "y", "t", "N", 1) "," N("w", "t", "W", 0) "],"
-                     "'edges':[['c','x'],['c','y'],['x','w'],['y','w']]}",
-                 OMPDAG_ERR_INVALID, "W node 'w' has 2 F-predecessors; only J nodes may join");
+    expect_error(
+        HDR "'nodes':[" N("a", "t", "N", 1) "," N("x", "t", "N", 1) "," N("y", "t", "N", 1) "," N(
+            "j", "t", "J", 0) "],"
+                              "'edges':[['a','x'],['a','y'],['x','j'],['y','j']]}",
+        OMPDAG_ERR_INVALID, "N node 'a' has 2 F-successors; only C nodes may branch");
+    expect_error(
+        HDR "'nodes':[" N("c", "t", "C", 1) "," N("x", "t", "N", 1) "," N("y", "t", "N", 1) "," N(
+            "w", "t", "W", 0) "],"
+                              "'edges':[['c','x'],['c','y'],['x','w'],['y','w']]}",
+        OMPDAG_ERR_INVALID, "W node 'w' has 2 F-predecessors; only J nodes may join");
     expect_error(HDR "'nodes':[" N("c", "t", "C", 1) "," N("x", "t", "N", 1) "],"
-                     "'edges':[['c','x']]}",
+                                                                             "'edges':[['c','x']]}",
                  OMPDAG_ERR_INVALID, "C node 'c' has 1 F-successor");
 }
 
@@ -200,10 +202,11 @@ Test(rules, errors_name_the_graph_in_a_set)
 Test(io, roundtrip_keeps_structure_and_unknown_keys)
 {
     ompdag_condag_set *s = load_set_ok(
-        HDR "'name':'demo','function':'main','threads':4,'region_key':'a.c:3','loc':{'file':'a.c','line':3},"
+        HDR "'name':'demo','function':'main','threads':4,'region_key':'a.c:3','loc':{'file':'a.c','"
+            "line':3},"
             "'nodes':[{'id':'a','task':'t','kind':'T','wcet':7,'creates':'u','untied':false,"
-            "'loc':{'file':'a.c','line':5,'col':9},'label':'task'}," N("b", "u", "N", 3) ","
-            N("w", "t", "W", 2) "],'edges':[['a','w']]}");
+            "'loc':{'file':'a.c','line':5,'col':9},'label':'task'}," N("b", "u", "N", 3) "," N(
+                "w", "t", "W", 2) "],'edges':[['a','w']]}");
     const char *path = test_tmp("roundtrip.json");
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_save_file(s, path, false, &err), OMPDAG_OK, "%s", err.message);
@@ -280,8 +283,7 @@ static ompdag_status write_text(const char *path, const char *text, ompdag_error
 {
     ompdag_atomic_file *f;
     ompdag_status st = ompdag_atomic_file_open(path, &f, err);
-    if (st != OMPDAG_OK)
-        return st;
+    if (st != OMPDAG_OK) return st;
     fputs(text, ompdag_atomic_file_stream(f));
     return ompdag_atomic_file_commit(f, err);
 }
@@ -304,8 +306,7 @@ static void *drain_fifo(void *path)
     FILE *in = fopen(path, "r");
     size_t n = in ? fread(got, 1, sizeof got - 1, in) : 0;
     got[n] = '\0';
-    if (in)
-        fclose(in);
+    if (in) fclose(in);
     return got;
 }
 
@@ -406,8 +407,7 @@ Test(io, a_signal_during_a_write_removes_the_temporary_file)
         cr_assert_geq(pid, 0);
         if (pid == 0) {
             ompdag_atomic_file *f;
-            if (ompdag_atomic_file_open(out, &f, NULL) != OMPDAG_OK)
-                _exit(3);
+            if (ompdag_atomic_file_open(out, &f, NULL) != OMPDAG_OK) _exit(3);
             for (int i = 0; i < 100000; ++i)
                 fputs("partial output\n", ompdag_atomic_file_stream(f));
             if (entries_in(dir) != 2) /* OUT and its temporary */

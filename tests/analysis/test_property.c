@@ -37,8 +37,8 @@ static void check_witness(const ompdag_condag *g, const ompdag_rta_result *r,
     int64_t sum = 0;
     for (int32_t i = 0; i < n; ++i)
         sum += ompdag_condag_node_wcet(g, path[i]);
-    cr_assert_eq(sum, e.len, "critical path weighs %lld, flow's longest path %lld",
-                 (long long)sum, (long long)e.len);
+    cr_assert_eq(sum, e.len, "critical path weighs %lld, flow's longest path %lld", (long long)sum,
+                 (long long)e.len);
     cr_assert_eq(path[0], ompdag_condag_task_source(g, ompdag_condag_root_task(g)));
     free(choice);
 }
@@ -60,8 +60,7 @@ static void check_graph(const ompdag_condag *g, tally *t)
                 b0 = ompdag_rta_result_bound_times_m(a0);
         cr_assert_eq(bx, be, "exact %lld != enumerate %lld (m=%d, graph %s)", (long long)bx,
                      (long long)be, opt.m, ompdag_condag_name(g));
-        cr_assert_geq(b0, bx, "alg0 %lld < exact %lld (m=%d)", (long long)b0, (long long)bx,
-                      opt.m);
+        cr_assert_geq(b0, bx, "alg0 %lld < exact %lld (m=%d)", (long long)b0, (long long)bx, opt.m);
         t->alg0_strictly_above += b0 > bx;
         check_witness(g, ex, &opt);
         check_witness(g, en, &opt);
@@ -79,8 +78,8 @@ static void check_shuffle_invariance(const ompdag_condag *g, ompdag_rng *r)
     for (size_t k = 0; k < N_M; ++k)
         for (int a = OMPDAG_ALG_EXACT; a <= OMPDAG_ALG_ALG0; ++a)
             cr_assert_eq(bound_of(h, (ompdag_algorithm)a, thread_counts[k]),
-                         bound_of(g, (ompdag_algorithm)a, thread_counts[k]),
-                         "shuffling changed %s", ompdag_algorithm_name((ompdag_algorithm)a));
+                         bound_of(g, (ompdag_algorithm)a, thread_counts[k]), "shuffling changed %s",
+                         ompdag_algorithm_name((ompdag_algorithm)a));
     ompdag_condag_set_destroy(s);
 }
 
@@ -105,8 +104,7 @@ Test(property, seed_generator_graphs, .timeout = 240)
         ompdag_error err;
         cr_assert_eq(ompdag_gen_random(&p, &g, &err), OMPDAG_OK, "%s", err.message);
         check_graph(g, &t);
-        if (i % 10 == 0)
-            check_shuffle_invariance(g, &r);
+        if (i % 10 == 0) check_shuffle_invariance(g, &r);
         ompdag_condag_destroy(g);
     }
     cr_expect_eq(t.graphs, 10000);
@@ -121,8 +119,7 @@ Test(property, structured_graphs_with_wide_branches, .timeout = 240)
     for (int i = 0; i < 10000; ++i) {
         ompdag_condag *g = random_structured(&r);
         check_graph(g, &t);
-        if (i % 10 == 0)
-            check_shuffle_invariance(g, &r);
+        if (i % 10 == 0) check_shuffle_invariance(g, &r);
         ompdag_condag_destroy(g);
     }
     cr_expect_eq(t.graphs, 10000);
@@ -138,7 +135,8 @@ Test(property, migration_overhead_keeps_exact_equal_to_enumerate, .timeout = 120
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, (int32_t)ompdag_rng_range(&r, 1, 8));
         opt.migration_overhead = ompdag_rng_range(&r, 1, 20);
-        opt.migration_model = ompdag_rng_unit(&r) < 0.5 ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+        opt.migration_model =
+            ompdag_rng_unit(&r) < 0.5 ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
         ompdag_rta_result *ex, *en, *a0;
         cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &ex, NULL), OMPDAG_OK);
         cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ENUMERATE, &opt, &en, NULL), OMPDAG_OK);

@@ -105,12 +105,13 @@ Test(rta_cases, w_edge_only_to_first_taskwait)
 {
     /* T(0)[child 10] -> W1(0) -> N(100) -> W2(0).  Rule 2 links the child
      * only to W1; the graph stays a DAG and the bound counts everything once. */
-    ompdag_condag *g = must_load(HDR "'nodes':[{'id':'t','task':'p','kind':'T','wcet':0,'creates':'q'},"
-                                     "{'id':'c','task':'q','kind':'N','wcet':10},"
-                                     "{'id':'w1','task':'p','kind':'W','wcet':0},"
-                                     "{'id':'n','task':'p','kind':'N','wcet':100},"
-                                     "{'id':'w2','task':'p','kind':'W','wcet':0}],"
-                                     "'edges':[['t','w1'],['w1','n'],['n','w2']]}");
+    ompdag_condag *g =
+        must_load(HDR "'nodes':[{'id':'t','task':'p','kind':'T','wcet':0,'creates':'q'},"
+                      "{'id':'c','task':'q','kind':'N','wcet':10},"
+                      "{'id':'w1','task':'p','kind':'W','wcet':0},"
+                      "{'id':'n','task':'p','kind':'N','wcet':100},"
+                      "{'id':'w2','task':'p','kind':'W','wcet':0}],"
+                      "'edges':[['t','w1'],['w1','n'],['n','w2']]}");
     int32_t k;
     const int32_t *ws = ompdag_condag_node_wsucc(g, node_index(g, "c"), &k);
     cr_assert_eq(k, 1);
@@ -125,13 +126,14 @@ Test(rta_cases, w_edges_into_each_branch)
     /* T[child 10] -> C -> {W(5), N(1)} -> J: the child is awaited in one arm
      * only (multi-sink).  Arm W: vol 15, len 15 -> m=4: 15+45 = 60.
      * Arm N: vol 11, len 10 -> 11+30 = 41. */
-    ompdag_condag *g = must_load(HDR "'nodes':[{'id':'t','task':'p','kind':'T','wcet':0,'creates':'q'},"
-                                     "{'id':'c','task':'q','kind':'N','wcet':10},"
-                                     "{'id':'b','task':'p','kind':'C','wcet':0},"
-                                     "{'id':'w','task':'p','kind':'W','wcet':5},"
-                                     "{'id':'x','task':'p','kind':'N','wcet':1},"
-                                     "{'id':'j','task':'p','kind':'J','wcet':0}],"
-                                     "'edges':[['t','b'],['b','w'],['b','x'],['w','j'],['x','j']]}");
+    ompdag_condag *g =
+        must_load(HDR "'nodes':[{'id':'t','task':'p','kind':'T','wcet':0,'creates':'q'},"
+                      "{'id':'c','task':'q','kind':'N','wcet':10},"
+                      "{'id':'b','task':'p','kind':'C','wcet':0},"
+                      "{'id':'w','task':'p','kind':'W','wcet':5},"
+                      "{'id':'x','task':'p','kind':'N','wcet':1},"
+                      "{'id':'j','task':'p','kind':'J','wcet':0}],"
+                      "'edges':[['t','b'],['b','w'],['b','x'],['w','j'],['x','j']]}");
     int32_t k;
     ompdag_condag_node_wsucc(g, node_index(g, "c"), &k);
     cr_expect_eq(k, 1);
@@ -235,7 +237,8 @@ Test(rta_limits, enumerate_names_flow_count)
 
 Test(rta_limits, overflow_is_an_error)
 {
-    ompdag_condag *g = must_load(HDR "'nodes':[{'id':'a','task':'t','kind':'N','wcet':4611686018427387904}]}");
+    ompdag_condag *g =
+        must_load(HDR "'nodes':[{'id':'a','task':'t','kind':'N','wcet':4611686018427387904}]}");
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, 4);
     ompdag_rta_result *r;

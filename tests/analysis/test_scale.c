@@ -21,11 +21,12 @@ static ompdag_condag *nested_chain(int32_t n)
         snprintf(id, sizeof id, "n%d", i);
         snprintf(task, sizeof task, "t%d", i);
         snprintf(child, sizeof child, "t%d", i + 1);
-        ompdag_node_spec s = {.id = id, .task = task, .wcet = 1,
+        ompdag_node_spec s = {.id = id,
+                              .task = task,
+                              .wcet = 1,
                               .kind = i + 1 < n ? OMPDAG_KIND_T : OMPDAG_KIND_N,
                               .creates = i + 1 < n ? child : NULL};
-        if (ompdag_condag_add_node(g, &s, NULL, NULL))
-            return NULL;
+        if (ompdag_condag_add_node(g, &s, NULL, NULL)) return NULL;
     }
     return g;
 }
@@ -40,7 +41,8 @@ static ompdag_condag *long_task(int32_t n)
         snprintf(id, sizeof id, "n%d", i);
         ompdag_node_spec s = {.id = id, .task = "t", .kind = OMPDAG_KIND_N, .wcet = 2};
         int32_t v;
-        if (ompdag_condag_add_node(g, &s, &v, NULL) || (prev >= 0 && ompdag_condag_add_edge(g, prev, v, NULL)))
+        if (ompdag_condag_add_node(g, &s, &v, NULL) ||
+            (prev >= 0 && ompdag_condag_add_edge(g, prev, v, NULL)))
             return NULL;
         prev = v;
     }

@@ -68,8 +68,8 @@ static inline void tu_run_check(const ompdag_graph *g, int64_t source, ompdag_bf
         for (int64_t i = 0; i < n; ++i)
             if (a[i] != b[i])
                 cr_assert_fail("%s from %lld: level of %lld is %d, reference says %d",
-                               ompdag_bfs_engine_name(engine), (long long)source, (long long)i, a[i],
-                               b[i]);
+                               ompdag_bfs_engine_name(engine), (long long)source, (long long)i,
+                               a[i], b[i]);
         cr_assert_eq(ompdag_bfs_result_level_count(r), ompdag_bfs_result_level_count(ref));
         cr_assert_eq(ompdag_bfs_result_edges(r), ompdag_bfs_result_edges(ref));
     }

@@ -71,15 +71,13 @@ Test(engines, isolated_source)
     ompdag_graph *g = tu_kron(10, 2);
     int64_t iso = -1;
     for (int64_t v = 0; v < ompdag_graph_vertices(g) && iso < 0; ++v)
-        if (ompdag_graph_degree(g, v) == 0)
-            iso = v;
+        if (ompdag_graph_degree(g, v) == 0) iso = v;
     cr_assert_geq(iso, 0);
     check_all_engines(g, iso);
     ompdag_bfs_result *r;
     ompdag_bfs_result_create(&r, NULL);
     for (int e = 0; e < OMPDAG_BFS_ENGINE_COUNT; ++e) {
-        if (e == OMPDAG_BFS_GPU)
-            continue;
+        if (e == OMPDAG_BFS_GPU) continue;
         cr_assert_eq(ompdag_bfs_run(g, iso, (ompdag_bfs_engine)e, NULL, r, NULL), OMPDAG_OK);
         cr_assert_eq(ompdag_bfs_result_reached(r), 1);
         cr_assert_eq(ompdag_bfs_result_edges(r), 0);
@@ -261,9 +259,11 @@ Test(engines, wide_ids_path)
     char path[640];
     snprintf(path, sizeof path, "%s", test_tmp("wide.csr"));
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_graph_write(g, path, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_graph_write(g, path, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s",
+                 err.message);
     ompdag_graph *h = NULL;
-    cr_assert_eq(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_OK, "%s",
+                 err.message);
     unlink(path);
     cr_assert_eq(ompdag_graph_id_bytes(h), 8);
     cr_assert_eq(ompdag_graph_arcs(h), ompdag_graph_arcs(k));

@@ -177,3 +177,70 @@ Test(gpu_loop, option_errors)
     ompdag_bfs_result_destroy(r);
     ompdag_graph_destroy(g);
 }
+
+/* The Enterprise loop through ent_driver.c, on 1 and 2 simulated devices:
+ * the per-level launches and host synchronisations of bfs_gpu.cu's design,
+ * written out here as numbers (not recomputed by the driver's functions).
+ * One device: a top-down level is frontier edges (2 launches, 1 sync), the
+ * expansion (one launch per non-empty class, 1 sync) and a generation
+ * (4 launches, 1 sync); the switch level regenerates contiguous (4, 1, and
+ * one launch more that clears the hub cache when it is on); a bottom-up
+ * level is the expansion and a shrinking generation (4 + hub cache, 1), and
+ * the level that switches back regenerates interleaved (4, 1).  Two devices add the exchange
+ * (4 launches, 6 syncs) and double the rest.  The search adds one init
+ * launch per device and a gather of 1 + D syncs. */
+Test(gpu_loop, enterprise_driver_counts_the_gpu_design)
+{
+    ompdag_graph *g = tu_kron(12, 5);
+    int64_t keys[3];
+    int nk = ompdag_bfs_pick_sources(g, 3, 4, keys);
+    ompdag_bfs_result *ref, *r;
+    ompdag_bfs_result_create(&ref, NULL);
+    ompdag_bfs_result_create(&r, NULL);
+    for (int D = 1; D <= 2; ++D)
+        for (int s = 0; s < 2 * nk; ++s) {
+            ompdag_bfs_options o;
+            loop_opts(&o, OMPDAG_BFS_LOOP_ENTERPRISE);
+            o.devices = D;
+            o.hub_cache = s >= nk; /* each key with the hub cache off, then on */
+            const int64_t hc = o.hub_cache;
+            tu_run_check(g, keys[s % nk], OMPDAG_BFS_CPU_TOPDOWN, NULL, ref, NULL);
+            tu_run_check(g, keys[s % nk], OMPDAG_BFS_GPU_SIM, &o, r, ref);
+            const int L = ompdag_bfs_result_level_count(r);
+            int64_t launches = 0, syncs = 0, bu = 0;
+            for (int i = 1; i < L; ++i) {
+                const ompdag_bfs_level *lv = ompdag_bfs_result_level(r, i);
+                int64_t classes = 0;
+                for (int c = 0; c < 4; ++c)
+                    classes += lv->queue[c] > 0;
+                const int64_t ex_l = D == 2 ? 4 : 0, ex_s = D == 2 ? 6 : 0;
+                int64_t want_l, want_s;
+                if (lv->direction == OMPDAG_BFS_TOP_DOWN) {
+                    const int sw = lv->workflow == OMPDAG_BFS_WORKFLOW_CONTIGUOUS;
+                    want_l = D * (2 + 4 + (4 + hc) * sw) + classes + ex_l;
+                    want_s = D * (1 + 1 + 1 + sw) + ex_s;
+                } else {
+                    const int back = lv->workflow == OMPDAG_BFS_WORKFLOW_INTERLEAVED;
+                    want_l = D * (4 + hc + 4 * back) + classes + ex_l;
+                    want_s = D * (1 + 1 + back) + ex_s;
+                    ++bu;
+                }
+                /* a class queue can be non-empty on both devices: one launch on each */
+                cr_assert(lv->launches >= want_l && lv->launches <= want_l + (D - 1) * classes,
+                          "D=%d level %d: %lld launches, design %lld", D, i,
+                          (long long)lv->launches, (long long)want_l);
+                cr_assert_eq(lv->host_syncs, want_s, "D=%d level %d: %lld syncs, design %lld", D, i,
+                             (long long)lv->host_syncs, (long long)want_s);
+                launches += lv->launches;
+                syncs += lv->host_syncs;
+            }
+            cr_assert_gt(bu, 0, "the search went bottom-up");
+            /* the search: init, the recorded levels, the last (empty) level, the gather */
+            cr_assert_gt(ompdag_bfs_result_launches(r), launches + D);
+            cr_assert_gt(ompdag_bfs_result_host_syncs(r), syncs + 1 + D);
+            cr_assert_geq(ompdag_bfs_result_host_syncs(r), 2 * L, "host-driven: syncs per level");
+        }
+    ompdag_bfs_result_destroy(ref);
+    ompdag_bfs_result_destroy(r);
+    ompdag_graph_destroy(g);
+}

@@ -19,8 +19,8 @@ Test(gpu_sim, class_boundaries)
 
 /* Runs one workflow with T threads over the per-thread functions, the
  * prefix sum and the scatter, exactly as the drivers do. */
-static int64_t run_gen(ent_graph g, int kind, const int32_t *status, const int64_t *prev, int64_t len,
-                       int64_t T, int32_t level, int64_t *q, int64_t *hc)
+static int64_t run_gen(ent_graph g, int kind, const int32_t *status, const int64_t *prev,
+                       int64_t len, int64_t T, int32_t level, int64_t *q, int64_t *hc)
 {
     int64_t bins[64], binlen[8], counts[4 * 8];
     int64_t chunk = (len + T - 1) / T;
@@ -131,7 +131,7 @@ Test(gpu_sim, degree_classification, .timeout = 60)
     ompdag_bfs_options o;
     ompdag_bfs_options_init(&o);
     o.loop = OMPDAG_BFS_LOOP_ENTERPRISE; /* the seed's per-level queues */
-    o.gamma = 2.0; /* top-down throughout */
+    o.gamma = 2.0;                       /* top-down throughout */
     tu_run_check(g, 0, OMPDAG_BFS_GPU_SIM, &o, r, ref);
     const ompdag_bfs_level *l2 = ompdag_bfs_result_level(r, 2);
     cr_assert_not_null(l2);
@@ -225,8 +225,7 @@ Test(gpu_sim, direction_decisions_follow_gamma)
             cr_assert_eq(a->hubs, hubs);
             cr_assert_float_eq(a->gamma, (double)hubs / (double)Th, 1e-12);
             bottom_up += a->direction == OMPDAG_BFS_BOTTOM_UP;
-            if (i + 1 >= L)
-                break;
+            if (i + 1 >= L) break;
             const ompdag_bfs_level *b = ompdag_bfs_result_level(r, i + 1);
             if (a->direction == OMPDAG_BFS_TOP_DOWN) {
                 bool switch_now = a->gamma > o.gamma;
@@ -241,8 +240,8 @@ Test(gpu_sim, direction_decisions_follow_gamma)
                 const ompdag_bfs_level *prev = ompdag_bfs_result_level(r, i - 1);
                 bool back = a->visited < prev->visited && (double)a->visited < (double)n / o.beta;
                 cr_assert_eq(b->direction == OMPDAG_BFS_TOP_DOWN, back, "level %d", i);
-                cr_assert_eq(a->workflow, back ? OMPDAG_BFS_WORKFLOW_INTERLEAVED
-                                               : OMPDAG_BFS_WORKFLOW_SHRINK);
+                cr_assert_eq(a->workflow,
+                             back ? OMPDAG_BFS_WORKFLOW_INTERLEAVED : OMPDAG_BFS_WORKFLOW_SHRINK);
             }
         }
         cr_assert_gt(bottom_up, 0, "a Kronecker search never went bottom-up");
@@ -289,8 +288,7 @@ Test(gpu_sim, hub_cache_hits)
             cr_assert_eq(la->hc_probes, lb->hc_probes, "level %d", i);
             cr_assert_eq(lb->hc_hits, 0);
             cr_assert_leq(la->hc_hits, la->hc_probes);
-            if (la->direction == OMPDAG_BFS_TOP_DOWN)
-                cr_assert_eq(la->hc_probes, 0);
+            if (la->direction == OMPDAG_BFS_TOP_DOWN) cr_assert_eq(la->hc_probes, 0);
             hits += la->hc_hits;
             probes += la->hc_probes;
         }

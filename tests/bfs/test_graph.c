@@ -95,7 +95,7 @@ Test(graph, uniform_is_flat)
     int64_t maxdeg = 0;
     for (int64_t v = 0; v < 4096; ++v)
         maxdeg = ompdag_graph_degree(g, v) > maxdeg ? ompdag_graph_degree(g, v) : maxdeg;
-    cr_assert_lt(maxdeg, 80); /* mean 32, Poisson-like tail */
+    cr_assert_lt(maxdeg, 80);                                     /* mean 32, Poisson-like tail */
     cr_assert_gt(ompdag_graph_arcs(g), 2 * 16 * 4096 * 98 / 100); /* ~256 repeats, ~16 loops */
     ompdag_graph_destroy(g);
 }
@@ -136,8 +136,9 @@ Test(graph, edge_list_reader)
     char *p = tmp_file(".el", "# comment\n0 1\n\n1 2 0.5\n% other comment\n2 0\n");
     ompdag_graph *g = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_EDGELIST, OMPDAG_GRAPH_SYMMETRIZE, &g, &err),
-                 OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(
+        ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_EDGELIST, OMPDAG_GRAPH_SYMMETRIZE, &g, &err),
+        OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_graph_vertices(g), 3);
     cr_assert_eq(ompdag_graph_arcs(g), 6);
     ompdag_graph_destroy(g);
@@ -152,7 +153,8 @@ static void expect_parse_error(const char *suffix, const char *text, const char 
     cr_assert_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_AUTO, 0, &g, &err), OMPDAG_ERR_PARSE,
                  "no parse error for %s", suffix);
     cr_assert_null(g);
-    cr_assert_not_null(strstr(err.message, needle), "message \"%s\" lacks \"%s\"", err.message, needle);
+    cr_assert_not_null(strstr(err.message, needle), "message \"%s\" lacks \"%s\"", err.message,
+                       needle);
     unlink(p);
 }
 
@@ -163,12 +165,13 @@ Test(graph, malformed_files_name_the_line)
     expect_parse_error(".el", "0 1\n1 2 3 4\n", ":2:");
     expect_parse_error(".el", "# vertices 3\n0 1\n1 3\n", ":3:");
     expect_parse_error(".mtx", "%%MatrixMarket matrix array real general\n2 2\n", ":1:");
-    expect_parse_error(".mtx", "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n4 1\n",
-                       ":5:");
+    expect_parse_error(
+        ".mtx", "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n4 1\n", ":5:");
     expect_parse_error(".mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 x\n", ":2:");
-    expect_parse_error(".mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3\n",
-                       ":4:");
-    expect_parse_error(".mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n",
+    expect_parse_error(
+        ".mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3\n", ":4:");
+    expect_parse_error(".mtx",
+                       "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n",
                        "expected 3 entries");
     expect_parse_error(".mtx", "not a header\n", ":1:");
     expect_parse_error(".csr", "OMPDAGCS garbage", "byte");
@@ -176,8 +179,9 @@ Test(graph, malformed_files_name_the_line)
 
 Test(graph, matrix_market_symmetric)
 {
-    char *p = tmp_file(".mtx", "%%MatrixMarket matrix coordinate integer symmetric\n4 4 3\n2 1 7\n3 2 1\n"
-                               "4 4 2\n");
+    char *p =
+        tmp_file(".mtx", "%%MatrixMarket matrix coordinate integer symmetric\n4 4 3\n2 1 7\n3 2 1\n"
+                         "4 4 2\n");
     ompdag_graph *g = NULL;
     ompdag_error err = {0};
     cr_assert_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_AUTO, 0, &g, &err), OMPDAG_OK, "%s",
@@ -237,10 +241,12 @@ Test(graph, binary_file_must_match_its_header)
     ompdag_graph *g = tu_graph(3, 2, s, d, 0);
     char *p = tmp_file(".csr", NULL);
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_graph_write(g, p, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_graph_write(g, p, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s",
+                 err.message);
     ompdag_graph_destroy(g);
     ompdag_graph *h = NULL;
-    cr_assert_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_OK, "%s",
+                 err.message);
     ompdag_graph_destroy(h);
     FILE *f = fopen(p, "ab");
     fputc('!', f);
@@ -280,18 +286,16 @@ Test(graph, out_of_memory_while_reading_is_an_error_not_the_end)
     if (pid == 0) {
         long pages = 0;
         FILE *statm = fopen("/proc/self/statm", "r");
-        if (!statm || fscanf(statm, "%ld", &pages) != 1)
-            _exit(10);
+        if (!statm || fscanf(statm, "%ld", &pages) != 1) _exit(10);
         fclose(statm);
         rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)256 << 20);
         struct rlimit r = {cap, cap};
-        if (setrlimit(RLIMIT_AS, &r) != 0)
-            _exit(11);
+        if (setrlimit(RLIMIT_AS, &r) != 0) _exit(11);
         ompdag_graph *g = NULL;
         ompdag_error err = {0};
-        ompdag_status st = ompdag_graph_read("/dev/zero", OMPDAG_GRAPH_FORMAT_EDGELIST, 0, &g, &err);
-        if (st == OMPDAG_OK)
-            _exit(1);
+        ompdag_status st =
+            ompdag_graph_read("/dev/zero", OMPDAG_GRAPH_FORMAT_EDGELIST, 0, &g, &err);
+        if (st == OMPDAG_OK) _exit(1);
         _exit(st == OMPDAG_ERR_NOMEM && strstr(err.message, "read failed") ? 0 : 2);
     }
     int status;

@@ -14,8 +14,7 @@ static void expect_rule(const ompdag_graph *g, const ompdag_bfs_result *r, ompda
     cr_assert_eq(ompdag_bfs_validate(g, r, &rule, &v, &err), OMPDAG_ERR_INVALID,
                  "corruption not caught (want rule %d)", (int)want);
     cr_assert_eq(rule, want, "rule %d reported, %d wanted: %s", (int)rule, (int)want, err.message);
-    if (want_vertex >= 0)
-        cr_assert_eq(v, want_vertex, "%s", err.message);
+    if (want_vertex >= 0) cr_assert_eq(v, want_vertex, "%s", err.message);
     char needle[64];
     snprintf(needle, sizeof needle, "rule %d (%s) failed at vertex %lld", (int)want,
              ompdag_bfs_rule_name(want), (long long)v);
@@ -30,12 +29,10 @@ static int64_t find_leaf(const ompdag_graph *g, const ompdag_bfs_result *r)
     const int32_t *l = ompdag_bfs_result_levels(r);
     char *is_parent = calloc((size_t)n, 1);
     for (int64_t v = 0; v < n; ++v)
-        if (p[v] >= 0 && p[v] != v)
-            is_parent[p[v]] = 1;
+        if (p[v] >= 0 && p[v] != v) is_parent[p[v]] = 1;
     int64_t leaf = -1;
     for (int64_t v = 0; v < n && leaf < 0; ++v)
-        if (!is_parent[v] && l[v] >= 2)
-            leaf = v;
+        if (!is_parent[v] && l[v] >= 2) leaf = v;
     free(is_parent);
     cr_assert_geq(leaf, 0);
     return leaf;
@@ -91,13 +88,11 @@ Test(validate, each_rule_is_caught)
     const int32_t *l = ompdag_bfs_result_levels(r);
     int64_t fake = -1;
     for (int64_t v = 0; v < n && fake < 0; ++v) {
-        if (l[v] != l[leaf] - 1)
-            continue;
+        if (l[v] != l[leaf] - 1) continue;
         bool adjacent = false;
         for (int64_t i = 0; i < ompdag_graph_degree(g, leaf); ++i)
             adjacent |= ompdag_graph_neighbor(g, leaf, i) == v;
-        if (!adjacent)
-            fake = v;
+        if (!adjacent) fake = v;
     }
     cr_assert_geq(fake, 0);
     ompdag_bfs_result_parents_mut(r)[leaf] = fake;

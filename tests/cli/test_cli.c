@@ -51,8 +51,7 @@ static void command_line(char *cmd, size_t n, const char *args, bool capture_std
     cr_assert(build && src, "run through ctest");
     char expanded[6144], out[700] = "";
     expand_tmp(expanded, sizeof expanded, args);
-    if (capture_stdout)
-        snprintf(out, sizeof out, " >'%s'", test_tmp("stdout"));
+    if (capture_stdout) snprintf(out, sizeof out, " >'%s'", test_tmp("stdout"));
     snprintf(cmd, n, "cd '%s' && exec '%s/cli/ompdag' %s%s 2>'%s'", src, build, expanded, out,
              test_tmp("stderr"));
 }
@@ -110,7 +109,8 @@ Test(cli, bad_input_exits_1_with_message)
 {
     FILE *f = fopen(test_tmp("bad.json"), "w");
     fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"nodes\":[{\"id\":\"a\",\"task\":\"t\","
-          "\"kind\":\"Q\",\"wcet\":1}]}", f);
+          "\"kind\":\"Q\",\"wcet\":1}]}",
+          f);
     fclose(f);
     run_result r = ompdag("analyze @/bad.json --threads 2");
     cr_expect_eq(r.status, 1);
@@ -125,9 +125,12 @@ Test(cli, bad_input_exits_1_with_message)
 
 Test(cli, usage_errors_exit_2)
 {
-    const char *cases[] = {"analyze", "analyze examples/condag/fib.json --threads 0",
+    const char *cases[] = {"analyze",
+                           "analyze examples/condag/fib.json --threads 0",
                            "analyze examples/condag/fib.json --algorithm fast",
-                           "gen --p-if 2", "frobnicate", "experiment --sweep nope --out @/x"};
+                           "gen --p-if 2",
+                           "frobnicate",
+                           "experiment --sweep nope --out @/x"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         run_result r = ompdag(cases[i]);
         cr_expect_eq(r.status, 2, "'%s' exited %d", cases[i], r.status);
@@ -157,8 +160,7 @@ Test(cli, every_command_has_help)
     int seen = 0;
     for (char *line = strtok(strstr(list, "commands:\n"), "\n"); line; line = strtok(NULL, "\n")) {
         char name[64];
-        if (sscanf(line, "  %63s", name) != 1 || line[0] != ' ')
-            continue;
+        if (sscanf(line, "  %63s", name) != 1 || line[0] != ' ') continue;
         char args[128];
         snprintf(args, sizeof args, "%s --help", name);
         run_result h = ompdag(args);
@@ -229,8 +231,10 @@ Test(cli, analyze_device_batch_matches_exact)
     json_t *arr = json_loads(r.out, 0, NULL);
     cr_assert(json_is_array(arr) && json_array_size(arr) == 2, "%s", r.out);
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 0), "bound_times_m")), 15);
-    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 1), "bound_times_m")), 2920);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr, 1), "device")), "gpu-sim");
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(arr, 1), "bound_times_m")),
+                 2920);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr, 1), "device")),
+                     "gpu-sim");
     json_decref(arr);
     done(r);
     r = ompdag("analyze --device gpu-sim examples/condag/fib.json --algorithm alg0 --threads 2");
@@ -246,7 +250,8 @@ Test(cli, map_sends_cg_regions_to_gpus_only)
           "#pragma ompdag resource(gpu)\n"
           "#pragma omp parallel\n#pragma omp single\n  {\n#pragma omp task\n    work(1);\n  }\n"
           "#pragma omp parallel\n#pragma omp single\n  {\n#pragma omp task\n    work(2);\n  }\n"
-          "}\n", f);
+          "}\n",
+          f);
     fclose(f);
     run_result r = ompdag("extract @/map.c -o @/map.json");
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -278,8 +283,7 @@ static void *drain(void *path)
     static char buf[1 << 16];
     size_t n = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
     buf[n] = '\0';
-    if (in)
-        fclose(in);
+    if (in) fclose(in);
     return buf;
 }
 
@@ -393,8 +397,9 @@ Test(cli, messages_name_the_real_problem)
     free(deep);
     write_file("huge.json", "{\"format\":\"ompdag-condag\",\"version\":1,\"x\":1e400,"
                             "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}");
-    write_file("v2.json", "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[{\"version\":2,"
-                          "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}]}");
+    write_file("v2.json",
+               "{\"format\":\"ompdag-condag-set\",\"version\":1,\"graphs\":[{\"version\":2,"
+               "\"nodes\":[{\"id\":\"a\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1}]}]}");
     struct {
         const char *args;
         int status;
@@ -403,8 +408,10 @@ Test(cli, messages_name_the_real_problem)
         {"validate @/deep.json", 1, "depth", "duplicate"},
         {"validate @/huge.json", 1, "overflow", "duplicate"},
         {"validate @/v2.json", 1, "version", NULL},
-        {"analyze examples/condag/fib.json --threads", 2, "'--threads' needs an argument", "unknown"},
-        {"report examples/condag/fib.json --deadline", 2, "'--deadline' needs an argument", "unknown"},
+        {"analyze examples/condag/fib.json --threads", 2, "'--threads' needs an argument",
+         "unknown"},
+        {"report examples/condag/fib.json --deadline", 2, "'--deadline' needs an argument",
+         "unknown"},
         {"dot examples/condag/fib.json -o", 2, "'-o' needs an argument", NULL},
         {"analyze examples/condag/fib.json --no-such", 2, "unknown option '--no-such'", NULL},
         {"analyze examples/condag/fib.json --threads 2147483647", 2, "[1, 1048576]", "positive"},
@@ -414,7 +421,8 @@ Test(cli, messages_name_the_real_problem)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         run_result r = ompdag(cases[i].args);
-        cr_expect_eq(r.status, cases[i].status, "'%s' exited %d: %s", cases[i].args, r.status, r.err);
+        cr_expect_eq(r.status, cases[i].status, "'%s' exited %d: %s", cases[i].args, r.status,
+                     r.err);
         if (cases[i].want)
             cr_expect(strstr(r.err, cases[i].want) != NULL, "'%s': %s", cases[i].args, r.err);
         if (cases[i].not_want)
@@ -452,10 +460,11 @@ Test(cli, simulate_counts_flows_before_simulating)
     fputs("{\"format\":\"ompdag-condag\",\"version\":1,\"threads\":2,\"nodes\":[", f);
     enum { K = 17 };
     for (int i = 0; i < K; ++i)
-        fprintf(f, "%s{\"id\":\"c%d\",\"task\":\"t\",\"kind\":\"C\",\"wcet\":1},"
-                   "{\"id\":\"a%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1},"
-                   "{\"id\":\"b%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":2},"
-                   "{\"id\":\"j%d\",\"task\":\"t\",\"kind\":\"J\",\"wcet\":0}",
+        fprintf(f,
+                "%s{\"id\":\"c%d\",\"task\":\"t\",\"kind\":\"C\",\"wcet\":1},"
+                "{\"id\":\"a%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":1},"
+                "{\"id\":\"b%d\",\"task\":\"t\",\"kind\":\"N\",\"wcet\":2},"
+                "{\"id\":\"j%d\",\"task\":\"t\",\"kind\":\"J\",\"wcet\":0}",
                 i ? "," : "", i, i, i, i);
     fputs("],\"edges\":[", f);
     for (int i = 0; i < K; ++i)

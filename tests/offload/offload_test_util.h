@@ -15,8 +15,7 @@
 /* Duration in seconds of device d's k-th chunk of len iterations. */
 typedef double (*tu_dur_fn)(int d, int64_t k, int64_t len, void *u);
 /* Called after each dispatch, with R as it was before. */
-typedef void (*tu_seen_fn)(off_sched *s, int d, int64_t R_before, off_range r, int64_t id,
-                           void *u);
+typedef void (*tu_seen_fn)(off_sched *s, int d, int64_t R_before, off_range r, int64_t id, void *u);
 
 static inline off_sched *tu_sched(int64_t n, const ompdag_offload_device_kind *kinds, int ndev,
                                   const ompdag_offload_opts *o)
@@ -40,8 +39,7 @@ static inline double tu_simulate(off_sched *s, tu_dur_fn dur, void *dur_u, tu_se
     double now = 0, makespan = 0;
     for (;;) {
         for (int d = 0; d < nd; ++d) {
-            if (busy[d] || done[d])
-                continue;
+            if (busy[d] || done[d]) continue;
             int64_t R = s->R;
             off_next st = off_sched_next(s, d, now, &cur[d], &id[d]);
             if (st == OFF_NEXT_DONE) {
@@ -49,25 +47,20 @@ static inline double tu_simulate(off_sched *s, tu_dur_fn dur, void *dur_u, tu_se
             } else if (st == OFF_NEXT_CHUNK) {
                 busy[d] = 1;
                 until[d] = now + dur(d, k[d]++, cur[d].end - cur[d].begin, dur_u);
-                if (seen)
-                    seen(s, d, R, cur[d], id[d], seen_u);
+                if (seen) seen(s, d, R, cur[d], id[d], seen_u);
             }
         }
         int best = -1;
         for (int d = 0; d < nd; ++d)
-            if (busy[d] && (best < 0 || until[d] < until[best]))
-                best = d;
-        if (best < 0)
-            break;
+            if (busy[d] && (best < 0 || until[d] < until[best])) best = d;
+        if (best < 0) break;
         now = until[best];
         busy[best] = 0;
         int64_t len = cur[best].end - cur[best].begin;
         double took = now - s->log[id[best]].start_s;
         off_sched_record(s, best, id[best], len, took, now);
-        if (finish)
-            finish[best] = now;
-        if (now > makespan)
-            makespan = now;
+        if (finish) finish[best] = now;
+        if (now > makespan) makespan = now;
     }
     free(until), free(cur), free(id), free(k), free(busy), free(done);
     return makespan;

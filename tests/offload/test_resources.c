@@ -23,8 +23,7 @@ Test(resources, discovers_cpus_and_zero_or_more_gpus)
     cr_assert_eq(c->pus, (int)sysconf(_SC_NPROCESSORS_ONLN), "every online PU is listed");
     int g = ompdag_resources_gpus(res);
     cr_assert_geq(g, 0);
-    if (g == 0)
-        cr_assert_neq(ompdag_resources_gpu_note(res)[0], 0, "zero GPUs comes with a note");
+    if (g == 0) cr_assert_neq(ompdag_resources_gpu_note(res)[0], 0, "zero GPUs comes with a note");
     for (int i = 0; i < g; ++i) {
         cr_assert_gt(ompdag_resources_gpu(res, i)->sms, 0);
         cr_assert_geq(ompdag_resources_gpu(res, i)->cc_major, 3);
@@ -90,8 +89,7 @@ Test(resources, cli_json_and_text)
     json_decref(j);
     free(js);
     char *text = run_cli(CLI_EXIT_OK, "text");
-    cr_assert(strstr(text, "CPU (") && strstr(text, "GPUs: ") &&
-                  strstr(text, "mapping targets:"),
+    cr_assert(strstr(text, "CPU (") && strstr(text, "GPUs: ") && strstr(text, "mapping targets:"),
               "%s", text);
     free(text);
 }
@@ -196,10 +194,8 @@ Test(map, writes_a_mapping_file_and_checks_arguments)
     cr_assert_not_null(j, "%s", je.text);
     json_t *rs = json_object_get(j, "regions");
     cr_assert_eq(json_array_size(rs), 3);
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rs, 0), "name")),
-                     "load\"x");
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rs, 1), "resource")),
-                     "gpu0");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rs, 0), "name")), "load\"x");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rs, 1), "resource")), "gpu0");
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rs, 1), "class")), "CG");
     double total = 0;
     json_t *res = json_object_get(j, "resources");
@@ -212,11 +208,9 @@ Test(map, writes_a_mapping_file_and_checks_arguments)
     cr_assert_eq(ompdag_map_regions(regs, 3, bad_edge, 1, machine, 3, assign, NULL),
                  OMPDAG_ERR_ARGUMENT);
     const ompdag_map_resource zero[1] = {{"x", OMPDAG_REGION_CO, 0}};
-    cr_assert_eq(ompdag_map_regions(regs, 3, NULL, 0, zero, 1, assign, NULL),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_map_regions(regs, 3, NULL, 0, zero, 1, assign, NULL), OMPDAG_ERR_ARGUMENT);
     cr_assert_eq(ompdag_map_regions(regs, 3, NULL, 0, machine, 0, assign, NULL),
                  OMPDAG_ERR_ARGUMENT);
     int32_t bad_assign[3] = {0, 9, 0};
-    cr_assert_eq(ompdag_map_write("-", regs, 3, machine, 3, bad_assign, NULL),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_map_write("-", regs, 3, machine, 3, bad_assign, NULL), OMPDAG_ERR_ARGUMENT);
 }

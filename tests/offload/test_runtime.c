@@ -77,8 +77,8 @@ Test(runtime, every_policy_runs_every_iteration_once)
             o.static_gpu_share = 0.5;
             ompdag_offload_report *r = NULL;
             ompdag_error err = {0};
-            cr_assert_eq(ompdag_offload_for(n, count_body, NULL, c, &o, &r, &err), OMPDAG_OK,
-                         "%s", err.message);
+            cr_assert_eq(ompdag_offload_for(n, count_body, NULL, c, &o, &r, &err), OMPDAG_OK, "%s",
+                         err.message);
             char what[64];
             snprintf(what, sizeof what, "%s with %d simulated GPUs",
                      ompdag_offload_policy_name(o.policy), sims[g]);
@@ -143,13 +143,15 @@ static void sg_launch(off_gpu *g, int64_t b, int64_t e)
 static bool sg_query(off_gpu *g, double *done_s)
 {
     scripted_gpu *s = (scripted_gpu *)g;
-    if (++s->seen < s->polls)
-        return false;
-    *done_s = off_now();
+    if (++s->seen < s->polls) return false;
+    *done_s = ompdag_now_s();
     return true;
 }
 
-static void sg_destroy(off_gpu *g) { (void)g; }
+static void sg_destroy(off_gpu *g)
+{
+    (void)g;
+}
 
 static const off_gpu_ops sg_ops = {sg_launch, sg_query, sg_destroy};
 
@@ -162,7 +164,8 @@ Test(runtime, host_thread_puts_unfinished_sub_chunks_back)
     int64_t n = 4096;
     counter *c = counter_new(n, 0);
     scripted_gpu sg = {.g = {.ops = &sg_ops, .kind = OMPDAG_DEVICE_SIM_GPU, .name = "script0"},
-                       .c = c, .polls = 3};
+                       .c = c,
+                       .polls = 3};
     off_gpu *gpus[1] = {&sg.g};
     ompdag_offload_opts o;
     ompdag_offload_opts_init(&o);
@@ -196,8 +199,7 @@ Test(runtime, host_thread_puts_unfinished_sub_chunks_back)
     for (int64_t i = 0; i < ompdag_offload_report_chunks(r); ++i) {
         ompdag_offload_chunk ch;
         ompdag_offload_report_chunk(r, i, &ch, NULL);
-        if (ch.device == 0 && ch.begin == first_host.begin + 8)
-            found = true;
+        if (ch.device == 0 && ch.begin == first_host.begin + 8) found = true;
     }
     cr_assert(found, "the given-back range was handed out again");
     ompdag_offload_report_destroy(r);
@@ -205,13 +207,12 @@ Test(runtime, host_thread_puts_unfinished_sub_chunks_back)
 }
 
 /* A scripted slow GPU: the body runs at launch, completion is seen on the
- * third poll (so the host thread runs one sub-chunk per GPU chunk), and the reported time makes it 1000 iterations/s, far below
- * the host thread's CPU rate. */
+ * third poll (so the host thread runs one sub-chunk per GPU chunk), and the reported time makes it
+ * 1000 iterations/s, far below the host thread's CPU rate. */
 static bool slow_query(off_gpu *g, double *done_s)
 {
     scripted_gpu *s = (scripted_gpu *)g;
-    if (++s->seen < s->polls)
-        return false;
+    if (++s->seen < s->polls) return false;
     *done_s = s->launched + (double)s->len / 1000.0;
     return true;
 }
@@ -220,7 +221,7 @@ static void slow_launch(off_gpu *g, int64_t b, int64_t e)
 {
     scripted_gpu *s = (scripted_gpu *)g;
     sg_launch(g, b, e);
-    s->launched = off_now();
+    s->launched = ompdag_now_s();
     s->len = e - b;
 }
 
@@ -234,7 +235,8 @@ Test(runtime, slow_gpu_gets_no_chunk_near_the_end)
     int64_t n = 60000;
     counter *c = counter_new(n, 0);
     scripted_gpu sg = {.g = {.ops = &slow_ops, .kind = OMPDAG_DEVICE_SIM_GPU, .name = "slow0"},
-                       .c = c, .polls = 3};
+                       .c = c,
+                       .polls = 3};
     off_gpu *gpus[1] = {&sg.g};
     ompdag_offload_opts o;
     ompdag_offload_opts_init(&o);
@@ -258,8 +260,7 @@ Test(runtime, slow_gpu_gets_no_chunk_near_the_end)
     for (int64_t i = 0; i < nch; ++i) {
         ompdag_offload_chunk ch;
         ompdag_offload_report_chunk(r, i, &ch, NULL);
-        if (ch.device == 0)
-            last_gpu = i;
+        if (ch.device == 0) last_gpu = i;
     }
     for (int64_t i = last_gpu + 1; i < nch; ++i) {
         ompdag_offload_chunk ch;
@@ -285,7 +286,7 @@ static void failing_launch(off_gpu *g, int64_t b, int64_t e)
 static bool failing_query(off_gpu *g, double *done_s)
 {
     g->failure = "scripted device failure";
-    *done_s = off_now();
+    *done_s = ompdag_now_s();
     return true;
 }
 
@@ -438,21 +439,17 @@ Test(runtime, rejects_bad_arguments)
     ompdag_offload_report *r = (ompdag_offload_report *)&err; /* must be reset */
     cr_assert_eq(ompdag_offload_for(10, NULL, NULL, c, &o, &r, &err), OMPDAG_ERR_ARGUMENT);
     cr_assert_null(r);
-    cr_assert_eq(ompdag_offload_for(-1, count_body, NULL, c, &o, NULL, &err),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_offload_for(-1, count_body, NULL, c, &o, NULL, &err), OMPDAG_ERR_ARGUMENT);
     o.cpu_threads = 0;
-    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err), OMPDAG_ERR_ARGUMENT);
     cr_assert(strstr(err.message, "no CPU thread"), "%s", err.message);
     ompdag_offload_opts_init(&o);
     o.sub_chunks = 0;
-    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err), OMPDAG_ERR_ARGUMENT);
     ompdag_offload_opts_init(&o);
     o.sim_gpus = 1;
     o.sim_speed = 0;
-    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err),
-                 OMPDAG_ERR_ARGUMENT);
+    cr_assert_eq(ompdag_offload_for(10, count_body, NULL, c, &o, NULL, &err), OMPDAG_ERR_ARGUMENT);
     ompdag_offload_policy p;
     cr_assert_eq(ompdag_offload_policy_parse("dss", &p, NULL), OMPDAG_OK);
     cr_assert_eq(p, OMPDAG_OFFLOAD_DSS);

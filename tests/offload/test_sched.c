@@ -31,9 +31,9 @@ static ompdag_offload_opts dtsa_opts(int64_t B0)
     return o;
 }
 
-static const ompdag_offload_device_kind four_cpu_one_gpu[5] = {
-    OMPDAG_DEVICE_CPU, OMPDAG_DEVICE_CPU, OMPDAG_DEVICE_CPU, OMPDAG_DEVICE_CPU,
-    OMPDAG_DEVICE_SIM_GPU};
+static const ompdag_offload_device_kind four_cpu_one_gpu[5] = {OMPDAG_DEVICE_CPU, OMPDAG_DEVICE_CPU,
+                                                               OMPDAG_DEVICE_CPU, OMPDAG_DEVICE_CPU,
+                                                               OMPDAG_DEVICE_SIM_GPU};
 
 Test(sched, profiling_ends_when_every_rate_is_stable)
 {
@@ -47,8 +47,7 @@ Test(sched, profiling_ends_when_every_rate_is_stable)
     int first[5] = {0};
     for (int64_t i = 0; i < s->nlog; ++i) {
         const ompdag_offload_chunk *c = &s->log[i];
-        if (c->phase != OMPDAG_PHASE_PROFILING)
-            continue;
+        if (c->phase != OMPDAG_PHASE_PROFILING) continue;
         int64_t len = c->end - c->begin;
         /* First chunk B0, then 2·B0 (one doubling: no previous rate), then stable. */
         if (!first[c->device]++)
@@ -75,8 +74,7 @@ Test(sched, profiling_is_capped_at_20_percent_and_doubles)
     int64_t prev = 0, gpu_chunks = 0;
     for (int64_t i = 0; i < s->nlog; ++i) {
         const ompdag_offload_chunk *c = &s->log[i];
-        if (c->phase != OMPDAG_PHASE_PROFILING || c->device != 4)
-            continue;
+        if (c->phase != OMPDAG_PHASE_PROFILING || c->device != 4) continue;
         int64_t len = c->end - c->begin;
         if (prev)
             cr_assert(len == 2 * prev || len < 2 * prev, "doubling: %lld after %lld",
@@ -100,8 +98,7 @@ static void check_chunks(off_sched *s, int d, int64_t R, off_range r, int64_t id
 {
     phase_check *pc = u;
     const ompdag_offload_chunk *c = &s->log[id];
-    if (c->phase == OMPDAG_PHASE_PROFILING)
-        return;
+    if (c->phase == OMPDAG_PHASE_PROFILING) return;
     double Vc = 0, Vg = s->dev[4].V;
     for (int i = 0; i < 4; ++i)
         Vc += s->dev[i].V / 4;
@@ -110,10 +107,8 @@ static void check_chunks(off_sched *s, int d, int64_t R, off_range r, int64_t id
     if (c->phase == OMPDAG_PHASE_TAIL) {
         double V = d == 4 ? Vg : Vc;
         int64_t want = (int64_t)ceil((double)R * V / Vtot);
-        if (want < 1)
-            want = 1;
-        if (want > R)
-            want = R;
+        if (want < 1) want = 1;
+        if (want > R) want = R;
         cr_assert_eq(len, want, "tail chunk of device %d at R=%lld: %lld, want %lld", d,
                      (long long)R, (long long)len, (long long)want);
         ++*(d == 4 ? &pc->tail_gpu : &pc->tail_cpu);
@@ -165,8 +160,7 @@ typedef struct starve_check {
 static void check_starvation(off_sched *s, int d, int64_t R, off_range r, int64_t id, void *u)
 {
     starve_check *sc = u;
-    if (d != 4 || s->log[id].phase == OMPDAG_PHASE_PROFILING)
-        return;
+    if (d != 4 || s->log[id].phase == OMPDAG_PHASE_PROFILING) return;
     double Vc = 0, Vg = s->dev[4].V;
     for (int i = 0; i < 4; ++i)
         Vc += s->dev[i].V / 4;
@@ -194,8 +188,7 @@ Test(sched, slow_gpu_gets_no_chunk_near_the_end)
     /* Refused in the tail: at the refusal, less than a quarter of n remained. */
     int64_t last_gpu_begin = 0;
     for (int64_t i = 0; i < s->nlog; ++i)
-        if (s->log[i].device == 4)
-            last_gpu_begin = s->log[i].start_s > 0 ? i : last_gpu_begin;
+        if (s->log[i].device == 4) last_gpu_begin = s->log[i].start_s > 0 ? i : last_gpu_begin;
     int64_t dispatched_after = 0;
     for (int64_t i = last_gpu_begin + 1; i < s->nlog; ++i)
         dispatched_after += s->log[i].end - s->log[i].begin;

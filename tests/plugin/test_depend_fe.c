@@ -4,6 +4,8 @@
  * aliasing rule, the refusals by name, and the bound the clauses produce.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fe_test.h"
@@ -37,9 +39,13 @@ static const char *clauses_at(const ompdag_condag *g, int line, char *buf, size_
         if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T ||
             ompdag_condag_node_loc(g, v).line != line)
             continue;
+        if (buf[0]) { /* several T nodes on the line (an unrolled loop) */
+            size_t len = strlen(buf);
+            snprintf(buf + len, size - len, " |");
+        }
         for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
             size_t len = strlen(buf);
-            snprintf(buf + len, size - len, "%s%s:%s", i ? " " : "",
+            snprintf(buf + len, size - len, "%s%s:%s", buf[0] ? " " : "",
                      ompdag_dep_type_name(ompdag_condag_node_depend_type(g, v, i)),
                      ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i)));
         }
@@ -76,10 +82,11 @@ Test(depend_fe, memory_items_share_one_var_and_pull_names_in)
                                        "    work(3);\n" TAIL,
                                   &set);
     char buf[256];
-    /* c[0] and c[1] might be p[n..] too: all memory-based items share a var,
-     * and the named a may be reached through q, so it joins it too */
-    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:[memory]");
-    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "in:[memory] in:[memory]");
+    /* p[n..] and *q are memory-based: they share a var; the array cells
+     * c[0], c[1] and the named a may be reached through p or q, so they
+     * join it too (beside their own vars) */
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:c[0] out:[memory]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "in:c[1] in:[memory] in:[memory]");
     cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "in:[memory] out:a out:[memory]");
     ompdag_condag_set_destroy(set);
 }
@@ -150,4 +157,181 @@ Test(depend_fe, clauses_order_the_tasks_in_the_bound)
     cr_assert(ompdag_rta_result_is_exact(r));
     ompdag_rta_result_destroy(r);
     ompdag_condag_set_destroy(set);
+}
+
+/* ---- constant-index disjointness (fe_depend.c, docs/plugin.md) ------------------------ */
+
+#define HEAD2                                                                                      \
+    "void work(int);\n"                                                                            \
+    "double A[8], M[4][4];\n"                                                                      \
+    "void f(int n, double *p) {\n"                                                                 \
+    "#pragma omp parallel\n"                                                                       \
+    "#pragma omp single\n"                                                                         \
+    "  {\n"
+/* line 7 is the first line of the single block */
+
+static ompdag_condag *extract2(const char *body, ompdag_condag_set **set)
+{
+    char src[4096];
+    snprintf(src, sizeof src, "%s%s%s", HEAD2, body, TAIL);
+    return extract_ok(src, set);
+}
+
+Test(depend_fe, disjoint_constant_indices_get_their_own_vars)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: A[0])\n    work(1);\n"
+                                "#pragma omp task depend(out: A[1])\n    work(2);\n"
+                                "#pragma omp task depend(in: A[0], A[2 * 3 - 5])\n    work(3);\n",
+                                &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:A[0]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "out:A[1]");
+    cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "in:A[0] in:A[1]");
+    /* A[0] and A[1] are independent: the two writers are not ordered */
+    int32_t *from, *to;
+    int64_t n;
+    cr_assert_eq(ompdag_condag_depend_edges(g, &from, &to, &n, NULL), OMPDAG_OK);
+    cr_assert_eq(n, 2, "only the reader waits, once per writer");
+    free(from), free(to);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, equal_constant_indices_share_a_var)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: A[3])\n    work(1);\n"
+                                "#pragma omp task depend(inout: A[1 + 2])\n    work(2);\n",
+                                &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:A[3]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "inout:A[3]");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, a_non_constant_index_makes_the_whole_array_one_var)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: A[0])\n    work(1);\n"
+                                "#pragma omp task depend(out: A[n])\n    work(2);\n"
+                                "#pragma omp task depend(in: A[5])\n    work(3);\n",
+                                &set);
+    char buf[256];
+    /* A[n] may be A[0] or A[5]: every item on A shares "A" */
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:A");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "out:A");
+    cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "in:A");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, sections_share_a_var_exactly_when_they_overlap)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: A[0:4])\n    work(1);\n"
+                                "#pragma omp task depend(out: A[2:4])\n    work(2);\n"
+                                "#pragma omp task depend(out: A[6:2])\n    work(3);\n"
+                                "#pragma omp task depend(in: A[4:])\n    work(4);\n",
+                                &set);
+    char buf[256];
+    /* [0,4) meets [2,6); [2,6) and [6,8) both meet [4,8) (A[4:] runs to the end) */
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:A[0:4] out:A[0:4]^A[2:4]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf),
+                     "out:A[0:4]^A[2:4] out:A[2:4] out:A[2:4]^A[4:4]");
+    cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "out:A[6:2] out:A[6:2]^A[4:4]");
+    cr_assert_str_eq(clauses_at(g, 13, buf, sizeof buf),
+                     "in:A[2:4]^A[4:4] in:A[6:2]^A[4:4] in:A[4:4]");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, pointer_bases_stay_conservative)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: p[0])\n    work(1);\n"
+                                "#pragma omp task depend(out: p[1])\n    work(2);\n",
+                                &set);
+    char buf[256];
+    /* p may point anywhere (into A too): memory-based, one var */
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:[memory]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "out:[memory]");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, two_dimensional_cells)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("#pragma omp task depend(out: M[0][1])\n    work(1);\n"
+                                "#pragma omp task depend(out: M[1][1])\n    work(2);\n"
+                                "#pragma omp task depend(in: M[0][0:2])\n    work(3);\n"
+                                "#pragma omp task depend(in: M[1])\n    work(4);\n",
+                                &set);
+    char buf[256];
+    /* different rows are disjoint; row 0's cells 0..1 meet M[0][1]; the
+     * whole row M[1] meets M[1][1] */
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:M[0][1] out:M[0][1]^M[0][0:2]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "out:M[1][1] out:M[1][1]^M[1][0:4]");
+    cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "in:M[0][1]^M[0][0:2] in:M[0][0:2]");
+    cr_assert_str_eq(clauses_at(g, 13, buf, sizeof buf), "in:M[1][1]^M[1][0:4] in:M[1][0:4]");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, unrolled_loop_variables_are_constants_per_instance)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("    for (int i = 1; i < 4; i++) {\n"
+                                "#pragma omp task depend(in: A[i - 1]) depend(inout: A[i])\n"
+                                "      work(i);\n"
+                                "    }\n",
+                                &set);
+    char buf[256];
+    /* three instances of the directive at line 8: a chain A[0]->A[1]->A[2]->A[3] */
+    cr_assert_str_eq(clauses_at(g, 8, buf, sizeof buf),
+                     "in:A[0] inout:A[1] | in:A[1] inout:A[2] | in:A[2] inout:A[3]");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, a_shadowed_loop_variable_is_not_a_constant)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = extract2("    for (int i = 0; i < 2; i++) {\n"
+                                "      int j = i;\n"
+                                "      { int i = 5; work(i); }\n"
+                                "#pragma omp task depend(inout: A[i])\n"
+                                "      work(j);\n"
+                                "    }\n",
+                                &set);
+    char buf[256];
+    /* the body declares another i: which one the directive means is not
+     * followed, so A[i] is not constant and A is one var */
+    cr_assert_str_eq(clauses_at(g, 10, buf, sizeof buf), "inout:A | inout:A");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(depend_fe, a_refusal_names_the_file_and_line)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    const char *path = NULL;
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s%s", HEAD2,
+             "#pragma omp task depend(mutexinoutset: A[0])\n    work(1);\n", TAIL);
+    ompdag_status st = fe_test_extract_source(src, &set, &fe, &path);
+    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED);
+    cr_assert_geq(ompdag_frontend_diag_count(fe), 1);
+    const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, 0);
+    cr_assert_not_null(d->loc.file);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    cr_assert(strstr(d->loc.file, base), "diagnostic file %s, source %s", d->loc.file, path);
+    cr_assert_eq(d->loc.line, 7);
+    cr_assert(strstr(d->message, "mutexinoutset"), "%s", d->message);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ompdag_frontend_print_diags(fe, mem);
+    fclose(mem);
+    char where[256];
+    snprintf(where, sizeof where, "%s:7:", base);
+    cr_assert(strstr(text, where), "printed: %s", text);
+    free(text);
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
 }

@@ -333,8 +333,7 @@ static void bounds_agree(const char *rel)
         for (int a = 0; a < 3; ++a)
             ompdag_rta_result_destroy(r[a]);
     }
-    if (g != c)
-        ompdag_condag_destroy(g);
+    if (g != c) ompdag_condag_destroy(g);
     ompdag_condag_set_destroy(set);
 }
 

@@ -120,6 +120,40 @@ Test(stacked, parallel_master_taskgroup)
     ompdag_condag_set_destroy(set);
 }
 
+/* A case that falls through leaves two tails open (the previous case's and
+ * the switch's own); the next node hangs from a J created on demand.  That J
+ * used to be numbered after the node it precedes, and the taskgroup's "every
+ * task awaits its children" test (which reads a task's nodes in reverse
+ * creation order) then saw the children created in the cases as unawaited
+ * and refused a program whose task does wait. */
+Test(stacked, taskgroup_task_waits_after_a_switch)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "void run(int mode) {\n"
+                                "#pragma omp parallel master\n"
+                                "#pragma omp taskgroup\n"
+                                "  {\n"
+                                "#pragma omp task\n"
+                                "    {\n"
+                                "      switch (mode) {\n"
+                                "      case 0:\n"
+                                "#pragma omp task\n"
+                                "        work(1);\n"
+                                "      case 1:\n" /* case 0 falls through: two tails */
+                                "#pragma omp task\n"
+                                "        work(2);\n"
+                                "      }\n"
+                                "#pragma omp taskwait\n"
+                                "    }\n"
+                                "  }\n"
+                                "}\n",
+                                -1, &set);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "6,10,13");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "4,16");
+    ompdag_condag_set_destroy(set);
+}
+
 Test(stacked, task_on_parallel_without_single_is_refused)
 {
     refused("void solve(int);\n"

@@ -17,8 +17,7 @@ static char g_t1[128], g_t0[128], g_dir[64];
 /* Traces of progs/tasks with the branch taken (t1) and not taken (t0). */
 static void make_traces(void)
 {
-    if (g_t1[0])
-        return;
+    if (g_t1[0]) return;
     cr_assert(probe_tmpdir(g_dir, sizeof g_dir));
     snprintf(g_t1, sizeof g_t1, "%s/b1.trace", g_dir);
     snprintf(g_t0, sizeof g_t0, "%s/b0.trace", g_dir);
@@ -45,8 +44,7 @@ static ompdag_annotation *annotate(ompdag_condag_set *set, const ompdag_annotate
     ompdag_error err;
     cr_assert_eq(ompdag_annotation_create(set, opt, &a, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_annotation_add_trace(a, t1, &err), OMPDAG_OK, "%s", err.message);
-    if (t0)
-        cr_assert_eq(ompdag_annotation_add_trace(a, t0, &err), OMPDAG_OK, "%s", err.message);
+    if (t0) cr_assert_eq(ompdag_annotation_add_trace(a, t0, &err), OMPDAG_OK, "%s", err.message);
     return a;
 }
 
@@ -66,15 +64,12 @@ static bool found;
 
 static bool ends_here(const ompdag_condag *g, int32_t x, ompdag_point ek, int32_t en, int32_t task)
 {
-    if (ek == OMPDAG_POINT_END)
-        return x == ompdag_condag_task_sink(g, task);
-    if (ek == OMPDAG_POINT_CREATE)
-        return x == en;
+    if (ek == OMPDAG_POINT_END) return x == ompdag_condag_task_sink(g, task);
+    if (ek == OMPDAG_POINT_CREATE) return x == en;
     int32_t c;
     const int32_t *s = ompdag_condag_node_fsucc(g, x, &c);
     for (int32_t i = 0; i < c; ++i)
-        if (s[i] == en)
-            return true;
+        if (s[i] == en) return true;
     return false;
 }
 
@@ -83,17 +78,14 @@ static void dfs(const ompdag_condag *g, int32_t x, int64_t sum, ompdag_point ek,
 {
     sum += ompdag_condag_node_wcet(g, x);
     if (ends_here(g, x, ek, en, task)) {
-        if (!found || sum < best)
-            best = sum;
+        if (!found || sum < best) best = sum;
         found = true;
     }
-    if (ompdag_condag_node_kind(g, x) == OMPDAG_KIND_T)
-        return;
+    if (ompdag_condag_node_kind(g, x) == OMPDAG_KIND_T) return;
     int32_t c;
     const int32_t *s = ompdag_condag_node_fsucc(g, x, &c);
     for (int32_t i = 0; i < c; ++i)
-        if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W)
-            dfs(g, s[i], sum, ek, en, task);
+        if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W) dfs(g, s[i], sum, ek, en, task);
 }
 
 static int64_t min_path_sum(const ompdag_condag *g, const ompdag_segment_class *k)
@@ -139,8 +131,8 @@ static void assert_safe(const ompdag_condag_set *set, const ompdag_annotation *a
         const ompdag_condag *g = ompdag_condag_set_graph(set, k.graph);
         int64_t sum = min_path_sum(g, &k);
         cr_assert_geq(sum, k.max_ns,
-                      "class %zu (%d:%d -> %d:%d): WCETs on a path sum to %lld < observed %lld",
-                      i, k.start_kind, k.start_node, k.end_kind, k.end_node, (long long)sum,
+                      "class %zu (%d:%d -> %d:%d): WCETs on a path sum to %lld < observed %lld", i,
+                      k.start_kind, k.start_node, k.end_kind, k.end_node, (long long)sum,
                       (long long)k.max_ns);
     }
 }
@@ -213,9 +205,8 @@ Test(annotate, both_branches_cover_every_node_safely)
     json_t *gx = ompdag_condag_extra(g, -1);
     json_t *resp = json_object_get(gx, "observed_response_ns");
     cr_assert_eq(json_array_size(resp), 10, "one response per region run");
-    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(gx, "wcet_method"),
-                                                       "estimator")),
-                     "max");
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(gx, "wcet_method"), "estimator")), "max");
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
@@ -297,8 +288,7 @@ Test(annotate, graph_that_does_not_match_the_program_is_an_error)
     cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_ERR_INVALID);
     cr_assert(strstr(err.message, "fit no path"), "%s", err.message);
     /* Points are named, never "point kind N" or "?:0" (issue 12 §5). */
-    cr_assert(!strstr(err.message, "point kind") && !strstr(err.message, "?:0"), "%s",
-              err.message);
+    cr_assert(!strstr(err.message, "point kind") && !strstr(err.message, "?:0"), "%s", err.message);
     cr_assert(strstr(err.message, "taskwait") || strstr(err.message, "task creation") ||
                   strstr(err.message, "task end") || strstr(err.message, "task begin"),
               "%s", err.message);
@@ -538,11 +528,14 @@ Test(annotate, many_region_runs_are_linear, .timeout = 40)
     ompdag_error err;
     cr_assert_eq(ompdag_trace_reader_open_buffer(buf, len, "t", &r, &err), OMPDAG_OK);
     size_t first = sizeof(ompdag_trace_header);
-    first += (strlen(ompdag_trace_reader_exe(r)) + strlen(ompdag_trace_reader_build_id(r)) / 2 + 7) & ~(size_t)7;
+    first +=
+        (strlen(ompdag_trace_reader_exe(r)) + strlen(ompdag_trace_reader_build_id(r)) / 2 + 7) &
+        ~(size_t)7;
     for (size_t i = 0; i < ompdag_trace_reader_module_count(r); ++i)
         first += sizeof(ompdag_trace_module) +
                  ((strlen(ompdag_trace_reader_module_path(r, i)) +
-                   strlen(ompdag_trace_reader_module_build_id(r, i)) / 2 + 7) & ~(size_t)7);
+                   strlen(ompdag_trace_reader_module_build_id(r, i)) / 2 + 7) &
+                  ~(size_t)7);
     ompdag_trace_reader_destroy(r);
     ompdag_trace_rec begin = {0}, end = {0};
     uint32_t max_thread = 0;

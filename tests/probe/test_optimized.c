@@ -18,9 +18,9 @@
 
 #ifdef OMPDAG_CLI_PATH
 
-static const char *const programs[] = {"clauses",      "fib",        "fig2_branch_sync",
-                                       "fig3_nested",  "fig5_counterexample",
-                                       "helper_tasks", "loop_tasks", "switch_tasks", "tree"};
+static const char *const programs[] = {
+    "clauses",      "fib",        "fig2_branch_sync", "fig3_nested", "fig5_counterexample",
+    "helper_tasks", "loop_tasks", "switch_tasks",     "tree"};
 
 /* Extracts the graphs of program `name` into dir/NAME.json with the CLI. */
 static void extract(const char *dir, const char *name, char *out, size_t n)
@@ -60,7 +60,8 @@ static void check_bounds(const ompdag_condag_set *set, int32_t m, const char *na
         cr_assert_eq(json_array_size(resp), json_array_size(flags), "%s: one flag per run", name);
         size_t i;
         json_t *x;
-        json_array_foreach(resp, i, x) {
+        json_array_foreach(resp, i, x)
+        {
             if (json_is_true(json_array_get(flags, i))) {
                 ++t->interfered;
                 continue;
@@ -71,8 +72,7 @@ static void check_bounds(const ompdag_condag_set *set, int32_t m, const char *na
                       "%s graph %zu: a clean run took %lld ns, above the bound %lld/%d ns", name,
                       gi, (long long)r, (long long)btm, m);
             double ratio = (double)btm / m / (double)r;
-            if (t->worst_ratio == 0 || ratio < t->worst_ratio)
-                t->worst_ratio = ratio;
+            if (t->worst_ratio == 0 || ratio < t->worst_ratio) t->worst_ratio = ratio;
         }
     }
 }
@@ -101,8 +101,8 @@ Test(optimized, examples_and_a_fine_tree_at_O2_annotate_and_hold, .timeout = 300
         ompdag_annotation *a;
         cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK);
         for (int i = 0; i < 3; ++i)
-            cr_assert_eq(ompdag_annotation_add_trace(a, traces[i], &err), OMPDAG_OK, "%s: %s",
-                         name, err.message);
+            cr_assert_eq(ompdag_annotation_add_trace(a, traces[i], &err), OMPDAG_OK, "%s: %s", name,
+                         err.message);
         cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_OK, "%s at -O2: %s", name,
                      err.message);
         uint64_t seg, mapped, unmapped;
@@ -115,16 +115,16 @@ Test(optimized, examples_and_a_fine_tree_at_O2_annotate_and_hold, .timeout = 300
             cr_assert(json_is_object(ro), "tree: no runtime_overheads");
             cr_expect_eq(json_integer_value(json_object_get(ro, "threads")), 2);
             /* 30 explicit tasks and 15 taskwaits per run, at least one run's worth */
-            cr_expect_geq(json_integer_value(json_object_get(json_object_get(ro, "start"), "samples")),
-                          30);
-            cr_expect_geq(json_integer_value(json_object_get(json_object_get(ro, "wake"), "samples")),
-                          15);
+            cr_expect_geq(
+                json_integer_value(json_object_get(json_object_get(ro, "start"), "samples")), 30);
+            cr_expect_geq(
+                json_integer_value(json_object_get(json_object_get(ro, "wake"), "samples")), 15);
             cr_expect_geq(json_integer_value(json_object_get(ro, "start_delay_ns")), 0);
         }
         tally t = {0};
         check_bounds(set, 2, name, &t);
-        cr_assert_eq(t.clean + t.interfered, 3 * (int)ompdag_condag_set_count(set) *
-                                                 (!strcmp(name, "tree") ? 20 : 1),
+        cr_assert_eq(t.clean + t.interfered,
+                     3 * (int)ompdag_condag_set_count(set) * (!strcmp(name, "tree") ? 20 : 1),
                      "%s: one response per region run", name);
         cr_log_info("%s -O2: %llu segments mapped, %d clean run(s), %d interfered, min bound / "
                     "observed %.2f",

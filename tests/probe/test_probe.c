@@ -4,8 +4,8 @@
  * tasks (llvm-project #83883), signals, `ompdag run`.
  */
 #include <criterion/criterion.h>
-#include <jansson.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -24,15 +24,13 @@ typedef struct task_view {
 static int cmp_seg(const void *x, const void *y)
 {
     const ompdag_trace_rec *a = x, *b = y;
-    if (a->id != b->id)
-        return a->id < b->id ? -1 : 1;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
     return a->time < b->time ? -1 : a->time > b->time;
 }
 
 static bool joins(const ompdag_trace_rec *prev, const ompdag_trace_rec *next)
 {
-    if (prev->end_kind != next->start_kind)
-        return false;
+    if (prev->end_kind != next->start_kind) return false;
     return prev->cp_end == next->cp_start;
 }
 
@@ -42,8 +40,7 @@ static size_t check_chains(ompdag_trace_rec *recs, size_t n)
     size_t nseg = 0;
     ompdag_trace_rec *seg = malloc((n + 1) * sizeof *seg);
     for (size_t i = 0; i < n; ++i)
-        if (recs[i].type == OMPDAG_REC_SEGMENT)
-            seg[nseg++] = recs[i];
+        if (recs[i].type == OMPDAG_REC_SEGMENT) seg[nseg++] = recs[i];
     qsort(seg, nseg, sizeof *seg, cmp_seg);
     size_t tasks = 0;
     for (size_t i = 0; i < nseg;) {
@@ -113,10 +110,17 @@ Test(probe, tasks_segments_and_lines)
     cr_assert_eq(ompdag_symbolizer_create(r, &sym, &err), OMPDAG_OK);
 
     /* The root (single body) of each region: exactly these 6 segments. */
-    static const struct want_seg { uint8_t sk; int sl; uint8_t ek; int el; } want[6] = {
-        {OMPDAG_PT_ROOT_BEGIN, 21, OMPDAG_PT_CREATE, 24}, {OMPDAG_PT_CREATE, 24, OMPDAG_PT_CREATE, 27},
-        {OMPDAG_PT_CREATE, 27, OMPDAG_PT_TASKWAIT, 29},   {OMPDAG_PT_TASKWAIT, 29, OMPDAG_PT_CREATE, 32},
-        {OMPDAG_PT_CREATE, 32, OMPDAG_PT_TASKWAIT, 36},   {OMPDAG_PT_TASKWAIT, 36, OMPDAG_PT_ROOT_END, 38}};
+    static const struct want_seg {
+        uint8_t sk;
+        int sl;
+        uint8_t ek;
+        int el;
+    } want[6] = {{OMPDAG_PT_ROOT_BEGIN, 21, OMPDAG_PT_CREATE, 24},
+                 {OMPDAG_PT_CREATE, 24, OMPDAG_PT_CREATE, 27},
+                 {OMPDAG_PT_CREATE, 27, OMPDAG_PT_TASKWAIT, 29},
+                 {OMPDAG_PT_TASKWAIT, 29, OMPDAG_PT_CREATE, 32},
+                 {OMPDAG_PT_CREATE, 32, OMPDAG_PT_TASKWAIT, 36},
+                 {OMPDAG_PT_TASKWAIT, 36, OMPDAG_PT_ROOT_END, 38}};
     size_t root = 0, regions = 0, explicit_segments = 0;
     for (size_t i = 0; i < n; ++i) {
         const ompdag_trace_rec *x = &recs[i];
@@ -128,8 +132,7 @@ Test(probe, tasks_segments_and_lines)
             cr_assert(strstr(l.file, "tasks.c"));
             ++regions;
         }
-        if (x->type != OMPDAG_REC_SEGMENT)
-            continue;
+        if (x->type != OMPDAG_REC_SEGMENT) continue;
         if (!(x->flags & OMPDAG_RECF_IMPLICIT)) {
             ompdag_srcloc l;
             cr_assert_eq(ompdag_symbolizer_lookup(sym, x->cp_task, &l, &err), OMPDAG_OK);
@@ -139,8 +142,7 @@ Test(probe, tasks_segments_and_lines)
             ++explicit_segments;
             continue;
         }
-        if (!(x->flags & OMPDAG_RECF_ROOT))
-            continue;
+        if (!(x->flags & OMPDAG_RECF_ROOT)) continue;
         /* Segments of one implicit task are in order in its thread's buffer. */
         const struct want_seg *w = &want[root % 6];
         ompdag_srcloc ls = {0}, le = {0};
@@ -187,8 +189,14 @@ static void untied_at(int threads)
     free(recs);
 }
 
-Test(probe, untied_one_thread) { untied_at(1); }
-Test(probe, untied_two_threads) { untied_at(2); }
+Test(probe, untied_one_thread)
+{
+    untied_at(1);
+}
+Test(probe, untied_two_threads)
+{
+    untied_at(2);
+}
 
 static void signal_case(const char *sig, const char *where, int signo)
 {
@@ -212,8 +220,14 @@ static void signal_case(const char *sig, const char *where, int signo)
     }
 }
 
-Test(probe, sigterm_after_region) { signal_case("TERM", "after", SIGTERM); }
-Test(probe, sigint_inside_task) { signal_case("INT", "inside", SIGINT); }
+Test(probe, sigterm_after_region)
+{
+    signal_case("TERM", "after", SIGTERM);
+}
+Test(probe, sigint_inside_task)
+{
+    signal_case("INT", "inside", SIGINT);
+}
 
 Test(probe, tool_disabled_writes_nothing)
 {
@@ -253,8 +267,7 @@ static int run_cli(const char *const *args, const char *errfile)
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
+    if (!f) return strdup("");
     char *buf = calloc(1, 1 << 16);
     fread(buf, 1, (1 << 16) - 1, f);
     fclose(f);
@@ -291,8 +304,7 @@ Test(probe, offloaded_loop_split_reaches_its_node)
     bool sim_gpu = false;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
         json_t *split = json_object_get(ompdag_condag_extra(g, v), "offload");
-        if (!split)
-            continue;
+        if (!split) continue;
         with_split++;
         size_t i;
         json_t *d;
@@ -385,8 +397,7 @@ Test(probe, cli_annotate_writes_graphs_and_refuses_thin_evt)
     const char *max[] = {"annotate", graphs, t1, t0, "-o", out, "--margin", "50", NULL};
     cr_assert_eq(run_cli(max, errf), 0);
     msg = slurp(errf);
-    cr_assert(strstr(msg, "method: max") && strstr(msg, "margin 50.0%") &&
-                  strstr(msg, "2 traces"),
+    cr_assert(strstr(msg, "method: max") && strstr(msg, "margin 50.0%") && strstr(msg, "2 traces"),
               "report: %s", msg);
     free(msg);
     ompdag_condag_set *set;

@@ -330,7 +330,9 @@ Test(trace_format, impossible_contents_are_errors_even_with_a_valid_checksum)
 }
 
 /* The fuzz corpus (fuzz/corpus/trace): "ok-*" files read to the footer,
- * "bad-*" files (corrupted durations, a flipped bit, version 1) are errors.
+ * "bad-*" files (corrupted durations, a flipped bit, version 1, a dependence
+ * pair whose task waits for itself) are errors; ok-depend.trace has the
+ * dependence records of issue 13.
  * ok-rebuilt-binary.trace reads: refusing it is annotate's job (build-id). */
 #include <dirent.h>
 Test(trace_format, fuzz_corpus_verdicts)

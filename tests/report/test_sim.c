@@ -67,8 +67,8 @@ static void check_flow(ompdag_sim *sim, const ompdag_condag *g, const int32_t *c
                 for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
                     exec[v] = ompdag_rng_range(rng, 0, ompdag_condag_node_wcet(g, v));
             ompdag_sim_result r;
-            cr_assert_eq(ompdag_sim_run(sim, choice, mode ? exec : NULL, m, sched, seed * 31 + (uint64_t)m,
-                                        &r, &err),
+            cr_assert_eq(ompdag_sim_run(sim, choice, mode ? exec : NULL, m, sched,
+                                        seed * 31 + (uint64_t)m, &r, &err),
                          OMPDAG_OK, "seed %llu m %d: %s", (unsigned long long)seed, m, err.message);
             ++st->runs;
             int64_t mr = r.makespan * m;
@@ -90,8 +90,7 @@ static void check_flow(ompdag_sim *sim, const ompdag_condag *g, const int32_t *c
                     ++st->tight;
                 }
                 double ratio = bound_times_m ? (double)mr / (double)bound_times_m : 0;
-                if (ratio > st->max_ratio)
-                    st->max_ratio = ratio;
+                if (ratio > st->max_ratio) st->max_ratio = ratio;
                 if (sc == 0)
                     wfs_makespan = r.makespan;
                 else if (r.makespan != wfs_makespan)
@@ -169,7 +168,7 @@ Test(sim, never_exceeds_the_depend_bound, .timeout = 120)
     cr_expect_gt(st.tight, 0);
     cr_expect_leq(st.max_ratio, 1.0);
     fprintf(stderr, "depend: %llu simulations, max simulated/bound %.4f\n",
-                (unsigned long long)st.runs, st.max_ratio);
+            (unsigned long long)st.runs, st.max_ratio);
 }
 
 /* ompdag_sim_next_flow visits exactly the flows the enumerate oracle counts,
@@ -205,12 +204,13 @@ Test(sim, next_flow_visits_every_flow_once)
         do {
             ompdag_flow_eval fe;
             cr_assert_eq(ompdag_flow_evaluate(g, choice, &opt, &fe, NULL, NULL, &err), OMPDAG_OK);
-            if (fe.bound_times_m > best)
-                best = fe.bound_times_m;
+            if (fe.bound_times_m > best) best = fe.bound_times_m;
             ++flows;
         } while (ompdag_sim_next_flow(g, choice, executed));
-        cr_expect_eq(flows, ompdag_rta_result_flow_count(en), "seed %llu", (unsigned long long)seed);
-        cr_expect_eq(best, ompdag_rta_result_bound_times_m(ex), "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(flows, ompdag_rta_result_flow_count(en), "seed %llu",
+                     (unsigned long long)seed);
+        cr_expect_eq(best, ompdag_rta_result_bound_times_m(ex), "seed %llu",
+                     (unsigned long long)seed);
         branchy += flows > 4;
         ++checked;
         free(choice), free(executed);
@@ -235,12 +235,14 @@ Test(sim, refuses_bad_arguments)
     int64_t *exec = malloc(sizeof *exec * (size_t)n);
     ompdag_sim_random_choice(g, &shape, choice);
     ompdag_sim_result r;
-    cr_expect_eq(ompdag_sim_run(sim, choice, NULL, 0, OMPDAG_SCHED_WFS, 1, &r, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect_eq(ompdag_sim_run(sim, choice, NULL, 0, OMPDAG_SCHED_WFS, 1, &r, &err),
+                 OMPDAG_ERR_ARGUMENT);
     int32_t top = ompdag_condag_task_source(g, ompdag_condag_root_task(g));
     for (int32_t v = 0; v < n; ++v)
         exec[v] = ompdag_condag_node_wcet(g, v);
     exec[top] += 1;
-    cr_expect_eq(ompdag_sim_run(sim, choice, exec, 2, OMPDAG_SCHED_BFS, 1, &r, &err), OMPDAG_ERR_ARGUMENT);
+    cr_expect_eq(ompdag_sim_run(sim, choice, exec, 2, OMPDAG_SCHED_BFS, 1, &r, &err),
+                 OMPDAG_ERR_ARGUMENT);
     cr_expect(strstr(err.message, ompdag_condag_node_id(g, top)) != NULL, "%s", err.message);
     ompdag_scheduler s;
     cr_expect(ompdag_scheduler_parse("wfs", &s) && s == OMPDAG_SCHED_WFS);
@@ -261,9 +263,11 @@ Test(sim, tightness_for_experiments)
         ompdag_error err = {0};
         double ratio = -1;
         int64_t resp = -1;
-        cr_assert_eq(ompdag_sim_tightness(g, 1, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_sim_tightness(g, 1, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s",
+                     err.message);
         cr_expect(ratio == 1.0 || ompdag_condag_total_wcet(g) == 0, "m = 1 is tight: %g", ratio);
-        cr_assert_eq(ompdag_sim_tightness(g, 4, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_sim_tightness(g, 4, 3, seed, &ratio, &resp, &err), OMPDAG_OK, "%s",
+                     err.message);
         cr_expect(ratio >= 0 && ratio <= 1.0, "%g", ratio);
         below += ratio < 1.0;
         ompdag_condag_destroy(g);
@@ -298,7 +302,8 @@ Test(sim, dispatch_delays_within_the_bound_with_overheads, .timeout = 120)
         cr_assert_eq(ompdag_condag_add_overheads(gd, &o, &err), OMPDAG_OK, "%s", err.message);
         int32_t n = ompdag_condag_node_count(g);
         int32_t *choice = malloc(sizeof *choice * (size_t)n);
-        int64_t *exec = malloc(sizeof *exec * (size_t)n), *delay = malloc(sizeof *delay * (size_t)n);
+        int64_t *exec = malloc(sizeof *exec * (size_t)n),
+                *delay = malloc(sizeof *delay * (size_t)n);
         ompdag_sim *sim;
         cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK);
         for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
@@ -324,12 +329,11 @@ Test(sim, dispatch_delays_within_the_bound_with_overheads, .timeout = 120)
                     }
                     for (int sc = 0; sc < 2; ++sc) {
                         ompdag_sim_result r;
-                        cr_assert_eq(ompdag_sim_run_delayed(sim, choice, exec, delay, ms[k],
-                                                            sc ? OMPDAG_SCHED_BFS
-                                                               : OMPDAG_SCHED_WFS,
-                                                            seed * 17 + (uint64_t)mode, &r, &err),
-                                     OMPDAG_OK, "seed %llu: %s", (unsigned long long)seed,
-                                     err.message);
+                        cr_assert_eq(
+                            ompdag_sim_run_delayed(sim, choice, exec, delay, ms[k],
+                                                   sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS,
+                                                   seed * 17 + (uint64_t)mode, &r, &err),
+                            OMPDAG_OK, "seed %llu: %s", (unsigned long long)seed, err.message);
                         ++runs;
                         int64_t mr = r.makespan * ms[k];
                         cr_assert_leq(mr, btm,
