@@ -11,10 +11,49 @@
 
 /* ---- apply -------------------------------------------------------------------------------- */
 
-static int cmp_i64(const void *x, const void *y)
+/* The k-th smallest of a[0..n) (k < n), reordering a: quickselect
+ * (Hoare 1961) with the median of three as pivot, iterative.  A median by
+ * full sort made annotate's estimates O(n log n) per class; a trace of 10^6
+ * tasks puts millions of samples in one class. */
+int64_t annot_select_i64(int64_t *a, size_t n, size_t k)
 {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t x = a[lo], y = a[mid], z = a[hi];
+        int64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                ++i;
+            while (a[j] > pivot)
+                --j;
+            if (i <= j) {
+                int64_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                ++i;
+                if (j == 0) break;
+                --j;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+/* The largest of a[0..n) (n > 0). */
+static int64_t max_i64(const int64_t *a, size_t n)
+{
+    int64_t m = a[0];
+    for (size_t i = 1; i < n; ++i)
+        m = a[i] > m ? a[i] : m;
+    return m;
 }
 
 static void describe_node(const ompdag_condag *g, int32_t v, char *buf, size_t n)
@@ -43,10 +82,12 @@ static ompdag_status estimate_classes(ompdag_annotation *a, ompdag_error *err)
         if (c->samples.n) memcpy(sorted, c->samples.v, c->samples.n * sizeof *sorted);
         if (c->samples_if.n)
             memcpy(sorted + c->samples.n, c->samples_if.v, c->samples_if.n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_i64);
-        /* midpoint without the signed overflow of (a + b) / 2 (sorted: a <= b) */
-        c->median = n % 2 ? sorted[n / 2]
-                          : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2;
+        /* after select, sorted[0 .. n/2) are <= sorted[n/2]: the element below
+         * the middle is their maximum.  Midpoint without the signed overflow
+         * of (a + b) / 2 (lo <= hi). */
+        int64_t hi = annot_select_i64(sorted, n, n / 2);
+        int64_t lo = n % 2 ? hi : max_i64(sorted, n / 2);
+        c->median = lo + (hi - lo) / 2;
         free(sorted);
         c->max = 0;
         for (size_t j = 0; j < used->n; ++j)
@@ -246,8 +287,7 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
 
 /* Step 5b: compact graphs (docs/compact.md) — WCETs by code location, shared
  * by every depth (annotate_compact.c). */
-static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p,
-                                      ompdag_error *err)
+static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         size_t o = p->offset[gi];
@@ -370,7 +410,7 @@ static json_t *i64_array(const i64vec *v)
 
 /* Step 8a: a node's extra keys. */
 static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const graph_info *g,
-                          int32_t v, size_t i)
+                          const ompdag_overheads *o, int32_t v, size_t i)
 {
     const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
     bool ok = true;
@@ -381,8 +421,7 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
-    ompdag_overheads o;
-    int64_t d = graph_overheads(a, g, &o) ? ompdag_overhead_of_node(g->g, v, &o) : 0;
+    int64_t d = o ? ompdag_overhead_of_node(g->g, v, o) : 0;
     if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
         json_t *arr = json_array();
@@ -418,8 +457,7 @@ static int64_t vec_median(const i64vec *v)
     int64_t *s = malloc(v->n * sizeof *s);
     if (!s) return -1;
     memcpy(s, v->v, v->n * sizeof *s);
-    qsort(s, v->n, sizeof *s, cmp_i64);
-    int64_t m = s[v->n / 2];
+    int64_t m = annot_select_i64(s, v->n, v->n / 2);
     free(s);
     return m;
 }
@@ -539,9 +577,13 @@ static ompdag_status plan_extras(const ompdag_annotation *a, apply_plan *p, ompd
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         const graph_info *g = &a->graphs[gi];
+        /* once per graph: the delays are maxima over every task's samples */
+        ompdag_overheads o;
+        bool have = graph_overheads(a, g, &o);
         for (int32_t v = 0; v < g->n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
-            if (!(p->node_extra[i] = node_extra(a, p, g, v, i))) return nomem(err);
+            if (!(p->node_extra[i] = node_extra(a, p, g, have ? &o : NULL, v, i)))
+                return nomem(err);
         }
         if (!(p->graph_extra[gi] = graph_extra(a, g))) return nomem(err);
     }

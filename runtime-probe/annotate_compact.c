@@ -14,7 +14,13 @@
  *
  * Depth: a task instance nested deeper than any creation chain of the graph
  * ran recursion the graph cut off (beyond its recursion bound); the bound
- * does not cover that run, so annotate refuses the trace.
+ * does not cover that run, so annotate refuses the trace.  With a bound per
+ * function the whole nesting can stay within the graph's deepest chain
+ * while one recursion goes deeper than its own bound (BOTS sort: cilksort
+ * shallow, cilkmerge deep), so the depth is also counted per task
+ * directive: a run's creation chain maps onto a graph chain directive by
+ * directive, so more tasks created at one directive along a run's chain than
+ * along any chain of the graph cannot be mapped, and is refused the same way.
  */
 #include "annotate_internal.h"
 #include "ompdag/compact.h"
@@ -94,6 +100,25 @@ int32_t annot_graph_nesting(const ompdag_condag *g)
         int32_t d = depth[ompdag_condag_node_task(g, v)] + 1;
         if (d > depth[c]) depth[c] = d;
         if (d > deepest) deepest = d;
+    }
+    free(depth);
+    return deepest;
+}
+
+int32_t annot_graph_site_depth(const ompdag_condag *g, const char *file, int32_t line)
+{
+    int32_t n = ompdag_condag_node_count(g), nt = ompdag_condag_task_count(g), deepest = 0;
+    int32_t *depth = calloc((size_t)nt + 1, sizeof *depth); /* T nodes at the site above a task */
+    if (!depth) return INT32_MAX;                           /* cannot tell: never refuse for it */
+    const int32_t *topo = ompdag_condag_topo_order(g);      /* creators before created */
+    for (int32_t i = 0; i < n; ++i) {
+        int32_t v = topo[i], c = ompdag_condag_node_creates(g, v);
+        if (c < 0) continue;
+        ompdag_loc l = ompdag_condag_node_loc(g, v);
+        bool at = l.line == line && (!l.file || annot_same_file(l.file, file));
+        int32_t d = depth[ompdag_condag_node_task(g, v)] + at;
+        if (d > depth[c]) depth[c] = d;
+        if (at && d > deepest) deepest = d;
     }
     free(depth);
     return deepest;

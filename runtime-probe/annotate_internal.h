@@ -165,8 +165,10 @@ struct ompdag_annotation {
 
 typedef struct pending_seg {
     uint64_t id, time, dur, cp_start, cp_end, cp_task;
-    uint64_t run; /* region instance */
-    uint32_t graph, thread;
+    uint64_t run;     /* region instance */
+    uint64_t created; /* its task's creation time; 0 implicit, UINT64_MAX not in the trace */
+    uint64_t parent;  /* its task's creator (0: implicit, or not in the trace) */
+    uint32_t graph;
     uint8_t sk, ek, flags;
 } pending_seg;
 
@@ -214,6 +216,18 @@ typedef struct creation_entry {
     int32_t tnode;
 } creation_entry;
 
+/* Memo of find_end (annotate_trace.c): where a segment that starts at
+ * (task, ck, cn) and ends at a scheduling point of kind `rk` at code address
+ * cp ends in the graph.  The answer depends on nothing else, and a trace of
+ * 10^6 tasks asks the same few questions millions of times. */
+typedef struct end_memo {
+    uint64_t cp;
+    uint32_t graph;
+    int32_t task, cn, en;
+    uint8_t used, ck, rk, ek, ok, by_structure;
+    const char *why;
+} end_memo;
+
 typedef struct trace_ctx {
     ompdag_annotation *a;
     ompdag_symbolizer *sym;
@@ -228,10 +242,22 @@ typedef struct trace_ctx {
     size_t run_index_cap;
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
-    task_entry *tasks; /* explicit task instances of matched regions (pass 1) */
+    size_t pend_expect; /* segments of matched graphs counted by pass 1 */
+    task_entry *tasks;  /* explicit task instances of matched regions (pass 1) */
     size_t tasks_cap, tasks_used;
+    task_entry *created; /* pass 1's TASK_CREATE records, before the table is sized */
+    size_t ncreated, created_cap;
+    /* Direct addressing of `tasks` (task_table): probe ids are
+     * ((thread + 1) << 40) | per-thread sequence, dense, so the entry of id
+     * is tasks[dbase[id >> 40] + (id & 2^40 - 1)] when that is below
+     * dbase[(id >> 40) + 1]; NULL: `tasks` is a hash table. */
+    size_t *dbase;
+    size_t ndbase;        /* thread parts + 1 */
+    task_entry dmiss;     /* returned (zeroed) for an id outside the direct table */
     creation_entry *made; /* T nodes reached by mapped segments */
     size_t made_cap, made_used;
+    end_memo *ends; /* open addressing; power-of-two size */
+    size_t ends_cap, ends_used;
     uint8_t *mark;
     int32_t *stack;
     uint64_t *interfered_runs; /* sorted ids of this trace's interfered runs */
@@ -272,10 +298,41 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
 bool annot_share_by_location(const ompdag_condag *g, uint64_t *samples, int64_t *basis,
                              int64_t *omax, int64_t *omed);
 int32_t annot_graph_nesting(const ompdag_condag *g);
+/* The most T nodes at (file, line) on one creation chain of g: how deep the
+ * tasks of that `task` directive nest in the graph. */
+int32_t annot_graph_site_depth(const ompdag_condag *g, const char *file, int32_t line);
 
 /* annotate_trace.c */
+/* Tests only: true makes annotate take its reference paths — qsort for
+ * annot_sort_records, a hash table of tasks, find_end without its memo —
+ * so that a test can check the fast paths give the same result. */
+extern bool annot_reference_paths;
+/* malloc for arrays of up to 10^7 records: at 4 MiB and more, 2 MiB aligned
+ * and marked for transparent huge pages (Linux), which cuts page faults and
+ * TLB misses of the random accesses into them by up to 512x.  Free with free(). */
+void *annot_alloc_big(size_t bytes);
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
-const char *annot_point_name(uint8_t kind);             /* "taskwait", "task creation", ... */
+/* Open-addressing tables (tasks, made) grow past this load, 7/10. */
+static inline bool annot_table_full(size_t used, size_t cap)
+{
+    return 10 * (used + 1) > 7 * cap;
+}
+/* Sorts n records of `size` bytes by nkeys 64-bit keys, key_of(rec, 0)
+ * most significant: LSD radix sort (16-bit digits, constant digits
+ * skipped) on an index, then the records are permuted in place; qsort with
+ * cmp (the same order) below 4096 records.  O(n) per key: the traces of
+ * 10^6 tasks sort 10^7 records.  false on ENOMEM (base unchanged). */
+bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
+                        uint64_t (*key_of)(const void *rec, int k),
+                        int (*cmp)(const void *, const void *));
+/* Sorts a[0..n) ascending (LSD radix, 16-bit digits); false on ENOMEM. */
+bool annot_sort_u64(uint64_t *a, size_t n);
+/* Sorts c->pend by (run, created, id, time): one region run's segments
+ * together, each task instance's segments together in time order, task
+ * instances in creation order (creators before the tasks they create).
+ * false on ENOMEM. */
+bool annot_sort_pending(trace_ctx *c);
+const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
 
 /* annotate_overhead.c */
 /* Run-queue delay of one thread within a run above which the run counts as
@@ -283,8 +340,12 @@ const char *annot_point_name(uint8_t kind);             /* "taskwait", "task cre
 #define ANNOT_RUNQ_DELAY_NS 50000
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
-int annot_cmp_pending(const void *x, const void *y);
 bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_overhead_collect */
+
+/* annotate_apply.c */
+/* The k-th smallest of a[0..n) (k < n), reordering a so that a[0..k) are
+ * no larger and a[k+1..n) no smaller: quickselect. */
+int64_t annot_select_i64(int64_t *a, size_t n, size_t k);
 
 /* annotate_depend.c: the runtime's dependence order against the graph */
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);

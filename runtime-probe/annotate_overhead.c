@@ -63,18 +63,6 @@ void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
 
 /* ---- full intervals ---------------------------------------------------------- */
 
-typedef struct edge_ev {
-    uint64_t t;
-    int32_t d; /* +1 a segment starts, -1 one ends */
-} edge_ev;
-
-static int cmp_ev(const void *x, const void *y)
-{
-    const edge_ev *a = x, *b = y;
-    if (a->t != b->t) return a->t < b->t ? -1 : 1;
-    return b->d - a->d; /* starts first: back-to-back segments leave no gap */
-}
-
 /* Disjoint, sorted intervals [lo, hi) when every thread of the team runs
  * graph code, with cum[i] = total length of intervals 0..i-1. */
 typedef struct full_set {
@@ -88,41 +76,50 @@ static void full_free(full_set *f)
     memset(f, 0, sizeof *f);
 }
 
+/* The full intervals of one run's segments: starts and ends sorted apart,
+ * then swept together, a start before an end at the same instant
+ * (back-to-back segments leave no gap). */
 static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set *f)
 {
-    edge_ev *ev = malloc((2 * n + 1) * sizeof *ev);
-    f->lo = malloc((n + 1) * sizeof *f->lo);
-    f->hi = malloc((n + 1) * sizeof *f->hi);
-    f->cum = malloc((n + 2) * sizeof *f->cum);
-    if (!ev || !f->lo || !f->hi || !f->cum) {
-        free(ev);
-        return false;
-    }
+    uint64_t *st = annot_alloc_big((n + 1) * sizeof *st),
+             *en = annot_alloc_big((n + 1) * sizeof *en);
+    f->lo = annot_alloc_big((n + 1) * sizeof *f->lo);
+    f->hi = annot_alloc_big((n + 1) * sizeof *f->hi);
+    f->cum = annot_alloc_big((n + 2) * sizeof *f->cum);
     size_t ne = 0;
-    for (size_t i = 0; i < n; ++i)
+    bool ok = st && en && f->lo && f->hi && f->cum;
+    for (size_t i = 0; ok && i < n; ++i)
         if (!(seg[i].flags & OMPDAG_RECF_SUSPENDED) && seg[i].dur <= seg[i].time) {
-            ev[ne++] = (edge_ev){seg[i].time - seg[i].dur, +1};
-            ev[ne++] = (edge_ev){seg[i].time, -1};
+            st[ne] = seg[i].time - seg[i].dur;
+            en[ne++] = seg[i].time;
         }
-    qsort(ev, ne, sizeof *ev, cmp_ev);
+    ok = ok && annot_sort_u64(st, ne) && annot_sort_u64(en, ne);
     int32_t busy = 0;
     uint64_t open = 0;
     f->n = 0;
-    f->cum[0] = 0;
-    for (size_t i = 0; i < ne; ++i) {
+    if (ok) f->cum[0] = 0;
+    for (size_t i = 0, j = 0; ok && (i < ne || j < ne);) {
         bool was = busy >= team;
-        busy += ev[i].d;
+        uint64_t t;
+        if (i < ne && (j == ne || st[i] <= en[j])) {
+            t = st[i++];
+            ++busy;
+        } else {
+            t = en[j++];
+            --busy;
+        }
         bool is = busy >= team;
-        if (!was && is) open = ev[i].t;
-        if (was && !is && ev[i].t > open) {
+        if (!was && is) open = t;
+        if (was && !is && t > open) {
             f->lo[f->n] = open;
-            f->hi[f->n] = ev[i].t;
-            f->cum[f->n + 1] = f->cum[f->n] + (ev[i].t - open);
+            f->hi[f->n] = t;
+            f->cum[f->n + 1] = f->cum[f->n] + (t - open);
             ++f->n;
         }
     }
-    free(ev);
-    return true;
+    free(st);
+    free(en);
+    return ok;
 }
 
 /* First interval index whose hi > t. */
@@ -165,6 +162,12 @@ static int cmp_by_parent(const void *x, const void *y)
     const run_task *a = x, *b = y;
     if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
     return a->created < b->created ? -1 : a->created > b->created;
+}
+
+static uint64_t by_parent_key(const void *rec, int k)
+{
+    const run_task *t = rec;
+    return k == 0 ? t->parent : t->created;
 }
 
 /* Sorted by (parent, created); index of the first child of `parent`. */
@@ -257,20 +260,19 @@ static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
     size_t n = r->n;
     /* explicit tasks: parent and creation from the task table, end from the
      * segment that ends the task */
-    r->kids = malloc((n + 1) * sizeof *r->kids);
-    r->stack = malloc((n + 2) * sizeof *r->stack);
+    r->kids = annot_alloc_big((n + 1) * sizeof *r->kids);
+    r->stack = annot_alloc_big((n + 2) * sizeof *r->stack);
     if (!r->kids || !r->stack) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     r->nkids = 0;
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
             ;
-        if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || !r->c->tasks_cap) continue;
-        const task_entry *e = annot_task_slot(r->c, seg[i].id);
-        if (!e->id) continue;
+        if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX) continue;
         uint64_t end = seg[j - 1].ek == OMPDAG_PT_TASK_END ? seg[j - 1].time : 0;
-        r->kids[r->nkids++] = (run_task){seg[i].id, e->parent, e->time, end};
+        r->kids[r->nkids++] = (run_task){seg[i].id, seg[i].parent, seg[i].created, end};
     }
-    qsort(r->kids, r->nkids, sizeof *r->kids, cmp_by_parent);
+    if (!annot_sort_records(r->kids, r->nkids, sizeof *r->kids, 2, by_parent_key, cmp_by_parent))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
             ;
@@ -281,13 +283,6 @@ static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
 }
 
 /* ---- per trace ---------------------------------------------------------------- */
-
-static int cmp_run_id_time(const void *x, const void *y)
-{
-    const pending_seg *a = x, *b = y;
-    if (a->run != b->run) return a->run < b->run ? -1 : 1;
-    return annot_cmp_pending(x, y);
-}
 
 static int cmp_run_ptr(const void *x, const void *y)
 {
@@ -348,8 +343,7 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
     for (size_t i = 0; i < c->nruns; ++i)
         if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
     qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
-    if (c->npend > 1) /* pend may be NULL */
-        qsort(c->pend, c->npend, sizeof *c->pend, cmp_run_id_time);
+    /* c->pend is sorted by (run, created, id, time): annot_sort_pending */
     const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
     if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < c->nruns; ++i)

@@ -3,7 +3,23 @@
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */
+#include <sys/mman.h>
+
 #include "annotate_internal.h"
+
+bool annot_reference_paths = false;
+
+void *annot_alloc_big(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < 2 * huge) return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes)) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is harmless */
+#endif
+    return p;
+}
 
 static void ctx_free(trace_ctx *c)
 {
@@ -14,8 +30,11 @@ static void ctx_free(trace_ctx *c)
     free(c->interfered_runs);
     free(c->run_index);
     free(c->tasks);
+    free(c->created);
+    free(c->dbase);
     free(c->pend);
     free(c->made);
+    free(c->ends);
     free(c->mark);
     free(c->stack);
     free(c->off);
@@ -162,36 +181,115 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
 {
+    if (c->dbase) {
+        uint64_t t = id >> 40, seq = id & ((1ull << 40) - 1);
+        if (t + 1 < c->ndbase && seq < c->dbase[t + 1] - c->dbase[t])
+            return &c->tasks[c->dbase[t] + seq];
+        memset(&c->dmiss, 0, sizeof c->dmiss);
+        return &c->dmiss;
+    }
     size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
     while (c->tasks[i].id && c->tasks[i].id != id)
         i = (i + 1) & (c->tasks_cap - 1);
     return &c->tasks[i];
 }
 
-static bool task_insert(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
+/* Pass 1 keeps the TASK_CREATE records in order; task_table then sizes the
+ * table once (growing it by doubling from 1024 rehashed 10^7 entries for a
+ * trace of 2.7·10^6 tasks). */
+static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 {
-    if (2 * (c->tasks_used + 1) > c->tasks_cap) {
-        task_entry *old = c->tasks;
-        size_t oldcap = c->tasks_cap;
-        c->tasks_cap = oldcap ? 2 * oldcap : 1024;
-        c->tasks = calloc(c->tasks_cap, sizeof *c->tasks);
-        if (!c->tasks) {
-            c->tasks = old;
-            c->tasks_cap = oldcap;
+    if (c->ncreated == c->created_cap) {
+        size_t cap = c->created_cap ? 2 * c->created_cap : 1024;
+        task_entry *p = realloc(c->created, cap * sizeof *p);
+        if (!p) return false;
+        c->created = p;
+        c->created_cap = cap;
+    }
+    c->created[c->ncreated++] = (task_entry){.id = r->id,
+                                             .parent = r->aux,
+                                             .cp_task = r->cp_task,
+                                             .time = r->time,
+                                             .task = -2,
+                                             .graph = (uint32_t)graph};
+    return true;
+}
+
+/* A direct table (trace_ctx.dbase) when the ids are the probe's dense
+ * per-thread sequences: at most 4 slots per task.  Lookups then touch
+ * memory in creation order instead of at random (a hash table of 10^7
+ * slots made annotate's time one cache miss per segment).  false: use a
+ * hash table (hand-made or corrupt ids), or out of memory (*nomem). */
+static bool task_direct(trace_ctx *c, bool *nomem)
+{
+    uint64_t maxt = 0;
+    for (size_t i = 0; i < c->ncreated; ++i) {
+        uint64_t t = c->created[i].id >> 40;
+        if (!t || t > OMPDAG_TRACE_MAX_THREADS) return false;
+        maxt = t > maxt ? t : maxt;
+    }
+    size_t *len = calloc(maxt + 2, sizeof *len);
+    if (!len) return !(*nomem = true);
+    for (size_t i = 0; i < c->ncreated; ++i) {
+        uint64_t t = c->created[i].id >> 40, seq = c->created[i].id & ((1ull << 40) - 1);
+        if (seq >= 4 * c->ncreated + 1024) { /* sparse: not the probe's sequence */
+            free(len);
             return false;
         }
-        for (size_t i = 0; i < oldcap; ++i)
-            if (old[i].id) *annot_task_slot(c, old[i].id) = old[i];
-        free(old);
+        len[t] = seq + 1 > len[t] ? seq + 1 : len[t];
     }
-    task_entry *e = annot_task_slot(c, r->id);
-    if (!e->id) ++c->tasks_used;
-    *e = (task_entry){.id = r->id,
-                      .parent = r->aux,
-                      .cp_task = r->cp_task,
-                      .time = r->time,
-                      .task = -2,
-                      .graph = (uint32_t)graph};
+    size_t total = 0;
+    for (uint64_t t = 0; t <= maxt; ++t) { /* len[t] -> dbase[t]: prefix sums */
+        size_t l = len[t];
+        len[t] = total;
+        total += l;
+    }
+    len[maxt + 1] = total;
+    if (total > 4 * c->ncreated + 1024) {
+        free(len);
+        return false;
+    }
+    c->tasks = annot_alloc_big((total + 1) * sizeof *c->tasks);
+    if (c->tasks) memset(c->tasks, 0, (total + 1) * sizeof *c->tasks);
+    if (!c->tasks) {
+        free(len);
+        return !(*nomem = true);
+    }
+    c->dbase = len;
+    c->ndbase = maxt + 2;
+    c->tasks_cap = total + 1; /* non-zero: "there is a table" */
+    return true;
+}
+
+/* The task table of pass 1's records (a later record of one id wins). */
+static bool task_table(trace_ctx *c)
+{
+    bool nomem = false;
+    if ((!annot_reference_paths && task_direct(c, &nomem)) || nomem) {
+        for (size_t i = 0; !nomem && i < c->ncreated; ++i) {
+            task_entry *e = annot_task_slot(c, c->created[i].id);
+            if (!e->id) ++c->tasks_used;
+            *e = c->created[i];
+        }
+        free(c->created);
+        c->created = NULL;
+        c->ncreated = c->created_cap = 0;
+        return !nomem;
+    }
+    size_t cap = 1024;
+    while (annot_table_full(c->ncreated, cap))
+        cap *= 2;
+    c->tasks = calloc(cap, sizeof *c->tasks);
+    if (!c->tasks) return false;
+    c->tasks_cap = cap;
+    for (size_t i = 0; i < c->ncreated; ++i) {
+        task_entry *e = annot_task_slot(c, c->created[i].id);
+        if (!e->id) ++c->tasks_used;
+        *e = c->created[i];
+    }
+    free(c->created);
+    c->created = NULL;
+    c->ncreated = c->created_cap = 0;
     return true;
 }
 
@@ -244,11 +342,15 @@ static creation_entry *made_slot(trace_ctx *c, uint64_t parent, uint64_t time)
 static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tnode)
 {
     if (!parent) return true;
-    if (2 * (c->made_used + 1) > c->made_cap) {
+    if (annot_table_full(c->made_used, c->made_cap)) {
         creation_entry *old = c->made;
         size_t oldcap = c->made_cap;
-        c->made_cap = oldcap ? 2 * oldcap : 1024;
-        c->made = calloc(c->made_cap, sizeof *c->made);
+        size_t cap = oldcap ? 2 * oldcap : 1024;
+        while (!oldcap && annot_table_full(c->tasks_used, cap)) /* one creation per task */
+            cap *= 2;
+        c->made_cap = cap;
+        c->made = annot_alloc_big(c->made_cap * sizeof *c->made);
+        if (c->made) memset(c->made, 0, c->made_cap * sizeof *c->made);
         if (!c->made) {
             c->made = old;
             c->made_cap = oldcap;
@@ -264,7 +366,7 @@ static bool made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tn
     return true;
 }
 
-/* The T node that created explicit instance `id`, as its creator's mapped
+/* The T node that created the explicit instance of segment seg, as its creator's mapped
  * chain says; -1 when unknown. */
 int32_t annot_made_by(trace_ctx *c, uint64_t id)
 {
@@ -272,6 +374,15 @@ int32_t annot_made_by(trace_ctx *c, uint64_t id)
     const task_entry *e = annot_task_slot(c, id);
     if (!e->id) return -1;
     const creation_entry *m = made_slot(c, e->parent, e->time);
+    return m->parent ? m->tnode : -1;
+}
+
+/* annot_made_by with the creator and creation time the segment carries
+ * (no task-table lookup). */
+static int32_t made_by(trace_ctx *c, const pending_seg *seg)
+{
+    if (!c->made_cap || seg->created == UINT64_MAX || !seg->parent) return -1;
+    const creation_entry *m = made_slot(c, seg->parent, seg->created);
     return m->parent ? m->tnode : -1;
 }
 
@@ -285,10 +396,12 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
         ++a->outside;
         return OMPDAG_OK;
     }
-    if (!(r->flags & OMPDAG_RECF_IMPLICIT) && c->tasks_cap) {
-        /* run, first start and completion of the instance (annotate_depend.c) */
-        task_entry *e = annot_task_slot(c, r->id);
-        if (e->id) {
+    uint64_t created = 0, parent = 0;
+    if (!(r->flags & OMPDAG_RECF_IMPLICIT)) {
+        task_entry *e = c->tasks_cap ? annot_task_slot(c, r->id) : NULL;
+        created = e && e->id ? e->time : UINT64_MAX;
+        parent = e && e->id ? e->parent : 0;
+        if (e && e->id) { /* run, first start and completion (annotate_depend.c) */
             e->run = r->aux;
             if (r->start_kind == OMPDAG_PT_TASK_BEGIN) {
                 e->seg_start = r->time - r->dur;
@@ -296,6 +409,11 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
             }
             if (r->end_kind == OMPDAG_PT_TASK_END) e->end = r->time;
         }
+    }
+    if (!c->pend && c->pend_expect > 1024) { /* sized by pass 1: no growth, no copy */
+        c->pend = annot_alloc_big(c->pend_expect * sizeof *c->pend);
+        if (!c->pend) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        c->pend_cap = c->pend_expect;
     }
     if (c->npend == c->pend_cap) {
         size_t cap = c->pend_cap ? 2 * c->pend_cap : 1024;
@@ -311,19 +429,197 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
                                         .cp_end = r->cp_end,
                                         .cp_task = r->cp_task,
                                         .run = r->aux,
+                                        .created = created,
+                                        .parent = parent,
                                         .graph = (uint32_t)(gp - 1),
-                                        .thread = r->thread,
                                         .sk = r->start_kind,
                                         .ek = r->end_kind,
                                         .flags = r->flags};
     return OMPDAG_OK;
 }
 
-int annot_cmp_pending(const void *x, const void *y)
+static int cmp_pending(const void *x, const void *y)
 {
     const pending_seg *a = x, *b = y;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    if (a->created != b->created) return a->created < b->created ? -1 : 1;
     if (a->id != b->id) return a->id < b->id ? -1 : 1;
     return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/* Sort keys of a pending segment, most significant first. */
+static uint64_t pend_key(const void *rec, int k)
+{
+    const pending_seg *p = rec;
+    switch (k) {
+    case 0:
+        return p->run;
+    case 1:
+        return p->created;
+    case 2:
+        return p->id;
+    default:
+        return p->time;
+    }
+}
+
+/* One stable pass of LSD radix sort: (key, idx) by 16-bit digit `shift`
+ * into (key2, idx2); false when every key has the same digit (no move). */
+static bool radix_pass(const uint64_t *key, const uint32_t *idx, uint64_t *key2, uint32_t *idx2,
+                       size_t n, unsigned shift, size_t *count)
+{
+    memset(count, 0, 65536 * sizeof *count);
+    for (size_t i = 0; i < n; ++i)
+        ++count[(key[i] >> shift) & 0xffff];
+    if (count[(key[0] >> shift) & 0xffff] == n) return false;
+    size_t sum = 0;
+    for (size_t d = 0; d < 65536; ++d) {
+        size_t k = count[d];
+        count[d] = sum;
+        sum += k;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        size_t at = count[(key[i] >> shift) & 0xffff]++;
+        key2[at] = key[i];
+        idx2[at] = idx[i];
+    }
+    return true;
+}
+
+/* p_new[j] = p_old[idx[j]], cycle by cycle; idx[j] = j marks j done. */
+static inline __attribute__((always_inline)) void permute(unsigned char *p, uint32_t *idx, size_t n,
+                                                          size_t size, unsigned char *tmp)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (idx[i] == i) continue;
+        memcpy(tmp, p + i * size, size);
+        size_t j = i;
+        for (;;) {
+            size_t k = idx[j];
+            idx[j] = (uint32_t)j;
+            if (k == i) {
+                memcpy(p + j * size, tmp, size);
+                break;
+            }
+            memcpy(p + j * size, p + k * size, size);
+            j = k;
+        }
+    }
+}
+
+bool annot_sort_u64(uint64_t *a, size_t n)
+{
+    if (n < 2) return true;
+    uint64_t *b = annot_alloc_big(n * sizeof *b);
+    size_t *count = malloc(65536 * sizeof *count);
+    if (!b || !count) {
+        free(b), free(count);
+        return false;
+    }
+    uint64_t *from = a, *to = b;
+    for (unsigned shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; ++i)
+            ++count[(from[i] >> shift) & 0xffff];
+        if (count[(from[0] >> shift) & 0xffff] == n) continue; /* one digit: no move */
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; ++d) {
+            size_t k = count[d];
+            count[d] = sum;
+            sum += k;
+        }
+        for (size_t i = 0; i < n; ++i)
+            to[count[(from[i] >> shift) & 0xffff]++] = from[i];
+        uint64_t *t = from;
+        from = to, to = t;
+    }
+    if (from != a) memcpy(a, from, n * sizeof *a);
+    free(b), free(count);
+    return true;
+}
+
+bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
+                        uint64_t (*key_of)(const void *rec, int k),
+                        int (*cmp)(const void *, const void *))
+{
+    unsigned char *p = base;
+    if (n < 2) return true;
+    if (n < 4096 || n > UINT32_MAX || annot_reference_paths) {
+        qsort(base, n, size, cmp);
+        return true;
+    }
+    uint32_t *idx = annot_alloc_big(n * sizeof *idx), *idx2 = annot_alloc_big(n * sizeof *idx2);
+    uint64_t *key = annot_alloc_big(n * sizeof *key), *key2 = annot_alloc_big(n * sizeof *key2);
+    size_t *count = malloc(65536 * sizeof *count);
+    unsigned char *tmp = malloc(size);
+    bool ok = idx && idx2 && key && key2 && count && tmp;
+    for (size_t i = 0; ok && i < n; ++i)
+        idx[i] = (uint32_t)i;
+    for (int k = nkeys - 1; ok && k >= 0; --k) { /* least significant key first */
+        /* a constant key (one region run) orders nothing: skip its gather,
+         * random once idx is not the identity */
+        uint64_t k0 = key_of(p, k);
+        size_t same = 1;
+        while (same < n && key_of(p + same * size, k) == k0)
+            ++same;
+        if (same == n) continue;
+        for (size_t i = 0; i < n; ++i)
+            key[i] = key_of(p + (size_t)idx[i] * size, k);
+        for (unsigned shift = 0; shift < 64; shift += 16)
+            if (radix_pass(key, idx, key2, idx2, n, shift, count)) {
+                uint64_t *tk = key;
+                key = key2, key2 = tk;
+                uint32_t *ti = idx;
+                idx = idx2, idx2 = ti;
+            }
+    }
+    /* new[j] = old[idx[j]]; a constant size lets memcpy inline */
+    if (ok && size == sizeof(pending_seg))
+        permute(p, idx, n, sizeof(pending_seg), tmp);
+    else if (ok && size == 32)
+        permute(p, idx, n, 32, tmp);
+    else if (ok)
+        permute(p, idx, n, size, tmp);
+    free(idx), free(idx2), free(key), free(key2), free(count), free(tmp);
+    return ok;
+}
+
+/* Orders seg[0..n), one task instance's segments (equal run and created)
+ * or a few instances created at the same instant, by (id, time). */
+static void sort_group(pending_seg *seg, size_t n)
+{
+    if (n > 16) {
+        qsort(seg, n, sizeof *seg, cmp_pending);
+        return;
+    }
+    for (size_t i = 1; i < n; ++i) { /* insertion sort: usually 1-3 segments */
+        pending_seg x = seg[i];
+        size_t j = i;
+        while (j > 0 && cmp_pending(&seg[j - 1], &x) > 0) {
+            seg[j] = seg[j - 1];
+            --j;
+        }
+        seg[j] = x;
+    }
+}
+
+/* A trace of 10^6 tasks buffers ~10^7 segments: qsort of the 80-byte
+ * records took seconds and a temporary copy of them.  The radix sort takes
+ * the two keys that order task instances (run, created); the few segments
+ * of each instance are then put in (id, time) order in place. */
+bool annot_sort_pending(trace_ctx *c)
+{
+    pending_seg *p = c->pend;
+    size_t n = c->npend;
+    if (n < 4096 || annot_reference_paths)
+        return annot_sort_records(p, n, sizeof *p, 4, pend_key, cmp_pending);
+    if (!annot_sort_records(p, n, sizeof *p, 2, pend_key, cmp_pending)) return false;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && p[j].run == p[i].run && p[j].created == p[i].created; ++j)
+            ;
+        sort_group(&p[i], j - i);
+    }
+    return true;
 }
 
 static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp)
@@ -404,6 +700,80 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
     return false;
 }
 
+static size_t end_hash(uint64_t cp, uint32_t graph, int32_t task, uint8_t ck, int32_t cn,
+                       uint8_t rk)
+{
+    uint64_t h = cp * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)graph << 40) ^ ((uint64_t)(uint32_t)task << 8) ^ ck;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= ((uint64_t)(uint32_t)cn << 8) ^ rk;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (size_t)(h >> 20);
+}
+
+static end_memo *end_slot(end_memo *t, size_t cap, uint64_t cp, uint32_t graph, int32_t task,
+                          uint8_t ck, int32_t cn, uint8_t rk)
+{
+    size_t i = end_hash(cp, graph, task, ck, cn, rk) & (cap - 1);
+    while (t[i].used && (t[i].cp != cp || t[i].graph != graph || t[i].task != task ||
+                         t[i].ck != ck || t[i].cn != cn || t[i].rk != rk))
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* find_end, answered once per distinct question (end_memo).  false with
+ * *nomem set on allocation failure. */
+static bool find_end_memo(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_point sk,
+                          int32_t sn, const pending_seg *r, ompdag_point *ek, int32_t *en,
+                          const char **why, bool *nomem)
+{
+    if (2 * (c->ends_used + 1) > c->ends_cap) {
+        size_t cap = c->ends_cap ? 2 * c->ends_cap : 256;
+        end_memo *t = calloc(cap, sizeof *t);
+        if (!t) {
+            *nomem = true;
+            return false;
+        }
+        for (size_t i = 0; i < c->ends_cap; ++i)
+            if (c->ends[i].used) {
+                const end_memo *o = &c->ends[i];
+                *end_slot(t, cap, o->cp, o->graph, o->task, o->ck, o->cn, o->rk) = *o;
+            }
+        free(c->ends);
+        c->ends = t;
+        c->ends_cap = cap;
+    }
+    if (annot_reference_paths) return find_end(c, gi, task, sk, sn, r, ek, en, why);
+    uint32_t graph = r->graph;
+    end_memo *m = end_slot(c->ends, c->ends_cap, r->cp_end, graph, task, (uint8_t)sk, sn, r->ek);
+    if (!m->used) {
+        uint64_t before = c->a->by_structure;
+        ompdag_point k = OMPDAG_POINT_END;
+        int32_t v = -1;
+        const char *w = *why;
+        bool ok = find_end(c, gi, task, sk, sn, r, &k, &v, &w);
+        *m = (end_memo){.cp = r->cp_end,
+                        .graph = graph,
+                        .task = task,
+                        .cn = sn,
+                        .en = v,
+                        .used = 1,
+                        .ck = (uint8_t)sk,
+                        .rk = r->ek,
+                        .ek = (uint8_t)k,
+                        .ok = ok,
+                        .by_structure = c->a->by_structure != before,
+                        .why = w};
+        c->a->by_structure = before;
+        ++c->ends_used;
+    }
+    c->a->by_structure += m->by_structure;
+    *ek = (ompdag_point)m->ek;
+    *en = m->en;
+    *why = m->why;
+    return m->ok;
+}
+
 /* Maps the time-ordered segments of one task instance onto task `task`,
  * walking the graph from its begin.  With dry_run, only counts how many map.
  * Returns that count, or SIZE_MAX on allocation failure. */
@@ -433,10 +803,11 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         }
         ompdag_point ek = OMPDAG_POINT_END;
         int32_t en = -1;
-        if (ok) ok = find_end(c, gi, task, ck, cn, r, &ek, &en, &why);
+        bool nomem = false;
+        if (ok) ok = find_end_memo(c, gi, task, ck, cn, r, &ek, &en, &why, &nomem);
+        if (nomem) return SIZE_MAX;
         seg_class *k = NULL;
         if (ok && !dry_run) {
-            bool nomem = false;
             k = annot_class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
             i64vec *into = k && annot_run_interfered(c, r->run) ? &k->samples_if
                            : k                                  ? &k->samples
@@ -473,13 +844,6 @@ typedef struct pend_group {
     uint64_t created; /* 0 for implicit tasks: they go first */
 } pend_group;
 
-static int cmp_group(const void *x, const void *y)
-{
-    const pend_group *a = x, *b = y;
-    if (a->created != b->created) return a->created < b->created ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
-}
-
 /* Maps every buffered segment, one task instance at a time, creators before
  * the tasks they create (so each child knows the T node that made it). */
 /* A task instance that maps to no graph task, nested deeper than every
@@ -490,8 +854,8 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
 {
     if (!c->tasks_cap) return OMPDAG_OK;
     int32_t depth = 0;
-    for (const task_entry *e = annot_task_slot(c, seg->id); e->id && depth <= (int32_t)c->tasks_used;
-         e = annot_task_slot(c, e->parent))
+    for (const task_entry *e = annot_task_slot(c, seg->id);
+         e->id && depth <= (int32_t)c->tasks_used; e = annot_task_slot(c, e->parent))
         ++depth;
     const ompdag_condag *g = c->a->graphs[graph].g;
     int32_t have = annot_graph_nesting(g);
@@ -510,12 +874,83 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
                             have);
 }
 
+/* A task directive site and how often it occurs on one creation chain. */
+typedef struct site_count {
+    const char *file; /* borrowed from the symbolizer */
+    int32_t line, count;
+} site_count;
+
+static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
+{
+    for (int32_t i = 0; i < *n; ++i)
+        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
+            ++s[i].count;
+            return;
+        }
+    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+}
+
+/* Refuses when `got` tasks of one directive on a run's chain exceed the
+ * graph's deepest chain of that directive. */
+static ompdag_status site_depth_ok(const ompdag_condag *g, const site_count *site, int32_t got,
+                                   ompdag_error *err)
+{
+    int32_t have = annot_graph_site_depth(g, site->file, site->line);
+    if (got <= have) return OMPDAG_OK;
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "tasks created at %s:%d ran %d task levels deep through that "
+                            "directive, but %d in the graph of region %s: the run recursed beyond "
+                            "the recursion bound of the function containing it, so the bound "
+                            "does not cover the run; re-extract with a larger '#pragma ompdag "
+                            "recursion_bound(N)' for that function, or --recursion-bound",
+                            site->file, site->line, got, have,
+                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?");
+}
+
+/* A task instance (segments seg[0..n)) that did not map: when its creation
+ * chain, or a task it went on to create, holds more tasks of one `task`
+ * directive than any creation chain of the graph, the run recursed beyond
+ * that recursion's bound (annotate_compact.c) and the trace is refused,
+ * naming the directive and both depths. */
+static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_seg *seg, size_t n,
+                                      ompdag_error *err)
+{
+    if (!c->tasks_cap || (seg->flags & OMPDAG_RECF_IMPLICIT)) return OMPDAG_OK;
+    const ompdag_condag *g = c->a->graphs[graph].g;
+    enum { CAP = 64 };
+    site_count sites[CAP];
+    int32_t ns = 0;
+    size_t steps = 0;
+    ompdag_srcloc loc;
+    ompdag_error e;
+    ompdag_status st;
+    for (const task_entry *t = annot_task_slot(c, seg->id); t->id && steps++ <= c->tasks_used;
+         t = annot_task_slot(c, t->parent))
+        if (ompdag_symbolizer_lookup(c->sym, t->cp_task, &loc, &e) == OMPDAG_OK && loc.file)
+            site_add(sites, &ns, CAP, &loc);
+    for (int32_t i = 0; i < ns; ++i)
+        if ((st = site_depth_ok(g, &sites[i], sites[i].count, err))) return st;
+    /* a task it went on to create: this chain plus that directive */
+    for (size_t k = 0; k < n; ++k) {
+        if (seg[k].ek != OMPDAG_PT_CREATE ||
+            ompdag_symbolizer_lookup(c->sym, seg[k].cp_end, &loc, &e) != OMPDAG_OK || !loc.file)
+            continue;
+        site_count child = {loc.file, loc.line, 1};
+        for (int32_t i = 0; i < ns; ++i)
+            if (sites[i].line == loc.line && annot_same_file(sites[i].file, loc.file))
+                child.count += sites[i].count;
+        if ((st = site_depth_ok(g, &child, child.count, err))) return st;
+    }
+    return OMPDAG_OK;
+}
+
 static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
     ompdag_status st;
-    if (c->npend > 1) /* pend may be NULL */
-        qsort(c->pend, c->npend, sizeof *c->pend, annot_cmp_pending);
+    /* c->pend is sorted by (run, created, id, time) (annot_sort_pending):
+     * each task instance's segments are together, and creators come before
+     * the tasks they create (a task and its creator share their run). */
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
@@ -525,14 +960,8 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
     for (size_t i = 0, j; i < c->npend; i = j) {
         for (j = i + 1; j < c->npend && c->pend[j].id == c->pend[i].id; ++j)
             ;
-        uint64_t created = 0;
-        if (!(c->pend[i].flags & OMPDAG_RECF_IMPLICIT) && c->tasks_cap) {
-            const task_entry *e = annot_task_slot(c, c->pend[i].id);
-            created = e->id ? e->time : UINT64_MAX;
-        }
-        groups[ngroups++] = (pend_group){i, j - i, created};
+        groups[ngroups++] = (pend_group){i, j - i, c->pend[i].created};
     }
-    if (ngroups > 1) qsort(groups, ngroups, sizeof *groups, cmp_group);
     for (size_t gi = 0; gi < ngroups; ++gi) {
         size_t i = groups[gi].first, j = i + groups[gi].count;
         const pending_seg *seg = &c->pend[i];
@@ -543,7 +972,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
         if (seg->flags & OMPDAG_RECF_IMPLICIT) {
             cand[ncand++] = ompdag_condag_root_task(g);
         } else {
-            int32_t maker = annot_made_by(c, seg->id);
+            int32_t maker = made_by(c, seg);
             int32_t t =
                 maker >= 0 ? ompdag_condag_node_creates(g, maker) : task_resolve(c, graph, seg->id);
             if (t >= 0) {
@@ -556,7 +985,8 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             }
         }
         if (ncand == 0 && !(seg->flags & OMPDAG_RECF_IMPLICIT) &&
-            (st = check_nesting(c, graph, seg, err))) {
+            ((st = check_nesting(c, graph, seg, err)) ||
+             (st = check_site_depth(c, graph, seg, n, err)))) {
             free(groups);
             return st;
         }
@@ -577,6 +1007,10 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         }
         a->mapped += got;
+        if (got < n && (st = check_site_depth(c, graph, seg, n, err))) {
+            free(groups);
+            return st;
+        }
     }
     free(groups);
     c->npend = 0;
@@ -594,7 +1028,8 @@ static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
         if (!idx) return NULL;
         for (size_t i = 0; i < c->nruns; ++i) {
             size_t h = (size_t)((c->runs[i].id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-            while (idx[h]) h = (h + 1) & (cap - 1);
+            while (idx[h])
+                h = (h + 1) & (cap - 1);
             idx[h] = i + 1;
         }
         free(c->run_index);
@@ -696,13 +1131,17 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_rec rec;
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
+        if (rec.type == OMPDAG_REC_SEGMENT && rec.cp_region && region_graph(&c, rec.cp_region))
+            ++c.pend_expect; /* an upper bound of add_segment's */
         if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
             region_graph(&c, rec.cp_region) &&
-            !task_insert(&c, &rec, region_graph(&c, rec.cp_region) - 1)) {
+            !task_record(&c, &rec, region_graph(&c, rec.cp_region) - 1)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
     }
+    if (st == OMPDAG_OK && c.ncreated && !task_table(&c))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     ompdag_trace_reader_destroy(r);
     r = NULL;
     if (st == OMPDAG_OK) st = ompdag_trace_reader_open(path, &r, err);
@@ -725,6 +1164,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         if (regional && (st = add_region(&c, &rec, err))) break;
     }
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
+    if (st == OMPDAG_OK && !annot_sort_pending(&c))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     if (st == OMPDAG_OK) annot_depend_ready(&c);
     if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
     for (size_t i = 0; i < a->ngraphs && !c.depend_on; ++i)

@@ -89,3 +89,51 @@ Test(annotate_compact, deeper_recursion_than_the_graph_is_refused)
     ompdag_annotation_destroy(a);
     ompdag_condag_set_destroy(set);
 }
+
+/* Bug: with a bound per function (data/rec2.json: outer 4, inner 3), a run
+ * whose inner recursion went deeper than its bound while the whole nesting
+ * stayed within the graph's deepest chain (outer 0 or 1 levels, inner 4) was
+ * reported as "the graph does not match the program" at apply, not refused
+ * as recursion beyond the bound.  The depth is now counted per task
+ * directive: tasks created at rec2.c:22 nest 4 deep in the run, 3 in the
+ * graph. */
+Test(annotate_compact, deeper_inner_recursion_than_its_bound_is_refused)
+{
+    const char *runs[][2] = {{"0", "4"}, {"1", "4"}, {"5", "0"}};
+    const char *lines[] = {"rec2.c:22", "rec2.c:22", "rec2.c:35"};
+    if (!dir[0]) cr_assert(probe_tmpdir(dir, sizeof dir));
+    for (int i = 0; i < 3; ++i) {
+        char t[128];
+        snprintf(t, sizeof t, "%s/rec2-%d.trace", dir, i);
+        const char *args[] = {runs[i][0], runs[i][1], NULL};
+        int s = probe_run("rec2", args, 2, t, NULL, NULL);
+        cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0);
+        ompdag_condag_set *set;
+        ompdag_annotation *a;
+        ompdag_error err;
+        cr_assert_eq(ompdag_condag_set_load_file(OMPDAG_PROBE_DATA "/rec2.json", &set, &err),
+                     OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_annotation_create(set, NULL, &a, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_annotation_add_trace(a, t, &err), OMPDAG_ERR_INVALID, "run %d", i);
+        cr_assert(strstr(err.message, "recursion bound") && strstr(err.message, lines[i]) &&
+                      strstr(err.message, "deep"),
+                  "run %d: %s", i, err.message);
+        ompdag_annotation_destroy(a);
+        ompdag_condag_set_destroy(set);
+    }
+    /* within both bounds: accepted */
+    char t[128];
+    snprintf(t, sizeof t, "%s/rec2-ok.trace", dir);
+    const char *args[] = {"3", "2", NULL};
+    int s = probe_run("rec2", args, 2, t, NULL, NULL);
+    cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0);
+    ompdag_condag_set *set;
+    ompdag_annotation *a;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(OMPDAG_PROBE_DATA "/rec2.json", &set, &err), OMPDAG_OK,
+                 "%s", err.message);
+    cr_assert_eq(ompdag_annotation_create(set, NULL, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, t, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}

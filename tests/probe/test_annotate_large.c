@@ -1,0 +1,190 @@
+/*
+ * tests/probe/test_annotate_large.c — annotate's paths for traces of 10^6
+ * tasks (bench/compact/e2e.sh): the radix sorts against qsort, quickselect
+ * against a sort, and a whole annotation through the fast paths (radix sort
+ * of the segments, the direct task table, the memo of segment ends) against
+ * the reference paths (qsort, hash table, no memo) on one trace with more
+ * than 4096 segments: the written graphs are identical byte for byte.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../runtime-probe/annotate_internal.h"
+#include "probe/probe_util.h"
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int cmp_seg(const void *x, const void *y)
+{
+    const pending_seg *a = x, *b = y;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    if (a->created != b->created) return a->created < b->created ? -1 : 1;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+static uint64_t seg_key(const void *rec, int k)
+{
+    const pending_seg *p = rec;
+    return k == 0 ? p->run : k == 1 ? p->created : k == 2 ? p->id : p->time;
+}
+
+/* Random segments with many equal keys and keys spanning all 64 bits. */
+static void fill(pending_seg *p, size_t n, int round)
+{
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = rnd();
+        p[i] = (pending_seg){.run = round % 2 ? r % 3 : 7,
+                             .created = round % 3 ? rnd() % 50 : rnd(),
+                             .id = (rnd() % 4) << 40 | rnd() % 100,
+                             .time = round % 4 ? rnd() : UINT64_MAX - rnd() % 1000,
+                             .dur = i, /* position: records must move whole */
+                             .graph = (uint32_t)i};
+    }
+}
+
+Test(annotate_large, sort_records_matches_qsort)
+{
+    size_t sizes[] = {4095, 4096, 4097, 30000};
+    for (int round = 0; round < 8; ++round)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+            size_t n = sizes[s];
+            pending_seg *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+            cr_assert(a && b);
+            fill(a, n, round);
+            memcpy(b, a, n * sizeof *a);
+            cr_assert(annot_sort_records(a, n, sizeof *a, 4, seg_key, cmp_seg));
+            qsort(b, n, sizeof *b, cmp_seg);
+            for (size_t i = 0; i < n; ++i) {
+                cr_assert_eq(cmp_seg(&a[i], &b[i]), 0, "n %zu round %d at %zu", n, round, i);
+                cr_assert_eq(a[i].dur, a[i].graph, "record torn at %zu", i);
+                if (i) cr_assert(cmp_seg(&a[i - 1], &a[i]) <= 0);
+            }
+            /* stable: equal keys keep their input order */
+            for (size_t i = 1; i < n; ++i)
+                if (cmp_seg(&a[i - 1], &a[i]) == 0) cr_assert_lt(a[i - 1].dur, a[i].dur);
+            free(a);
+            free(b);
+        }
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+Test(annotate_large, sort_u64_matches_qsort)
+{
+    for (int round = 0; round < 6; ++round) {
+        size_t n = round == 0 ? 1 : (size_t)(rnd() % 50000) + 2;
+        uint64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        cr_assert(a && b);
+        for (size_t i = 0; i < n; ++i)
+            a[i] = round % 2 ? rnd() : rnd() % 5 + (1ull << 50);
+        memcpy(b, a, n * sizeof *a);
+        cr_assert(annot_sort_u64(a, n));
+        qsort(b, n, sizeof *b, cmp_u64);
+        cr_assert_eq(memcmp(a, b, n * sizeof *a), 0, "round %d", round);
+        free(a);
+        free(b);
+    }
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+Test(annotate_large, select_matches_sort)
+{
+    int64_t a[200], b[200], c[200];
+    for (int round = 0; round < 3000; ++round) {
+        size_t n = (size_t)(rnd() % 200) + 1;
+        int64_t range = round % 3 == 0 ? 2 : round % 3 == 1 ? 1000 : INT64_MAX;
+        for (size_t i = 0; i < n; ++i) {
+            a[i] = (int64_t)(rnd() % (uint64_t)range);
+            if (round % 7 == 0) a[i] = (int64_t)i; /* sorted input */
+            if (round % 11 == 0) a[i] = -(int64_t)i;
+        }
+        memcpy(b, a, n * sizeof *a);
+        qsort(b, n, sizeof *b, cmp_i64);
+        size_t k = (size_t)(rnd() % n);
+        memcpy(c, a, n * sizeof *a);
+        cr_assert_eq(annot_select_i64(c, n, k), b[k], "round %d n %zu k %zu", round, n, k);
+        for (size_t i = 0; i < n; ++i)
+            cr_assert(i < k ? c[i] <= b[k] : i > k ? c[i] >= b[k] : c[i] == b[k]);
+    }
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Annotates data/rec.json with `trace` and saves it to `out`. */
+static void annotate_to(const char *trace, const char *out, bool reference, uint64_t *segments)
+{
+    ompdag_condag_set *set;
+    ompdag_annotation *a;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(OMPDAG_PROBE_DATA "/rec.json", &set, &err), OMPDAG_OK,
+                 "%s", err.message);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO; /* a few branch nodes at the cut-off depth */
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    annot_reference_paths = reference;
+    ompdag_status st = ompdag_annotation_add_trace(a, trace, &err);
+    annot_reference_paths = false;
+    cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
+    *segments = a->segments;
+    cr_assert_eq(a->unmapped, 0);
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_set_save_file(set, out, false, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(annotate_large, fast_paths_match_reference, .timeout = 60)
+{
+    char dir[64], trace[128], fast[128], ref[128];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(trace, sizeof trace, "%s/rec.trace", dir);
+    snprintf(fast, sizeof fast, "%s/fast.json", dir);
+    snprintf(ref, sizeof ref, "%s/ref.json", dir);
+    /* depth 4 (the graph's bound), 80 runs: 30 tasks and ~100 segments each */
+    const char *args[] = {"4", "80", NULL};
+    int s = probe_run("rec", args, 2, trace, NULL, NULL);
+    cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0);
+    uint64_t nf, nr;
+    annotate_to(trace, fast, false, &nf);
+    annotate_to(trace, ref, true, &nr);
+    cr_assert_gt(nf, 4096, "%llu segments: too few for the radix sort", (unsigned long long)nf);
+    cr_assert_eq(nf, nr);
+    size_t lf, lr;
+    char *bf = slurp(fast, &lf), *br = slurp(ref, &lr);
+    cr_assert(lf == lr && memcmp(bf, br, lf) == 0, "fast and reference annotations differ");
+    free(bf);
+    free(br);
+}
