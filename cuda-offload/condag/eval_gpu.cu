@@ -165,25 +165,36 @@ static ompdag_status need_device(ompdag_error *err)
 
 /* The per-graph design: one upload, one launch (a thread per graph), one
  * host synchronisation (the m·R values). */
+/* With g_dev.lock held: the stream, device buffers for a batch of n node
+ * rows and ngraphs results, and the packed batch's one upload. */
+static ompdag_status stage_batch(const void *pack, size_t pack_bytes, size_t n, int32_t ngraphs,
+                                 ompdag_batch_stats *stats, cudaStream_t *s, ompdag_error *err)
+{
+    cudaError_t e = cudaSuccess;
+    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
+        return cuda_fail(err, "creating a stream", e);
+    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, pack_bytes)) ||
+        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
+        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)ngraphs + 1)))
+        return cuda_fail(err, "allocating device memory for the batch", e);
+    *s = g_dev.stream;
+    if ((e = cudaMemcpyAsync(g_dev.pack, pack, pack_bytes, cudaMemcpyHostToDevice, *s)))
+        return cuda_fail(err, "copying the batch", e);
+    stats->uploads++;
+    stats->bytes_up += (int64_t)pack_bytes;
+    return OMPDAG_OK;
+}
+
 extern "C" ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m, int64_t *out,
                                                 ompdag_batch_stats *stats, ompdag_error *err)
 {
     ompdag_status st = need_device(err);
     if (st) return st;
     std::lock_guard<std::mutex> guard(g_dev.lock);
+    cudaStream_t s;
+    if ((st = stage_batch(p->pack, p->pack_bytes, (size_t)p->n, p->ngraphs, stats, &s, err)))
+        return st;
     cudaError_t e = cudaSuccess;
-    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
-        return cuda_fail(err, "creating a stream", e);
-    const size_t n = (size_t)p->n;
-    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, p->pack_bytes)) ||
-        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
-        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)p->ngraphs + 1)))
-        return cuda_fail(err, "allocating device memory for the batch", e);
-    cudaStream_t s = g_dev.stream;
-    if ((e = cudaMemcpyAsync(g_dev.pack, p->pack, p->pack_bytes, cudaMemcpyHostToDevice, s)))
-        return cuda_fail(err, "copying the batch", e);
-    stats->uploads++;
-    stats->bytes_up += (int64_t)p->pack_bytes;
     const condag_gpack d = gpack_on_device(p, g_dev.pack);
     const int32_t blocks = (p->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
     condag_graph_kernel<<<blocks, CONDAG_BLOCK, 0, s>>>(d, m, g_dev.rows, g_dev.out);
@@ -209,18 +220,11 @@ extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64
             "device gpu: no CUDA device (%s); use --device gpu-sim, cpu-par or cpu",
             e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     std::lock_guard<std::mutex> guard(g_dev.lock);
-    if (!g_dev.stream && (e = cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking)))
-        return cuda_fail(err, "creating a stream", e);
-    const size_t n = (size_t)b->n;
-    if ((e = reserve(&g_dev.pack, &g_dev.pack_cap, b->pack_bytes)) ||
-        (e = reserve(&g_dev.rows, &g_dev.rows_cap, n ? n : 1)) ||
-        (e = reserve(&g_dev.out, &g_dev.out_cap, (size_t)b->ngraphs + 1)))
-        return cuda_fail(err, "allocating device memory for the batch", e);
-    cudaStream_t st = g_dev.stream;
-    if ((e = cudaMemcpyAsync(g_dev.pack, b->pack, b->pack_bytes, cudaMemcpyHostToDevice, st)))
-        return cuda_fail(err, "copying the batch", e);
-    stats->uploads++;
-    stats->bytes_up += (int64_t)b->pack_bytes;
+    cudaStream_t st;
+    ompdag_status status = stage_batch(b->pack, b->pack_bytes, (size_t)b->n, b->ngraphs, stats,
+                                       &st, err);
+    if (status)
+        return status;
     const condag_batch d = on_device(b, g_dev.pack);
     for (int32_t l = 0; l < b->nlevels; ++l) {
         int32_t count = b->level_off[l + 1] - b->level_off[l];
