@@ -185,6 +185,22 @@ static ompdag_status stage_batch(const void *pack, size_t pack_bytes, size_t n, 
     return OMPDAG_OK;
 }
 
+/* After the batch's last launch on s: one download of ngraphs results and
+ * the one host sync (counted); `what` names the launches in an error. */
+static ompdag_status fetch_results(int64_t *out, int32_t ngraphs, cudaStream_t s,
+                                   ompdag_batch_stats *stats, const char *what, ompdag_error *err)
+{
+    cudaError_t e;
+    if ((e = cudaGetLastError()) ||
+        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)ngraphs,
+                             cudaMemcpyDeviceToHost, s)) ||
+        (e = cudaStreamSynchronize(s)))
+        return cuda_fail(err, what, e);
+    stats->host_syncs++;
+    stats->bytes_down += (int64_t)sizeof(int64_t) * ngraphs;
+    return OMPDAG_OK;
+}
+
 extern "C" ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m, int64_t *out,
                                                 ompdag_batch_stats *stats, ompdag_error *err)
 {
@@ -194,19 +210,11 @@ extern "C" ompdag_status condag_eval_graphs_gpu(const condag_gpack *p, int32_t m
     cudaStream_t s;
     if ((st = stage_batch(p->pack, p->pack_bytes, (size_t)p->n, p->ngraphs, stats, &s, err)))
         return st;
-    cudaError_t e = cudaSuccess;
     const condag_gpack d = gpack_on_device(p, g_dev.pack);
     const int32_t blocks = (p->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
     condag_graph_kernel<<<blocks, CONDAG_BLOCK, 0, s>>>(d, m, g_dev.rows, g_dev.out);
     stats->launches++;
-    if ((e = cudaGetLastError()) ||
-        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)p->ngraphs,
-                             cudaMemcpyDeviceToHost, s)) ||
-        (e = cudaStreamSynchronize(s)))
-        return cuda_fail(err, "running the per-graph kernel", e);
-    stats->host_syncs++;
-    stats->bytes_down += (int64_t)sizeof(int64_t) * p->ngraphs;
-    return OMPDAG_OK;
+    return fetch_results(out, p->ngraphs, s, stats, "running the per-graph kernel", err);
 }
 
 extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64_t *out,
@@ -236,12 +244,5 @@ extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64
     const int32_t gblocks = (b->ngraphs + CONDAG_BLOCK - 1) / CONDAG_BLOCK;
     condag_gather_kernel<<<gblocks, CONDAG_BLOCK, 0, st>>>(d, g_dev.rows, g_dev.out);
     stats->launches++;
-    if ((e = cudaGetLastError()) ||
-        (e = cudaMemcpyAsync(out, g_dev.out, sizeof(int64_t) * (size_t)b->ngraphs,
-                             cudaMemcpyDeviceToHost, st)) ||
-        (e = cudaStreamSynchronize(st)))
-        return cuda_fail(err, "running the level kernels", e);
-    stats->host_syncs++;
-    stats->bytes_down += (int64_t)sizeof(int64_t) * b->ngraphs;
-    return OMPDAG_OK;
+    return fetch_results(out, b->ngraphs, st, stats, "running the level kernels", err);
 }
