@@ -229,10 +229,9 @@ extern "C" ompdag_status condag_eval_gpu(const condag_batch *b, int32_t m, int64
             e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     std::lock_guard<std::mutex> guard(g_dev.lock);
     cudaStream_t st;
-    ompdag_status status = stage_batch(b->pack, b->pack_bytes, (size_t)b->n, b->ngraphs, stats,
-                                       &st, err);
-    if (status)
-        return status;
+    ompdag_status status =
+        stage_batch(b->pack, b->pack_bytes, (size_t)b->n, b->ngraphs, stats, &st, err);
+    if (status) return status;
     const condag_batch d = on_device(b, g_dev.pack);
     for (int32_t l = 0; l < b->nlevels; ++l) {
         int32_t count = b->level_off[l + 1] - b->level_off[l];
