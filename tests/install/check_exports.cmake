@@ -59,6 +59,9 @@ foreach(lib IN LISTS libs)
       continue()
     endif()
     string(REGEX MATCH "^[^ ]+" sym "${line}")
+    # AddressSanitizer adds an ODR indicator `__odr_asan.NAME` per global
+    # variable: judged by the NAME it stands for.
+    string(REGEX REPLACE "^__odr_asan\\." "" sym "${sym}")
     math(EXPR count "${count} + 1")
     if(NOT sym MATCHES "${allowed}")
       list(APPEND bad ${sym})
