@@ -90,23 +90,26 @@ static void print_place(FILE *out, const ompdag_report_row *row)
 /* One line per (region, m); returns true when the row fails. */
 static bool check_row(const check_args *o, const ompdag_report_row *row)
 {
-    char b[64], d[64], s[64];
+    char b[64], d[64], s[64], region[96];
     if (row->bound_ns >= 0)
         ompdag_duration_format(row->bound_ns, b, sizeof b);
     else /* the graph's time unit is not a time (no deadline can apply) */
         snprintf(b, sizeof b, "%.6g time units", row->bound);
+    /* Deadlines apply to the whole region's bound where fork/join were measured. */
+    if (row->region_bound_ns >= 0)
+        snprintf(region, sizeof region, "%s (region, with fork/join)",
+                 ompdag_duration_format(row->region_bound_ns, s, sizeof s));
+    else
+        snprintf(region, sizeof region, "%s", b);
     if (row->verdict == OMPDAG_VERDICT_REFUTED) {
-        bool whole = row->region_bound_ns >= 0 && row->observed_max_ns <= row->bound_ns;
-        if (whole) /* the task system held; the whole region (fork/join) did not */
-            snprintf(b, sizeof b, "%s (region, with fork/join)",
-                     ompdag_duration_format(row->region_bound_ns, s, sizeof s));
+        bool whole = row->refuted_by_region; /* the task system held, the whole region did not */
         print_place(stdout, row);
         printf("error: %s: refuted: a clean observed run took %s, longer than the bound %s on %d "
                "threads [ompdag-refuted]\n",
                row->function,
                ompdag_duration_format(whole ? row->observed_region_max_ns : row->observed_max_ns, d,
                                       sizeof d),
-               b, row->m);
+               whole ? region : b, row->m);
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_UNSAFE) {
@@ -116,16 +119,14 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_FAIL) {
-        if (row->region_bound_ns >= 0) /* the deadline applies to the whole region */
-            snprintf(b, sizeof b, "%s (region, with fork/join)",
-                     ompdag_duration_format(row->region_bound_ns, s, sizeof s));
         print_place(stdout, row);
-        printf(
-            "error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
-            "[ompdag-deadline]\n",
-            row->function, b, row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
-            strcmp(row->deadline_from, "pragma") ? row->deadline_from : "#pragma ompdag deadline",
-            ompdag_duration_format(-row->slack_ns, s, sizeof s));
+        printf("error: %s: bound %s on %d threads exceeds deadline %s (%s) by %s "
+               "[ompdag-deadline]\n",
+               row->function, region, row->m,
+               ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
+               strcmp(row->deadline_from, "pragma") ? row->deadline_from
+                                                    : "#pragma ompdag deadline",
+               ompdag_duration_format(-row->slack_ns, s, sizeof s));
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_NO_DEADLINE) {
@@ -139,11 +140,8 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
             printf("%s: no deadline; bound %s on %d threads\n", row->function, b, row->m);
         return false;
     }
-    if (row->region_bound_ns >= 0) /* the deadline applies to the whole region */
-        snprintf(b, sizeof b, "%s (region, with fork/join)",
-                 ompdag_duration_format(row->region_bound_ns, s, sizeof s));
     if (!o->quiet)
-        printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, b,
+        printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, region,
                row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
                ompdag_duration_format(row->slack_ns, s, sizeof s));
     return false;

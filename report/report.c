@@ -498,7 +498,7 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
             row.verdict = OMPDAG_VERDICT_REFUTED;
         else if (unit_ns && row.fork_join_ns >= 0 && region.clean_max >= 0 &&
                  (__int128)region.clean_max * ms[k] > whole)
-            row.verdict = OMPDAG_VERDICT_REFUTED;
+            row.verdict = OMPDAG_VERDICT_REFUTED, row.refuted_by_region = true;
         else if (row.unsafe_reason)
             row.verdict = OMPDAG_VERDICT_UNSAFE;
         if ((st = add_row(r, &row, res, err))) return st;

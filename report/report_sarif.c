@@ -126,7 +126,7 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
         }
         if (row->verdict == OMPDAG_VERDICT_REFUTED) {
             /* the task system held and the whole region (fork/join) did not */
-            bool whole = row->region_bound_ns >= 0 && row->observed_max_ns <= row->bound_ns;
+            bool whole = row->refuted_by_region;
             snprintf(
                 msg, sizeof msg,
                 "%s: a clean measured run took %s, longer than the %sbound %s on %d threads "

@@ -238,9 +238,7 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
                 "not compared with the bound\n",
                 row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
-    /* Which bound a clean run exceeded: the task system's, else the whole region's. */
-    bool task_refuted = row->bound_ns >= 0 && row->observed_max_ns > row->bound_ns;
-    if (row->verdict == OMPDAG_VERDICT_REFUTED && (task_refuted || row->region_bound_ns < 0))
+    if (row->verdict == OMPDAG_VERDICT_REFUTED && !row->refuted_by_region)
         fprintf(out,
                 "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
                 "not hold for this program (a cost the model misses, or WCETs too low)\n",

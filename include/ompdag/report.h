@@ -142,6 +142,9 @@ typedef struct ompdag_report_row {
     double region_bound_ns;    /* bound_ns + fork_join_ns: the whole parallel region (parallel
                                   begin -> end); -1 when fork/join were not measured.  Deadlines
                                   and the region's observed runs are judged against it. */
+    bool refuted_by_region;    /* verdict refuted because a clean whole-region run exceeded
+                                  region_bound_ns while the task system stayed within bound_ns
+                                  (decided exactly, like the verdict) */
     /* The runtime's dependence order against the D-edges (annotate's
      * "depend_check", docs/probe.md#depend); -1 each when not checked. */
     int64_t depend_pairs;         /* dependences the runtime enforced */

@@ -304,6 +304,7 @@ Test(report, region_bound_adds_measured_fork_and_join)
         cr_expect_float_eq(row->observed_max_ns, 1300000.0, 1e-6);
         cr_expect_float_eq(row->observed_region_max_ns, 1500000.0, 1e-6);
         cr_expect_eq(row->verdict, cases[i].v, "case %zu: %s", i, ompdag_verdict_name(row->verdict));
+        cr_expect(!row->refuted_by_region, "case %zu", i);
         ompdag_report_destroy(r);
     }
     ompdag_condag_set_destroy(s);
@@ -313,6 +314,7 @@ Test(report, region_bound_adds_measured_fork_and_join)
     ompdag_report *r = make_report(s, m4, 1, NULL, &err, &st);
     cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
     cr_expect_eq(ompdag_report_row_get(r, 0)->verdict, OMPDAG_VERDICT_REFUTED);
+    cr_expect(ompdag_report_row_get(r, 0)->refuted_by_region, "the task system held");
     ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
     run_result c = sh("ompdag check %s/fork_join.json --threads 4", tmpdir());
