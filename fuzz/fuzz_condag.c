@@ -41,6 +41,16 @@ static void analyse(const ompdag_condag *g)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* This process's temporary directory for the save round trip, removed at exit
+ * (one per process, not one left behind per run). */
+static char save_dir[] = "/tmp/ompdag-fuzz-XXXXXX", save_tmp[64];
+
+static void remove_save_dir(void)
+{
+    unlink(save_tmp);
+    rmdir(save_dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ompdag_condag_set *s = NULL;
@@ -53,8 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         analyse(ompdag_condag_set_graph(s, i));
     /* Save into this process's own temporary file, never a system path: run as
      * root, a save to /dev/null once replaced the device with a regular file. */
-    static char dir[] = "/tmp/ompdag-fuzz-XXXXXX", tmp[64];
-    if (!tmp[0] && mkdtemp(dir)) snprintf(tmp, sizeof tmp, "%s/save.json", dir);
+    if (!save_tmp[0] && mkdtemp(save_dir)) {
+        snprintf(save_tmp, sizeof save_tmp, "%s/save.json", save_dir);
+        atexit(remove_save_dir);
+    }
+    const char *tmp = save_tmp;
     if (!tmp[0]) {
         ompdag_condag_set_destroy(s);
         return 0;
