@@ -454,7 +454,7 @@ static json_t *bool_array(const i64vec *v)
 static int64_t vec_median(const i64vec *v)
 {
     if (!v->n) return 0;
-    int64_t *s = malloc(v->n * sizeof *s);
+    int64_t *s = annot_alloc_big(v->n * sizeof *s);
     if (!s) return -1;
     memcpy(s, v->v, v->n * sizeof *s);
     int64_t m = annot_select_i64(s, v->n, v->n / 2);

@@ -51,11 +51,16 @@ typedef struct i64vec {
     size_t n, cap;
 } i64vec;
 
+/* realloc of a block of old_bytes (NULL: out of memory, p kept); from 4 MiB
+ * up, a copy into annot_alloc_big's huge pages: a trace of 10^6 tasks spent
+ * seconds faulting realloc's 4 KiB pages in, and missing the TLB on them. */
+void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes);
+
 static inline bool annot_i64vec_push(i64vec *a, int64_t x)
 {
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 16;
-        int64_t *p = realloc(a->v, cap * sizeof *p);
+        int64_t *p = annot_realloc_big(a->v, a->cap * sizeof *p, cap * sizeof *p);
         if (!p) return false;
         a->v = p;
         a->cap = cap;
@@ -312,6 +317,10 @@ extern bool annot_reference_paths;
  * TLB misses of the random accesses into them by up to 512x.  Free with free(). */
 void *annot_alloc_big(size_t bytes);
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
+/* The entry of task `id`, or NULL; never writes (annot_task_slot zeroes
+ * c->dmiss on a miss), so annot_overhead_collect may call it while
+ * map_pending runs beside it. */
+const task_entry *annot_task_find(const trace_ctx *c, uint64_t id);
 /* Open-addressing tables (tasks, made) grow past this load, 7/10. */
 static inline bool annot_table_full(size_t used, size_t cap)
 {
@@ -327,6 +336,8 @@ bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
                         int (*cmp)(const void *, const void *));
 /* Sorts a[0..n) ascending (LSD radix, 16-bit digits); false on ENOMEM. */
 bool annot_sort_u64(uint64_t *a, size_t n);
+/* The same with the caller's scratch b[0..n) (false: out of memory). */
+bool annot_sort_u64_with(uint64_t *a, size_t n, uint64_t *b);
 /* Sorts c->pend by (run, created, id, time): one region run's segments
  * together, each task instance's segments together in time order, task
  * instances in creation order (creators before the tasks they create).
@@ -338,9 +349,14 @@ const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... 
 /* Run-queue delay of one thread within a run above which the run counts as
  * interfered (ns); any involuntary context switch or migration counts too. */
 #define ANNOT_RUNQ_DELAY_NS 50000
+/* The sorted ids of the interfered runs (c->interfered_runs): before
+ * annot_overhead_collect and map_pending, which both read them. */
+ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err);
+/* Reads c->pend, c->runs and the task table; writes only the graphs' delay,
+ * fork/join vectors and team: safe beside map_pending (ompdag_annotation_add_trace). */
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
-bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_overhead_collect */
+bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_interfered_runs */
 
 /* annotate_apply.c */
 /* The k-th smallest of a[0..n) (k < n), reordering a so that a[0..k) are

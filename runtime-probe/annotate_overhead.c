@@ -36,6 +36,7 @@
  * ANNOT_RUNQ_DELAY_NS on the run queue, or changed CPU is *interfered*.
  */
 #include "annotate_internal.h"
+#include <assert.h>
 
 /* ---- interference ------------------------------------------------------------ */
 
@@ -78,22 +79,27 @@ static void full_free(full_set *f)
 
 /* The full intervals of one run's segments: starts and ends sorted apart,
  * then swept together, a start before an end at the same instant
- * (back-to-back segments leave no gap). */
+ * (back-to-back segments leave no gap).  The intervals are written over the
+ * consumed part of the sorted arrays: interval k closes at an end event
+ * after at least k + 1 ends (and so k + 1 starts) were read, so lo[k] and
+ * hi[k] land on slots the sweep has passed (a trace of 10^6 tasks spent
+ * more time faulting in fresh arrays than sweeping). */
 static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set *f)
 {
     uint64_t *st = annot_alloc_big((n + 1) * sizeof *st),
-             *en = annot_alloc_big((n + 1) * sizeof *en);
-    f->lo = annot_alloc_big((n + 1) * sizeof *f->lo);
-    f->hi = annot_alloc_big((n + 1) * sizeof *f->hi);
+             *en = annot_alloc_big((n + 1) * sizeof *en),
+             *scratch = annot_alloc_big((n + 1) * sizeof *scratch);
     f->cum = annot_alloc_big((n + 2) * sizeof *f->cum);
+    f->lo = st, f->hi = en;
     size_t ne = 0;
-    bool ok = st && en && f->lo && f->hi && f->cum;
+    bool ok = st && en && scratch && f->cum;
     for (size_t i = 0; ok && i < n; ++i)
         if (!(seg[i].flags & OMPDAG_RECF_SUSPENDED) && seg[i].dur <= seg[i].time) {
             st[ne] = seg[i].time - seg[i].dur;
             en[ne++] = seg[i].time;
         }
-    ok = ok && annot_sort_u64(st, ne) && annot_sort_u64(en, ne);
+    ok = ok && annot_sort_u64_with(st, ne, scratch) && annot_sort_u64_with(en, ne, scratch);
+    free(scratch);
     int32_t busy = 0;
     uint64_t open = 0;
     f->n = 0;
@@ -111,14 +117,13 @@ static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set 
         bool is = busy >= team;
         if (!was && is) open = t;
         if (was && !is && t > open) {
+            assert(f->n < j && f->n < i); /* only consumed slots are overwritten */
             f->lo[f->n] = open;
             f->hi[f->n] = t;
             f->cum[f->n + 1] = f->cum[f->n] + (t - open);
             ++f->n;
         }
     }
-    free(st);
-    free(en);
     return ok;
 }
 
@@ -230,11 +235,11 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
     trace_ctx *c = r->c;
     if (!(seg[0].flags & OMPDAG_RECF_IMPLICIT) && seg[0].sk == OMPDAG_PT_TASK_BEGIN &&
         c->tasks_cap) {
-        const task_entry *e = annot_task_slot(c, seg[0].id);
+        const task_entry *e = annot_task_find(c, seg[0].id);
         uint64_t start = seg[0].time - seg[0].dur;
         /* ready: created, and its runtime predecessors done (annotate_depend.c) */
-        uint64_t ready = e->dep_ready > e->time ? e->dep_ready : e->time;
-        if (e->id && seg[0].dur <= seg[0].time && start >= ready &&
+        uint64_t ready = e ? (e->dep_ready > e->time ? e->dep_ready : e->time) : 0;
+        if (e && seg[0].dur <= seg[0].time && start >= ready &&
             !annot_i64vec_push(r->start, nonfull(&r->full, ready, start)))
             return false;
     }
@@ -336,13 +341,18 @@ bool annot_run_interfered(const trace_ctx *c, uint64_t run)
            bsearch(&run, c->interfered_runs, c->ninterfered, sizeof run, cmp_u64) != NULL;
 }
 
-ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
+ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err)
 {
     c->interfered_runs = malloc((c->nruns + 1) * sizeof *c->interfered_runs);
     if (!c->interfered_runs) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < c->nruns; ++i)
         if (c->runs[i].interfered) c->interfered_runs[c->ninterfered++] = c->runs[i].id;
     qsort(c->interfered_runs, c->ninterfered, sizeof *c->interfered_runs, cmp_u64);
+    return OMPDAG_OK;
+}
+
+ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
+{
     /* c->pend is sorted by (run, created, id, time): annot_sort_pending */
     const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
     if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");

@@ -3,6 +3,7 @@
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "annotate_internal.h"
@@ -19,6 +20,17 @@ void *annot_alloc_big(size_t bytes)
     (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is harmless */
 #endif
     return p;
+}
+
+void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < 2 * huge) return realloc(p, bytes ? bytes : 1);
+    void *q = annot_alloc_big(bytes);
+    if (!q) return NULL;
+    memcpy(q, p, old_bytes < bytes ? old_bytes : bytes);
+    free(p);
+    return q;
 }
 
 static void ctx_free(trace_ctx *c)
@@ -194,6 +206,21 @@ task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
     return &c->tasks[i];
 }
 
+const task_entry *annot_task_find(const trace_ctx *c, uint64_t id)
+{
+    if (!c->tasks_cap || !id) return NULL;
+    if (c->dbase) {
+        uint64_t t = id >> 40, seq = id & ((1ull << 40) - 1);
+        if (t + 1 >= c->ndbase || seq >= c->dbase[t + 1] - c->dbase[t]) return NULL;
+        const task_entry *e = &c->tasks[c->dbase[t] + seq];
+        return e->id == id ? e : NULL;
+    }
+    size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
+    while (c->tasks[i].id && c->tasks[i].id != id)
+        i = (i + 1) & (c->tasks_cap - 1);
+    return c->tasks[i].id ? &c->tasks[i] : NULL;
+}
+
 /* Pass 1 keeps the TASK_CREATE records in order; task_table then sizes the
  * table once (growing it by doubling from 1024 rehashed 10^7 entries for a
  * trace of 2.7·10^6 tasks). */
@@ -201,7 +228,7 @@ static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 {
     if (c->ncreated == c->created_cap) {
         size_t cap = c->created_cap ? 2 * c->created_cap : 1024;
-        task_entry *p = realloc(c->created, cap * sizeof *p);
+        task_entry *p = annot_realloc_big(c->created, c->created_cap * sizeof *p, cap * sizeof *p);
         if (!p) return false;
         c->created = p;
         c->created_cap = cap;
@@ -511,11 +538,16 @@ bool annot_sort_u64(uint64_t *a, size_t n)
 {
     if (n < 2) return true;
     uint64_t *b = annot_alloc_big(n * sizeof *b);
+    bool ok = b && annot_sort_u64_with(a, n, b);
+    free(b);
+    return ok;
+}
+
+bool annot_sort_u64_with(uint64_t *a, size_t n, uint64_t *b)
+{
+    if (n < 2) return true;
     size_t *count = malloc(65536 * sizeof *count);
-    if (!b || !count) {
-        free(b), free(count);
-        return false;
-    }
+    if (!count) return false;
     uint64_t *from = a, *to = b;
     for (unsigned shift = 0; shift < 64; shift += 16) {
         memset(count, 0, 65536 * sizeof *count);
@@ -534,7 +566,7 @@ bool annot_sort_u64(uint64_t *a, size_t n)
         from = to, to = t;
     }
     if (from != a) memcpy(a, from, n * sizeof *a);
-    free(b), free(count);
+    free(count);
     return true;
 }
 
@@ -954,7 +986,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
     size_t ngroups = 0;
     for (size_t i = 0; i < c->npend; ++i)
         ngroups += i == 0 || c->pend[i].id != c->pend[i - 1].id;
-    pend_group *groups = malloc((ngroups + 1) * sizeof *groups);
+    pend_group *groups = annot_alloc_big((ngroups + 1) * sizeof *groups);
     if (!groups) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     ngroups = 0;
     for (size_t i = 0, j; i < c->npend; i = j) {
@@ -1012,8 +1044,7 @@ static ompdag_status map_pending(trace_ctx *c, ompdag_error *err)
             return st;
         }
     }
-    free(groups);
-    c->npend = 0;
+    free(groups); /* c->pend stays: annot_overhead_collect may still be reading it */
     return OMPDAG_OK;
 }
 
@@ -1101,6 +1132,52 @@ static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
     return OMPDAG_OK;
 }
 
+/* ---- the dispatch delays and the mapping, side by side ---------------------- */
+
+typedef struct overhead_job {
+    trace_ctx *c;
+    ompdag_error err;
+    ompdag_status st;
+} overhead_job;
+
+static void *overhead_thread(void *arg)
+{
+    overhead_job *j = arg;
+    j->st = annot_overhead_collect(j->c, &j->err);
+    return NULL;
+}
+
+/* annot_overhead_collect, then map_pending: both only read the sorted
+ * segments (c->pend, c->npend: neither may change them until both are
+ * done) and the task table, and write disjoint state (the delays and
+ * team of each graph; the classes, creations and unmapped counts), so on a
+ * large trace the dispatch delays are collected on a second thread while
+ * this one maps.  Each is sequential inside, so the result is the same as
+ * one after the other; their errors are reported in that order. */
+static ompdag_status overhead_and_map(trace_ctx *c, ompdag_error *err)
+{
+    overhead_job job = {.c = c};
+    pthread_t thread;
+    bool beside = c->npend >= 4096 && !annot_reference_paths &&
+                  pthread_create(&thread, NULL, overhead_thread, &job) == 0;
+    if (!beside) {
+        ompdag_status st = annot_overhead_collect(c, err);
+        if (!st) st = map_pending(c, err);
+        c->npend = 0;
+        return st;
+    }
+    ompdag_error map_err = {0};
+    ompdag_status map_st = map_pending(c, &map_err);
+    pthread_join(thread, NULL);
+    c->npend = 0;
+    if (job.st) {
+        if (err) *err = job.err;
+        return job.st;
+    }
+    if (map_st && err) *err = map_err;
+    return map_st;
+}
+
 ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path, ompdag_error *err)
 {
     if (!a || !path) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "annotate: NULL argument");
@@ -1167,11 +1244,11 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     if (st == OMPDAG_OK && !annot_sort_pending(&c))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     if (st == OMPDAG_OK) annot_depend_ready(&c);
-    if (st == OMPDAG_OK) st = annot_overhead_collect(&c, err);
     for (size_t i = 0; i < a->ngraphs && !c.depend_on; ++i)
         c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
     c.depend_on = c.depend_on || c.nitems || c.npairs;
-    if (st == OMPDAG_OK) st = map_pending(&c, err);
+    if (st == OMPDAG_OK) st = annot_interfered_runs(&c, err);
+    if (st == OMPDAG_OK) st = overhead_and_map(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);
