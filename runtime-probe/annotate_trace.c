@@ -10,9 +10,11 @@
 
 bool annot_reference_paths = false;
 
+/* A transparent huge page (x86-64 and arm64 with 4 KiB base pages). */
+static const size_t huge = (size_t)2 << 20;
+
 void *annot_alloc_big(size_t bytes)
 {
-    const size_t huge = (size_t)2 << 20;
     if (bytes < 2 * huge) return malloc(bytes ? bytes : 1);
     void *p = NULL;
     if (posix_memalign(&p, huge, bytes)) return NULL;
@@ -24,7 +26,6 @@ void *annot_alloc_big(size_t bytes)
 
 void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes)
 {
-    const size_t huge = (size_t)2 << 20;
     if (bytes < 2 * huge) return realloc(p, bytes ? bytes : 1);
     void *q = annot_alloc_big(bytes);
     if (!q) return NULL;
@@ -191,34 +192,35 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
              to, why);
 }
 
-task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
+/* Where task `id` is, or would go, in c->tasks: its direct slot, or where
+ * its hash probe stops (an empty slot when absent); SIZE_MAX when the id
+ * lies outside the direct table. */
+static inline size_t task_index(const trace_ctx *c, uint64_t id)
 {
     if (c->dbase) {
         uint64_t t = id >> 40, seq = id & ((1ull << 40) - 1);
-        if (t + 1 < c->ndbase && seq < c->dbase[t + 1] - c->dbase[t])
-            return &c->tasks[c->dbase[t] + seq];
-        memset(&c->dmiss, 0, sizeof c->dmiss);
-        return &c->dmiss;
+        return t + 1 < c->ndbase && seq < c->dbase[t + 1] - c->dbase[t] ? c->dbase[t] + seq
+                                                                        : SIZE_MAX;
     }
     size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
     while (c->tasks[i].id && c->tasks[i].id != id)
         i = (i + 1) & (c->tasks_cap - 1);
-    return &c->tasks[i];
+    return i;
+}
+
+task_entry *annot_task_slot(trace_ctx *c, uint64_t id)
+{
+    size_t i = task_index(c, id);
+    if (i != SIZE_MAX) return &c->tasks[i];
+    memset(&c->dmiss, 0, sizeof c->dmiss);
+    return &c->dmiss;
 }
 
 const task_entry *annot_task_find(const trace_ctx *c, uint64_t id)
 {
     if (!c->tasks_cap || !id) return NULL;
-    if (c->dbase) {
-        uint64_t t = id >> 40, seq = id & ((1ull << 40) - 1);
-        if (t + 1 >= c->ndbase || seq >= c->dbase[t + 1] - c->dbase[t]) return NULL;
-        const task_entry *e = &c->tasks[c->dbase[t] + seq];
-        return e->id == id ? e : NULL;
-    }
-    size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
-    while (c->tasks[i].id && c->tasks[i].id != id)
-        i = (i + 1) & (c->tasks_cap - 1);
-    return c->tasks[i].id ? &c->tasks[i] : NULL;
+    size_t i = task_index(c, id);
+    return i != SIZE_MAX && c->tasks[i].id == id ? &c->tasks[i] : NULL;
 }
 
 /* Pass 1 keeps the TASK_CREATE records in order; task_table then sizes the
@@ -492,8 +494,10 @@ static uint64_t pend_key(const void *rec, int k)
 
 /* One stable pass of LSD radix sort: (key, idx) by 16-bit digit `shift`
  * into (key2, idx2); false when every key has the same digit (no move). */
-static bool radix_pass(const uint64_t *key, const uint32_t *idx, uint64_t *key2, uint32_t *idx2,
-                       size_t n, unsigned shift, size_t *count)
+/* count[d] := where the first key with 16-bit digit d (at `shift`) goes in
+ * a stable pass over key[0..n); false, with nothing to move, when every key
+ * has the same digit. */
+static bool digit_offsets(const uint64_t *key, size_t n, unsigned shift, size_t *count)
 {
     memset(count, 0, 65536 * sizeof *count);
     for (size_t i = 0; i < n; ++i)
@@ -505,6 +509,13 @@ static bool radix_pass(const uint64_t *key, const uint32_t *idx, uint64_t *key2,
         count[d] = sum;
         sum += k;
     }
+    return true;
+}
+
+static bool radix_pass(const uint64_t *key, const uint32_t *idx, uint64_t *key2, uint32_t *idx2,
+                       size_t n, unsigned shift, size_t *count)
+{
+    if (!digit_offsets(key, n, shift, count)) return false;
     for (size_t i = 0; i < n; ++i) {
         size_t at = count[(key[i] >> shift) & 0xffff]++;
         key2[at] = key[i];
@@ -550,16 +561,7 @@ bool annot_sort_u64_with(uint64_t *a, size_t n, uint64_t *b)
     if (!count) return false;
     uint64_t *from = a, *to = b;
     for (unsigned shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, 65536 * sizeof *count);
-        for (size_t i = 0; i < n; ++i)
-            ++count[(from[i] >> shift) & 0xffff];
-        if (count[(from[0] >> shift) & 0xffff] == n) continue; /* one digit: no move */
-        size_t sum = 0;
-        for (size_t d = 0; d < 65536; ++d) {
-            size_t k = count[d];
-            count[d] = sum;
-            sum += k;
-        }
+        if (!digit_offsets(from, n, shift, count)) continue; /* one digit: no move */
         for (size_t i = 0; i < n; ++i)
             to[count[(from[i] >> shift) & 0xffff]++] = from[i];
         uint64_t *t = from;
