@@ -46,9 +46,9 @@ threads=${THREADS:-2}
 ompdag="$build/cli/ompdag"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$bots/common" "$bots/omp-tasks" "$tmp/"
-info=('-DCDATE="ompdag"' '-DCC="clang-14"' '-DLD="clang-14"' '-DCMESSAGE=""' '-DLDFLAGS=""'
-      '-DCFLAGS="-O2 -g"')
+# shellcheck source=bench/bots_env.sh
+source "$here/../bots_env.sh"
+bots_setup "$bots" "$tmp"
 failed=0
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
@@ -114,7 +114,7 @@ if want small; then
   if measure "fib(14): extract --recursion-bound 14" \
       "$ompdag" extract fib.c -o "$tmp/s.json" --recursion-bound 14 -- -I"$tmp/common" -I. &&
     measure "fib(14): build" clang-14 -fopenmp -g -O2 -I"$tmp/common" -I. fib.c \
-      "$tmp/common/bots_main.c" "$tmp/common/bots_common.c" "${info[@]}" -o "$tmp/fibs" -lm &&
+      "${bots_link[@]}" -o "$tmp/fibs" -lm &&
     measure "fib(14): run under the probe" env OMP_NUM_THREADS="$threads" \
       "$ompdag" run --trace "$tmp/s.trace" -- "$tmp/fibs" -n 14 -v 0 &&
     measure "fib(14): expand the graph (unrolled path)" \
@@ -156,7 +156,7 @@ while read -r name dir srcs def rb lb args; do
     -- $def -I"$tmp/common" -I. || continue
   measure "$label: build (clang-14 -O2 -g -fopenmp)" \
     clang-14 -fopenmp -g -O2 -Wno-unknown-pragmas $def -I"$tmp/common" -I. $srcs \
-    "$tmp/common/bots_main.c" "$tmp/common/bots_common.c" "${info[@]}" -o "$tmp/$name" -lm ||
+    "${bots_link[@]}" -o "$tmp/$name" -lm ||
     continue
   measure "$label: run without the probe (baseline)" \
     env OMP_NUM_THREADS="$threads" "$tmp/$name" $args -v 0 || continue

@@ -16,9 +16,9 @@ bots=${BOTS_DIR:-/work/src/bots}
 ompdag="$build/cli/ompdag"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$bots/common" "$bots/omp-tasks" "$tmp/"
-info=('-DCDATE="ompdag"' '-DCC="clang-14"' '-DLD="clang-14"' '-DCMESSAGE=""' '-DLDFLAGS=""'
-      '-DCFLAGS="-O2 -g"')
+# shellcheck source=bench/bots_env.sh
+source "$(dirname "$0")/../bots_env.sh"
+bots_setup "$bots" "$tmp"
 status=0
 echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -32,7 +32,7 @@ while read -r name dir srcs def rb lb args; do
   [ "$def" = "-" ] && def=""
   prog="$tmp/$name"
   if ! clang-14 -fopenmp -g -O2 $def -I"$tmp/common" -I. $srcs \
-      "$tmp/common/bots_main.c" "$tmp/common/bots_common.c" "${info[@]}" -o "$prog" -lm \
+      "${bots_link[@]}" -o "$prog" -lm \
       2>"$tmp/$name.cc"; then
     echo "| $name | $args | $rb | build failed: $(grep -m1 error "$tmp/$name.cc") | | | | | | | |"; status=1; continue
   fi
