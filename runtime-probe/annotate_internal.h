@@ -168,14 +168,27 @@ struct ompdag_annotation {
 
 /* ---- reading traces: per-trace state ---- */
 
+/* One buffered segment: 64 bytes, one cache line in annot_alloc_big's
+ * aligned arrays, because sorting 10^7 of them moves each once at random
+ * (80-byte records straddled two lines).  Its task's creator is in the task
+ * table (annot_task_find), its code addresses are names in trace_ctx.cps. */
 typedef struct pending_seg {
-    uint64_t id, time, dur, cp_start, cp_end, cp_task;
+    uint64_t id, time, dur;
     uint64_t run;     /* region instance */
     uint64_t created; /* its task's creation time; 0 implicit, UINT64_MAX not in the trace */
-    uint64_t parent;  /* its task's creator (0: implicit, or not in the trace) */
+    uint32_t cp_start, cp_end, cp_task; /* annot_cp(c, name) is the address */
     uint32_t graph;
     uint8_t sk, ek, flags;
 } pending_seg;
+_Static_assert(sizeof(pending_seg) == 64, "a pending segment is one cache line");
+
+/* Distinct code addresses numbered in order of first sight (annot_cp_name). */
+typedef struct cp_names {
+    uint64_t *value; /* value[name] */
+    uint32_t n, cap;
+    uint32_t *slot;  /* open addressing over addresses: name + 1, 0 empty */
+    size_t slot_cap; /* a power of two, at least twice cap */
+} cp_names;
 
 /* One explicit task instance: who created it, where, and (once resolved)
  * which task of its graph it is.  A recursion the front end inlined puts the
@@ -223,8 +236,9 @@ typedef struct creation_entry {
 
 /* Memo of find_end (annotate_trace.c): where a segment that starts at
  * (task, ck, cn) and ends at a scheduling point of kind `rk` at code address
- * cp ends in the graph.  The answer depends on nothing else, and a trace of
- * 10^6 tasks asks the same few questions millions of times. */
+ * cp (its name in trace_ctx.cps) ends in the graph.  The answer depends on
+ * nothing else, and a trace of 10^6 tasks asks the same few questions
+ * millions of times. */
 typedef struct end_memo {
     uint64_t cp;
     uint32_t graph;
@@ -247,11 +261,14 @@ typedef struct trace_ctx {
     size_t run_index_cap;
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
+    cp_names cps;       /* the code addresses pend names */
     size_t pend_expect; /* segments of matched graphs counted by pass 1 */
     task_entry *tasks;  /* explicit task instances of matched regions (pass 1) */
     size_t tasks_cap, tasks_used;
     task_entry *created; /* pass 1's TASK_CREATE records, before the table is sized */
     size_t ncreated, created_cap;
+    void *spare; /* `created` once spent (task_table), for annot_sort_pending */
+    size_t spare_bytes;
     /* Direct addressing of `tasks` (task_table): probe ids are
      * ((thread + 1) << 40) | per-thread sequence, dense, so the entry of id
      * is tasks[dbase[id >> 40] + (id & 2^40 - 1)] when that is below
@@ -321,6 +338,14 @@ task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 =
  * c->dmiss on a miss), so annot_overhead_collect may call it while
  * map_pending runs beside it. */
 const task_entry *annot_task_find(const trace_ctx *c, uint64_t id);
+/* The name of code address cp in t, given on first sight (0, 1, ...);
+ * false: out of memory, or 2^32 - 1 distinct addresses. */
+bool annot_cp_name(cp_names *t, uint64_t cp, uint32_t *name);
+/* The address a pending segment's code-address name stands for. */
+static inline uint64_t annot_cp(const trace_ctx *c, uint32_t name)
+{
+    return c->cps.value[name];
+}
 /* Open-addressing tables (tasks, made) grow past this load, 7/10. */
 static inline bool annot_table_full(size_t used, size_t cap)
 {
@@ -334,6 +359,12 @@ static inline bool annot_table_full(size_t used, size_t cap)
 bool annot_sort_records(void *base, size_t n, size_t size, int nkeys,
                         uint64_t (*key_of)(const void *rec, int k),
                         int (*cmp)(const void *, const void *));
+/* annot_sort_records writing the sorted records to out[0..n) (which must not
+ * overlap base; base is left as it was), or in place when out is NULL.
+ * Out of place is several times faster on 10^7 records. */
+bool annot_sort_records_to(void *base, void *out, size_t n, size_t size, int nkeys,
+                           uint64_t (*key_of)(const void *rec, int k),
+                           int (*cmp)(const void *, const void *));
 /* Sorts a[0..n) ascending (LSD radix, 16-bit digits); false on ENOMEM. */
 bool annot_sort_u64(uint64_t *a, size_t n);
 /* The same with the caller's scratch b[0..n) (false: out of memory). */

@@ -273,11 +273,21 @@ static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
         for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
             ;
         if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX) continue;
+        const task_entry *e = annot_task_find(r->c, seg[i].id); /* there: created is known */
         uint64_t end = seg[j - 1].ek == OMPDAG_PT_TASK_END ? seg[j - 1].time : 0;
-        r->kids[r->nkids++] = (run_task){seg[i].id, seg[i].parent, seg[i].created, end};
+        r->kids[r->nkids++] = (run_task){seg[i].id, e ? e->parent : 0, seg[i].created, end};
     }
-    if (!annot_sort_records(r->kids, r->nkids, sizeof *r->kids, 2, by_parent_key, cmp_by_parent))
+    /* out of place when there is room: several times faster on 10^6 tasks */
+    run_task *sorted = annot_alloc_big((r->nkids + 1) * sizeof *sorted);
+    if (!annot_sort_records_to(r->kids, sorted, r->nkids, sizeof *r->kids, 2, by_parent_key,
+                               cmp_by_parent)) {
+        free(sorted);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    if (sorted) {
+        free(r->kids);
+        r->kids = sorted;
+    }
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && seg[j].id == seg[i].id; ++j)
             ;

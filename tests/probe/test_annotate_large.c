@@ -60,10 +60,20 @@ Test(annotate_large, sort_records_matches_qsort)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
             size_t n = sizes[s];
             pending_seg *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-            cr_assert(a && b);
-            fill(a, n, round);
-            memcpy(b, a, n * sizeof *a);
-            cr_assert(annot_sort_records(a, n, sizeof *a, 4, seg_key, cmp_seg));
+            pending_seg *in = malloc(n * sizeof *in), *keep = malloc(n * sizeof *keep);
+            cr_assert(a && b && in && keep);
+            fill(in, n, round);
+            memcpy(b, in, n * sizeof *a);
+            memcpy(keep, in, n * sizeof *a);
+            if (round % 2) { /* out of place: in stays as it was */
+                cr_assert(annot_sort_records_to(in, a, n, sizeof *a, 4, seg_key, cmp_seg));
+                cr_assert_eq(memcmp(in, keep, n * sizeof *in), 0, "input changed");
+            } else {
+                memcpy(a, in, n * sizeof *a);
+                cr_assert(annot_sort_records(a, n, sizeof *a, 4, seg_key, cmp_seg));
+            }
+            free(in);
+            free(keep);
             qsort(b, n, sizeof *b, cmp_seg);
             for (size_t i = 0; i < n; ++i) {
                 cr_assert_eq(cmp_seg(&a[i], &b[i]), 0, "n %zu round %d at %zu", n, round, i);
@@ -76,6 +86,30 @@ Test(annotate_large, sort_records_matches_qsort)
             free(a);
             free(b);
         }
+}
+
+/* Code addresses get dense names in order of first sight, and annot_cp
+ * gives each address back, across the table's growth. */
+Test(annotate_large, code_address_names_are_dense_and_invertible)
+{
+    enum { n = 20000 };
+    static uint64_t addr[n];
+    trace_ctx c = {0};
+    for (uint32_t i = 0; i < n; ++i) {
+        addr[i] = i % 3 == 0 ? (uint64_t)i : rnd(); /* small, 0 included, and wide */
+        uint32_t name = UINT32_MAX;
+        cr_assert(annot_cp_name(&c.cps, addr[i], &name));
+        cr_assert_eq(name, i, "a new address takes the next name");
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t name = UINT32_MAX;
+        cr_assert(annot_cp_name(&c.cps, addr[i], &name));
+        cr_assert_eq(name, i, "a known address keeps its name");
+        cr_assert_eq(annot_cp(&c, name), addr[i]);
+    }
+    cr_assert_eq(c.cps.n, n);
+    free(c.cps.value);
+    free(c.cps.slot);
 }
 
 static int cmp_u64(const void *x, const void *y)
