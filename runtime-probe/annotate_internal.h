@@ -262,13 +262,14 @@ typedef struct trace_ctx {
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
     cp_names cps;       /* the code addresses pend names */
-    size_t pend_expect; /* segments of matched graphs counted by pass 1 */
-    task_entry *tasks;  /* explicit task instances of matched regions (pass 1) */
+    task_entry *tasks;  /* explicit task instances of matched regions (task_table) */
     size_t tasks_cap, tasks_used;
-    task_entry *created; /* pass 1's TASK_CREATE records, before the table is sized */
+    task_entry *created; /* the TASK_CREATE records, before the table is sized */
     size_t ncreated, created_cap;
     void *spare; /* `created` once spent (task_table), for annot_sort_pending */
     size_t spare_bytes;
+    ompdag_trace_rec *deferred; /* dependence records, until the task table is complete */
+    size_t ndeferred, deferred_cap;
     /* Direct addressing of `tasks` (task_table): probe ids are
      * ((thread + 1) << 40) | per-thread sequence, dense, so the entry of id
      * is tasks[dbase[id >> 40] + (id & 2^40 - 1)] when that is below

@@ -46,6 +46,7 @@ static void ctx_free(trace_ctx *c)
     free(c->tasks);
     free(c->created);
     free(c->spare);
+    free(c->deferred);
     free(c->dbase);
     free(c->pend);
     free(c->cps.value);
@@ -227,12 +228,13 @@ const task_entry *annot_task_find(const trace_ctx *c, uint64_t id)
     return i != SIZE_MAX && c->tasks[i].id == id ? &c->tasks[i] : NULL;
 }
 
-/* Reserves pass 1's creation records once: a trace file holds at most
- * size / sizeof(ompdag_trace_rec) of them, and pages never written cost
- * nothing.  Doubling from 1024 instead wrote, and the kernel zeroed, twice
- * the final array (7 copies, 360 MB more on fib(30)'s 2.7·10^6 tasks).
- * When the reservation is refused, task_record grows the array as before. */
-static void reserve_created(trace_ctx *c, const char *path)
+/* Reserves the creation records and the segments once: a trace file
+ * holds at most size / sizeof(ompdag_trace_rec) of either, and pages
+ * never written cost nothing.  Doubling from 1024 instead wrote, and the
+ * kernel zeroed, twice each final array (360 MB more for the creations of
+ * fib(30)'s 2.7·10^6 tasks).  When a reservation is refused, or the size
+ * is unknown (a pipe), the arrays grow as before. */
+static void reserve_arrays(trace_ctx *c, const char *path)
 {
     struct stat st;
     if (stat(path, &st) || st.st_size <= 0) return;
@@ -240,9 +242,26 @@ static void reserve_created(trace_ctx *c, const char *path)
     if (n < 4096 || n > SIZE_MAX / 2 / sizeof *c->created) return;
     c->created = annot_alloc_big(n * sizeof *c->created);
     c->created_cap = c->created ? n : 0;
+    c->pend = annot_alloc_big(n * sizeof *c->pend);
+    c->pend_cap = c->pend ? n : 0;
 }
 
-/* Pass 1 keeps the TASK_CREATE records in order; task_table then sizes the
+/* Keeps a dependence record until the task table is complete. */
+static bool defer_record(trace_ctx *c, const ompdag_trace_rec *r)
+{
+    if (c->ndeferred == c->deferred_cap) {
+        size_t cap = c->deferred_cap ? 2 * c->deferred_cap : 64;
+        ompdag_trace_rec *p =
+            annot_realloc_big(c->deferred, c->deferred_cap * sizeof *p, cap * sizeof *p);
+        if (!p) return false;
+        c->deferred = p;
+        c->deferred_cap = cap;
+    }
+    c->deferred[c->ndeferred++] = *r;
+    return true;
+}
+
+/* The pass keeps the TASK_CREATE records in order; task_table then sizes the
  * table once (growing it by doubling from 1024 rehashed 10^7 entries for a
  * trace of 2.7·10^6 tasks). */
 static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
@@ -309,7 +328,7 @@ static bool task_direct(trace_ctx *c, bool *nomem)
     return true;
 }
 
-/* Pass 1's records, once in the task table, become the spare array that
+/* The creation records, once in the task table, become the spare array that
  * annot_sort_pending sorts the segments into. */
 static void spend_created(trace_ctx *c)
 {
@@ -319,7 +338,7 @@ static void spend_created(trace_ctx *c)
     c->ncreated = c->created_cap = 0;
 }
 
-/* The task table of pass 1's records (a later record of one id wins). */
+/* The task table of the creation records (a later record of one id wins). */
 static bool task_table(trace_ctx *c)
 {
     bool nomem = false;
@@ -501,27 +520,9 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
         ++a->outside;
         return OMPDAG_OK;
     }
-    uint64_t created = 0;
-    if (!(r->flags & OMPDAG_RECF_IMPLICIT)) {
-        task_entry *e = c->tasks_cap ? annot_task_slot(c, r->id) : NULL;
-        created = e && e->id ? e->time : UINT64_MAX;
-        if (e && e->id) { /* run, first start and completion (annotate_depend.c) */
-            e->run = r->aux;
-            if (r->start_kind == OMPDAG_PT_TASK_BEGIN) {
-                e->seg_start = r->time - r->dur;
-                e->seg_suspended = (r->flags & OMPDAG_RECF_SUSPENDED) != 0;
-            }
-            if (r->end_kind == OMPDAG_PT_TASK_END) e->end = r->time;
-        }
-    }
-    if (!c->pend && c->pend_expect > 1024) { /* sized by pass 1: no growth, no copy */
-        c->pend = annot_alloc_big(c->pend_expect * sizeof *c->pend);
-        if (!c->pend) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        c->pend_cap = c->pend_expect;
-    }
     if (c->npend == c->pend_cap) {
         size_t cap = c->pend_cap ? 2 * c->pend_cap : 1024;
-        pending_seg *p = realloc(c->pend, cap * sizeof *p);
+        pending_seg *p = annot_realloc_big(c->pend, c->pend_cap * sizeof *p, cap * sizeof *p);
         if (!p) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         c->pend = p;
         c->pend_cap = cap;
@@ -535,7 +536,7 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
                                         .time = r->time,
                                         .dur = r->dur,
                                         .run = r->aux,
-                                        .created = created,
+                                        .created = 0, /* resolve_segments */
                                         .cp_start = cs,
                                         .cp_end = ce,
                                         .cp_task = ct,
@@ -544,6 +545,27 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
                                         .ek = r->end_kind,
                                         .flags = r->flags};
     return OMPDAG_OK;
+}
+
+/* What the buffered segments need from the complete task table, in trace
+ * order: each explicit segment's creation time (UINT64_MAX: its creation
+ * is not in the trace), and its task's run, first start and completion
+ * (annotate_depend.c; a later segment wins). */
+static void resolve_segments(trace_ctx *c)
+{
+    for (size_t i = 0; i < c->npend; ++i) {
+        pending_seg *s = &c->pend[i];
+        if (s->flags & OMPDAG_RECF_IMPLICIT) continue;
+        task_entry *e = c->tasks_cap ? annot_task_slot(c, s->id) : NULL;
+        s->created = e && e->id ? e->time : UINT64_MAX;
+        if (!e || !e->id) continue;
+        e->run = s->run;
+        if (s->sk == OMPDAG_PT_TASK_BEGIN) {
+            e->seg_start = s->time - s->dur;
+            e->seg_suspended = (s->flags & OMPDAG_RECF_SUSPENDED) != 0;
+        }
+        if (s->ek == OMPDAG_PT_TASK_END) e->end = s->time;
+    }
 }
 
 static int cmp_pending(const void *x, const void *y)
@@ -767,7 +789,7 @@ bool annot_sort_pending(trace_ctx *c)
     size_t n = c->npend;
     if (n < 4096 || annot_reference_paths)
         return annot_sort_records(p, n, sizeof *p, 4, pend_key, cmp_pending);
-    /* Out of place into pass 1's spent creation records when they are large
+    /* Out of place into the spent creation records when they are large
      * enough (their pages are already faulted in), else into a new array;
      * in place when that is refused. */
     size_t bytes = n * sizeof *p;
@@ -1339,37 +1361,28 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         ompdag_trace_reader_destroy(r);
         return st;
     }
-    /* Pass 1: who created which task (records of different threads are not
-     * in time order, so a segment may precede its task's creation). */
-    if (!annot_reference_paths) reserve_created(&c, path);
+    /* One pass over the trace.  Records of different threads are not in
+     * time order, so a segment may precede its task's creation: segments
+     * and dependence records are kept, and what they need from the task
+     * table is filled in once the table is complete. */
+    if (!annot_reference_paths) reserve_arrays(&c, path);
     for (;;) {
         ompdag_trace_rec rec;
         bool done;
         if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
-        if (rec.type == OMPDAG_REC_SEGMENT && rec.cp_region && region_graph(&c, rec.cp_region))
-            ++c.pend_expect; /* an upper bound of add_segment's */
+        if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err))) break;
         if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
             region_graph(&c, rec.cp_region) &&
             !task_record(&c, &rec, region_graph(&c, rec.cp_region) - 1)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
-    }
-    if (st == OMPDAG_OK && c.ncreated && !task_table(&c))
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-    ompdag_trace_reader_destroy(r);
-    r = NULL;
-    if (st == OMPDAG_OK) st = ompdag_trace_reader_open(path, &r, err);
-    /* Pass 2: segments and regions. */
-    for (; st == OMPDAG_OK;) {
-        ompdag_trace_rec rec;
-        bool done;
-        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
-        if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err))) break;
         if ((rec.type == OMPDAG_REC_DEPEND || rec.type == OMPDAG_REC_DEP_PAIR ||
              rec.type == OMPDAG_REC_DEP_START) &&
-            (st = annot_depend_record(&c, &rec, err)))
+            !defer_record(&c, &rec)) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
+        }
         if (rec.type == OMPDAG_REC_OFFLOAD && rec.id && !annot_off_push(&c, &rec)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
@@ -1378,6 +1391,12 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
                         rec.type == OMPDAG_REC_SCHED || rec.type == OMPDAG_REC_SEGMENT;
         if (regional && (st = add_region(&c, &rec, err))) break;
     }
+    ompdag_trace_reader_destroy(r);
+    if (st == OMPDAG_OK && c.ncreated && !task_table(&c))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    if (st == OMPDAG_OK) resolve_segments(&c);
+    for (size_t i = 0; st == OMPDAG_OK && i < c.ndeferred; ++i)
+        st = annot_depend_record(&c, &c.deferred[i], err);
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);
     if (st == OMPDAG_OK && !annot_sort_pending(&c))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
@@ -1390,7 +1409,6 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);
-    ompdag_trace_reader_destroy(r);
     if (st == OMPDAG_OK) ++a->traces;
     return st;
 }
