@@ -89,10 +89,9 @@ static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set 
     uint64_t *st = annot_alloc_big((n + 1) * sizeof *st),
              *en = annot_alloc_big((n + 1) * sizeof *en),
              *scratch = annot_alloc_big((n + 1) * sizeof *scratch);
-    f->cum = annot_alloc_big((n + 2) * sizeof *f->cum);
     f->lo = st, f->hi = en;
     size_t ne = 0;
-    bool ok = st && en && scratch && f->cum;
+    bool ok = st && en && scratch;
     for (size_t i = 0; ok && i < n; ++i)
         if (!(seg[i].flags & OMPDAG_RECF_SUSPENDED) && seg[i].dur <= seg[i].time) {
             st[ne] = seg[i].time - seg[i].dur;
@@ -103,7 +102,6 @@ static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set 
     int32_t busy = 0;
     uint64_t open = 0;
     f->n = 0;
-    if (ok) f->cum[0] = 0;
     for (size_t i = 0, j = 0; ok && (i < ne || j < ne);) {
         bool was = busy >= team;
         uint64_t t;
@@ -120,11 +118,16 @@ static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set 
             assert(f->n < j && f->n < i); /* only consumed slots are overwritten */
             f->lo[f->n] = open;
             f->hi[f->n] = t;
-            f->cum[f->n + 1] = f->cum[f->n] + (t - open);
             ++f->n;
         }
     }
-    return ok;
+    /* cum once the intervals are known: there are far fewer than segments */
+    f->cum = ok ? annot_alloc_big((f->n + 1) * sizeof *f->cum) : NULL;
+    if (!f->cum) return false;
+    f->cum[0] = 0;
+    for (size_t k = 0; k < f->n; ++k)
+        f->cum[k + 1] = f->cum[k] + (f->hi[k] - f->lo[k]);
+    return true;
 }
 
 /* First interval index whose hi > t. */
