@@ -204,11 +204,11 @@ static void annotate_to(const char *trace, const char *out, bool reference, uint
 }
 
 /* Records data/rec's trace into dir/rec.trace: depth 4 (the graph's
- * bound), 80 runs, 30 tasks and ~100 segments each. */
-static void record_rec(const char *dir, char *trace, size_t size)
+ * bound), `runs` runs of 30 tasks and ~100 segments each. */
+static void record_rec(const char *dir, const char *runs, char *trace, size_t size)
 {
     snprintf(trace, size, "%s/rec.trace", dir);
-    const char *args[] = {"4", "80", NULL};
+    const char *args[] = {"4", runs, NULL};
     int s = probe_run("rec", args, 2, trace, NULL, NULL);
     cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0);
 }
@@ -225,17 +225,33 @@ static void assert_same_annotation(const char *x, uint64_t nx, const char *y, ui
     free(by);
 }
 
-Test(annotate_large, fast_paths_match_reference, .timeout = 60)
+/* The fast paths against the reference ones on a trace of `runs` runs,
+ * which must hold more than `least` segments. */
+static void fast_matches_reference(const char *runs, uint64_t least)
 {
     char dir[64], trace[128], fast[128], ref[128];
     cr_assert(probe_tmpdir(dir, sizeof dir));
     snprintf(fast, sizeof fast, "%s/fast.json", dir);
     snprintf(ref, sizeof ref, "%s/ref.json", dir);
-    record_rec(dir, trace, sizeof trace);
+    record_rec(dir, runs, trace, sizeof trace);
     uint64_t nf, nr;
     annotate_to(trace, fast, false, &nf);
     annotate_to(trace, ref, true, &nr);
+    cr_assert_gt(nf, least, "%llu segments", (unsigned long long)nf);
     assert_same_annotation(fast, nf, ref, nr);
+}
+
+Test(annotate_large, fast_paths_match_reference, .timeout = 60)
+{
+    fast_matches_reference("80", 4096);
+}
+
+/* ~80,000 segments: 64-byte records past 4 MiB, so the arrays come from
+ * annot_alloc_big's huge pages and the out-of-place sort gathers into the
+ * reserved creation array, as on the benchmarks' traces of 10^6 tasks. */
+Test(annotate_large, fast_paths_match_reference_past_4_mib, .timeout = 120)
+{
+    fast_matches_reference("800", (4u << 20) / sizeof(pending_seg));
 }
 
 /* Writes the file at `from` into the FIFO at `to` from a child process. */
@@ -263,7 +279,7 @@ Test(annotate_large, trace_from_a_pipe_gives_the_same_annotation, .timeout = 60)
     snprintf(fifo, sizeof fifo, "%s/rec.fifo", dir);
     snprintf(viafile, sizeof viafile, "%s/file.json", dir);
     snprintf(viapipe, sizeof viapipe, "%s/pipe.json", dir);
-    record_rec(dir, trace, sizeof trace);
+    record_rec(dir, "80", trace, sizeof trace);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     uint64_t nf, np;
     annotate_to(trace, viafile, false, &nf);
