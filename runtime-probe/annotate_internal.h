@@ -261,8 +261,8 @@ typedef struct trace_ctx {
     size_t run_index_cap;
     pending_seg *pend; /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
-    cp_names cps;       /* the code addresses pend names */
-    task_entry *tasks;  /* explicit task instances of matched regions (task_table) */
+    cp_names cps;      /* the code addresses pend names */
+    task_entry *tasks; /* explicit task instances of matched regions (task_table) */
     size_t tasks_cap, tasks_used;
     task_entry *created; /* the TASK_CREATE records, before the table is sized */
     size_t ncreated, created_cap;
