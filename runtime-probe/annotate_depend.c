@@ -35,22 +35,10 @@
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory")
 #define MAX_LISTED 32 /* distinct disagreements kept per graph */
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t cap2 = *cap ? 2 * *cap : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *q = realloc(*p, cap2 * size);
-    if (!q) return false;
-    *p = q, *cap = cap2;
-    return true;
-}
-
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node)
 {
     if (node < 0 || !run || !c->depend_on) return true;
-    if (!grow((void **)&c->exec, &c->exec_cap, c->nexec + 1, sizeof *c->exec)) return false;
+    if (!annot_grow((void **)&c->exec, &c->exec_cap, c->nexec + 1, sizeof *c->exec)) return false;
     c->exec[c->nexec++] = (exec_node){run, graph, node};
     return true;
 }
@@ -65,12 +53,12 @@ ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompda
         break;
     case OMPDAG_REC_DEPEND:
         e->depend = true;
-        if (!grow((void **)&c->items, &c->items_cap, c->nitems + 1, sizeof *c->items))
+        if (!annot_grow((void **)&c->items, &c->items_cap, c->nitems + 1, sizeof *c->items))
             return NOMEM(err);
         c->items[c->nitems++] = (dep_item){r->id, r->aux, r->flags};
         break;
     case OMPDAG_REC_DEP_PAIR:
-        if (!grow((void **)&c->pairs, &c->pairs_cap, c->npairs + 1, sizeof *c->pairs))
+        if (!annot_grow((void **)&c->pairs, &c->pairs_cap, c->npairs + 1, sizeof *c->pairs))
             return NOMEM(err);
         c->pairs[c->npairs++] = (dep_pair){r->aux, r->id};
         break;

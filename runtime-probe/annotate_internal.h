@@ -55,6 +55,11 @@ typedef struct i64vec {
  * up, a copy into annot_alloc_big's huge pages: a trace of 10^6 tasks spent
  * seconds faulting realloc's 4 KiB pages in, and missing the TLB on them. */
 void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes);
+/* Makes *p hold at least `need` elements of `size` bytes, doubling the
+ * capacity *cap (from 64) through annot_realloc_big; false, with *p and
+ * *cap kept, when memory runs out or the size would overflow.  The trace's
+ * growing arrays (ompdag_grow_array's, but with huge pages past 4 MiB). */
+bool annot_grow(void **p, size_t *cap, size_t need, size_t size);
 
 static inline bool annot_i64vec_push(i64vec *a, int64_t x)
 {

@@ -9,12 +9,7 @@
 
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r)
 {
-    if (c->noff == c->off_cap) {
-        size_t cap = c->off_cap ? 2 * c->off_cap : 64;
-        ompdag_trace_rec *p = realloc(c->off, cap * sizeof *p);
-        if (!p) return false;
-        c->off = p, c->off_cap = cap;
-    }
+    if (!annot_grow((void **)&c->off, &c->off_cap, c->noff + 1, sizeof *r)) return false;
     c->off[c->noff++] = *r;
     return true;
 }

@@ -35,6 +35,20 @@ void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes)
     return q;
 }
 
+bool annot_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need) {
+        if (cap2 > SIZE_MAX / 2 / size) return false;
+        cap2 *= 2;
+    }
+    void *q = annot_realloc_big(*p, *cap * size, cap2 * size);
+    if (!q) return false;
+    *p = q, *cap = cap2;
+    return true;
+}
+
 static void ctx_free(trace_ctx *c)
 {
     free(c->locs);
@@ -249,14 +263,8 @@ static void reserve_arrays(trace_ctx *c, const char *path)
 /* Keeps a dependence record until the task table is complete. */
 static bool defer_record(trace_ctx *c, const ompdag_trace_rec *r)
 {
-    if (c->ndeferred == c->deferred_cap) {
-        size_t cap = c->deferred_cap ? 2 * c->deferred_cap : 64;
-        ompdag_trace_rec *p =
-            annot_realloc_big(c->deferred, c->deferred_cap * sizeof *p, cap * sizeof *p);
-        if (!p) return false;
-        c->deferred = p;
-        c->deferred_cap = cap;
-    }
+    if (!annot_grow((void **)&c->deferred, &c->deferred_cap, c->ndeferred + 1, sizeof *r))
+        return false;
     c->deferred[c->ndeferred++] = *r;
     return true;
 }
@@ -266,13 +274,8 @@ static bool defer_record(trace_ctx *c, const ompdag_trace_rec *r)
  * trace of 2.7·10^6 tasks). */
 static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 {
-    if (c->ncreated == c->created_cap) {
-        size_t cap = c->created_cap ? 2 * c->created_cap : 1024;
-        task_entry *p = annot_realloc_big(c->created, c->created_cap * sizeof *p, cap * sizeof *p);
-        if (!p) return false;
-        c->created = p;
-        c->created_cap = cap;
-    }
+    if (!annot_grow((void **)&c->created, &c->created_cap, c->ncreated + 1, sizeof *c->created))
+        return false;
     c->created[c->ncreated++] = (task_entry){.id = r->id,
                                              .parent = r->aux,
                                              .cp_task = r->cp_task,
@@ -520,13 +523,8 @@ static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag
         ++a->outside;
         return OMPDAG_OK;
     }
-    if (c->npend == c->pend_cap) {
-        size_t cap = c->pend_cap ? 2 * c->pend_cap : 1024;
-        pending_seg *p = annot_realloc_big(c->pend, c->pend_cap * sizeof *p, cap * sizeof *p);
-        if (!p) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        c->pend = p;
-        c->pend_cap = cap;
-    }
+    if (!annot_grow((void **)&c->pend, &c->pend_cap, c->npend + 1, sizeof *c->pend))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     uint32_t cs, ce, ct;
     if (!annot_cp_name(&c->cps, r->cp_start, &cs) || !annot_cp_name(&c->cps, r->cp_end, &ce) ||
         !annot_cp_name(&c->cps, r->cp_task, &ct))

@@ -115,6 +115,27 @@ Test(annotate_large, code_address_names_are_dense_and_invertible)
     free(c.cps.slot);
 }
 
+/* annot_grow doubles from 64, keeps the contents, and refuses a size that
+ * would overflow without touching the array. */
+Test(annotate_large, grow_doubles_keeps_contents_and_refuses_overflow)
+{
+    uint64_t *v = NULL;
+    size_t cap = 0;
+    cr_assert(annot_grow((void **)&v, &cap, 1, sizeof *v));
+    cr_assert_eq(cap, 64);
+    for (size_t i = 0; i < 5000; ++i) {
+        cr_assert(annot_grow((void **)&v, &cap, i + 1, sizeof *v));
+        v[i] = i * 7;
+    }
+    cr_assert_eq(cap, 8192);
+    for (size_t i = 0; i < 5000; ++i)
+        cr_assert_eq(v[i], i * 7);
+    uint64_t *before = v;
+    cr_assert_not(annot_grow((void **)&v, &cap, SIZE_MAX / 4, 16));
+    cr_assert(v == before && cap == 8192);
+    free(v);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
