@@ -50,11 +50,11 @@ typedef enum ompdag_migration_model {
  * braced list: later versions add fields at the end, and the init function
  * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_rta_options {
-    int32_t m;                   /* threads, >= 1 */
-    uint64_t max_flows;          /* enumerate only; 0 means OMPDAG_DEFAULT_MAX_FLOWS */
-    int64_t migration_overhead;  /* O >= 0 per migration, in the graph's unit; 0: none */
+    int32_t m;                  /* threads, >= 1 */
+    uint64_t max_flows;         /* enumerate only; 0 means OMPDAG_DEFAULT_MAX_FLOWS */
+    int64_t migration_overhead; /* O >= 0 per migration, in the graph's unit; 0: none */
     ompdag_migration_model migration_model;
-    bool bound_only;             /* exact: skip rebuilding the worst flow (no witness) */
+    bool bound_only; /* exact: skip rebuilding the worst flow (no witness) */
 } ompdag_rta_options;
 
 /* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on. */
@@ -118,11 +118,11 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx);
 /* ---- independent evaluation of one flow ----------------------------------- */
 
 typedef struct ompdag_flow_eval {
-    int64_t vol;            /* sum of WCETs of executed nodes */
-    int64_t len;            /* longest path among them (F, T, W and D edges) */
-    int64_t migrations;     /* migrations charged (T or W nodes executed), if overhead */
-    int64_t bound_times_m;  /* vol + (m-1)·len + m·O·migrations */
-    int32_t executed;       /* number of executed nodes */
+    int64_t vol;           /* sum of WCETs of executed nodes */
+    int64_t len;           /* longest path among them (F, T, W and D edges) */
+    int64_t migrations;    /* migrations charged (T or W nodes executed), if overhead */
+    int64_t bound_times_m; /* vol + (m-1)·len + m·O·migrations */
+    int32_t executed;      /* number of executed nodes */
 } ompdag_flow_eval;
 
 /* Evaluates the flow fixed by `choice` (indexed by node; for every executed C
@@ -177,6 +177,33 @@ int32_t *ompdag_rta_result_choices_copy(const ompdag_rta_result *r, const ompdag
  * node, when an executed C node has no valid choice. */
 ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, uint8_t *executed,
                                ompdag_error *err);
+
+/* ---- tied tasks (OpenMP's default) -------------------------------------------
+ *
+ * Theorem 1 needs a work-conserving scheduler.  Under OpenMP's task scheduling
+ * constraint a thread holding a suspended tied task may only start that task's
+ * descendants, and a suspended tied task resumes only on its own thread, so a
+ * thread can idle while work is ready.  ompdag_rta_tied_bound() gives the bound
+ * that holds for the graph as written (analysis/rta_tied.c, proof in
+ * docs/tied.md); the rule says which argument it rests on. */
+typedef enum ompdag_tied_rule {
+    OMPDAG_TIED_NONE = 0,           /* no tied explicit task: Theorem 1 (Graham) as is */
+    OMPDAG_TIED_NEVER_SUSPENDS = 1, /* every tied task is free of scheduling points, so the
+                                       constraint never binds: Theorem 1 holds */
+    OMPDAG_TIED_VOLUME = 2          /* some thread always makes progress: R <= vol(e) */
+} ompdag_tied_rule;
+
+/* "untied", "tied-never-suspends" or "tied-volume". */
+const char *ompdag_tied_rule_name(ompdag_tied_rule rule);
+
+/* The bound that holds under the task scheduling constraint, as m·R in the
+ * graph's unit (*bound_times_m), and the rule behind it (*rule).  It is never
+ * below the untied bound of ompdag_rta_run(g, OMPDAG_ALG_EXACT, opt).  A T node
+ * is tied when its extra key "untied" is false (the front end writes it);
+ * graphs without the key are untied.  Fails like ompdag_rta_run. */
+ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                    int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                    ompdag_error *err);
 
 const char *ompdag_algorithm_name(ompdag_algorithm alg);
 /* Parses "exact", "alg0", "enumerate" or "depend"; returns false otherwise. */
