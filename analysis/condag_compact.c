@@ -262,6 +262,21 @@ static ompdag_status copy_meta(const ompdag_condag *g, ompdag_condag *x)
     return OMPDAG_OK;
 }
 
+/* The depend clauses of T node v (condag.md §6) onto node nv of x: every
+ * instance keeps its task's clauses (D-edges join siblings only, so instances
+ * of different parents never meet).  Dropping them lowered bounds (issue 26). */
+static ompdag_status copy_depend(const ompdag_condag *g, int32_t v, ompdag_condag *x, int32_t nv,
+                                 ompdag_error *err)
+{
+    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
+        const char *var = ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i));
+        ompdag_status st =
+            ompdag_condag_add_depend(x, nv, ompdag_condag_node_depend_type(g, v, i), var, err);
+        if (st) return st;
+    }
+    return OMPDAG_OK;
+}
+
 typedef struct inst_item {
     int32_t task;
     uint64_t k;
@@ -310,6 +325,7 @@ static ompdag_status expand_instance(expander *e, inst_item it, inst_item *kids,
         if (st) return st;
         if (g->extra && g->extra[v] && ompdag_condag_set_extra(e->x, nv, g->extra[v]))
             return NOMEM(err);
+        if ((st = copy_depend(g, v, e->x, nv, err))) return st;
     }
     for (int32_t i = e->tn.off[it.task]; i < e->tn.off[it.task + 1]; ++i) {
         int32_t v = e->tn.node[i];
@@ -506,6 +522,10 @@ static ompdag_status build_shared(const ompdag_condag *g, const int32_t *cls, om
 ompdag_status ompdag_compact_share(const ompdag_condag *g, ompdag_condag **out, ompdag_error *err)
 {
     if (!g->finalized) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph is not finalized");
+    /* Compact graphs cannot carry depend clauses (condag.md §6 is defined on
+     * plain graphs), and the task signature ignores them: a graph with clauses
+     * is copied, clauses included, and never shared. */
+    if (ompdag_condag_has_depend(g)) return ompdag_compact_expand(g, INT32_MAX, out, err);
     task_nodes tn = {0};
     int32_t *cls = malloc(sizeof *cls * (size_t)g->nt);
     ompdag_condag *x = ompdag_condag_create();

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "rta_internal.h"
 #include "support.h"
 
@@ -513,4 +514,65 @@ Test(depend_format, union_of_d_edges_for_drawings)
     cr_assert_eq(found, 3);
     free(from), free(to);
     ompdag_condag_set_destroy(s);
+}
+
+/* Issue 26 item 1: `expand` and `expand --share` copied plain graphs without
+ * their depend clauses, so the copy's bound dropped (m·R 130 -> 76) and
+ * `check` passed the copy while failing the original.  Both must keep every
+ * clause and every bound, on random graphs with clauses. */
+static int64_t exact_times_m(const ompdag_condag *g, int32_t m)
+{
+    ompdag_rta_options o;
+    ompdag_rta_options_init(&o, m);
+    ompdag_rta_result *res;
+    ompdag_error err;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &o, &res, &err), OMPDAG_OK, "%s", err.message);
+    int64_t b = ompdag_rta_result_bound_times_m(res);
+    ompdag_rta_result_destroy(res);
+    return b;
+}
+
+static void assert_same_clauses(const ompdag_condag *g, const ompdag_condag *x)
+{
+    cr_assert_eq(ompdag_condag_node_count(x), ompdag_condag_node_count(g));
+    cr_assert_eq(ompdag_condag_has_depend(x), ompdag_condag_has_depend(g));
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        const char *id = ompdag_condag_node_id(g, v);
+        int32_t w = ompdag_condag_find_node(x, id); /* a plain graph's copy keeps its ids */
+        cr_assert_geq(w, 0, "node %s missing from the copy", id);
+        int32_t n = ompdag_condag_node_depend_count(g, v);
+        cr_assert_eq(ompdag_condag_node_depend_count(x, w), n, "node %s", id);
+        for (int32_t i = 0; i < n; ++i) {
+            cr_assert_eq(ompdag_condag_node_depend_type(x, w, i),
+                         ompdag_condag_node_depend_type(g, v, i));
+            cr_assert_str_eq(
+                ompdag_condag_depend_var_name(x, ompdag_condag_node_depend_var(x, w, i)),
+                ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i)));
+        }
+    }
+}
+
+Test(depend_property, expand_and_share_keep_clauses_and_bounds, .timeout = 240)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 2601);
+    long with_dep = 0;
+    for (int i = 0; i < 1500; ++i) {
+        ompdag_condag *g = gen_dep(&r, 200000 + i, 0.3 * ompdag_rng_unit(&r));
+        with_dep += ompdag_condag_has_depend(g);
+        ompdag_condag *x = NULL, *s = NULL;
+        ompdag_error err;
+        cr_assert_eq(ompdag_compact_expand(g, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_compact_share(g, &s, &err), OMPDAG_OK, "%s", err.message);
+        assert_same_clauses(g, x);
+        for (size_t k = 0; k < sizeof dep_threads / sizeof dep_threads[0]; ++k) {
+            int64_t b = exact_times_m(g, dep_threads[k]);
+            cr_assert_eq(exact_times_m(x, dep_threads[k]), b, "graph %d m=%d: expand", i,
+                         dep_threads[k]);
+            cr_assert_eq(exact_times_m(s, dep_threads[k]), b, "graph %d m=%d: share", i,
+                         dep_threads[k]);
+        }
+        ompdag_condag_destroy(x), ompdag_condag_destroy(s), ompdag_condag_destroy(g);
+    }
+    cr_expect_gt(with_dep, 700, "only %ld graphs carry clauses", with_dep);
 }
