@@ -132,9 +132,30 @@ static ompdag_status too_many_vertices(const char *path, long lineno, long long 
                             path, lineno, n, (long long)max);
 }
 
+/* The vertex cap of a stream (a pipe or FIFO has no size to derive it from):
+ * the same rule as for a file, applied to the bytes actually read, once the
+ * input has ended and before anything of the graph's size is allocated.
+ * max_n < 0 asks for it; a file's cap was applied line by line already. */
+static ompdag_status check_stream_cap(const char *path, long lineno, int64_t n, int64_t max_n,
+                                      int64_t bytes, ompdag_error *err)
+{
+    if (max_n >= 0) return OMPDAG_OK;
+    int64_t cap = ompdag_graph_default_max_vertices(bytes);
+    return n > cap ? too_many_vertices(path, lineno, (long long)n, cap, err) : OMPDAG_OK;
+}
+
+/* A stream's cap is decided at the end (check_stream_cap): no cap per line. */
+static int64_t line_cap(int64_t max_n)
+{
+    return max_n < 0 ? INT64_MAX - 2 : max_n;
+}
+
 static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, int64_t max_n,
                                    ompdag_graph **out, ompdag_error *err)
 {
+    const int64_t max_stream = max_n;
+    max_n = line_cap(max_n);
+    int64_t bytes = 0;
     edge_buf b = {0};
     char *line = NULL;
     size_t cap = 0;
@@ -142,8 +163,10 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
     int64_t n = 0, declared = -1;
     ompdag_status st = OMPDAG_OK;
     errno = 0;
-    while (getline(&line, &cap, f) != -1) {
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) != -1) {
         ++lineno;
+        bytes += got;
         char *p = line;
         while (*p == ' ' || *p == '\t')
             ++p;
@@ -205,6 +228,9 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
     if (st == OMPDAG_OK) {
         if (declared > n)
             n = declared;
+        st = check_stream_cap(path, lineno, n, max_stream, bytes, err);
+    }
+    if (st == OMPDAG_OK) {
         st = ompdag_graph_from_edges(n, b.len, b.src, b.dst, flags, out, err);
     }
     edge_free(&b);
@@ -214,6 +240,9 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
 static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t max_n,
                               ompdag_graph **out, ompdag_error *err)
 {
+    const int64_t max_stream = max_n;
+    max_n = line_cap(max_n);
+    int64_t bytes = 0;
     edge_buf b = {0};
     char *line = NULL;
     size_t cap = 0;
@@ -222,7 +251,8 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
     bool symmetric = false, has_value = false, have_size = false;
     long long rows = 0, cols = 0, nnz = 0;
     errno = 0;
-    if (getline(&line, &cap, f) == -1) {
+    ssize_t got = getline(&line, &cap, f);
+    if (got == -1) {
         ompdag_status rst = read_stopped(f, path, 0, err);
         free(line);
         if (rst)
@@ -231,6 +261,7 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
                         path);
     }
     lineno = 1;
+    bytes = got;
     char object[32], layout[32], field[32], sym[32];
     if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
         strcmp(object, "matrix") != 0) {
@@ -257,8 +288,9 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
         free(line);
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
     }
-    while (getline(&line, &cap, f) != -1) {
+    while ((got = getline(&line, &cap, f)) != -1) {
         ++lineno;
+        bytes += got;
         char *p = line;
         if (*p == '%' || rest_blank(p))
             continue;
@@ -317,13 +349,27 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
     if (st == OMPDAG_OK && b.len != nnz)
         st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
                       lineno + 1, nnz, (long long)b.len);
+    int64_t n = rows > cols ? rows : cols;
+    if (st == OMPDAG_OK) st = check_stream_cap(path, lineno, n, max_stream, bytes, err);
     if (st == OMPDAG_OK) {
-        int64_t n = rows > cols ? rows : cols;
         st = ompdag_graph_from_edges(n, b.len, b.src, b.dst,
                                      flags | (symmetric ? OMPDAG_GRAPH_SYMMETRIZE : 0u), out, err);
     }
     edge_free(&b);
     return st;
+}
+
+/* 8·(n + 1) + id_bytes·m as text: the header is untrusted, so the product may
+ * not fit in int64 (it was printed wrapped); 128-bit, and "more than 2^63". */
+static const char *csr_body_bytes(int64_t n, int64_t m, uint32_t id_bytes)
+{
+    static _Thread_local char buf[32];
+    __int128 need = (__int128)8 * ((__int128)n + 1) + (__int128)id_bytes * m;
+    if (need > INT64_MAX)
+        snprintf(buf, sizeof buf, "more than 2^63");
+    else
+        snprintf(buf, sizeof buf, "%lld", (long long)need);
+    return buf;
 }
 
 static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag_graph **out,
@@ -342,10 +388,9 @@ static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag
                       8 * (h.n + 1) + (int64_t)h.id_bytes * h.m != body))
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: byte 8: the header's %lld vertices and %lld arcs with %u-byte "
-                                "ids need %lld bytes after the header, the file has %lld",
+                                "ids need %s bytes after the header, the file has %lld",
                                 path, (long long)h.n, (long long)h.m, h.id_bytes,
-                                (long long)(8 * (h.n + 1) + (int64_t)h.id_bytes * h.m),
-                                (long long)body);
+                                csr_body_bytes(h.n, h.m, h.id_bytes), (long long)body);
     ompdag_graph *g;
     ompdag_status st = graph_alloc(h.n, h.m, h.id_bytes == 8, &g, err);
     if (st != OMPDAG_OK)
@@ -385,6 +430,61 @@ static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag
     return OMPDAG_OK;
 }
 
+/* A binary CSR from a pipe or FIFO: its header's sizes cannot be checked
+ * against a file size before allocating, so the stream is read into memory
+ * first (memory follows the bytes given, not the header's claims). */
+static ompdag_status read_binary_stream(FILE *f, const char *path, ompdag_graph **out,
+                                        ompdag_error *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&data, &len);
+    if (!mem) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s: out of memory", path);
+    char chunk[1 << 16];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (fwrite(chunk, 1, got, mem) != got) break;
+    bool failed = ferror(f) || ferror(mem);
+    if (fclose(mem) || failed || !data) {
+        free(data);
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read failed", path);
+    }
+    FILE *in = len ? fmemopen(data, len, "rb") : NULL;
+    ompdag_status st = in ? read_binary(in, path, (int64_t)len, out, err)
+                          : ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                             "%s: byte 0: not an ompdag binary CSR file", path);
+    if (in) fclose(in);
+    free(data);
+    return st;
+}
+
+/* A binary CSR is stored as it was written, possibly directed or with
+ * self-loops and duplicate arcs; like the text formats it is made what
+ * `flags` ask for (undirected and simple by default, docs/bfs.md) by
+ * rebuilding it from its arcs. */
+static ompdag_status normalize_binary(ompdag_graph **g, unsigned flags, ompdag_error *err)
+{
+    if (!(flags & (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE)) return OMPDAG_OK;
+    const ompdag_graph *in = *g;
+    int64_t n = in->n, m = in->m;
+    int64_t *src = malloc(sizeof *src * (size_t)(m ? m : 1));
+    int64_t *dst = malloc(sizeof *dst * (size_t)(m ? m : 1));
+    if (!src || !dst) {
+        free(src), free(dst);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t e = in->offsets[u]; e < in->offsets[u + 1]; ++e)
+            src[e] = u, dst[e] = csr_nbr(in, e);
+    ompdag_graph *out;
+    ompdag_status st = ompdag_graph_from_edges(n, m, src, dst, flags, &out, err);
+    free(src), free(dst);
+    if (st) return st;
+    ompdag_graph_destroy(*g);
+    *g = out;
+    return OMPDAG_OK;
+}
+
 int64_t ompdag_graph_default_max_vertices(int64_t file_bytes)
 {
     if (file_bytes < 0 || file_bytes > (INT64_MAX - (INT64_C(1) << 20)) / 16)
@@ -404,12 +504,13 @@ ompdag_status ompdag_graph_read_limited(const char *path, ompdag_graph_format fo
         return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat sb;
     int64_t size = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
-    if (max_vertices <= 0)
-        max_vertices = ompdag_graph_default_max_vertices(size);
+    if (max_vertices <= 0) /* a stream's cap follows the bytes read (check_stream_cap) */
+        max_vertices = size >= 0 ? ompdag_graph_default_max_vertices(size) : -1;
     ompdag_status st;
-    if (format == OMPDAG_GRAPH_FORMAT_BINARY)
-        st = read_binary(f, path, size, out, err);
-    else if (format == OMPDAG_GRAPH_FORMAT_MATRIX_MARKET)
+    if (format == OMPDAG_GRAPH_FORMAT_BINARY) {
+        st = size < 0 ? read_binary_stream(f, path, out, err) : read_binary(f, path, size, out, err);
+        if (st == OMPDAG_OK) st = normalize_binary(out, flags, err);
+    } else if (format == OMPDAG_GRAPH_FORMAT_MATRIX_MARKET)
         st = read_mtx(f, path, flags, max_vertices, out, err);
     else
         st = read_edgelist(f, path, flags, max_vertices, out, err);

@@ -1,6 +1,8 @@
 /* Graphs: builder flags, generators, readers and writers, malformed files. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bfs_test_util.h"
@@ -313,3 +315,111 @@ Test(graph, out_of_memory_while_reading_is_an_error_not_the_end)
               "status %#x (exit 1: the failed read was taken as end of file)", status);
 }
 #endif
+
+/* Issue 26 items 5, 9 and 17: a .csr file was read as stored (self-loops,
+ * duplicate and one-way arcs kept) although every other format is made
+ * undirected and simple; through a pipe or FIFO the vertex cap derived from
+ * the file size did not apply (a 12-byte edge list reached 8 GB); a header
+ * whose sizes overflow printed a wrapped figure. */
+Test(graph, binary_input_is_made_undirected_and_simple_like_the_text_formats)
+{
+    int64_t s[] = {0, 0, 1, 2, 3}, d[] = {0, 1, 2, 1, 3}; /* loops 0-0 and 3-3, 1-2 twice */
+    ompdag_graph *raw = tu_graph(4, 5, s, d, 0);
+    char *csr = tmp_file(".csr", NULL), *el = tmp_file(".el", "0 0\n0 1\n1 2\n2 1\n3 3\n");
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_graph_write(raw, csr, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s",
+                 err.message);
+    ompdag_graph *a = NULL, *b = NULL;
+    unsigned simple = OMPDAG_GRAPH_UNDIRECTED_SIMPLE;
+    cr_assert_eq(ompdag_graph_read(csr, OMPDAG_GRAPH_FORMAT_AUTO, simple, &a, &err), OMPDAG_OK,
+                 "%s", err.message);
+    cr_assert_eq(ompdag_graph_read(el, OMPDAG_GRAPH_FORMAT_AUTO, simple, &b, &err), OMPDAG_OK, "%s",
+                 err.message);
+    assert_same_graph(a, b);
+    cr_expect_eq(ompdag_graph_arcs(a), 4, "2 undirected edges are 4 arcs, got %lld",
+                 (long long)ompdag_graph_arcs(a));
+    cr_expect(ompdag_graph_is_symmetric(a));
+    ompdag_graph_destroy(a), ompdag_graph_destroy(b);
+    /* --directed (flags 0) keeps the file as stored */
+    cr_assert_eq(ompdag_graph_read(csr, OMPDAG_GRAPH_FORMAT_AUTO, 0, &a, &err), OMPDAG_OK, "%s",
+                 err.message);
+    assert_same_graph(a, raw);
+    ompdag_graph_destroy(a), ompdag_graph_destroy(raw);
+}
+
+/* Writes `len` bytes of `data` into a FIFO at `path` from a child process and
+ * reads the graph from it in this one. */
+static ompdag_status read_through_fifo(const char *path, const void *data, size_t len,
+                                       ompdag_graph **g, ompdag_error *err)
+{
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        FILE *f = fopen(path, "wb");
+        if (f) fwrite(data, 1, len, f), fclose(f);
+        _exit(0);
+    }
+    ompdag_status st = ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, 0, g, err);
+    int ws;
+    waitpid(pid, &ws, 0);
+    return st;
+}
+
+Test(graph, vertex_cap_applies_through_a_fifo)
+{
+    const char *cases[][2] = {{".el", "0 268435456\n"},
+                              {".el", "# vertices 1000000000000\n0 1\n"},
+                              {".mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                       "1000000000000 2 1\n1 2\n"}};
+    for (int k = 0; k < 3; ++k) {
+        char *p = tmp_file(cases[k][0], NULL);
+        ompdag_graph *g = NULL;
+        ompdag_error err = {0};
+        cr_expect_eq(read_through_fifo(p, cases[k][1], strlen(cases[k][1]), &g, &err),
+                     OMPDAG_ERR_LIMIT, "case %d: %s", k, err.message);
+        cr_expect_null(g);
+        cr_expect(strstr(err.message, "--max-vertices"), "%s", err.message);
+        unlink(p);
+    }
+    /* a small graph still reads through a FIFO */
+    char *p = tmp_file(".el", NULL);
+    ompdag_graph *g = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(read_through_fifo(p, "0 1\n1 2\n", 8, &g, &err), OMPDAG_OK, "%s", err.message);
+    cr_expect_eq(ompdag_graph_vertices(g), 3);
+    ompdag_graph_destroy(g);
+    unlink(p);
+}
+
+Test(graph, binary_header_through_a_fifo_or_overflowing_is_refused)
+{
+    int64_t s[] = {0}, d[] = {1};
+    ompdag_graph *g = tu_graph(2, 1, s, d, 0);
+    char *p = tmp_file(".csr", NULL);
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_graph_write(g, p, OMPDAG_GRAPH_FORMAT_AUTO, &err), OMPDAG_OK, "%s",
+                 err.message);
+    ompdag_graph_destroy(g);
+    unsigned char buf[256];
+    FILE *f = fopen(p, "rb");
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    int64_t huge = INT64_C(1) << 61; /* 8·(n + 1) + 4·m overflows int64 */
+    uint32_t wide = 8;
+    memcpy(buf + 12, &wide, sizeof wide); /* header: magic[8], version, id_bytes, n, m */
+    memcpy(buf + 16, &huge, sizeof huge);
+    memcpy(buf + 24, &huge, sizeof huge);
+    f = fopen(p, "wb");
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    ompdag_graph *h = NULL;
+    cr_expect_eq(ompdag_graph_read(p, OMPDAG_GRAPH_FORMAT_AUTO, 0, &h, &err), OMPDAG_ERR_PARSE);
+    cr_expect(strstr(err.message, "more than 2^63"), "%s", err.message);
+    unlink(p);
+    /* the same forged header from a FIFO: refused without allocating 2^61 */
+    cr_expect_eq(read_through_fifo(p, buf, len, &h, &err), OMPDAG_ERR_PARSE, "%s", err.message);
+    cr_expect_null(h);
+    unlink(p);
+}
