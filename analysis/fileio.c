@@ -6,7 +6,10 @@
  * commit.  Anything else is not ours to replace: "-" is stdout, and character
  * devices, FIFOs and sockets are written through (opened, written, closed), so
  * `-o /dev/null` or `-o /dev/full` behave as they do for any Unix tool.  A
- * symbolic link is followed to its real target, which is what gets replaced.
+ * symbolic link is followed to its real target, which is what gets replaced;
+ * a loop of links is an error.  The replacement keeps the file's mode (a 0600
+ * output stays private), and a file with several hard links is written in
+ * place, since a rename would detach the other names.
  *
  * A temporary file is registered while it exists: SIGINT, SIGTERM and SIGHUP
  * (when the program left them at their default) unlink every registered one
@@ -171,9 +174,13 @@ static char *temp_name_for(const char *path)
     return t;
 }
 
+/* Devices, FIFOs and files with several hard links are written in place
+ * (truncated when regular): replacing them would cut them off. */
 static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown, ompdag_error *err)
 {
-    int fd = open(f->path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+    struct stat st;
+    int trunc = stat(f->path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0;
+    int fd = open(f->path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC | trunc, 0666);
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0) close(fd);
@@ -183,7 +190,17 @@ static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown
     return OMPDAG_OK;
 }
 
-static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_error *err)
+static mode_t current_umask(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return mask;
+}
+
+/* The temporary file that replaces f->path on commit, created with `mode`:
+ * the existing file's, else what a plain fopen would give. */
+static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_error *err,
+                               mode_t mode)
 {
     f->tmp_path = temp_name_for(f->path);
     if (!f->tmp_path) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
@@ -192,10 +209,7 @@ static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_
     int fd = mkostemp(f->tmp_path, O_CLOEXEC);
     if (fd >= 0) temp_register(f->tmp_path);
     temp_block(false, &old);
-    /* mkstemp creates 0600; give the result the mode a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fd >= 0) fchmod(fd, 0666 & ~mask);
+    if (fd >= 0) fchmod(fd, mode); /* mkstemp creates 0600 */
     if (fd < 0 || !(f->stream = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0) close(fd), unlink(f->tmp_path), temp_unregister(f->tmp_path);
@@ -222,8 +236,15 @@ ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out
     }
     struct stat st;
     ompdag_status s;
-    if (stat(f->path, &st) != 0 || S_ISREG(st.st_mode))
-        s = open_temp(f, path, err);
+    bool exists = stat(f->path, &st) == 0;
+    if (!exists && errno != ENOENT) /* a symlink loop (ELOOP), EACCES, ...: never replace it */
+        s = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    else if (!exists)
+        s = open_temp(f, path, err, 0666 & ~current_umask());
+    else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+        s = open_write_through(f, path, err); /* a rename would detach the other links */
+    else if (S_ISREG(st.st_mode))
+        s = open_temp(f, path, err, st.st_mode & 07777); /* keep the file's mode */
     else if (S_ISDIR(st.st_mode))
         s = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: is a directory", path);
     else

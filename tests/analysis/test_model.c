@@ -359,6 +359,59 @@ Test(io, a_dangling_symlink_creates_its_target)
     unlink(target);
 }
 
+/* Issue 26 items 13 and 14: a symlink loop given to -o was replaced by a
+ * regular file; an atomic write re-created the file with the default mode
+ * (0600 became 0644, world-readable) and silently detached hard links. */
+Test(io, a_symlink_loop_is_refused_and_kept)
+{
+    char *dir = scratch_dir(), a[128], b[128];
+    snprintf(a, sizeof a, "%s/loop_a", dir);
+    snprintf(b, sizeof b, "%s/loop_b", dir);
+    cr_assert_eq(symlink("loop_b", a), 0);
+    cr_assert_eq(symlink("loop_a", b), 0);
+    ompdag_error err;
+    cr_expect_eq(write_text(a, "x", &err), OMPDAG_ERR_IO);
+    cr_expect(strstr(err.message, "loop_a") && strstr(err.message, "symbolic links"), "%s",
+              err.message);
+    struct stat st;
+    cr_expect(lstat(a, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    cr_expect(lstat(b, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    unlink(a), unlink(b);
+}
+
+Test(io, rewriting_a_file_keeps_its_mode)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/private.json", scratch_dir());
+    const mode_t modes[] = {0600, 0755, 0640};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
+        cr_assert_eq(write_text(path, "old", NULL), OMPDAG_OK);
+        cr_assert_eq(chmod(path, modes[i]), 0);
+        cr_assert_eq(write_text(path, "new", NULL), OMPDAG_OK);
+        struct stat st;
+        cr_assert_eq(stat(path, &st), 0);
+        cr_expect_eq(st.st_mode & 07777, modes[i], "mode %o became %o", (unsigned)modes[i],
+                     (unsigned)(st.st_mode & 07777));
+        cr_expect_str_eq(read_text(path), "new");
+    }
+    unlink(path);
+}
+
+Test(io, a_file_with_hard_links_is_written_in_place)
+{
+    char *dir = scratch_dir(), path[128], other[128];
+    snprintf(path, sizeof path, "%s/linked.json", dir);
+    snprintf(other, sizeof other, "%s/other-name.json", dir);
+    cr_assert_eq(write_text(path, "old", NULL), OMPDAG_OK);
+    cr_assert_eq(link(path, other), 0);
+    cr_assert_eq(write_text(path, "new", NULL), OMPDAG_OK);
+    cr_expect_str_eq(read_text(other), "new", "the second link kept the old content");
+    struct stat a, b;
+    cr_assert(stat(path, &a) == 0 && stat(other, &b) == 0);
+    cr_expect_eq(a.st_ino, b.st_ino, "the links were detached");
+    unlink(path), unlink(other);
+}
+
 Test(io, a_directory_is_refused_by_name)
 {
     char *dir = scratch_dir();
