@@ -13,6 +13,7 @@
  * fe_pragma.c recovers the directives from the token stream.
  */
 #include <jansson.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1047,11 +1048,10 @@ static ompdag_status parse_unit(ompdag_frontend *fe, CXIndex idx, const char *so
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
-                                              const char *const *sources,
-                                              const char *const *const *args, const int *nargs,
-                                              int nregions, ompdag_condag_set **out,
-                                              ompdag_error *err)
+static ompdag_status extract_project_here(ompdag_frontend *fe, int nsources,
+                                          const char *const *sources,
+                                          const char *const *const *args, const int *nargs,
+                                          int nregions, ompdag_condag_set **out, ompdag_error *err)
 {
     if (!fe || nsources < 1 || !sources || !args || !nargs || !out || nregions < 0 ||
         nregions > nsources)
@@ -1081,6 +1081,56 @@ ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
     else
         ompdag_condag_set_destroy(set);
     return st;
+}
+
+/* Clang's parser and AST visitors recurse once per operand of a nested
+ * expression: an expression of 50,000 terms overflowed libclang's 8 MiB
+ * parse thread (SIGSEGV, issue 26 item 19).  The whole extraction runs on a
+ * thread of our own with a large stack (address space only; pages are taken
+ * as used), and LIBCLANG_NOTHREADS makes libclang parse on that thread
+ * instead of starting its own; its crash recovery stays on. */
+enum { EXTRACT_STACK_BYTES = 1 << 29 };
+
+typedef struct extract_job {
+    ompdag_frontend *fe;
+    int nsources, nregions;
+    const char *const *sources;
+    const char *const *const *args;
+    const int *nargs;
+    ompdag_condag_set **out;
+    ompdag_error *err;
+    ompdag_status st;
+} extract_job;
+
+static void *extract_job_run(void *arg)
+{
+    extract_job *j = arg;
+    j->st = extract_project_here(j->fe, j->nsources, j->sources, j->args, j->nargs, j->nregions,
+                                 j->out, j->err);
+    return NULL;
+}
+
+ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
+                                              const char *const *sources,
+                                              const char *const *const *args, const int *nargs,
+                                              int nregions, ompdag_condag_set **out,
+                                              ompdag_error *err)
+{
+    extract_job j = {fe, nsources, nregions, sources, args, nargs, out, err, OMPDAG_OK};
+    pthread_attr_t attr;
+    pthread_t tid;
+    bool threaded = pthread_attr_init(&attr) == 0;
+    if (threaded) {
+        setenv("LIBCLANG_NOTHREADS", "1", 0);
+        threaded = pthread_attr_setstacksize(&attr, EXTRACT_STACK_BYTES) == 0 &&
+                   pthread_create(&tid, &attr, extract_job_run, &j) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (threaded)
+        pthread_join(tid, NULL);
+    else /* no thread to be had: parse on this one */
+        extract_job_run(&j);
+    return j.st;
 }
 
 ompdag_status ompdag_frontend_extract(ompdag_frontend *fe, const char *source_path,

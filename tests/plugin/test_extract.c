@@ -5,6 +5,8 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fe_test.h"
@@ -378,4 +380,34 @@ Test(bounds, fig5_counterexample_gives_the_seed_values)
     ompdag_rta_result_destroy(exact);
     ompdag_rta_result_destroy(alg0);
     ompdag_condag_set_destroy(set);
+}
+
+/* Issue 26 item 19: an expression of 50,000 terms overflowed libclang's
+ * 8 MiB parse thread and `extract` died with SIGSEGV.  The extraction now
+ * runs on a thread with a large stack; the region comes out whole. */
+Test(examples, an_expression_of_50000_terms_extracts, .timeout = 120)
+{
+    enum { TERMS = 50000 };
+    static const char head[] = "static int f(int x)\n{\n    return x";
+    static const char tail[] = ";\n}\n"
+                               "int main(void)\n{\n"
+                               "#pragma omp parallel\n#pragma omp single\n    {\n"
+                               "#pragma omp task\n        f(1);\n    }\n    return 0;\n}\n";
+    size_t cap = sizeof head + sizeof tail + 4 * (size_t)TERMS;
+    char *src = malloc(cap), *p = src;
+    cr_assert_not_null(src);
+    p += sprintf(p, "%s", head);
+    for (int i = 1; i < TERMS; ++i)
+        p += sprintf(p, " + x");
+    sprintf(p, "%s", tail);
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    const char *path;
+    ompdag_status st = fe_test_extract_source(src, &set, &fe, &path);
+    free(src);
+    cr_assert_eq(st, OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_set_count(set), 1);
+    cr_expect_eq(fe_test_count(ompdag_condag_set_graph(set, 0), OMPDAG_KIND_T), 1);
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
 }
