@@ -72,6 +72,7 @@ bool ompdag_compact_expanded_total(const ompdag_condag *g, int64_t overhead, cha
         if (site_kind && g->kind[v] == (uint8_t)site_kind &&
             __builtin_add_overflow(c, overhead, &c))
             return false;
+        if (c == 0) continue; /* k may be saturated (OMPDAG_COMPACT_MANY): 0·k is still 0 */
         if (k > INT64_MAX || __builtin_mul_overflow(c, (int64_t)k, &part) ||
             __builtin_add_overflow(total, part, &total))
             return false;

@@ -51,22 +51,46 @@ static bool same_function(const ompdag_condag *a, const ompdag_condag *b)
     return fa && fb && !strcmp(fa, fb);
 }
 
-/* A region's work: its total WCET, unfolded for a compact graph (docs/compact.md). */
-static double region_work(const ompdag_condag *g)
+/* A region's work: its total WCET, unfolded for a compact graph
+ * (docs/compact.md).  A load is a weight for balancing, so a total past
+ * int64 is summed in long double; past 2^64 instances of a costly node the
+ * count itself is unknown, and the region cannot be weighed (it used to get
+ * a saturated 9.22e18 without a word). */
+static ompdag_status region_work(const ompdag_condag *g, const char *title, double *work,
+                                 ompdag_error *err)
 {
     int64_t total;
-    if (ompdag_compact_is_compact(g))
-        return ompdag_compact_expanded_total(g, 0, 0, &total) ? (double)total : (double)INT64_MAX;
-    return (double)ompdag_condag_total_wcet(g);
+    if (!ompdag_compact_is_compact(g)) {
+        *work = (double)ompdag_condag_total_wcet(g);
+        return OMPDAG_OK;
+    }
+    if (ompdag_compact_expanded_total(g, 0, 0, &total)) {
+        *work = (double)total;
+        return OMPDAG_OK;
+    }
+    long double sum = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        uint64_t k = ompdag_compact_node_instances(g, v);
+        int64_t c = ompdag_condag_node_wcet(g, v);
+        if (c && k == OMPDAG_COMPACT_MANY)
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                    "%s: node '%s' runs more than 2^64 times unfolded; its load "
+                                    "cannot be weighed (lower the recursion bound)",
+                                    title, ompdag_condag_node_id(g, v));
+        sum += (long double)c * (long double)k;
+    }
+    *work = (double)sum;
+    return OMPDAG_OK;
 }
 
-static bool regions_of(map_input *in)
+static ompdag_status regions_of(map_input *in, ompdag_error *err)
 {
     int n = (int)ompdag_condag_set_count(in->set);
     in->regions = calloc((size_t)(n ? n : 1), sizeof *in->regions);
     in->names = calloc((size_t)(n ? n : 1), sizeof *in->names);
     in->edges = malloc(sizeof *in->edges * 2 * (size_t)(n ? n : 1));
-    if (!in->regions || !in->names || !in->edges) return false;
+    if (!in->regions || !in->names || !in->edges)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (int r = 0; r < n; ++r, ++in->nregions) {
         const ompdag_condag *g = ompdag_condag_set_graph(in->set, (size_t)r);
         json_t *cls = json_object_get(ompdag_condag_extra(g, -1), "resource_class");
@@ -74,21 +98,25 @@ static bool regions_of(map_input *in)
         char title[256];
         ompdag_condag_title(g, (size_t)r, title, sizeof title);
         size_t len = strlen(title) + (json_is_string(key) ? strlen(json_string_value(key)) : 0) + 4;
-        if (!(in->names[r] = malloc(len))) return false;
+        if (!(in->names[r] = malloc(len)))
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         snprintf(in->names[r], len, "%s%s%s", title, json_is_string(key) ? " @" : "",
                  json_is_string(key) ? json_string_value(key) : "");
+        double work = 0;
+        ompdag_status st = region_work(g, title, &work, err);
+        if (st) return st;
         in->regions[r] = (ompdag_map_region){
             in->names[r],
             json_is_string(cls) && !strcmp(json_string_value(cls), "CG") ? OMPDAG_REGION_CG
                                                                          : OMPDAG_REGION_CO,
-            region_work(g)};
+            work};
         if (r > 0 && same_function(ompdag_condag_set_graph(in->set, (size_t)r - 1), g)) {
             in->edges[2 * in->nedges] = r - 1;
             in->edges[2 * in->nedges + 1] = r;
             in->nedges++;
         }
     }
-    return true;
+    return OMPDAG_OK;
 }
 
 /* This machine's targets, plus `assumed` CG resources named "gpuK (assumed)". */
@@ -132,9 +160,8 @@ int cmd_map(int argc, char **argv)
     int ntarg = 0;
     char(*names)[32] = calloc((size_t)assumed + 1, sizeof *names);
     int32_t *assign = NULL;
-    ompdag_status st = regions_of(&in) && names
-                           ? OMPDAG_OK
-                           : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st =
+        names ? regions_of(&in, &err) : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) st = ompdag_resources_discover(&res, &err);
     if (!st) st = targets(res, (int)assumed, &targ, &ntarg, names, &err);
     if (!st && !(assign = malloc(sizeof *assign * (size_t)(in.nregions ? in.nregions : 1))))

@@ -290,6 +290,27 @@ Test(compact, deep_recursion_is_analysed_or_refused)
     ompdag_condag_destroy(g);
 }
 
+/* Issue 26 item 6: a compact graph whose every WCET is 0 (freshly extracted,
+ * never annotated) was refused as "total WCET … overflows int64" because
+ * its saturated instance count was multiplied by 0.  Its total is 0; a
+ * nonzero WCET there still overflows, as an error. */
+Test(compact, zero_wcets_never_overflow_whatever_the_instance_count)
+{
+    ompdag_condag *g = fib_like(70, 0);
+    cr_assert_eq(ompdag_compact_expanded_node_count(g), OMPDAG_COMPACT_MANY);
+    int64_t total = -1;
+    cr_assert(ompdag_compact_expanded_total(g, 0, 0, &total));
+    cr_expect_eq(total, 0);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 4);
+    ompdag_rta_result *r = run_ok(g, &opt);
+    cr_expect_eq(ompdag_rta_result_bound_times_m(r), 0);
+    ompdag_rta_result_destroy(r);
+    /* a migration overhead makes the T nodes cost something again */
+    cr_expect_not(ompdag_compact_expanded_total(g, 1, 'T', &total));
+    ompdag_condag_destroy(g);
+}
+
 /* ---- the format ------------------------------------------------------------ */
 
 static const char *const shared_json =

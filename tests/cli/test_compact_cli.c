@@ -169,3 +169,54 @@ Test(compact_cli, report_dot_check_and_simulate_read_compact_graphs)
     cr_expect(strstr(r.err, "simulating its unfolding (218 nodes)"), "%s", r.err);
     done(r);
 }
+
+/* Writes @/deep.json: fib-like recursion `depth` levels deep (2^depth leaves,
+ * so counts saturate past depth 64) with every WCET `wcet`. */
+static void write_deep_fib(int depth, long wcet)
+{
+    json_t *nodes = json_array(), *edges = json_array();
+    for (int d = 0; d <= depth; ++d) {
+        char task[16], child[16], id[6][32];
+        snprintf(task, sizeof task, "fib@%d", d);
+        snprintf(child, sizeof child, "fib@%d", d + 1);
+        const char *suffix[] = {"c", "t1", "t2", "w", "j", "base"}, *kind = "CTTWJN";
+        for (int k = d < depth ? 0 : 5; k < 6; ++k) {
+            snprintf(id[k], sizeof id[k], "d%d_%s", d, suffix[k]);
+            json_t *n = json_pack("{s:s,s:s,s:s#,s:I}", "id", id[k], "task", task, "kind", kind + k,
+                                  (size_t)1, "wcet", (json_int_t)wcet);
+            if (kind[k] == 'T') json_object_set_new(n, "creates", json_string(child));
+            json_array_append_new(nodes, n);
+        }
+        if (d == depth) break;
+        const int pairs[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 5}, {5, 4}};
+        for (int e = 0; e < 6; ++e)
+            json_array_append_new(edges, json_pack("[s,s]", id[pairs[e][0]], id[pairs[e][1]]));
+    }
+    json_t *g = json_pack("{s:s,s:i,s:[s],s:s,s:i,s:s,s:o,s:o}", "format", "ompdag-condag",
+                          "version", 1, "extensions", "compact", "name", "deep", "threads", 2,
+                          "time_unit", "ns", "nodes", nodes, "edges", edges);
+    char path[128];
+    snprintf(path, sizeof path, "%s/deep.json", dir);
+    cr_assert_eq(json_dump_file(g, path, 0), 0);
+    json_decref(g);
+}
+
+/* Issue 26 item 6: a compact graph whose WCETs are all 0 was refused with
+ * "total WCET … overflows int64", and `map` printed a saturated load of
+ * 9.22e18 with exit status 0 where the real total exceeds int64. */
+Test(compact_cli, zero_wcets_analyse_and_an_overflowing_load_is_an_error)
+{
+    write_deep_fib(70, 0);
+    run_result r = ompdag("analyze @/deep.json --threads 2");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "m*R = 0") || strstr(r.out, "bound 0"), "%s", r.out);
+    done(r);
+    r = ompdag("map @/deep.json -o @/map.json");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    done(r);
+    write_deep_fib(70, 1);
+    r = ompdag("map @/deep.json -o @/map.json");
+    cr_expect_eq(r.status, 1, "%s", r.out);
+    cr_expect(strstr(r.err, "deep") && strstr(r.err, "2^64"), "%s", r.err);
+    done(r);
+}
