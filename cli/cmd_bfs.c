@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ompdag/bfs.h"
@@ -467,6 +468,12 @@ int cmd_bfs(int argc, char **argv)
         if (ompdag_graph_write(g, c.save, OMPDAG_GRAPH_FORMAT_AUTO, &err) != OMPDAG_OK) {
             ompdag_graph_destroy(g);
             return cli_fail("bfs", &err);
+        }
+        /* with --save -, the graph was standard output: the report goes to
+         * standard error from here on, so the two never mix */
+        if (!strcmp(c.save, "-") && (fflush(stdout) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
+            ompdag_graph_destroy(g);
+            return CLI_EXIT_FAIL;
         }
         if (!c.json) printf("saved %s\n", c.save);
     }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "graph_internal.h"
+#include "ompdag/fileio.h"
 
 static const char BIN_MAGIC[8] = {'O', 'M', 'P', 'D', 'A', 'G', 'C', 'S'};
 #define BIN_VERSION 1u
@@ -530,9 +531,13 @@ ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,
     if (!g || !path)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph: nothing to write");
     format = pick_format(path, format);
-    FILE *f = fopen(path, format == OMPDAG_GRAPH_FORMAT_BINARY ? "wb" : "w");
-    if (!f)
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, strerror(errno));
+    /* atomic like every other output: a failed write leaves the old file
+     * whole (it was truncated), and "-" is standard output */
+    ompdag_atomic_file *af;
+    ompdag_status st = ompdag_atomic_file_open(path, &af, err);
+    if (st)
+        return st;
+    FILE *f = ompdag_atomic_file_stream(af);
     bool ok = true;
     if (format == OMPDAG_GRAPH_FORMAT_BINARY) {
         bin_header h;
@@ -560,9 +565,10 @@ ompdag_status ompdag_graph_write(const ompdag_graph *g, const char *path,
             for (int64_t e = g->offsets[v]; e < g->offsets[v + 1] && ok; ++e)
                 ok = fprintf(f, "%lld %lld\n", (long long)(v + base), (long long)(csr_nbr(g, e) + base)) > 0;
     }
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok)
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    return OMPDAG_OK;
+    if (!ok) {
+        int e = errno;
+        ompdag_atomic_file_abort(af);
+        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: write failed: %s", path, strerror(e));
+    }
+    return ompdag_atomic_file_commit(af, err);
 }

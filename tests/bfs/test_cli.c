@@ -172,3 +172,18 @@ Test(cli, a_failure_names_the_command_once, .init = redirect_all)
                      "ompdag annotate: out of memory\n"
                      "ompdag annotate: annotated.json: cannot write: No space left on device\n");
 }
+
+/* Issue 26 item 15: `--save -` created a file named "-" where every other
+ * output means standard output.  The graph is standard output, and the
+ * report moves to standard error so that the two never mix. */
+Test(cli, save_dash_writes_the_graph_to_stdout_and_the_report_to_stderr, .init = redirect_all)
+{
+    const char *args[] = {"--graph", "kron:6", "--save", "-", "--sources", "1", NULL};
+    cr_assert_eq(run_bfs(args), CLI_EXIT_OK);
+    cr_expect_neq(access("-", F_OK), 0, "a file named '-' was created");
+    char *out = slurp(cr_get_redirected_stdout());
+    cr_expect_eq(strncmp(out, "# ompdag edge list", 18), 0, "%.200s", out);
+    cr_expect_null(strstr(out, "saved"), "the report went into the graph");
+    char *errs = slurp(cr_get_redirected_stderr());
+    cr_expect_not_null(strstr(errs, "saved -"), "%s", errs);
+}

@@ -1,6 +1,8 @@
 /* Graphs: builder flags, generators, readers and writers, malformed files. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -421,5 +423,34 @@ Test(graph, binary_header_through_a_fifo_or_overflowing_is_refused)
     /* the same forged header from a FIFO: refused without allocating 2^61 */
     cr_expect_eq(read_through_fifo(p, buf, len, &h, &err), OMPDAG_ERR_PARSE, "%s", err.message);
     cr_expect_null(h);
+    unlink(p);
+}
+
+/* Issue 26 item 15: `bfs --save` wrote in place, so a failed write left the
+ * previous file truncated.  A child whose file size is capped (RLIMIT_FSIZE)
+ * fails to write a large graph; the old file must be whole afterwards. */
+Test(graph, a_failed_save_leaves_the_previous_file_whole)
+{
+    char *p = tmp_file(".el", "0 1\n");
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead */
+        struct rlimit lim = {4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        ompdag_graph *g = tu_kron(10, 1);
+        ompdag_error err = {0};
+        ompdag_status st = ompdag_graph_write(g, p, OMPDAG_GRAPH_FORMAT_AUTO, &err);
+        _exit(st == OMPDAG_ERR_IO ? 0 : 1);
+    }
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the capped write did not fail");
+    FILE *f = fopen(p, "r");
+    char buf[16] = "";
+    cr_assert_not_null(f);
+    cr_expect_not_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    cr_expect_str_eq(buf, "0 1\n", "the previous file was damaged");
     unlink(p);
 }
