@@ -190,6 +190,23 @@ static ompdag_status open_write_through(ompdag_atomic_file *f, const char *shown
     return OMPDAG_OK;
 }
 
+/* Why the file next to which the temporary goes cannot be written, in the
+ * user's terms: a missing or unwritable directory, not "a temporary file". */
+static ompdag_status temp_error(const char *path, const char *shown, int e, ompdag_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 1;
+    const char *dir = slash ? path : ".";
+    if (slash == path) dirlen = 1; /* "/x": the root */
+    if (e == ENOENT || e == ENOTDIR)
+        return ompdag_error_set(err, OMPDAG_ERR_IO,
+                                "%s: cannot write: the directory '%.*s' does not exist (create it "
+                                "first)",
+                                shown, dirlen, dir);
+    return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write in the directory '%.*s': %s",
+                            shown, dirlen, dir, strerror(e));
+}
+
 static mode_t current_umask(void)
 {
     mode_t mask = umask(0);
@@ -215,8 +232,7 @@ static ompdag_status open_temp(ompdag_atomic_file *f, const char *shown, ompdag_
         if (fd >= 0) close(fd), unlink(f->tmp_path), temp_unregister(f->tmp_path);
         free(f->tmp_path);
         f->tmp_path = NULL;
-        return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot create a temporary file: %s", shown,
-                                strerror(e));
+        return temp_error(f->path, shown, e, err);
     }
     return OMPDAG_OK;
 }
@@ -229,6 +245,12 @@ ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out
         f->stream = stdout;
         *out = f;
         return OMPDAG_OK;
+    }
+    size_t len = strlen(path);
+    if (len && path[len - 1] == '/') {
+        free(f);
+        return ompdag_error_set(err, OMPDAG_ERR_IO,
+                                "%s: names a directory (it ends with '/'); give a file name", path);
     }
     if (!(f->path = resolve_target(path))) {
         free(f);

@@ -412,6 +412,21 @@ Test(io, a_file_with_hard_links_is_written_in_place)
     unlink(path), unlink(other);
 }
 
+/* Issue 26 item 18: `-o newdir/` and `-o missing/x.json` said "cannot create
+ * a temporary file", which names nothing the user did. */
+Test(io, a_missing_directory_is_named_as_such)
+{
+    char path[160];
+    ompdag_error err;
+    snprintf(path, sizeof path, "%s/newdir/", scratch_dir());
+    cr_expect_eq(write_text(path, "x", &err), OMPDAG_ERR_IO);
+    cr_expect(strstr(err.message, "names a directory"), "%s", err.message);
+    snprintf(path, sizeof path, "%s/missing/x.json", scratch_dir());
+    cr_expect_eq(write_text(path, "x", &err), OMPDAG_ERR_IO);
+    cr_expect(strstr(err.message, "/missing' does not exist"), "%s", err.message);
+    cr_expect_null(strstr(err.message, "temporary"), "%s", err.message);
+}
+
 Test(io, a_directory_is_refused_by_name)
 {
     char *dir = scratch_dir();
