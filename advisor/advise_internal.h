@@ -36,6 +36,17 @@ struct ompdag_advise_model {
     int32_t threads;
 };
 
+/* Every sample's features transformed as the distance uses them (n × F
+ * values, row-major); malloc'ed, the caller frees; NULL on failure.  Lets
+ * many predictions over one model (validation) transform once. */
+double *advise_transform_all(const ompdag_advise_model *m);
+
+/* ompdag_advise_predict() with the model's features already transformed. */
+ompdag_status advise_predict_tx(const ompdag_advise_model *m, const double *tx,
+                                const ompdag_advise_features *f, ompdag_advise_shape shape,
+                                size_t exclude, const char *exclude_program,
+                                ompdag_advise_thresholds *out, ompdag_error *err);
+
 /* Best-known thresholds of a measured grid (advise_model.c): the fastest
  * setting, and the grain range of the settings within near_pct % of it. */
 void advise_best_of_grid(const advise_grid_point *grid, size_t n, double near_pct,
@@ -43,10 +54,10 @@ void advise_best_of_grid(const advise_grid_point *grid, size_t n, double near_pc
 
 /* Feature extraction with the region's parallelism already known (< 0:
  * unknown), so a graph's bound is computed once (advise_features.c). */
-ompdag_status advise_directive_features(const ompdag_condag *g, ompdag_loc loc,
-                                        double parallelism, double overhead_ns,
-                                        ompdag_advise_features *out, double *instances,
-                                        ompdag_advise_shape *shape, ompdag_error *err);
+ompdag_status advise_directive_features(const ompdag_condag *g, ompdag_loc loc, double parallelism,
+                                        double overhead_ns, ompdag_advise_features *out,
+                                        double *instances, ompdag_advise_shape *shape,
+                                        ompdag_error *err);
 
 /* vol/len of the region's worst flow on `threads` threads (exact algorithm). */
 ompdag_status advise_parallelism(const ompdag_condag *g, int32_t threads, double *out,

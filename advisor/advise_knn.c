@@ -13,6 +13,7 @@
  * constant over the samples, is left out of the distance.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,36 +49,46 @@ static bool in_use(const ompdag_advise_model *m, size_t i, size_t exclude, const
     return i != exclude && !(program && !strcmp(program, m->samples[i].program));
 }
 
-static void fit_norm(const ompdag_advise_model *m, size_t exclude, const char *program, norm *z)
+/* tx[i·F + f]: feature f of sample i, transformed (advise_transform_all);
+ * use[i]: sample i is in the training set of this prediction. */
+static void fit_norm(const ompdag_advise_model *m, const double *tx, const uint8_t *use, norm *z)
 {
     for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f) {
         double s = 0, n = 0, ss = 0;
-        for (size_t i = 0; i < m->n; ++i) {
-            const ompdag_advise_features *x = &m->samples[i].features;
-            if (in_use(m, i, exclude, program) && x->have[f]) s += transform(f, x->v[f]), n += 1;
-        }
+        for (size_t i = 0; i < m->n; ++i)
+            if (use[i] && m->samples[i].features.have[f])
+                s += tx[i * OMPDAG_FEAT_COUNT + (size_t)f], n += 1;
         z->mean[f] = n > 0 ? s / n : 0;
         for (size_t i = 0; i < m->n; ++i) { /* two passes: no cancellation */
-            const ompdag_advise_features *x = &m->samples[i].features;
-            double d = transform(f, x->v[f]) - z->mean[f];
-            if (in_use(m, i, exclude, program) && x->have[f]) ss += d * d;
+            double d = tx[i * OMPDAG_FEAT_COUNT + (size_t)f] - z->mean[f];
+            if (use[i] && m->samples[i].features.have[f]) ss += d * d;
         }
         z->sd[f] = n > 1 ? sqrt(ss / (n - 1)) : 0;
         z->use[f] = z->sd[f] > 1e-12;
     }
 }
 
-static double distance(const norm *z, const ompdag_advise_features *a,
-                       const ompdag_advise_features *b)
+/* Distance between the query (transformed: q) and sample i. */
+static double distance(const norm *z, const ompdag_advise_features *a, const double *q,
+                       const ompdag_advise_features *b, const double *t)
 {
     double d2 = 0;
     for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f) {
         if (!z->use[f] || !a->have[f] || !b->have[f]) continue;
-        double u = (transform(f, a->v[f]) - z->mean[f]) / z->sd[f];
-        double w = (transform(f, b->v[f]) - z->mean[f]) / z->sd[f];
+        double u = (q[f] - z->mean[f]) / z->sd[f];
+        double w = (t[f] - z->mean[f]) / z->sd[f];
         d2 += (u - w) * (u - w);
     }
     return sqrt(d2);
+}
+
+double *advise_transform_all(const ompdag_advise_model *m)
+{
+    double *tx = malloc(sizeof *tx * OMPDAG_FEAT_COUNT * (m->n ? m->n : 1));
+    for (size_t i = 0; tx && i < m->n; ++i)
+        for (int f = 0; f < OMPDAG_FEAT_COUNT; ++f)
+            tx[i * OMPDAG_FEAT_COUNT + (size_t)f] = transform(f, m->samples[i].features.v[f]);
+    return tx;
 }
 
 typedef struct ranked {
@@ -108,39 +119,59 @@ static void weighted(const ompdag_advise_model *m, const ranked *r, size_t n,
     }
 }
 
+/* Keeps the K nearest seen so far in best[0..*n), ordered by ranked_cmp:
+ * insertion into K slots, so a query costs O(samples · K), not a sort. */
+static void keep_nearest(ranked *best, size_t *n, ranked r)
+{
+    if (*n == OMPDAG_ADVISE_K && ranked_cmp(&r, &best[*n - 1]) >= 0) return;
+    size_t j = *n < OMPDAG_ADVISE_K ? (*n)++ : *n - 1;
+    for (; j > 0 && ranked_cmp(&r, &best[j - 1]) < 0; --j)
+        best[j] = best[j - 1];
+    best[j] = r;
+}
+
+ompdag_status advise_predict_tx(const ompdag_advise_model *m, const double *tx,
+                                const ompdag_advise_features *f, ompdag_advise_shape shape,
+                                size_t exclude, const char *exclude_program,
+                                ompdag_advise_thresholds *out, ompdag_error *err)
+{
+    uint8_t *use = malloc(m->n ? m->n : 1);
+    if (!use) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m->n; ++i)
+        use[i] = in_use(m, i, exclude, exclude_program);
+    norm z;
+    fit_norm(m, tx, use, &z);
+    double q[OMPDAG_FEAT_COUNT];
+    for (int k = 0; k < OMPDAG_FEAT_COUNT; ++k)
+        q[k] = transform(k, f->v[k]);
+    ranked all[OMPDAG_ADVISE_K], same[OMPDAG_ADVISE_K];
+    size_t na = 0, ns = 0;
+    for (size_t i = 0; i < m->n; ++i) {
+        if (!use[i]) continue;
+        ranked r = {distance(&z, f, q, &m->samples[i].features, tx + i * OMPDAG_FEAT_COUNT), i};
+        keep_nearest(all, &na, r);
+        if (m->samples[i].shape == shape) keep_nearest(same, &ns, r);
+    }
+    free(use);
+    if (na == 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "the model has no sample to predict from");
+    memset(out, 0, sizeof *out);
+    weighted(m, all, na, out, true, false);
+    if (ns > 0)
+        weighted(m, same, ns, out, false, true);
+    else
+        out->cutoff = -1; /* no sample of this shape: no cutoff advice */
+    return OMPDAG_OK;
+}
+
 ompdag_status ompdag_advise_predict(const ompdag_advise_model *m, const ompdag_advise_features *f,
                                     ompdag_advise_shape shape, size_t exclude,
                                     const char *exclude_program, ompdag_advise_thresholds *out,
                                     ompdag_error *err)
 {
-    norm z;
-    fit_norm(m, exclude, exclude_program, &z);
-    ranked *all = malloc(sizeof *all * (m->n ? m->n : 1));
-    ranked *same = malloc(sizeof *same * (m->n ? m->n : 1));
-    if (!all || !same) {
-        free(all), free(same);
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    }
-    size_t na = 0, ns = 0;
-    for (size_t i = 0; i < m->n; ++i) {
-        if (!in_use(m, i, exclude, exclude_program)) continue;
-        ranked r = {distance(&z, f, &m->samples[i].features), i};
-        all[na++] = r;
-        if (m->samples[i].shape == shape) same[ns++] = r;
-    }
-    ompdag_status st = OMPDAG_OK;
-    if (na == 0) {
-        st = ompdag_error_set(err, OMPDAG_ERR_INVALID, "the model has no sample to predict from");
-    } else {
-        qsort(all, na, sizeof *all, ranked_cmp);
-        qsort(same, ns, sizeof *same, ranked_cmp);
-        memset(out, 0, sizeof *out);
-        weighted(m, all, na, out, true, false);
-        if (ns > 0)
-            weighted(m, same, ns, out, false, true);
-        else
-            out->cutoff = -1; /* no sample of this shape: no cutoff advice */
-    }
-    free(all), free(same);
+    double *tx = advise_transform_all(m);
+    if (!tx) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    ompdag_status st = advise_predict_tx(m, tx, f, shape, exclude, exclude_program, out, err);
+    free(tx);
     return st;
 }

@@ -502,6 +502,43 @@ Test(validate, needs_two_samples)
     ompdag_advise_model_destroy(m);
 }
 
+/* Issue 26 item 12: `advise --validate` predicted every sample from every
+ * other one, quadratic in the model (100,000 samples > 60 s).  Large models
+ * are validated on a fixed stride of at most 500 samples, each still
+ * predicted from all the others, and the output says so. */
+Test(validate, large_models_take_linear_time, .timeout = 30)
+{
+    enum { N = 100000 };
+    json_t *samples = json_array();
+    for (int i = 0; i < N; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "s%d", i);
+        json_array_append_new(
+            samples,
+            json_pack("{s:s,s:s,s:s,s:f,s:{s:f,s:f},s:{s:f,s:f,s:f},s:[{s:f,s:f,s:f,s:f}]}", "name",
+                      name, "program", i % 2 ? "odd" : "even", "shape", "loop", "default", 1.0,
+                      "features", "grain_ns", 1000.0 + i, "stmts", (double)(i % 17), "best",
+                      "grain_min_ns", 1000.0, "grain_max_ns", 2000.0, "cutoff", 1.0, "grid",
+                      "setting", 1.0, "time_ns", 1000.0, "grain_ns", 1000.0, "tasks", 1.0));
+    }
+    json_t *root =
+        json_pack("{s:s,s:i,s:i,s:f,s:f,s:o}", "format", "ompdag-advisor-model", "version", 1,
+                  "threads", 2, "task_overhead_ns", 1.0, "near_best_pct", 10.0, "samples", samples);
+    ompdag_advise_model *m = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_advise_model_from_json(root, "large", &m, &err), OMPDAG_OK, "%s",
+                 err.message);
+    json_decref(root);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    cr_assert_eq(ompdag_advise_validate(m, false, out, &err), OMPDAG_OK, "%s", err.message);
+    fclose(out);
+    cr_expect(strstr(text, "100000 samples, every 200-th of them predicted: 500"), "%.300s", text);
+    free(text);
+    ompdag_advise_model_destroy(m);
+}
+
 /* ---- the command line ------------------------------------------------------------ */
 
 Test(cli, usage_help_and_errors, .init = make_tmp, .fini = rm_tmp)
