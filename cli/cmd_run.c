@@ -504,7 +504,8 @@ int cmd_run(int argc, char **argv)
     if (slash)
         *(slash == dir ? slash + 1 : slash) = 0;
     if (access(dir, W_OK) != 0) {
-        fprintf(stderr, "ompdag run: cannot write the trace into %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "ompdag run: cannot write the trace %s into %s: %s\n", trace_abs, dir,
+                strerror(errno));
         return CLI_EXIT_FAIL;
     }
     /* The trace is read back after the run, so it must be a regular file; and
