@@ -14,7 +14,13 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo builds only what it runs, in the same tree: the ompdag CLI (with
+# the libraries it links and the libclang front end it loads for `extract`)
+# and the OMPT probe; no tests, benchmarks or fuzzers.
+DEMO_TARGETS = ompdag ompdag_probe ompdag_frontend_module
+demo: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@./scripts/demo.sh $(BUILD)
 
 test: build
