@@ -4,6 +4,7 @@
  * (progs/sched_policy.c, clang -fopenmp -g) prints what each thread of a
  * num_threads(4) team got: policy, priority and OpenMP place.
  */
+#include <jansson.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -135,4 +136,52 @@ Test(run_rt, bad_priority_or_thread_count_is_a_usage_error)
         cr_expect_str_eq(r.out, "", "%s: the program ran", bad[i]);
         cli_result_free(r);
     }
+}
+
+/* The count of `interfered: K of N region run(s)` in ompdag run's summary. */
+static void interfered_runs(const char *err, unsigned long long *hit, unsigned long long *runs)
+{
+    const char *line = strstr(err, "ompdag run: interfered: ");
+    cr_assert_not_null(line, "%s", err);
+    cr_assert_eq(sscanf(line, "ompdag run: interfered: %llu of %llu region run(s)", hit, runs), 2,
+                 "%s", line);
+}
+
+Test(run_rt, summary_agrees_with_annotates_interfered_runs)
+{
+    /* both branches (every node observed), 3 region runs per process, on 4
+     * threads (more than a 2-core machine has: interference is likely) */
+    unsigned long long hit_sum = 0, runs_sum = 0;
+    char args[1024], traces[1024] = "";
+    for (int i = 0; i < 4; ++i) {
+        snprintf(args, sizeof args, "run --trace @/t%d.trace -- %s %d 3", i, OMPDAG_TASKS_PROG,
+                 i % 2);
+        cli_result r = cli_run_with("OMP_NUM_THREADS=4 ", args);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        unsigned long long hit, runs;
+        interfered_runs(r.err, &hit, &runs);
+        cr_expect_eq(runs, 3, "%s", r.err);
+        hit_sum += hit, runs_sum += runs;
+        cli_result_free(r);
+        size_t k = strlen(traces);
+        snprintf(traces + k, sizeof traces - k, " @/t%d.trace", i);
+    }
+    snprintf(args, sizeof args, "annotate tests/probe/data/tasks.json%s -o @/a.json --quiet",
+             traces);
+    cli_result r = cli_run(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(r);
+    json_error_t e;
+    json_t *set = json_load_file(test_tmp("a.json"), 0, &e);
+    cr_assert_not_null(set, "%s", e.text);
+    json_t *flags = json_object_get(json_array_get(json_object_get(set, "graphs"), 0),
+                                    "observed_response_ns_interfered");
+    cr_assert(json_is_array(flags), "no observed_response_ns_interfered");
+    cr_expect_eq(json_array_size(flags), runs_sum);
+    unsigned long long annotated = 0;
+    for (size_t i = 0; i < json_array_size(flags); ++i)
+        annotated += json_is_true(json_array_get(flags, i));
+    cr_expect_eq(annotated, hit_sum, "annotate flags %llu runs, ompdag run counted %llu", annotated,
+                 hit_sum);
+    json_decref(set);
 }
