@@ -14,7 +14,7 @@
 set -euo pipefail
 BUILD=${1:-build}
 OMPDAG=$BUILD/cli/ompdag
-OUT=$BUILD/demo
+OUT=${OMPDAG_DEMO_OUT:-$BUILD/demo} # tests/cli points it at its temp directory
 SRC=examples/fig2_branch_sync.c
 DEADLINE=region=10ms
 # The example asks for num_threads(4); more threads than cores share CPUs,
