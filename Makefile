@@ -14,8 +14,18 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	@./scripts/demo.sh $(BUILD)
+# The demo builds only what it runs, in a tree of its own configured without
+# CUDA (an empty CMAKE_CUDA_COMPILER; the main tree keeps its GPU engines):
+# the ompdag CLI (with the libraries it links and the libclang front end it
+# loads for `extract`) and the OMPT probe; no tests, benchmarks or fuzzers.
+# Its files go to $(DEMO_BUILD)/demo.
+DEMO_BUILD ?= build-demo
+DEMO_TARGETS = ompdag ompdag_probe ompdag_frontend_module
+demo: deps
+	@cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER= \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(DEMO_BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
+	@./scripts/demo.sh $(DEMO_BUILD)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -54,4 +64,4 @@ format-check:
 	@./scripts/check-format.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) $(DEMO_BUILD) build-asan build-fuzz

@@ -17,7 +17,7 @@ void cmd_advise_help(FILE *out)
         "usage: ompdag advise ANNOTATED.json [--threads M] [--model FILE] [--format text|json]\n"
         "                     [-o OUT]\n"
         "       ompdag advise --validate [--model FILE] [--format text|json]\n"
-        "       ompdag advise --trace-stats TRACE...\n"
+        "       ompdag advise --trace-stats TRACE... [-o OUT]\n"
         "       ompdag advise --build-model MANIFEST -o MODEL\n\n"
         "Per region and task directive of an annotated con-DAG (ompdag annotate): the\n"
         "features, the thresholds the K=10 nearest training examples predict (grain\n"
@@ -109,19 +109,25 @@ static int parse_args(int argc, char **argv, advise_args *a)
     return 0;
 }
 
-static int trace_stats(int argc, char **argv)
+/* One line per trace, to -o (atomically) or stdout: -o was once ignored
+ * here, so exit 0 left no file behind. */
+static int trace_stats(const advise_args *a, int argc, char **argv)
 {
+    ompdag_error err = {0};
+    ompdag_atomic_file *af = NULL;
+    if (ompdag_atomic_file_open(a->out ? a->out : "-", &af, &err)) return cli_fail("advise", &err);
+    FILE *f = ompdag_atomic_file_stream(af);
     int rc = CLI_EXIT_OK;
     for (int i = optind; i < argc; ++i) {
         ompdag_advise_trace_stats s;
-        ompdag_error err = {0};
         if (ompdag_advise_trace_stats_read(argv[i], &s, &err)) {
             rc = cli_fail("advise", &err);
             continue;
         }
-        printf("%s\t%" PRIu64 "\t%" PRId64 "\t%.1f\t%.1f\n", argv[i], s.regions, s.min_region_ns,
-               s.tasks_per_region, s.mean_task_ns);
+        fprintf(f, "%s\t%" PRIu64 "\t%" PRId64 "\t%.1f\t%.1f\n", argv[i], s.regions,
+                s.min_region_ns, s.tasks_per_region, s.mean_task_ns);
     }
+    if (ompdag_atomic_file_commit(af, &err)) rc = cli_fail("advise", &err);
     return rc;
 }
 
@@ -170,7 +176,7 @@ int cmd_advise(int argc, char **argv)
     advise_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-    if (a.trace_stats) return trace_stats(argc, argv);
+    if (a.trace_stats) return trace_stats(&a, argc, argv);
     ompdag_error err = {0};
     if (a.build)
         return ompdag_advise_model_build(a.build, a.out, &err) ? cli_fail("advise", &err)

@@ -8,10 +8,12 @@
  * Refusals are printed like compiler errors (file:line:col: error: ...) and
  * the command exits 1 without writing output.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ompdag/condag.h"
@@ -393,6 +395,23 @@ static int parse_args(int argc, char **argv, extract_opts *o)
     return CLI_EXIT_OK;
 }
 
+/* libclang reports a missing or unreadable source as "cannot parse (libclang
+ * error N)"; the file is opened here first so the message says what every
+ * other command says ("PATH: cannot open: CAUSE", exit 1). */
+static bool source_readable(const char *path, ompdag_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+    fclose(f);
+    if (dir) ompdag_error_set(err, OMPDAG_ERR_IO, "%s: is a directory, not a C source file", path);
+    return !dir;
+}
+
 int cmd_extract(int argc, char **argv)
 {
     extract_opts o = {0};
@@ -417,6 +436,8 @@ int cmd_extract(int argc, char **argv)
         rc = cli_fail("extract", &err);
     if (rc == CLI_EXIT_OK && o.build_dir) {
         rc = run_compile_commands(&o, fe, all);
+    } else if (rc == CLI_EXIT_OK && !source_readable(o.files[0], &err)) {
+        rc = cli_fail("extract", &err);
     } else if (rc == CLI_EXIT_OK) {
         if (extract_one(fe, o.files[0], o.cargs, o.ncargs, all, &err) != OMPDAG_OK)
             rc = err.code == OMPDAG_OK ? CLI_EXIT_FAIL : cli_fail("extract", &err);

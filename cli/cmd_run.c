@@ -6,14 +6,26 @@
  * GCC's libgomp implements no OMPT, so a program linked with it is refused
  * with advice: rebuild with `clang -fopenmp`, or pass --preload-libomp, which
  * preloads LLVM's libomp (it also implements libgomp's GOMP_* entry points).
+ *
+ * Clean runs (issue 22 item 7): a run whose thread was preempted, waited on
+ * the run queue or migrated is *interfered* (the probe's OMPDAG_REC_SCHED
+ * records; runtime-probe/annotate_overhead.c), and annotate never compares it
+ * with the bound.  --rt makes clean runs the rule: the child is put under
+ * SCHED_FIFO (sched_setscheduler(2) between fork and exec, so every OpenMP
+ * thread inherits it, POSIX "inherit-sched") and its threads are pinned one
+ * per core (OMP_PROC_BIND=close, OMP_PLACES=cores: OpenMP 5.1 §6.4-6.5).
+ * --threads N caps every team at N threads (OMP_NUM_THREADS and
+ * OMP_THREAD_LIMIT, which also caps num_threads(K) clauses) on N cores.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,11 +45,16 @@
 #define OMPDAG_PKGLIBDIR_FROM_BIN "../lib/ompdag"
 #endif
 
+/* A run is interfered when one of its threads waited longer than this on the
+ * run queue: the same threshold as annotate's (ANNOT_RUNQ_DELAY_NS,
+ * runtime-probe/annotate_internal.h), so that the two counts agree. */
+#define RUN_RUNQ_DELAY_NS 50000
+
 void cmd_run_help(FILE *out)
 {
     fprintf(out,
             "usage: ompdag run [--trace FILE] [--probe LIB] [--preload-libomp[=LIB]] [--quiet]\n"
-            "                  -- PROG [ARGS...]\n\n"
+            "                  [--rt] [--rt-priority N] [--threads N] -- PROG [ARGS...]\n\n"
             "Runs PROG (built with clang -fopenmp -g) under the OMPT probe, which records\n"
             "the own time of every task segment between scheduling points, each parallel\n"
             "region's response time, and the program's build-id and load addresses.\n\n"
@@ -46,9 +63,22 @@ void cmd_run_help(FILE *out)
             "                        next to this ompdag: ../runtime-probe, ../lib, .)\n"
             "  --preload-libomp[=L]  preload LLVM's libomp (default %s), for programs\n"
             "                        linked with GCC's libgomp, which has no OMPT\n"
-            "  --quiet               print no summary\n\n"
-            "The exit status is PROG's.  Then: ompdag annotate GRAPHS.json FILE\n",
-            DEFAULT_LIBOMP);
+            "  --quiet               print no summary\n"
+            "  --rt                  run PROG under SCHED_FIFO (priority 1) with its threads\n"
+            "                        pinned one per core (OMP_PROC_BIND=close, OMP_PLACES=cores\n"
+            "                        unless set), so that runs are not interfered; needs\n"
+            "                        CAP_SYS_NICE, root or an RLIMIT_RTPRIO >= the priority,\n"
+            "                        and is refused before PROG runs without it\n"
+            "  --rt-priority N       SCHED_FIFO priority N (1..99; implies --rt)\n"
+            "  --threads N           at most N threads per team (OMP_NUM_THREADS and\n"
+            "                        OMP_THREAD_LIMIT, which caps num_threads(K) clauses too),\n"
+            "                        pinned to N cores (OMP_PLACES=cores(N) unless set)\n\n"
+            "The summary counts the region runs the OS interfered with (a thread preempted,\n"
+            "more than %d us on the run queue, or migrated): annotate compares only clean\n"
+            "runs with the bound.\n\n"
+            "The exit status is PROG's; 1 when ompdag cannot run it (--rt refused, no probe,\n"
+            "no program).  Then: ompdag annotate GRAPHS.json FILE\n",
+            DEFAULT_LIBOMP, RUN_RUNQ_DELAY_NS / 1000);
 }
 
 static bool readable(const char *p)
@@ -107,6 +137,238 @@ static bool resolve_program(const char *prog, char *out, size_t n)
     return found;
 }
 
+/* ---- --rt and --threads ----------------------------------------------------- */
+
+/* What the child gets besides the probe: decided in the parent (so the
+ * summary can say it), applied in the child between fork and exec. */
+typedef struct run_setup {
+    bool rt;             /* SCHED_FIFO */
+    int rt_priority;     /* its priority */
+    int threads;         /* --threads N; 0: the program's own team sizes */
+    bool set_bind;       /* OMP_PROC_BIND=close is ours (the user set none) */
+    char places[32];     /* OMP_PLACES we set; "" keeps the user's (or none) */
+} run_setup;
+
+static bool env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v;
+}
+
+/* Pinning for --rt and --threads: one thread per core, the team's threads
+ * side by side; a binding the user chose is kept. */
+static void plan_binding(run_setup *s)
+{
+    if (!s->rt && !s->threads)
+        return;
+    s->set_bind = !env_set("OMP_PROC_BIND");
+    if (env_set("OMP_PLACES"))
+        return;
+    if (s->threads)
+        snprintf(s->places, sizeof s->places, "cores(%d)", s->threads);
+    else
+        snprintf(s->places, sizeof s->places, "cores");
+}
+
+/* CPUs this process may run on (its affinity mask); 0 when unknown. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) ? 0 : CPU_COUNT(&set);
+}
+
+/* The errno of sched_setscheduler(SCHED_FIFO, prio) tried in a throw-away
+ * child, so that ompdag keeps its own policy and PROG has not started when
+ * the answer is no; 0 when it is permitted. */
+static int fifo_refusal(int prio)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return errno;
+    if (pid == 0) {
+        struct sched_param p = {.sched_priority = prio};
+        _exit(sched_setscheduler(0, SCHED_FIFO, &p) == 0 ? 0 : errno > 0 && errno < 256 ? errno
+                                                                                       : EPERM);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return errno;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
+}
+
+static int refuse_rt(int prio, int e)
+{
+    struct rlimit rl;
+    char limit[32] = "unknown";
+    if (getrlimit(RLIMIT_RTPRIO, &rl) == 0)
+        snprintf(limit, sizeof limit, rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "%llu",
+                 (unsigned long long)rl.rlim_cur);
+    fprintf(stderr,
+            "ompdag run: --rt refused, nothing was run: this process may not use SCHED_FIFO "
+            "priority %d (%s; RLIMIT_RTPRIO %s).\n"
+            "SCHED_FIFO needs CAP_SYS_NICE or root (or an RLIMIT_RTPRIO >= %d): run as root, or "
+            "`setcap cap_sys_nice+ep` the ompdag executable, or drop --rt.  (In a container, the "
+            "container also needs CAP_SYS_NICE and a real-time CPU budget.)\n",
+            prio, strerror(e), limit, prio);
+    return CLI_EXIT_FAIL;
+}
+
+/* In the child, before exec: the environment and the policy of `s`.  Returns
+ * false with errno set when SCHED_FIFO is refused (checked before the fork,
+ * so only a change in between gets here). */
+static bool apply_setup(const run_setup *s)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", s->threads);
+    if (s->threads && (setenv("OMP_NUM_THREADS", n, 1) || setenv("OMP_THREAD_LIMIT", n, 1)))
+        return false;
+    if (s->set_bind && setenv("OMP_PROC_BIND", "close", 1))
+        return false;
+    if (s->places[0] && setenv("OMP_PLACES", s->places, 1))
+        return false;
+    struct sched_param p = {.sched_priority = s->rt_priority};
+    return !s->rt || sched_setscheduler(0, SCHED_FIFO, &p) == 0;
+}
+
+static void print_setup(const run_setup *s)
+{
+    if (!s->rt && !s->threads)
+        return;
+    char policy[48] = "";
+    if (s->rt)
+        snprintf(policy, sizeof policy, "SCHED_FIFO priority %d, ", s->rt_priority);
+    const char *bind = s->set_bind ? "close" : getenv("OMP_PROC_BIND");
+    const char *places = s->places[0] ? s->places : getenv("OMP_PLACES");
+    fprintf(stderr, "ompdag run: %sOMP_PROC_BIND=%s OMP_PLACES=%s", policy, bind ? bind : "",
+            places ? places : "");
+    if (s->threads)
+        fprintf(stderr, " OMP_NUM_THREADS=%d OMP_THREAD_LIMIT=%d", s->threads, s->threads);
+    fprintf(stderr, "%s\n", s->set_bind || s->places[0] ? "" : " (the user's binding)");
+}
+
+/* ---- interference ------------------------------------------------------------ */
+
+/* Region runs and thread-runs (one thread's implicit task in one region run)
+ * the OS interfered with. */
+typedef struct run_interference {
+    uint64_t runs, runs_interfered;
+    uint64_t thread_runs, thread_runs_interfered;
+} run_interference;
+
+/* Begin before end of the same thread of the same region run. */
+static int cmp_sched(const void *pa, const void *pb)
+{
+    const ompdag_trace_rec *a = pa, *b = pb;
+    if (a->aux != b->aux)
+        return a->aux < b->aux ? -1 : 1;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    if (a->flags != b->flags)
+        return a->flags < b->flags ? -1 : 1;
+    return (a->time > b->time) - (a->time < b->time);
+}
+
+static bool counter_grew(uint64_t before, uint64_t after, uint64_t by)
+{
+    return before != UINT64_MAX && after != UINT64_MAX && after > before && after - before > by;
+}
+
+/* annotate's rule (annot_sched_record): preempted (involuntary context
+ * switches grew), waited more than RUN_RUNQ_DELAY_NS on the run queue, or
+ * ended on another CPU than it began on.  OMPDAG_REC_SCHED: dur = run-queue
+ * delay, cp_start = involuntary switches, cp_end = CPU (ompdag/probe.h). */
+static bool thread_interfered(const ompdag_trace_rec *begin, const ompdag_trace_rec *end)
+{
+    return counter_grew(begin->cp_start, end->cp_start, 0) ||
+           counter_grew(begin->dur, end->dur, RUN_RUNQ_DELAY_NS) ||
+           (begin->cp_end != UINT64_MAX && end->cp_end != UINT64_MAX &&
+            begin->cp_end != end->cp_end);
+}
+
+/* The trace's OMPDAG_REC_SCHED records, in a new array (free it). */
+static ompdag_status read_sched_records(const char *trace, ompdag_trace_rec **out, size_t *n,
+                                        ompdag_error *err)
+{
+    ompdag_trace_reader *r = NULL;
+    size_t cap = 0;
+    *out = NULL, *n = 0;
+    ompdag_status st = ompdag_trace_reader_open(trace, &r, err);
+    if (st)
+        return st;
+    for (bool done = false; st == OMPDAG_OK && !done;) {
+        ompdag_trace_rec rec;
+        st = ompdag_trace_reader_next(r, &rec, &done, err);
+        if (st || done || rec.type != OMPDAG_REC_SCHED)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 256;
+            ompdag_trace_rec *grown = realloc(*out, cap * sizeof **out);
+            if (!grown)
+                st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            else
+                *out = grown;
+        }
+        if (st == OMPDAG_OK)
+            (*out)[(*n)++] = rec;
+    }
+    ompdag_trace_reader_destroy(r);
+    return st;
+}
+
+static ompdag_status count_interference(const char *trace, run_interference *out,
+                                        ompdag_error *err)
+{
+    ompdag_trace_rec *rec;
+    size_t n;
+    memset(out, 0, sizeof *out);
+    ompdag_status st = read_sched_records(trace, &rec, &n, err);
+    if (st) {
+        free(rec);
+        return st;
+    }
+    qsort(rec, n, sizeof *rec, cmp_sched);
+    for (size_t i = 0; i < n;) {
+        uint64_t run = rec[i].aux;
+        bool hit = false;
+        for (; i < n && rec[i].aux == run; ++i) {
+            bool pair = rec[i].flags == 0 && i + 1 < n && rec[i + 1].aux == run &&
+                        rec[i + 1].thread == rec[i].thread && rec[i + 1].flags == 1;
+            if (!pair)
+                continue;
+            bool intf = thread_interfered(&rec[i], &rec[i + 1]);
+            out->thread_runs++, out->thread_runs_interfered += intf;
+            hit |= intf;
+            ++i;
+        }
+        out->runs++, out->runs_interfered += hit;
+    }
+    free(rec);
+    return OMPDAG_OK;
+}
+
+static void print_interference(const char *trace, const run_setup *setup)
+{
+    run_interference in;
+    ompdag_error err;
+    if (count_interference(trace, &in, &err)) {
+        fprintf(stderr, "ompdag run: %s\n", err.message);
+        return;
+    }
+    if (!in.runs)
+        return;
+    fprintf(stderr,
+            "ompdag run: interfered: %llu of %llu region run(s), %llu of %llu thread-run(s) "
+            "(preempted, > %d us on the run queue, or migrated); annotate compares only clean "
+            "runs with the bound\n",
+            (unsigned long long)in.runs_interfered, (unsigned long long)in.runs,
+            (unsigned long long)in.thread_runs_interfered, (unsigned long long)in.thread_runs,
+            RUN_RUNQ_DELAY_NS / 1000);
+    if (in.runs_interfered && !setup->rt)
+        fprintf(stderr, "ompdag run: hint: --rt (SCHED_FIFO, threads pinned) with --threads N "
+                        "at most the cores makes clean runs the rule\n");
+}
+
 static void print_summary(const char *trace)
 {
     ompdag_trace_summary s;
@@ -140,9 +402,14 @@ int cmd_run(int argc, char **argv)
                                          {"probe", required_argument, NULL, 'p'},
                                          {"preload-libomp", optional_argument, NULL, 'L'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"rt", no_argument, NULL, 'R'},
+                                         {"rt-priority", required_argument, NULL, 'P'},
+                                         {"threads", required_argument, NULL, 'n'},
                                          {NULL, 0, NULL, 0}};
     const char *trace = "ompdag.trace", *probe = NULL, *libomp = NULL;
     bool quiet = false;
+    run_setup setup = {.rt_priority = 1};
+    int64_t v;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+t:p:q", opts, NULL)) != -1) {
@@ -151,12 +418,36 @@ int cmd_run(int argc, char **argv)
         case 'p': probe = optarg; break;
         case 'L': libomp = optarg ? optarg : DEFAULT_LIBOMP; break;
         case 'q': quiet = true; break;
+        case 'R': setup.rt = true; break;
+        case 'P':
+            if (!cli_parse_i64(optarg, sched_get_priority_min(SCHED_FIFO),
+                               sched_get_priority_max(SCHED_FIFO), &v))
+                return cli_usage_error("run", "--rt-priority '%s': give a SCHED_FIFO priority "
+                                       "%d..%d", optarg, sched_get_priority_min(SCHED_FIFO),
+                                       sched_get_priority_max(SCHED_FIFO));
+            setup.rt = true, setup.rt_priority = (int)v;
+            break;
+        case 'n':
+            if (!cli_parse_i64(optarg, 1, CPU_SETSIZE, &v))
+                return cli_usage_error("run", "--threads '%s': give a thread count 1..%d", optarg,
+                                       CPU_SETSIZE);
+            setup.threads = (int)v;
+            break;
         default: return cli_option_error("run", argv, opts, "+t:p:q");
         }
     }
     if (optind >= argc)
         return cli_usage_error("run", "no program given (ompdag run [OPTIONS] -- PROG ARGS...)");
     char **prog_argv = argv + optind;
+    int refused = setup.rt ? fifo_refusal(setup.rt_priority) : 0;
+    if (refused)
+        return refuse_rt(setup.rt_priority, refused);
+    plan_binding(&setup);
+    int cpus = usable_cpus();
+    if (setup.threads > cpus && cpus > 0 && !quiet)
+        fprintf(stderr, "ompdag run: warning: --threads %d on %d CPU(s): threads share CPUs, so "
+                        "runs are interfered\n",
+                setup.threads, cpus);
 
     char probe_path[PATH_MAX];
     if (!find_probe(probe, probe_path, sizeof probe_path)) {
@@ -213,18 +504,21 @@ int cmd_run(int argc, char **argv)
     if (slash)
         *(slash == dir ? slash + 1 : slash) = 0;
     if (access(dir, W_OK) != 0) {
-        fprintf(stderr, "ompdag run: cannot write the trace into %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "ompdag run: cannot write the trace %s into %s: %s\n", trace_abs, dir,
+                strerror(errno));
         return CLI_EXIT_FAIL;
     }
     /* The trace is read back after the run, so it must be a regular file; and
-     * only a regular file of ours may be removed (never a device or a FIFO). */
+     * only a regular file of ours may be removed (never a device or a FIFO).
+     * A path that cannot hold the trace is bad input (exit 1), as `-o DIR`
+     * is in every other command. */
     struct stat prior;
     if (stat(trace_abs, &prior) == 0 && !S_ISREG(prior.st_mode)) {
         fprintf(stderr,
                 "ompdag run: --trace %s is not a regular file (a device, FIFO or directory); "
                 "the trace is read back after the run, so give a file path\n",
                 trace);
-        return CLI_EXIT_USAGE;
+        return CLI_EXIT_FAIL;
     }
     if (unlink(trace_abs) && errno != ENOENT) {
         fprintf(stderr, "ompdag run: cannot replace %s: %s\n", trace_abs, strerror(errno));
@@ -247,6 +541,10 @@ int cmd_run(int argc, char **argv)
             char pre[2 * PATH_MAX];
             snprintf(pre, sizeof pre, "%s%s%s", libomp, old && *old ? ":" : "", old ? old : "");
             setenv("LD_PRELOAD", pre, 1);
+        }
+        if (!apply_setup(&setup)) {
+            fprintf(stderr, "ompdag run: cannot set up %s: %s\n", prog, strerror(errno));
+            _exit(127);
         }
         execv(prog, prog_argv);
         fprintf(stderr, "ompdag run: cannot execute %s: %s\n", prog, strerror(errno));
@@ -274,7 +572,9 @@ int cmd_run(int argc, char **argv)
     if (!quiet) {
         if (WIFSIGNALED(status))
             fprintf(stderr, "ompdag run: %s was killed by signal %d\n", prog, WTERMSIG(status));
+        print_setup(&setup);
         print_summary(trace_abs);
+        print_interference(trace_abs, &setup);
     }
     return code;
 }

@@ -1,0 +1,74 @@
+/*
+ * tests/cli/cli_harness.h — runs `ompdag ARGS` as a user would (from the
+ * source directory, through /bin/sh), with stdout and stderr captured in the
+ * test's own temp directory (tests/test_tmpdir.h).  '@' in ARGS and in the
+ * prefix stands for that directory.
+ */
+#ifndef OMPDAG_TESTS_CLI_HARNESS_H
+#define OMPDAG_TESTS_CLI_HARNESS_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test_tmpdir.h"
+
+typedef struct cli_result {
+    int status; /* exit status; -1 when killed by a signal */
+    char *out;  /* stdout, owned (cli_result_free) */
+    char *err;  /* stderr, owned */
+} cli_result;
+
+static char *cli_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return buf;
+}
+
+/* `s` with each '@' replaced by the test's temp directory, into dst. */
+static void cli_expand_tmp(char *dst, size_t n, const char *s)
+{
+    const char *dir = test_tmpdir();
+    cr_assert_not_null(dir, "mkdtemp failed");
+    size_t k = 0;
+    for (const char *p = s; *p && k + 1 < n; ++p)
+        k += (size_t)snprintf(dst + k, n - k, *p == '@' ? "%s" : "%.1s", *p == '@' ? dir : p);
+    cr_assert_lt(k + 1, n, "command too long");
+}
+
+/* Runs `PREFIX ompdag ARGS` (PREFIX: shell words before the command, such
+ * as "ulimit -r 0 && exec setpriv ... ", or ""). */
+static cli_result cli_run_with(const char *prefix, const char *args)
+{
+    const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(build && src, "run through ctest");
+    static char line[16384], pre[2048], expanded[8192];
+    cli_expand_tmp(pre, sizeof pre, prefix);
+    cli_expand_tmp(expanded, sizeof expanded, args);
+    snprintf(line, sizeof line, "cd '%s' && %s'%s/cli/ompdag' %s >'%s' 2>'%s'", src, pre, build,
+             expanded, test_tmp("stdout"), test_tmp("stderr"));
+    int st = system(line);
+    return (cli_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, cli_slurp(test_tmp("stdout")),
+                        cli_slurp(test_tmp("stderr"))};
+}
+
+static cli_result cli_run(const char *args)
+{
+    return cli_run_with("", args);
+}
+
+static void cli_result_free(cli_result r)
+{
+    free(r.out), free(r.err);
+}
+
+#endif
