@@ -10,6 +10,7 @@
  * so R <= vol(e) for the flow e that runs, i.e. m·R <= m·vol(e), and the worst
  * flow's volume is Alg1 at m = 1.
  */
+#include <jansson.h>
 #include <stdlib.h>
 
 #include "ompdag/rta.h"
