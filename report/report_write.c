@@ -230,7 +230,7 @@ static void text_bound(FILE *out, const ompdag_report_row *row, const ompdag_con
             row->tied_rule != OMPDAG_TIED_NONE ? "; rule " : "",
             row->tied_rule != OMPDAG_TIED_NONE ? ompdag_tied_rule_name(row->tied_rule) : "");
     if (row->unmeasured_reason)
-        fprintf(out, "    (of WCETs nothing measured: this bound proves nothing)\n");
+        fprintf(out, "    (nothing measured backs these WCETs: this bound proves nothing)\n");
 }
 
 /* Which rule gives the bound for tied tasks, and what `untied` would give. */
@@ -299,7 +299,10 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
                 dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
-        if (row->team_size_recorded) fprintf(out, " of %d thread(s)", row->m);
+        if (row->team_size_recorded)
+            fprintf(out, " of %d thread(s)", row->m);
+        else
+            fputs(" (team size not recorded)", out);
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
                     dur(row->observed_region_max_ns, b, sizeof b));
@@ -309,7 +312,7 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
         fprintf(out, "    no clean run of %d thread(s): nothing observed to compare with\n",
                 row->m);
     }
-    if (row->observation_count) {
+    if (row->observation_count && row->team_size_recorded) {
         fputs("    ", out);
         report_observations_line(out, row);
         fputc('\n', out);
