@@ -580,8 +580,13 @@ Test(report, csv_one_row_per_region_and_m)
     cr_expect(strncmp(r.out, "function,name,file,line,m,", 26) == 0, "%s", r.out);
     cr_expect(strstr(r.out, "main,main:10,src/demo.c,10,4,us,2400,9600,2400000,3150,2150,3,8,") != NULL,
               "%s", r.out);
-    cr_expect(strstr(r.out, ",2000000,-400000,fail,0,3,0,,\r\n") != NULL, "%s", r.out);
-    cr_expect(strstr(r.out, "worker,worker:40,src/demo.c,40,1,ns,35,35,35,35,35,2,3,,,,,,no-deadline,1,0,0,,\r\n") != NULL,
+    /* issue 22: the columns after `unsafe` (Graham's bound, the tied rule, fork/join, the
+     * bound that decides the verdict, unmeasured, the WCETs' provenance, team sizes) */
+    cr_expect(strstr(r.out, ",2000000,-400000,fail,0,3,0,,,9600,2400000,untied,,,2400000,,"
+                            "measured by ompdag annotate,false\r\n") != NULL,
+              "%s", r.out);
+    cr_expect(strstr(r.out, "worker,worker:40,src/demo.c,40,1,ns,35,35,35,35,35,2,3,,,,,,no-deadline,1,0,0,,,"
+                            "35,35,tied-volume,,,35,,\"given in the file, not measured by ompdag\",false\r\n") != NULL,
               "%s", r.out);
     done(r);
 }
@@ -654,8 +659,9 @@ Test(sarif, violations_and_tied_tasks_in_place)
     cr_assert_not_null(log, "%s", je.text);
     validate_sarif(log);
     json_t *results = json_object_get(json_array_get(json_object_get(log, "runs"), 0), "results");
-    /* m=2 fails (2.65 ms > 2.5 ms), m=4 passes (2.4 ms); one tied task */
-    cr_expect_eq(json_array_size(results), 2, "%s", r.out);
+    /* m=2 fails (2.65 ms > 2.5 ms), m=4 passes (2.4 ms: a result of kind "pass" since
+     * issue 22, so every verdict against a deadline shows its bound); one tied task */
+    cr_expect_eq(json_array_size(results), 3, "%s", r.out);
     json_t *dl = find_result(log, "ompdag-deadline", 10);
     cr_assert_not_null(dl, "%s", r.out);
     cr_expect_str_eq(json_string_value(json_object_get(dl, "level")), "error");
@@ -664,6 +670,11 @@ Test(sarif, violations_and_tied_tasks_in_place)
     json_t *pl = json_object_get(json_array_get(json_object_get(dl, "locations"), 0), "physicalLocation");
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(pl, "artifactLocation"), "uri")),
                      "src/demo.c");
+    json_t *pass = json_array_get(results, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(pass, "kind")), "pass");
+    cr_expect_str_eq(json_string_value(json_object_get(pass, "level")), "none");
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(pass, "message"), "text")),
+                     "bound 2.4 ms on 4 threads within deadline 2.5 ms") != NULL);
     json_t *tied = find_result(log, "ompdag-tied-task", 42);
     cr_assert_not_null(tied);
     cr_expect_str_eq(json_string_value(json_object_get(tied, "level")), "warning");
@@ -819,18 +830,48 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     double bound = json_number_value(json_object_get(row, "region_bound_ns"));
     json_decref(root);
     done(r);
-    /* deadlines on both sides of the measured bound */
+    /* fig3's taskwait at line 33 is never reached, so it needed --unobserved zero: an
+     * escape hatch, so the graph is unsafe and fails check whatever the deadline (issue 22
+     * item 3; before, a deadline twice the bound passed) */
     r = sh("ompdag check %s/a.json --threads 2 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
-    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
-    done(r);
-    r = sh("ompdag check %s/a.json --threads 2 --deadline region=%.0fns", d, bound / 2);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "fig3_nested.c:14:1: error: region: bound") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "[ompdag-unsafe]") && strstr(r.out, "--unobserved zero"), "%s", r.out);
     done(r);
-    /* `#pragma ompdag deadline(5ms)` reaches check through the front end */
+    /* `#pragma ompdag deadline(5ms)` reaches check through the front end; the freshly
+     * extracted graph (WCETs 0) is unmeasured, never "pass: bound 0 ns" (issue 22 item 1) */
     r = sh("cd examples && ompdag extract fib.c -o %s/fib.json && ompdag check %s/fib.json --threads 4", d, d);
-    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "main: pass: bound 0 ns on 4 threads, deadline 5 ms") != NULL, "%s", r.out);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fib.c:39:1: error: main: unmeasured on 4 threads: not annotated") &&
+                  strstr(r.out, "ompdag annotate") && strstr(r.out, "[ompdag-unmeasured]"),
+              "%s", r.out);
+    cr_expect_null(strstr(r.out, "pass"), "%s", r.out);
+    done(r);
+    /* fib annotates without an escape hatch: deadlines on both sides of its measured bound */
+    r = sh("cd examples && clang-14 -fopenmp -g fib.c -o %s/fib && "
+           "(export OMP_NUM_THREADS=2; ompdag run --trace %s/fib.trace -- %s/fib >/dev/null) && "
+           "ompdag annotate %s/fib.json %s/fib.trace -o %s/fib.a.json && "
+           "ompdag report %s/fib.a.json --threads 2 --format json",
+           d, d, d, d, d, d, d);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    root = json_loads(r.out, 0, NULL);
+    row = json_array_get(json_object_get(root, "regions"), 0);
+    cr_expect(json_is_null(json_object_get(row, "unsafe")), "%s", r.out);
+    cr_expect(json_is_null(json_object_get(row, "unmeasured")), "%s", r.out);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "wcets")), "measured by ompdag annotate");
+    cr_expect(json_array_size(json_object_get(row, "observations")) >= 1, "%s", r.out);
+    double judged = json_number_value(json_object_get(row, "verdict_bound_ns"));
+    cr_expect(judged > 0, "%s", r.out);
+    const char *verdict = json_string_value(json_object_get(row, "verdict"));
+    bool refuted = verdict && !strcmp(verdict, "refuted"); /* a busy machine may refute */
+    json_decref(root);
+    done(r);
+    r = sh("ompdag check %s/fib.a.json --threads 2 --deadline fib.c:39=%.0fns", d, judged * 2 + 1);
+    cr_expect_eq(r.status, refuted ? 1 : 0, "%s%s", r.out, r.err);
+    if (!refuted) cr_expect(strstr(r.out, "main: pass: bound") != NULL, "%s", r.out);
+    done(r);
+    r = sh("ompdag check %s/fib.a.json --threads 2 --deadline main=%.0fns", d, judged / 2);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fib.c:39:1: error: main:") != NULL, "%s", r.out);
     done(r);
 }
 
