@@ -147,6 +147,7 @@ static void region_table(FILE *out, const ompdag_report *r)
         td_num(out, has ? (double)row->deadline_ns : -1,
                has ? ompdag_duration_format((double)row->deadline_ns, buf, sizeof buf) : "-");
         char sl[64];
+        has = has && !zero; /* no bound, no slack */
         if (has)
             snprintf(sl, sizeof sl, "%s%s", row->slack_ns < 0 ? "-" : "",
                      ompdag_duration_format(fabs(row->slack_ns), buf, sizeof buf));
@@ -239,7 +240,11 @@ static void region_rows(FILE *out, const ompdag_report *r, size_t first)
                         ? ompdag_duration_format(x->verdict_bound_ns, a, sizeof a)
                         : "?",
                     x->region_bound_ns >= 0 ? " (whole region, with fork/join)" : "");
-        if (x->deadline_ns >= 0 && x->deadline_from)
+        if (x->deadline_ns >= 0 && x->deadline_from && x->unmeasured_reason &&
+            x->bound_times_m == 0)
+            fprintf(out, ", deadline %s",
+                    ompdag_duration_format((double)x->deadline_ns, b, sizeof b));
+        else if (x->deadline_ns >= 0 && x->deadline_from)
             fprintf(out, ", deadline %s, slack %s%s",
                     ompdag_duration_format((double)x->deadline_ns, b, sizeof b),
                     x->slack_ns < 0 ? "-" : "",

@@ -269,7 +269,13 @@ void report_observations_line(FILE *out, const ompdag_report_row *row)
 static void text_deadline(FILE *out, const ompdag_report_row *row)
 {
     char a[64], b[64], c[64];
-    if (row->deadline_ns >= 0 && row->deadline_from)
+    if (row->deadline_ns >= 0 && row->deadline_from && row->unmeasured_reason &&
+        row->bound_times_m == 0)
+        fprintf(out, "    deadline %s (%s%s): no bound (not annotated) -> %s\n",
+                dur((double)row->deadline_ns, a, sizeof a),
+                strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
+                report_verdict_upper(row->verdict));
+    else if (row->deadline_ns >= 0 && row->deadline_from)
         fprintf(out, "    deadline %s (%s%s): bound %s%s, slack %s%s -> %s\n",
                 dur((double)row->deadline_ns, a, sizeof a),
                 strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
