@@ -1128,9 +1128,11 @@ Test(verdict, unannotated_graph_is_unmeasured_not_pass)
     done(r);
     r = sh("ompdag report %s --format json", path);
     json_t *root = json_loads(r.out, 0, NULL);
+    cr_assert_not_null(root, "%s", r.out);
     json_t *row = json_array_get(json_object_get(root, "regions"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(row, "verdict")), "unmeasured");
-    cr_expect(strstr(json_string_value(json_object_get(row, "unmeasured")), "not annotated"));
+    const char *why = json_string_value(json_object_get(row, "unmeasured"));
+    cr_expect(why && strstr(why, "not annotated"), "%s", r.out);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(root, "summary"), "unmeasured")),
                  1);
     json_decref(root);
@@ -1313,6 +1315,7 @@ Test(verdict, tied_tasks_judged_by_the_bound_that_holds)
     done(r);
     r = sh("ompdag report %s --format json", path);
     json_t *root = json_loads(r.out, 0, NULL);
+    cr_assert_not_null(root, "%s", r.out);
     json_t *row = json_array_get(json_object_get(root, "regions"), 0);
     cr_expect_float_eq(json_number_value(json_object_get(row, "bound_ns")), tied * 1000.0 / 2, 1e-6);
     cr_expect_float_eq(json_number_value(json_object_get(row, "untied_bound_ns")), 1530000.0, 1e-6);
@@ -1411,6 +1414,7 @@ Test(verdict, one_team_size_per_comparison)
     ompdag_condag_set_destroy(s);
     r = sh("ompdag report %s --threads 4 --format json", path);
     json_t *root = json_loads(r.out, 0, NULL);
+    cr_assert_not_null(root, "%s", r.out);
     json_t *row = json_array_get(json_object_get(root, "regions"), 0);
     json_t *obs = json_object_get(row, "observations");
     cr_assert_eq(json_array_size(obs), 2, "%s", r.out);
@@ -1514,6 +1518,7 @@ Test(verdict, every_format_shows_the_deciding_bound)
         /* JSON */
         r = sh("ompdag report %s --threads 4 --deadline %s --format json", file, cases[i].deadline);
         json_t *root = json_loads(r.out, 0, NULL);
+        cr_assert_not_null(root, "%s", r.out);
         json_t *row = json_array_get(json_object_get(root, "regions"), 0);
         double vb = json_number_value(json_object_get(row, "verdict_bound_ns"));
         double dl = (double)json_integer_value(json_object_get(row, "deadline_ns"));
@@ -1539,6 +1544,7 @@ Test(verdict, every_format_shows_the_deciding_bound)
         /* SARIF: the deadline result (error, or kind pass) carries all four */
         r = sh("ompdag report %s --threads 4 --deadline %s --format sarif", file, cases[i].deadline);
         json_t *log = json_loads(r.out, 0, NULL);
+        cr_assert_not_null(log, "%s", r.out);
         json_t *res = find_result(log, "ompdag-deadline", 10);
         cr_assert_not_null(res, "case %zu: %s", i, r.out);
         json_t *props = json_object_get(res, "properties");
@@ -1564,4 +1570,29 @@ Test(verdict, every_format_shows_the_deciding_bound)
         free(tr);
         done(r);
     }
+}
+
+/* Item 4 for the compiler plugin: a deadline between Graham's bound and the
+ * bound that holds for tied tasks is a violation, as in `ompdag check`. */
+Test(verdict, plugin_violations_use_the_bound_that_holds)
+{
+    char path[1024];
+    int64_t untied = 0;
+    tied_graph("false", "1s", path, sizeof path);
+    int64_t tied = tied_bound_times_m(path, 2, &untied);
+    cr_assert_gt(tied, untied, "the test needs a graph where the constraint costs something");
+    char dl[64];
+    snprintf(dl, sizeof dl, "%" PRId64 "ns", (tied + untied) / 2 * 1000 / 2);
+    tied_graph("false", dl, path, sizeof path);
+    ompdag_condag_set *db = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_file(path, &db, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_deadline_violation *v = NULL;
+    size_t n = 0;
+    cr_assert_eq(ompdag_deadline_violations(NULL, db, 0, &v, &n, &err), OMPDAG_OK, "%s",
+                 err.message);
+    cr_assert_eq(n, 1, "Graham's 1.53 ms is within %s, the bound that holds is not", dl);
+    cr_expect_eq(v[0].bound_times_m, tied);
+    free(v);
+    ompdag_condag_set_destroy(db);
 }
