@@ -95,8 +95,9 @@ static void print_place(FILE *out, const ompdag_report_row *row)
                 row->loc.col > 0 ? row->loc.col : 1);
 }
 
-/* One line per (region, m); returns true when the row fails. */
-static bool check_row(const check_args *o, const ompdag_report_row *row)
+/* One line per (region, m) — one per region for an unmeasured one, whose
+ * cause is the same for every m; returns true when the row fails. */
+static bool check_row(const check_args *o, const ompdag_report_row *row, bool first_of_region)
 {
     char b[64], d[64], s[64], region[96];
     if (row->bound_ns >= 0)
@@ -110,9 +111,10 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
     else
         snprintf(region, sizeof region, "%s", b);
     if (row->verdict == OMPDAG_VERDICT_UNMEASURED) {
+        if (!first_of_region) return true;
         print_place(stdout, row);
-        printf("error: %s: unmeasured on %d threads: %s [ompdag-unmeasured]\n", row->function,
-               row->m, row->unmeasured_reason);
+        printf("error: %s: unmeasured: %s [ompdag-unmeasured]\n", row->function,
+               row->unmeasured_reason);
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_REFUTED) {
@@ -205,10 +207,10 @@ int cmd_check(int argc, char **argv)
         size_t failed = 0, checked = 0, n = ompdag_report_row_count(r);
         for (size_t i = 0; i < n; ++i) {
             const ompdag_report_row *row = ompdag_report_row_get(r, i);
-            failed += check_row(&o, row);
+            bool first = i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph;
+            failed += check_row(&o, row, first);
             checked += row->deadline_ns >= 0 || row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
-            if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE &&
-                (i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph))
+            if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE && first)
                 note_tied(row);
         }
         if (!o.quiet || failed)

@@ -7,6 +7,12 @@
  * Verdicts compare integers: pass iff bound_times_m · unit_ns <= deadline_ns · m
  * (128-bit products), so a bound equal to its deadline passes and no rounding
  * can flip a verdict.
+ *
+ * Issue 22 ("a verdict you can trust"): bound_times_m is the bound that holds
+ * — with tied tasks the one of ompdag_rta_tied_bound (Sun et al., RTSS 2017;
+ * docs/tied.md) — and Graham's stays beside it; a run of T threads is compared
+ * only with the row at m = T; WCETs nothing measured give `unmeasured` and
+ * annotate's escape hatches `unsafe`, never `pass` (docs/report.md).
  */
 #include <assert.h>
 #include <ctype.h>

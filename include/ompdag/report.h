@@ -3,9 +3,12 @@
  * schedule simulator that checks every bound independently.
  *
  * Reports: for every graph of an annotated con-DAG set and every thread count
- * m, the exact bound of seed 004 (Theorem 1 with Alg1, include/ompdag/rta.h),
+ * m, the bound that holds — the exact bound of seed 004 (Theorem 1 with Alg1,
+ * include/ompdag/rta.h), or with tied tasks the bound under OpenMP's task
+ * scheduling constraint (ompdag_rta_tied_bound) with Graham's beside it —,
  * its worst-case flow and critical path by source location, the observed
- * response times the probe recorded, and the verdict against a deadline
+ * response times the probe recorded (per team size), whether the WCETs were
+ * measured at all, and the verdict against a deadline
  * (`#pragma ompdag deadline(5ms)`, carried as the graph key "deadline", or
  * given on the command line).  Written as text, JSON, CSV, SARIF 2.1.0 or one
  * self-contained HTML page.

@@ -842,7 +842,7 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
      * extracted graph (WCETs 0) is unmeasured, never "pass: bound 0 ns" (issue 22 item 1) */
     r = sh("cd examples && ompdag extract fib.c -o %s/fib.json && ompdag check %s/fib.json --threads 4", d, d);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "fib.c:39:1: error: main: unmeasured on 4 threads: not annotated") &&
+    cr_expect(strstr(r.out, "fib.c:39:1: error: main: unmeasured: not annotated") &&
                   strstr(r.out, "ompdag annotate") && strstr(r.out, "[ompdag-unmeasured]"),
               "%s", r.out);
     cr_expect_null(strstr(r.out, "pass"), "%s", r.out);
@@ -1105,13 +1105,18 @@ Test(verdict, unannotated_graph_is_unmeasured_not_pass)
     write_tmp("extracted.json", EXTRACTED, path, sizeof path);
     run_result r = sh("ompdag check %s --deadline run=1ns", path);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "r.c:7:1: error: run: unmeasured on 2 threads: not annotated") &&
+    cr_expect(strstr(r.out, "r.c:7:1: error: run: unmeasured: not annotated") &&
                   strstr(r.out, "ompdag annotate") && strstr(r.out, "[ompdag-unmeasured]"),
               "%s", r.out);
     cr_expect_null(strstr(r.out, "pass"), "%s", r.out);
     done(r);
     r = sh("ompdag check %s", path); /* no deadline at all: still not a pass */
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    done(r);
+    r = sh("ompdag check %s --threads 1,2,4", path); /* one line per region, every m failed */
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect_eq(count(r.out, "[ompdag-unmeasured]"), 1, "%s", r.out);
+    cr_expect(strstr(r.out, "3 failed") != NULL, "%s", r.out);
     done(r);
     /* report and analyze say "not annotated" instead of "bound 0 ns" */
     r = sh("ompdag report %s", path);
@@ -1165,7 +1170,7 @@ Test(verdict, annotation_without_segments_or_runs_is_unmeasured)
     fixture_with("noseg.json", "\"segments\": 21", "\"segments\": 0", path, sizeof path);
     run_result r = sh("ompdag check %s --threads 4 --deadline main=1s", path);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "main: unmeasured on 4 threads: annotate mapped no measured segment") &&
+    cr_expect(strstr(r.out, "main: unmeasured: annotate mapped no measured segment") &&
                   strstr(r.out, "-g"),
               "%s", r.out);
     done(r);
@@ -1173,7 +1178,7 @@ Test(verdict, annotation_without_segments_or_runs_is_unmeasured)
                  sizeof path);
     r = sh("ompdag check %s --threads 4 --deadline main=1s", path);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.out, "main: unmeasured on 4 threads: annotate saw no run") != NULL, "%s",
+    cr_expect(strstr(r.out, "main: unmeasured: annotate saw no run") != NULL, "%s",
               r.out);
     done(r);
     /* the fixture itself (21 segments, 3 runs) passes the same deadline */
