@@ -378,6 +378,7 @@ static bool add_team_run(ompdag_report_observation **list, size_t *n, int64_t *c
     while (k < *n && (*list)[k].threads < team)
         ++k;
     if (k == *n || (*list)[k].threads != team) {
+        if (!counted) return true; /* a team size only the region's runs have: not listed */
         if (!ompdag_grow_array((void **)list, sizeof **list, cap, (int64_t)*n + 1)) return false;
         memmove(*list + k + 1, *list + k, (*n - k) * sizeof **list);
         (*list)[k] = (ompdag_report_observation){

@@ -120,12 +120,13 @@ static void add_deadline(json_t *results, const ompdag_report_row *row)
     char msg[1024], a[64], b[64], c[64];
     bool fail = row->verdict == OMPDAG_VERDICT_FAIL;
     snprintf(
-        msg, sizeof msg, "%s: bound %s%s on %d threads %s deadline %s (%s), slack %s%s%s",
+        msg, sizeof msg, "%s: bound %s%s on %d threads %s deadline %s (%s), slack %s%s%s%s",
         row->function, ompdag_duration_format(row->verdict_bound_ns, a, sizeof a),
         row->region_bound_ns >= 0 ? " (whole region, with fork/join)" : "", row->m,
         fail ? "exceeds" : "within", ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
         row->deadline_from, row->slack_ns < 0 ? "-" : "",
         ompdag_duration_format(row->slack_ns < 0 ? -row->slack_ns : row->slack_ns, c, sizeof c),
+        row->wcets_given ? "; WCETs given in the file, not measured by ompdag" : "",
         fail ? " [ompdag-deadline]" : "");
     json_t *props = json_pack(
         "{s:i,s:I,s:f,s:f,s:I,s:f,s:s,s:I,s:s}", "m", (json_int_t)row->m, "bound_times_m",
@@ -133,6 +134,7 @@ static void add_deadline(json_t *results, const ompdag_report_row *row)
         row->verdict_bound_ns, "deadline_ns", (json_int_t)row->deadline_ns, "slack_ns",
         row->slack_ns, "tied_rule", ompdag_tied_rule_name(row->tied_rule), "untied_bound_times_m",
         (json_int_t)row->untied_bound_times_m, "verdict", ompdag_verdict_name(row->verdict));
+    json_object_set_new(props, "wcets", json_string(report_wcet_source(row)));
     json_object_set_new(props, "region_bound_ns",
                         row->region_bound_ns >= 0 ? json_real(row->region_bound_ns) : json_null());
     add_result(results, RULE_DEADLINE, row->loc, msg, props);

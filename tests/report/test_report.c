@@ -1196,7 +1196,7 @@ Test(verdict, hand_written_wcets_are_labelled)
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "worker: pass: bound") && strstr(r.out, given), "%s", r.out);
     done(r);
-    const char *formats[] = {"text", "json", "csv", "html"};
+    const char *formats[] = {"text", "json", "csv", "html", "sarif"};
     for (size_t k = 0; k < sizeof formats / sizeof formats[0]; ++k) {
         r = sh("ompdag report " FIXTURE " --deadline worker=1ms --format %s", formats[k]);
         cr_expect_eq(r.status, 0, "%s", r.err);
