@@ -165,18 +165,26 @@ static bool check_row(const check_args *o, const ompdag_report_row *row, bool fi
 }
 
 /* Once per region with tied tasks: which rule the bound rests on, and what
- * `untied` would give (stderr, so that --quiet output stays the violations). */
-static void note_tied(const ompdag_report_row *row)
+ * `untied` would give at each m where it differs (stderr, so that --quiet
+ * output stays the violations).  Row `first` starts the region's rows. */
+static void note_tied(const ompdag_report *r, size_t first)
 {
     char b[64];
+    const ompdag_report_row *row = ompdag_report_row_get(r, first);
     print_place(stderr, row);
     fprintf(stderr,
             "warning: %s: %d tied task(s): judged by the bound that holds under the task "
             "scheduling constraint (rule %s)",
             row->function, row->tied_tasks, ompdag_tied_rule_name(row->tied_rule));
-    if (row->untied_bound_times_m < row->bound_times_m && row->untied_bound_ns >= 0)
-        fprintf(stderr, "; `untied` on the task directive(s) would tighten it to %s on %d threads",
-                ompdag_duration_format(row->untied_bound_ns, b, sizeof b), row->m);
+    const char *sep = "; `untied` on the task directive(s) would tighten it to ";
+    for (size_t i = first; i < ompdag_report_row_count(r); ++i) {
+        const ompdag_report_row *x = ompdag_report_row_get(r, i);
+        if (x->graph != row->graph) break;
+        if (x->untied_bound_times_m >= x->bound_times_m || x->untied_bound_ns < 0) continue;
+        fprintf(stderr, "%s%s on %d threads", sep,
+                ompdag_duration_format(x->untied_bound_ns, b, sizeof b), x->m);
+        sep = ", ";
+    }
     fputc('\n', stderr);
 }
 
@@ -211,7 +219,7 @@ int cmd_check(int argc, char **argv)
             failed += check_row(&o, row, first);
             checked += row->deadline_ns >= 0 || row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
             if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE && first)
-                note_tied(row);
+                note_tied(r, i);
         }
         if (!o.quiet || failed)
             printf("%zu of %zu check(s) against a deadline; %zu failed\n", checked, n, failed);
