@@ -162,11 +162,26 @@ static void print_text_choices(FILE *out, const ompdag_condag *g, const ompdag_r
                 total - TEXT_MAX_CHOICES);
 }
 
+/* A graph whose every WCET is 0 was never annotated (a freshly extracted one):
+ * its "bound 0 ns" would read as a result (issue 22 item 1).  Nonzero WCETs,
+ * measured or written by hand, get their bound. */
+static bool not_annotated(const ompdag_condag *g)
+{
+    return ompdag_condag_total_wcet(g) == 0;
+}
+
 static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_result *r)
 {
     const char *unit = ompdag_condag_time_unit(g);
     int32_t m = ompdag_rta_result_m(r);
     int64_t btm = ompdag_rta_result_bound_times_m(r);
+    if (not_annotated(g)) {
+        fprintf(out,
+                "  m=%-3d %-9s not annotated: every WCET is 0, so there is no bound yet (run the "
+                "program under `ompdag run --trace T`, then `ompdag annotate` this graph with T)\n",
+                m, ompdag_algorithm_name(ompdag_rta_result_algorithm(r)));
+        return;
+    }
     fprintf(out, "  m=%-3d %-9s bound %.3f %s  (m*R = %" PRId64 ")", m,
             ompdag_algorithm_name(ompdag_rta_result_algorithm(r)), ompdag_rta_result_bound(r), unit,
             btm);
@@ -219,6 +234,10 @@ static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_re
     json_object_set_new(o, "graph", json_string(ompdag_condag_title(g, i, title, sizeof title)));
     if (ompdag_condag_function(g))
         json_object_set_new(o, "function", json_string(ompdag_condag_function(g)));
+    json_object_set_new(o, "annotated", json_boolean(!not_annotated(g)));
+    if (not_annotated(g))
+        json_object_set_new(o, "note", json_string("not annotated: every WCET is 0; the bound "
+                                                   "means nothing until `ompdag annotate`"));
     return o;
 }
 

@@ -1,9 +1,12 @@
 /* cli/cmd_check.c — `ompdag check`: deadline verdicts for CI.  Exit 0 when every
  * region passes, 1 when some region misses its deadline, is refuted by its own
- * measurements (a clean observed run longer than the bound) or has an unsafe
- * bound (annotated with dropped segments) — the last two whatever the
- * deadline — and 2 on a usage or input error (include/ompdag/report.h decides
- * the verdicts exactly). */
+ * measurements (a clean observed run longer than the bound), has an unsafe
+ * bound (dropped segments, an escape hatch of annotate) or unmeasured WCETs
+ * (never annotated, or an annotation that mapped nothing or saw no run) — the
+ * last three whatever the deadline: nothing passes without measurements — and
+ * 2 on a usage or input error (include/ompdag/report.h decides the verdicts
+ * exactly, against the bound that holds: with tied tasks, the bound under the
+ * task scheduling constraint). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +22,21 @@ void cmd_check_help(FILE *out)
             "Checks every region's exact bound against its deadline (`#pragma ompdag\n"
             "deadline(5ms)`, or --deadline FUNCTION=5ms / FILE:LINE=800us; units ns, us, ms, s)\n"
             "and prints violations as FILE:LINE:COL: error: ... [ompdag-deadline].\n"
-            "Measurements outrank the proof: a region whose clean observed response (runs the\n"
-            "probe saw without preemption or migration) exceeds its bound fails as\n"
-            "[ompdag-refuted], and one annotated with dropped segments (--allow-unmapped) as\n"
-            "[ompdag-unsafe], whether or not it has a deadline.\n\n"
+            "The bound judged is the one that holds: with tied tasks (OpenMP's default) the\n"
+            "bound under the task scheduling constraint, which `untied` may tighten; with\n"
+            "measured fork/join, the whole region's.  Measurements outrank the proof: a region\n"
+            "whose clean observed response (runs the probe saw without preemption or\n"
+            "migration, of the same team size as m where recorded) exceeds its bound fails\n"
+            "as [ompdag-refuted]; one annotated with an escape hatch (--allow-unmapped,\n"
+            "--unobserved zero, --no-overheads) as [ompdag-unsafe]; and one whose WCETs were\n"
+            "never measured (not annotated, or annotate mapped no segment or saw no run) as\n"
+            "[ompdag-unmeasured] -- whether or not it has a deadline.\n\n"
             "  --threads M[,M...]   thread counts (default: the file's \"threads\")\n"
             "  --deadline SPEC      repeatable; overrides the source's deadline\n"
             "  --require-deadline   a region without a deadline fails too\n"
             "  --quiet              print violations only\n\n"
-            "exit status: 0 all regions pass, 1 some region fails (deadline, refuted or\n"
-            "unsafe), 2 usage or input error\n");
+            "exit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
+            "unsafe or unmeasured), 2 usage or input error\n");
 }
 
 typedef struct check_args {
@@ -87,8 +95,9 @@ static void print_place(FILE *out, const ompdag_report_row *row)
                 row->loc.col > 0 ? row->loc.col : 1);
 }
 
-/* One line per (region, m); returns true when the row fails. */
-static bool check_row(const check_args *o, const ompdag_report_row *row)
+/* One line per (region, m) — one per region for an unmeasured one, whose
+ * cause is the same for every m; returns true when the row fails. */
+static bool check_row(const check_args *o, const ompdag_report_row *row, bool first_of_region)
 {
     char b[64], d[64], s[64], region[96];
     if (row->bound_ns >= 0)
@@ -101,6 +110,13 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
                  ompdag_duration_format(row->region_bound_ns, s, sizeof s));
     else
         snprintf(region, sizeof region, "%s", b);
+    if (row->verdict == OMPDAG_VERDICT_UNMEASURED) {
+        if (!first_of_region) return true;
+        print_place(stdout, row);
+        printf("error: %s: unmeasured: %s [ompdag-unmeasured]\n", row->function,
+               row->unmeasured_reason);
+        return true;
+    }
     if (row->verdict == OMPDAG_VERDICT_REFUTED) {
         bool whole = row->refuted_by_region; /* the task system held, the whole region did not */
         print_place(stdout, row);
@@ -141,10 +157,35 @@ static bool check_row(const check_args *o, const ompdag_report_row *row)
         return false;
     }
     if (!o->quiet)
-        printf("%s: pass: bound %s on %d threads, deadline %s, slack %s\n", row->function, region,
+        printf("%s: pass: bound %s on %d threads, deadline %s, slack %s%s\n", row->function, region,
                row->m, ompdag_duration_format((double)row->deadline_ns, d, sizeof d),
-               ompdag_duration_format(row->slack_ns, s, sizeof s));
+               ompdag_duration_format(row->slack_ns, s, sizeof s),
+               row->wcets_given ? " (WCETs given in the file, not measured by ompdag)" : "");
     return false;
+}
+
+/* Once per region with tied tasks: which rule the bound rests on, and what
+ * `untied` would give at each m where it differs (stderr, so that --quiet
+ * output stays the violations).  Row `first` starts the region's rows. */
+static void note_tied(const ompdag_report *r, size_t first)
+{
+    char b[64];
+    const ompdag_report_row *row = ompdag_report_row_get(r, first);
+    print_place(stderr, row);
+    fprintf(stderr,
+            "warning: %s: %d tied task(s): judged by the bound that holds under the task "
+            "scheduling constraint (rule %s)",
+            row->function, row->tied_tasks, ompdag_tied_rule_name(row->tied_rule));
+    const char *sep = "; `untied` on the task directive(s) would tighten it to ";
+    for (size_t i = first; i < ompdag_report_row_count(r); ++i) {
+        const ompdag_report_row *x = ompdag_report_row_get(r, i);
+        if (x->graph != row->graph) break;
+        if (x->untied_bound_times_m >= x->bound_times_m || x->untied_bound_ns < 0) continue;
+        fprintf(stderr, "%s%s on %d threads", sep,
+                ompdag_duration_format(x->untied_bound_ns, b, sizeof b), x->m);
+        sep = ", ";
+    }
+    fputc('\n', stderr);
 }
 
 int cmd_check(int argc, char **argv)
@@ -174,14 +215,11 @@ int cmd_check(int argc, char **argv)
         size_t failed = 0, checked = 0, n = ompdag_report_row_count(r);
         for (size_t i = 0; i < n; ++i) {
             const ompdag_report_row *row = ompdag_report_row_get(r, i);
-            failed += check_row(&o, row);
+            bool first = i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph;
+            failed += check_row(&o, row, first);
             checked += row->deadline_ns >= 0 || row->verdict != OMPDAG_VERDICT_NO_DEADLINE;
-            if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE &&
-                (i == 0 || ompdag_report_row_get(r, i - 1)->graph != row->graph)) {
-                print_place(stderr, row);
-                fprintf(stderr, "warning: %s: %d tied task(s); the bound assumes untied tasks\n",
-                        row->function, row->tied_tasks);
-            }
+            if (row->tied_tasks && row->verdict != OMPDAG_VERDICT_NO_DEADLINE && first)
+                note_tied(r, i);
         }
         if (!o.quiet || failed)
             printf("%zu of %zu check(s) against a deadline; %zu failed\n", checked, n, failed);

@@ -14,10 +14,14 @@ void cmd_report_help(FILE *out)
 {
     fprintf(out,
             "usage: ompdag report ANNOTATED.json [options]\n\n"
-            "Per function and parallel region: the exact bound for each m, vol and len, the\n"
-            "worst-case flow (branch choices by file:line) and critical path, observed response\n"
-            "times and bound / observed, the deadline slack and verdict, the assumptions (untied\n"
-            "tasks, WCET method, migration overhead) and every node's WCET with its samples.\n\n"
+            "Per function and parallel region: for each m the bound that holds (Graham's exact\n"
+            "bound, or with tied tasks the bound under the task scheduling constraint, with\n"
+            "Graham's beside it as what `untied` would give), vol and len, the worst-case flow\n"
+            "(branch choices by file:line) and critical path, observed response times per team\n"
+            "size and bound / observed, the bound that decides the verdict next to the deadline\n"
+            "and slack, the verdict (pass, fail, no-deadline, refuted, unsafe, unmeasured), the\n"
+            "assumptions (tied tasks, WCET method, migration overhead) and every node's WCET\n"
+            "with its samples.  A region never annotated says so instead of giving a bound.\n\n"
             "options:\n"
             "  --threads M[,M...]      thread counts (default: the file's \"threads\")\n"
             "  --deadline SPEC         FUNCTION=5ms or FILE:LINE=800us (the `parallel` line);\n"

@@ -7,7 +7,14 @@
  * Verdicts compare integers: pass iff bound_times_m · unit_ns <= deadline_ns · m
  * (128-bit products), so a bound equal to its deadline passes and no rounding
  * can flip a verdict.
+ *
+ * Issue 22 ("a verdict you can trust"): bound_times_m is the bound that holds
+ * — with tied tasks the one of ompdag_rta_tied_bound (Sun et al., RTSS 2017;
+ * docs/tied.md) — and Graham's stays beside it; a run of T threads is compared
+ * only with the row at m = T; WCETs nothing measured give `unmeasured` and
+ * annotate's escape hatches `unsafe`, never `pass` (docs/report.md).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -229,6 +236,8 @@ const char *ompdag_verdict_name(ompdag_verdict v)
         return "refuted";
     case OMPDAG_VERDICT_UNSAFE:
         return "unsafe";
+    case OMPDAG_VERDICT_UNMEASURED:
+        return "unmeasured";
     default:
         return "no-deadline";
     }
@@ -245,6 +254,8 @@ const char *report_verdict_upper(ompdag_verdict v)
         return "REFUTED";
     case OMPDAG_VERDICT_UNSAFE:
         return "UNSAFE";
+    case OMPDAG_VERDICT_UNMEASURED:
+        return "UNMEASURED";
     default:
         return "NO DEADLINE";
     }
@@ -304,25 +315,50 @@ double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs
     return best;
 }
 
+/* The team size of run i under `key`, from annotate's parallel array
+ * "observed_response_threads" / "observed_task_response_threads"; 0 when not
+ * recorded.  *recorded says whether the array exists at all. */
+static int32_t run_team_size(const json_t *gx, const char *key, size_t i, bool *recorded)
+{
+    char tkey[96];
+    size_t stem =
+        strlen(key) > 3 && !strcmp(key + strlen(key) - 3, "_ns") ? strlen(key) - 3 : strlen(key);
+    snprintf(tkey, sizeof tkey, "%.*s_threads", (int)stem, key);
+    json_t *arr = json_object_get(gx, tkey);
+    if (recorded) *recorded = json_is_array(arr);
+    json_int_t t = json_integer_value(json_array_get(arr, i));
+    return t > 0 && t <= INT32_MAX ? (int32_t)t : 0;
+}
+
+static bool run_interfered(const json_t *flags, size_t i)
+{
+    return json_is_true(json_array_get(flags, i)) ||
+           json_integer_value(json_array_get(flags, i)) > 0;
+}
+
 /* The observed response times under `key`, split by the parallel array
  * `key`_interfered (1: the run's threads were preempted or migrated).  Runs
  * without a flag count as clean, so an old file refutes rather than excuses.
- * Values are integers (ns). */
-void report_observations(const ompdag_condag *g, const char *key, report_obs *out)
+ * Values are integers (ns).  With m > 0 only runs of team size m, or of an
+ * unrecorded team size, count: a run of T threads says nothing about the
+ * bound at m != T (issue 22 item 5). */
+void report_observations(const ompdag_condag *g, const char *key, int32_t m, report_obs *out)
 {
     char fkey[96];
     snprintf(fkey, sizeof fkey, "%s_interfered", key);
     json_t *gx = ompdag_condag_extra(g, -1);
     json_t *arr = json_object_get(gx, key), *flags = json_object_get(gx, fkey);
     *out = (report_obs){.clean_max = -1, .interfered_max = -1};
+    run_team_size(gx, key, 0, &out->team_recorded);
     size_t i;
     json_t *x;
     json_array_foreach(arr, i, x)
     {
         if (!json_is_integer(x)) continue;
+        int32_t team = run_team_size(gx, key, i, NULL);
+        if (m > 0 && team && team != m) continue;
         int64_t v = json_integer_value(x);
-        if (json_is_true(json_array_get(flags, i)) ||
-            json_integer_value(json_array_get(flags, i)) > 0) {
+        if (run_interfered(flags, i)) {
             ++out->interfered;
             out->interfered_max = v > out->interfered_max ? v : out->interfered_max;
         } else {
@@ -332,6 +368,71 @@ void report_observations(const ompdag_condag *g, const char *key, report_obs *ou
     }
 }
 
+/* Adds run i of `key` to the entry of its team size in list[0..*n) (kept
+ * ascending); `region` says whether key is the whole region's.  False on
+ * ENOMEM. */
+static bool add_team_run(ompdag_report_observation **list, size_t *n, int64_t *cap, int32_t team,
+                         int64_t v, bool interfered, bool region, bool counted)
+{
+    size_t k = 0;
+    while (k < *n && (*list)[k].threads < team)
+        ++k;
+    if (k == *n || (*list)[k].threads != team) {
+        if (!counted) return true; /* a team size only the region's runs have: not listed */
+        if (!ompdag_grow_array((void **)list, sizeof **list, cap, (int64_t)*n + 1)) return false;
+        memmove(*list + k + 1, *list + k, (*n - k) * sizeof **list);
+        (*list)[k] = (ompdag_report_observation){
+            .threads = team, .max_ns = -1, .region_max_ns = -1, .interfered_max_ns = -1};
+        ++*n;
+    }
+    ompdag_report_observation *o = &(*list)[k];
+    double d = (double)v;
+    if (region && !interfered && d > o->region_max_ns) o->region_max_ns = d;
+    if (!counted) return true;
+    ++o->runs;
+    if (interfered) {
+        ++o->interfered;
+        if (d > o->interfered_max_ns) o->interfered_max_ns = d;
+    } else {
+        ++o->clean;
+        if (d > o->max_ns) o->max_ns = d;
+    }
+    return true;
+}
+
+/* The graph's runs grouped by team size: counted under `key` (the task
+ * system's when recorded, as observed_max_ns), with the whole region's clean
+ * maximum beside.  *out is a new array (free()), NULL when there are no runs. */
+static bool team_observations(const ompdag_condag *g, const char *key,
+                              ompdag_report_observation **out, size_t *count)
+{
+    static const char *region_key = "observed_response_ns";
+    json_t *gx = ompdag_condag_extra(g, -1);
+    ompdag_report_observation *list = NULL;
+    size_t n = 0;
+    int64_t cap = 0;
+    const char *keys[2] = {key, region_key};
+    for (int pass = 0; pass < (strcmp(key, region_key) ? 2 : 1); ++pass) {
+        char fkey[96];
+        snprintf(fkey, sizeof fkey, "%s_interfered", keys[pass]);
+        json_t *flags = json_object_get(gx, fkey);
+        size_t i;
+        json_t *x;
+        json_array_foreach(json_object_get(gx, keys[pass]), i, x)
+        {
+            if (!json_is_integer(x)) continue;
+            if (!add_team_run(&list, &n, &cap, run_team_size(gx, keys[pass], i, NULL),
+                              json_integer_value(x), run_interfered(flags, i),
+                              !strcmp(keys[pass], region_key), pass == 0)) {
+                free(list);
+                return false;
+            }
+        }
+    }
+    *out = list, *count = n;
+    return true;
+}
+
 void ompdag_report_destroy(ompdag_report *r)
 {
     if (!r) return;
@@ -339,7 +440,9 @@ void ompdag_report_destroy(ompdag_report *r)
         ompdag_rta_result_destroy(r->results[i]);
         free(r->titles[i]);
         free(r->froms[i]);
+        free(r->obs[i]);
     }
+    free(r->obs);
     free(r->rows);
     free(r->results);
     free(r->titles);
@@ -348,18 +451,21 @@ void ompdag_report_destroy(ompdag_report *r)
     free(r);
 }
 
+/* Takes ownership of `res` and of `obs` (the row's observations, may be NULL). */
 static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row, ompdag_rta_result *res,
-                             ompdag_error *err)
+                             ompdag_report_observation *obs, ompdag_error *err)
 {
-    /* Four parallel arrays of one capacity: each grows from the same old
-     * capacity, and r->cap moves only when all four have. */
+    /* Five parallel arrays of one capacity: each grows from the same old
+     * capacity, and r->cap moves only when all five have. */
     const int64_t need = (int64_t)r->n + 1;
     int64_t cap = r->cap;
     if (!ompdag_grow_array((void **)&r->rows, sizeof *r->rows, &(int64_t){r->cap}, need) ||
         !ompdag_grow_array((void **)&r->results, sizeof *r->results, &(int64_t){r->cap}, need) ||
         !ompdag_grow_array((void **)&r->titles, sizeof *r->titles, &(int64_t){r->cap}, need) ||
+        !ompdag_grow_array((void **)&r->obs, sizeof *r->obs, &(int64_t){r->cap}, need) ||
         !ompdag_grow_array((void **)&r->froms, sizeof *r->froms, &cap, need)) {
         ompdag_rta_result_destroy(res);
+        free(obs);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     r->cap = cap;
@@ -368,7 +474,7 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row, omp
                                              row->graph, buf, sizeof buf));
     char *from = row->deadline_from ? strdup(row->deadline_from) : NULL;
     if (!title || (row->deadline_from && !from)) {
-        free(title), free(from);
+        free(title), free(from), free(obs);
         ompdag_rta_result_destroy(res);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
@@ -378,6 +484,8 @@ static ompdag_status add_row(ompdag_report *r, const ompdag_report_row *row, omp
     r->rows[r->n].deadline_from = from;
     r->froms[r->n] = from;
     r->results[r->n] = res;
+    r->obs[r->n] = obs;
+    r->rows[r->n].observations = obs;
     ++r->n;
     return OMPDAG_OK;
 }
@@ -410,6 +518,192 @@ int64_t report_fork_join_ns(const ompdag_condag *g)
     return fj > INT64_MAX ? -2 : (int64_t)fj;
 }
 
+/* Why the graph's bound proves nothing, from the graph itself: the key
+ * "unsafe" annotate writes (dropped segments, a dependence order the runtime
+ * disagreed with, --unobserved zero, --no-overheads, --allow-unmapped), or,
+ * for files of an older annotate that did not write it, the escape hatches
+ * its "wcet_method" records.  NULL when none. */
+static const char *unsafe_reason(const ompdag_condag *g)
+{
+    json_t *gx = ompdag_condag_extra(g, -1);
+    json_t *unsafe = json_object_get(gx, "unsafe");
+    if (json_is_string(unsafe)) return json_string_value(unsafe);
+    if (unsafe && !json_is_false(unsafe) && !json_is_null(unsafe))
+        return "the WCETs were annotated with dropped segments";
+    json_t *wm = json_object_get(gx, "wcet_method");
+    const char *unobs = json_string_value(json_object_get(wm, "unobserved"));
+    const char *ovh = json_string_value(json_object_get(wm, "overheads"));
+    bool zero = unobs && !strcmp(unobs, "zero"), none = ovh && !strcmp(ovh, "none");
+    if (zero && none)
+        return "annotated with --unobserved zero and --no-overheads: code no run reached counts "
+               "0 in the WCETs, and the runtime's dispatch and wake-up delays are left out";
+    if (zero)
+        return "annotated with --unobserved zero: code no run reached counts 0 in the WCETs "
+               "(re-annotate without it, with runs that reach every task)";
+    if (none)
+        return "annotated with --no-overheads: the WCETs leave out the runtime's dispatch and "
+               "wake-up delays (re-annotate without it)";
+    return NULL;
+}
+
+/* Why nothing backs the graph's WCETs (verdict unmeasured), with what to do;
+ * NULL when they were measured, or given in the file (*given then says so).
+ * `runs`: observed runs of the region, any team size. */
+static const char *unmeasured_reason(const ompdag_condag *g, int64_t runs, bool *given)
+{
+    json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
+    *given = false;
+    if (!json_is_object(wm)) {
+        if (ompdag_condag_total_wcet(g) != 0) {
+            *given = true; /* hand-written WCETs: judged, but labelled as such */
+            return NULL;
+        }
+        return "not annotated: every WCET is 0 (a freshly extracted graph); run the program "
+               "under `ompdag run --trace T` and `ompdag annotate` the graph with T";
+    }
+    json_t *seg = json_object_get(wm, "segments");
+    if (json_is_integer(seg) && json_integer_value(seg) == 0)
+        return "annotate mapped no measured segment to this region (a trace of another "
+               "program, or a binary built without -g); annotate with a trace of this "
+               "program, built with -g";
+    if (runs == 0)
+        return "annotate saw no run of this region; run the program so that it reaches the "
+               "region, then `ompdag annotate` again";
+    return NULL;
+}
+
+/* The bound that holds (tied tasks: ompdag_rta_tied_bound) next to Graham's
+ * exact one, from the exact result `res` at m.  ompdag_rta_tied_bound is only
+ * called for graphs with a tied task: without one its rule is "untied" and its
+ * bound Graham's (include/ompdag/rta.h), and the call would redo the analysis. */
+static ompdag_status row_bounds(const ompdag_condag *g, const ompdag_rta_options *ro,
+                                const ompdag_rta_result *res, int64_t unit_ns,
+                                ompdag_report_row *row, ompdag_error *err)
+{
+    row->untied_bound_times_m = ompdag_rta_result_bound_times_m(res);
+    row->bound_times_m = row->untied_bound_times_m;
+    row->tied_rule = OMPDAG_TIED_NONE;
+    if (row->tied_tasks > 0) {
+        ompdag_status st = ompdag_rta_tied_bound(g, ro, &row->bound_times_m, &row->tied_rule, err);
+        if (st) return st;
+        /* the API's promise; a lower "tied" bound would be a safety bug */
+        assert(row->bound_times_m >= row->untied_bound_times_m);
+    }
+    int32_t m = row->m;
+    row->bound = (double)row->bound_times_m / m;
+    row->bound_ns = unit_ns ? (double)row->bound_times_m * (double)unit_ns / m : -1;
+    row->untied_bound_ns = unit_ns ? (double)row->untied_bound_times_m * (double)unit_ns / m : -1;
+    return OMPDAG_OK;
+}
+
+/* The verdict of a row whose bounds, observations and deadline are set.
+ * Order: unmeasured (nothing backs the bound, so neither a pass nor a
+ * refutation means anything), refuted (measurements outrank the proof),
+ * unsafe, then the deadline.  Every comparison is exact: m·R·unit against
+ * observed·m or deadline·m, in 128-bit integers. */
+static void row_verdict(ompdag_report_row *row, int64_t unit_ns, const report_obs *tasks,
+                        const report_obs *region)
+{
+    int32_t m = row->m;
+    /* The whole region's m·R in ns: m·R·unit + m·(fork + join). */
+    __int128 whole = (__int128)row->bound_times_m * unit_ns +
+                     (__int128)(row->fork_join_ns > 0 ? row->fork_join_ns : 0) * m;
+    if (row->deadline_ns >= 0) {
+        row->verdict =
+            whole <= (__int128)row->deadline_ns * m ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
+        row->slack_ns = (double)row->deadline_ns - row->verdict_bound_ns;
+    }
+    if (row->unmeasured_reason)
+        row->verdict = OMPDAG_VERDICT_UNMEASURED;
+    else if (unit_ns && tasks->clean_max >= 0 &&
+             (__int128)tasks->clean_max * m > (__int128)row->bound_times_m * unit_ns)
+        row->verdict = OMPDAG_VERDICT_REFUTED;
+    else if (unit_ns && row->fork_join_ns >= 0 && region->clean_max >= 0 &&
+             (__int128)region->clean_max * m > whole)
+        row->verdict = OMPDAG_VERDICT_REFUTED, row->refuted_by_region = true;
+    else if (row->unsafe_reason)
+        row->verdict = OMPDAG_VERDICT_UNSAFE;
+}
+
+/* The annotate results that are the same for every m of graph g. */
+static void row_graph_facts(const ompdag_condag *g, ompdag_report_row *row)
+{
+    row->tasks = ompdag_condag_task_count(g);
+    row->nodes = ompdag_condag_node_count(g);
+    row->tied_tasks = report_tied_tasks(g);
+    row->depend = ompdag_condag_has_depend(g);
+    row->unsafe_reason = unsafe_reason(g);
+    json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
+    row->depend_pairs = row->depend_disagreements = row->depend_extra = -1;
+    if (json_is_object(dc)) {
+        row->depend_pairs = json_integer_value(json_object_get(dc, "runtime_pairs"));
+        row->depend_disagreements = json_integer_value(json_object_get(dc, "unsafe_disagreements"));
+        row->depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
+    }
+}
+
+/* One row: graph gi at m threads. */
+static ompdag_status report_row(ompdag_report *r, size_t gi, int32_t m,
+                                const ompdag_report_options *opt, int64_t deadline,
+                                const char *from, ompdag_error *err)
+{
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, gi);
+    int64_t unit_ns = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
+    ompdag_rta_options ro;
+    ompdag_rta_options_init(&ro, m);
+    ro.migration_overhead = opt->migration_overhead;
+    ro.migration_model = opt->migration_model;
+    ompdag_rta_result *res;
+    ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &ro, &res, err);
+    if (st) return st;
+    ompdag_report_row row = {.graph = gi, .loc = ompdag_condag_region_loc(g), .m = m};
+    row_graph_facts(g, &row);
+    if ((st = row_bounds(g, &ro, res, unit_ns, &row, err))) {
+        ompdag_rta_result_destroy(res);
+        return st;
+    }
+    row.vol = ompdag_rta_result_vol(res);
+    row.len = ompdag_rta_result_len(res);
+    row.exact = ompdag_rta_result_is_exact(res);
+    /* observations: the task system's runs when recorded, else the region's;
+     * only those of team size m (or of an unrecorded team size) */
+    report_obs all_region, all_tasks, region, tasks;
+    report_observations(g, "observed_response_ns", 0, &all_region);
+    report_observations(g, "observed_task_response_ns", 0, &all_tasks);
+    bool task_key = all_tasks.clean + all_tasks.interfered > 0;
+    const char *key = task_key ? "observed_task_response_ns" : "observed_response_ns";
+    report_observations(g, "observed_response_ns", m, &region);
+    report_observations(g, key, m, &tasks);
+    row.observed_region_max_ns = (double)region.clean_max;
+    row.observed_max_ns = (double)tasks.clean_max;
+    row.runs = tasks.clean + tasks.interfered;
+    row.runs_interfered = tasks.interfered;
+    row.observed_interfered_max_ns = (double)tasks.interfered_max;
+    row.team_size_recorded = tasks.team_recorded;
+    const report_obs *all = task_key ? &all_tasks : &all_region;
+    row.unmeasured_reason = unmeasured_reason(g, all->clean + all->interfered, &row.wcets_given);
+    ompdag_report_observation *obs = NULL;
+    if (!team_observations(g, key, &obs, &row.observation_count)) {
+        ompdag_rta_result_destroy(res);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    row.deadline_ns = deadline;
+    row.deadline_from = from;
+    row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
+    if (row.fork_join_ns == -2) {
+        char title[512];
+        ompdag_rta_result_destroy(res);
+        free(obs);
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "region %s: fork + join overheads overflow int64 ns",
+                                ompdag_condag_title(g, gi, title, sizeof title));
+    }
+    row.region_bound_ns = row.fork_join_ns >= 0 ? row.bound_ns + (double)row.fork_join_ns : -1;
+    row.verdict_bound_ns = row.region_bound_ns >= 0 ? row.region_bound_ns : row.bound_ns;
+    row_verdict(&row, unit_ns, &tasks, &region);
+    return add_row(r, &row, res, obs, err);
+}
+
 static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_report_options *opt,
                                   bool *matched, ompdag_error *err)
 {
@@ -427,83 +721,14 @@ static ompdag_status report_graph(ompdag_report *r, size_t gi, const ompdag_repo
     const char *from;
     ompdag_status st = find_deadline(g, opt->deadlines, matched, &deadline, &from, err);
     if (st) return st;
-    int64_t unit_ns = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
-    if (deadline >= 0 && !unit_ns)
+    if (deadline >= 0 && !ompdag_time_unit_ns(ompdag_condag_time_unit(g)))
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "region %s has a deadline but its time unit \"%s\" is not a time "
                                 "(ns, us, ms, s)",
                                 title, ompdag_condag_time_unit(g));
-    for (int k = 0; k < nm; ++k) {
-        ompdag_rta_options ro;
-        ompdag_rta_options_init(&ro, ms[k]);
-        ro.migration_overhead = opt->migration_overhead;
-        ro.migration_model = opt->migration_model;
-        ompdag_rta_result *res;
-        if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &ro, &res, err))) return st;
-        ompdag_report_row row = {.graph = gi, .loc = ompdag_condag_region_loc(g), .m = ms[k]};
-        row.bound_times_m = ompdag_rta_result_bound_times_m(res);
-        row.bound = ompdag_rta_result_bound(res);
-        row.bound_ns = unit_ns ? (double)row.bound_times_m * (double)unit_ns / ms[k] : -1;
-        row.vol = ompdag_rta_result_vol(res);
-        row.len = ompdag_rta_result_len(res);
-        row.tasks = ompdag_condag_task_count(g);
-        row.nodes = ompdag_condag_node_count(g);
-        report_obs region, tasks;
-        report_observations(g, "observed_response_ns", &region);
-        report_observations(g, "observed_task_response_ns", &tasks);
-        const report_obs *o = tasks.clean + tasks.interfered ? &tasks : &region;
-        row.observed_region_max_ns = (double)region.clean_max;
-        row.observed_max_ns = (double)o->clean_max;
-        row.runs = o->clean + o->interfered;
-        row.runs_interfered = o->interfered;
-        row.observed_interfered_max_ns = (double)o->interfered_max;
-        json_t *unsafe = json_object_get(ompdag_condag_extra(g, -1), "unsafe");
-        row.unsafe_reason = json_is_string(unsafe) ? json_string_value(unsafe)
-                            : unsafe ? "the WCETs were annotated with dropped segments"
-                                     : NULL;
-        row.deadline_ns = deadline;
-        row.deadline_from = from;
-        row.tied_tasks = report_tied_tasks(g);
-        row.depend = ompdag_condag_has_depend(g);
-        row.exact = ompdag_rta_result_is_exact(res);
-        json_t *dc = json_object_get(ompdag_condag_extra(g, -1), "depend_check");
-        row.depend_pairs = row.depend_disagreements = row.depend_extra = -1;
-        if (json_is_object(dc)) {
-            row.depend_pairs = json_integer_value(json_object_get(dc, "runtime_pairs"));
-            row.depend_disagreements =
-                json_integer_value(json_object_get(dc, "unsafe_disagreements"));
-            row.depend_extra = json_integer_value(json_object_get(dc, "dedges_extra"));
-        }
-        row.fork_join_ns = unit_ns ? report_fork_join_ns(g) : -1;
-        if (row.fork_join_ns == -2) {
-            ompdag_rta_result_destroy(res);
-            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                                    "region %s: fork + join overheads overflow int64 ns", title);
-        }
-        row.region_bound_ns = row.fork_join_ns >= 0 ? row.bound_ns + (double)row.fork_join_ns : -1;
-        /* The whole region's m·R in ns: m·R·unit + m·(fork + join); exact. */
-        __int128 whole = (__int128)row.bound_times_m * unit_ns +
-                         (__int128)(row.fork_join_ns > 0 ? row.fork_join_ns : 0) * ms[k];
-        if (deadline >= 0) {
-            __int128 rhs = (__int128)deadline * ms[k];
-            row.verdict = whole <= rhs ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
-            row.slack_ns =
-                (double)deadline - (row.region_bound_ns >= 0 ? row.region_bound_ns : row.bound_ns);
-        }
-        /* Measurements outrank the proof: observed > bound, decided exactly
-         * (observed · m > m·R · unit); the whole region's runs against the
-         * whole region's bound when fork/join were measured. */
-        if (unit_ns && o->clean_max >= 0 &&
-            (__int128)o->clean_max * ms[k] > (__int128)row.bound_times_m * unit_ns)
-            row.verdict = OMPDAG_VERDICT_REFUTED;
-        else if (unit_ns && row.fork_join_ns >= 0 && region.clean_max >= 0 &&
-                 (__int128)region.clean_max * ms[k] > whole)
-            row.verdict = OMPDAG_VERDICT_REFUTED, row.refuted_by_region = true;
-        else if (row.unsafe_reason)
-            row.verdict = OMPDAG_VERDICT_UNSAFE;
-        if ((st = add_row(r, &row, res, err))) return st;
-    }
-    return OMPDAG_OK;
+    for (int k = 0; k < nm && !st; ++k)
+        st = report_row(r, gi, ms[k], opt, deadline, from, err);
+    return st;
 }
 
 ompdag_status ompdag_report_create(const ompdag_condag_set *set, const ompdag_report_options *opt,
@@ -569,6 +794,35 @@ size_t ompdag_report_fail_count(const ompdag_report *r)
     for (size_t i = 0; r && i < r->n; ++i)
         n += r->rows[i].verdict == OMPDAG_VERDICT_FAIL ||
              r->rows[i].verdict == OMPDAG_VERDICT_REFUTED ||
-             r->rows[i].verdict == OMPDAG_VERDICT_UNSAFE;
+             r->rows[i].verdict == OMPDAG_VERDICT_UNSAFE ||
+             r->rows[i].verdict == OMPDAG_VERDICT_UNMEASURED;
     return n;
+}
+
+const char *report_wcet_source(const ompdag_report_row *row)
+{
+    if (row->wcets_given) return "given in the file, not measured by ompdag";
+    if (row->unmeasured_reason) return "not measured";
+    return "measured by ompdag annotate";
+}
+
+const char *report_tied_places(const ompdag_condag *g, char *buf, size_t size)
+{
+    enum { SHOWN = 4 };
+    char place[512];
+    size_t len = 0;
+    int32_t shown = 0, tied = 0;
+    buf[0] = '\0';
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T ||
+            !json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
+            continue;
+        if (++tied > SHOWN) continue;
+        ++shown;
+        len +=
+            (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", shown > 1 ? ", " : "",
+                             ompdag_condag_node_place(g, v, place, sizeof place));
+    }
+    if (tied > shown && len < size) snprintf(buf + len, size - len, " and %d more", tied - shown);
+    return buf;
 }

@@ -98,8 +98,10 @@ static void td_num(FILE *out, double sortv, const char *text)
 static void region_table(FILE *out, const ompdag_report *r)
 {
     fputs("<table class=\"sortable\" id=\"regions\"><thead><tr><th class=\"l\">function</th>"
-          "<th class=\"l\">region</th><th>m</th><th>bound</th><th>vol</th><th>len</th>"
-          "<th>observed max</th><th>bound / observed</th><th>deadline</th><th>slack</th>"
+          "<th class=\"l\">region</th><th>m</th><th>bound</th><th class=\"l\">rule</th>"
+          "<th>vol</th><th>len</th><th>observed max</th><th>bound / observed</th>"
+          "<th title=\"the bound the deadline is judged against: with fork/join where "
+          "measured\">judged bound</th><th>deadline</th><th>slack</th>"
           "<th class=\"l\">verdict</th></tr></thead><tbody>\n",
           out);
     char buf[64], place[512];
@@ -116,8 +118,14 @@ static void region_table(FILE *out, const ompdag_report *r)
             snprintf(place, sizeof place, "-");
         esc(out, place);
         fprintf(out, "</td><td data-v=\"%d\">%d</td>", row->m, row->m);
+        bool zero = row->unmeasured_reason && row->bound_times_m == 0;
         td_num(out, row->bound_ns >= 0 ? row->bound_ns : row->bound,
-               row->bound_ns >= 0 ? ompdag_duration_format(row->bound_ns, buf, sizeof buf) : "?");
+               zero                ? "not annotated"
+               : row->bound_ns >= 0 ? ompdag_duration_format(row->bound_ns, buf, sizeof buf)
+                                    : "?");
+        fputs("<td class=\"l\">", out);
+        esc(out, ompdag_tied_rule_name(row->tied_rule));
+        fputs("</td>", out);
         td_num(out, (double)row->vol * u, u ? ompdag_duration_format((double)row->vol * u, buf, sizeof buf) : "?");
         td_num(out, (double)row->len * u, u ? ompdag_duration_format((double)row->len * u, buf, sizeof buf) : "?");
         bool obs = row->observed_max_ns >= 0;
@@ -130,10 +138,16 @@ static void region_table(FILE *out, const ompdag_report *r)
         } else {
             td_num(out, -1, "-");
         }
+        td_num(out, row->verdict_bound_ns,
+               zero                        ? "not annotated"
+               : row->verdict_bound_ns >= 0 ? ompdag_duration_format(row->verdict_bound_ns, buf,
+                                                                     sizeof buf)
+                                            : "?");
         bool has = row->deadline_ns >= 0 && row->deadline_from;
         td_num(out, has ? (double)row->deadline_ns : -1,
                has ? ompdag_duration_format((double)row->deadline_ns, buf, sizeof buf) : "-");
         char sl[64];
+        has = has && !zero; /* no bound, no slack */
         if (has)
             snprintf(sl, sizeof sl, "%s%s", row->slack_ns < 0 ? "-" : "",
                      ompdag_duration_format(fabs(row->slack_ns), buf, sizeof buf));
@@ -207,17 +221,82 @@ static ompdag_status render_all(const ompdag_report *r, ompdag_svg_renderer rend
     return st;
 }
 
+/* Per m of the region: the bound that decides the verdict next to the
+ * deadline, slack and verdict; the tied rule and what `untied` would give;
+ * the runs by team size (issue 22 items 4-6). */
+static void region_rows(FILE *out, const ompdag_report *r, size_t first)
+{
+    char a[64], b[64], c[64], places[1024];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, r->rows[first].graph);
+    fputs("<ul class=\"rows\">\n", out);
+    for (size_t i = first; i < r->n && r->rows[i].graph == r->rows[first].graph; ++i) {
+        const ompdag_report_row *x = &r->rows[i];
+        fprintf(out, "<li>m = %d: ", x->m);
+        if (x->unmeasured_reason && x->bound_times_m == 0)
+            fputs("not annotated, no bound", out);
+        else
+            fprintf(out, "bound %s%s",
+                    x->verdict_bound_ns >= 0
+                        ? ompdag_duration_format(x->verdict_bound_ns, a, sizeof a)
+                        : "?",
+                    x->region_bound_ns >= 0 ? " (whole region, with fork/join)" : "");
+        if (x->deadline_ns >= 0 && x->deadline_from && x->unmeasured_reason &&
+            x->bound_times_m == 0)
+            fprintf(out, ", deadline %s",
+                    ompdag_duration_format((double)x->deadline_ns, b, sizeof b));
+        else if (x->deadline_ns >= 0 && x->deadline_from)
+            fprintf(out, ", deadline %s, slack %s%s",
+                    ompdag_duration_format((double)x->deadline_ns, b, sizeof b),
+                    x->slack_ns < 0 ? "-" : "",
+                    ompdag_duration_format(fabs(x->slack_ns), c, sizeof c));
+        fprintf(out, " &rarr; <span class=\"%s\">%s</span>",
+                x->verdict == OMPDAG_VERDICT_PASS          ? "pass"
+                : x->verdict == OMPDAG_VERDICT_NO_DEADLINE ? "none"
+                                                           : "fail",
+                ompdag_verdict_name(x->verdict));
+        if (x->tied_rule != OMPDAG_TIED_NONE) {
+            fprintf(out, "; tied tasks: rule <code>%s</code>", ompdag_tied_rule_name(x->tied_rule));
+            if (x->untied_bound_times_m < x->bound_times_m && x->untied_bound_ns >= 0) {
+                fputs(", adding <code>untied</code> to the task directive at ", out);
+                esc(out, report_tied_places(g, places, sizeof places));
+                fprintf(out, " tightens the bound to %s",
+                        ompdag_duration_format(x->untied_bound_ns, a, sizeof a));
+            }
+        }
+        if (x->observation_count) {
+            char *line = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&line, &len);
+            if (mem) {
+                report_observations_line(mem, x);
+                fclose(mem);
+                fputs("<br>", out);
+                esc(out, line);
+            }
+            free(line);
+        }
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
 static void region_body(FILE *out, const ompdag_report *r, size_t first)
 {
     const ompdag_report_row *row = &r->rows[first];
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
     const ompdag_rta_result *res = r->results[first];
     char a[512], b[512], br[32];
+    if (row->unmeasured_reason) {
+        fputs("<p class=\"fail\"><b>UNMEASURED:</b> ", out);
+        esc(out, row->unmeasured_reason);
+        fputs(".</p>\n", out);
+    }
     if (row->unsafe_reason) {
         fputs("<p class=\"fail\"><b>UNSAFE:</b> ", out);
         esc(out, row->unsafe_reason);
         fputs("; this bound proves nothing.</p>\n", out);
     }
+    region_rows(out, r, first);
     if (row->depend_pairs >= 0) {
         fprintf(out,
                 "<p class=\"%s\">Runtime dependence order: %lld enforced pair(s), %lld "
@@ -244,8 +323,12 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
         if (x->verdict == OMPDAG_VERDICT_REFUTED)
             fprintf(out, "<p class=\"fail\"><b>REFUTED</b> at m = %d: a clean run took %s, "
                          "longer than the bound %s.</p>\n",
-                    x->m, ompdag_duration_format(x->observed_max_ns, a, sizeof a),
-                    ompdag_duration_format(x->bound_ns, b, sizeof b));
+                    x->m,
+                    ompdag_duration_format(x->refuted_by_region ? x->observed_region_max_ns
+                                                                : x->observed_max_ns,
+                                           a, sizeof a),
+                    ompdag_duration_format(x->refuted_by_region ? x->region_bound_ns : x->bound_ns,
+                                           b, sizeof b));
     }
     if (row->runs_interfered > 0)
         fprintf(out, "<p>%lld interfered run(s) (threads preempted or migrated; max %s) are not "
@@ -301,7 +384,14 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     fputs("<li>", out);
     esc(out, path);
     free(path);
-    fputs("</li></ul>\n<p>Assumptions: work-conserving scheduling of untied tasks", out);
+    fputs("</li></ul>\n<p>Assumptions: ", out);
+    fputs(row->tied_tasks ? "tied tasks under OpenMP's task scheduling constraint (the bound "
+                            "is the one that holds there; the worst flow and critical path are "
+                            "Graham's)"
+                          : "work-conserving scheduling of untied tasks",
+          out);
+    fputs("; WCETs ", out);
+    esc(out, report_wcet_source(row));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
         fputs("; WCETs by ", out);
@@ -317,9 +407,9 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied"))) {
-            fputs("<p class=\"warn\">warning: the task at <code>", out);
+            fputs("<p class=\"warn\">the task at <code>", out);
             esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
-            fputs("</code> is tied; the bound assumes untied tasks.</p>\n", out);
+            fputs("</code> is tied.</p>\n", out);
         }
 }
 
@@ -396,8 +486,9 @@ static json_t *graph_data(const ompdag_report *r, size_t first)
 ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_renderer render,
                                 void *ctx, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0, refuted = 0, unsafe = 0;
+    size_t pass = 0, fail = 0, refuted = 0, unsafe = 0, unmeasured = 0;
     for (size_t i = 0; i < r->n; ++i) {
+        unmeasured += r->rows[i].verdict == OMPDAG_VERDICT_UNMEASURED;
         pass += r->rows[i].verdict == OMPDAG_VERDICT_PASS;
         fail += r->rows[i].verdict == OMPDAG_VERDICT_FAIL;
         refuted += r->rows[i].verdict == OMPDAG_VERDICT_REFUTED;
@@ -410,11 +501,14 @@ ompdag_status report_write_html(const ompdag_report *r, FILE *out, ompdag_svg_re
     esc(out, r->input_name);
     fprintf(out, "</h1>\n<p id=\"summary\">%zu check(s): <span class=\"pass\">%zu pass</span>, "
                  "<span class=\"fail\">%zu fail</span>, <span class=\"fail\">%zu refuted by "
-                 "measurements</span>, <span class=\"fail\">%zu unsafe</span>, %zu without "
-                 "deadline. Bounds are exact "
-                 "(seed 004, Theorem 1 with Alg1) for work-conserving scheduling of untied "
-                 "tasks. Click a column to sort, a node to see its WCET.</p>\n",
-            r->n, pass, fail, refuted, unsafe, r->n - pass - fail - refuted - unsafe);
+                 "measurements</span>, <span class=\"fail\">%zu unsafe</span>, "
+                 "<span class=\"fail\">%zu unmeasured</span>, %zu without deadline. Bounds are "
+                 "exact (seed 004, Theorem 1 with Alg1) for work-conserving scheduling of untied "
+                 "tasks; regions with tied tasks are judged by the bound that holds under the "
+                 "task scheduling constraint (column rule). Click a column to sort, a node to "
+                 "see its WCET.</p>\n",
+            r->n, pass, fail, refuted, unsafe, unmeasured,
+            r->n - pass - fail - refuted - unsafe - unmeasured);
     region_table(out, r);
     char *svg_buf = NULL, **svg_of = NULL;
     ompdag_status st = render ? render_all(r, render, ctx, &svg_buf, &svg_of, err) : OMPDAG_OK;

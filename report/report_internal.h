@@ -31,9 +31,10 @@ struct ompdag_report {
     ompdag_report_row *rows;
     ompdag_rta_result **results;
     char **titles;
-    char **froms; /* copies of each row's deadline_from */
+    char **froms;                    /* copies of each row's deadline_from */
+    ompdag_report_observation **obs; /* each row's observations (rows[i].observations) */
     size_t n;
-    int64_t cap; /* of each of the four arrays (ompdag_grow_array) */
+    int64_t cap; /* of each of the five arrays (ompdag_grow_array) */
     int64_t migration_overhead;
     ompdag_migration_model migration_model;
     const struct ompdag_advice *advice; /* borrowed, may be NULL */
@@ -51,15 +52,31 @@ struct json_t *report_depend_list(const ompdag_condag *g);
 int64_t report_fork_join_ns(const ompdag_condag *g);
 double report_observed_max(const ompdag_condag *g, const char *key, size_t *runs);
 
-/* "PASS", "FAIL", "REFUTED", "UNSAFE", "NO DEADLINE" (text reports). */
+/* "PASS", "FAIL", "REFUTED", "UNSAFE", "UNMEASURED", "NO DEADLINE" (text reports). */
 const char *report_verdict_upper(ompdag_verdict v);
 
 /* Observed runs of one key, split into clean and interfered (report.c). */
 typedef struct report_obs {
     int64_t clean, interfered;
     int64_t clean_max, interfered_max; /* -1 when no such run */
+    bool team_recorded;                /* the key's "…_threads" array is present */
 } report_obs;
-void report_observations(const ompdag_condag *g, const char *key, report_obs *out);
+/* The runs under `key` ("observed_response_ns" or "observed_task_response_ns")
+ * that a row at m is compared with: team size m, or team size not recorded
+ * (older files: every m, the conservative side).  m = 0 takes every run. */
+void report_observations(const ompdag_condag *g, const char *key, int32_t m, report_obs *out);
+
+/* The WCET provenance shown in every format: "measured by ompdag annotate",
+ * "given in the file, not measured by ompdag", or "not measured". */
+const char *report_wcet_source(const ompdag_report_row *row);
+
+/* The tied task directives of g as "a.c:12, a.c:30" (at most a few, then
+ * "..."), for "adding `untied` to the task directive at ..." (report.c). */
+const char *report_tied_places(const ompdag_condag *g, char *buf, size_t size);
+
+/* One line "team size 4: 3 run(s) (3 clean, 0 interfered), max 1.2 ms; ..." of
+ * the row's observations, or "team size not recorded: ..." (report_write.c). */
+void report_observations_line(FILE *out, const ompdag_report_row *row);
 
 /* "then", "else", or "case 3 of 4": which F-successor of C node c is s. */
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,

@@ -3,10 +3,16 @@
  * Interchange Format, §3.13 sarifLog, §3.14 run, §3.19 toolComponent, §3.27
  * result, §3.28 location, §3.30 region) so code-scanning tools show deadline
  * violations in place.  Results:
- *   ompdag-deadline   (error)    a region whose bound exceeds its deadline, at the region
- *   ompdag-tied-task  (warning)  a tied task: the bound assumes untied tasks, at the task
+ *   ompdag-deadline   (error)    a region whose bound exceeds its deadline, at the region;
+ *                                kind "pass" (level none) for one within its deadline, so
+ *                                every verdict against a deadline carries its bound, deadline
+ *                                and slack (SARIF §3.27.9 result.kind)
+ *   ompdag-tied-task  (warning)  a tied task: the bound is the one that holds under the task
+ *                                scheduling constraint, `untied` would tighten it, at the task
  *   ompdag-unobserved (note)     a node whose WCET no run observed (annotate --unobserved zero)
  *   ompdag-too-fine   (warning)  tasks finer than the advisor's grain minimum, at the directive
+ *   ompdag-refuted, ompdag-unsafe, ompdag-unmeasured (error)  a bound that measurements
+ *                                refute, that proves nothing, or that nothing measured backs
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -24,7 +30,9 @@ static const struct {
     {"ompdag-deadline", "DeadlineExceeded", "error",
      "The response-time bound of an OpenMP task region exceeds its deadline."},
     {"ompdag-tied-task", "TiedTask", "warning",
-     "A tied task: the response-time bound assumes untied tasks (Theorem 1 of seed 004)."},
+     "A tied task: Graham's bound (Theorem 1 of seed 004) needs untied tasks, so the region is "
+     "judged by the bound that holds under OpenMP's task scheduling constraint; `untied` on "
+     "the directive may tighten it."},
     {"ompdag-unobserved", "UnobservedNode", "note",
      "No profiling run reached this code; its WCET was taken as 0."},
     {"ompdag-too-fine", "TaskTooFine", "warning",
@@ -32,7 +40,9 @@ static const struct {
     {"ompdag-refuted", "BoundRefuted", "error",
      "A clean measured run of the region took longer than its response-time bound."},
     {"ompdag-unsafe", "UnsafeBound", "error",
-     "The WCETs behind this bound were annotated with dropped segments (--allow-unmapped)."},
+     "The bound proves nothing: annotate dropped segments or was run with an escape hatch "
+     "(--allow-unmapped, --unobserved zero, --no-overheads), or the runtime's dependence order "
+     "disagreed with the graph."},
     {"ompdag-depend-order", "DependOrderDisagrees", "error",
      "The OpenMP runtime's dependence order disagrees with the graph's D-edges (annotate's "
      "depend_check): the model misses an order the runtime imposes, or assumed one it did "
@@ -40,6 +50,9 @@ static const struct {
     {"ompdag-depend-extra", "DependExtraEdge", "note",
      "A D-edge the runtime did not need: the aliasing rule merged storage the runtime keeps "
      "apart (an extra edge only raises the bound)."},
+    {"ompdag-unmeasured", "UnmeasuredWcets", "error",
+     "Nothing measured backs this bound: the graph was never annotated, or its annotation "
+     "mapped no segment or saw no run of the region."},
 };
 enum {
     RULE_DEADLINE,
@@ -49,7 +62,8 @@ enum {
     RULE_REFUTED,
     RULE_UNSAFE,
     RULE_DEPEND,
-    RULE_DEPEND_EXTRA
+    RULE_DEPEND_EXTRA,
+    RULE_UNMEASURED
 };
 
 /* A relative path stays a relative URI reference; an absolute one becomes a
@@ -98,6 +112,58 @@ static void add_too_fine(ompdag_loc loc, const char *message, json_t *properties
     add_result(results, RULE_TOO_FINE, loc, message, properties);
 }
 
+/* A deadline verdict: error when the bound exceeds the deadline, a result of
+ * kind "pass" otherwise; either way the bound that decides it (with fork/join
+ * when measured) stands next to the deadline and the slack. */
+static void add_deadline(json_t *results, const ompdag_report_row *row)
+{
+    char msg[1024], a[64], b[64], c[64];
+    bool fail = row->verdict == OMPDAG_VERDICT_FAIL;
+    snprintf(
+        msg, sizeof msg, "%s: bound %s%s on %d threads %s deadline %s (%s), slack %s%s%s%s",
+        row->function, ompdag_duration_format(row->verdict_bound_ns, a, sizeof a),
+        row->region_bound_ns >= 0 ? " (whole region, with fork/join)" : "", row->m,
+        fail ? "exceeds" : "within", ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
+        row->deadline_from, row->slack_ns < 0 ? "-" : "",
+        ompdag_duration_format(row->slack_ns < 0 ? -row->slack_ns : row->slack_ns, c, sizeof c),
+        row->wcets_given ? "; WCETs given in the file, not measured by ompdag" : "",
+        fail ? " [ompdag-deadline]" : "");
+    json_t *props = json_pack(
+        "{s:i,s:I,s:f,s:f,s:I,s:f,s:s,s:I,s:s}", "m", (json_int_t)row->m, "bound_times_m",
+        (json_int_t)row->bound_times_m, "bound_ns", row->bound_ns, "verdict_bound_ns",
+        row->verdict_bound_ns, "deadline_ns", (json_int_t)row->deadline_ns, "slack_ns",
+        row->slack_ns, "tied_rule", ompdag_tied_rule_name(row->tied_rule), "untied_bound_times_m",
+        (json_int_t)row->untied_bound_times_m, "verdict", ompdag_verdict_name(row->verdict));
+    json_object_set_new(props, "wcets", json_string(report_wcet_source(row)));
+    json_object_set_new(props, "region_bound_ns",
+                        row->region_bound_ns >= 0 ? json_real(row->region_bound_ns) : json_null());
+    add_result(results, RULE_DEADLINE, row->loc, msg, props);
+    if (!fail) { /* SARIF §3.27.9: a passed check is kind "pass" with level "none" */
+        json_t *res = json_array_get(results, json_array_size(results) - 1);
+        json_object_set_new(res, "kind", json_string("pass"));
+        json_object_set_new(res, "level", json_string("none"));
+    }
+}
+
+/* The tied-task finding: which rule the bound rests on, and what `untied`
+ * would give (at the region's first m). */
+static void tied_message(char *msg, size_t size, const ompdag_report_row *row, const char *place)
+{
+    char a[64];
+    if (row->untied_bound_times_m < row->bound_times_m && row->untied_bound_ns >= 0)
+        snprintf(msg, size,
+                 "%s: the task at %s is tied; the bound that holds under the task scheduling "
+                 "constraint is rule %s, and adding `untied` to this directive (every tied one "
+                 "of the region) tightens the bound to %s on %d threads",
+                 row->function, place, ompdag_tied_rule_name(row->tied_rule),
+                 ompdag_duration_format(row->untied_bound_ns, a, sizeof a), row->m);
+    else
+        snprintf(msg, size,
+                 "%s: the task at %s is tied; the bound holds under the task scheduling "
+                 "constraint by rule %s",
+                 row->function, place, ompdag_tied_rule_name(row->tied_rule));
+}
+
 ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     json_t *rule_arr = json_array(), *results = json_array();
@@ -110,20 +176,8 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-        if (row->verdict == OMPDAG_VERDICT_FAIL) {
-            snprintf(msg, sizeof msg,
-                     "%s: bound %s on %d threads exceeds deadline %s (%s) [ompdag-deadline]",
-                     row->function,
-                     ompdag_duration_format(row->region_bound_ns >= 0 ? row->region_bound_ns
-                                                                      : row->bound_ns,
-                                            a, sizeof a),
-                     row->m, ompdag_duration_format((double)row->deadline_ns, b, sizeof b),
-                     row->deadline_from);
-            add_result(results, RULE_DEADLINE, row->loc, msg,
-                       json_pack("{s:i,s:I,s:f,s:I}", "m", (json_int_t)row->m, "bound_times_m",
-                                 (json_int_t)row->bound_times_m, "bound_ns", row->bound_ns,
-                                 "deadline_ns", (json_int_t)row->deadline_ns));
-        }
+        if (row->verdict == OMPDAG_VERDICT_FAIL || row->verdict == OMPDAG_VERDICT_PASS)
+            add_deadline(results, row);
         if (row->verdict == OMPDAG_VERDICT_REFUTED) {
             /* the task system held and the whole region (fork/join) did not */
             bool whole = row->refuted_by_region;
@@ -149,6 +203,11 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
                      row->unsafe_reason);
             add_result(results, RULE_UNSAFE, row->loc, msg, NULL);
         }
+        if (row->unmeasured_reason) {
+            snprintf(msg, sizeof msg, "%s: unmeasured: %s [ompdag-unmeasured]", row->function,
+                     row->unmeasured_reason);
+            add_result(results, RULE_UNMEASURED, row->loc, msg, NULL);
+        }
         size_t k;
         const json_t *d;
         json_array_foreach(report_depend_list(g), k, d)
@@ -168,11 +227,13 @@ ompdag_status report_write_sarif(const ompdag_report *r, FILE *out, ompdag_error
             json_t *x = ompdag_condag_extra(g, v);
             if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
                 json_is_false(json_object_get(x, "untied"))) {
-                snprintf(msg, sizeof msg,
-                         "%s: the task at %s is tied; the bound assumes untied tasks (add "
-                         "`untied`)",
-                         row->function, ompdag_condag_node_place(g, v, place, sizeof place));
-                add_result(results, RULE_TIED, ompdag_condag_node_loc(g, v), msg, NULL);
+                tied_message(msg, sizeof msg, row,
+                             ompdag_condag_node_place(g, v, place, sizeof place));
+                add_result(results, RULE_TIED, ompdag_condag_node_loc(g, v), msg,
+                           json_pack("{s:s,s:I,s:I}", "tied_rule",
+                                     ompdag_tied_rule_name(row->tied_rule), "bound_times_m",
+                                     (json_int_t)row->bound_times_m, "untied_bound_times_m",
+                                     (json_int_t)row->untied_bound_times_m));
             }
             if (json_is_true(json_object_get(x, "unobserved"))) {
                 snprintf(msg, sizeof msg,

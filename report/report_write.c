@@ -121,17 +121,21 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         tcount += ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T;
     int32_t tied = report_tied_tasks(g);
-    fprintf(out, "  assumptions: work-conserving scheduling of untied tasks");
     if (!tied)
-        fprintf(out, " (%d task directives, none tied)\n", tcount);
+        fprintf(out,
+                "  assumptions: work-conserving scheduling of untied tasks (%d task directives, "
+                "none tied)\n",
+                tcount);
     else
-        fprintf(out, "\n");
+        fprintf(out,
+                "  assumptions: %d of %d task directives tied (OpenMP's default): the bound is "
+                "the one that holds under the task scheduling constraint (docs/tied.md); the "
+                "worst flow and critical path are Graham's (untied)\n",
+                tied, tcount);
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
-            fprintf(out,
-                    "    warning: the task at %s is tied; the bound assumes untied tasks "
-                    "(add `untied`)\n",
+            fprintf(out, "    the task at %s is tied\n",
                     ompdag_condag_node_place(g, v, buf, sizeof buf));
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     if (json_is_object(wm)) {
@@ -149,7 +153,9 @@ static void text_assumptions(FILE *out, const ompdag_report *r, const ompdag_con
         fputc('\n', out);
         text_overheads(out, json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"));
     } else {
-        fprintf(out, "    WCETs: as given in the file (no \"wcet_method\")\n");
+        fprintf(out, "    WCETs: %s (no \"wcet_method\")\n",
+                ompdag_condag_total_wcet(g) ? "given in the file, not measured by ompdag"
+                                            : "not measured (every WCET is 0)");
     }
     if (r->migration_overhead)
         fprintf(out, "    migration overhead: %" PRId64 " %s per %s, counted on the flow\n",
@@ -207,17 +213,89 @@ static void text_nodes(FILE *out, const ompdag_condag *g)
         fprintf(out, "    ... and %d more nodes (--format json lists all)\n", n - TEXT_MAX_NODES);
 }
 
-static void text_row(FILE *out, const ompdag_report *r, size_t i)
+/* The bound line of a row: the bound that holds, or "not annotated". */
+static void text_bound(FILE *out, const ompdag_report_row *row, const ompdag_condag *g)
 {
-    const ompdag_report_row *row = &r->rows[i];
-    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
     char a[64], b[64], c[64];
-    fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s%s\n", row->m,
+    if (row->unmeasured_reason && row->bound_times_m == 0) {
+        fprintf(out, "  m=%d: not annotated, no bound (every WCET is 0)\n", row->m);
+        return;
+    }
+    fprintf(out, "  m=%d: bound %s (m*R = %" PRId64 " %s); vol %s, len %s%s%s%s\n", row->m,
             in_unit(g, row->bound, a, sizeof a), row->bound_times_m, ompdag_condag_time_unit(g),
             in_unit(g, (double)row->vol, b, sizeof b), in_unit(g, (double)row->len, c, sizeof c),
             !row->depend ? ""
             : row->exact ? "; depend: exact"
-                         : "; depend: sound, not exact");
+                         : "; depend: sound, not exact",
+            row->tied_rule != OMPDAG_TIED_NONE ? "; rule " : "",
+            row->tied_rule != OMPDAG_TIED_NONE ? ompdag_tied_rule_name(row->tied_rule) : "");
+    if (row->unmeasured_reason)
+        fprintf(out, "    (nothing measured backs these WCETs: this bound proves nothing)\n");
+}
+
+/* Which rule gives the bound for tied tasks, and what `untied` would give. */
+static void text_tied(FILE *out, const ompdag_report_row *row, const ompdag_condag *g)
+{
+    char a[64], places[1024];
+    if (row->tied_rule == OMPDAG_TIED_NONE) return;
+    fprintf(out,
+            "    tied tasks: the bound holds under OpenMP's task scheduling constraint by rule "
+            "%s (docs/tied.md)",
+            ompdag_tied_rule_name(row->tied_rule));
+    if (row->untied_bound_times_m < row->bound_times_m)
+        fprintf(out, "; adding `untied` to the task directive at %s tightens the bound to %s",
+                report_tied_places(g, places, sizeof places),
+                in_unit(g, (double)row->untied_bound_times_m / row->m, a, sizeof a));
+    fputc('\n', out);
+}
+
+void report_observations_line(FILE *out, const ompdag_report_row *row)
+{
+    char a[64];
+    if (!row->observation_count) return;
+    fputs(row->team_size_recorded ? "runs by team size: "
+                                  : "team size not recorded (every run is compared with every m): ",
+          out);
+    for (size_t k = 0; k < row->observation_count; ++k) {
+        const ompdag_report_observation *o = &row->observations[k];
+        if (row->team_size_recorded) fprintf(out, "%s%d thread(s): ", k ? "; " : "", o->threads);
+        fprintf(out, "%" PRId64 " run(s) (%" PRId64 " clean, %" PRId64 " interfered), max %s",
+                o->runs, o->clean, o->interfered, dur(o->max_ns, a, sizeof a));
+    }
+}
+
+/* The deadline line: the bound that decides the verdict, the deadline, the
+ * slack and the verdict, side by side (issue 22 item 6). */
+static void text_deadline(FILE *out, const ompdag_report_row *row)
+{
+    char a[64], b[64], c[64];
+    if (row->deadline_ns >= 0 && row->deadline_from && row->unmeasured_reason &&
+        row->bound_times_m == 0)
+        fprintf(out, "    deadline %s (%s%s): no bound (not annotated) -> %s\n",
+                dur((double)row->deadline_ns, a, sizeof a),
+                strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
+                report_verdict_upper(row->verdict));
+    else if (row->deadline_ns >= 0 && row->deadline_from)
+        fprintf(out, "    deadline %s (%s%s): bound %s%s, slack %s%s -> %s\n",
+                dur((double)row->deadline_ns, a, sizeof a),
+                strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
+                dur(row->verdict_bound_ns, c, sizeof c),
+                row->region_bound_ns >= 0 ? " (whole region)" : "", row->slack_ns < 0 ? "-" : "",
+                dur(fabs(row->slack_ns), b, sizeof b), report_verdict_upper(row->verdict));
+    else
+        fprintf(out, "    deadline: none%s%s\n",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? " -> " : "",
+                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? report_verdict_upper(row->verdict)
+                                                           : "");
+}
+
+static void text_row(FILE *out, const ompdag_report *r, size_t i)
+{
+    const ompdag_report_row *row = &r->rows[i];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    char a[64], b[64];
+    text_bound(out, row, g);
+    text_tied(out, row, g);
     if (row->region_bound_ns >= 0)
         fprintf(out,
                 "    whole region: bound %s (task system + fork/join %s, measured with the "
@@ -227,17 +305,30 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
                 dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
+        if (row->team_size_recorded)
+            fprintf(out, " of %d thread(s)", row->m);
+        else
+            fputs(" (team size not recorded)", out);
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
                     dur(row->observed_region_max_ns, b, sizeof b));
         fprintf(out, "; bound / observed = %.3g\n",
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
+    } else if (row->team_size_recorded && row->observation_count) {
+        fprintf(out, "    no clean run of %d thread(s): nothing observed to compare with\n",
+                row->m);
+    }
+    if (row->observation_count && row->team_size_recorded) {
+        fputs("    ", out);
+        report_observations_line(out, row);
+        fputc('\n', out);
     }
     if (row->runs_interfered > 0)
         fprintf(out,
                 "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
                 "not compared with the bound\n",
                 row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
+    if (row->unmeasured_reason) fprintf(out, "    UNMEASURED: %s\n", row->unmeasured_reason);
     if (row->verdict == OMPDAG_VERDICT_REFUTED && !row->refuted_by_region)
         fprintf(out,
                 "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
@@ -256,17 +347,7 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "    runtime dependence order: %" PRId64 " enforced pair(s), %" PRId64
                 " disagreement(s) with the D-edges, %" PRId64 " extra D-edge(s) (safe)\n",
                 row->depend_pairs, row->depend_disagreements, row->depend_extra);
-    if (row->deadline_ns >= 0 && row->deadline_from)
-        fprintf(out, "    deadline %s (%s%s): slack %s%s -> %s\n",
-                dur((double)row->deadline_ns, a, sizeof a),
-                strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
-                row->slack_ns < 0 ? "-" : "", dur(fabs(row->slack_ns), b, sizeof b),
-                report_verdict_upper(row->verdict));
-    else
-        fprintf(out, "    deadline: none%s%s\n",
-                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? " -> " : "",
-                row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? report_verdict_upper(row->verdict)
-                                                           : "");
+    text_deadline(out, row);
     text_flow(out, g, r->results[i]);
 }
 
@@ -292,7 +373,7 @@ static void text_size(FILE *out, const ompdag_condag *g, const ompdag_report_row
 
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t pass = 0, fail = 0, none = 0, regions = 0, refuted = 0, unsafe = 0;
+    size_t pass = 0, fail = 0, none = 0, regions = 0, refuted = 0, unsafe = 0, unmeasured = 0;
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
         const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
@@ -313,6 +394,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
         none += row->verdict == OMPDAG_VERDICT_NO_DEADLINE;
         refuted += row->verdict == OMPDAG_VERDICT_REFUTED;
         unsafe += row->verdict == OMPDAG_VERDICT_UNSAFE;
+        unmeasured += row->verdict == OMPDAG_VERDICT_UNMEASURED;
         if (i + 1 == r->n || r->rows[i + 1].graph != row->graph) {
             text_assumptions(out, r, g);
             text_nodes(out, g);
@@ -323,6 +405,7 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
             r->n, pass, fail, none);
     if (refuted || unsafe)
         fprintf(out, ", %zu refuted by measurements, %zu unsafe", refuted, unsafe);
+    if (unmeasured) fprintf(out, ", %zu unmeasured (not annotated)", unmeasured);
     fputc('\n', out);
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }
@@ -367,8 +450,10 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
 }
 
-static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, int32_t m)
+static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g,
+                                const ompdag_report_row *row)
 {
+    int32_t m = row->m;
     char a[512];
     json_t *tied = json_array();
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
@@ -378,10 +463,33 @@ static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g, 
     json_t *wm = json_object_get(ompdag_condag_extra(g, -1), "wcet_method");
     json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
     return json_pack("{s:i,s:s,s:b,s:o,s:O,s:O,s:I,s:s}", "m", (json_int_t)m, "scheduling",
-                     "work-conserving, untied tasks", "untied", json_array_size(tied) == 0,
-                     "tied_tasks", tied, "wcet_method", wm ? wm : json_null(), "runtime_overheads",
-                     ro ? ro : json_null(), "migration_overhead", (json_int_t)r->migration_overhead,
-                     "migration_model", r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
+                     row->tied_rule == OMPDAG_TIED_NONE
+                         ? "work-conserving, untied tasks"
+                         : "tied tasks under OpenMP's task scheduling constraint (tied_rule)",
+                     "untied", json_array_size(tied) == 0, "tied_tasks", tied, "wcet_method",
+                     wm ? wm : json_null(), "runtime_overheads", ro ? ro : json_null(),
+                     "migration_overhead", (json_int_t)r->migration_overhead, "migration_model",
+                     r->migration_model == OMPDAG_MIGRATION_BFS ? "bfs" : "wfs");
+}
+
+/* One object per team size seen: {"threads" (null: not recorded), "runs",
+ * "clean", "interfered", "max_ns", "region_max_ns", "interfered_max_ns"}. */
+static json_t *observations_json(const ompdag_report_row *row)
+{
+    json_t *arr = json_array();
+    for (size_t k = 0; k < row->observation_count; ++k) {
+        const ompdag_report_observation *x = &row->observations[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "threads", x->threads ? json_integer(x->threads) : json_null());
+        json_object_set_new(o, "runs", json_integer(x->runs));
+        json_object_set_new(o, "clean", json_integer(x->clean));
+        json_object_set_new(o, "interfered", json_integer(x->interfered));
+        json_object_set_new(o, "max_ns", ns_or_null(x->max_ns));
+        json_object_set_new(o, "region_max_ns", ns_or_null(x->region_max_ns));
+        json_object_set_new(o, "interfered_max_ns", ns_or_null(x->interfered_max_ns));
+        json_array_append_new(arr, o);
+    }
+    return arr;
 }
 
 json_t *report_row_json(const ompdag_report *r, size_t i)
@@ -405,6 +513,9 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "bound", json_real(row->bound));
     json_object_set_new(o, "bound_times_m", json_integer(row->bound_times_m));
     json_object_set_new(o, "bound_ns", ns_or_null(row->bound_ns));
+    json_object_set_new(o, "untied_bound_times_m", json_integer(row->untied_bound_times_m));
+    json_object_set_new(o, "untied_bound_ns", ns_or_null(row->untied_bound_ns));
+    json_object_set_new(o, "tied_rule", json_string(ompdag_tied_rule_name(row->tied_rule)));
     if (row->depend) /* §6: the one case where the figure may be sound but not exact */
         json_object_set_new(o, "exact", json_boolean(row->exact));
     json_object_set_new(o, "vol", json_integer(row->vol));
@@ -416,6 +527,10 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "fork_join_ns",
                         row->fork_join_ns >= 0 ? json_integer(row->fork_join_ns) : json_null());
     json_object_set_new(o, "region_bound_ns", ns_or_null(row->region_bound_ns));
+    json_object_set_new(o, "verdict_bound_ns", ns_or_null(row->verdict_bound_ns));
+    json_object_set_new(o, "wcets", json_string(report_wcet_source(row)));
+    json_object_set_new(o, "unmeasured",
+                        row->unmeasured_reason ? json_string(row->unmeasured_reason) : json_null());
     json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
     json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
     json_object_set_new(o, "observed_runs",
@@ -423,6 +538,8 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
     json_object_set_new(o, "observed_interfered_max_ns",
                         ns_or_null(row->observed_interfered_max_ns));
+    json_object_set_new(o, "team_size_recorded", json_boolean(row->team_size_recorded));
+    json_object_set_new(o, "observations", observations_json(row));
     json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));
     json_object_set_new(o, "unsafe",
                         row->unsafe_reason ? json_string(row->unsafe_reason) : json_null());
@@ -447,7 +564,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "slack_ns", has ? json_real(row->slack_ns) : json_null());
     json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
-    json_object_set_new(o, "assumptions", assumptions_json(r, g, row->m));
+    json_object_set_new(o, "assumptions", assumptions_json(r, g, row));
     return o;
 }
 
@@ -515,17 +632,17 @@ static void write_node_wcets(FILE *out, const ompdag_condag *g)
 
 static ompdag_status report_write_json(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
-    size_t count[5] = {0};
+    size_t count[OMPDAG_VERDICT_UNMEASURED + 1] = {0};
     for (size_t i = 0; i < r->n; ++i)
         ++count[r->rows[i].verdict];
     fputs("{\n  \"format\": \"ompdag-report\",\n  \"version\": 1,\n  \"input\": ", out);
     ompdag_json_write_string(out, r->input_name);
     fprintf(out,
             ",\n  \"summary\": {\"pass\": %zu, \"fail\": %zu, \"no_deadline\": %zu, "
-            "\"refuted\": %zu, \"unsafe\": %zu},\n  \"regions\": [",
+            "\"refuted\": %zu, \"unsafe\": %zu, \"unmeasured\": %zu},\n  \"regions\": [",
             count[OMPDAG_VERDICT_PASS], count[OMPDAG_VERDICT_FAIL],
             count[OMPDAG_VERDICT_NO_DEADLINE], count[OMPDAG_VERDICT_REFUTED],
-            count[OMPDAG_VERDICT_UNSAFE]);
+            count[OMPDAG_VERDICT_UNSAFE], count[OMPDAG_VERDICT_UNMEASURED]);
     for (size_t i = 0; i < r->n; ++i) {
         json_t *o = report_row_json(r, i);
         if (o) report_advice_json(r, r->rows[i].graph, o);
@@ -586,7 +703,9 @@ ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *
     fputs("function,name,file,line,m,time_unit,bound,bound_times_m,bound_ns,vol,len,tasks,nodes,"
           "observed_max_ns,observed_region_max_ns,bound_over_observed,deadline_ns,slack_ns,verdict,"
           "tied_tasks,"
-          "runs,runs_interfered,observed_interfered_max_ns,unsafe\r\n",
+          "runs,runs_interfered,observed_interfered_max_ns,unsafe,untied_bound_times_m,"
+          "untied_bound_ns,tied_rule,fork_join_ns,region_bound_ns,verdict_bound_ns,unmeasured,"
+          "wcets,team_size_recorded\r\n",
           out);
     for (size_t i = 0; i < r->n; ++i) {
         const ompdag_report_row *row = &r->rows[i];
@@ -618,7 +737,16 @@ ompdag_status report_write_csv(const ompdag_report *r, FILE *out, ompdag_error *
         csv_int(out, row->runs, true);
         csv_int(out, row->runs_interfered, true);
         csv_num(out, row->observed_interfered_max_ns, row->observed_interfered_max_ns >= 0, false);
-        csv_field(out, row->unsafe_reason, true);
+        csv_field(out, row->unsafe_reason, false);
+        csv_int(out, row->untied_bound_times_m, true);
+        csv_num(out, row->untied_bound_ns, row->untied_bound_ns >= 0, false);
+        csv_field(out, ompdag_tied_rule_name(row->tied_rule), false);
+        csv_int(out, row->fork_join_ns, row->fork_join_ns >= 0);
+        csv_num(out, row->region_bound_ns, row->region_bound_ns >= 0, false);
+        csv_num(out, row->verdict_bound_ns, row->verdict_bound_ns >= 0, false);
+        csv_field(out, row->unmeasured_reason, false);
+        csv_field(out, report_wcet_source(row), false);
+        csv_field(out, row->team_size_recorded ? "true" : "false", true);
     }
     return ferror(out) ? ompdag_error_set(err, OMPDAG_ERR_IO, "write error") : OMPDAG_OK;
 }

@@ -6,6 +6,8 @@
  * its "region_key" (file:line of the `parallel` directive), else by its loc.
  * Each violation is one diagnostic, located at the region:
  *     bound 6.2 ms on 4 threads exceeds deadline 5 ms [ompdag-deadline]
+ * The bound is the one that holds (ompdag_rta_tied_bound: Graham's for untied
+ * tasks, the task scheduling constraint's for tied ones), as in `ompdag check`.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -58,10 +60,12 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
         if (m <= 0 || !unit) continue; /* no thread count / not a time: nothing to compare */
         ompdag_rta_options opt;
         ompdag_rta_options_init(&opt, m);
-        ompdag_rta_result *r;
-        if ((st = ompdag_rta_run(w, OMPDAG_ALG_EXACT, &opt, &r, err))) break;
-        int64_t btm = ompdag_rta_result_bound_times_m(r);
-        ompdag_rta_result_destroy(r);
+        opt.bound_only = true;
+        /* the bound that holds: with tied tasks, under the task scheduling
+         * constraint (include/ompdag/rta.h), as `ompdag check` judges */
+        int64_t btm;
+        ompdag_tied_rule rule;
+        if ((st = ompdag_rta_tied_bound(w, &opt, &btm, &rule, err))) break;
         /* The deadline is the whole region's: fork/join where measured (report.md). */
         int64_t fj = report_fork_join_ns(w);
         if (fj == -2) {

@@ -3,9 +3,12 @@
  * schedule simulator that checks every bound independently.
  *
  * Reports: for every graph of an annotated con-DAG set and every thread count
- * m, the exact bound of seed 004 (Theorem 1 with Alg1, include/ompdag/rta.h),
+ * m, the bound that holds — the exact bound of seed 004 (Theorem 1 with Alg1,
+ * include/ompdag/rta.h), or with tied tasks the bound under OpenMP's task
+ * scheduling constraint (ompdag_rta_tied_bound) with Graham's beside it —,
  * its worst-case flow and critical path by source location, the observed
- * response times the probe recorded, and the verdict against a deadline
+ * response times the probe recorded (per team size), whether the WCETs were
+ * measured at all, and the verdict against a deadline
  * (`#pragma ompdag deadline(5ms)`, carried as the graph key "deadline", or
  * given on the command line).  Written as text, JSON, CSV, SARIF 2.1.0 or one
  * self-contained HTML page.
@@ -74,8 +77,16 @@ typedef enum ompdag_verdict {
     OMPDAG_VERDICT_REFUTED = 3,     /* "refuted": a clean observed run took longer than the
                                        bound, whatever the deadline (the measurements say the
                                        bound is wrong: an unmodelled cost, or a WCET too low) */
-    OMPDAG_VERDICT_UNSAFE = 4       /* "unsafe": the WCETs were annotated with dropped segments
-                                       (annotate --allow-unmapped); the bound proves nothing */
+    OMPDAG_VERDICT_UNSAFE = 4,      /* "unsafe": the graph says why its bound proves nothing
+                                       (graph key "unsafe": dropped segments, a dependence
+                                       order the runtime disagreed with, an escape hatch of
+                                       annotate such as --unobserved zero or --no-overheads;
+                                       or "wcet_method" of an older annotate saying
+                                       "unobserved": "zero" or "overheads": "none") */
+    OMPDAG_VERDICT_UNMEASURED = 5   /* "unmeasured": the WCETs were never measured (no
+                                       "wcet_method" and total WCET 0: not annotated), or the
+                                       annotation mapped no segment or saw no run of the
+                                       region; nothing backs the bound */
 } ompdag_verdict;
 
 const char *ompdag_verdict_name(ompdag_verdict v);
@@ -108,6 +119,18 @@ typedef struct ompdag_report_options {
 /* Fills defaults: threads from the file, no deadlines, no overhead, WFS. */
 void ompdag_report_options_init(ompdag_report_options *opt);
 
+/* The observed runs of one team size (annotate's "observed_*_threads"
+ * arrays, docs/report.md).  Maxima are in ns, -1 when there is no such run. */
+typedef struct ompdag_report_observation {
+    int32_t threads;          /* team size of these runs; 0: not recorded (older files) */
+    int64_t runs;             /* clean + interfered */
+    int64_t clean, interfered;
+    double max_ns;            /* max over the clean runs (task system when recorded, else
+                                 the whole region: the quantity observed_max_ns uses) */
+    double region_max_ns;     /* max over the clean runs of "observed_response_ns" */
+    double interfered_max_ns; /* max over the interfered runs */
+} ompdag_report_observation;
+
 /* One (region, m) pair of a report.  Every field is read-only; strings are
  * borrowed from the report (and its set). */
 typedef struct ompdag_report_row {
@@ -115,12 +138,15 @@ typedef struct ompdag_report_row {
     const char *function;      /* the graph's "function", else its "name", else "graph N" */
     ompdag_loc loc;            /* the region's `parallel` directive (may be unknown) */
     int32_t m;
-    int64_t bound_times_m;     /* exact m·R, in the graph's unit */
+    int64_t bound_times_m;     /* m·R of the bound that holds, in the graph's unit: Graham's
+                                  exact bound, or with tied tasks the bound under the task
+                                  scheduling constraint (ompdag_rta_tied_bound, tied_rule) */
     double bound;              /* bound_times_m / m, graph's unit */
     double bound_ns;           /* -1 when the unit is not a time */
     int64_t vol, len;          /* of the worst flow, graph's unit */
     int32_t tasks, nodes;
-    double observed_max_ns;    /* max over clean (not interfered) runs of
+    double observed_max_ns;    /* max over clean (not interfered) runs at this m (team size m,
+                                  or not recorded) of
                                   "observed_task_response_ns" (root begin -> last task end, what
                                   Theorem 1 bounds), else of "observed_response_ns"; -1 when
                                   absent */
@@ -131,7 +157,8 @@ typedef struct ompdag_report_row {
     double slack_ns;           /* deadline − bound; meaningful only with a deadline */
     ompdag_verdict verdict;
     int32_t tied_tasks;        /* T nodes marked "untied": false */
-    int64_t runs;              /* observed runs behind observed_max_ns (clean + interfered) */
+    int64_t runs;              /* observed runs behind observed_max_ns (clean + interfered),
+                                  those of team size m where team sizes were recorded */
     int64_t runs_interfered;   /* runs whose threads were preempted or migrated (probe) */
     double observed_interfered_max_ns; /* max over those runs; -1 when none */
     const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
@@ -151,6 +178,23 @@ typedef struct ompdag_report_row {
     int64_t depend_disagreements; /* that make the bound unsafe (also in unsafe_reason) */
     int64_t depend_extra;         /* D-edges the runtime did not need (safe); the list of
                                      disagreements stays in the graph's "depend_check" */
+    /* Tied tasks (issue 22): the bound above is the one that holds; Graham's
+     * exact bound, what `untied` on every task directive would give, is here.
+     * The worst flow, vol and len stay those of Graham's exact result. */
+    int64_t untied_bound_times_m; /* Graham's exact m·R (== bound_times_m when untied) */
+    double untied_bound_ns;       /* -1 when the unit is not a time */
+    ompdag_tied_rule tied_rule;   /* the rule behind bound_times_m */
+    /* Why nothing backs the bound (verdict unmeasured), else NULL; static text. */
+    const char *unmeasured_reason;
+    bool wcets_given;             /* nonzero WCETs without "wcet_method": given in the file,
+                                     not measured by ompdag */
+    double verdict_bound_ns;      /* the bound deadlines are judged against: region_bound_ns
+                                     when fork/join were measured, else bound_ns (-1: none) */
+    bool team_size_recorded;      /* the runs carry their team size; false: every run is
+                                     compared with every m (pooled, the conservative side) */
+    const ompdag_report_observation *observations; /* per team size seen, ascending (0, "not
+                                                      recorded", first); borrowed */
+    size_t observation_count;
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
@@ -170,7 +214,7 @@ size_t ompdag_report_row_count(const ompdag_report *r);
 const ompdag_report_row *ompdag_report_row_get(const ompdag_report *r, size_t i);
 /* The exact result behind row i (witness choices, critical path); borrowed. */
 const ompdag_rta_result *ompdag_report_row_result(const ompdag_report *r, size_t i);
-/* Rows whose verdict is fail, refuted or unsafe. */
+/* Rows whose verdict is fail, refuted, unsafe or unmeasured. */
 size_t ompdag_report_fail_count(const ompdag_report *r);
 
 /* Renders a Graphviz DOT text to SVG (HTML reports).  On success *svg is a new
