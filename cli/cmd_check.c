@@ -36,7 +36,7 @@ void cmd_check_help(FILE *out)
             "  --require-deadline   a region without a deadline fails too\n"
             "  --quiet              print violations only\n\n"
             "exit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
-            "unsafe or unmeasured), 2 usage or input error\n");
+            "unsafe or unmeasured) or the input is bad, 2 usage error\n");
 }
 
 typedef struct check_args {
@@ -191,25 +191,22 @@ static void note_tied(const ompdag_report *r, size_t first)
 int cmd_check(int argc, char **argv)
 {
     check_args o = {.deadlines = ompdag_deadlines_create()};
-    if (!o.deadlines) return fprintf(stderr, "ompdag check: out of memory\n"), CLI_EXIT_USAGE;
+    if (!o.deadlines) return fprintf(stderr, "ompdag check: out of memory\n"), CLI_EXIT_FAIL;
     int rc = parse_check_args(argc, argv, &o);
     ompdag_condag_set *s = NULL;
     ompdag_report *r = NULL;
     ompdag_error err = {0};
-    if (!rc && ompdag_condag_set_load_file(o.file, &s, &err)) {
-        fprintf(stderr, "ompdag check: %s\n", err.message);
-        rc = CLI_EXIT_USAGE;
-    }
+    if (!rc && ompdag_condag_set_load_file(o.file, &s, &err))
+        rc = cli_fail("check", &err); /* bad input: 1, as in every command */
     if (!rc) {
         ompdag_report_options opt;
         ompdag_report_options_init(&opt);
         opt.threads = o.threads, opt.thread_count = o.thread_count;
         opt.deadlines = o.deadlines;
         opt.input_name = o.file;
-        if (ompdag_report_create(s, &opt, &r, &err)) {
-            fprintf(stderr, "ompdag check: %s\n", err.message);
-            rc = CLI_EXIT_USAGE;
-        }
+        if (ompdag_report_create(s, &opt, &r, &err))
+            rc = err.code == OMPDAG_ERR_ARGUMENT ? cli_usage_error("check", "%s", err.message)
+                                                 : cli_fail("check", &err);
     }
     if (!rc) {
         size_t failed = 0, checked = 0, n = ompdag_report_row_count(r);

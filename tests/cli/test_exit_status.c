@@ -3,10 +3,8 @@
  * in every command (issue 22 item 9(d); README: 1 for bad input, 2 for usage
  * errors): a missing file, a file that is not JSON, JSON that is not a
  * con-DAG, a graph failing validation, and an output path that cannot be
- * written.  Each message names the file.
- *
- * Left out of the assertions, reported to their owners: `check` exits 2 on
- * each bad graph input (its help says "2 input error"; README says 1).
+ * written.  Each message names the file.  (`check` exited 2 on a bad graph,
+ * its help said "2 input error"; a CI gate now sees 1 like everywhere.)
  */
 #include "cli_harness.h"
 
@@ -43,7 +41,8 @@ static const char *const graph_commands[] = {"analyze %s --threads 2",
                                              "report %s --threads 2",
                                              "simulate %s --threads 2",
                                              "map %s",
-                                             "advise %s --threads 2"};
+                                             "advise %s --threads 2",
+                                             "check %s --threads 2"};
 
 /* Exit 1, a message naming `named`, and nothing on stdout (unless the
  * command has good inputs besides the bad one). */

@@ -379,7 +379,7 @@ Test(check, exit_codes)
         {"check " FIXTURE " --threads 0", 2, NULL},
         {"check " FIXTURE " --bogus", 2, NULL},
         {"check", 2, NULL},
-        {"check /nonexistent/x.json", 2, NULL},
+        {"check /nonexistent/x.json", 1, NULL}, /* bad input: 1, as in every command */
         {"check " FIXTURE " --deadline main=", 2, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
