@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fe_internal.h"
+#include "ompdag/report.h"
 
 typedef struct tok {
     char *s;
@@ -314,6 +315,23 @@ static void offset_to_line_col(const fe_file *f, line_cursor *lc, unsigned off, 
     *col = lc->col;
 }
 
+/* `#pragma ompdag deadline(D)`: D must be a duration `check` accepts
+ * (ompdag_duration_parse: "5ms", "800us"; no sign, no exponent, nothing
+ * finer than 1 ns or past int64 ns).  A bad one was carried into the graph
+ * and failed later in `check` without naming the .c file and line. */
+static bool check_deadline(ompdag_frontend *fe, const fe_file *f, const fe_pragma *p,
+                           bool *refused)
+{
+    const fe_clause *arg = fe_pragma_clause(p, "");
+    const char *text = arg && arg->arg ? arg->arg : "";
+    int64_t ns;
+    ompdag_error err = {0};
+    if (ompdag_duration_parse(text, &ns, &err) == OMPDAG_OK) return true;
+    *refused = true;
+    return fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p->line, p->col,
+                   "'#pragma ompdag deadline(%s)': %s", text, err.message);
+}
+
 bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
 {
     unsigned n = 0, nskip = 0;
@@ -356,6 +374,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
                          "recursion_bound, deadline, resource)",
                          p.name);
         }
+        if (ok && p.dir == FE_DIR_DEADLINE) ok = check_deadline(fe, f, &p, refused);
         ok = ok && push_pragma(f, &p, &cap);
         if (!ok) free_pragma(&p);
         i = j - 1;

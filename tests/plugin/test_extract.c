@@ -411,3 +411,38 @@ Test(examples, an_expression_of_50000_terms_extracts, .timeout = 120)
     ompdag_condag_set_destroy(set);
     ompdag_frontend_destroy(fe);
 }
+
+/* Issue 26 item 16: `#pragma ompdag deadline(-5ms)` (and 5xs, 1e400s, an
+ * empty one, 20 digits of ns) were accepted by extract; `check` then failed
+ * without naming the .c file and line.  Each is refused at its line. */
+Test(examples, a_bad_deadline_is_refused_at_its_line)
+{
+    const char *bad[] = {"-5ms", "5xs", "1e400s", "", "99999999999999999999ns", "1.5ns"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char src[512];
+        snprintf(
+            src, sizeof src,
+            "int main(void)\n{\n#pragma ompdag deadline(%s)\n#pragma omp parallel\n"
+            "#pragma omp single\n    {\n#pragma omp task\n        ;\n    }\n    return 0;\n}\n",
+            bad[i]);
+        ompdag_condag_set *set = NULL;
+        ompdag_frontend *fe = NULL;
+        const char *path;
+        ompdag_status st = fe_test_extract_source(src, &set, &fe, &path);
+        cr_expect_neq(st, OMPDAG_OK, "deadline(%s) was accepted", bad[i]);
+        cr_expect(fe_test_has_diag(fe, 3, "deadline"), "deadline(%s): no diagnostic at line 3",
+                  bad[i]);
+        ompdag_condag_set_destroy(set);
+        ompdag_frontend_destroy(fe);
+    }
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    const char *path;
+    cr_expect_eq(fe_test_extract_source("int main(void)\n{\n#pragma ompdag deadline(2.5ms)\n"
+                                        "#pragma omp parallel\n#pragma omp single\n    {\n"
+                                        "#pragma omp task\n        ;\n    }\n    return 0;\n}\n",
+                                        &set, &fe, &path),
+                 OMPDAG_OK);
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+}
