@@ -513,6 +513,63 @@ void ompdag_annotation_depend_counts(const ompdag_annotation *a, uint64_t *unsaf
     }
 }
 
+/* The first disagreement marked unsafe, for the "unsafe" reason. */
+static const char *first_unsafe_disagreement(const graph_info *g)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(g->dep_disagreements, i, d)
+    {
+        if (json_is_true(json_object_get(d, "unsafe")))
+            return json_string_value(json_object_get(d, "message"));
+    }
+    return "";
+}
+
+/* Why graph g's figures may be below what the program can take (the graph
+ * key "unsafe", which `check` fails; "" when none), reasons joined by "; ".
+ * Each escape hatch is a reason whenever it was given, whether or not it
+ * changed this graph's figures: the output must say how it was made
+ * (issue 22).  Caller frees; NULL when out of memory. */
+static char *unsafe_reasons(const ompdag_annotation *a, const graph_info *g)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    const char *sep = "";
+    if (a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO) {
+        fprintf(f, "annotate --unobserved zero: nodes no run observed got WCET 0, so the bound "
+                   "may be below what the program takes (figures for exploration only)");
+        sep = "; ";
+    }
+    if (a->opt.no_overheads) {
+        fprintf(f, "%sannotate --no-overheads: the runtime's measured dispatch delays are left "
+                   "out of the WCETs, and such bounds were measured below observed runs",
+                sep);
+        sep = "; ";
+    }
+    if (a->opt.allow_unmapped) {
+        fprintf(f, "%sannotate --allow-unmapped: %llu measured segments fit no path of this graph "
+                   "and were dropped, so the WCETs may miss their time",
+                sep, (unsigned long long)g->unmapped);
+        sep = "; ";
+    } else if (g->unmapped) { /* not reached: check_mapped refuses it */
+        fprintf(f, "%s%llu measured segments fit no path of this graph and were dropped", sep,
+                (unsigned long long)g->unmapped);
+        sep = "; ";
+    }
+    if (g->dep_unsafe)
+        fprintf(f, "%s%llu disagreements between the runtime's dependence order and the graph's "
+                   "D-edges (depend_check): %s",
+                sep, (unsigned long long)g->dep_unsafe, first_unsafe_disagreement(g));
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* Step 8b: a graph's extra keys. */
 static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
 {
@@ -524,33 +581,18 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(gx, "observed_response_ns_interfered", bool_array(&g->responses_interfered), &ok);
     jset(gx, "observed_task_response_ns_interfered", bool_array(&g->task_responses_interfered),
          &ok);
+    jset(gx, "observed_response_threads", i64_array(&g->response_threads), &ok);
+    jset(gx, "observed_task_response_threads", i64_array(&g->task_response_threads), &ok);
     jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
     if (ompdag_condag_has_depend(g->g) || g->dep_items || g->dep_pairs)
         jset(gx, "depend_check", depend_json(g), &ok);
-    char why[900] = "";
-    if (g->unmapped)
-        snprintf(why, sizeof why,
-                 "%llu measured segments fit no path of this graph and were dropped (annotate "
-                 "--allow-unmapped): the WCETs miss their time",
-                 (unsigned long long)g->unmapped);
-    if (g->dep_unsafe) {
-        const char *first = "";
-        size_t i;
-        json_t *d;
-        json_array_foreach(g->dep_disagreements, i, d)
-        {
-            if (json_is_true(json_object_get(d, "unsafe"))) {
-                first = json_string_value(json_object_get(d, "message"));
-                break;
-            }
-        }
-        size_t len = strlen(why);
-        snprintf(why + len, sizeof why - len,
-                 "%s%llu disagreements between the runtime's dependence order and the graph's "
-                 "D-edges (depend_check): %s",
-                 len ? "; " : "", (unsigned long long)g->dep_unsafe, first);
-    }
-    if (why[0]) jset(gx, "unsafe", json_string(why), &ok);
+    char *why = unsafe_reasons(a, g);
+    if (!why) ok = false;
+    if (why && why[0])
+        jset(gx, "unsafe", json_string(why), &ok);
+    else if (gx) /* the reasons of an earlier annotation no longer hold */
+        json_object_del(gx, "unsafe");
+    free(why);
     json_t *m = json_object();
     jset(m, "estimator", json_string(method), &ok);
     jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);

@@ -28,6 +28,8 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].task_responses.v);
         free(a->graphs[i].responses_interfered.v);
         free(a->graphs[i].task_responses_interfered.v);
+        free(a->graphs[i].response_threads.v);
+        free(a->graphs[i].task_response_threads.v);
         free(a->graphs[i].start_delay.v);
         free(a->graphs[i].wake_delay.v);
         free(a->graphs[i].start_delay_if.v);

@@ -84,6 +84,7 @@ typedef struct graph_info {
     i64vec responses;           /* parallel begin -> end, per run */
     i64vec task_responses;      /* root begin -> last task end, per run */
     i64vec responses_interfered, task_responses_interfered; /* 1: that run was interfered */
+    i64vec response_threads, task_response_threads;         /* that run's team size (run_team) */
     uint64_t segments;
     uint64_t unmapped; /* segments of this graph that fit no path */
     /* Runtime overheads measured between segments (annotate_overhead.c). */
@@ -150,6 +151,7 @@ typedef struct region_run {
     uint64_t begin, end;             /* parallel begin / end (0: not seen) */
     uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
     uint32_t requested;              /* threads asked for at the fork */
+    uint32_t implicit_begun;         /* implicit tasks begun: one per thread of the team */
     uint64_t thread_mask;            /* probe threads (< 64) that ran its segments */
     bool interfered;                 /* a thread was preempted, delayed or migrated */
     int32_t nsched;

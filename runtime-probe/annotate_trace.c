@@ -1252,6 +1252,7 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
         run->requested = (uint32_t)(r->aux < UINT32_MAX ? r->aux : UINT32_MAX);
         break;
     case OMPDAG_REC_SCHED:
+        if (r->flags == 0) ++run->implicit_begun; /* each team thread's implicit task begins */
         annot_sched_record(run, r);
         break;
     case OMPDAG_REC_REGION_END:
@@ -1270,22 +1271,79 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
     return OMPDAG_OK;
 }
 
-/* Response times of the runs read from one trace. */
+/* The team size of a region instance: the threads that took part.  Every
+ * thread of the team begins an implicit task, for which the probe writes an
+ * OMPDAG_REC_SCHED record; without those (a trace of an older probe), the
+ * threads that ran its segments.  Not the threads requested at the fork:
+ * the runtime may give fewer.  A run of T threads is judged against the
+ * bound at m = T (issue 22). */
+static int64_t run_team(const region_run *run)
+{
+    if (run->implicit_begun) return run->implicit_begun;
+    int64_t seen = __builtin_popcountll(run->thread_mask);
+    return seen ? seen : 1;
+}
+
+/* Response times of the runs read from one trace, each with its team size. */
 static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
 {
     for (size_t i = 0; i < c->nruns; ++i) {
         const region_run *run = &c->runs[i];
         graph_info *g = &c->a->graphs[run->graph];
+        int64_t team = run_team(run);
         if (run->begin && run->end > run->begin &&
             (!annot_i64vec_push(&g->responses, (int64_t)(run->end - run->begin)) ||
-             !annot_i64vec_push(&g->responses_interfered, run->interfered)))
+             !annot_i64vec_push(&g->responses_interfered, run->interfered) ||
+             !annot_i64vec_push(&g->response_threads, team)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         if (run->tasks_begin && run->tasks_end > run->tasks_begin &&
             (!annot_i64vec_push(&g->task_responses, (int64_t)(run->tasks_end - run->tasks_begin)) ||
-             !annot_i64vec_push(&g->task_responses_interfered, run->interfered)))
+             !annot_i64vec_push(&g->task_responses_interfered, run->interfered) ||
+             !annot_i64vec_push(&g->task_response_threads, team)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     return OMPDAG_OK;
+}
+
+/* ---- is this the graphs' program? ------------------------------------------ */
+
+/* Refuses a trace whose program holds none of the graphs' sources (issue
+ * 22): the traced executable matches its build-id (checked before), and its
+ * line tables, or those of a shared object it loaded, must name the source
+ * file of some graph's region.  A trace of another program, or of a binary
+ * built without -g, would otherwise map nothing and read as "0 runs". */
+static ompdag_status check_sources(trace_ctx *c, ompdag_error *err)
+{
+    const ompdag_annotation *a = c->a;
+    const char *first = NULL;
+    size_t others = 0;
+    ompdag_source_evidence ev = OMPDAG_SOURCE_ABSENT;
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const char *file = a->graphs[gi].region_file;
+        bool seen = !file;
+        for (size_t gj = 0; gj < gi && !seen; ++gj)
+            seen = annot_same_file(a->graphs[gj].region_file, file);
+        if (seen) continue; /* one look per distinct file */
+        ompdag_status st = ompdag_symbolizer_find_source(c->sym, file, annot_same_file, &ev, err);
+        if (st) return st;
+        if (ev == OMPDAG_SOURCE_FOUND) return OMPDAG_OK;
+        if (first)
+            ++others;
+        else
+            first = file;
+    }
+    if (!first) return OMPDAG_OK; /* no graph names its source: nothing to compare */
+    const char *exe = ompdag_symbolizer_executable(c->sym);
+    if (ev == OMPDAG_SOURCE_EXE_NO_LINES)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "the trace's program %s has no line tables (built without -g?): "
+                                "rebuild with -g (clang -fopenmp -g), run it again and annotate "
+                                "that trace",
+                                exe);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "the trace's program %s does not contain %s (the graph's source)%s: "
+                            "is this the right trace?",
+                            exe, first, others ? ", nor the other graphs' sources" : "");
 }
 
 /* ---- the dispatch delays and the mapping, side by side ---------------------- */
@@ -1353,7 +1411,7 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     if ((st = ompdag_symbolizer_create(r, &c.sym, err)) ||
-        (st = ompdag_symbolizer_check_executable(c.sym, err))) {
+        (st = ompdag_symbolizer_check_executable(c.sym, err)) || (st = check_sources(&c, err))) {
         ctx_free(&c);
         ompdag_trace_reader_destroy(r);
         return st;

