@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "annotate_internal.h"
+#include "ompdag/compact.h"
 #include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
@@ -131,13 +132,6 @@ static bool same_group(const seg_class *x, const seg_class *y)
     return rx ? x->ek == y->ek && x->en == y->en : x->sk == y->sk && x->sn == y->sn;
 }
 
-/* The first class of k's group. */
-static size_t group_leader(const ompdag_annotation *a, size_t k)
-{
-    for (size_t j = 0; j < k; ++j)
-        if (same_group(&a->classes[j], &a->classes[k])) return j;
-    return k;
-}
 
 /* Everything apply computes before it touches a graph: per node (indexed by
  * offset[graph] + node) and per graph.  Owned by apply; plan_free frees it. */
@@ -153,7 +147,32 @@ typedef struct apply_plan {
     size_t ngraphs;
     uint8_t *mark;
     int32_t *stack;
+    /* WCETs by location (annotate_compact.c), plain graphs only */
+    annot_locations *locs; /* per graph */
+    annot_twins twins;     /* classes borrowed by location, after a->classes */
+    uint64_t *own;         /* samples of the node's own classes */
+    int64_t *cover;        /* largest estimate of a class whose path runs the node */
+    uint8_t *from_location;
 } apply_plan;
+
+/* Classes of the plan: the annotation's, then the twins. */
+static size_t plan_nclasses(const ompdag_annotation *a, const apply_plan *p)
+{
+    return a->nclasses + p->twins.n;
+}
+
+static const seg_class *plan_class(const ompdag_annotation *a, const apply_plan *p, size_t k)
+{
+    return k < a->nclasses ? &a->classes[k] : &p->twins.v[k - a->nclasses];
+}
+
+/* The first class of k's group. */
+static size_t group_leader(const ompdag_annotation *a, const apply_plan *p, size_t k)
+{
+    for (size_t j = 0; j < k; ++j)
+        if (same_group(plan_class(a, p, j), plan_class(a, p, k))) return j;
+    return k;
+}
 
 static void plan_free(apply_plan *p)
 {
@@ -174,6 +193,13 @@ static void plan_free(apply_plan *p)
     free(p->mark);
     free(p->stack);
     free(p->offset);
+    for (size_t gi = 0; p->locs && gi < p->ngraphs; ++gi)
+        annot_locations_free(&p->locs[gi]);
+    free(p->locs);
+    free(p->twins.v);
+    free(p->own);
+    free(p->cover);
+    free(p->from_location);
     memset(p, 0, sizeof *p);
 }
 
@@ -216,19 +242,37 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     p->graph_extra = calloc(a->ngraphs + 1, sizeof *p->graph_extra);
     p->mark = malloc(maxn);
     p->stack = malloc(2 * maxn * sizeof *p->stack + 16);
+    p->locs = calloc(a->ngraphs + 1, sizeof *p->locs);
+    p->own = calloc(t, sizeof *p->own);
+    p->cover = calloc(t, sizeof *p->cover);
+    p->from_location = calloc(t, sizeof *p->from_location);
     p->total = t - 1;
     p->ngraphs = a->ngraphs;
     if (!p->samples || !p->basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
-        !p->node_extra || !p->graph_extra || !p->mark || !p->stack)
+        !p->node_extra || !p->graph_extra || !p->mark || !p->stack || !p->locs || !p->own ||
+        !p->cover || !p->from_location)
         return nomem(err);
+    return OMPDAG_OK;
+}
+
+/* Step 3b: task instances the runs did not reach borrow the classes of
+ * tasks at the same code location (annotate_compact.c). */
+static ompdag_status plan_twins(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const ompdag_condag *g = a->graphs[gi].g;
+        if (!annot_locations_build(g, &p->locs[gi]) ||
+            !annot_location_twins(a, gi, &p->locs[gi], &p->twins, p->mark, p->stack))
+            return nomem(err);
+    }
     return OMPDAG_OK;
 }
 
 /* Step 4: which nodes each class's paths cover, and offloaded loops. */
 static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
-    for (size_t k = 0; k < a->nclasses; ++k) {
-        const seg_class *c = &a->classes[k];
+    for (size_t k = 0; k < plan_nclasses(a, p); ++k) {
+        const seg_class *c = plan_class(a, p, k);
         const graph_info *g = &a->graphs[c->graph];
         size_t base = p->offset[c->graph];
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
@@ -238,8 +282,14 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         assert(p->mark[c->charged] ||
                annot_empty_segment(g->g, c->task, c->sk, c->sn, c->ek, c->en));
         p->mark[c->charged] = 1;
-        for (int32_t v = 0; v < g->n; ++v)
-            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
+        uint64_t own = c->samples.n + c->samples_if.n;
+        for (int32_t v = 0; v < g->n; ++v) {
+            if (!p->mark[v]) continue;
+            size_t i = base + (size_t)v;
+            p->samples[i] += own + c->borrowed;
+            p->own[i] += own;
+            p->cover[i] = c->estimate > p->cover[i] ? c->estimate : p->cover[i];
+        }
         size_t i = base + (size_t)c->charged;
         if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;
@@ -258,18 +308,19 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
  * maximum; different groups add up. */
 static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
-    size_t *leader = malloc((a->nclasses + 1) * sizeof *leader);
+    size_t nc = plan_nclasses(a, p);
+    size_t *leader = malloc((nc + 1) * sizeof *leader);
     if (!leader) return nomem(err);
-    for (size_t k = 0; k < a->nclasses; ++k)
-        leader[k] = group_leader(a, k);
+    for (size_t k = 0; k < nc; ++k)
+        leader[k] = group_leader(a, p, k);
     ompdag_status st = OMPDAG_OK;
-    for (size_t k = 0; k < a->nclasses && !st; ++k) {
+    for (size_t k = 0; k < nc && !st; ++k) {
         if (leader[k] != k) continue;
-        const seg_class *c = &a->classes[k];
+        const seg_class *c = plan_class(a, p, k);
         int64_t e = 0, mx = 0, md = 0;
-        for (size_t k2 = k; k2 < a->nclasses; ++k2)
+        for (size_t k2 = k; k2 < nc; ++k2)
             if (leader[k2] == k) {
-                const seg_class *d = &a->classes[k2];
+                const seg_class *d = plan_class(a, p, k2);
                 e = d->estimate > e ? d->estimate : e;
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
@@ -285,15 +336,24 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     return st;
 }
 
-/* Step 5b: compact graphs (docs/compact.md) — WCETs by code location, shared
- * by every depth (annotate_compact.c). */
+/* Step 5b: WCETs by code location (annotate_compact.c): a node still
+ * unobserved takes its location's (cover + prefix); then compact graphs
+ * (docs/compact.md) share every node's by every depth.  A node with no
+ * sample of its own that got values is marked "wcet_from": "location". */
 static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         size_t o = p->offset[gi];
-        if (!annot_share_by_location(a->graphs[gi].g, p->samples + o, p->basis + o, p->omax + o,
-                                     p->omed + o))
+        const ompdag_condag *g = a->graphs[gi].g;
+        annot_node_values nv = {p->samples + o, p->basis + o, p->omax + o,
+                                p->omed + o,    p->cover + o, p->from_location + o};
+        ompdag_status st =
+            annot_fill_by_location(a, gi, &p->locs[gi], &p->twins, &nv, p->mark, p->stack, err);
+        if (st) return st;
+        if (!annot_share_by_location(g, p->samples + o, p->basis + o, p->omax + o, p->omed + o))
             return nomem(err);
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v)
+            if (!p->own[o + (size_t)v] && p->samples[o + (size_t)v]) p->from_location[o + (size_t)v] = 1;
     }
     return OMPDAG_OK;
 }
@@ -421,6 +481,7 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
+    if (p->from_location[i]) jset(ex, "wcet_from", json_string("location"), &ok);
     int64_t d = o ? ompdag_overhead_of_node(g->g, v, o) : 0;
     if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
@@ -680,6 +741,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     ompdag_status st = check_mapped(a, err);
     if (!st) st = estimate_classes(a, err);
     if (!st) st = plan_alloc(a, &p, err);
+    if (!st) st = plan_twins(a, &p, err);
     if (!st) st = plan_coverage(a, &p, err);
     if (!st) st = plan_charges(a, &p, err);
     if (!st) st = plan_by_location(a, &p, err);

@@ -119,6 +119,20 @@ static bool class_rehash(ompdag_annotation *a)
     return true;
 }
 
+const seg_class *annot_class_find(const ompdag_annotation *a, size_t graph, int32_t task,
+                                  ompdag_point sk, int32_t sn, ompdag_point ek, int32_t en)
+{
+    size_t mask = a->class_index_cap - 1;
+    for (size_t i = class_hash(graph, task, sk, sn, ek, en) & mask; a->class_index[i];
+         i = (i + 1) & mask) {
+        const seg_class *c = &a->classes[a->class_index[i] - 1];
+        if (c->graph == graph && c->task == task && c->sk == sk && c->sn == sn && c->ek == ek &&
+            c->en == en)
+            return c;
+    }
+    return NULL;
+}
+
 /* Finds or creates the class; returns NULL when the points have no path in
  * the graph (the trace and the graph disagree) or on allocation failure. */
 seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, ompdag_point sk,

@@ -218,3 +218,50 @@ Test(annotate_trust, each_run_records_its_team_size)
     expect_threads(gx, "observed_task_response_ns", "observed_task_response_threads", 3);
     ompdag_condag_set_destroy(set);
 }
+
+/* ---- item 8: WCETs by location for instances the run did not reach ---------------------- */
+
+/* progs/tree6 at depth 6 against its graph with --recursion-bound 6: the
+ * base case runs only in the leaves (depth 6), so before issue 22 the base
+ * case's nodes at depths 0-5 (11 of them) were "never observed". */
+Test(annotate_trust, a_base_case_seen_at_one_depth_covers_every_depth)
+{
+    char t[256];
+    const char *args[] = {"3", "6", NULL};
+    trace_of("tree6", args, 2, "tree6.trace", t, sizeof t);
+    ompdag_condag_set *set = load_data("tree6.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt); /* --unobserved error */
+    const char *traces[] = {t};
+    ompdag_error err;
+    cr_assert_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    /* the longest base case measured: a cut-off leaf call (one node) */
+    int64_t leaf = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t task = ompdag_condag_node_task(g, v);
+        json_int_t mx =
+            json_integer_value(json_object_get(ompdag_condag_extra(g, v), "observed_max"));
+        if (ompdag_condag_task_source(g, task) == v && ompdag_condag_task_sink(g, task) == v)
+            leaf = mx > leaf ? mx : leaf;
+    }
+    cr_assert_gt(leaf, 0);
+    int based = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        json_t *x = ompdag_condag_extra(g, v);
+        cr_expect(!json_is_true(json_object_get(x, "unobserved")), "node %s unobserved",
+                  ompdag_condag_node_id(g, v));
+        const char *label = ompdag_condag_node_label(g, v);
+        if (!label || strcmp(label, "work(20000)")) continue;
+        ++based;
+        const char *from = json_string_value(json_object_get(x, "wcet_from"));
+        cr_expect(from && !strcmp(from, "location"), "base node %s: wcet_from %s",
+                  ompdag_condag_node_id(g, v), from ? from : "absent");
+        /* a base-case path through it covers the longest base case measured */
+        cr_expect_geq(ompdag_condag_node_wcet(g, v), leaf, "base node %s: WCET %lld < %lld",
+                      ompdag_condag_node_id(g, v), (long long)ompdag_condag_node_wcet(g, v),
+                      (long long)leaf);
+    }
+    cr_expect_eq(based, 11, "base-case nodes at depths 0-5: %d", based);
+    ompdag_condag_set_destroy(set);
+}
