@@ -214,9 +214,10 @@ static ompdag_status check_mapped(const ompdag_annotation *a, ompdag_error *err)
     if (a->unmapped && !a->opt.allow_unmapped)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%llu measured segments of matched regions fit no path of their "
-                                "graph (first: %s); the graph does not match the program — "
-                                "re-extract it, or pass --allow-unmapped",
-                                (unsigned long long)a->unmapped, a->first_unmapped);
+                                "graph; the graph does not match the program%s%s — re-extract "
+                                "it, or pass --allow-unmapped (first: %s)",
+                                (unsigned long long)a->unmapped, a->unmapped_depth[0] ? " " : "",
+                                a->unmapped_depth, a->first_unmapped);
     return OMPDAG_OK;
 }
 
@@ -358,33 +359,50 @@ static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p,
     return OMPDAG_OK;
 }
 
-/* Step 6: nodes no observed path covers are an error unless --unobserved zero. */
+/* Step 6: nodes no observed path covers are an error unless --unobserved zero.
+ * The message holds the count, the first few nodes that fit whole, and
+ * the hint: an error message has OMPDAG_ERROR_MESSAGE_SIZE bytes, and a
+ * list cut there ended mid-path, hint lost (issue 22). */
+enum { UNOBSERVED_LISTED = 5 };
+
+/* Appends ", " and desc to list[*len..] when the list stays below `room`
+ * bytes; false (nothing appended) otherwise. */
+static bool list_append(char *list, size_t *len, size_t room, const char *desc)
+{
+    size_t add = (*len ? 2 : 0) + strlen(desc);
+    if (*len + add >= room) return false;
+    snprintf(list + *len, room - *len, "%s%s", *len ? ", " : "", desc);
+    *len += add;
+    return true;
+}
+
 static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_plan *p,
                                       ompdag_error *err)
 {
     if (a->opt.unobserved != OMPDAG_UNOBSERVED_ERROR) return OMPDAG_OK;
-    size_t unobserved = 0;
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *msgf = open_memstream(&msg, &msglen);
-    if (!msgf) return nomem(err);
+    static const char hint[] = "; run the program with inputs that reach them, or pass "
+                               "--unobserved zero (the graph is then marked unsafe)";
+    char head[64], more[64], list[OMPDAG_ERROR_MESSAGE_SIZE] = "";
+    size_t unobserved = 0, listed = 0, len = 0;
+    bool full = false;
     for (size_t gi = 0; gi < a->ngraphs; ++gi)
         for (int32_t v = 0; v < a->graphs[gi].n; ++v)
-            if (p->samples[p->offset[gi] + (size_t)v] == 0) {
-                char where[256];
-                describe_node(a->graphs[gi].g, v, where, sizeof where);
-                if (unobserved < 12) fprintf(msgf, "%s%s", unobserved ? ", " : "", where);
-                ++unobserved;
-            }
-    fclose(msgf);
-    ompdag_status st = OMPDAG_OK;
-    if (unobserved)
-        st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                              "%zu nodes were never observed: %s%s; run the program with inputs "
-                              "that reach them, or pass --unobserved zero",
-                              unobserved, msg ? msg : "", unobserved > 12 ? ", ..." : "");
-    free(msg);
-    return st;
+            unobserved += p->samples[p->offset[gi] + (size_t)v] == 0;
+    if (!unobserved) return OMPDAG_OK;
+    snprintf(head, sizeof head, "%zu node%s never observed: ", unobserved,
+             unobserved == 1 ? " was" : "s were");
+    /* room for the list: the message less its head, the hint and ", and N more" */
+    size_t room = sizeof list - strlen(head) - strlen(hint) - 32;
+    for (size_t gi = 0; gi < a->ngraphs && !full; ++gi)
+        for (int32_t v = 0; v < a->graphs[gi].n && !full; ++v) {
+            if (p->samples[p->offset[gi] + (size_t)v]) continue;
+            char where[OMPDAG_ERROR_MESSAGE_SIZE]; /* a longer one is cut: list_append refuses it */
+            describe_node(a->graphs[gi].g, v, where, sizeof where);
+            full = !list_append(list, &len, room, where) || ++listed == UNOBSERVED_LISTED;
+        }
+    snprintf(more, sizeof more, "%s%zu more", listed ? ", and " : "", unobserved - listed);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s%s%s%s", head, list,
+                            unobserved > listed ? more : "", hint);
 }
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)); every graph's sum must fit

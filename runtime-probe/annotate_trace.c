@@ -193,6 +193,116 @@ static void describe_point(trace_ctx *c, uint64_t cp, uint8_t kind, char *buf, s
     }
 }
 
+/* ---- how deep a run went (issue 22: messages give the depth reached) ---- */
+
+/* A task directive site and how often it occurs on one creation chain. */
+typedef struct site_count {
+    const char *file; /* borrowed from the symbolizer */
+    int32_t line, count;
+} site_count;
+
+static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
+{
+    for (int32_t i = 0; i < *n; ++i)
+        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
+            ++s[i].count;
+            return;
+        }
+    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+}
+
+
+/* Whether task entry e was created at the `task` directive file:line. */
+static bool created_at(trace_ctx *c, const task_entry *e, const char *file, int32_t line)
+{
+    ompdag_srcloc loc;
+    ompdag_error err;
+    return ompdag_symbolizer_lookup(c->sym, e->cp_task, &loc, &err) == OMPDAG_OK &&
+           loc.line == line && annot_same_file(loc.file, file);
+}
+
+/* Tasks on the creation chain of e (itself included), counting only those
+ * created at file:line when file is non-NULL.  The chain is bounded by the
+ * table's size (a corrupt trace cannot loop). */
+static int32_t chain_count(trace_ctx *c, const task_entry *e, const char *file, int32_t line)
+{
+    int32_t n = 0;
+    for (size_t steps = 0; e && e->id && steps <= c->tasks_used;
+         ++steps, e = annot_task_find(c, e->parent))
+        n += !file || created_at(c, e, file, line);
+    return n;
+}
+
+/* The deepest creation chain among the tasks of region instance `run`, as
+ * chain_count counts: the depth the run actually reached, from the trace's
+ * task parents.  Each entry's count is memoised (depth[] by table slot), so
+ * the whole table costs O(tasks) chain steps.  -1: out of memory. */
+static int32_t run_reach(trace_ctx *c, uint64_t run, const char *file, int32_t line)
+{
+    int32_t *memo = malloc(c->tasks_cap * sizeof *memo);
+    size_t *path = malloc((c->tasks_used + 1) * sizeof *path);
+    if (!memo || !path) {
+        free(memo);
+        free(path);
+        return -1;
+    }
+    for (size_t i = 0; i < c->tasks_cap; ++i)
+        memo[i] = -1;
+    int32_t best = 0;
+    for (size_t i = 0; i < c->tasks_cap; ++i) {
+        if (!c->tasks[i].id || c->tasks[i].run != run) continue;
+        size_t np = 0; /* climb to a known entry or the chain's top */
+        int32_t base = 0;
+        for (const task_entry *e = &c->tasks[i]; e && e->id && np <= c->tasks_used;
+             e = annot_task_find(c, e->parent)) {
+            size_t k = (size_t)(e - c->tasks);
+            if (k >= c->tasks_cap) break; /* not in the table */
+            if (memo[k] >= 0) {
+                base = memo[k];
+                break;
+            }
+            path[np++] = k;
+        }
+        while (np > 0) { /* down again, counting */
+            size_t k = path[--np];
+            base += !file || created_at(c, &c->tasks[k], file, line);
+            memo[k] = base;
+        }
+        best = memo[i] > best ? memo[i] : best;
+    }
+    free(memo);
+    free(path);
+    return best;
+}
+
+/* Where recursion is involved in an unmapped segment of an explicit task
+ * (a `task` directive recurs on its task's creation chain), names in
+ * a->unmapped_depth the task's depth, the directive that recurred most and
+ * how often, and the graph's depth for it (issue 22: "the graph does not
+ * match the program" must say which recursion depth caused it). */
+static void note_unmapped_depth(trace_ctx *c, const pending_seg *r)
+{
+    const task_entry *e = annot_task_find(c, r->id);
+    if ((r->flags & OMPDAG_RECF_IMPLICIT) || !e) return;
+    ompdag_srcloc loc;
+    ompdag_error err;
+    site_count sites[64], *top = NULL;
+    int32_t ns = 0, depth = 0;
+    for (size_t steps = 0; e && e->id && steps <= c->tasks_used;
+         ++steps, e = annot_task_find(c, e->parent), ++depth)
+        if (ompdag_symbolizer_lookup(c->sym, e->cp_task, &loc, &err) == OMPDAG_OK && loc.file)
+            site_add(sites, &ns, 64, &loc);
+    for (int32_t i = 0; i < ns; ++i)
+        if (!top || sites[i].count > top->count) top = &sites[i];
+    if (!top || top->count < 2) return; /* no recursion on the chain */
+    const ompdag_condag *g = c->a->graphs[r->graph].g;
+    snprintf(c->a->unmapped_depth, sizeof c->a->unmapped_depth,
+             "at recursion depth %d of the task directive %.60s:%d (its task was %d task "
+             "levels deep; the graph nests that directive %d deep)",
+             top->count, top->file, top->line, depth,
+             annot_graph_site_depth(g, top->file, top->line));
+}
+
 static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
@@ -209,6 +319,7 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
     describe_point(c, annot_cp(c, r->cp_end), r->ek, to, sizeof to);
     snprintf(a->first_unmapped, sizeof a->first_unmapped, "segment from %s%s to %s: %s",
              begin && !start && task ? "the begin of the task created at " : "", from, to, why);
+    if (c->tasks_cap) note_unmapped_depth(c, r);
 }
 
 /* Where task `id` is, or would go, in c->tasks: its direct slot, or where
@@ -1034,58 +1145,48 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
                                    ompdag_error *err)
 {
     if (!c->tasks_cap) return OMPDAG_OK;
-    int32_t depth = 0;
-    for (const task_entry *e = annot_task_slot(c, seg->id);
-         e->id && depth <= (int32_t)c->tasks_used; e = annot_task_slot(c, e->parent))
-        ++depth;
+    int32_t depth = chain_count(c, annot_task_find(c, seg->id), NULL, 0);
     const ompdag_condag *g = c->a->graphs[graph].g;
     int32_t have = annot_graph_nesting(g);
     if (depth <= have) return OMPDAG_OK;
+    int32_t reached = run_reach(c, seg->run, NULL, 0);
+    if (reached < 0) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     ompdag_srcloc loc;
     ompdag_error e;
-    char where[300] = "an unknown line";
+    char where[160] = "an unknown line";
     if (ompdag_symbolizer_lookup(c->sym, annot_cp(c, seg->cp_task), &loc, &e) == OMPDAG_OK)
-        snprintf(where, sizeof where, "%s:%d", loc.file ? loc.file : "?", loc.line);
+        snprintf(where, sizeof where, "%.140s:%d", loc.file ? loc.file : "?", loc.line);
     return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                            "a task created at %s ran %d task levels deep, but the graph of "
-                            "region %s has %d: the run recursed beyond the graph's recursion "
-                            "bound, so the bound does not cover it; re-extract with a larger "
-                            "--recursion-bound",
-                            where, depth, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?",
-                            have);
-}
-
-/* A task directive site and how often it occurs on one creation chain. */
-typedef struct site_count {
-    const char *file; /* borrowed from the symbolizer */
-    int32_t line, count;
-} site_count;
-
-static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
-{
-    for (int32_t i = 0; i < *n; ++i)
-        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
-            ++s[i].count;
-            return;
-        }
-    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+                            "the run went %d task levels deep (from the trace's task parents), but "
+                            "the graph of region %s has %d (first task beyond: created at %s): "
+                            "the run recursed beyond the graph's recursion bound, so the bound "
+                            "does not cover it; re-extract with a --recursion-bound that gives "
+                            "%d levels",
+                            reached, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", have,
+                            where, reached);
 }
 
 /* Refuses when `got` tasks of one directive on a run's chain exceed the
  * graph's deepest chain of that directive. */
-static ompdag_status site_depth_ok(const ompdag_condag *g, const site_count *site, int32_t got,
-                                   ompdag_error *err)
+static ompdag_status site_depth_ok(trace_ctx *c, const ompdag_condag *g, uint64_t run,
+                                   const site_count *site, int32_t got, ompdag_error *err)
 {
     int32_t have = annot_graph_site_depth(g, site->file, site->line);
     if (got <= have) return OMPDAG_OK;
+    /* the depth the run reached through the directive, not the first
+     * level beyond the graph's */
+    int32_t reached = run_reach(c, run, site->file, site->line);
+    if (reached < 0) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    if (reached < got) reached = got; /* a child not in the table yet */
     return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                            "tasks created at %s:%d ran %d task levels deep through that "
-                            "directive, but %d in the graph of region %s: the run recursed beyond "
-                            "the recursion bound of the function containing it, so the bound "
-                            "does not cover the run; re-extract with a larger '#pragma ompdag "
-                            "recursion_bound(N)' for that function, or --recursion-bound",
-                            site->file, site->line, got, have,
-                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?");
+                            "tasks created at %.140s:%d went %d task levels deep through that "
+                            "directive in one run (from the trace's task parents), but %d in the "
+                            "graph of region %s: the run recursed beyond the recursion bound of "
+                            "the function containing it, so the bound does not cover the run; "
+                            "re-extract with '#pragma ompdag recursion_bound(N)' for that "
+                            "function, or --recursion-bound, giving %d levels",
+                            site->file, site->line, reached, have,
+                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", reached);
 }
 
 /* A task instance (segments seg[0..n)) that did not map: when its creation
@@ -1110,7 +1211,7 @@ static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_
         if (ompdag_symbolizer_lookup(c->sym, t->cp_task, &loc, &e) == OMPDAG_OK && loc.file)
             site_add(sites, &ns, CAP, &loc);
     for (int32_t i = 0; i < ns; ++i)
-        if ((st = site_depth_ok(g, &sites[i], sites[i].count, err))) return st;
+        if ((st = site_depth_ok(c, g, seg->run, &sites[i], sites[i].count, err))) return st;
     /* a task it went on to create: this chain plus that directive */
     for (size_t k = 0; k < n; ++k) {
         if (seg[k].ek != OMPDAG_PT_CREATE ||
@@ -1121,7 +1222,7 @@ static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_
         for (int32_t i = 0; i < ns; ++i)
             if (sites[i].line == loc.line && annot_same_file(sites[i].file, loc.file))
                 child.count += sites[i].count;
-        if ((st = site_depth_ok(g, &child, child.count, err))) return st;
+        if ((st = site_depth_ok(c, g, seg->run, &child, child.count, err))) return st;
     }
     return OMPDAG_OK;
 }

@@ -265,3 +265,137 @@ Test(annotate_trust, a_base_case_seen_at_one_depth_covers_every_depth)
     cr_expect_eq(based, 11, "base-case nodes at depths 0-5: %d", based);
     ompdag_condag_set_destroy(set);
 }
+
+/* ---- item 9: messages ------------------------------------------------------------------ */
+
+/* data/NAME as JSON, to be changed by a test and loaded with load_json. */
+static json_t *read_data(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_DATA, name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    cr_assert_not_null(j, "%s: %s", path, je.text);
+    return j;
+}
+
+static ompdag_condag_set *load_json(json_t *j, const char *name)
+{
+    char path[256];
+    if (!t_dir[0]) cr_assert(probe_tmpdir(t_dir, sizeof t_dir));
+    snprintf(path, sizeof path, "%s/%s", t_dir, name);
+    cr_assert_eq(json_dump_file(j, path, 0), 0);
+    ompdag_condag_set *set;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
+    return set;
+}
+
+static json_t *graph_nodes(json_t *j)
+{
+    json_t *graphs = json_object_get(j, "graphs");
+    return json_object_get(graphs ? json_array_get(graphs, 0) : j, "nodes");
+}
+
+/* (a) tree6 run at depth 9 against the graph of depth 6: the refusal gave
+ * 7 (the graph's 6 + 1), not the 9 levels the run reached. */
+Test(annotate_trust, the_recursion_refusal_gives_the_depth_the_run_reached)
+{
+    char t[256];
+    const char *args[] = {"1", "9", NULL};
+    trace_of("tree6", args, 2, "deep9.trace", t, sizeof t);
+    ompdag_condag_set *set = load_data("tree6.json");
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_error err;
+    const char *traces[] = {t};
+    cr_expect_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "went 9 task levels deep") &&
+                  strstr(err.message, "giving 9 levels"),
+              "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
+
+/* (b) a node description longer than the old 256-byte buffer was cut
+ * mid-path; now it is listed whole, and the hint always ends the message. */
+Test(annotate_trust, never_observed_lists_whole_nodes_and_the_hint)
+{
+    char t1[256];
+    const char *a1[] = {"1", "2", NULL}; /* the branch taken: one N node never runs */
+    trace_of("tasks", a1, 2, "branch1.trace", t1, sizeof t1);
+    json_t *j = read_data("tasks.json");
+    char path[301];
+    memset(path, 'd', 300);
+    path[300] = 0;
+    for (int i = 10; i < 300; i += 10)
+        path[i] = '/';
+    size_t i;
+    json_t *n;
+    json_array_foreach(graph_nodes(j), i, n)
+    {
+        if (strcmp(json_string_value(json_object_get(n, "kind")), "N")) continue;
+        json_object_set_new(json_object_get(n, "loc"), "file", json_string(path));
+    }
+    ompdag_condag_set *set = load_json(j, "longpath.json");
+    json_decref(j);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_error err;
+    const char *traces[] = {t1};
+    cr_assert_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    char want[400];
+    snprintf(want, sizeof want, "1 node was never observed: %s:31 (N node n1)", path);
+    cr_expect(strstr(err.message, want), "%s", err.message);
+    cr_expect(strstr(err.message, "or pass --unobserved zero"), "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
+
+/* (c) a graph that does not match the program inside a recursion: one
+ * body of tree6's graph (task t4, depth 3) gets an extra `task` directive
+ * before its taskwait, so the run's segment directive -> taskwait fits no
+ * path there.  The message names the recursion depth. */
+Test(annotate_trust, a_mismatch_inside_a_recursion_names_its_depth)
+{
+    char t[256];
+    const char *args[] = {"1", "6", NULL};
+    trace_of("tree6", args, 2, "mismatch.trace", t, sizeof t);
+    json_t *j = read_data("tree6.json"), *graph = json_array_get(json_object_get(j, "graphs"), 0);
+    json_t *nodes = json_object_get(graph, "nodes"), *edges = json_object_get(graph, "edges");
+    const char *tnode = NULL, *wnode = NULL;
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n)
+    {
+        if (strcmp(json_string_value(json_object_get(n, "task")), "t4")) continue;
+        const char *kind = json_string_value(json_object_get(n, "kind"));
+        json_int_t line = json_integer_value(json_object_get(json_object_get(n, "loc"), "line"));
+        if (!strcmp(kind, "T") && line == 23) tnode = json_string_value(json_object_get(n, "id"));
+        if (!strcmp(kind, "W")) wnode = json_string_value(json_object_get(n, "id"));
+    }
+    cr_assert(tnode && wnode);
+    json_array_foreach(edges, i, n)
+    {
+        if (!strcmp(json_string_value(json_array_get(n, 0)), tnode) &&
+            !strcmp(json_string_value(json_array_get(n, 1)), wnode)) {
+            json_array_set_new(n, 1, json_string("extra_t"));
+            break;
+        }
+    }
+    json_array_append_new(edges, json_pack("[s,s]", "extra_t", wnode));
+    json_array_append_new(nodes, json_pack("{s:s,s:s,s:s,s:i,s:s,s:{s:s,s:i}}", "id", "extra_t",
+                                           "task", "t4", "kind", "T", "wcet", 0, "creates", "extra",
+                                           "loc", "file", "tree6.c", "line", 40));
+    json_array_append_new(nodes, json_pack("{s:s,s:s,s:s,s:i}", "id", "extra_n", "task", "extra",
+                                           "kind", "N", "wcet", 0));
+    ompdag_condag_set *set = load_json(j, "mismatch.json");
+    json_decref(j);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    ompdag_error err;
+    const char *traces[] = {t};
+    cr_assert_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "the graph does not match the program at recursion depth") &&
+                  strstr(err.message, "tree6.c:2"),
+              "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
