@@ -628,10 +628,15 @@ static char *unsafe_reasons(const ompdag_annotation *a, const graph_info *g)
                 sep);
         sep = "; ";
     }
-    if (a->opt.allow_unmapped) {
+    if (a->opt.allow_unmapped && g->unmapped) {
         fprintf(f, "%sannotate --allow-unmapped: %llu measured segments fit no path of this graph "
-                   "and were dropped, so the WCETs may miss their time",
+                   "and were dropped, so the WCETs miss their time",
                 sep, (unsigned long long)g->unmapped);
+        sep = "; ";
+    } else if (a->opt.allow_unmapped) {
+        fprintf(f, "%sannotate --allow-unmapped: segments that fit no path of this graph would "
+                   "have been dropped from the WCETs (none did in these traces)",
+                sep);
         sep = "; ";
     } else if (g->unmapped) { /* not reached: check_mapped refuses it */
         fprintf(f, "%s%llu measured segments fit no path of this graph and were dropped", sep,

@@ -301,16 +301,17 @@ static void start_maxima(const seg_class *classes, size_t n, size_t graph, int64
 
 /* prefix of node v (task t): the largest start-point maximum over the
  * points its segments can start at, found by walking F-predecessors back
- * to the task's source, a T node (after its directive) or a W node. */
+ * to the task's source, a T node (after its directive) or a W node.
+ * mark[] is all zero on entry and on return (only the nodes visited, kept
+ * in stack[n..2n), are cleared: one call per node must not cost O(n)). */
 static int64_t prefix_of(const graph_info *gi, int32_t v, const int64_t *pt, const int64_t *beg,
                          uint8_t *mark, int32_t *stack)
 {
     const ompdag_condag *g = gi->g;
-    int32_t t = ompdag_condag_node_task(g, v), top = 0;
+    int32_t t = ompdag_condag_node_task(g, v), top = 0, nseen = 0, *seen = stack + gi->n;
     if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W) return pt[v];
     int64_t best = 0;
-    memset(mark, 0, (size_t)gi->n);
-    stack[top++] = v;
+    stack[top++] = seen[nseen++] = v;
     mark[v] = 1;
     while (top > 0) {
         int32_t u = stack[--top];
@@ -321,9 +322,11 @@ static int64_t prefix_of(const graph_info *gi, int32_t v, const int64_t *pt, con
             if (k == OMPDAG_KIND_T || k == OMPDAG_KIND_W)
                 best = pt[p] > best ? pt[p] : best;
             else if (!mark[p])
-                mark[p] = 1, stack[top++] = p;
+                mark[p] = 1, stack[top++] = seen[nseen++] = p;
         }
     }
+    while (nseen > 0)
+        mark[seen[--nseen]] = 0;
     return best;
 }
 
@@ -340,6 +343,7 @@ ompdag_status annot_fill_by_location(const ompdag_annotation *a, size_t graph,
     uint64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
     bool ok = pt && beg && cover && mx && md && cnt, fits = true;
     if (ok) {
+        memset(mark, 0, (size_t)n); /* prefix_of keeps it clear */
         start_maxima(a->classes, a->nclasses, graph, pt, beg);
         start_maxima(tw->v, tw->n, graph, pt, beg);
         for (int32_t u = 0; u < n; ++u) { /* per location: over its observed nodes */
