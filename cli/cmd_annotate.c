@@ -39,15 +39,18 @@ void cmd_annotate_help(FILE *out)
             "  --exceedance P        evt: per-segment exceedance probability (default 1e-9)\n"
             "  --block N             evt: block size (default 10; at least 20 blocks needed)\n"
             "  --unobserved POLICY   error (default): nodes no segment covered are an error;\n"
-            "                        zero: give them WCET 0 and record it in the output\n"
-            "  --allow-unmapped      segments that fit no path of their graph only warn; the\n"
-            "                        graph is marked \"unsafe\" and `check` never passes it\n"
+            "                        zero: give them WCET 0 (marks every graph \"unsafe\")\n"
+            "  --allow-unmapped      segments that fit no path of their graph only warn\n"
+            "                        (marks every graph \"unsafe\")\n"
             "  --no-overheads        leave the measured dispatch delays out of the WCETs\n"
-            "                        (the bound then excludes the runtime's costs)\n"
+            "                        (marks every graph \"unsafe\": bounds below observed runs)\n"
             "  --depend-strict       also mark the graph unsafe for a D-edge the run did not\n"
             "                        respect when the runtime's depend lists show it is an\n"
             "                        extra edge of the aliasing rule (safe by default)\n"
-            "  --quiet               no report on stderr\n");
+            "  --quiet               no report on stderr\n\n"
+            "--unobserved zero, --allow-unmapped and --no-overheads give figures for\n"
+            "exploration: `check` fails every graph they annotate.  A trace of another\n"
+            "program, or of one built without -g, is refused.\n");
 }
 
 static bool parse_double(const char *s, double lo, double hi, double *out)
@@ -58,6 +61,30 @@ static bool parse_double(const char *s, double lo, double hi, double *out)
         return false;
     *out = v;
     return true;
+}
+
+/* The escape hatches give figures for exploration only: each one given
+ * marks every graph annotated "unsafe" (runtime-probe/annotate_apply.c),
+ * which `check` fails; say so where the user sees it (issue 22). */
+static void warn_escape_hatches(const ompdag_annotate_options *opt, uint64_t unmapped)
+{
+    static const char *const tail = "; every graph annotated is marked \"unsafe\" and `ompdag "
+                                    "check` will fail it";
+    if (opt->unobserved == OMPDAG_UNOBSERVED_ZERO)
+        fprintf(stderr,
+                "ompdag annotate: warning: --unobserved zero gives nodes no run observed WCET 0, "
+                "so bounds may be too low%s\n",
+                tail);
+    if (opt->no_overheads)
+        fprintf(stderr,
+                "ompdag annotate: warning: --no-overheads leaves the runtime's dispatch delays "
+                "out of the WCETs (such bounds were measured below observed runs)%s\n",
+                tail);
+    if (opt->allow_unmapped)
+        fprintf(stderr,
+                "ompdag annotate: warning: --allow-unmapped: %llu segments fit no path of their "
+                "graph and were dropped%s\n",
+                (unsigned long long)unmapped, tail);
 }
 
 int cmd_annotate(int argc, char **argv)
@@ -138,11 +165,7 @@ int cmd_annotate(int argc, char **argv)
         }
     uint64_t segments, mapped, unmapped;
     ompdag_annotation_counts(a, &segments, &mapped, &unmapped);
-    if (unmapped && opt.allow_unmapped)
-        fprintf(stderr,
-                "ompdag annotate: warning: %llu segments fit no path of their graph and were "
-                "dropped; the affected graphs are marked \"unsafe\" (check fails them)\n",
-                (unsigned long long)unmapped);
+    warn_escape_hatches(&opt, unmapped);
     uint64_t dep_unsafe, dep_all;
     ompdag_annotation_depend_counts(a, &dep_unsafe, &dep_all);
     if (dep_unsafe)

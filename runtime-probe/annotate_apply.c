@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "annotate_internal.h"
+#include "ompdag/compact.h"
 #include "ompdag/overhead.h"
 
 /* ---- apply -------------------------------------------------------------------------------- */
@@ -131,13 +132,6 @@ static bool same_group(const seg_class *x, const seg_class *y)
     return rx ? x->ek == y->ek && x->en == y->en : x->sk == y->sk && x->sn == y->sn;
 }
 
-/* The first class of k's group. */
-static size_t group_leader(const ompdag_annotation *a, size_t k)
-{
-    for (size_t j = 0; j < k; ++j)
-        if (same_group(&a->classes[j], &a->classes[k])) return j;
-    return k;
-}
 
 /* Everything apply computes before it touches a graph: per node (indexed by
  * offset[graph] + node) and per graph.  Owned by apply; plan_free frees it. */
@@ -153,7 +147,32 @@ typedef struct apply_plan {
     size_t ngraphs;
     uint8_t *mark;
     int32_t *stack;
+    /* WCETs by location (annotate_compact.c), plain graphs only */
+    annot_locations *locs; /* per graph */
+    annot_twins twins;     /* classes borrowed by location, after a->classes */
+    uint64_t *own;         /* samples of the node's own classes */
+    int64_t *cover;        /* largest estimate of a class whose path runs the node */
+    uint8_t *from_location;
 } apply_plan;
+
+/* Classes of the plan: the annotation's, then the twins. */
+static size_t plan_nclasses(const ompdag_annotation *a, const apply_plan *p)
+{
+    return a->nclasses + p->twins.n;
+}
+
+static const seg_class *plan_class(const ompdag_annotation *a, const apply_plan *p, size_t k)
+{
+    return k < a->nclasses ? &a->classes[k] : &p->twins.v[k - a->nclasses];
+}
+
+/* The first class of k's group. */
+static size_t group_leader(const ompdag_annotation *a, const apply_plan *p, size_t k)
+{
+    for (size_t j = 0; j < k; ++j)
+        if (same_group(plan_class(a, p, j), plan_class(a, p, k))) return j;
+    return k;
+}
 
 static void plan_free(apply_plan *p)
 {
@@ -174,6 +193,13 @@ static void plan_free(apply_plan *p)
     free(p->mark);
     free(p->stack);
     free(p->offset);
+    for (size_t gi = 0; p->locs && gi < p->ngraphs; ++gi)
+        annot_locations_free(&p->locs[gi]);
+    free(p->locs);
+    free(p->twins.v);
+    free(p->own);
+    free(p->cover);
+    free(p->from_location);
     memset(p, 0, sizeof *p);
 }
 
@@ -188,9 +214,10 @@ static ompdag_status check_mapped(const ompdag_annotation *a, ompdag_error *err)
     if (a->unmapped && !a->opt.allow_unmapped)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "%llu measured segments of matched regions fit no path of their "
-                                "graph (first: %s); the graph does not match the program — "
-                                "re-extract it, or pass --allow-unmapped",
-                                (unsigned long long)a->unmapped, a->first_unmapped);
+                                "graph; the graph does not match the program%s%s — re-extract "
+                                "it, or pass --allow-unmapped (first: %s)",
+                                (unsigned long long)a->unmapped, a->unmapped_depth[0] ? " " : "",
+                                a->unmapped_depth, a->first_unmapped);
     return OMPDAG_OK;
 }
 
@@ -216,19 +243,37 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     p->graph_extra = calloc(a->ngraphs + 1, sizeof *p->graph_extra);
     p->mark = malloc(maxn);
     p->stack = malloc(2 * maxn * sizeof *p->stack + 16);
+    p->locs = calloc(a->ngraphs + 1, sizeof *p->locs);
+    p->own = calloc(t, sizeof *p->own);
+    p->cover = calloc(t, sizeof *p->cover);
+    p->from_location = calloc(t, sizeof *p->from_location);
     p->total = t - 1;
     p->ngraphs = a->ngraphs;
     if (!p->samples || !p->basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
-        !p->node_extra || !p->graph_extra || !p->mark || !p->stack)
+        !p->node_extra || !p->graph_extra || !p->mark || !p->stack || !p->locs || !p->own ||
+        !p->cover || !p->from_location)
         return nomem(err);
+    return OMPDAG_OK;
+}
+
+/* Step 3b: task instances the runs did not reach borrow the classes of
+ * tasks at the same code location (annotate_compact.c). */
+static ompdag_status plan_twins(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
+{
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const ompdag_condag *g = a->graphs[gi].g;
+        if (!annot_locations_build(g, &p->locs[gi]) ||
+            !annot_location_twins(a, gi, &p->locs[gi], &p->twins, p->mark, p->stack))
+            return nomem(err);
+    }
     return OMPDAG_OK;
 }
 
 /* Step 4: which nodes each class's paths cover, and offloaded loops. */
 static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
-    for (size_t k = 0; k < a->nclasses; ++k) {
-        const seg_class *c = &a->classes[k];
+    for (size_t k = 0; k < plan_nclasses(a, p); ++k) {
+        const seg_class *c = plan_class(a, p, k);
         const graph_info *g = &a->graphs[c->graph];
         size_t base = p->offset[c->graph];
         annot_segment_path(g, c->task, c->sk, c->sn, c->ek, c->en, p->mark, p->stack);
@@ -238,8 +283,14 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
         assert(p->mark[c->charged] ||
                annot_empty_segment(g->g, c->task, c->sk, c->sn, c->ek, c->en));
         p->mark[c->charged] = 1;
-        for (int32_t v = 0; v < g->n; ++v)
-            if (p->mark[v]) p->samples[base + (size_t)v] += c->samples.n + c->samples_if.n;
+        uint64_t own = c->samples.n + c->samples_if.n;
+        for (int32_t v = 0; v < g->n; ++v) {
+            if (!p->mark[v]) continue;
+            size_t i = base + (size_t)v;
+            p->samples[i] += own + c->borrowed;
+            p->own[i] += own;
+            p->cover[i] = c->estimate > p->cover[i] ? c->estimate : p->cover[i];
+        }
         size_t i = base + (size_t)c->charged;
         if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;
@@ -258,18 +309,19 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
  * maximum; different groups add up. */
 static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
-    size_t *leader = malloc((a->nclasses + 1) * sizeof *leader);
+    size_t nc = plan_nclasses(a, p);
+    size_t *leader = malloc((nc + 1) * sizeof *leader);
     if (!leader) return nomem(err);
-    for (size_t k = 0; k < a->nclasses; ++k)
-        leader[k] = group_leader(a, k);
+    for (size_t k = 0; k < nc; ++k)
+        leader[k] = group_leader(a, p, k);
     ompdag_status st = OMPDAG_OK;
-    for (size_t k = 0; k < a->nclasses && !st; ++k) {
+    for (size_t k = 0; k < nc && !st; ++k) {
         if (leader[k] != k) continue;
-        const seg_class *c = &a->classes[k];
+        const seg_class *c = plan_class(a, p, k);
         int64_t e = 0, mx = 0, md = 0;
-        for (size_t k2 = k; k2 < a->nclasses; ++k2)
+        for (size_t k2 = k; k2 < nc; ++k2)
             if (leader[k2] == k) {
-                const seg_class *d = &a->classes[k2];
+                const seg_class *d = plan_class(a, p, k2);
                 e = d->estimate > e ? d->estimate : e;
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
@@ -285,46 +337,72 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     return st;
 }
 
-/* Step 5b: compact graphs (docs/compact.md) — WCETs by code location, shared
- * by every depth (annotate_compact.c). */
+/* Step 5b: WCETs by code location (annotate_compact.c): a node still
+ * unobserved takes its location's (cover + prefix); then compact graphs
+ * (docs/compact.md) share every node's by every depth.  A node with no
+ * sample of its own that got values is marked "wcet_from": "location". */
 static ompdag_status plan_by_location(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         size_t o = p->offset[gi];
-        if (!annot_share_by_location(a->graphs[gi].g, p->samples + o, p->basis + o, p->omax + o,
-                                     p->omed + o))
+        const ompdag_condag *g = a->graphs[gi].g;
+        annot_node_values nv = {p->samples + o, p->basis + o, p->omax + o,
+                                p->omed + o,    p->cover + o, p->from_location + o};
+        ompdag_status st =
+            annot_fill_by_location(a, gi, &p->locs[gi], &p->twins, &nv, p->mark, p->stack, err);
+        if (st) return st;
+        if (!annot_share_by_location(g, p->samples + o, p->basis + o, p->omax + o, p->omed + o))
             return nomem(err);
+        for (int32_t v = 0; v < a->graphs[gi].n; ++v)
+            if (!p->own[o + (size_t)v] && p->samples[o + (size_t)v]) p->from_location[o + (size_t)v] = 1;
     }
     return OMPDAG_OK;
 }
 
-/* Step 6: nodes no observed path covers are an error unless --unobserved zero. */
+/* Step 6: nodes no observed path covers are an error unless --unobserved zero.
+ * The message holds the count, the first few nodes that fit whole, and
+ * the hint: an error message has OMPDAG_ERROR_MESSAGE_SIZE bytes, and a
+ * list cut there ended mid-path, hint lost (issue 22). */
+enum { UNOBSERVED_LISTED = 5 };
+
+/* Appends ", " and desc to list[*len..] when the list stays below `room`
+ * bytes; false (nothing appended) otherwise. */
+static bool list_append(char *list, size_t *len, size_t room, const char *desc)
+{
+    size_t add = (*len ? 2 : 0) + strlen(desc);
+    if (*len + add >= room) return false;
+    snprintf(list + *len, room - *len, "%s%s", *len ? ", " : "", desc);
+    *len += add;
+    return true;
+}
+
 static ompdag_status check_unobserved(const ompdag_annotation *a, const apply_plan *p,
                                       ompdag_error *err)
 {
     if (a->opt.unobserved != OMPDAG_UNOBSERVED_ERROR) return OMPDAG_OK;
-    size_t unobserved = 0;
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *msgf = open_memstream(&msg, &msglen);
-    if (!msgf) return nomem(err);
+    static const char hint[] = "; run the program with inputs that reach them, or pass "
+                               "--unobserved zero (the graph is then marked unsafe)";
+    char head[64], more[64], list[OMPDAG_ERROR_MESSAGE_SIZE] = "";
+    size_t unobserved = 0, listed = 0, len = 0;
+    bool full = false;
     for (size_t gi = 0; gi < a->ngraphs; ++gi)
         for (int32_t v = 0; v < a->graphs[gi].n; ++v)
-            if (p->samples[p->offset[gi] + (size_t)v] == 0) {
-                char where[256];
-                describe_node(a->graphs[gi].g, v, where, sizeof where);
-                if (unobserved < 12) fprintf(msgf, "%s%s", unobserved ? ", " : "", where);
-                ++unobserved;
-            }
-    fclose(msgf);
-    ompdag_status st = OMPDAG_OK;
-    if (unobserved)
-        st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                              "%zu nodes were never observed: %s%s; run the program with inputs "
-                              "that reach them, or pass --unobserved zero",
-                              unobserved, msg ? msg : "", unobserved > 12 ? ", ..." : "");
-    free(msg);
-    return st;
+            unobserved += p->samples[p->offset[gi] + (size_t)v] == 0;
+    if (!unobserved) return OMPDAG_OK;
+    snprintf(head, sizeof head, "%zu node%s never observed: ", unobserved,
+             unobserved == 1 ? " was" : "s were");
+    /* room for the list: the message less its head, the hint and ", and N more" */
+    size_t room = sizeof list - strlen(head) - strlen(hint) - 32;
+    for (size_t gi = 0; gi < a->ngraphs && !full; ++gi)
+        for (int32_t v = 0; v < a->graphs[gi].n && !full; ++v) {
+            if (p->samples[p->offset[gi] + (size_t)v]) continue;
+            char where[OMPDAG_ERROR_MESSAGE_SIZE]; /* a longer one is cut: list_append refuses it */
+            describe_node(a->graphs[gi].g, v, where, sizeof where);
+            full = !list_append(list, &len, room, where) || ++listed == UNOBSERVED_LISTED;
+        }
+    snprintf(more, sizeof more, "%s%zu more", listed ? ", and " : "", unobserved - listed);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s%s%s%s", head, list,
+                            unobserved > listed ? more : "", hint);
 }
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)); every graph's sum must fit
@@ -421,6 +499,7 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "margin_pct", json_real(a->opt.margin_pct), &ok);
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
+    if (p->from_location[i]) jset(ex, "wcet_from", json_string("location"), &ok);
     int64_t d = o ? ompdag_overhead_of_node(g->g, v, o) : 0;
     if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
@@ -513,6 +592,68 @@ void ompdag_annotation_depend_counts(const ompdag_annotation *a, uint64_t *unsaf
     }
 }
 
+/* The first disagreement marked unsafe, for the "unsafe" reason. */
+static const char *first_unsafe_disagreement(const graph_info *g)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(g->dep_disagreements, i, d)
+    {
+        if (json_is_true(json_object_get(d, "unsafe")))
+            return json_string_value(json_object_get(d, "message"));
+    }
+    return "";
+}
+
+/* Why graph g's figures may be below what the program can take (the graph
+ * key "unsafe", which `check` fails; "" when none), reasons joined by "; ".
+ * Each escape hatch is a reason whenever it was given, whether or not it
+ * changed this graph's figures: the output must say how it was made
+ * (issue 22).  Caller frees; NULL when out of memory. */
+static char *unsafe_reasons(const ompdag_annotation *a, const graph_info *g)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    const char *sep = "";
+    if (a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO) {
+        fprintf(f, "annotate --unobserved zero: nodes no run observed got WCET 0, so the bound "
+                   "may be below what the program takes (figures for exploration only)");
+        sep = "; ";
+    }
+    if (a->opt.no_overheads) {
+        fprintf(f, "%sannotate --no-overheads: the runtime's measured dispatch delays are left "
+                   "out of the WCETs, and such bounds were measured below observed runs",
+                sep);
+        sep = "; ";
+    }
+    if (a->opt.allow_unmapped && g->unmapped) {
+        fprintf(f, "%sannotate --allow-unmapped: %llu measured segments fit no path of this graph "
+                   "and were dropped, so the WCETs miss their time",
+                sep, (unsigned long long)g->unmapped);
+        sep = "; ";
+    } else if (a->opt.allow_unmapped) {
+        fprintf(f, "%sannotate --allow-unmapped: segments that fit no path of this graph would "
+                   "have been dropped from the WCETs (none did in these traces)",
+                sep);
+        sep = "; ";
+    } else if (g->unmapped) { /* not reached: check_mapped refuses it */
+        fprintf(f, "%s%llu measured segments fit no path of this graph and were dropped", sep,
+                (unsigned long long)g->unmapped);
+        sep = "; ";
+    }
+    if (g->dep_unsafe)
+        fprintf(f, "%s%llu disagreements between the runtime's dependence order and the graph's "
+                   "D-edges (depend_check): %s",
+                sep, (unsigned long long)g->dep_unsafe, first_unsafe_disagreement(g));
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* Step 8b: a graph's extra keys. */
 static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
 {
@@ -524,33 +665,18 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(gx, "observed_response_ns_interfered", bool_array(&g->responses_interfered), &ok);
     jset(gx, "observed_task_response_ns_interfered", bool_array(&g->task_responses_interfered),
          &ok);
+    jset(gx, "observed_response_threads", i64_array(&g->response_threads), &ok);
+    jset(gx, "observed_task_response_threads", i64_array(&g->task_response_threads), &ok);
     jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
     if (ompdag_condag_has_depend(g->g) || g->dep_items || g->dep_pairs)
         jset(gx, "depend_check", depend_json(g), &ok);
-    char why[900] = "";
-    if (g->unmapped)
-        snprintf(why, sizeof why,
-                 "%llu measured segments fit no path of this graph and were dropped (annotate "
-                 "--allow-unmapped): the WCETs miss their time",
-                 (unsigned long long)g->unmapped);
-    if (g->dep_unsafe) {
-        const char *first = "";
-        size_t i;
-        json_t *d;
-        json_array_foreach(g->dep_disagreements, i, d)
-        {
-            if (json_is_true(json_object_get(d, "unsafe"))) {
-                first = json_string_value(json_object_get(d, "message"));
-                break;
-            }
-        }
-        size_t len = strlen(why);
-        snprintf(why + len, sizeof why - len,
-                 "%s%llu disagreements between the runtime's dependence order and the graph's "
-                 "D-edges (depend_check): %s",
-                 len ? "; " : "", (unsigned long long)g->dep_unsafe, first);
-    }
-    if (why[0]) jset(gx, "unsafe", json_string(why), &ok);
+    char *why = unsafe_reasons(a, g);
+    if (!why) ok = false;
+    if (why && why[0])
+        jset(gx, "unsafe", json_string(why), &ok);
+    else if (gx) /* the reasons of an earlier annotation no longer hold */
+        json_object_del(gx, "unsafe");
+    free(why);
     json_t *m = json_object();
     jset(m, "estimator", json_string(method), &ok);
     jset(m, "margin_pct", json_real(a->opt.margin_pct), &ok);
@@ -638,6 +764,7 @@ ompdag_status ompdag_annotation_apply(ompdag_annotation *a, ompdag_error *err)
     ompdag_status st = check_mapped(a, err);
     if (!st) st = estimate_classes(a, err);
     if (!st) st = plan_alloc(a, &p, err);
+    if (!st) st = plan_twins(a, &p, err);
     if (!st) st = plan_coverage(a, &p, err);
     if (!st) st = plan_charges(a, &p, err);
     if (!st) st = plan_by_location(a, &p, err);

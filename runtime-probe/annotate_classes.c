@@ -28,6 +28,8 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].task_responses.v);
         free(a->graphs[i].responses_interfered.v);
         free(a->graphs[i].task_responses_interfered.v);
+        free(a->graphs[i].response_threads.v);
+        free(a->graphs[i].task_response_threads.v);
         free(a->graphs[i].start_delay.v);
         free(a->graphs[i].wake_delay.v);
         free(a->graphs[i].start_delay_if.v);
@@ -115,6 +117,20 @@ static bool class_rehash(ompdag_annotation *a)
     a->class_index = idx;
     a->class_index_cap = cap;
     return true;
+}
+
+const seg_class *annot_class_find(const ompdag_annotation *a, size_t graph, int32_t task,
+                                  ompdag_point sk, int32_t sn, ompdag_point ek, int32_t en)
+{
+    size_t mask = a->class_index_cap - 1;
+    for (size_t i = class_hash(graph, task, sk, sn, ek, en) & mask; a->class_index[i];
+         i = (i + 1) & mask) {
+        const seg_class *c = &a->classes[a->class_index[i] - 1];
+        if (c->graph == graph && c->task == task && c->sk == sk && c->sn == sn && c->ek == ek &&
+            c->en == en)
+            return c;
+    }
+    return NULL;
 }
 
 /* Finds or creates the class; returns NULL when the points have no path in

@@ -84,6 +84,7 @@ typedef struct graph_info {
     i64vec responses;           /* parallel begin -> end, per run */
     i64vec task_responses;      /* root begin -> last task end, per run */
     i64vec responses_interfered, task_responses_interfered; /* 1: that run was interfered */
+    i64vec response_threads, task_response_threads;         /* that run's team size (run_team) */
     uint64_t segments;
     uint64_t unmapped; /* segments of this graph that fit no path */
     /* Runtime overheads measured between segments (annotate_overhead.c). */
@@ -116,7 +117,8 @@ typedef struct seg_class {
     i64vec samples;    /* own times from clean runs */
     i64vec samples_if; /* from interfered runs: used only when no clean run has the class */
     int64_t max, median, estimate;
-    json_t *offload; /* device index -> its largest share of an offloaded loop */
+    json_t *offload;   /* device index -> its largest share of an offloaded loop */
+    uint64_t borrowed; /* a twin (annotate_compact.c): the samples of the classes it copies */
 } seg_class;
 
 /* The samples a class's estimate comes from: clean runs, else interfered. */
@@ -150,6 +152,7 @@ typedef struct region_run {
     uint64_t begin, end;             /* parallel begin / end (0: not seen) */
     uint64_t tasks_begin, tasks_end; /* root (single) begin, last task or root end */
     uint32_t requested;              /* threads asked for at the fork */
+    uint32_t implicit_begun;         /* implicit tasks begun: one per thread of the team */
     uint64_t thread_mask;            /* probe threads (< 64) that ran its segments */
     bool interfered;                 /* a thread was preempted, delayed or migrated */
     int32_t nsched;
@@ -168,6 +171,7 @@ struct ompdag_annotation {
     uint64_t segments, mapped, unmapped, outside, traces;
     uint64_t by_structure; /* end points matched by the graph's structure, not the line (-O2) */
     char first_unmapped[512];
+    char unmapped_depth[200]; /* where recursion is involved: the depth of that segment's task */
     bool applied;
 };
 
@@ -319,6 +323,10 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
                            bool *nomem);
 
+/* The class with these points, or NULL (never creates one). */
+const seg_class *annot_class_find(const ompdag_annotation *a, size_t graph, int32_t task,
+                                  ompdag_point sk, int32_t sn, ompdag_point ek, int32_t en);
+
 /* annotate_compact.c: compact graphs (docs/compact.md).  Each node takes
  * the maximum over the nodes at its code location (arrays indexed by node);
  * false on ENOMEM.  annot_graph_nesting: the deepest creation chain (explicit
@@ -329,6 +337,40 @@ int32_t annot_graph_nesting(const ompdag_condag *g);
 /* The most T nodes at (file, line) on one creation chain of g: how deep the
  * tasks of that `task` directive nest in the graph. */
 int32_t annot_graph_site_depth(const ompdag_condag *g, const char *file, int32_t line);
+
+/* annotate_compact.c: plain graphs, WCETs by location for instances a run did
+ * not reach (issue 22; the argument is in that file and docs/probe.md). */
+typedef struct annot_locations {
+    int32_t *id;              /* node -> location id (-1: no line) */
+    int32_t *tstart, *tnodes; /* task -> its nodes, CSR */
+} annot_locations;
+bool annot_locations_build(const ompdag_condag *g, annot_locations *L); /* false: ENOMEM */
+void annot_locations_free(annot_locations *L);
+
+/* Classes borrowed by location ("twins"): classes that never get samples of
+ * their own; an array owned by apply's plan. */
+typedef struct annot_twins {
+    seg_class *v;
+    size_t n, cap;
+} annot_twins;
+/* Appends to tw the twins of graph's classes, one per class key (the
+ * largest); false on ENOMEM. */
+bool annot_location_twins(const ompdag_annotation *a, size_t graph, const annot_locations *L,
+                          annot_twins *tw, uint8_t *mark, int32_t *stack);
+
+/* One graph's per-node values in apply's plan (arrays indexed by node). */
+typedef struct annot_node_values {
+    uint64_t *samples;
+    int64_t *basis, *omax, *omed;
+    int64_t *cover;         /* largest estimate of a class whose path runs the node */
+    uint8_t *from_location; /* set here: the node's values came by location */
+} annot_node_values;
+/* Step 2: every node no class covers whose location some covered node
+ * shares takes cover + prefix (see the file). */
+ompdag_status annot_fill_by_location(const ompdag_annotation *a, size_t graph,
+                                     const annot_locations *L, const annot_twins *tw,
+                                     annot_node_values *nv, uint8_t *mark, int32_t *stack,
+                                     ompdag_error *err);
 
 /* annotate_trace.c */
 /* Tests only: true makes annotate take its reference paths — qsort for

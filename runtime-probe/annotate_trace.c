@@ -193,6 +193,116 @@ static void describe_point(trace_ctx *c, uint64_t cp, uint8_t kind, char *buf, s
     }
 }
 
+/* ---- how deep a run went (issue 22: messages give the depth reached) ---- */
+
+/* A task directive site and how often it occurs on one creation chain. */
+typedef struct site_count {
+    const char *file; /* borrowed from the symbolizer */
+    int32_t line, count;
+} site_count;
+
+static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
+{
+    for (int32_t i = 0; i < *n; ++i)
+        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
+            ++s[i].count;
+            return;
+        }
+    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+}
+
+
+/* Whether task entry e was created at the `task` directive file:line. */
+static bool created_at(trace_ctx *c, const task_entry *e, const char *file, int32_t line)
+{
+    ompdag_srcloc loc;
+    ompdag_error err;
+    return ompdag_symbolizer_lookup(c->sym, e->cp_task, &loc, &err) == OMPDAG_OK &&
+           loc.line == line && annot_same_file(loc.file, file);
+}
+
+/* Tasks on the creation chain of e (itself included), counting only those
+ * created at file:line when file is non-NULL.  The chain is bounded by the
+ * table's size (a corrupt trace cannot loop). */
+static int32_t chain_count(trace_ctx *c, const task_entry *e, const char *file, int32_t line)
+{
+    int32_t n = 0;
+    for (size_t steps = 0; e && e->id && steps <= c->tasks_used;
+         ++steps, e = annot_task_find(c, e->parent))
+        n += !file || created_at(c, e, file, line);
+    return n;
+}
+
+/* The deepest creation chain among the tasks of region instance `run`, as
+ * chain_count counts: the depth the run actually reached, from the trace's
+ * task parents.  Each entry's count is memoised (depth[] by table slot), so
+ * the whole table costs O(tasks) chain steps.  -1: out of memory. */
+static int32_t run_reach(trace_ctx *c, uint64_t run, const char *file, int32_t line)
+{
+    int32_t *memo = malloc(c->tasks_cap * sizeof *memo);
+    size_t *path = malloc((c->tasks_used + 1) * sizeof *path);
+    if (!memo || !path) {
+        free(memo);
+        free(path);
+        return -1;
+    }
+    for (size_t i = 0; i < c->tasks_cap; ++i)
+        memo[i] = -1;
+    int32_t best = 0;
+    for (size_t i = 0; i < c->tasks_cap; ++i) {
+        if (!c->tasks[i].id || c->tasks[i].run != run) continue;
+        size_t np = 0; /* climb to a known entry or the chain's top */
+        int32_t base = 0;
+        for (const task_entry *e = &c->tasks[i]; e && e->id && np <= c->tasks_used;
+             e = annot_task_find(c, e->parent)) {
+            size_t k = (size_t)(e - c->tasks);
+            if (k >= c->tasks_cap) break; /* not in the table */
+            if (memo[k] >= 0) {
+                base = memo[k];
+                break;
+            }
+            path[np++] = k;
+        }
+        while (np > 0) { /* down again, counting */
+            size_t k = path[--np];
+            base += !file || created_at(c, &c->tasks[k], file, line);
+            memo[k] = base;
+        }
+        best = memo[i] > best ? memo[i] : best;
+    }
+    free(memo);
+    free(path);
+    return best;
+}
+
+/* Where recursion is involved in an unmapped segment of an explicit task
+ * (a `task` directive recurs on its task's creation chain), names in
+ * a->unmapped_depth the task's depth, the directive that recurred most and
+ * how often, and the graph's depth for it (issue 22: "the graph does not
+ * match the program" must say which recursion depth caused it). */
+static void note_unmapped_depth(trace_ctx *c, const pending_seg *r)
+{
+    const task_entry *e = annot_task_find(c, r->id);
+    if ((r->flags & OMPDAG_RECF_IMPLICIT) || !e) return;
+    ompdag_srcloc loc;
+    ompdag_error err;
+    site_count sites[64], *top = NULL;
+    int32_t ns = 0, depth = 0;
+    for (size_t steps = 0; e && e->id && steps <= c->tasks_used;
+         ++steps, e = annot_task_find(c, e->parent), ++depth)
+        if (ompdag_symbolizer_lookup(c->sym, e->cp_task, &loc, &err) == OMPDAG_OK && loc.file)
+            site_add(sites, &ns, 64, &loc);
+    for (int32_t i = 0; i < ns; ++i)
+        if (!top || sites[i].count > top->count) top = &sites[i];
+    if (!top || top->count < 2) return; /* no recursion on the chain */
+    const ompdag_condag *g = c->a->graphs[r->graph].g;
+    snprintf(c->a->unmapped_depth, sizeof c->a->unmapped_depth,
+             "at recursion depth %d of the task directive %.60s:%d (its task was %d task "
+             "levels deep; the graph nests that directive %d deep)",
+             top->count, top->file, top->line, depth,
+             annot_graph_site_depth(g, top->file, top->line));
+}
+
 static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
 {
     ompdag_annotation *a = c->a;
@@ -209,6 +319,7 @@ static void note_unmapped(trace_ctx *c, const pending_seg *r, const char *why)
     describe_point(c, annot_cp(c, r->cp_end), r->ek, to, sizeof to);
     snprintf(a->first_unmapped, sizeof a->first_unmapped, "segment from %s%s to %s: %s",
              begin && !start && task ? "the begin of the task created at " : "", from, to, why);
+    if (c->tasks_cap) note_unmapped_depth(c, r);
 }
 
 /* Where task `id` is, or would go, in c->tasks: its direct slot, or where
@@ -1034,58 +1145,48 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
                                    ompdag_error *err)
 {
     if (!c->tasks_cap) return OMPDAG_OK;
-    int32_t depth = 0;
-    for (const task_entry *e = annot_task_slot(c, seg->id);
-         e->id && depth <= (int32_t)c->tasks_used; e = annot_task_slot(c, e->parent))
-        ++depth;
+    int32_t depth = chain_count(c, annot_task_find(c, seg->id), NULL, 0);
     const ompdag_condag *g = c->a->graphs[graph].g;
     int32_t have = annot_graph_nesting(g);
     if (depth <= have) return OMPDAG_OK;
+    int32_t reached = run_reach(c, seg->run, NULL, 0);
+    if (reached < 0) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     ompdag_srcloc loc;
     ompdag_error e;
-    char where[300] = "an unknown line";
+    char where[160] = "an unknown line";
     if (ompdag_symbolizer_lookup(c->sym, annot_cp(c, seg->cp_task), &loc, &e) == OMPDAG_OK)
-        snprintf(where, sizeof where, "%s:%d", loc.file ? loc.file : "?", loc.line);
+        snprintf(where, sizeof where, "%.140s:%d", loc.file ? loc.file : "?", loc.line);
     return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                            "a task created at %s ran %d task levels deep, but the graph of "
-                            "region %s has %d: the run recursed beyond the graph's recursion "
-                            "bound, so the bound does not cover it; re-extract with a larger "
-                            "--recursion-bound",
-                            where, depth, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?",
-                            have);
-}
-
-/* A task directive site and how often it occurs on one creation chain. */
-typedef struct site_count {
-    const char *file; /* borrowed from the symbolizer */
-    int32_t line, count;
-} site_count;
-
-static void site_add(site_count *s, int32_t *n, int32_t cap, const ompdag_srcloc *loc)
-{
-    for (int32_t i = 0; i < *n; ++i)
-        if (s[i].line == loc->line && annot_same_file(s[i].file, loc->file)) {
-            ++s[i].count;
-            return;
-        }
-    if (*n < cap) s[(*n)++] = (site_count){loc->file, loc->line, 1};
+                            "the run went %d task levels deep (from the trace's task parents), but "
+                            "the graph of region %s has %d (first task beyond: created at %s): "
+                            "the run recursed beyond the graph's recursion bound, so the bound "
+                            "does not cover it; re-extract with a --recursion-bound that gives "
+                            "%d levels",
+                            reached, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", have,
+                            where, reached);
 }
 
 /* Refuses when `got` tasks of one directive on a run's chain exceed the
  * graph's deepest chain of that directive. */
-static ompdag_status site_depth_ok(const ompdag_condag *g, const site_count *site, int32_t got,
-                                   ompdag_error *err)
+static ompdag_status site_depth_ok(trace_ctx *c, const ompdag_condag *g, uint64_t run,
+                                   const site_count *site, int32_t got, ompdag_error *err)
 {
     int32_t have = annot_graph_site_depth(g, site->file, site->line);
     if (got <= have) return OMPDAG_OK;
+    /* the depth the run reached through the directive, not the first
+     * level beyond the graph's */
+    int32_t reached = run_reach(c, run, site->file, site->line);
+    if (reached < 0) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    if (reached < got) reached = got; /* a child not in the table yet */
     return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                            "tasks created at %s:%d ran %d task levels deep through that "
-                            "directive, but %d in the graph of region %s: the run recursed beyond "
-                            "the recursion bound of the function containing it, so the bound "
-                            "does not cover the run; re-extract with a larger '#pragma ompdag "
-                            "recursion_bound(N)' for that function, or --recursion-bound",
-                            site->file, site->line, got, have,
-                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?");
+                            "tasks created at %.140s:%d went %d task levels deep through that "
+                            "directive in one run (from the trace's task parents), but %d in the "
+                            "graph of region %s: the run recursed beyond the recursion bound of "
+                            "the function containing it, so the bound does not cover the run; "
+                            "re-extract with '#pragma ompdag recursion_bound(N)' for that "
+                            "function, or --recursion-bound, giving %d levels",
+                            site->file, site->line, reached, have,
+                            ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", reached);
 }
 
 /* A task instance (segments seg[0..n)) that did not map: when its creation
@@ -1110,7 +1211,7 @@ static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_
         if (ompdag_symbolizer_lookup(c->sym, t->cp_task, &loc, &e) == OMPDAG_OK && loc.file)
             site_add(sites, &ns, CAP, &loc);
     for (int32_t i = 0; i < ns; ++i)
-        if ((st = site_depth_ok(g, &sites[i], sites[i].count, err))) return st;
+        if ((st = site_depth_ok(c, g, seg->run, &sites[i], sites[i].count, err))) return st;
     /* a task it went on to create: this chain plus that directive */
     for (size_t k = 0; k < n; ++k) {
         if (seg[k].ek != OMPDAG_PT_CREATE ||
@@ -1121,7 +1222,7 @@ static ompdag_status check_site_depth(trace_ctx *c, size_t graph, const pending_
         for (int32_t i = 0; i < ns; ++i)
             if (sites[i].line == loc.line && annot_same_file(sites[i].file, loc.file))
                 child.count += sites[i].count;
-        if ((st = site_depth_ok(g, &child, child.count, err))) return st;
+        if ((st = site_depth_ok(c, g, seg->run, &child, child.count, err))) return st;
     }
     return OMPDAG_OK;
 }
@@ -1252,6 +1353,7 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
         run->requested = (uint32_t)(r->aux < UINT32_MAX ? r->aux : UINT32_MAX);
         break;
     case OMPDAG_REC_SCHED:
+        if (r->flags == 0) ++run->implicit_begun; /* each team thread's implicit task begins */
         annot_sched_record(run, r);
         break;
     case OMPDAG_REC_REGION_END:
@@ -1270,22 +1372,79 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
     return OMPDAG_OK;
 }
 
-/* Response times of the runs read from one trace. */
+/* The team size of a region instance: the threads that took part.  Every
+ * thread of the team begins an implicit task, for which the probe writes an
+ * OMPDAG_REC_SCHED record; without those (a trace of an older probe), the
+ * threads that ran its segments.  Not the threads requested at the fork:
+ * the runtime may give fewer.  A run of T threads is judged against the
+ * bound at m = T (issue 22). */
+static int64_t run_team(const region_run *run)
+{
+    if (run->implicit_begun) return run->implicit_begun;
+    int64_t seen = __builtin_popcountll(run->thread_mask);
+    return seen ? seen : 1;
+}
+
+/* Response times of the runs read from one trace, each with its team size. */
 static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
 {
     for (size_t i = 0; i < c->nruns; ++i) {
         const region_run *run = &c->runs[i];
         graph_info *g = &c->a->graphs[run->graph];
+        int64_t team = run_team(run);
         if (run->begin && run->end > run->begin &&
             (!annot_i64vec_push(&g->responses, (int64_t)(run->end - run->begin)) ||
-             !annot_i64vec_push(&g->responses_interfered, run->interfered)))
+             !annot_i64vec_push(&g->responses_interfered, run->interfered) ||
+             !annot_i64vec_push(&g->response_threads, team)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         if (run->tasks_begin && run->tasks_end > run->tasks_begin &&
             (!annot_i64vec_push(&g->task_responses, (int64_t)(run->tasks_end - run->tasks_begin)) ||
-             !annot_i64vec_push(&g->task_responses_interfered, run->interfered)))
+             !annot_i64vec_push(&g->task_responses_interfered, run->interfered) ||
+             !annot_i64vec_push(&g->task_response_threads, team)))
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     return OMPDAG_OK;
+}
+
+/* ---- is this the graphs' program? ------------------------------------------ */
+
+/* Refuses a trace whose program holds none of the graphs' sources (issue
+ * 22): the traced executable matches its build-id (checked before), and its
+ * line tables, or those of a shared object it loaded, must name the source
+ * file of some graph's region.  A trace of another program, or of a binary
+ * built without -g, would otherwise map nothing and read as "0 runs". */
+static ompdag_status check_sources(trace_ctx *c, ompdag_error *err)
+{
+    const ompdag_annotation *a = c->a;
+    const char *first = NULL;
+    size_t others = 0;
+    ompdag_source_evidence ev = OMPDAG_SOURCE_ABSENT;
+    for (size_t gi = 0; gi < a->ngraphs; ++gi) {
+        const char *file = a->graphs[gi].region_file;
+        bool seen = !file;
+        for (size_t gj = 0; gj < gi && !seen; ++gj)
+            seen = annot_same_file(a->graphs[gj].region_file, file);
+        if (seen) continue; /* one look per distinct file */
+        ompdag_status st = ompdag_symbolizer_find_source(c->sym, file, annot_same_file, &ev, err);
+        if (st) return st;
+        if (ev == OMPDAG_SOURCE_FOUND) return OMPDAG_OK;
+        if (first)
+            ++others;
+        else
+            first = file;
+    }
+    if (!first) return OMPDAG_OK; /* no graph names its source: nothing to compare */
+    const char *exe = ompdag_symbolizer_executable(c->sym);
+    if (ev == OMPDAG_SOURCE_EXE_NO_LINES)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "the trace's program %s has no line tables (built without -g?): "
+                                "rebuild with -g (clang -fopenmp -g), run it again and annotate "
+                                "that trace",
+                                exe);
+    return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                            "the trace's program %s does not contain %s (the graph's source)%s: "
+                            "is this the right trace?",
+                            exe, first, others ? ", nor the other graphs' sources" : "");
 }
 
 /* ---- the dispatch delays and the mapping, side by side ---------------------- */
@@ -1353,7 +1512,7 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     if ((st = ompdag_symbolizer_create(r, &c.sym, err)) ||
-        (st = ompdag_symbolizer_check_executable(c.sym, err))) {
+        (st = ompdag_symbolizer_check_executable(c.sym, err)) || (st = check_sources(&c, err))) {
         ctx_free(&c);
         ompdag_trace_reader_destroy(r);
         return st;

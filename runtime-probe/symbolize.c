@@ -179,6 +179,55 @@ ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_er
     return OMPDAG_OK;
 }
 
+const char *ompdag_symbolizer_executable(const ompdag_symbolizer *s)
+{
+    return s && s->nmods ? s->mods[0].path : "";
+}
+
+/* Whether module m's line tables name `file`; *lines: it has line tables. */
+static bool module_names_file(sym_module *m, const char *file,
+                              bool (*same_file)(const char *, const char *), bool *lines)
+{
+    *lines = false;
+    if (!m->opened) open_module(m);
+    if (!m->usable) return false;
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        Dwarf_Files *files;
+        size_t nfiles;
+        if (dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0) {
+            *lines = *lines || nfiles > 0;
+            for (size_t i = 0; i < nfiles; ++i) {
+                const char *name = dwarf_filesrc(files, i, NULL, NULL);
+                if (name && same_file(name, file)) return true;
+            }
+        }
+        off = next;
+    }
+    return false;
+}
+
+ompdag_status ompdag_symbolizer_find_source(ompdag_symbolizer *s, const char *file,
+                                            bool (*same_file)(const char *a, const char *b),
+                                            ompdag_source_evidence *out, ompdag_error *err)
+{
+    if (!s || !file || !same_file || !out)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "symbolizer: NULL argument");
+    bool exe_lines = false, lines;
+    for (size_t i = 0; i < s->nmods; ++i) {
+        bool found = module_names_file(&s->mods[i], file, same_file, &lines);
+        if (i == 0) exe_lines = lines; /* the probe lists the executable first */
+        if (found) {
+            *out = OMPDAG_SOURCE_FOUND;
+            return OMPDAG_OK;
+        }
+    }
+    *out = exe_lines ? OMPDAG_SOURCE_ABSENT : OMPDAG_SOURCE_EXE_NO_LINES;
+    return OMPDAG_OK;
+}
+
 /* clang gives some runtime calls line 0 ("no source line", e.g. a task
  * created inside a switch case).  Use the closest preceding row of the same
  * CU's line table that has a real line: the code the call belongs to. */

@@ -41,6 +41,20 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
     return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, NO_LIBDW);
 }
 
+ompdag_status ompdag_symbolizer_find_source(ompdag_symbolizer *s, const char *file,
+                                            bool (*same_file)(const char *a, const char *b),
+                                            ompdag_source_evidence *out, ompdag_error *err)
+{
+    (void)s, (void)file, (void)same_file, (void)out;
+    return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, NO_LIBDW);
+}
+
+const char *ompdag_symbolizer_executable(const ompdag_symbolizer *s)
+{
+    (void)s;
+    return "";
+}
+
 ompdag_status ompdag_program_omp_runtime(const char *path, ompdag_omp_runtime *out,
                                          ompdag_error *err)
 {

@@ -110,6 +110,30 @@ void ompdag_symbolizer_destroy(ompdag_symbolizer *s);
  * another build must be refused, not read as "nodes never observed". */
 ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_error *err);
 
+/* What the traced program's line tables say about one source file. */
+typedef enum ompdag_source_evidence {
+    OMPDAG_SOURCE_FOUND = 0,       /* a module's line tables name the file */
+    OMPDAG_SOURCE_ABSENT = 1,      /* the executable has line tables; no module names it */
+    OMPDAG_SOURCE_EXE_NO_LINES = 2 /* the executable has no line tables (built without -g)
+                                      and no other module names the file */
+} ompdag_source_evidence;
+
+/* Looks for `file` in the source-file tables of the line tables of every
+ * module of the trace (the executable first, then its shared objects, as
+ * the probe listed them), comparing names with same_file (e.g. a path
+ * suffix match).  Modules that cannot be opened, were rebuilt or have no
+ * DWARF count as naming nothing.  *out says what was found; a status other
+ * than OK only for a NULL argument.  The answer is the evidence annotate
+ * needs that a trace is of the program a graph was extracted from: a
+ * trace of another program, or of a binary built without -g, must be
+ * refused, not read as "nothing observed". */
+ompdag_status ompdag_symbolizer_find_source(ompdag_symbolizer *s, const char *file,
+                                            bool (*same_file)(const char *a, const char *b),
+                                            ompdag_source_evidence *out, ompdag_error *err);
+/* The path of the traced executable as the trace names it (borrowed; ""
+ * when the trace lists no module). */
+const char *ompdag_symbolizer_executable(const ompdag_symbolizer *s);
+
 /* Maps a runtime return address (`codeptr_ra` from the trace) to file:line by
  * looking up codeptr_ra - 1 in the DWARF line table of the module that holds
  * it.  Works without .debug_aranges (clang's default): the CUs are walked and
