@@ -498,9 +498,6 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
     int64_t u = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
     json_t *key = json_object_get(ompdag_condag_extra(g, -1), "region_key");
-    size_t runs = 0, truns = 0;
-    report_observed_max(g, "observed_response_ns", &runs);
-    report_observed_max(g, "observed_task_response_ns", &truns);
     char dl[64];
     json_t *o = json_object();
     json_object_set_new(o, "graph", json_integer((json_int_t)row->graph));
@@ -533,8 +530,9 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
                         row->unmeasured_reason ? json_string(row->unmeasured_reason) : json_null());
     json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
     json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
-    json_object_set_new(o, "observed_runs",
-                        json_integer((json_int_t)(runs > truns ? runs : truns)));
+    /* the runs compared with this row: its team size m, or an unrecorded one
+     * ("observations" lists every team size) */
+    json_object_set_new(o, "observed_runs", json_integer(row->runs));
     json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
     json_object_set_new(o, "observed_interfered_max_ns",
                         ns_or_null(row->observed_interfered_max_ns));

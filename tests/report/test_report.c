@@ -810,7 +810,9 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
                       d, d, d, d, d, d, d);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
     done(r);
-    r = sh("ompdag report %s/a.json --threads 2 --format json", d);
+    /* fig3's num_threads(4) forms a team of 4 whatever OMP_NUM_THREADS says, and a
+     * run is compared only with the bound for its own team size (issue 22 item 5) */
+    r = sh("ompdag report %s/a.json --threads 4 --format json", d);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *root = json_loads(r.out, 0, NULL);
     json_t *row = json_array_get(json_object_get(root, "regions"), 0);
@@ -834,7 +836,7 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     /* fig3's taskwait at line 33 is never reached, so it needed --unobserved zero: an
      * escape hatch, so the graph is unsafe and fails check whatever the deadline (issue 22
      * item 3; before, a deadline twice the bound passed) */
-    r = sh("ompdag check %s/a.json --threads 2 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
+    r = sh("ompdag check %s/a.json --threads 4 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "[ompdag-unsafe]") && strstr(r.out, "--unobserved zero"), "%s", r.out);
     done(r);
