@@ -319,8 +319,7 @@ static void offset_to_line_col(const fe_file *f, line_cursor *lc, unsigned off, 
  * (ompdag_duration_parse: "5ms", "800us"; no sign, no exponent, nothing
  * finer than 1 ns or past int64 ns).  A bad one was carried into the graph
  * and failed later in `check` without naming the .c file and line. */
-static bool check_deadline(ompdag_frontend *fe, const fe_file *f, const fe_pragma *p,
-                           bool *refused)
+static bool check_deadline(ompdag_frontend *fe, const fe_file *f, const fe_pragma *p, bool *refused)
 {
     const fe_clause *arg = fe_pragma_clause(p, "");
     const char *text = arg && arg->arg ? arg->arg : "";
