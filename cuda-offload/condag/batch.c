@@ -479,6 +479,7 @@ static ompdag_status exact_on_cpu(const ompdag_condag *const *graphs, size_t cou
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     opt.bound_only = true;
+    opt.fold_delays = true; /* as the GPU paths (fold_delays above): identical integers */
     for (size_t i = 0; i < count; ++i) {
         ompdag_rta_result *r;
         ompdag_status st = ompdag_rta_run(graphs[i], OMPDAG_ALG_EXACT, &opt, &r, err);
@@ -498,6 +499,7 @@ static ompdag_status exact_on_cpu_par(const ompdag_condag *const *graphs, size_t
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     opt.bound_only = true;
+    opt.fold_delays = true; /* as the GPU paths (fold_delays above): identical integers */
     size_t bad = count;
     ompdag_status bad_st = OMPDAG_OK;
     ompdag_error bad_err = {0};
