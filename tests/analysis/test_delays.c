@@ -10,12 +10,14 @@
  *   chain-only <= folded (fold_delays), strictly on some graphs; folded ==
  *   the exact bound of the graph with WCET + D; alg0 >= exact;
  *   depend graphs: depend == enumerate with delays;
- * plus the file format ("delays" extension) and overflow. */
+ * plus the file format ("delays" extension), overflow, the tied volume bound
+ * and ompdag/overhead.h (the three classes, stored or folded). */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/overhead.h"
 #include "support.h"
 
 static const int32_t thread_counts[] = {1, 2, 3, 4, 16};
@@ -340,4 +342,55 @@ Test(delays, tied_volume_bound_folds_the_delays)
     cr_assert_eq(rule, OMPDAG_TIED_VOLUME);
     cr_assert_geq(b, 2 * (5 + 3 + 7 + 10 + 4 + 1 + 9), "tied bound %lld", (long long)b);
     ompdag_condag_set_destroy(s);
+}
+
+/* ompdag/overhead.h: per-node D from the three classes; stored on the nodes
+ * (chain only) or added to the WCETs (fold), the two routes give the
+ * chain-only and the folded bound of the same delays. */
+Test(delays, overheads_store_or_fold_the_same_delays)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 77);
+    for (int i = 0; i < 300; ++i) {
+        ompdag_condag *g = random_structured(&r);
+        ompdag_condag_set *copy = shuffled_copy(g, &r);
+        ompdag_condag *f = ompdag_condag_set_graph(copy, 0);
+        ompdag_overheads o = {ompdag_rng_range(&r, 0, 30), ompdag_rng_range(&r, 0, 30),
+                              ompdag_rng_range(&r, 0, 30)};
+        int32_t n = ompdag_condag_node_count(g);
+        int64_t *d = malloc(sizeof *d * (size_t)n);
+        ompdag_error err;
+        cr_assert_eq(ompdag_overheads_node_delays(g, &o, d, &err), OMPDAG_OK);
+        for (int32_t v = 0; v < n; ++v) {
+            cr_assert_eq(ompdag_overhead_of_node(g, v, &o), d[v]);
+            bool after_t = false;
+            for (int32_t u = 0; u < n; ++u) {
+                int32_t cnt;
+                const int32_t *s = ompdag_condag_node_fsucc(g, u, &cnt);
+                for (int32_t k = 0; k < cnt; ++k)
+                    after_t |= s[k] == v && ompdag_condag_node_kind(g, u) == OMPDAG_KIND_T;
+            }
+            int32_t t = ompdag_condag_node_task(g, v);
+            int64_t want = ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W ? o.wake_delay
+                           : t != ompdag_condag_root_task(g) && ompdag_condag_task_source(g, t) == v
+                               ? o.start_delay
+                               : 0;
+            cr_assert_eq(d[v], want + (after_t ? o.cont_delay : 0), "node %s",
+                         ompdag_condag_node_id(g, v));
+        }
+        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_add_overheads(f, &o, &err), OMPDAG_OK);
+        cr_assert_not(ompdag_condag_has_delays(f));
+        for (int32_t m = 1; m <= 4; ++m) {
+            ompdag_rta_result *fold = run_ok(g, OMPDAG_ALG_EXACT, m, true);
+            cr_assert_eq(ompdag_rta_result_bound_times_m(fold), bound_of(f, OMPDAG_ALG_EXACT, m));
+            cr_assert_leq(bound_of(g, OMPDAG_ALG_EXACT, m), bound_of(f, OMPDAG_ALG_EXACT, m));
+            ompdag_rta_result_destroy(fold);
+        }
+        o.wake_delay = -1;
+        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_ERR_ARGUMENT);
+        free(d);
+        ompdag_condag_set_destroy(copy);
+        ompdag_condag_destroy(g);
+    }
 }
