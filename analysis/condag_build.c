@@ -30,7 +30,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
                       g->creates,   g->loc_file,     g->loc_line,  g->loc_col, g->label,
                       g->extra,     g->edge_from,    g->edge_to,   g->task_id, g->task_source,
                       g->task_sink, g->task_creator, g->fsucc_off, g->fsucc,   g->wsucc_off,
-                      g->wsucc,     g->topo,         g->task_inst};
+                      g->wsucc,     g->topo,         g->task_inst, g->delay};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     condag_depend_free(g->dep);
@@ -93,6 +93,11 @@ static bool grow_nodes(ompdag_condag *g, int64_t need)
         GROW(extra);
         for (int64_t i = g->node_cap; i < cap; ++i)
             g->extra[i] = NULL;
+    }
+    if (g->delay) {
+        GROW(delay);
+        for (int64_t i = g->node_cap; i < cap; ++i)
+            g->delay[i] = 0;
     }
 #undef GROW
     g->node_cap = cap;
@@ -268,6 +273,35 @@ ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet, 
     return OMPDAG_OK;
 }
 
+/* The delay array exists only once some node has a delay: graphs without
+ * delays (most of them, and every large random one) pay nothing. */
+static bool ensure_delays(ompdag_condag *g)
+{
+    if (g->delay) return true;
+    g->delay = calloc((size_t)(g->node_cap ? g->node_cap : 1), sizeof *g->delay);
+    return g->delay != NULL;
+}
+
+ompdag_status ompdag_condag_set_delay(ompdag_condag *g, int32_t v, int64_t delay, ompdag_error *err)
+{
+    if (v < 0 || v >= g->n)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);
+    if (delay < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "node '%s': negative dispatch delay %lld (a delay is >= 0)",
+                                node_name(g, v), (long long)delay);
+    int64_t old = g->delay ? g->delay[v] : 0, total;
+    if (__builtin_add_overflow(g->total_delay - old, delay, &total))
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "node '%s': the sum of dispatch delays overflows int64",
+                                node_name(g, v));
+    if (!delay && !g->delay) return OMPDAG_OK;
+    if (!ensure_delays(g)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    g->total_delay = total;
+    g->delay[v] = delay;
+    return OMPDAG_OK;
+}
+
 /* ---- accessors ---- */
 
 const char *ompdag_condag_name(const ompdag_condag *g)
@@ -317,6 +351,19 @@ int64_t ompdag_condag_node_wcet(const ompdag_condag *g, int32_t v)
 {
     CONDAG_ASSERT_NODE(g, v);
     return g->wcet[v];
+}
+int64_t ompdag_condag_node_delay(const ompdag_condag *g, int32_t v)
+{
+    CONDAG_ASSERT_NODE(g, v);
+    return g->delay ? g->delay[v] : 0;
+}
+int64_t ompdag_condag_total_delay(const ompdag_condag *g)
+{
+    return g->total_delay;
+}
+bool ompdag_condag_has_delays(const ompdag_condag *g)
+{
+    return g->total_delay > 0;
 }
 int32_t ompdag_condag_node_task(const ompdag_condag *g, int32_t v)
 {
@@ -412,6 +459,7 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g)
 void ompdag_condag_csr_view(const ompdag_condag *g, ompdag_condag_csr *out)
 {
     CONDAG_ASSERT_FINAL(g);
-    *out = (ompdag_condag_csr){g->n,     g->nt,      g->kind,        g->wcet, g->fsucc_off,
-                               g->fsucc, g->creates, g->task_source, g->topo};
+    *out = (ompdag_condag_csr){
+        g->n,     g->nt,      g->kind,        g->wcet, g->fsucc_off,
+        g->fsucc, g->creates, g->task_source, g->topo, g->total_delay > 0 ? g->delay : NULL};
 }

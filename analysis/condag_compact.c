@@ -69,6 +69,7 @@ bool ompdag_compact_expanded_total(const ompdag_condag *g, int64_t overhead, cha
     for (int32_t v = 0; v < g->n; ++v) {
         uint64_t k = ompdag_compact_node_instances(g, v);
         int64_t c = g->wcet[v], part;
+        if (g->delay && __builtin_add_overflow(c, g->delay[v], &c)) return false;
         if (site_kind && g->kind[v] == (uint8_t)site_kind &&
             __builtin_add_overflow(c, overhead, &c))
             return false;
@@ -98,10 +99,14 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
         if (!json_is_string(e))
             return ompdag_error_set(err, OMPDAG_ERR_INVALID, "%s: extensions[%zu] must be a string",
                                     where, i);
+        if (!strcmp(json_string_value(e), "delays")) { /* docs/overheads.md: node "delay" */
+            g->delays_declared = true;
+            continue;
+        }
         if (strcmp(json_string_value(e), EXTENSION))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                     "%s: unsupported extension '%s' (this ompdag knows "
-                                    "\"" EXTENSION "\")",
+                                    "\"" EXTENSION "\" and \"delays\")",
                                     where, json_string_value(e));
         g->compact = true;
     }
@@ -110,7 +115,13 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
 
 void condag_compact_write_meta(const ompdag_condag *g, json_t *o)
 {
-    if (g->compact) json_object_set_new(o, "extensions", json_pack("[s]", EXTENSION));
+    json_t *ext = json_array();
+    if (g->compact) json_array_append_new(ext, json_string(EXTENSION));
+    if (g->total_delay > 0) json_array_append_new(ext, json_string("delays"));
+    if (json_array_size(ext))
+        json_object_set_new(o, "extensions", ext);
+    else
+        json_decref(ext);
 }
 
 /* ---- validation hooks ---------------------------------------------------- */
@@ -323,6 +334,7 @@ static ompdag_status expand_instance(expander *e, inst_item it, inst_item *kids,
         int32_t nv;
         ompdag_status st = ompdag_condag_add_node(e->x, &s, &nv, err);
         free(task);
+        if (!st && g->delay) st = ompdag_condag_set_delay(e->x, nv, g->delay[v], err);
         if (st) return st;
         if (g->extra && g->extra[v] && ompdag_condag_set_extra(e->x, nv, g->extra[v]))
             return NOMEM(err);
@@ -440,8 +452,9 @@ static bool task_signature(const ompdag_condag *g, const task_nodes *tn, const i
         int32_t v = tn->node[i];
         ompdag_loc l = ompdag_condag_node_loc(g, v);
         char head[128];
-        snprintf(head, sizeof head, "%c%lld,%d,%d,%d,", (char)g->kind[v], (long long)g->wcet[v],
-                 l.line, l.col, g->creates[v] >= 0 ? cls[g->creates[v]] : -1);
+        snprintf(head, sizeof head, "%c%lld,%lld,%d,%d,%d,", (char)g->kind[v],
+                 (long long)g->wcet[v], (long long)(g->delay ? g->delay[v] : 0), l.line, l.col,
+                 g->creates[v] >= 0 ? cls[g->creates[v]] : -1);
         ok = sig_put(b, head) && sig_str(b, l.file) && sig_str(b, ompdag_condag_node_label(g, v));
         if (ok && g->extra && g->extra[v]) {
             char *x = json_dumps(g->extra[v], JSON_COMPACT | JSON_SORT_KEYS);
@@ -507,6 +520,7 @@ static ompdag_status build_shared(const ompdag_condag *g, const int32_t *cls, om
                               .label = ompdag_condag_node_label(g, v)};
         if (g->creates[v] >= 0) s.creates = task_name(g, cls[g->creates[v]]);
         st = ompdag_condag_add_node(x, &s, &map[v], err);
+        if (!st && g->delay) st = ompdag_condag_set_delay(x, map[v], g->delay[v], err);
         if (!st && g->extra && g->extra[v] && ompdag_condag_set_extra(x, map[v], g->extra[v]))
             st = NOMEM(err);
     }

@@ -91,8 +91,8 @@ static ompdag_status read_loc(const json_t *obj, const char *where, ompdag_loc *
     return OMPDAG_OK;
 }
 
-static const char *const node_keys[] = {"id",      "task", "kind",  "wcet",
-                                        "creates", "loc",  "label", NULL};
+static const char *const node_keys[] = {"id",  "task",  "kind",  "wcet", "creates",
+                                        "loc", "label", "delay", NULL};
 
 /* A node's fields as read from either reader (jansson or the scanner), so
  * both share one set of checks and messages. */
@@ -106,6 +106,7 @@ typedef struct field {
 
 typedef struct node_fields {
     field id, task, kind, wcet, creates, label, loc, file, line, col;
+    field delay;   /* the "delays" extension (docs/overheads.md) */
     json_t *extra; /* unknown keys, owned */
 } node_fields;
 
@@ -186,6 +187,28 @@ static ompdag_status node_spec_from(const node_fields *f, const char *gwhere, si
     return OMPDAG_OK;
 }
 
+/* A node's "delay": only under the "delays" extension, since a reader that
+ * ignored the key would compute a bound too low. */
+static ompdag_status node_delay(ompdag_condag *g, const node_fields *f, const char *gwhere,
+                                size_t i, int32_t v, ompdag_error *err)
+{
+    char w[256];
+    if (f->delay.type == F_ABSENT) return OMPDAG_OK;
+    if (!g->delays_declared)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%s: 'delay' needs the graph key \"extensions\": [\"delays\"] "
+                                "(older readers must refuse the file, not ignore the delays)",
+                                node_where(w, sizeof w, gwhere, f, i));
+    if (f->delay.type != F_INT || f->delay.i < 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "%s: 'delay' must be a non-negative integer (a dispatch delay in "
+                                "the graph's time unit)",
+                                node_where(w, sizeof w, gwhere, f, i));
+    ompdag_error inner;
+    ompdag_status st = ompdag_condag_set_delay(g, v, f->delay.i, &inner);
+    return st ? ompdag_error_set(err, st, "%s: %s", gwhere, inner.message) : OMPDAG_OK;
+}
+
 static ompdag_status add_node_fields(ompdag_condag *g, const node_fields *f, const char *gwhere,
                                      size_t i, ompdag_error *err)
 {
@@ -196,6 +219,7 @@ static ompdag_status add_node_fields(ompdag_condag *g, const node_fields *f, con
     int32_t v;
     if ((st = ompdag_condag_add_node(g, &s, &v, &inner)))
         return ompdag_error_set(err, st, "%s: %s", gwhere, inner.message);
+    if ((st = node_delay(g, f, gwhere, i, v, err))) return st;
     return f->extra ? ompdag_condag_set_extra(g, v, f->extra) : OMPDAG_OK;
 }
 
@@ -225,6 +249,7 @@ static ompdag_status read_node(ompdag_condag *g, const json_t *obj, const char *
         .file = json_field(json_object_get(loc, "file")),
         .line = json_field(json_object_get(loc, "line")),
         .col = json_field(json_object_get(loc, "col")),
+        .delay = json_field(json_object_get(obj, "delay")),
         .extra = unknown_keys(obj, node_keys),
     };
     ompdag_status st = add_node_fields(g, &f, gwhere, i, err);
@@ -409,7 +434,8 @@ static ompdag_status on_node_key(jscan *s, void *ctx, const char *key, const cha
 {
     node_ctx *c = ctx;
     node_fields *f = c->f;
-    field *slots[] = {&f->id, &f->task, &f->kind, &f->wcet, &f->creates, &f->loc, &f->label};
+    field *slots[] = {&f->id,      &f->task, &f->kind,  &f->wcet,
+                      &f->creates, &f->loc,  &f->label, &f->delay};
     for (int k = 0; node_keys[k]; ++k) {
         if (strcmp(key, node_keys[k])) continue;
         if (c->seen & (1u << k)) return jscan_fail(s, key_at, err, "duplicate object key");
@@ -448,7 +474,7 @@ static ompdag_status scan_node(ompdag_condag *g, jscan *s, const char *gwhere, s
     ompdag_status st = scan_object(s, on_node_key, &c, err);
     if (!st) {
         field *all[] = {&f.id,    &f.task, &f.kind, &f.wcet, &f.creates,
-                        &f.label, &f.file, &f.line, &f.col};
+                        &f.label, &f.file, &f.line, &f.col,  &f.delay};
         for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k)
             resolve(s, all[k]);
         st = add_node_fields(g, &f, gwhere, i, err);
@@ -916,6 +942,7 @@ static json_t *node_to_json(const ompdag_condag *g, int32_t v)
     json_object_set_new(o, "task", json_string(task_name(g, g->node_task[v])));
     json_object_set_new(o, "kind", json_string(kind));
     json_object_set_new(o, "wcet", json_integer(g->wcet[v]));
+    if (g->delay && g->delay[v]) json_object_set_new(o, "delay", json_integer(g->delay[v]));
     if (g->creates[v] >= 0)
         json_object_set_new(o, "creates", json_string(task_name(g, g->creates[v])));
     ompdag_loc loc = ompdag_condag_node_loc(g, v);

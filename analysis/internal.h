@@ -77,6 +77,11 @@ struct ompdag_condag {
     int64_t *label;       /* pool offsets */
     struct json_t **extra; /* NULL until some node has extras */
     int64_t total_wcet;
+    /* dispatch delays D(v) (docs/overheads.md, the "delays" extension):
+     * NULL until some node gets one; charged on the critical chain only */
+    int64_t *delay;
+    int64_t total_delay;
+    bool delays_declared; /* the file named the "delays" extension */
     idmap node_map;
 
     /* F-edges as given, until finalize turns them into CSR */

@@ -11,7 +11,8 @@ void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m)
                                 .max_flows = OMPDAG_DEFAULT_MAX_FLOWS,
                                 .migration_overhead = 0,
                                 .migration_model = OMPDAG_MIGRATION_WFS,
-                                .bound_only = false};
+                                .bound_only = false,
+                                .fold_delays = false};
 }
 
 /* A compact graph's values reach m times its unfolding's total. */
@@ -56,17 +57,20 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
     }
     int64_t extra, total, scaled;
     if (__builtin_mul_overflow(sites, opt->migration_overhead, &extra) ||
+        __builtin_add_overflow(extra, g->total_delay, &extra) ||
         __builtin_add_overflow(g->total_wcet, extra, &total))
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                                "the total WCET (%lld) plus the migration overhead (%lld) at "
-                                "%lld migration sites does not fit in int64",
-                                (long long)g->total_wcet, (long long)opt->migration_overhead,
-                                (long long)sites);
+                                "the total WCET (%lld) plus the dispatch delays (%lld) and the "
+                                "migration overhead (%lld) at %lld migration sites does not fit "
+                                "in int64",
+                                (long long)g->total_wcet, (long long)g->total_delay,
+                                (long long)opt->migration_overhead, (long long)sites);
     if (__builtin_mul_overflow(total, 2 * (int64_t)opt->m, &scaled) || scaled == INT64_MAX) {
         if (extra)
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                                    "2·m (m = %d) times the total WCET (%lld) plus the migration "
-                                    "overhead (%lld at %lld sites) does not fit in int64",
+                                    "2·m (m = %d) times the total WCET (%lld) plus the delays and "
+                                    "the migration overhead (%lld at %lld sites) does not fit in "
+                                    "int64",
                                     opt->m, (long long)g->total_wcet,
                                     (long long)opt->migration_overhead, (long long)sites);
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,

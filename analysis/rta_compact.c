@@ -15,7 +15,8 @@
  *      volume, migrations and longest paths of four kinds (from v anywhere /
  *      to the task's sink / from the first W at-or-after v, anywhere / to the
  *      sink), with no maximum over choices;
- *   3. vol + (m−1)·len + m·O·migrations of the root state must equal A(root)
+ *   3. vol + path weight + m·O·migrations of the root state (the weight is
+ *      (m−1)·len without delays, Σ ((m−1)·c + m·D) with chain-only ones) must equal A(root)
  *      of Alg1 — the same check as build_witness's direct measurement;
  *   4. the critical path is replayed from the root, up to a cap, with its
  *      exact node count from the memoised counts.
@@ -40,7 +41,9 @@ typedef struct node_memo {
     uint64_t cnt[QCOUNT];           /* instances of the state in the worst flow */
     int64_t vol[QCOUNT];            /* volume of the state's sub-flow */
     int64_t mig[QCOUNT];            /* migration sites in it */
-    int64_t len[QCOUNT][XCOUNT];    /* longest paths of each kind, NEG_INF when none */
+    int64_t len[QCOUNT][XCOUNT];    /* heaviest paths of each kind (by rta_path_extra: (m−1)·c,
+                                       plus m·D with chain-only delays), NEG_INF when none */
+    int64_t plen[QCOUNT][XCOUNT];   /* their Σ (WCET + D): the tie-breaker and the reported len */
     uint64_t nodes[QCOUNT][XCOUNT]; /* nodes on the chosen longest path (saturating) */
 } node_memo;
 
@@ -96,7 +99,7 @@ static void flow_decide(const compact_ctx *c, int32_t v, int q, state *s, state 
     *j = (state){jn, QV};
     if (q != QA && q != QB) return;
     ompdag_exact_row sr = ompdag_exact_succ(row, sn), jr = row[jn];
-    int64_t rest = row[v].q[q] - (int64_t)c->opt->m * g->wcet[v] - rta_penalty(g, c->opt, v);
+    int64_t rest = row[v].q[q] - rta_mc(g, c->opt, v);
     int same = q == QA ? QA : QB, wait = q == QA ? QCW : QDW;
     if (sr.q[same] + jr.q[QV] == rest) {
         *s = (state){sn, (int8_t)same}, *j = (state){jn, QV};
@@ -115,6 +118,18 @@ static int64_t len_of(const compact_ctx *c, state s, int x)
     return c->memo[s.v].len[s.q][x];
 }
 
+static int64_t plen_of(const compact_ctx *c, state s, int x)
+{
+    return s.v < 0 ? 0 : c->memo[s.v].plen[s.q][x];
+}
+
+/* Paths compare by weight, then by length (so m = 1 without delays still
+ * reports a longest path). */
+static bool heavier(int64_t w, int64_t l, int64_t best_w, int64_t best_l)
+{
+    return w > best_w || (w == best_w && w != NEG_INF && l > best_l);
+}
+
 static uint64_t nodes_of(const compact_ctx *c, state s, int x)
 {
     return s.v < 0 ? 0 : c->memo[s.v].nodes[s.q][x];
@@ -127,21 +142,26 @@ static int normal_x(const ompdag_condag *g, int32_t v, int x)
     return x;
 }
 
-/* Which continuation the longest path of kind x from v takes (first maximum):
- * 0 along the F-successor (same kind), 1 into the child to anywhere, 2 into
- * the child to its sink and back at the next W.  *value gets its length
- * (without v's own WCET). */
-static int path_option(const compact_ctx *c, int32_t v, int x, state s, state j, int64_t *value)
+/* Which continuation the heaviest path of kind x from v takes (first
+ * maximum): 0 along the F-successor (same kind), 1 into the child to
+ * anywhere, 2 into the child to its sink and back at the next W.  *value gets
+ * its weight and *length its Σ (WCET + D) (without v's own). */
+static int path_option(const compact_ctx *c, int32_t v, int x, state s, state j, int64_t *value,
+                       int64_t *length)
 {
     x = normal_x(c->g, v, x);
-    int64_t best = len_of(c, s, x);
+    int64_t best = len_of(c, s, x), best_l = plen_of(c, s, x);
     int opt = 0;
     if (j.v >= 0 && (x == XA || x == XB)) {
-        if (x == XA && len_of(c, j, XA) > best) best = len_of(c, j, XA), opt = 1;
-        int64_t back = add_ninf(len_of(c, j, XB), len_of(c, s, x == XA ? XCW : XDW));
-        if (back > best) best = back, opt = 2;
+        if (x == XA && heavier(len_of(c, j, XA), plen_of(c, j, XA), best, best_l))
+            best = len_of(c, j, XA), best_l = plen_of(c, j, XA), opt = 1;
+        int wx = x == XA ? XCW : XDW;
+        int64_t back = add_ninf(len_of(c, j, XB), len_of(c, s, wx));
+        int64_t back_l = plen_of(c, j, XB) + plen_of(c, s, wx);
+        if (heavier(back, back_l, best, best_l)) best = back, best_l = back_l, opt = 2;
     }
     *value = best;
+    *length = best == NEG_INF ? 0 : best_l;
     return opt;
 }
 
@@ -158,17 +178,18 @@ static void measure_state(compact_ctx *c, int32_t v, int q)
     node_memo *m = &c->memo[v];
     state s, j;
     flow_decide(c, v, q, &s, &j);
-    m->vol[q] = g->wcet[v] + (s.v >= 0 ? c->memo[s.v].vol[s.q] : 0) +
+    m->vol[q] = rta_c(g, c->opt, v) + (s.v >= 0 ? c->memo[s.v].vol[s.q] : 0) +
                 (j.v >= 0 ? c->memo[j.v].vol[j.q] : 0);
     if (c->opt->migration_overhead) /* then m·O·migrations fits, as part of the total */
         m->mig[q] = (rta_penalty(g, c->opt, v) != 0) + (s.v >= 0 ? c->memo[s.v].mig[s.q] : 0) +
                     (j.v >= 0 ? c->memo[j.v].mig[j.q] : 0);
     for (int x = 0; x < XCOUNT; ++x) {
-        int64_t rest;
-        int opt = path_option(c, v, x, s, j, &rest);
+        int64_t rest, rest_len;
+        int opt = path_option(c, v, x, s, j, &rest, &rest_len);
         bool here = on_path(g, v, x);
         int nx = normal_x(g, v, x);
-        m->len[q][x] = here ? add_ninf(g->wcet[v], rest) : rest;
+        m->len[q][x] = here ? add_ninf(rta_path_extra(g, c->opt, v), rest) : rest;
+        m->plen[q][x] = rest == NEG_INF ? 0 : rest_len + (here ? g->wcet[v] + rta_delay(g, v) : 0);
         uint64_t n = opt == 0   ? nodes_of(c, s, nx)
                      : opt == 1 ? nodes_of(c, j, XA)
                                 : sat_add(nodes_of(c, j, XB), nodes_of(c, s, nx == XA ? XCW : XDW));
@@ -235,8 +256,8 @@ static ompdag_status replay_path(const compact_ctx *c, ompdag_rta_result *r, omp
         int32_t v = cur.st.v;
         state s, j;
         flow_decide(c, v, cur.st.q, &s, &j);
-        int64_t rest;
-        int opt = path_option(c, v, cur.x, s, j, &rest);
+        int64_t rest, rest_len;
+        int opt = path_option(c, v, cur.x, s, j, &rest, &rest_len);
         int nx = normal_x(g, v, cur.x);
         if (on_path(g, v, cur.x)) r->path[r->path_len++] = v;
         path_frame next = {s, (int8_t)nx};
@@ -280,12 +301,12 @@ ompdag_status rta_compact_witness(const ompdag_condag *g, const ompdag_rta_optio
             r->reached[v] |= c.memo[v].cnt[q] != 0;
     const node_memo *root = &c.memo[g->task_source[g->root]];
     r->vol = root->vol[QA];
-    r->len = root->len[QA][XA];
+    r->len = root->plen[QA][XA];
     r->migrations = opt->migration_overhead ? root->mig[QA] : 0;
     r->path_nodes = root->nodes[QA][XA];
     r->compact = true;
-    int64_t direct = r->vol + (int64_t)(opt->m - 1) * r->len +
-                     (int64_t)opt->m * opt->migration_overhead * r->migrations;
+    int64_t direct =
+        r->vol + root->len[QA][XA] + (int64_t)opt->m * opt->migration_overhead * r->migrations;
     ompdag_status st = replay_path(&c, r, err);
     free(c.memo);
     if (!st && direct != r->bound_times_m)

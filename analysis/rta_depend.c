@@ -263,7 +263,7 @@ static void compute_tables(dep_tables *t, const ompdag_rta_options *opt)
     for (int32_t i = g->n - 1; i >= 0; --i) {
         int32_t v = g->topo[i]; /* the serial order: D-edges respected too */
         int64_t p = rta_penalty(g, opt, v);
-        int64_t c1 = g->wcet[v] + p, mc = (int64_t)opt->m * g->wcet[v] + p;
+        int64_t c1 = rta_c(g, opt, v) + p, mc = rta_mc(g, opt, v); /* chain-only delays: mc */
         int32_t q = nkeys(t, g->node_task[v]);
         if (g->kind[v] == OMPDAG_KIND_C)
             eval_branch(t, v, c1, mc, q);
@@ -340,7 +340,7 @@ static void expand(const dep_tables *t, const ompdag_rta_options *opt, walk *w, 
     bool on_path = st == QA || st == QB;
     bool later = st >= QCOUNT; /* E_k or F_k: the path starts at a later child, or here */
     if (!on_path && !later) return push(w, s, st), push(w, jn, QV);
-    int64_t rest = value(t, v, st) - (on_path ? (int64_t)opt->m * g->wcet[v] : g->wcet[v]) - p;
+    int64_t rest = value(t, v, st) - (on_path ? rta_mc(g, opt, v) : rta_c(g, opt, v) + p);
     int64_t skip = s >= 0 ? add_ninf(value(t, s, st), jv)
                           : (on_path ? jv : NEG_INF); /* A, B of no successor are 0 */
     if (skip == rest) return push(w, s, st), push(w, jn, QV);

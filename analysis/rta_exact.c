@@ -14,6 +14,10 @@
  * argmax decisions rebuilds the worst flow and its critical path.
  * Migration overhead (seed §3.4), counted on the flow, adds m·O at each
  * migration site to every value, since it is volume-like.
+ * Dispatch delays D(v) (docs/overheads.md, "Delays on the chain only") enter
+ * the on-path weight only: A and B add m·(c + D), while V, Cw and Dw keep c
+ * (c + D everywhere when opt->fold_delays).  A W node's Cw = A starts the path
+ * there, so it carries the W node's m·(c + D) too, as it must.
  */
 #include <string.h>
 
@@ -42,9 +46,9 @@ static void compute_tables(const ompdag_condag *g, const ompdag_rta_options *opt
         int32_t v = g->topo[i];
         int64_t p = rta_penalty(g, opt, v);
         int32_t child = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
-        ompdag_exact_eval_node(t->row, v, (char)g->kind[v], g->wcet[v] + p,
-                               (int64_t)opt->m * g->wcet[v] + p, g->fsucc + g->fsucc_off[v],
-                               g->fsucc_off[v + 1] - g->fsucc_off[v], child);
+        ompdag_exact_eval_node(t->row, v, (char)g->kind[v], rta_c(g, opt, v) + p, rta_mc(g, opt, v),
+                               g->fsucc + g->fsucc_off[v], g->fsucc_off[v + 1] - g->fsucc_off[v],
+                               child);
     }
 }
 
@@ -107,8 +111,7 @@ static void expand(const ompdag_condag *g, const ompdag_rta_options *opt, const 
     }
     int32_t jn = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
     if (jn >= 0 && (q == QA || q == QB)) {
-        int64_t p = rta_penalty(g, opt, v);
-        expand_task_creation(g, t, w, v, q, t->row[v].q[q] - (int64_t)opt->m * g->wcet[v] - p);
+        expand_task_creation(g, t, w, v, q, t->row[v].q[q] - rta_mc(g, opt, v));
         return;
     }
     walk_push(w, first_fsucc(g, v), q);

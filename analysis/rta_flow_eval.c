@@ -39,22 +39,30 @@ int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t
 bool rta_scratch_init(rta_scratch *s, const ompdag_condag *g)
 {
     s->dist = malloc(sizeof *s->dist * (size_t)g->n);
+    s->plen = malloc(sizeof *s->plen * (size_t)g->n);
     s->pred = malloc(sizeof *s->pred * (size_t)g->n);
     bool ok = condag_dflow_init(&s->dflow, g);
-    return s->dist && s->pred && ok;
+    return s->dist && s->plen && s->pred && ok;
 }
 
 void rta_scratch_free(rta_scratch *s)
 {
     free(s->dist);
+    free(s->plen);
     free(s->pred);
     condag_dflow_free(&s->dflow);
 }
 
-static void relax(const uint8_t *executed, rta_scratch *s, int32_t from, int32_t to, int64_t d)
+/* Paths compare by their weight d (what being on the path adds to the
+ * volume), then by their length l, so that without delays at m = 1 (every
+ * weight 0) the reported path is still a longest one. */
+static void relax(const uint8_t *executed, rta_scratch *s, int32_t from, int32_t to, int64_t d,
+                  int64_t l)
 {
-    if (executed[to] && (s->pred[to] < 0 || d > s->dist[to])) {
+    if (executed[to] &&
+        (s->pred[to] < 0 || d > s->dist[to] || (d == s->dist[to] && l > s->plen[to]))) {
         s->dist[to] = d;
+        s->plen[to] = l;
         s->pred[to] = from;
     }
 }
@@ -65,30 +73,35 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
 {
     *out = (ompdag_flow_eval){0};
     memset(s->dist, 0, sizeof *s->dist * (size_t)g->n);
+    memset(s->plen, 0, sizeof *s->plen * (size_t)g->n);
     memset(s->pred, 0xff, sizeof *s->pred * (size_t)g->n);
     int32_t end = g->task_source[g->root];
-    int64_t best = -1;
+    int64_t best = -1, best_len = -1;
     const condag_dflow *D = &s->dflow;
     condag_dflow_derive(g, executed, &s->dflow); /* §6 Rule 3; allocation-free */
+    /* docs/overheads.md: m·R <= vol(e) + max over paths p of Σ_{v∈p} x(v),
+     * x(v) = (m−1)·WCET + m·D (chain-only delays), or (m−1)·(WCET + D) when
+     * folded; without delays the heaviest path is the longest one. */
     for (int32_t i = 0; i < g->n; ++i) {
         int32_t v = g->topo[i];
         if (!executed[v]) continue;
-        int64_t d = s->dist[v] + g->wcet[v]; /* longest path ending at v */
-        out->vol += g->wcet[v];
+        int64_t d = s->dist[v] + rta_path_extra(g, opt, v); /* heaviest path ending at v */
+        int64_t l = s->plen[v] + g->wcet[v] + rta_delay(g, v);
+        out->vol += rta_c(g, opt, v);
         out->executed++;
         out->migrations += rta_penalty(g, opt, v) != 0;
-        if (d > best) best = d, end = v;
+        if (d > best || (d == best && l > best_len)) best = d, best_len = l, end = v;
         for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
-            relax(executed, s, v, g->fsucc[k], d);
+            relax(executed, s, v, g->fsucc[k], d, l);
         for (int32_t k = g->wsucc_off[v]; k < g->wsucc_off[v + 1]; ++k)
-            relax(executed, s, v, g->wsucc[k], d);
-        if (g->creates[v] >= 0) relax(executed, s, v, g->task_source[g->creates[v]], d);
+            relax(executed, s, v, g->wsucc[k], d, l);
+        if (g->creates[v] >= 0) relax(executed, s, v, g->task_source[g->creates[v]], d, l);
         for (int32_t k = D->off[v]; k < D->off[v + 1]; ++k)
-            relax(executed, s, v, D->succ[k], d);
+            relax(executed, s, v, D->succ[k], d, l);
     }
-    out->len = best;
-    out->bound_times_m = out->vol + (int64_t)(opt->m - 1) * out->len +
-                         (int64_t)opt->m * opt->migration_overhead * out->migrations;
+    out->len = best_len;
+    out->bound_times_m =
+        out->vol + best + (int64_t)opt->m * opt->migration_overhead * out->migrations;
     if (!path_out) return;
     int32_t k = 0;
     for (int32_t v = end; v >= 0; v = s->pred[v])

@@ -65,6 +65,31 @@ static inline int64_t rta_penalty(const ompdag_condag *g, const ompdag_rta_optio
     return g->kind[v] == site ? (int64_t)opt->m * opt->migration_overhead : 0;
 }
 
+/* Dispatch delays (docs/overheads.md): node v's weights in the bound.
+ * Off the path it counts its volume term rta_c (seed's c); on the path
+ * rta_mc = m·(WCET + D) + m·O.  Chain-only: rta_c = WCET, so D enters only on
+ * the path; folded (opt->fold_delays): rta_c = WCET + D.  Without delays
+ * both reduce to Alg1's c and m·c. */
+static inline int64_t rta_delay(const ompdag_condag *g, int32_t v)
+{
+    return g->delay ? g->delay[v] : 0;
+}
+static inline int64_t rta_c(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
+{
+    return g->wcet[v] + (opt->fold_delays ? rta_delay(g, v) : 0);
+}
+static inline int64_t rta_mc(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
+{
+    return (int64_t)opt->m * (g->wcet[v] + rta_delay(g, v)) + rta_penalty(g, opt, v);
+}
+/* What being on the path adds to a node's volume term: (m−1)·c + m·D
+ * chain-only, (m−1)·(c + D) folded. */
+static inline int64_t rta_path_extra(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                     int32_t v)
+{
+    return rta_mc(g, opt, v) - rta_penalty(g, opt, v) - rta_c(g, opt, v);
+}
+
 /* A new result with every choice -1; NULL on ENOMEM. */
 ompdag_rta_result *rta_result_new(const ompdag_condag *g, ompdag_algorithm alg, int32_t m,
                                   bool witness);
@@ -77,7 +102,8 @@ int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t
 /* vol, len and longest path of the flow `executed`; path_out (n-sized
  * scratch, optional) receives the path, returning its length. */
 typedef struct rta_scratch {
-    int64_t *dist;
+    int64_t *dist; /* heaviest path ending before v, by rta_path_extra */
+    int64_t *plen; /* its Σ (WCET + D), the tie-breaker (m = 1 without delays) */
     int32_t *pred;
     condag_dflow dflow; /* D-edges of the flow being measured (§6) */
 } rta_scratch;

@@ -46,6 +46,7 @@ static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_option
     o.m = m;
     o.bound_only = true;
     if (m == 1) o.migration_overhead = 0; /* one thread never migrates */
+    if (m == 1) o.fold_delays = true;     /* a volume argument charges every node's delay */
     ompdag_rta_result *res;
     ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &o, &res, err);
     if (st) return st;

@@ -337,10 +337,12 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
                 ompdag_duration_format(row->observed_interfered_max_ns, a, sizeof a));
     json_t *ro = json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads");
     if (json_is_object(ro))
-        fprintf(out, "<p>Runtime overheads (%s, in the WCETs): start delay %s per task over %lld "
+        fprintf(out, "<p>Runtime overheads (%s, %s): start delay %s per task over %lld "
                      "samples, wake delay %s per taskwait over %lld samples, at %lld threads "
                      "(docs/overheads.md).</p>\n",
                 json_string_value(json_object_get(ro, "source")),
+                json_object_get(ro, "cont_delay_ns") ? "on the critical chain only"
+                                                     : "in the WCETs",
                 ompdag_duration_format(
                     (double)json_integer_value(json_object_get(ro, "start_delay_ns")), a, sizeof a),
                 (long long)json_integer_value(

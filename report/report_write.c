@@ -98,16 +98,22 @@ static void text_overheads(FILE *out, const json_t *o)
                      "bound excludes task dispatch and taskwait wake-up delays\n");
         return;
     }
+    /* chain-only delays (issue 23) state a third class; older files folded two */
+    json_t *cont = json_object_get(o, "cont_delay_ns");
+    char c[64];
     fprintf(out,
             "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
-            "delay %s per taskwait, in the WCETs\n      samples at %" JSON_INTEGER_FORMAT
-            " threads",
+            "delay %s per taskwait%s%s%s\n      samples at %" JSON_INTEGER_FORMAT " threads",
             json_string_value(json_object_get(o, "source")),
             dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
             dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
+            cont ? ", continuation delay " : "",
+            cont ? dur((double)json_integer_value(cont), c, sizeof c) : "",
+            cont ? " per task creation, on the critical chain only" : ", in the WCETs",
             json_integer_value(json_object_get(o, "threads")));
     text_sample(out, "start", json_object_get(o, "start"));
     text_sample(out, "wake", json_object_get(o, "wake"));
+    if (cont) text_sample(out, "continuation", json_object_get(o, "cont"));
     text_sample(out, "fork", json_object_get(o, "fork_warm"));
     text_sample(out, "cold fork", json_object_get(o, "fork_cold"));
     text_sample(out, "join", json_object_get(o, "join"));

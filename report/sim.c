@@ -25,8 +25,10 @@
  * Dispatch delays (ompdag_sim_run_delayed, docs/overheads.md): a node with
  * delay d > 0 that becomes ready at time r joins the ready set only at r + d;
  * in between threads may idle (a real runtime's creation-to-start latency
- * and taskwait wake-up).  The bound that covers it is the exact bound of the
- * graph with WCET + D (include/ompdag/overhead.h), d <= D.
+ * and taskwait wake-up, and the creator's late continuation after a `task`
+ * directive).  The bound that covers it is the exact bound with the delays
+ * D(v) >= d on the critical chain only (include/ompdag/overhead.h), and so
+ * also that of the graph with WCET + D.
  *
  * Nothing here uses the bound's recurrences; tests compare the two.
  */

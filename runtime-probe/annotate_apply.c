@@ -143,6 +143,7 @@ typedef struct apply_plan {
     int64_t *omax, *omed;
     json_t **nodeoff;                   /* device -> largest share of an offloaded loop, or NULL */
     int64_t *wcet;                      /* the WCETs to write */
+    int64_t *delay;                     /* the dispatch delays D(v) to write (plan_wcets) */
     json_t **node_extra, **graph_extra; /* the extras to write (references owned) */
     size_t ngraphs;
     uint8_t *mark;
@@ -190,6 +191,7 @@ static void plan_free(apply_plan *p)
     free(p->omax);
     free(p->omed);
     free(p->wcet);
+    free(p->delay);
     free(p->mark);
     free(p->stack);
     free(p->offset);
@@ -427,30 +429,38 @@ static bool with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
 /* The dispatch delays of graph g (docs/overheads.md), margin applied. */
 static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, ompdag_overheads *o)
 {
-    *o = (ompdag_overheads){0, 0};
+    *o = (ompdag_overheads){0, 0, 0};
     if (a->opt.no_overheads) return true;
     const i64vec *st = g->start_delay.n ? &g->start_delay : &g->start_delay_if;
     const i64vec *wk = g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if;
+    const i64vec *ct = g->cont_delay.n ? &g->cont_delay : &g->cont_delay_if;
     return with_margin(a, vec_max(st), &o->start_delay) &&
-           with_margin(a, vec_max(wk), &o->wake_delay);
+           with_margin(a, vec_max(wk), &o->wake_delay) &&
+           with_margin(a, vec_max(ct), &o->cont_delay);
 }
 
-/* Step 7: WCET = ceil(basis · (1 + margin/100)) + the node's dispatch delay;
- * every graph's sum must fit in int64 (so committing them cannot fail). */
+/* Step 7: WCET = ceil(basis · (1 + margin/100)) and, apart, the node's
+ * dispatch delay D(v) (docs/overheads.md: charged on the critical chain only,
+ * not folded into the WCET); every graph's sums of WCET + D must fit in int64
+ * (so committing them cannot fail). */
 static ompdag_status plan_wcets(const ompdag_annotation *a, apply_plan *p, ompdag_error *err)
 {
+    if (!(p->delay = calloc(p->total + 1, sizeof *p->delay)))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         const graph_info *g = &a->graphs[gi];
         ompdag_overheads o;
         if (!graph_overheads(a, g, &o))
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: dispatch delay overflows");
+        ompdag_status st = ompdag_overheads_node_delays(g->g, &o, p->delay + p->offset[gi], err);
+        if (st) return st;
         int64_t sum = 0;
         for (int32_t v = 0; v < g->n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
-            int64_t w;
+            int64_t w, wd;
             if (!with_margin(a, p->basis[i], &w) ||
-                __builtin_add_overflow(w, ompdag_overhead_of_node(g->g, v, &o), &w) ||
-                __builtin_add_overflow(sum, w, &sum))
+                __builtin_add_overflow(w, p->delay[i], &wd) ||
+                __builtin_add_overflow(sum, wd, &sum))
                 return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
             p->wcet[i] = w;
         }
@@ -500,8 +510,8 @@ static json_t *node_extra(const ompdag_annotation *a, const apply_plan *p, const
     jset(ex, "estimator", json_string(method), &ok);
     if (p->samples[i] == 0) jset(ex, "unobserved", json_true(), &ok);
     if (p->from_location[i]) jset(ex, "wcet_from", json_string("location"), &ok);
-    int64_t d = o ? ompdag_overhead_of_node(g->g, v, o) : 0;
-    if (d > 0) jset(ex, "dispatch_delay", json_integer(d), &ok);
+    (void)o; /* the delay itself is the node's field "delay" (commit) */
+    json_object_del(ex, "dispatch_delay"); /* an older annotate's folded note */
     if (p->nodeoff[i]) { /* an offloaded loop runs in this node: its split by device */
         json_t *arr = json_array();
         const char *dev;
@@ -553,18 +563,21 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
 {
     ompdag_overheads o;
     if (!graph_overheads(a, g, &o)) return NULL;
-    return json_pack("{s:s,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "source",
+    return json_pack("{s:s,s:I,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "source",
                      a->opt.no_overheads                   ? "none (annotate --no-overheads)"
                      : g->start_delay.n || g->wake_delay.n ? "calibrated from clean runs"
                      : g->start_delay_if.n || g->wake_delay_if.n
                          ? "calibrated from interfered runs (no clean run)"
                          : "no samples",
                      "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
-                     (json_int_t)o.wake_delay, "threads", g->team, "start",
+                     (json_int_t)o.wake_delay, "cont_delay_ns", (json_int_t)o.cont_delay,
+                     "threads", g->team, "start",
                      sample_json(g->start_delay.n ? &g->start_delay : &g->start_delay_if), "wake",
-                     sample_json(g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if), "fork_warm",
+                     sample_json(g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if), "cont",
+                     sample_json(g->cont_delay.n ? &g->cont_delay : &g->cont_delay_if), "fork_warm",
                      sample_json(&g->fork_warm), "fork_cold", sample_json(&g->fork_cold), "join",
-                     sample_json(&g->join), "proof", "docs/overheads.md");
+                     sample_json(&g->join), "proof", "docs/overheads.md", "charged",
+                     "on the critical chain only (node field \"delay\")");
 }
 
 /* "depend_check": the runtime's dependence order against the D-edges
@@ -688,7 +701,7 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(m, "segments", json_integer((json_int_t)g->segments), &ok);
     jset(m, "rule", json_string("docs/probe.md#attribution"), &ok);
     jset(m, "dropped_segments", json_integer((json_int_t)g->unmapped), &ok);
-    jset(m, "overheads", json_string(a->opt.no_overheads ? "none" : "calibrated"), &ok);
+    jset(m, "overheads", json_string(a->opt.no_overheads ? "none" : "chain"), &ok);
     jset(m, "unobserved",
          json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"), &ok);
     jset(gx, "wcet_method", m, &ok);
@@ -745,6 +758,7 @@ static ompdag_status commit(ompdag_annotation *a, apply_plan *p, ompdag_error *e
         for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
             st = st ? st : ompdag_condag_set_wcet(g, v, p->wcet[i], err);
+            st = st ? st : ompdag_condag_set_delay(g, v, p->delay[i], err);
             st = st ? st : ompdag_condag_set_extra(g, v, p->node_extra[i]);
         }
         st = st ? st : ompdag_condag_set_extra(g, -1, p->graph_extra[gi]);

@@ -91,6 +91,7 @@ typedef struct graph_info {
     i64vec start_delay; /* task creation -> first segment, non-full part, per task */
     i64vec wake_delay;  /* taskwait/taskgroup ready -> return, non-full part */
     i64vec start_delay_if, wake_delay_if; /* the same in interfered runs (fallback only) */
+    i64vec cont_delay, cont_delay_if;     /* creator's segment end at a `task` -> its next start */
     i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
     i64vec join;                 /* last task end -> parallel end */
     int32_t team;                /* largest team seen */

@@ -19,13 +19,20 @@
  *   wake-up:     ready = max(the wait's begin, the end of every child created
  *                since the task's previous wait — every descendant of them for
  *                a taskgroup), start = the segment after the wait;
+ *   continuation: ready = the end of the creator's segment at a `task`
+ *                directive (the T node completes), start = the start of the
+ *                creator's next segment (the node after the T node); for an
+ *                undeferred child, ready is its end if later (the creator
+ *                waits for it, modelled as a W node after the T node).  libomp
+ *                14 switches X -> parent -> X at each creation of an untied
+ *                task: the creator resumes up to tens of µs late;
  *
  * the non-full part of [ready, start).  A segment's start is end − own time:
  * exact unless the segment was suspended, and then later than the real start,
  * so the measured delay only grows; suspended segments never count as busy.
  * The maxima over clean runs (over interfered ones only when no run is
- * clean: preemption is the OS's cost, not the runtime's) become start_delay
- * and wake_delay of overhead.h.  The region's
+ * clean: preemption is the OS's cost, not the runtime's) become start_delay,
+ * wake_delay and cont_delay of overhead.h.  The region's
  * fork (parallel begin -> root begin; the first region of a trace, cold,
  * apart) and join (last task end -> parallel end) are measured for the
  * report.
@@ -163,6 +170,7 @@ static int64_t nonfull(const full_set *f, uint64_t a, uint64_t b)
 
 typedef struct run_task {
     uint64_t id, parent, created, end; /* end 0: not seen */
+    bool undeferred;                   /* the creator waited for it at the directive */
 } run_task;
 
 static int cmp_by_parent(const void *x, const void *y)
@@ -195,7 +203,7 @@ static size_t first_child(const run_task *t, size_t n, uint64_t parent)
 typedef struct run_ctx {
     trace_ctx *c;
     graph_info *g;
-    i64vec *start, *wake; /* where this run's samples go (clean or interfered) */
+    i64vec *start, *wake, *cont; /* where this run's samples go (clean or interfered) */
     const pending_seg *seg;
     size_t n;
     full_set full;
@@ -232,6 +240,38 @@ static bool wait_ready(run_ctx *r, uint64_t id, uint64_t since, uint64_t wait_be
     return true;
 }
 
+/* When the creator's continuation after the `task` directive that ended its
+ * segment at `created` was ready: then, or when an undeferred child created
+ * there ended (the creator ran or awaited it; the graph has a W node there),
+ * if that is before the continuation's start. */
+static uint64_t continuation_ready(const run_ctx *r, uint64_t id, uint64_t created, uint64_t start)
+{
+    uint64_t ready = created;
+    for (size_t k = first_child(r->kids, r->nkids, id); k < r->nkids && r->kids[k].parent == id;
+         ++k) {
+        const run_task *t = &r->kids[k];
+        if (t->created == created && t->undeferred && t->end && t->end <= start && t->end > ready)
+            ready = t->end;
+    }
+    return ready;
+}
+
+/* Continuation samples: segment k starts right after a `task` directive that
+ * ended segment k - 1 of the same task instance. */
+static bool continuation_samples(run_ctx *r, const pending_seg *seg, size_t n)
+{
+    for (size_t k = 1; k < n; ++k) {
+        if (seg[k].sk != OMPDAG_PT_CREATE || seg[k - 1].ek != OMPDAG_PT_CREATE ||
+            seg[k].dur > seg[k].time)
+            continue;
+        uint64_t start = seg[k].time - seg[k].dur;
+        if (start < seg[k - 1].time) continue;
+        uint64_t ready = continuation_ready(r, seg[k].id, seg[k - 1].time, start);
+        if (!annot_i64vec_push(r->cont, nonfull(&r->full, ready, start))) return false;
+    }
+    return true;
+}
+
 /* Samples of one task instance's segments seg[0..n) (time order). */
 static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
 {
@@ -259,7 +299,7 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
             return false;
         since = wait_begin;
     }
-    return true;
+    return continuation_samples(r, seg, n);
 }
 
 static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
@@ -278,7 +318,8 @@ static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
         if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX) continue;
         const task_entry *e = annot_task_find(r->c, seg[i].id); /* there: created is known */
         uint64_t end = seg[j - 1].ek == OMPDAG_PT_TASK_END ? seg[j - 1].time : 0;
-        r->kids[r->nkids++] = (run_task){seg[i].id, e ? e->parent : 0, seg[i].created, end};
+        r->kids[r->nkids++] = (run_task){seg[i].id, e ? e->parent : 0, seg[i].created, end,
+                                         (seg[i].flags & OMPDAG_RECF_UNDEFERRED) != 0};
     }
     /* out of place when there is room: several times faster on 10^6 tasks */
     run_task *sorted = annot_alloc_big((r->nkids + 1) * sizeof *sorted);
@@ -391,6 +432,7 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
                      .g = g,
                      .start = intf ? &g->start_delay_if : &g->start_delay,
                      .wake = intf ? &g->wake_delay_if : &g->wake_delay,
+                     .cont = intf ? &g->cont_delay_if : &g->cont_delay,
                      .seg = &c->pend[i],
                      .n = j - i};
         if (!full_build(r.seg, r.n, team, &r.full))

@@ -102,6 +102,16 @@ void condag_batch_free(condag_batch *b)
     memset(b, 0, sizeof *b);
 }
 
+/* The GPU step has one weight per node, so dispatch delays are folded into
+ * it (WCET + D everywhere, docs/overheads.md): sound, never below the CPU's
+ * chain-only figure.  The sums fit: check_graph counted the delays. */
+static void fold_delays(int64_t *wcet, const ompdag_condag_csr *c)
+{
+    if (!c->delay) return;
+    for (int32_t v = 0; v < c->n; ++v)
+        wcet[v] += c->delay[v];
+}
+
 /* Points the section pointers into the pack (layout: batch_internal.h). */
 static void carve_pack(condag_batch *b)
 {
@@ -127,8 +137,9 @@ static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nod
     /* a compact graph's values reach m times its unfolding's total */
     if (ompdag_compact_is_compact(g)) {
         if (!ompdag_compact_expanded_total(g, 0, 0, &total)) return OMPDAG_ERR_OVERFLOW;
-    } else {
-        total = ompdag_condag_total_wcet(g);
+    } else if (__builtin_add_overflow(ompdag_condag_total_wcet(g), ompdag_condag_total_delay(g),
+                                      &total)) {
+        return OMPDAG_ERR_OVERFLOW;
     }
     if (__builtin_mul_overflow(total, 2 * (int64_t)m, &scaled)) return OMPDAG_ERR_OVERFLOW;
     ompdag_condag_csr c;
@@ -188,6 +199,7 @@ static int32_t flatten_graph(condag_batch *b, const ompdag_condag *g, int32_t ba
     ompdag_condag_csr_view(g, &c);
     const int32_t n = c.n, e0 = c.fsucc_off[0], edges = c.fsucc_off[n] - e0;
     memcpy(b->wcet + base, c.wcet, sizeof *c.wcet * (size_t)n);
+    fold_delays(b->wcet + base, &c);
     memcpy(b->kind + base, c.kind, (size_t)n);
     for (int32_t v = 0; v < n; ++v)
         b->succ_off[base + v] = edge_pos + (c.fsucc_off[v] - e0);
@@ -377,6 +389,7 @@ static void copy_graph(condag_gpack *p, const ompdag_condag *g, int32_t i)
     ompdag_condag_csr_view(g, &c);
     const int32_t nb = p->gnode[i], n = c.n, e0 = c.fsucc_off[0];
     memcpy(p->wcet + nb, c.wcet, sizeof *c.wcet * (size_t)n);
+    fold_delays(p->wcet + nb, &c);
     memcpy(p->kind + nb, c.kind, (size_t)n);
     memcpy(p->topo + nb, c.topo, sizeof *c.topo * (size_t)n);
     memcpy(p->succ + p->gedge[i], c.fsucc + e0, sizeof *c.fsucc * (size_t)(c.fsucc_off[n] - e0));
@@ -466,6 +479,7 @@ static ompdag_status exact_on_cpu(const ompdag_condag *const *graphs, size_t cou
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     opt.bound_only = true;
+    opt.fold_delays = true; /* as the GPU paths (fold_delays above): identical integers */
     for (size_t i = 0; i < count; ++i) {
         ompdag_rta_result *r;
         ompdag_status st = ompdag_rta_run(graphs[i], OMPDAG_ALG_EXACT, &opt, &r, err);
@@ -485,6 +499,7 @@ static ompdag_status exact_on_cpu_par(const ompdag_condag *const *graphs, size_t
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     opt.bound_only = true;
+    opt.fold_delays = true; /* as the GPU paths (fold_delays above): identical integers */
     size_t bad = count;
     ompdag_status bad_st = OMPDAG_OK;
     ompdag_error bad_err = {0};

@@ -45,7 +45,7 @@ uint64_t ompdag_compact_node_instances(const ompdag_condag *g, int32_t v);
 /* Nodes of the unfolded graph (saturating). */
 uint64_t ompdag_compact_expanded_node_count(const ompdag_condag *g);
 
-/* Sum over the unfolding of WCET, plus `overhead` at every node of kind
+/* Sum over the unfolding of WCET + dispatch delay, plus `overhead` at every node of kind
  * `site_kind` (0: no site).  False when it does not fit in int64. */
 bool ompdag_compact_expanded_total(const ompdag_condag *g, int64_t overhead, char site_kind,
                                    int64_t *out);

@@ -137,6 +137,22 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g);
 ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
                                      ompdag_error *err);
 
+/* ---- dispatch delays (docs/overheads.md, the "delays" format extension) ----
+ * D(v) >= 0 bounds the time node v is ready but not started while some thread
+ * is not running graph code.  The bound charges D on the critical chain only
+ * (m·(WCET + D) on the path, WCET in the volume), unless the caller folds
+ * (ompdag_rta_options.fold_delays).  In files: the node key "delay", allowed
+ * only when the graph lists "delays" in "extensions" (a reader that ignored
+ * it would compute a bound too low); saving writes both.  0 by default. */
+/* Sets D(v) (before or after finalize).  Fails if negative or if the sum of
+ * delays would overflow int64, naming the node. */
+ompdag_status ompdag_condag_set_delay(ompdag_condag *g, int32_t v, int64_t delay,
+                                      ompdag_error *err);
+int64_t ompdag_condag_node_delay(const ompdag_condag *g, int32_t v);
+int64_t ompdag_condag_total_delay(const ompdag_condag *g); /* sum over all nodes */
+/* True when some node has a delay > 0. */
+bool ompdag_condag_has_delays(const ompdag_condag *g);
+
 /* ---- sibling dependences (condag.md §6) -------------------------------------
  * A T node may carry the `depend` clauses of the task it creates.  `var` names
  * a storage class: list items that may overlap at run time share one var.

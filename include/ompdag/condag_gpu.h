@@ -40,7 +40,9 @@ bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out);
 const char *ompdag_eval_device_name(ompdag_eval_device d);
 
 /* Computes m·R (exact, no migration overhead, no witness) of graphs[0..count)
- * into bound_times_m[0..count) (caller-owned).  Graphs must be finalized; they
+ * into bound_times_m[0..count) (caller-owned).  Dispatch delays are folded
+ * into the WCETs on every device (ompdag_rta_options.fold_delays: sound, at or
+ * above the chain-only figure of ompdag_rta_run).  Graphs must be finalized; they
  * are only read.  Fails with OMPDAG_ERR_OVERFLOW, naming the graph, when 2m
  * times a graph's total WCET does not fit in int64, and with
  * OMPDAG_ERR_UNSUPPORTED when the GPU cannot be used (no CUDA build, no

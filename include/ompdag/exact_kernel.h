@@ -4,7 +4,10 @@
  * (analysis/rta_exact.c), the GPU kernel (cuda-offload/condag/eval_gpu.cu) and the
  * GPU simulator all compile, so every evaluator runs the same recurrence.
  *
- * For node v (c = WCET, mc = m·WCET, plus m·O at a migration site in both),
+ * For node v (c = WCET, mc = m·WCET, plus m·O at a migration site in both;
+ * with dispatch delays D on the critical chain only, mc = m·(WCET + D) while
+ * c stays WCET — analysis/rta_exact.c, docs/overheads.md — and the GPU batch,
+ * which has one weight per node, folds: c = WCET + D),
  * over "D-flows" from v, five values scaled by m (−∞ where impossible):
  *   V  max volume;  A  path from v;  B  path from v to its task's sink;
  *   Cw / Dw  path from the first W node at-or-after v (to anywhere / to the sink).

@@ -55,16 +55,25 @@ typedef struct ompdag_rta_options {
     int64_t migration_overhead; /* O >= 0 per migration, in the graph's unit; 0: none */
     ompdag_migration_model migration_model;
     bool bound_only; /* exact: skip rebuilding the worst flow (no witness) */
+    /* Dispatch delays D(v) of the graph (ompdag_condag_node_delay,
+     * docs/overheads.md).  false (default): on the critical chain only,
+     *     m·R <= max over flows e, paths p of e of
+     *            vol(e) + Σ_{v∈p} ((m−1)·WCET(v) + m·D(v)),
+     * computed exactly by exact, depend and enumerate.  true: folded, WCET + D
+     * everywhere (the older, looser figure; what a volume argument such as the
+     * tied-task bound needs).  alg0 and the GPU batch always fold (sound). */
+    bool fold_delays;
 } ompdag_rta_options;
 
-/* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on. */
+/* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on,
+ * delays on the chain only. */
 void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m);
 
 typedef struct ompdag_rta_result ompdag_rta_result;
 
 /* Runs one algorithm.  On success *out owns a new result; free it with
  * ompdag_rta_result_destroy().  Fails with OMPDAG_ERR_OVERFLOW when 2m times
- * the graph's total WCET does not fit in int64 (so no value can wrap), and (enumerate) with
+ * the graph's total WCET plus delays does not fit in int64 (so no value can wrap), and (enumerate) with
  * OMPDAG_ERR_LIMIT, naming the number of flows, above opt->max_flows. */
 ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
                              const ompdag_rta_options *opt, ompdag_rta_result **out,
@@ -86,8 +95,12 @@ bool ompdag_rta_result_is_exact(const ompdag_rta_result *r);
 
 /* True for exact, enumerate and depend: the result carries a worst-case flow. */
 bool ompdag_rta_result_has_witness(const ompdag_rta_result *r);
-int64_t ompdag_rta_result_vol(const ompdag_rta_result *r); /* -1 without witness */
-int64_t ompdag_rta_result_len(const ompdag_rta_result *r); /* -1 without witness */
+/* The worst flow's volume (WCETs; WCET + D when delays are folded) and its
+ * critical path's length with the path's delays, Σ (WCET + D).  Without
+ * delays bound_times_m = vol + (m−1)·len (+ migrations); with chain-only
+ * delays it is vol + Σ_path ((m−1)·WCET + m·D).  -1 without witness. */
+int64_t ompdag_rta_result_vol(const ompdag_rta_result *r);
+int64_t ompdag_rta_result_len(const ompdag_rta_result *r);
 /* Number of migrations charged on the worst flow (0 when no overhead). */
 int64_t ompdag_rta_result_migrations(const ompdag_rta_result *r);
 /* Chosen F-successor of C node v in the worst flow; -1 when v is not a C
@@ -118,10 +131,11 @@ uint64_t ompdag_condag_flow_count(const ompdag_condag *g, double *approx);
 /* ---- independent evaluation of one flow ----------------------------------- */
 
 typedef struct ompdag_flow_eval {
-    int64_t vol;           /* sum of WCETs of executed nodes */
-    int64_t len;           /* longest path among them (F, T, W and D edges) */
+    int64_t vol;           /* sum of WCETs of executed nodes (+ D when folded) */
+    int64_t len;           /* Σ (WCET + D) on the critical path (F, T, W and D edges) */
     int64_t migrations;    /* migrations charged (T or W nodes executed), if overhead */
-    int64_t bound_times_m; /* vol + (m-1)·len + m·O·migrations */
+    int64_t bound_times_m; /* vol + max over paths Σ (m·(WCET + D) − vol term) + m·O·migrations;
+                              without delays vol + (m-1)·len + m·O·migrations */
     int32_t executed;      /* number of executed nodes */
 } ompdag_flow_eval;
 

@@ -399,3 +399,55 @@ Test(compact, other_algorithms_and_flow_tools_ask_for_the_unfolding)
     ompdag_condag_destroy(x);
     ompdag_condag_destroy(g);
 }
+
+/* Dispatch delays on a compact graph (docs/overheads.md, chain only): the
+ * memoised witness of a shared body charges them like Alg1 on the unfolding
+ * (bound, vol, len = Σ (c + D) of the path); share() keeps them apart (a
+ * delay difference separates two bodies). */
+Test(compact, delays_match_the_unfolding)
+{
+    static const int32_t ms[] = {1, 2, 3, 8};
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 3333);
+    long below = 0;
+    for (int i = 0; i < 1000; ++i) {
+        ompdag_condag *g = random_compact(&r, 9, 1500);
+        ompdag_error err;
+        for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+            if (ompdag_rng_unit(&r) < 0.5)
+                cr_assert_eq(ompdag_condag_set_delay(g, v, ompdag_rng_range(&r, 0, 40), &err),
+                             OMPDAG_OK);
+        ompdag_condag *x = expand_ok(g), *s = NULL;
+        cr_assert_eq(ompdag_condag_total_delay(x) >= ompdag_condag_total_delay(g), true);
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            ompdag_rta_result *rc = run_ok(g, &opt), *rx = run_ok(x, &opt);
+            cr_assert_eq(ompdag_rta_result_bound_times_m(rc), ompdag_rta_result_bound_times_m(rx),
+                         "m=%d: compact %lld, unfolded %lld", ms[k],
+                         (long long)ompdag_rta_result_bound_times_m(rc),
+                         (long long)ompdag_rta_result_bound_times_m(rx));
+            cr_assert_eq(ompdag_rta_result_vol(rc), ompdag_rta_result_vol(rx));
+            cr_assert_eq(ompdag_rta_result_len(rc), ompdag_rta_result_len(rx));
+            int32_t n;
+            const int32_t *path = ompdag_rta_result_critical_path(rc, &n);
+            int64_t sum = 0;
+            for (int32_t j = 0; j < n; ++j)
+                sum += ompdag_condag_node_wcet(g, path[j]) + ompdag_condag_node_delay(g, path[j]);
+            cr_assert_eq(sum, ompdag_rta_result_len(rc));
+            opt.fold_delays = true;
+            ompdag_rta_result *rf = run_ok(g, &opt);
+            cr_assert_leq(ompdag_rta_result_bound_times_m(rc), ompdag_rta_result_bound_times_m(rf));
+            below += ompdag_rta_result_bound_times_m(rc) < ompdag_rta_result_bound_times_m(rf);
+            ompdag_rta_result_destroy(rf);
+            ompdag_rta_result_destroy(rc);
+            ompdag_rta_result_destroy(rx);
+        }
+        cr_assert_eq(ompdag_compact_share(x, &s, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(bound_of(s, OMPDAG_ALG_EXACT, 3), bound_of(x, OMPDAG_ALG_EXACT, 3));
+        ompdag_condag_destroy(s);
+        ompdag_condag_destroy(x);
+        ompdag_condag_destroy(g);
+    }
+    cr_assert_gt(below, 0);
+}

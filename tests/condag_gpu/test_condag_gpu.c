@@ -317,3 +317,50 @@ Test(condag_gpu, compact_graphs_use_the_unfolded_total)
     cr_expect(strstr(err.message, "unfolded") != NULL, "%s", err.message);
     ompdag_condag_destroy(g);
 }
+
+/* Dispatch delays (docs/overheads.md): the level step has one weight per
+ * node, so every device folds them (WCET + D): all devices agree, equal the
+ * library's fold_delays figure, and are never below its chain-only one. */
+Test(condag_gpu, delays_are_folded_on_every_device)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 505);
+    enum { N = 200 };
+    ompdag_condag *batch[N];
+    int64_t sim[N], cpu[N], pg[N];
+    for (int i = 0; i < N; ++i) {
+        batch[i] = random_graph(&r, (uint64_t)(9000 + i));
+        ompdag_error err;
+        for (int32_t v = 0; v < ompdag_condag_node_count(batch[i]); ++v)
+            if (ompdag_rng_unit(&r) < 0.5)
+                cr_assert_eq(
+                    ompdag_condag_set_delay(batch[i], v, ompdag_rng_range(&r, 0, 500), &err),
+                    OMPDAG_OK);
+    }
+    long below = 0;
+    for (int32_t m = 1; m <= 4; m *= 2) {
+        ompdag_error err;
+        const ompdag_condag *const *b = (const ompdag_condag *const *)batch;
+        cr_assert_eq(ompdag_exact_batch(b, N, m, OMPDAG_EVAL_GPU_SIM, sim, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_exact_batch(b, N, m, OMPDAG_EVAL_CPU, cpu, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_exact_batch(b, N, m, OMPDAG_EVAL_GPU_SIM_GRAPHS, pg, &err), OMPDAG_OK);
+        for (int i = 0; i < N; ++i) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, m);
+            opt.fold_delays = true;
+            ompdag_rta_result *res;
+            cr_assert_eq(ompdag_rta_run(batch[i], OMPDAG_ALG_EXACT, &opt, &res, NULL), OMPDAG_OK);
+            int64_t fold = ompdag_rta_result_bound_times_m(res);
+            ompdag_rta_result_destroy(res);
+            cr_assert_eq(sim[i], fold, "graph %d m %d: gpu-sim %lld, folded %lld", i, m,
+                         (long long)sim[i], (long long)fold);
+            cr_assert_eq(cpu[i], fold);
+            cr_assert_eq(pg[i], fold);
+            cr_assert_geq(fold, exact_of(batch[i], m));
+            below += exact_of(batch[i], m) < fold;
+        }
+    }
+    cr_assert_gt(below, 0, "the chain-only bound is never below the fold here");
+    for (int i = 0; i < N; ++i)
+        ompdag_condag_destroy(batch[i]);
+}

@@ -22,6 +22,7 @@ typedef struct ompdag_condag_csr {
     const int32_t *creates;     /* n: task index or -1; NULL when no node creates a task */
     const int32_t *task_source; /* per task: its source node */
     const int32_t *topo;        /* n: a topological order of F and T edges */
+    const int64_t *delay;       /* n: dispatch delays D(v); NULL when the graph has none */
 } ompdag_condag_csr;
 
 /* Fills *out with views of g's arrays, valid while g lives and is not
