@@ -272,9 +272,10 @@ static ompdag_status root_rule_value(int64_t vol, int64_t lr, int32_t m, int64_t
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
-                                    int64_t *bound_times_m, ompdag_tied_rule *rule,
-                                    ompdag_error *err)
+/* The rules in order; `all_untied` reads every explicit task as untied. */
+static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                bool all_untied, int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                ompdag_error *err)
 {
     if (!g || !opt || !bound_times_m || !rule || opt->m < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tied bound: bad arguments");
@@ -283,6 +284,7 @@ ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_opt
     if (st) return st;
     tied_scan sc = {0};
     if ((st = scan_tasks(g, &sc, err))) return st;
+    if (all_untied) sc.tied = sc.tied_suspending = 0;
     if (!sc.tied_suspending && !sc.root_waits) { /* §3: Theorem 1 as is */
         *rule = sc.tied ? OMPDAG_TIED_NEVER_SUSPENDS : OMPDAG_TIED_NONE;
         *bound_times_m = untied;
@@ -307,4 +309,18 @@ ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_opt
     /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */
     if (*bound_times_m < untied) *bound_times_m = untied;
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                    int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                    ompdag_error *err)
+{
+    return tied_bound(g, opt, false, bound_times_m, rule, err);
+}
+
+ompdag_status ompdag_rta_tied_bound_if_untied(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                              int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                              ompdag_error *err)
+{
+    return tied_bound(g, opt, true, bound_times_m, rule, err);
 }

@@ -138,6 +138,13 @@ Test(tied, suspending_tied_task_needs_volume)
     ompdag_tied_rule rule;
     cr_assert_eq(tied_bound(g, 2, &rule), 400);
     cr_assert_eq(rule, OMPDAG_TIED_VOLUME);
+    /* marking x untied would give Graham's bound back (the root never waits) */
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 2);
+    int64_t iu = -1;
+    cr_assert_eq(ompdag_rta_tied_bound_if_untied(g, &opt, &iu, &rule, &err), OMPDAG_OK);
+    cr_assert_eq(iu, 300);
+    cr_assert_eq(rule, OMPDAG_TIED_NONE);
     ompdag_condag_set_destroy(s);
 }
 
@@ -335,7 +342,14 @@ static void check_graph(ompdag_condag *g, int mode, uint64_t seed, ompdag_rng *r
         cr_assert_geq(bound, untied, "seed %llu m %d: tied bound below Graham",
                       (unsigned long long)seed, m);
         ompdag_rta_options o1;
-        ompdag_rta_options_init(&o1, 1);
+        ompdag_rta_options_init(&o1, m);
+        int64_t iu = -1;
+        ompdag_tied_rule iu_rule;
+        ompdag_error err = {0};
+        cr_assert_eq(ompdag_rta_tied_bound_if_untied(g, &o1, &iu, &iu_rule, &err), OMPDAG_OK);
+        cr_assert_leq(iu, bound, "seed %llu: marking tasks untied raised the bound",
+                      (unsigned long long)seed);
+        if (mode == MARK_UNTIED) cr_assert_eq(iu, bound);
         cr_assert_leq(bound, m * graham(g, 1), "seed %llu: tied bound above m·vol",
                       (unsigned long long)seed);
         for (int f = 0; f < 2; ++f) {
