@@ -175,6 +175,12 @@ Test(tied, root_rule_between_graham_and_volume)
     ompdag_tied_rule rule;
     int64_t b = tied_bound(g, m, &rule);
     cr_assert_eq(rule, OMPDAG_TIED_ROOT, "rule %s", ompdag_tied_rule_name(rule));
+    int64_t lr = -1;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_rta_tied_root_path(g, &lr, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(lr, 115, "a1..a4, n4, a5, then r2: %lld", (long long)lr);
+    cr_assert_eq(b, vol + (m - 1) * lr);
+    cr_assert_eq(graham(g, m), 730);
     cr_assert_geq(b, graham(g, m));
     cr_assert_lt(b, m * vol, "bound %lld not below the volume %lld", (long long)b,
                  (long long)(m * vol));
