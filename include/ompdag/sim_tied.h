@@ -66,7 +66,8 @@ typedef struct ompdag_tied_sim_result {
  * finalized g, which it borrows.  Checks its own invariants (no idle thread
  * with a legal action, every node once after its predecessors, tied tasks on
  * one thread) and fails with OMPDAG_ERR_INVALID naming the broken one, which
- * would also refute docs/tied.md's progress lemma when the run deadlocks. */
+ * would also refute docs/tied.md's progress lemma when the run deadlocks.
+ * A checking tool, not a fast one: O(nodes · m · tasks · task depth). */
 ompdag_status ompdag_tied_sim_run(const ompdag_condag *g, const int32_t *choice,
                                   const ompdag_tied_sim_options *opt, ompdag_tied_sim_result *out,
                                   ompdag_error *err);
