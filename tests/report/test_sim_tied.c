@@ -110,6 +110,31 @@ Test(tied, root_alone_exceeds_graham)
     ompdag_condag_set_destroy(s);
 }
 
+/* A migration is busy time too: the volume at m = 1 keeps the overhead O
+ * (the first implementation dropped it there, below what untied children
+ * that migrate on m threads spend). */
+Test(tied, volume_keeps_migration_overhead)
+{
+    ompdag_condag_set *s = load(ROOT_ALONE);
+    const ompdag_condag *g = ompdag_condag_set_graph(s, 0);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 1);
+    opt.migration_overhead = 7;
+    ompdag_rta_result *r = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    int64_t vol_o = ompdag_rta_result_bound_times_m(r);
+    ompdag_rta_result_destroy(r);
+    cr_assert_eq(vol_o, 200 + 2 * 7, "two T nodes, one migration site each (WFS)");
+    opt.m = 2;
+    int64_t b = -1;
+    ompdag_tied_rule rule;
+    cr_assert_eq(ompdag_rta_tied_bound(g, &opt, &b, &rule, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(rule, OMPDAG_TIED_VOLUME);
+    cr_assert_eq(b, 2 * vol_o);
+    ompdag_condag_set_destroy(s);
+}
+
 /* The root only creates x; x is tied and creates a and b: x's continuation is
  * tied to its thread, so the same serialisation happens inside x.  The root
  * rule's formula gives Graham's 300 here (the root never waits): only the
