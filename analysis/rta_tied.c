@@ -304,7 +304,7 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
         int64_t lr = 0, r = 0;
         if ((st = ompdag_rta_tied_root_path(g, &lr, err))) return st;
         if ((st = root_rule_value(vol, lr, opt->m, &r, err))) return st;
-        if (r < mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r;
+        if (r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer argument */
     }
     /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */
     if (*bound_times_m < untied) *bound_times_m = untied;
