@@ -259,6 +259,29 @@ Test(tied, simulator_refuses_bad_input)
     ompdag_condag_set_destroy(s);
 }
 
+/* A compact graph (shared recursive bodies) has no root-tied path: the
+ * volume stands, computed on the expanded flows by Alg1 at m = 1. */
+Test(tied, compact_graphs_get_the_volume)
+{
+    const char *dir = getenv("OMPDAG_SOURCE_DIR");
+    cr_assert(dir, "run through ctest");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/examples/condag/fib_compact.json", dir);
+    ompdag_condag_set *s = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_file(path, &s, &err), OMPDAG_OK, "%s", err.message);
+    const ompdag_condag *g = ompdag_condag_set_graph(s, 0);
+    int64_t lr = -1;
+    cr_assert_eq(ompdag_rta_tied_root_path(g, &lr, &err), OMPDAG_ERR_UNSUPPORTED);
+    cr_assert(strstr(err.message, "compact"), "%s", err.message);
+    ompdag_tied_rule rule;
+    int64_t b = tied_bound(g, 4, &rule);
+    cr_assert_eq(rule, OMPDAG_TIED_VOLUME);
+    cr_assert_eq(b, 4 * graham(g, 1));
+    cr_assert_gt(b, graham(g, 4));
+    ompdag_condag_set_destroy(s);
+}
+
 /* ---- random graphs ----------------------------------------------------------- */
 
 enum { MARK_UNTIED = 0, MARK_LEAVES = 1, MARK_ANY = 2, MARK_MODES = 3 };
