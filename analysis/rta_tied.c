@@ -1,18 +1,36 @@
 /*
  * analysis/rta_tied.c — a bound that holds for tied tasks (OpenMP 5.2 §12.9,
- * the task scheduling constraint), after Sun et al., "Real-time scheduling
- * analysis of OpenMP task systems with tied tasks", RTSS 2017.
+ * the task scheduling constraint, TSC), after Sun et al., "Real-time
+ * scheduling and analysis of OpenMP task systems with tied tasks", RTSS 2017,
+ * who show that under the TSC a tied workload may run fully sequentially.
+ * The proofs are in docs/tied.md; report/sim_tied.c checks every rule.
  *
  * Graham's argument (Theorem 1 of seed 004) needs every idle thread to take
- * ready work.  With tied tasks that fails: a suspended tied task resumes only
- * on its own thread, and that thread may only start its descendants.  What
- * still holds: while work remains, some thread runs graph code (docs/tied.md),
- * so R <= vol(e) for the flow e that runs, i.e. m·R <= m·vol(e), and the worst
- * flow's volume is Alg1 at m = 1.
+ * ready work.  Under the TSC a suspended tied task resumes only on its own
+ * thread, and that thread may only start tied descendants of it.  The region's
+ * root τ1 is the implicit task, which is always tied.  Three rules, from the
+ * tightest that applies (docs/tied.md §3-§5):
+ *
+ *   NONE / NEVER_SUSPENDS  no explicit tied task holds a scheduling point
+ *       before its end, and no T node of the root has an F-successor (the root
+ *       never waits to resume): every idle thread may take every ready node,
+ *       so Theorem 1 holds as is (Alg1 at m).
+ *   ROOT  no explicit tied task suspends, but the root may: its ready
+ *       continuation can wait while its own thread runs other work.  Graham's
+ *       chain then may jump from any node y under root T node t to the root
+ *       after t, so  m·R <= vol(e) + (m−1)·Lr  with Lr the longest path of the
+ *       graph G_r = G + {y -> F-succ(t)} (linear, over every flow at once).
+ *   VOLUME  otherwise: while work remains some thread runs graph code, so
+ *       R <= vol(e) and m·R <= m·max vol (Alg1 at m = 1).
+ *
+ * Every value is clamped to [Graham, m·vol]: never below Theorem 1, never
+ * above the volume bound, which holds in every case.  Dispatch delays must be
+ * folded into the WCETs of every node (the volume covers every instant).
  */
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "ompdag/internal/condag_json.h"
 #include "ompdag/rta.h"
 #include "rta_internal.h"
 
@@ -23,20 +41,49 @@ const char *ompdag_tied_rule_name(ompdag_tied_rule rule)
         return "tied-never-suspends";
     case OMPDAG_TIED_VOLUME:
         return "tied-volume";
+    case OMPDAG_TIED_ROOT:
+        return "tied-root";
     default:
         return "untied";
     }
 }
 
-/* T nodes whose extra "untied" is false. */
-static int32_t tied_task_count(const ompdag_condag *g)
+bool ompdag_condag_task_is_tied(const ompdag_condag *g, int32_t t)
 {
-    int32_t n = 0;
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
-            json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied")))
-            ++n;
-    return n;
+    int32_t creator = ompdag_condag_task_creator(g, t);
+    if (creator < 0) return true; /* the root: the region's implicit task */
+    return json_is_false(json_object_get(ompdag_condag_extra(g, creator), "untied"));
+}
+
+/* What the rules need to know about the tasks: explicit tied tasks, and those
+ * whose body holds a scheduling point before its end (a T or W node). */
+typedef struct tied_scan {
+    int32_t tied;            /* explicit tied tasks */
+    int32_t tied_suspending; /* ... whose body has a T or W node */
+    bool root_waits;         /* some T node of the root has an F-successor */
+} tied_scan;
+
+static ompdag_status scan_tasks(const ompdag_condag *g, tied_scan *out, ompdag_error *err)
+{
+    int32_t nt = ompdag_condag_task_count(g), root = ompdag_condag_root_task(g);
+    uint8_t *tsp = calloc((size_t)nt + 1, 1);
+    if (!tsp) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    *out = (tied_scan){0};
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        ompdag_kind k = ompdag_condag_node_kind(g, v);
+        if (k != OMPDAG_KIND_T && k != OMPDAG_KIND_W) continue;
+        int32_t t = ompdag_condag_node_task(g, v), cnt;
+        tsp[t] = 1;
+        ompdag_condag_node_fsucc(g, v, &cnt);
+        if (t == root && k == OMPDAG_KIND_T && cnt > 0) out->root_waits = true;
+    }
+    for (int32_t t = 0; t < nt; ++t) {
+        if (t == root || !ompdag_condag_task_is_tied(g, t)) continue;
+        ++out->tied;
+        if (tsp[t]) ++out->tied_suspending;
+    }
+    free(tsp);
+    return OMPDAG_OK;
 }
 
 static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t m,
@@ -45,8 +92,10 @@ static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_option
     ompdag_rta_options o = *opt;
     o.m = m;
     o.bound_only = true;
-    if (m == 1) o.migration_overhead = 0; /* one thread never migrates */
-    if (m == 1) o.fold_delays = true;     /* a volume argument charges every node's delay */
+    /* At m = 1 the migration overhead stays: the volume argument counts every
+     * busy instant, and an untied task that migrates on m threads spends O.
+     * It also charges every node's dispatch delay, not only the chain's. */
+    if (m == 1) o.fold_delays = true;
     ompdag_rta_result *res;
     ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &o, &res, err);
     if (st) return st;
@@ -55,27 +104,231 @@ static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_option
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
-                                    int64_t *bound_times_m, ompdag_tied_rule *rule,
-                                    ompdag_error *err)
+/* ---- rule ROOT: the longest path of G_r ------------------------------------
+ * G_r adds, for each T node t of the root with F-successor s, an edge y -> s
+ * from every node y of the tasks t's child and its descendants (the nodes
+ * "under t").  Every non-root node lies under exactly one root T node, so
+ * G_r has at most n extra edges; docs/tied.md §4 shows it is acyclic. */
+
+typedef struct root_graph {
+    const ompdag_condag *g;
+    int32_t n;
+    int32_t *under;        /* root T node a node lies under, -1 for root nodes */
+    int32_t *indeg;        /* predecessors over F, T, W, D and G_r's edges */
+    int32_t *doff, *dsucc; /* D-edges of every flow (union), CSR */
+    int32_t *queue;
+    int64_t *len_end; /* longest path of G_r ending at the node, its WCET included */
+} root_graph;
+
+static void root_graph_free(root_graph *r)
+{
+    free(r->under), free(r->indeg), free(r->doff), free(r->dsucc), free(r->queue);
+    free(r->len_end);
+}
+
+/* The extra edge y -> F-succ(under[y]), or -1. */
+static int32_t root_edge(const root_graph *r, int32_t y)
+{
+    if (r->under[y] < 0) return -1;
+    int32_t cnt;
+    const int32_t *s = ompdag_condag_node_fsucc(r->g, r->under[y], &cnt);
+    return cnt > 0 ? s[0] : -1;
+}
+
+/* Runs BODY with x bound to every successor of v in G_r (union over flows). */
+#define FOR_EACH_RSUCC(R, v, x, BODY)                                                              \
+    do {                                                                                           \
+        int32_t cnt_;                                                                              \
+        const int32_t *fs_ = ompdag_condag_node_fsucc((R)->g, v, &cnt_);                           \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
+            int32_t x = fs_[k_];                                                                   \
+            BODY;                                                                                  \
+        }                                                                                          \
+        const int32_t *ws_ = ompdag_condag_node_wsucc((R)->g, v, &cnt_);                           \
+        for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
+            int32_t x = ws_[k_];                                                                   \
+            BODY;                                                                                  \
+        }                                                                                          \
+        int32_t ct_ = ompdag_condag_node_creates((R)->g, v);                                       \
+        if (ct_ >= 0) {                                                                            \
+            int32_t x = ompdag_condag_task_source((R)->g, ct_);                                    \
+            BODY;                                                                                  \
+        }                                                                                          \
+        for (int32_t k_ = (R)->doff[v]; k_ < (R)->doff[v + 1]; ++k_) {                             \
+            int32_t x = (R)->dsucc[k_];                                                            \
+            BODY;                                                                                  \
+        }                                                                                          \
+        int32_t re_ = root_edge(R, v);                                                             \
+        if (re_ >= 0) {                                                                            \
+            int32_t x = re_;                                                                       \
+            BODY;                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* under[]: in topological order a T node precedes its child's nodes, so the
+ * creator's task is labelled before the child is. */
+static void label_under(root_graph *r)
+{
+    int32_t root = ompdag_condag_root_task(r->g);
+    int32_t nt = ompdag_condag_task_count(r->g);
+    int32_t *task_under = r->queue; /* scratch, n + 1 >= tasks */
+    for (int32_t t = 0; t < nt; ++t)
+        task_under[t] = -1;
+    const int32_t *topo = ompdag_condag_topo_order(r->g);
+    for (int32_t i = 0; i < r->n; ++i) {
+        int32_t v = topo[i], t = ompdag_condag_node_task(r->g, v);
+        int32_t ct = ompdag_condag_node_creates(r->g, v);
+        if (ct >= 0) task_under[ct] = t == root ? v : task_under[t];
+    }
+    for (int32_t v = 0; v < r->n; ++v)
+        r->under[v] = task_under[ompdag_condag_node_task(r->g, v)];
+}
+
+/* Union D-edges as a CSR indexed by node. */
+static ompdag_status depend_csr(root_graph *r, ompdag_error *err)
+{
+    int32_t *from = NULL, *to = NULL;
+    int64_t cnt = 0;
+    ompdag_status st = ompdag_condag_depend_edges(r->g, &from, &to, &cnt, err);
+    if (st) return st;
+    r->doff = calloc((size_t)r->n + 1, sizeof *r->doff);
+    r->dsucc = malloc(((size_t)cnt + 1) * sizeof *r->dsucc);
+    if (!r->doff || !r->dsucc) {
+        free(from), free(to);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t k = 0; k < cnt; ++k)
+        ++r->doff[from[k] + 1];
+    for (int32_t v = 0; v < r->n; ++v)
+        r->doff[v + 1] += r->doff[v];
+    int32_t *fill = r->queue; /* scratch */
+    for (int32_t v = 0; v < r->n; ++v)
+        fill[v] = r->doff[v];
+    for (int64_t k = 0; k < cnt; ++k)
+        r->dsucc[fill[from[k]]++] = to[k];
+    free(from), free(to);
+    return OMPDAG_OK;
+}
+
+/* Lr: Kahn's order over G_r, longest path ending at each node. */
+static ompdag_status longest_root_path(root_graph *r, int64_t *lr, ompdag_error *err)
+{
+    for (int32_t v = 0; v < r->n; ++v)
+        FOR_EACH_RSUCC(r, v, x, ++r->indeg[x]);
+    int32_t head = 0, tail = 0;
+    for (int32_t v = 0; v < r->n; ++v)
+        if (!r->indeg[v]) r->queue[tail++] = v;
+    int64_t best = 0;
+    while (head < tail) {
+        int32_t v = r->queue[head++];
+        int64_t here;
+        /* WCET plus the node's dispatch delay (docs/overheads.md): the chain of
+         * rule ROOT is charged like a folded one, which is never below the
+         * chain-only form (docs/tied.md) */
+        int64_t w;
+        if (__builtin_add_overflow(ompdag_condag_node_wcet(r->g, v),
+                                   ompdag_condag_node_delay(r->g, v), &w) ||
+            __builtin_add_overflow(r->len_end[v], w, &here))
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "tied bound: a path overflows int64");
+        r->len_end[v] = here;
+        if (here > best) best = here;
+        FOR_EACH_RSUCC(r, v, x, {
+            if (here > r->len_end[x]) r->len_end[x] = here;
+            if (--r->indeg[x] == 0) r->queue[tail++] = x;
+        });
+    }
+    if (tail != r->n) /* docs/tied.md §4: cannot happen on a valid graph */
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "tied bound: the root-tied graph has a cycle (%d of %d nodes "
+                                "ordered); please report this graph",
+                                (int)tail, (int)r->n);
+    *lr = best;
+    return OMPDAG_OK;
+}
+
+ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err)
+{
+    if (!g || !lr || !ompdag_condag_is_finalized(g))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tied bound: bad arguments");
+    if (g->compact)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "tied bound: the root-tied path is not defined on compact graphs");
+    root_graph r = {.g = g, .n = ompdag_condag_node_count(g)};
+    size_t n1 = (size_t)r.n + (size_t)ompdag_condag_task_count(g) + 1;
+    r.under = malloc(n1 * sizeof *r.under);
+    r.indeg = calloc(n1, sizeof *r.indeg);
+    r.queue = malloc(n1 * sizeof *r.queue);
+    r.len_end = calloc(n1, sizeof *r.len_end);
+    ompdag_status st = OMPDAG_OK;
+    if (!r.under || !r.indeg || !r.queue || !r.len_end)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) label_under(&r);
+    if (!st) st = depend_csr(&r, err);
+    if (!st) st = longest_root_path(&r, lr, err);
+    root_graph_free(&r);
+    return st;
+}
+
+/* vol + (m−1)·Lr, checked. */
+static ompdag_status root_rule_value(int64_t vol, int64_t lr, int32_t m, int64_t *out,
+                                     ompdag_error *err)
+{
+    int64_t t;
+    if (__builtin_mul_overflow(lr, (int64_t)(m - 1), &t) || __builtin_add_overflow(t, vol, out))
+        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                "tied bound: vol + (m-1)·Lr overflows int64 (m = %d)", (int)m);
+    return OMPDAG_OK;
+}
+
+/* The rules in order; `all_untied` reads every explicit task as untied. */
+static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                bool all_untied, int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                ompdag_error *err)
 {
     if (!g || !opt || !bound_times_m || !rule || opt->m < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tied bound: bad arguments");
     int64_t untied;
     ompdag_status st = exact_bound(g, opt, opt->m, &untied, err);
     if (st) return st;
-    if (tied_task_count(g) == 0) {
-        *rule = OMPDAG_TIED_NONE;
+    tied_scan sc = {0};
+    if ((st = scan_tasks(g, &sc, err))) return st;
+    if (all_untied) sc.tied = sc.tied_suspending = 0;
+    if (!sc.tied_suspending && !sc.root_waits) { /* §3: Theorem 1 as is */
+        *rule = sc.tied ? OMPDAG_TIED_NEVER_SUSPENDS : OMPDAG_TIED_NONE;
         *bound_times_m = untied;
         return OMPDAG_OK;
     }
-    int64_t vol;
+    int64_t vol, mvol;
     if ((st = exact_bound(g, opt, 1, &vol, err))) return st;
-    int64_t v;
-    if (__builtin_mul_overflow(vol, (int64_t)opt->m, &v))
+    if (__builtin_mul_overflow(vol, (int64_t)opt->m, &mvol))
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "tied bound: m·vol overflows int64 (m = %d)", (int)opt->m);
     *rule = OMPDAG_TIED_VOLUME;
-    *bound_times_m = v > untied ? v : untied; /* assert-like: vol ≥ Graham always */
+    *bound_times_m = mvol;
+    /* §4 needs the root to be the only task that can wait to resume; it is
+     * not derived for compact graphs or with migration overhead (the chain
+     * would have to carry it), where VOLUME stands. */
+    if (!sc.tied_suspending && !g->compact && opt->migration_overhead == 0) {
+        int64_t lr = 0, r = 0;
+        if ((st = ompdag_rta_tied_root_path(g, &lr, err))) return st;
+        if ((st = root_rule_value(vol, lr, opt->m, &r, err))) return st;
+        if (r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer argument */
+    }
+    /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */
+    if (*bound_times_m < untied) *bound_times_m = untied;
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                    int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                    ompdag_error *err)
+{
+    return tied_bound(g, opt, false, bound_times_m, rule, err);
+}
+
+ompdag_status ompdag_rta_tied_bound_if_untied(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                              int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                              ompdag_error *err)
+{
+    return tied_bound(g, opt, true, bound_times_m, rule, err);
 }

@@ -197,27 +197,54 @@ ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, ui
  * Theorem 1 needs a work-conserving scheduler.  Under OpenMP's task scheduling
  * constraint a thread holding a suspended tied task may only start that task's
  * descendants, and a suspended tied task resumes only on its own thread, so a
- * thread can idle while work is ready.  ompdag_rta_tied_bound() gives the bound
- * that holds for the graph as written (analysis/rta_tied.c, proof in
- * docs/tied.md); the rule says which argument it rests on. */
+ * thread can idle while work is ready.  The region's root task (the implicit
+ * task running the `single`) is always tied: even with every explicit task
+ * untied, its continuation after a `task` directive may wait for its own
+ * thread.  ompdag_rta_tied_bound() gives the bound that holds for the graph as
+ * written (analysis/rta_tied.c, proofs in docs/tied.md); the rule says which
+ * argument it rests on. */
 typedef enum ompdag_tied_rule {
-    OMPDAG_TIED_NONE = 0,           /* no tied explicit task: Theorem 1 (Graham) as is */
-    OMPDAG_TIED_NEVER_SUSPENDS = 1, /* every tied task is free of scheduling points, so the
-                                       constraint never binds: Theorem 1 holds */
-    OMPDAG_TIED_VOLUME = 2          /* some thread always makes progress: R <= vol(e) */
+    OMPDAG_TIED_NONE = 0,           /* no explicit tied task, and the root never waits to resume
+                                       (none of its T nodes has an F-successor): Theorem 1 */
+    OMPDAG_TIED_NEVER_SUSPENDS = 1, /* every explicit tied task is free of scheduling points
+                                       and the root never waits: Theorem 1 holds */
+    OMPDAG_TIED_VOLUME = 2,         /* some thread always makes progress: R <= vol(e) */
+    OMPDAG_TIED_ROOT = 3            /* no explicit tied task suspends, the root may wait:
+                                       m·R <= max vol + (m−1)·Lr (docs/tied.md §4) */
 } ompdag_tied_rule;
 
-/* "untied", "tied-never-suspends" or "tied-volume". */
+/* "untied", "tied-never-suspends", "tied-volume" or "tied-root". */
 const char *ompdag_tied_rule_name(ompdag_tied_rule rule);
+
+/* True when task t of finalized g is tied: the root task always (it is the
+ * region's implicit task); another task when the extra key "untied" of its
+ * creating T node is false (the front end writes it; a graph without the key
+ * is untied). */
+bool ompdag_condag_task_is_tied(const ompdag_condag *g, int32_t t);
 
 /* The bound that holds under the task scheduling constraint, as m·R in the
  * graph's unit (*bound_times_m), and the rule behind it (*rule).  It is never
- * below the untied bound of ompdag_rta_run(g, OMPDAG_ALG_EXACT, opt).  A T node
- * is tied when its extra key "untied" is false (the front end writes it);
- * graphs without the key are untied.  Fails like ompdag_rta_run. */
+ * below the untied bound of ompdag_rta_run(g, OMPDAG_ALG_EXACT, opt) and never
+ * above m times the worst flow's volume.  Dispatch delays must be folded into
+ * the WCETs of every node (docs/tied.md §2).  Fails like ompdag_rta_run, and
+ * with OMPDAG_ERR_OVERFLOW when m·vol does not fit in int64. */
 ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
                                     int64_t *bound_times_m, ompdag_tied_rule *rule,
                                     ompdag_error *err);
+
+/* What ompdag_rta_tied_bound() would give if every explicit task were marked
+ * `untied` (the root stays tied: it is the implicit task): Theorem 1 when the
+ * root never waits to resume (rule NONE), else rule ROOT or VOLUME.  This,
+ * not ompdag_rta_run's Graham bound, is what adding `untied` can reach. */
+ompdag_status ompdag_rta_tied_bound_if_untied(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                              int64_t *bound_times_m, ompdag_tied_rule *rule,
+                                              ompdag_error *err);
+
+/* Lr of rule OMPDAG_TIED_ROOT: the longest path (sum of WCETs) of g plus, for
+ * every T node t of the root with F-successor s, an edge to s from every node
+ * of the tasks created under t; F-, T-, W- and every flow's D-edges (union).
+ * O(nodes + edges + D-edges).  Refuses compact graphs (OMPDAG_ERR_UNSUPPORTED). */
+ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err);
 
 const char *ompdag_algorithm_name(ompdag_algorithm alg);
 /* Parses "exact", "alg0", "enumerate" or "depend"; returns false otherwise. */
