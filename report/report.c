@@ -520,15 +520,19 @@ static ompdag_status row_bounds(const ompdag_condag *g, const ompdag_rta_options
                                 const ompdag_rta_result *res, int64_t unit_ns,
                                 ompdag_report_row *row, ompdag_error *err)
 {
-    row->untied_bound_times_m = ompdag_rta_result_bound_times_m(res);
-    row->bound_times_m = row->untied_bound_times_m;
-    row->tied_rule = OMPDAG_TIED_NONE;
-    if (row->tied_tasks > 0) {
-        ompdag_status st = ompdag_rta_tied_bound(g, ro, &row->bound_times_m, &row->tied_rule, err);
-        if (st) return st;
-        /* the API's promise; a lower "tied" bound would be a safety bug */
-        assert(row->bound_times_m >= row->untied_bound_times_m);
-    }
+    /* The root (the implicit task) is tied even when every explicit task is
+     * untied, so the bound that holds always comes from the tied analysis
+     * (docs/tied.md); "untied" is what adding `untied` to every task
+     * directive can reach, never below Graham's bound of the exact result. */
+    int64_t graham = ompdag_rta_result_bound_times_m(res);
+    ompdag_tied_rule untied_rule;
+    ompdag_status st = ompdag_rta_tied_bound(g, ro, &row->bound_times_m, &row->tied_rule, err);
+    if (!st)
+        st = ompdag_rta_tied_bound_if_untied(g, ro, &row->untied_bound_times_m, &untied_rule, err);
+    if (st) return st;
+    /* the API's promises; a bound below Graham's would be a safety bug */
+    assert(row->untied_bound_times_m >= graham);
+    assert(row->bound_times_m >= row->untied_bound_times_m);
     int32_t m = row->m;
     row->bound = (double)row->bound_times_m / m;
     row->bound_ns = unit_ns ? (double)row->bound_times_m * (double)unit_ns / m : -1;
