@@ -196,8 +196,11 @@ ompdag_status ompdag_dot_write(FILE *out, const ompdag_condag *g, const ompdag_r
                      : ompdag_condag_name(g)   ? ompdag_condag_name(g)
                                                : "con-DAG");
     if (worst)
-        fprintf(out, " — m=%d, %s bound %.6g %s", worst->m, ompdag_algorithm_name(worst->alg),
-                ompdag_rta_result_bound(worst), ompdag_condag_time_unit(g));
+        /* the drawn flow is Graham's (untied); with tied tasks the bound that
+         * holds may be larger (docs/tied.md), so the label says which it is */
+        fprintf(out, " — m=%d, worst flow of the %s (untied) bound %.6g %s", worst->m,
+                ompdag_algorithm_name(worst->alg), ompdag_rta_result_bound(worst),
+                ompdag_condag_time_unit(g));
     if (g->compact) {
         uint64_t n = ompdag_compact_expanded_node_count(g);
         if (n == OMPDAG_COMPACT_MANY)
