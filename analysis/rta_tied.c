@@ -30,6 +30,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/rta.h"
 #include "rta_internal.h"
@@ -269,6 +270,31 @@ ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, omp
     return st;
 }
 
+/* Compact graphs: G_r's extra edges join task instances, so Lr is computed
+ * on the unfolding when it has at most this many nodes (recursion at the
+ * inputs BOTS runs unfolds to a few thousand); past it, VOLUME stands. */
+enum { TIED_UNFOLD_LIMIT = 1000000 };
+
+/* Lr of g, on its unfolding for a compact graph; *have is false when the
+ * unfolding is too large (the caller keeps VOLUME). */
+static ompdag_status root_path_any(const ompdag_condag *g, int64_t *lr, bool *have,
+                                   ompdag_error *err)
+{
+    *have = false;
+    if (!g->compact) {
+        ompdag_status st = ompdag_rta_tied_root_path(g, lr, err);
+        *have = st == OMPDAG_OK;
+        return st;
+    }
+    if (ompdag_compact_expanded_node_count(g) > TIED_UNFOLD_LIMIT) return OMPDAG_OK;
+    ompdag_condag *x = NULL;
+    ompdag_status st = ompdag_compact_expand(g, TIED_UNFOLD_LIMIT, &x, err);
+    if (!st) st = ompdag_rta_tied_root_path(x, lr, err);
+    ompdag_condag_destroy(x);
+    *have = st == OMPDAG_OK;
+    return st;
+}
+
 /* vol + (m−1)·Lr, checked. */
 static ompdag_status root_rule_value(int64_t vol, int64_t lr, int32_t m, int64_t *out,
                                      ompdag_error *err)
@@ -306,13 +332,14 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
     *rule = OMPDAG_TIED_VOLUME;
     *bound_times_m = mvol;
     /* §4 needs the root to be the only task that can wait to resume; it is
-     * not derived for compact graphs or with migration overhead (the chain
-     * would have to carry it), where VOLUME stands. */
-    if (!sc.tied_suspending && !g->compact && opt->migration_overhead == 0) {
+     * not derived with migration overhead (the chain would have to carry
+     * it), where VOLUME stands; compact graphs are unfolded for Lr. */
+    if (!sc.tied_suspending && opt->migration_overhead == 0) {
         int64_t lr = 0, r = 0;
-        if ((st = ompdag_rta_tied_root_path(g, &lr, err))) return st;
-        if ((st = root_rule_value(vol, lr, opt->m, &r, err))) return st;
-        if (r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer argument */
+        bool have = false;
+        if ((st = root_path_any(g, &lr, &have, err))) return st;
+        if (have && (st = root_rule_value(vol, lr, opt->m, &r, err))) return st;
+        if (have && r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer one */
     }
     /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */
     if (*bound_times_m < untied) *bound_times_m = untied;
