@@ -805,22 +805,21 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     done(w);
     run_result r = sh("cd examples && ompdag extract fig3_nested.c -o %s/g.json && "
                       "clang-14 -fopenmp -g fig3_nested.c -o %s/prog && "
-                      "(export OMP_NUM_THREADS=2; ompdag run --trace %s/t.trace -- %s/prog) && "
+                      "ompdag run --rt --threads 2 --trace %s/t.trace -- %s/prog && "
                       "ompdag annotate %s/g.json %s/t.trace --unobserved zero -o %s/a.json",
                       d, d, d, d, d, d, d);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
     done(r);
-    /* fig3's num_threads(4) forms a team of 4 whatever OMP_NUM_THREADS says, and a
+    /* `run --threads 2` caps fig3's num_threads(4) team at 2 (OMP_THREAD_LIMIT), and a
      * run is compared only with the bound for its own team size (issue 22 item 5) */
-    r = sh("ompdag report %s/a.json --threads 4 --format json", d);
+    r = sh("ompdag report %s/a.json --threads 2 --format json", d);
     cr_assert_eq(r.status, 0, "%s", r.err);
     json_t *root = json_loads(r.out, 0, NULL);
     json_t *row = json_array_get(json_object_get(root, "regions"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(row, "function")), "region");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(row, "loc"), "line")), 14);
     cr_expect(json_real_value(json_object_get(row, "bound_ns")) > 0);
-    /* observed: clean runs in observed_max_ns, interfered ones (fig3 asks for 4
-     * threads, more than a 2-core machine has) apart */
+    /* observed: clean runs in observed_max_ns, interfered ones apart */
     cr_expect(json_integer_value(json_object_get(row, "observed_runs")) >= 1, "probe observations");
     cr_expect(json_number_value(json_object_get(row, "observed_max_ns")) > 0 ||
                   json_integer_value(json_object_get(row, "runs_interfered")) >= 1,
@@ -836,7 +835,7 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     /* fig3's taskwait at line 33 is never reached, so it needed --unobserved zero: an
      * escape hatch, so the graph is unsafe and fails check whatever the deadline (issue 22
      * item 3; before, a deadline twice the bound passed) */
-    r = sh("ompdag check %s/a.json --threads 4 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
+    r = sh("ompdag check %s/a.json --threads 2 --deadline fig3_nested.c:14=%.0fns", d, bound * 2 + 1);
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "[ompdag-unsafe]") && strstr(r.out, "--unobserved zero"), "%s", r.out);
     done(r);
@@ -851,7 +850,7 @@ Test(pipeline, extract_build_run_annotate_report_check, .timeout = 90)
     done(r);
     /* fib annotates without an escape hatch: deadlines on both sides of its measured bound */
     r = sh("cd examples && clang-14 -fopenmp -g fib.c -o %s/fib && "
-           "(export OMP_NUM_THREADS=2; ompdag run --trace %s/fib.trace -- %s/fib >/dev/null) && "
+           "ompdag run --rt --threads 2 --trace %s/fib.trace -- %s/fib >/dev/null && "
            "ompdag annotate %s/fib.json %s/fib.trace -o %s/fib.a.json && "
            "ompdag report %s/fib.a.json --threads 2 --format json",
            d, d, d, d, d, d, d);
@@ -1182,6 +1181,19 @@ Test(verdict, annotation_without_segments_or_runs_is_unmeasured)
     cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "main: unmeasured: annotate saw no run") != NULL, "%s",
               r.out);
+    done(r);
+    /* issue 23 item 3: dispatch delays calibrated from interfered runs only give no
+     * verdict (they measure other processes' preemptions) */
+    fixture_with("ifcal.json", "\"deadline\": \"5ms\",",
+                 "\"deadline\": \"5ms\", \"runtime_overheads\": {\"source\": \"calibrated "
+                 "from interfered runs (no clean run)\"},",
+                 path, sizeof path);
+    r = sh("ompdag check %s --threads 4 --deadline main=1s", path);
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "main: unmeasured: the dispatch delays were calibrated from "
+                            "interfered runs") &&
+                  strstr(r.out, "--rt"),
+              "%s", r.out);
     done(r);
     /* the fixture itself (21 segments, 3 runs) passes the same deadline */
     r = sh("ompdag check " FIXTURE " --threads 4 --deadline main=1s");
