@@ -71,14 +71,19 @@ fi
 if [ -n "$clang" ] && [ -e "$p/$libdir/ompdag/libompdag_probe.so" ]; then
   "$clang" -fopenmp -g -O1 -I"$ex" "$ex/fig2_branch_sync.c" -o "$tmp/fig2"
   traces=()
-  for arg in 1 0; do
-    env -u OMPDAG_PROBE_LIB "$ompdag" run --quiet --trace "$tmp/t$arg.trace" -- "$tmp/fig2" "$arg" > /dev/null
-    traces+=("$tmp/t$arg.trace")
+  # Clean runs (SCHED_FIFO, pinned, 2 threads) where permitted: a calibration
+  # from interfered runs only gives no verdict (check says unmeasured).
+  rt=(--rt --threads 2)
+  chrt -f 1 true 2> /dev/null || rt=(--threads 2) # SCHED_FIFO permitted?
+  for arg in 1 0 1 0; do
+    t="$tmp/t$arg.${#traces[@]}.trace"
+    env -u OMPDAG_PROBE_LIB "$ompdag" run --quiet "${rt[@]}" --trace "$t" -- "$tmp/fig2" "$arg" > /dev/null
+    traces+=("$t")
   done
   "$ompdag" annotate "$tmp/fig2.json" "${traces[@]}" -o "$tmp/fig2.ann.json"
-  "$ompdag" check "$tmp/fig2.ann.json" --threads 4 --deadline region=10s --quiet ||
+  "$ompdag" check "$tmp/fig2.ann.json" --threads 2 --deadline region=10s --quiet ||
     fail "check of the annotated example failed"
-  "$ompdag" check "$tmp/fig2.ann.json" --threads 4 --deadline region=1ns --quiet > /dev/null &&
+  "$ompdag" check "$tmp/fig2.ann.json" --threads 2 --deadline region=1ns --quiet > /dev/null &&
     fail "check passed a 1 ns deadline"
   echo "installed ompdag: extract -> run -> annotate -> check OK"
 else
