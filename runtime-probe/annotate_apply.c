@@ -656,6 +656,12 @@ static char *unsafe_reasons(const ompdag_annotation *a, const graph_info *g)
                 (unsigned long long)g->unmapped);
         sep = "; ";
     }
+    if (a->dropped_records) {
+        fprintf(f, "%sthe probe dropped %llu trace records (a buffer or a chunk write failed), so "
+                   "the traces miss measured time",
+                sep, (unsigned long long)a->dropped_records);
+        sep = "; ";
+    }
     if (g->dep_unsafe)
         fprintf(f, "%s%llu disagreements between the runtime's dependence order and the graph's "
                    "D-edges (depend_check): %s",

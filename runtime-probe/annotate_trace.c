@@ -1525,7 +1525,16 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     for (;;) {
         ompdag_trace_rec rec;
         bool done;
-        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
+        if ((st = ompdag_trace_reader_next(r, &rec, &done, err))) break;
+        if (done) {
+            /* the footer: records the probe could not store (a failed buffer
+             * allocation or chunk write) mean the trace misses measured time,
+             * so every graph is unsafe */
+            if (rec.type == OMPDAG_REC_FOOTER &&
+                __builtin_add_overflow(a->dropped_records, rec.cp_start, &a->dropped_records))
+                a->dropped_records = UINT64_MAX;
+            break;
+        }
         if (rec.type == OMPDAG_REC_SEGMENT && (st = add_segment(&c, &rec, err))) break;
         if (rec.type == OMPDAG_REC_TASK_CREATE && rec.cp_region &&
             region_graph(&c, rec.cp_region) &&

@@ -4,6 +4,7 @@
  * (the sanitizer build checks the "never a crash" part).
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 
 #include "probe/probe_util.h"
 
@@ -13,8 +14,7 @@ static size_t g_len;
 /* One real trace, made once. */
 static void make_trace(void)
 {
-    if (g_trace)
-        return;
+    if (g_trace) return;
     char dir[64], trace[128];
     cr_assert(probe_tmpdir(dir, sizeof dir));
     snprintf(trace, sizeof trace, "%s/f.trace", dir);
@@ -38,13 +38,11 @@ static ompdag_status read_all(const unsigned char *buf, size_t len, size_t *reco
     ompdag_trace_reader *r;
     *records = 0;
     ompdag_status st = ompdag_trace_reader_open_buffer(buf, len, "buf", &r, err);
-    if (st)
-        return st;
+    if (st) return st;
     for (;;) {
         ompdag_trace_rec rec;
         bool done;
-        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done)
-            break;
+        if ((st = ompdag_trace_reader_next(r, &rec, &done, err)) || done) break;
         ++*records;
     }
     ompdag_trace_reader_destroy(r);
@@ -281,9 +279,15 @@ Test(trace_format, impossible_contents_are_errors_even_with_a_valid_checksum)
         memcpy(copy, g_trace, g_len);
         ompdag_trace_rec *seg = find_rec(copy, OMPDAG_REC_SEGMENT, 0, &chunk);
         switch (k) {
-        case 0: seg->dur = (UINT64_C(1) << 63) + 5; break;
-        case 1: seg->dur = UINT64_C(36) * 365 * 24 * 3600 * 1000000000; break;
-        case 2: seg->time = h->start_ns - 1; break;
+        case 0:
+            seg->dur = (UINT64_C(1) << 63) + 5;
+            break;
+        case 1:
+            seg->dur = UINT64_C(36) * 365 * 24 * 3600 * 1000000000;
+            break;
+        case 2:
+            seg->time = h->start_ns - 1;
+            break;
         case 3: {
             ompdag_trace_chunk *ch = (ompdag_trace_chunk *)(copy + chunk);
             ompdag_trace_rec *first = (ompdag_trace_rec *)(copy + chunk + sizeof *ch);
@@ -291,8 +295,12 @@ Test(trace_format, impossible_contents_are_errors_even_with_a_valid_checksum)
             first[0].time = first[ch->count - 1].time + 1000;
             break;
         }
-        case 4: seg->thread += 1; break;
-        case 5: seg->id = (UINT64_C(999) << 40) | 1; break;
+        case 4:
+            seg->thread += 1;
+            break;
+        case 5:
+            seg->id = (UINT64_C(999) << 40) | 1;
+            break;
         case 6: {
             ompdag_trace_rec *end = seg;
             if (end->end_kind != OMPDAG_PT_TASK_END) { /* any explicit task's last segment */
@@ -346,8 +354,7 @@ Test(trace_format, fuzz_corpus_verdicts)
     int seen = 0;
     for (struct dirent *e; (e = readdir(d));) {
         bool ok = !strncmp(e->d_name, "ok-", 3), bad = !strncmp(e->d_name, "bad-", 4);
-        if (!ok && !bad)
-            continue;
+        if (!ok && !bad) continue;
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "rb");
@@ -366,4 +373,46 @@ Test(trace_format, fuzz_corpus_verdicts)
     }
     closedir(d);
     cr_expect_geq(seen, 6);
+}
+
+/* Issue 26 item 3: the footer's count of records the probe dropped (a failed
+ * chunk write or buffer allocation) was ignored: a trace that says 4,096
+ * records were dropped annotated as if whole.  Every graph is unsafe now. */
+Test(trace_format, dropped_records_make_every_graph_unsafe)
+{
+    make_trace();
+    unsigned char *copy = malloc(g_len);
+    memcpy(copy, g_trace, g_len);
+    size_t chunk;
+    ompdag_trace_rec *foot = find_rec(copy, OMPDAG_REC_FOOTER, -1, &chunk);
+    cr_assert_eq(foot->cp_start, 0, "the real trace dropped nothing");
+    foot->cp_start = 4096;
+    reseal(copy, chunk);
+    char dir[64], path[160], graphs[512];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(path, sizeof path, "%s/dropped.trace", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(copy, 1, g_len, f), g_len);
+    fclose(f);
+    free(copy);
+    snprintf(graphs, sizeof graphs, "%s/tasks.json", OMPDAG_PROBE_DATA);
+    ompdag_condag_set *set = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_condag_set_load_file(graphs, &set, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO; /* the trace takes one branch; the reason adds up */
+    ompdag_annotation *a = NULL;
+    cr_assert_eq(ompdag_annotation_create(set, &opt, &a, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_add_trace(a, path, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_annotation_apply(a, &err), OMPDAG_OK, "%s", err.message);
+    for (size_t i = 0; i < ompdag_condag_set_count(set); ++i) {
+        json_t *why =
+            json_object_get(ompdag_condag_extra(ompdag_condag_set_graph(set, i), -1), "unsafe");
+        cr_expect(json_is_string(why) && strstr(json_string_value(why), "dropped 4096"),
+                  "graph %zu: %s", i, json_is_string(why) ? json_string_value(why) : "not unsafe");
+    }
+    ompdag_annotation_destroy(a);
+    ompdag_condag_set_destroy(set);
 }
