@@ -171,7 +171,7 @@ struct ompdag_annotation {
     size_t class_index_cap;
     uint64_t segments, mapped, unmapped, outside, traces;
     uint64_t dropped_records; /* the probe's footer: records it could not store */
-    uint64_t by_structure; /* end points matched by the graph's structure, not the line (-O2) */
+    uint64_t by_structure;    /* end points matched by the graph's structure, not the line (-O2) */
     char first_unmapped[512];
     char unmapped_depth[200]; /* where recursion is involved: the depth of that segment's task */
     bool applied;
