@@ -512,8 +512,8 @@ static const char *unmeasured_reason(const ompdag_condag *g, int64_t runs, bool 
     /* Dispatch delays calibrated from interfered runs measure other processes'
      * preemptions, not the runtime: such a calibration gives no verdict (issue
      * 23 item 3). */
-    json_t *src = json_object_get(json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"),
-                                  "source");
+    json_t *src =
+        json_object_get(json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"), "source");
     if (json_is_string(src) && strstr(json_string_value(src), "interfered runs") &&
         !unsafe_reason(g)) /* an escape hatch says more, and fails all the same */
         return "the dispatch delays were calibrated from interfered runs only (no clean run); "
