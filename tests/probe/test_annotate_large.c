@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../../runtime-probe/annotate_internal.h"
+#include "ompdag/internal/stats.h"
 #include "probe/probe_util.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -310,4 +311,29 @@ Test(annotate_large, trace_from_a_pipe_gives_the_same_annotation, .timeout = 60)
     cr_assert_eq(waitpid(child, &status, 0), child);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_same_annotation(viafile, nf, viapipe, np);
+}
+
+/* annot_sort_u64_with sorts every run's start and end times: insertion below
+ * 64 values, qsort below 4,096, radix above (the radix alone cost 100-130 µs
+ * per region instance whatever n, issue 26 item 11).  Each path against
+ * qsort, sizes on both sides of each threshold. */
+Test(annotate_large, sort_u64_matches_qsort_on_every_path)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 63, 64, 65, 500, 4095, 4096, 4097, 70000};
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+        size_t n = sizes[s];
+        uint64_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b),
+                 *scratch = malloc((n + 1) * sizeof *scratch);
+        cr_assert(a && b && scratch);
+        for (size_t i = 0; i < n; ++i) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            a[i] = b[i] = i % 5 ? x : x % 17; /* large values and many duplicates */
+        }
+        cr_assert(annot_sort_u64_with(a, n, scratch));
+        qsort(b, n, sizeof *b, ompdag_cmp_u64);
+        for (size_t i = 0; i < n; ++i)
+            cr_assert_eq(a[i], b[i], "n %zu at %zu", n, i);
+        free(a), free(b), free(scratch);
+    }
 }

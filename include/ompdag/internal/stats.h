@@ -23,6 +23,12 @@ static inline int ompdag_cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static inline int ompdag_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static inline int ompdag_cmp_i32(const void *a, const void *b)
 {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
