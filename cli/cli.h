@@ -13,7 +13,7 @@
 #include "ompdag/error.h"
 #include "ompdag/internal/condag_json.h"
 
-#define OMPDAG_COMMAND(name, summary)                                                             \
+#define OMPDAG_COMMAND(name, summary)                                                              \
     int cmd_##name(int argc, char **argv);                                                         \
     void cmd_##name##_help(FILE *out);
 #include "commands.def"
@@ -61,6 +61,16 @@ int64_t cli_now_ns(void);
 int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,
                      ompdag_error *err);
 
+/* cli_pipe_through, stopping the child (SIGKILL) once timeout_ns > 0 has
+ * passed: then it returns CLI_PIPE_TIMED_OUT with err naming the limit.
+ * Graphviz's layout can take minutes on a few hundred nodes (issue 26). */
+enum { CLI_PIPE_TIMED_OUT = 1000 };
+int cli_pipe_through_limited(const char *const argv[], const char *input, size_t len, FILE *out,
+                             int64_t timeout_ns, ompdag_error *err);
+
+/* The default limit on a graphviz layout (--layout-timeout). */
+#define CLI_LAYOUT_TIMEOUT_NS INT64_C(20000000000)
+
 /* Writes the directory of the running executable (from /proc/self/exe) to
  * dir; false when it cannot be read.  Tools find their shared objects
  * relative to it, never through a compiled-in absolute path. */
@@ -75,8 +85,8 @@ bool cli_frontend_load(ompdag_error *err);
  * default), fills *out (free with ompdag_advice_destroy); prints the error
  * and returns CLI_EXIT_FAIL on failure. */
 struct ompdag_advice;
-int cli_advice_for(const char *cmd, const ompdag_condag_set *s, const char *model,
-                   int32_t threads, struct ompdag_advice **out);
+int cli_advice_for(const char *cmd, const ompdag_condag_set *s, const char *model, int32_t threads,
+                   struct ompdag_advice **out);
 
 /* Loads a con-DAG file (or set); prints the error and returns NULL on failure. */
 struct ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path);
@@ -85,6 +95,5 @@ struct ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path);
  * the option is absent.  Returns false when neither is available. */
 bool cli_threads_for(const struct ompdag_condag *g, const int32_t *list, int count,
                      const int32_t **out, int *out_count, int32_t *scratch);
-
 
 #endif

@@ -14,13 +14,13 @@
 #include "cli.h"
 #include "ompdag/condag.h"
 #include "ompdag/internal/clock.h"
+#include "ompdag/report.h"
 
 int cli_fail(const char *cmd, const ompdag_error *err)
 {
     const char *msg = err && err->message[0] ? err->message : "failed";
     size_t n = strlen(cmd); /* a library message may already name the command */
-    if (!strncmp(msg, cmd, n) && msg[n] == ':' && msg[n + 1] == ' ')
-        msg += n + 2;
+    if (!strncmp(msg, cmd, n) && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
     fprintf(stderr, "ompdag %s: %s\n", cmd, msg);
     return CLI_EXIT_FAIL;
 }
@@ -51,10 +51,8 @@ int cli_option_error(const char *cmd, char **argv, const struct option *longopts
         return cli_usage_error(cmd, "unknown option '%.*s'", (int)(len + 2), a);
     }
     const char *s = optopt && shortopts ? strchr(shortopts, optopt) : NULL;
-    if (s && s[1] == ':')
-        return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
-    if (optopt)
-        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    if (s && s[1] == ':') return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
+    if (optopt) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
     return cli_usage_error(cmd, "unknown option '%s'", a);
 }
 
@@ -62,8 +60,7 @@ int cli_flush_stdout(const char *cmd, int rc)
 {
     errno = 0;
     int failed = fflush(stdout) != 0, e = errno;
-    if (!failed && !ferror(stdout))
-        return rc;
+    if (!failed && !ferror(stdout)) return rc;
     fprintf(stderr, "ompdag %s: cannot write standard output: %s\n", cmd,
             failed && e ? strerror(e) : "an earlier write failed");
     return rc ? rc : CLI_EXIT_FAIL;
@@ -71,13 +68,11 @@ int cli_flush_stdout(const char *cmd, int rc)
 
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (!s || !*s)
-        return false;
+    if (!s || !*s) return false;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return false;
+    if (errno || *end || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
@@ -89,18 +84,15 @@ bool cli_parse_i32_list(const char *s, int32_t lo, int32_t hi, int32_t **out, in
         n += *p == ',';
     int32_t *vals = malloc(sizeof *vals * (size_t)n);
     char *copy = strdup(s);
-    if (!vals || !copy)
-        goto fail;
+    if (!vals || !copy) goto fail;
     int k = 0;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         int64_t v;
-        if (!cli_parse_i64(tok, lo, hi, &v))
-            goto fail;
+        if (!cli_parse_i64(tok, lo, hi, &v)) goto fail;
         vals[k++] = (int32_t)v;
     }
-    if (k != n)
-        goto fail;
+    if (k != n) goto fail;
     free(copy);
     *out = vals;
     *count = k;
@@ -114,12 +106,10 @@ fail:
 bool cli_parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *a, int64_t *b)
 {
     const char *dots = strstr(s, "..");
-    if (!dots)
-        return false;
+    if (!dots) return false;
     char left[32];
     size_t n = (size_t)(dots - s);
-    if (n == 0 || n >= sizeof left)
-        return false;
+    if (n == 0 || n >= sizeof left) return false;
     memcpy(left, s, n);
     left[n] = '\0';
     return cli_parse_i64(left, lo, hi, a) && cli_parse_i64(dots + 2, lo, hi, b) && *a <= *b;
@@ -130,8 +120,7 @@ bool cli_parse_prob(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0.0 && v <= 1.0))
-        return false;
+    if (errno || end == s || *end || !(v >= 0.0 && v <= 1.0)) return false;
     *out = v;
     return true;
 }
@@ -143,28 +132,23 @@ bool cli_stderr_is_tty(void)
 
 void cli_progress(const char *label, uint64_t done, uint64_t total)
 {
-    if (!cli_stderr_is_tty() || total == 0)
-        return;
+    if (!cli_stderr_is_tty() || total == 0) return;
     enum { WIDTH = 40 };
     int filled = (int)(done * WIDTH / total);
     fprintf(stderr, "\r%s [%.*s%*s] %" PRIu64 "/%" PRIu64, label, filled,
             "########################################", WIDTH - filled, "", done, total);
-    if (done >= total)
-        fputc('\n', stderr);
+    if (done >= total) fputc('\n', stderr);
     fflush(stderr);
 }
 
 bool cli_exe_dir(char *dir, size_t size)
 {
-    if (size < 2)
-        return false;
+    if (size < 2) return false;
     ssize_t len = readlink("/proc/self/exe", dir, size - 1);
-    if (len <= 0 || (size_t)len >= size - 1)
-        return false;
+    if (len <= 0 || (size_t)len >= size - 1) return false;
     dir[len] = 0;
     char *slash = strrchr(dir, '/');
-    if (!slash)
-        return false;
+    if (!slash) return false;
     *slash = 0;
     return true;
 }
@@ -176,6 +160,32 @@ int64_t cli_now_ns(void)
 
 int cli_pipe_through(const char *const argv[], const char *input, size_t len, FILE *out,
                      ompdag_error *err)
+{
+    return cli_pipe_through_limited(argv, input, len, out, 0, err);
+}
+
+/* Waits for pid, killing it once timeout_ns (> 0) has passed; the status, or
+ * CLI_PIPE_TIMED_OUT. */
+static int wait_limited(pid_t pid, int64_t timeout_ns)
+{
+    int status;
+    int64_t until = timeout_ns > 0 ? cli_now_ns() + timeout_ns : INT64_MAX;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, timeout_ns > 0 ? WNOHANG : 0);
+        if (w == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+        if (w < 0 && errno != EINTR) return 128;
+        if (cli_now_ns() >= until) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return CLI_PIPE_TIMED_OUT;
+        }
+        struct timespec nap = {0, 2000000}; /* 2 ms */
+        nanosleep(&nap, NULL);
+    }
+}
+
+int cli_pipe_through_limited(const char *const argv[], const char *input, size_t len, FILE *out,
+                             int64_t timeout_ns, ompdag_error *err)
 {
     int fds[2];
     fflush(out);
@@ -203,16 +213,17 @@ int cli_pipe_through(const char *const argv[], const char *input, size_t len, FI
     sigaction(SIGPIPE, &ign, &old);
     for (size_t done = 0; done < len;) {
         ssize_t n = write(fds[1], input + done, len - done);
-        if (n <= 0)
-            break;
+        if (n <= 0) break;
         done += (size_t)n;
     }
     close(fds[1]);
     sigaction(SIGPIPE, &old, NULL);
-    int status;
-    waitpid(pid, &status, 0);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    if (code == 127)
+    int code = wait_limited(pid, timeout_ns);
+    char limit[32];
+    if (code == CLI_PIPE_TIMED_OUT)
+        ompdag_error_set(err, OMPDAG_ERR_LIMIT, "'%s' took longer than %s and was stopped", argv[0],
+                         ompdag_duration_format((double)timeout_ns, limit, sizeof limit));
+    else if (code == 127)
         ompdag_error_set(err, OMPDAG_ERR_IO, "'%s' is not installed (run scripts/install-deps.sh)",
                          argv[0]);
     else if (code != 0)
@@ -231,17 +242,15 @@ ompdag_condag_set *cli_load_graphs(const char *cmd, const char *path)
     return s;
 }
 
-bool cli_threads_for(const ompdag_condag *g, const int32_t *list, int count,
-                     const int32_t **out, int *out_count, int32_t *scratch)
+bool cli_threads_for(const ompdag_condag *g, const int32_t *list, int count, const int32_t **out,
+                     int *out_count, int32_t *scratch)
 {
     if (count > 0) {
         *out = list, *out_count = count;
         return true;
     }
-    if (ompdag_condag_threads(g) <= 0)
-        return false;
+    if (ompdag_condag_threads(g) <= 0) return false;
     *scratch = ompdag_condag_threads(g);
     *out = scratch, *out_count = 1;
     return true;
 }
-

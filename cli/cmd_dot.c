@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "ompdag/dot.h"
 #include "ompdag/fileio.h"
+#include "ompdag/report.h"
 
 void cmd_dot_help(FILE *out)
 {
@@ -19,6 +20,9 @@ void cmd_dot_help(FILE *out)
             "  --flow worst       fill the exact worst-case flow, critical path in red\n"
             "  --threads M        m for --flow (default: the file's \"threads\")\n"
             "  --svg              render with graphviz's dot to SVG\n"
+            "  --layout-timeout D stop graphviz after D (default 20s; 0 = no limit): exit 1\n"
+            "                     naming the limit, nothing written (the DOT text without\n"
+            "                     --svg needs no layout)\n"
             "  -o OUT             output file (default stdout), written atomically\n");
 }
 
@@ -26,20 +30,25 @@ typedef struct dot_opts {
     const char *file, *out;
     int64_t graph, threads;
     bool flow, svg;
+    int64_t layout_timeout_ns; /* 0: none */
 } dot_opts;
 
-enum { OPT_GRAPH = 256, OPT_FLOW, OPT_THREADS, OPT_SVG };
+enum { OPT_GRAPH = 256, OPT_FLOW, OPT_THREADS, OPT_SVG, OPT_LAYOUT_TIMEOUT };
 
 static int parse_dot_args(int argc, char **argv, dot_opts *o)
 {
-    static const struct option longopts[] = {{"graph", required_argument, 0, OPT_GRAPH},
-                                             {"flow", required_argument, 0, OPT_FLOW},
-                                             {"threads", required_argument, 0, OPT_THREADS},
-                                             {"svg", no_argument, 0, OPT_SVG},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"graph", required_argument, 0, OPT_GRAPH},
+        {"flow", required_argument, 0, OPT_FLOW},
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"svg", no_argument, 0, OPT_SVG},
+        {"layout-timeout", required_argument, 0, OPT_LAYOUT_TIMEOUT},
+        {0, 0, 0, 0}};
     int c;
     opterr = 0;
     o->out = "-";
+    o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
+    ompdag_error err = {0};
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         if (c == 'o')
             o->out = optarg;
@@ -51,6 +60,13 @@ static int parse_dot_args(int argc, char **argv, dot_opts *o)
             o->flow = true;
         else if (c == OPT_SVG)
             o->svg = true;
+        else if (c == OPT_LAYOUT_TIMEOUT && !strcmp(optarg, "0"))
+            o->layout_timeout_ns = 0;
+        else if (c == OPT_LAYOUT_TIMEOUT &&
+                 ompdag_duration_parse(optarg, &o->layout_timeout_ns, &err) == OMPDAG_OK)
+            continue;
+        else if (c == OPT_LAYOUT_TIMEOUT)
+            return cli_usage_error("dot", "--layout-timeout: %s", err.message);
         else if (c == '?')
             return cli_option_error("dot", argv, longopts, "o:");
         else
@@ -105,7 +121,7 @@ int cmd_dot(int argc, char **argv)
     if (!st) {
         FILE *f = ompdag_atomic_file_stream(af);
         const char *const dot_argv[] = {"dot", "-Tsvg", NULL};
-        if (o.svg ? cli_pipe_through(dot_argv, text, len, f, &err) != 0
+        if (o.svg ? cli_pipe_through_limited(dot_argv, text, len, f, o.layout_timeout_ns, &err) != 0
                   : fwrite(text, 1, len, f) != len) {
             st = err.code ? err.code : ompdag_error_set(&err, OMPDAG_ERR_IO, "write failed");
             ompdag_atomic_file_abort(af);

@@ -33,6 +33,9 @@ void cmd_report_help(FILE *out)
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
             "  --advise[=MODEL]        add task-granularity advice (ompdag advise); SARIF then\n"
             "                          warns `ompdag-too-fine` at each too-fine task directive\n"
+            "  --layout-timeout D      stop graphviz after D (default 20s; 0 = no limit): a\n"
+            "                          drawing over the limit is replaced by a note, and the\n"
+            "                          rest of the page is written\n"
             "html draws each region with graphviz's `dot` (inline SVG).\n"
             "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
 }
@@ -46,10 +49,19 @@ typedef struct report_args {
     int64_t overhead;
     ompdag_migration_model model;
     bool advise;
-    const char *advise_model; /* NULL: the default model */
+    const char *advise_model;  /* NULL: the default model */
+    int64_t layout_timeout_ns; /* graphviz's limit per drawing; 0: none */
 } report_args;
 
-enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_FORMAT, OPT_MIG, OPT_MIG_MODEL, OPT_ADVISE };
+enum {
+    OPT_THREADS = 256,
+    OPT_DEADLINE,
+    OPT_FORMAT,
+    OPT_MIG,
+    OPT_MIG_MODEL,
+    OPT_ADVISE,
+    OPT_LAYOUT_TIMEOUT
+};
 
 static int parse_report_args(int argc, char **argv, report_args *o)
 {
@@ -60,8 +72,10 @@ static int parse_report_args(int argc, char **argv, report_args *o)
         {"migration-overhead", required_argument, 0, OPT_MIG},
         {"migration-model", required_argument, 0, OPT_MIG_MODEL},
         {"advise", optional_argument, 0, OPT_ADVISE},
+        {"layout-timeout", required_argument, 0, OPT_LAYOUT_TIMEOUT},
         {0, 0, 0, 0}};
     o->out = "-";
+    o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
     int c, rc = 0;
     opterr = 0;
     ompdag_error err = {0};
@@ -98,6 +112,12 @@ static int parse_report_args(int argc, char **argv, report_args *o)
         case OPT_ADVISE:
             o->advise = true, o->advise_model = optarg;
             break;
+        case OPT_LAYOUT_TIMEOUT:
+            if (!strcmp(optarg, "0"))
+                o->layout_timeout_ns = 0;
+            else if (ompdag_duration_parse(optarg, &o->layout_timeout_ns, &err))
+                rc = cli_usage_error("report", "--layout-timeout: %s", err.message);
+            break;
         default:
             rc = cli_option_error("report", argv, longopts, "o:");
         }
@@ -108,16 +128,45 @@ static int parse_report_args(int argc, char **argv, report_args *o)
     return rc;
 }
 
+/* The SVG that stands for a drawing graphviz did not finish in time
+ * (graphviz's layout grows fast: 241 nodes in sequence took 130 s). */
+static ompdag_status skipped_drawing(const char *why, char **svg, ompdag_error *err)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"40\">"
+          "<text x=\"4\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">"
+          "drawing skipped: graphviz ",
+          f);
+    for (const char *p = why; *p; ++p) /* the message, XML-escaped */
+        fputs(*p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;" : (char[]){*p, 0}, f);
+    fputs(" (raise --layout-timeout, or draw it with `ompdag dot`)</text></svg>", f);
+    if (fclose(f)) {
+        free(text);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    fprintf(stderr, "ompdag report: note: a drawing was skipped: graphviz %s\n", why);
+    *svg = text;
+    return OMPDAG_OK;
+}
+
 /* Renders DOT to SVG with graphviz: `dot -Tsvg`, through a temporary file
  * (cli_pipe_through needs a real file descriptor for the child's stdout). */
 static ompdag_status render_svg(const char *dot, size_t len, char **svg, void *ctx,
                                 ompdag_error *err)
 {
-    (void)ctx;
+    const report_args *o = ctx;
     FILE *tmp = tmpfile();
     if (!tmp) return ompdag_error_set(err, OMPDAG_ERR_IO, "cannot create a temporary file");
     const char *const argv[] = {"dot", "-Tsvg", NULL};
-    if (cli_pipe_through(argv, dot, len, tmp, err) != 0) {
+    int code = cli_pipe_through_limited(argv, dot, len, tmp, o->layout_timeout_ns, err);
+    if (code == CLI_PIPE_TIMED_OUT) { /* a note instead of the drawing; the page goes on */
+        fclose(tmp);
+        return skipped_drawing(err->message, svg, err);
+    }
+    if (code != 0) {
         fclose(tmp);
         return err && err->code ? err->code : OMPDAG_ERR_IO;
     }
@@ -162,7 +211,7 @@ int cmd_report(int argc, char **argv)
         ompdag_atomic_file *af = NULL;
         ompdag_status st = ompdag_atomic_file_open(o.out, &af, &err);
         if (!st) {
-            st = ompdag_report_write(r, o.format, ompdag_atomic_file_stream(af), render_svg, NULL,
+            st = ompdag_report_write(r, o.format, ompdag_atomic_file_stream(af), render_svg, &o,
                                      &err);
             if (st)
                 ompdag_atomic_file_abort(af);
