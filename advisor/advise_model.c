@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "advise_internal.h"
 #include "ompdag/fileio.h"
@@ -212,6 +213,12 @@ ompdag_status ompdag_advise_model_from_json(const json_t *root, const char *orig
 ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **out,
                                        ompdag_error *err)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* jansson said "'[' or '{' expected" */
+        return ompdag_error_set(err, OMPDAG_ERR_IO,
+                                "%s: is a directory; --model wants an advisor model file "
+                                "(advisor/advisor-model.json, or one `make advisor-model` wrote)",
+                                path);
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root && je.line <= 0) return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: %s", path, je.text);

@@ -252,12 +252,18 @@ ompdag_status ompdag_atomic_file_open(const char *path, ompdag_atomic_file **out
         return ompdag_error_set(err, OMPDAG_ERR_IO,
                                 "%s: names a directory (it ends with '/'); give a file name", path);
     }
-    if (!(f->path = resolve_target(path))) {
+    /* What the path reaches, links followed by the kernel: a link to a pipe
+     * (/proc/self/fd/1 on a pipe reads "pipe:[123]") names no file to resolve
+     * by hand, but is written through as it is. */
+    struct stat st;
+    ompdag_status s;
+    bool reached = stat(path, &st) == 0;
+    f->path = reached && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ? strdup(path)
+                                                                      : resolve_target(path);
+    if (!f->path) {
         free(f);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
-    struct stat st;
-    ompdag_status s;
     bool exists = stat(f->path, &st) == 0;
     if (!exists && errno != ENOENT) /* a symlink loop (ELOOP), EACCES, ...: never replace it */
         s = ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s", path, strerror(errno));

@@ -49,8 +49,9 @@ static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
     case OPT_TASKS:
     case OPT_THREADS:
         if (!cli_parse_i64(arg, c == OPT_TASKS ? 1 : 0, 1 << 24, &a))
-            return cli_usage_error("gen", "%s wants a positive integer",
-                                   c == OPT_TASKS ? "--tasks" : "--threads");
+            return cli_usage_error("gen", "%s wants an integer in [%d, 16777216], got '%s'",
+                                   c == OPT_TASKS ? "--tasks" : "--threads", c == OPT_TASKS ? 1 : 0,
+                                   arg);
         *(c == OPT_TASKS ? &p->tasks : &p->threads) = (int32_t)a;
         return 0;
     case OPT_PIF:
@@ -65,7 +66,8 @@ static int parse_gen_option(int c, const char *arg, ompdag_gen_params *p)
         return 0;
     case OPT_DEPVARS:
         if (!cli_parse_i64(arg, 1, 1 << 20, &a))
-            return cli_usage_error("gen", "--dep-vars wants a positive integer");
+            return cli_usage_error("gen", "--dep-vars wants an integer in [1, 1048576], got '%s'",
+                                   arg);
         p->dep_vars = (int32_t)a;
         return 0;
     case OPT_NODES:

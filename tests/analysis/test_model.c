@@ -427,6 +427,26 @@ Test(io, a_missing_directory_is_named_as_such)
     cr_expect_null(strstr(err.message, "temporary"), "%s", err.message);
 }
 
+/* Issue 26 item 18: -o through a link to a pipe (/proc/self/fd/N on a pipe
+ * reads "pipe:[123]") failed: the link was resolved by hand to a file that
+ * cannot exist.  It is written through. */
+Test(io, a_link_to_a_pipe_is_written_through)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fds[1]);
+    ompdag_error err = {0};
+    cr_assert_eq(write_text(path, "piped", &err), OMPDAG_OK, "%s", err.message);
+    close(fds[1]);
+    char got[16] = "";
+    ssize_t n = read(fds[0], got, sizeof got - 1);
+    close(fds[0]);
+    cr_assert_geq(n, 0);
+    got[n] = '\0';
+    cr_expect_str_eq(got, "piped");
+}
+
 Test(io, a_directory_is_refused_by_name)
 {
     char *dir = scratch_dir();
