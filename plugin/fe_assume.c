@@ -634,12 +634,13 @@ bool fe_assume_region_end(walker *w)
 {
     ompdag_frontend *fe = w->fe;
     if (fe->depth_func < 0) return true;
-    return fe_refuse(w, fe->depth_file, fe->depth_line, fe->depth_col,
-                     "with the assumed input the recursion of '%s' reaches depth %d, beyond its "
-                     "recursion bound %d: the bound does not hold for this input (pass "
-                     "--recursion-bound %d or '#pragma ompdag recursion_bound(%d)')",
-                     fe->funcs[fe->depth_func].name, fe->depth_needed, fe->depth_bound,
-                     fe->depth_needed, fe->depth_needed);
+    return fe_refuse(
+        w, fe->depth_file, fe->depth_line, fe->depth_col,
+        "with the assumed input the recursion of '%s' creates tasks at depth %d, beyond "
+        "its recursion bound %d: the bound does not hold for this input (pass "
+        "--recursion-bound %d or '#pragma ompdag recursion_bound(%d)')",
+        fe->funcs[fe->depth_func].name, fe->depth_needed, fe->depth_bound, fe->depth_needed,
+        fe->depth_needed);
 }
 
 /* ---- the claim, in the graph -------------------------------------------------------- */

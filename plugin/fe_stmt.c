@@ -909,8 +909,8 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     fe_env env;
     fe_assume_call_env(w, call, fi, &env);
     bool known = fe_assume_env_complete(w->fe, &env);
+    int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
     if (active > 0) {
-        int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
         if (bound <= 0 && !known)
             return fe_refuse(w, f->name, sp.line, sp.col,
                              "recursive call to '%s', which contains task directives: add "
@@ -919,9 +919,9 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
                              fn->name);
         if (bound > 0 && active + 1 > bound && !known)
             return true; /* beyond the asserted depth: the call does not happen */
-        if (bound > 0 && active + 1 > bound)
-            fe_assume_depth(w, fi, active + 1, bound, f->name, sp.line, sp.col);
     }
+    bool beyond = active > 0 && bound > 0 && active + 1 > bound;
+    int32_t tasks_before = w->g->ntasks;
     if (w->depth >= 256)
         return fe_refuse(w, f->name, sp.line, sp.col,
                          known ? "calls nested more than 256 deep: with the assumed input the "
@@ -947,6 +947,10 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     bool ok = fe_walk_stmt(&cw, body, fe_cursor_span(body).begin);
     ok = ok && fe_flow_union(w, w->flow, &jf.rets);
     if (ok && w->flow->tails.n > 1) w->flow->open = -1;
+    /* a call past the bound that creates tasks: the bound is wrong for this
+     * input (one that only computes would have been plain code anyway) */
+    if (ok && beyond && w->g->ntasks > tasks_before)
+        fe_assume_depth(w, fi, active + 1, bound, f->name, sp.line, sp.col);
     fe_vec_free(&jf.breaks);
     fe_vec_free(&jf.conts);
     fe_vec_free(&jf.rets);

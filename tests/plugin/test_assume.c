@@ -132,13 +132,14 @@ Test(assume, recursion_bound_is_an_upper_limit_the_input_must_not_pass)
 {
     ompdag_condag_set *set;
     const char *const a[] = {"n=20", "cutoff=3", NULL};
-    ompdag_condag *g = graph_of(fib_param_src, a, 6, 0, &set);
-    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 14); /* the bound is not reached */
+    ompdag_condag *g = graph_of(fib_param_src, a, 3, 0, &set);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 14); /* no task past depth 3 */
     ompdag_condag_set_destroy(set);
 
     ompdag_frontend *fe = NULL;
     cr_assert_eq(extract_assumed(fib_param_src, a, 2, 0, &set, &fe), OMPDAG_ERR_UNSUPPORTED);
-    cr_assert(fe_test_has_diag(fe, 8, "reaches depth 4, beyond its recursion bound 2"));
+    /* fib(18, 2) creates tasks at depth 3; fib(17, 3) only computes */
+    cr_assert(fe_test_has_diag(fe, 8, "creates tasks at depth 3, beyond its recursion bound 2"));
     ompdag_frontend_destroy(fe);
     ompdag_condag_set_destroy(set);
 }
