@@ -261,7 +261,7 @@ static bool is_file_scope_var(CXCursor d)
  * the left of an assignment, ++/--, or an address taken (fe_loop.c uses the
  * same rule for loop variables). */
 typedef struct write_state {
-    CXCursor param;   /* a parameter declaration, or null */
+    CXCursor param;   /* a parameter or local declaration, or null */
     const char *name; /* else: a file-scope variable of this name */
     bool written;
 } write_state;
@@ -443,7 +443,25 @@ static bool eval(eval_ctx *x, CXCursor e, long long *out, int depth);
 
 /* A variable: a parameter of the walked function with a known value, or an
  * assumed global, each only when nothing may write it first. */
-static bool eval_ref(eval_ctx *x, CXCursor e, long long *out)
+/* A local variable of the walked function that is initialized and never
+ * written (`unsigned QuadrantSize = MatrixSize >> 1;`): its initializer,
+ * evaluated here, is its value wherever it is read, since everything the
+ * initializer reads is checked the same way.  Not a static local (it keeps
+ * values between calls). */
+static bool eval_local(eval_ctx *x, CXCursor d, long long *out, int depth)
+{
+    walker *w = x->w;
+    if (!w->env || clang_Cursor_getStorageClass(d) == CX_SC_Static) return false;
+    CXCursor fn = w->fe->funcs[w->env->func].cursor;
+    CXCursor init = clang_Cursor_getVarDeclInitializer(d);
+    if (clang_Cursor_isNull(init) || !clang_equalCursors(clang_getCursorSemanticParent(d), fn))
+        return false;
+    write_state st = {d, NULL, false};
+    clang_visitChildren(fn, write_visit, &st);
+    return !st.written && eval(x, init, out, depth + 1) && fits_type(d, *out);
+}
+
+static bool eval_ref(eval_ctx *x, CXCursor e, long long *out, int depth)
 {
     walker *w = x->w;
     CXCursor d = clang_getCursorReferenced(e);
@@ -462,6 +480,8 @@ static bool eval_ref(eval_ctx *x, CXCursor e, long long *out)
         *out = w->env->value[i];
         return true;
     }
+    if (clang_getCursorKind(d) == CXCursor_VarDecl && !is_file_scope_var(d))
+        return eval_local(x, d, out, depth);
     if (!is_file_scope_var(d)) return false;
     CXString s = clang_getCursorSpelling(d);
     fe_assumption *a = find_assumption(w->fe, clang_getCString(s));
@@ -544,7 +564,7 @@ static bool eval(eval_ctx *x, CXCursor e, long long *out, int depth)
     bool ok = false;
     if (ch.nomem) {
     } else if (k == CXCursor_DeclRefExpr) {
-        ok = eval_ref(x, e, out);
+        ok = eval_ref(x, e, out, depth);
     } else if (((k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && ch.n == 1) ||
                (k == CXCursor_CStyleCastExpr && ch.n >= 1)) {
         /* implicit conversions, parentheses, casts: the value must fit the
@@ -611,12 +631,27 @@ void fe_assume_call_env(walker *w, CXCursor call, int32_t fi, fe_env *env)
     }
 }
 
+/* Is the type of parameter declaration p an integer (or enum)? */
+static bool integer_param(CXCursor p)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(p));
+    return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+}
+
 bool fe_assume_env_complete(const ompdag_frontend *fe, const fe_env *env)
 {
-    int32_t n = param_count(fe, env->func);
-    if (n < 1 || n > FE_ENV_MAX) return false;
-    uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
-    return (env->bound & all) == all;
+    /* every integer parameter known: pointers (matrices, boards) do not
+     * decide where a recursion stops in the programs this is for; if one
+     * does, its test never folds and the walk is refused at 256 calls */
+    int32_t n = param_count(fe, env->func), ints = 0;
+    if (n > FE_ENV_MAX) return false;
+    for (int32_t i = 0; i < n; ++i) {
+        if (!integer_param(clang_Cursor_getArgument(fe->funcs[env->func].cursor, (unsigned)i)))
+            continue;
+        if (!(env->bound & (1u << i))) return false;
+        ++ints;
+    }
+    return ints > 0;
 }
 
 void fe_assume_depth(walker *w, int32_t fi, int32_t depth, int32_t bound, const char *file,
