@@ -648,7 +648,8 @@ bool fe_assume_env_complete(const ompdag_frontend *fe, const fe_env *env)
     for (int32_t i = 0; i < n; ++i) {
         if (!integer_param(clang_Cursor_getArgument(fe->funcs[env->func].cursor, (unsigned)i)))
             continue;
-        if (!(env->bound & (1u << i))) return false;
+        /* a parameter written in the body does not keep the value passed */
+        if (!(env->bound & (1u << i)) || param_written(fe, env->func, i)) return false;
         ++ints;
     }
     return ints > 0;

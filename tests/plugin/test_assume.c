@@ -325,6 +325,30 @@ Test(assume, switch_and_conditional_fold)
     g = graph_of(src, seven, 0, 0, &set);
     cr_assert_str_eq(fe_test_lines(g, OMPDAG_KIND_T, lines, sizeof lines), "16");
     ompdag_condag_set_destroy(set);
+
+    const char *cond = "void work(int);\n"
+                       "int spawn(int k)\n"
+                       "{\n"
+                       "#pragma omp task\n"
+                       "    work(k);\n"
+                       "    return k;\n"
+                       "}\n"
+                       "void run(int big)\n"
+                       "{\n"
+                       "#pragma omp parallel\n"
+                       "#pragma omp single\n"
+                       "    (void)(big > 2 ? spawn(1) : 0);\n"
+                       "}\n";
+    const char *const small[] = {"big=1", NULL}; /* the arm with the task is not taken */
+    g = graph_of(cond, small, 1, 0, &set);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 0);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
+    const char *const large[] = {"big=3", NULL};
+    g = graph_of(cond, large, 1, 0, &set);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 1);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
 }
 
 /* The assumed graph of fib(6) with cutoff 2 is the unassumed graph with
