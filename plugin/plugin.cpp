@@ -312,8 +312,8 @@ class ExtractAction : public clang::PluginASTAction
                 ompdag_error err{};
                 for (const std::string &prev : opts_.assume)
                     if (probe) ompdag_frontend_assume(probe, prev.c_str(), &err);
-                bool ok = probe && ompdag_frontend_assume(probe, s.str().c_str(), &err) ==
-                                       OMPDAG_OK;
+                bool ok =
+                    probe && ompdag_frontend_assume(probe, s.str().c_str(), &err) == OMPDAG_OK;
                 ompdag_frontend_destroy(probe);
                 if (!ok) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
