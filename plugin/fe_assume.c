@@ -223,6 +223,8 @@ void fe_assume_free(ompdag_frontend *fe)
     fe_vec_free(&fe->noted_params);
 }
 
+static bool fits_type(CXCursor e, long long v);
+
 /* ---- parameters ------------------------------------------------------------------- */
 
 static int32_t param_count(const ompdag_frontend *fe, int32_t fi)
@@ -336,6 +338,15 @@ bool fe_assume_region_begin(ompdag_frontend *fe, int32_t func, CXCursor stmt, fe
         clang_disposeString(s);
         if (!a) continue;
         a->matched = true;
+        if (!fits_type(p, a->value)) {
+            fe_span sp = fe_cursor_span(p);
+            fe_file *f = sp.file ? fe_file_get(fe, sp.file) : NULL;
+            if (!fe_diag(fe, OMPDAG_DIAG_ERROR, f ? f->name : "<input>", sp.line, sp.col,
+                         "assumption %s=%lld does not fit the type of parameter '%s' of '%s'",
+                         a->name, a->value, a->name, fe->funcs[func].name))
+                return false;
+            continue;
+        }
         env->bound |= 1u << i;
         env->value[i] = a->value;
     }

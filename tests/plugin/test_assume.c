@@ -498,3 +498,57 @@ Test(assume, plugin_argument)
     cr_assert_neq(system(cmd), 0);
 }
 #endif
+
+/* Loop over `limit` computed from the input: n / k, n * n, and a local
+ * initialized from them. */
+static ompdag_condag *loop_of(const char *limit, const char *const *assume, int loop_bound,
+                              ompdag_condag_set **set)
+{
+    static char src[1024];
+    snprintf(src, sizeof src,
+             "void work(int);\n"
+             "void run(int n, int k)\n"
+             "{\n"
+             "#pragma omp parallel\n"
+             "#pragma omp single\n"
+             "    {\n"
+             "        int limit = %s;\n"
+             "        for (int i = 0; i < limit; i++) {\n"
+             "#pragma omp task\n"
+             "            work(i);\n"
+             "        }\n"
+             "    }\n"
+             "}\n",
+             limit);
+    return graph_of(src, assume, 0, loop_bound, set);
+}
+
+Test(assume, division_by_zero_and_overflow_leave_values_unknown)
+{
+    ompdag_condag_set *set;
+    const char *const a[] = {"n=12", "k=4", NULL};
+    ompdag_condag *g = loop_of("n / k - (n % 5)", a, 0, &set); /* a local: 3 - 2 */
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 1);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
+    /* n / 0: unknown, so the loop bound (2) applies, with its loop tests */
+    const char *const zero[] = {"n=12", "k=0", NULL};
+    g = loop_of("n / k", zero, 2, &set);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 2);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 2);
+    ompdag_condag_set_destroy(set);
+    /* n * k overflows int: unknown as well (never wrapped) */
+    const char *const big[] = {"n=65536", "k=65536", NULL};
+    g = loop_of("n * k", big, 2, &set);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 2);
+    ompdag_condag_set_destroy(set);
+    /* a value that does not fit the parameter's type is no value */
+    const char *const wide[] = {"n=4294967296", "k=1", NULL};
+    ompdag_frontend *fe = NULL;
+    char src[512];
+    snprintf(src, sizeof src, "%s", loop_src);
+    cr_assert_eq(extract_assumed(src, wide, 0, 0, &set, &fe), OMPDAG_ERR_UNSUPPORTED);
+    cr_assert(fe_test_has_diag(fe, 2, "does not fit the type of parameter 'n' of 'run'"));
+    ompdag_frontend_destroy(fe);
+    ompdag_condag_set_destroy(set);
+}
