@@ -38,6 +38,12 @@ void cmd_extract_help(FILE *out)
             "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
             "                       have no constant trip count and no\n"
             "                       '#pragma ompdag loop_bound(N)'\n"
+            "  --assume NAME=VALUE  build the graphs for one input: the global variable or\n"
+            "                       parameter (of the function with the parallel region)\n"
+            "                       NAME holds the integer VALUE; values are carried down\n"
+            "                       calls, and cutoff tests, trip counts and base cases that\n"
+            "                       then evaluate fold (repeatable; graphs record the claim\n"
+            "                       as \"assumptions\"; also #pragma ompdag assume(NAME=VALUE))\n"
             "  --node-limit N       refuse regions with more than N nodes (default 100000)\n"
             "  -- ARGS              compiler flags for FILE.c (-I, -D, -std=...)\n");
 }
@@ -52,6 +58,8 @@ typedef struct extract_opts {
     int64_t recursion_bound;
     int64_t loop_bound; /* -1: not given */
     int64_t node_limit;
+    const char **assume; /* NAME=VALUE texts (argv strings) */
+    int nassume;
 } extract_opts;
 
 /* Moves every graph of `from` into `into` (through JSON; sets own graphs). */
@@ -360,7 +368,8 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
 static int parse_args(int argc, char **argv, extract_opts *o)
 {
     o->files = calloc((size_t)argc + 1, sizeof *o->files);
-    if (!o->files) return cli_usage_error("extract", "out of memory");
+    o->assume = calloc((size_t)argc + 1, sizeof *o->assume);
+    if (!o->files || !o->assume) return cli_usage_error("extract", "out of memory");
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         bool has_next = i + 1 < argc;
@@ -379,6 +388,10 @@ static int parse_args(int argc, char **argv, extract_opts *o)
         } else if (!strcmp(a, "--loop-bound") && has_next) {
             if (!cli_parse_i64(argv[++i], 0, 4096, &o->loop_bound))
                 return cli_usage_error("extract", "--loop-bound needs 0..4096, got '%s'", argv[i]);
+        } else if (!strcmp(a, "--assume") && has_next) {
+            o->assume[o->nassume++] = argv[++i];
+        } else if (!strncmp(a, "--assume=", 9)) {
+            o->assume[o->nassume++] = a + 9;
         } else if (!strcmp(a, "--node-limit") && has_next) {
             if (!cli_parse_i64(argv[++i], 1, INT32_MAX, &o->node_limit))
                 return cli_usage_error("extract", "bad --node-limit '%s'", argv[i]);
@@ -431,6 +444,11 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK && o.loop_bound >= 0 &&
         ompdag_frontend_set_loop_bound(fe, (int32_t)o.loop_bound, &err))
         rc = cli_fail("extract", &err);
+    for (int i = 0; rc == CLI_EXIT_OK && i < o.nassume; ++i)
+        if (ompdag_frontend_assume(fe, o.assume[i], &err) != OMPDAG_OK)
+            rc = err.code == OMPDAG_ERR_NOMEM
+                     ? cli_fail("extract", &err)
+                     : cli_usage_error("extract", "--assume: %s", err.message);
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))
         rc = cli_fail("extract", &err);
@@ -448,5 +466,6 @@ int cmd_extract(int argc, char **argv)
     ompdag_condag_set_destroy(all);
     ompdag_frontend_destroy(fe);
     free(o.files);
+    free(o.assume);
     return rc;
 }

@@ -52,6 +52,7 @@ typedef enum fe_dir {
     FE_DIR_RECURSION_BOUND,    /* #pragma ompdag recursion_bound(N) */
     FE_DIR_DEADLINE,           /* #pragma ompdag deadline(5ms) */
     FE_DIR_RESOURCE,           /* #pragma ompdag resource(gpu|cpu): region class (DISPAR) */
+    FE_DIR_ASSUME,             /* #pragma ompdag assume(NAME=VALUE): the input (fe_assume.c) */
     FE_DIR_OMPDAG_UNKNOWN
 } fe_dir;
 
@@ -138,6 +139,20 @@ typedef struct fe_unit {
 
 typedef struct fe_extern_cache fe_extern_cache; /* fe_extern.c */
 
+/* One NAME=VALUE claim about the input (--assume, -fplugin-arg-ompdag-assume,
+ * #pragma ompdag assume): fe_assume.c. */
+typedef struct fe_assumption {
+    char *name;
+    long long value;
+    bool pragma;       /* from a pragma of the file being extracted (this run only) */
+    const char *file;  /* pragma: where (borrowed from its fe_file) */
+    int32_t line, col; /* pragma: where */
+    bool global;       /* a file-scope variable of a parsed unit has this name */
+    bool matched;      /* it names a global or a parameter of a region's function */
+    int8_t written;    /* this region: 0 not checked, 1 not written, 2 written */
+    bool noted;        /* this region: the "not folded" note was given */
+} fe_assumption;
+
 struct ompdag_frontend {
     int32_t recursion_bound;
     int32_t loop_bound; /* default loop bound (--loop-bound), 0: none */
@@ -160,7 +175,35 @@ struct ompdag_frontend {
     fe_const_arg *cargs;
     int32_t ncargs;
     fe_extern_cache *externs; /* sources searched for bodies not parsed */
+
+    /* fe_assume.c: the input the graphs are built for */
+    fe_assumption *assume;
+    int32_t nassume;
+    int64_t capassume;
+    int32_t region_func;  /* the region being built (its function), for notes */
+    int32_t depth_func;   /* a recursion the input drives beyond its bound, or -1 */
+    int32_t depth_needed; /* … the depth it reaches */
+    int32_t depth_bound;  /* … and the bound */
+    const char *depth_file;
+    int32_t depth_line, depth_col;
+    fe_vec noted_params; /* func * 64 + parameter: "not folded" notes given */
 };
+
+/* Collects `#pragma ompdag assume` of the units' main files (fe_assume.c);
+ * a pragma on a name also given on the command line is overridden by it.
+ * false on ENOMEM (syntax errors become diagnostics). */
+bool fe_assume_collect_pragmas(ompdag_frontend *fe);
+/* After every region: an error for each assumption that matched nothing;
+ * drops the pragma ones.  false on ENOMEM. */
+bool fe_assume_finish(ompdag_frontend *fe);
+/* The "assumptions" object of the graph of a region of function fi
+ * ({"NAME": VALUE}), or NULL when none applies (or on ENOMEM: *nomem). */
+struct json_t *fe_assume_json(const ompdag_frontend *fe, int32_t fi, bool *nomem);
+/* Parses "NAME=VALUE" (spaces allowed around '='); false on bad syntax with
+ * a message in why. */
+bool fe_assume_parse(const char *text, char *name, size_t cap, long long *value, char *why,
+                     size_t whycap);
+void fe_assume_free(ompdag_frontend *fe);
 
 /* For a call to a function whose body is in no parsed unit: the path of a
  * nearby source file that mentions it and has task directives (the call

@@ -32,6 +32,14 @@ static bool eval_int(CXCursor e, long long *out)
     return ok;
 }
 
+/* A constant, or (with --assume) a value of the assumed input: parameters
+ * carried down calls and assumed globals (fe_assume.c), so `i < n` with a
+ * known n has an exact trip count. */
+static bool loop_int(walker *w, CXCursor e, long long *out)
+{
+    return eval_int(e, out) || fe_eval(w, e, out);
+}
+
 /* The declaration a (possibly parenthesized / implicitly cast) reference names. */
 static CXCursor referenced_var(CXCursor e)
 {
@@ -130,14 +138,14 @@ static bool read_init(walker *w, CXCursor init, loop_var *lv)
         cursor_list vc;
         if (fe_children(w, ch.c[0], &vc)) {
             lv->var = ch.c[0];
-            ok = vc.n >= 1 && eval_int(vc.c[vc.n - 1], &lv->init);
+            ok = vc.n >= 1 && loop_int(w, vc.c[vc.n - 1], &lv->init);
             free(vc.c);
         }
     } else if (k == CXCursor_BinaryOperator && ch.n == 2) {
         char op[8];
         lv->var = referenced_var(ch.c[0]);
         ok = operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && !strcmp(op, "=") &&
-             !clang_Cursor_isNull(lv->var) && eval_int(ch.c[1], &lv->init);
+             !clang_Cursor_isNull(lv->var) && loop_int(w, ch.c[1], &lv->init);
     }
     free(ch.c);
     return ok;
@@ -156,11 +164,11 @@ static bool read_cond(walker *w, CXCursor cond, loop_var *lv)
         for (int i = 0; i < 5; ++i) {
             if (strcmp(op, ops[i])) continue;
             if (clang_equalCursors(referenced_var(ch.c[0]), lv->var) &&
-                eval_int(ch.c[1], &lv->bound)) {
+                loop_int(w, ch.c[1], &lv->bound)) {
                 snprintf(lv->op, sizeof lv->op, "%s", ops[i]);
                 ok = true;
             } else if (clang_equalCursors(referenced_var(ch.c[1]), lv->var) &&
-                       eval_int(ch.c[0], &lv->bound)) {
+                       loop_int(w, ch.c[0], &lv->bound)) {
                 snprintf(lv->op, sizeof lv->op, "%s", flipped[i]);
                 ok = true;
             }
@@ -190,7 +198,7 @@ static bool read_inc(walker *w, CXCursor inc, loop_var *lv)
                clang_equalCursors(referenced_var(ch.c[0]), lv->var)) {
         char op[8];
         long long v;
-        if (operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && eval_int(ch.c[1], &v)) {
+        if (operator_between(w, ch.c[0], ch.c[1], op, sizeof op) && loop_int(w, ch.c[1], &v)) {
             if (!strcmp(op, "+="))
                 lv->step = v, ok = true;
             else if (!strcmp(op, "-="))
@@ -314,7 +322,18 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
     fe_bind bind = {name, 0, w->task, w->depth, w->binds};
     if (name[0] && !to_var_type(lv, lv->init, &bind.value)) name[0] = 0;
     const fe_bind *saved = w->binds;
-    fe_jump jf = {JUMP_LOOP, {0}, {0}, {0}, -1, false, 0, w->jumps, clang_getNullCursor()};
+    fe_jump jf = {JUMP_LOOP,
+                  {0},
+                  {0},
+                  {0},
+                  -1,
+                  false,
+                  0,
+                  w->jumps,
+                  clang_getNullCursor(),
+                  false,
+                  clang_getNullCursor(),
+                  NULL};
     fe_vec exits = {0};
     fe_file *f = fe_file_of(w, sp.file);
     bool ok = f != NULL;

@@ -83,6 +83,7 @@ static fe_dir classify_ompdag(const char *name)
     if (!strcmp(name, "recursion_bound")) return FE_DIR_RECURSION_BOUND;
     if (!strcmp(name, "deadline")) return FE_DIR_DEADLINE;
     if (!strcmp(name, "resource")) return FE_DIR_RESOURCE;
+    if (!strcmp(name, "assume")) return FE_DIR_ASSUME;
     return FE_DIR_OMPDAG_UNKNOWN;
 }
 
@@ -149,6 +150,7 @@ static bool parse_directive(fe_pragma *p, const tok *t, int32_t a, int32_t b, bo
     }
     p->name = name;
     p->dir = is_omp ? classify_omp(name, &p->standalone) : classify_ompdag(name);
+    if (p->dir == FE_DIR_ASSUME) p->standalone = true; /* prefixes nothing: whole file */
     while (i < b) {
         if (!strcmp(t[i].s, ",")) {
             ++i;
@@ -370,7 +372,7 @@ bool fe_scan_pragmas(ompdag_frontend *fe, fe_file *f, bool *refused)
             *refused = true;
             ok = fe_diag(fe, OMPDAG_DIAG_ERROR, f->name, p.line, p.col,
                          "unknown directive '#pragma ompdag %s' (known: loop_bound, "
-                         "recursion_bound, deadline, resource)",
+                         "recursion_bound, deadline, resource, assume)",
                          p.name);
         }
         if (ok && p.dir == FE_DIR_DEADLINE) ok = check_deadline(fe, f, &p, refused);

@@ -72,7 +72,8 @@ static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t la
         } else if (p->dir == FE_DIR_BARRIER) {
             bs->barrier = bs->barrier || bs->producer;
         } else if (p->dir == FE_DIR_IGNORED_STANDALONE || p->dir == FE_DIR_OUTSIDE ||
-                   p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE) {
+                   p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE ||
+                   p->dir == FE_DIR_ASSUME) {
             continue;
         } else if (bs->producer && bs->barrier && p->dir != FE_DIR_TASK &&
                    p->dir != FE_DIR_PARALLEL && p->dir != FE_DIR_PARALLEL_MASTER &&
@@ -160,6 +161,14 @@ static char *region_deadline(const fe_file *f, const fe_region_input *in)
     return NULL;
 }
 
+static size_t error_count(const ompdag_frontend *fe)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fe->diags.n; ++i)
+        n += fe->diags.d[i].severity == OMPDAG_DIAG_ERROR;
+    return n;
+}
+
 bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_output *out,
                      bool *nomem_flag)
 {
@@ -168,10 +177,13 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     fe_span sp = fe_cursor_span(in->stmt);
     fe_flow flow = {{0}, true, -1};
     fe_call root = {in->func, NULL};
-    walker w = {fe, &out->g,    0,       false,     &flow,    NULL, &root,
-                0,  nomem_flag, f->name, par->line, par->col, sp,   NULL};
+    walker w = {fe,         &out->g, 0,         false,    &flow, NULL, &root, 0,
+                nomem_flag, f->name, par->line, par->col, sp,    NULL, NULL};
     memset(out, 0, sizeof *out);
-    size_t diags_before = fe->diags.n;
+    size_t errors_before = error_count(fe);
+    fe_env env; /* the region function's assumed parameters (fe_assume.c) */
+    if (!fe_assume_region_begin(fe, in->func, in->stmt, &env)) return *nomem_flag = true, false;
+    w.env = &env;
     long v;
     const fe_clause *nt = fe_pragma_clause(par, "num_threads");
     if (nt && fe_clause_value(fe, f, par, "num_threads", &v) && v > 0 && v < INT32_MAX)
@@ -188,7 +200,8 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     bool single = par->dir == FE_DIR_PARALLEL_MASTER;
     for (int32_t i = in->first_pragma + 1; ok && i <= in->last_pragma; ++i) {
         const fe_pragma *p = &f->pragmas[i];
-        if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE) continue;
+        if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE || p->dir == FE_DIR_ASSUME)
+            continue;
         if (p->dir == FE_DIR_SINGLE && !single && par->dir == FE_DIR_PARALLEL) {
             single = true;
         } else if (single && !p->standalone && n < 8 && p->dir != FE_DIR_SINGLE) {
@@ -217,10 +230,12 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
         ok = walk_parallel_block(&w, f, par, in->stmt, sp, &producer);
     }
     ok = ok && (!producer || fe_finish_task(&w, sp));
+    ok = ok && fe_assume_region_end(&w);
     fe_vec_free(&flow.tails);
     /* Some refusals let the walk go on to name further constructs: any
-     * error recorded during the walk refuses the region. */
-    if (!ok || fe->diags.n > diags_before) return false;
+     * error recorded during the walk refuses the region (notes, such as a
+     * test not folded with the assumed input, do not). */
+    if (!ok || error_count(fe) > errors_before) return false;
     out->has_graph = producer;
     tidy(&out->g);
     return true;

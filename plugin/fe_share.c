@@ -25,6 +25,7 @@ typedef struct share_key {
     int32_t loop_bound, depth;
     bool final;
     int32_t *chain; /* function indices of the active calls, innermost first */
+    fe_env env;     /* known parameter values (--assume): they decide what folds */
 } share_key;
 
 struct fe_share {
@@ -44,6 +45,9 @@ static uint64_t key_hash(const share_key *k)
     MIX((uintptr_t)k->stmt_file), MIX(k->loop_bound), MIX(k->depth), MIX(k->final);
     for (int32_t i = 0; i < k->depth; ++i)
         MIX(k->chain[i]);
+    MIX(k->env.bound);
+    for (int32_t i = 0; i < FE_ENV_MAX; ++i)
+        MIX((uint64_t)k->env.value[i]);
 #undef MIX
     return h;
 }
@@ -53,7 +57,8 @@ static bool key_eq(const share_key *a, const share_key *b)
     return a->file == b->file && a->begin == b->begin && a->end == b->end &&
            a->stmt_file == b->stmt_file && a->stmt_begin == b->stmt_begin &&
            a->loop_bound == b->loop_bound && a->depth == b->depth && a->final == b->final &&
-           !memcmp(a->chain, b->chain, sizeof *a->chain * (size_t)a->depth);
+           !memcmp(a->chain, b->chain, sizeof *a->chain * (size_t)a->depth) &&
+           a->env.bound == b->env.bound && !memcmp(a->env.value, b->env.value, sizeof a->env.value);
 }
 
 /* The context of a task directive's body; chain is a new array (NULL on ENOMEM). */
@@ -70,11 +75,16 @@ static bool make_key(const walker *w, CXCursor s, int32_t loop_bound, bool final
         ++depth;
     *k = (share_key){f,     sf,    b,
                      e,     sb,    loop_bound,
-                     depth, final, malloc(sizeof(int32_t) * (size_t)(depth ? depth : 1))};
+                     depth, final, malloc(sizeof(int32_t) * (size_t)(depth ? depth : 1)),
+                     {0}};
     if (!k->chain) return false;
     int32_t i = 0;
     for (const fe_call *c = w->calls; c; c = c->up)
         k->chain[i++] = c->func;
+    memset(&k->env, 0, sizeof k->env);
+    for (int32_t p = 0; w->env && p < FE_ENV_MAX; ++p) /* only the values known */
+        if (w->env->bound & (1u << p)) k->env.value[p] = w->env->value[p];
+    k->env.bound = w->env ? w->env->bound : 0;
     return true;
 }
 

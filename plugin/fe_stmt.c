@@ -80,7 +80,7 @@ static bool dir_matters(fe_dir d)
 {
     return d != FE_DIR_PLAIN && d != FE_DIR_IGNORED_STANDALONE && d != FE_DIR_OUTSIDE &&
            d != FE_DIR_LOOP_BOUND && d != FE_DIR_RECURSION_BOUND && d != FE_DIR_DEADLINE &&
-           d != FE_DIR_RESOURCE && d != FE_DIR_OMPDAG_UNKNOWN;
+           d != FE_DIR_RESOURCE && d != FE_DIR_ASSUME && d != FE_DIR_OMPDAG_UNKNOWN;
 }
 
 /* A `return` that is not inside a loop of s leaves s early: the code after s
@@ -309,13 +309,27 @@ static bool join(walker *w, fe_flow *merged, const char *file, int32_t line, con
     return fe_flow_single(w, w->flow, j, false);
 }
 
+/* An if whose condition folds with the assumed input (fe_assume.c): only
+ * the branch taken is walked, from the current flow; no C … J. */
+static bool walk_if_folded(walker *w, const cursor_list *ch, long long cv)
+{
+    /* the test still runs: plain code, which also gives the flow a tail */
+    if (!fe_significant(w, ch->c[0]) && !fe_plain(w, ch->c[0])) return false;
+    if (cv) return fe_walk_stmt(w, ch->c[1], fe_cursor_span(ch->c[0]).end);
+    if (ch->n < 3) return true;
+    return fe_walk_stmt(w, ch->c[2], fe_cursor_span(ch->c[1]).end);
+}
+
 static bool walk_if(walker *w, CXCursor s, fe_span sp)
 {
     cursor_list ch;
     if (!fe_children(w, s, &ch)) return false;
     fe_file *f = fe_file_of(w, sp.file);
     bool ok = f && ch.n >= 2 && (!fe_significant(w, ch.c[0]) || fe_walk_expr(w, ch.c[0]));
-    if (ok && w->flow->live) {
+    long long cv;
+    if (ok && w->flow->live && fe_assume_cond(w, ch.c[0], &cv)) {
+        ok = walk_if_folded(w, &ch, cv);
+    } else if (ok && w->flow->live) {
         fe_span cs = fe_cursor_span(ch.c[0]);
         fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
         int32_t c =
@@ -350,7 +364,12 @@ static bool walk_conditional(walker *w, CXCursor e, fe_span sp)
         return ok;
     }
     ok = ok && (!fe_significant(w, ch.c[0]) || fe_walk_expr(w, ch.c[0]));
-    if (ok && w->flow->live) {
+    long long cv;
+    if (ok && w->flow->live && fe_assume_cond(w, ch.c[0], &cv)) {
+        /* folded: the test runs as plain code, then the arm taken */
+        ok = (fe_significant(w, ch.c[0]) || fe_plain(w, ch.c[0])) &&
+             fe_walk_expr(w, ch.c[cv ? 1 : 2]);
+    } else if (ok && w->flow->live) {
         int32_t c =
             fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, sp, "?:", true), false);
         fe_flow entry = {0}, merged = {0};
@@ -375,18 +394,107 @@ static enum CXChildVisitResult case_count_visit(CXCursor c, CXCursor parent, CXC
     return CXChildVisit_Recurse;
 }
 
+/* The labels of a switch whose condition folds to v: the case label equal
+ * to v, else the default, else none (null cursor).  false when some case
+ * value is not a constant (then the switch is not folded). */
+typedef struct case_find {
+    long long v;
+    CXCursor match, deflt;
+    bool unknown;
+} case_find;
+
+static enum CXChildVisitResult case_find_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    case_find *st = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_SwitchStmt) return CXChildVisit_Continue;
+    if (k == CXCursor_DefaultStmt) st->deflt = c;
+    if (k != CXCursor_CaseStmt) return CXChildVisit_Recurse;
+    cursor_list ch = {0};
+    clang_visitChildren(c, fe_collect_visit, &ch);
+    CXEvalResult r = !ch.nomem && ch.n == 2 ? clang_Cursor_Evaluate(ch.c[0]) : NULL;
+    free(ch.c);
+    if (!r || clang_EvalResult_getKind(r) != CXEval_Int) {
+        st->unknown = true; /* also GNU case ranges (three children) */
+        if (r) clang_EvalResult_dispose(r);
+        return CXChildVisit_Break;
+    }
+    if (clang_EvalResult_getAsLongLong(r) == st->v && clang_Cursor_isNull(st->match)) st->match = c;
+    clang_EvalResult_dispose(r);
+    return CXChildVisit_Recurse;
+}
+
+/* A switch whose condition folds: only the label taken starts from the
+ * entry flow (fall-through and break as usual); nothing taken: the switch
+ * is skipped. */
+static bool walk_switch_folded(walker *w, CXCursor cond, CXCursor body, unsigned lo,
+                               CXCursor target)
+{
+    fe_flow entry = {0}, inner = {0}, merged = {0};
+    /* the test runs as plain code, which also gives the flow a tail */
+    bool ok = fe_plain(w, cond) && fe_flow_union(w, &entry, &w->flow->tails);
+    fe_jump jf = {JUMP_SWITCH,           {0},  {0},    {0},         -1, false, 0, w->jumps,
+                  clang_getNullCursor(), true, target, &entry.tails};
+    fe_flow *saved = w->flow;
+    if (ok && !clang_Cursor_isNull(target)) {
+        w->jumps = &jf;
+        w->flow = &inner;
+        ok = fe_walk_stmt(w, body, lo);
+        w->flow = saved;
+        w->jumps = jf.up;
+        if (ok && inner.live) ok = fe_flow_union(w, &merged, &inner.tails);
+        ok = ok && fe_flow_union(w, &merged, &jf.breaks);
+    } else if (ok) {
+        ok = fe_flow_union(w, &merged, &entry.tails);
+    }
+    if (ok) {
+        w->flow->tails.n = 0;
+        w->flow->live = false;
+        w->flow->open = -1;
+        ok = fe_flow_union(w, w->flow, &merged.tails);
+    }
+    fe_vec_free(&entry.tails);
+    fe_vec_free(&inner.tails);
+    fe_vec_free(&merged.tails);
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
 static bool walk_switch(walker *w, CXCursor s, fe_span sp)
 {
     cursor_list ch;
     if (!fe_children(w, s, &ch)) return false;
     fe_file *f = fe_file_of(w, sp.file);
     bool ok = f && ch.n == 2 && (!fe_significant(w, ch.c[0]) || fe_walk_expr(w, ch.c[0]));
-    if (ok && w->flow->live) {
+    case_find cf = {0, clang_getNullCursor(), clang_getNullCursor(), false};
+    if (ok && w->flow->live && fe_assume_cond(w, ch.c[0], &cf.v)) {
+        clang_visitChildren(ch.c[1], case_find_visit, &cf);
+    } else {
+        cf.unknown = true;
+    }
+    if (ok && w->flow->live && !cf.unknown) {
+        CXCursor target = clang_Cursor_isNull(cf.match) ? cf.deflt : cf.match;
+        ok = walk_switch_folded(w, ch.c[0], ch.c[1], fe_cursor_span(ch.c[0]).end, target);
+    } else if (ok && w->flow->live) {
         fe_span cs = fe_cursor_span(ch.c[0]);
         fe_span head = {sp.file, sp.begin, cs.end + 1, sp.line, sp.col, sp.line};
         int32_t c =
             fe_attach(w, 'C', f->name, sp.line, sp.col, fe_label_text(w, head, NULL, true), false);
-        fe_jump jf = {JUMP_SWITCH, {0}, {0}, {0}, c, false, 0, w->jumps, clang_getNullCursor()};
+        fe_jump jf = {JUMP_SWITCH,
+                      {0},
+                      {0},
+                      {0},
+                      c,
+                      false,
+                      0,
+                      w->jumps,
+                      clang_getNullCursor(),
+                      false,
+                      clang_getNullCursor(),
+                      NULL};
         fe_flow body = {0}, merged = {0};
         fe_flow *saved = w->flow;
         ok = c >= 0;
@@ -433,8 +541,17 @@ static bool case_label(walker *w, CXCursor s, fe_span sp)
                          "task region");
     if (clang_getCursorKind(s) == CXCursor_DefaultStmt) j->has_default = true;
     j->ncases++;
-    if (!fe_vec_push_unique(&w->flow->tails, j->cnode)) return fe_nomem(w);
-    w->flow->live = true;
+    if (j->folded) {
+        /* only the label taken enters from the switch; others fall through */
+        if (clang_equalCursors(s, j->target)) {
+            if (!fe_flow_union(w, w->flow, j->entry)) return false;
+            w->flow->live = true;
+        }
+    } else if (!fe_vec_push_unique(&w->flow->tails, j->cnode)) {
+        return fe_nomem(w);
+    } else {
+        w->flow->live = true;
+    }
     w->flow->open = -1;
     cursor_list ch;
     if (!fe_children(w, s, &ch)) return false;
@@ -545,7 +662,8 @@ static bool walk_task(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
     w->g->nodes[t_node].creates = t;
 
     fe_flow cf = {{0}, true, -1};
-    fe_jump tf = {JUMP_TASK, {0}, {0}, {0}, -1, false, 0, NULL, s};
+    fe_jump tf = {JUMP_TASK, {0}, {0}, {0}, -1, false, 0, NULL, s, false, clang_getNullCursor(),
+                  NULL};
     walker cw = *w;
     cw.task = t;
     cw.in_final = child_final;
@@ -609,6 +727,7 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     case FE_DIR_IGNORED_STANDALONE:
     case FE_DIR_OUTSIDE:
     case FE_DIR_OMPDAG_UNKNOWN:
+    case FE_DIR_ASSUME: /* read for the whole file (fe_assume.c) */
         return true;
     default:
         return fe_refuse(w, f->name, p->line, p->col,
@@ -784,19 +903,32 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     int32_t active = 0;
     for (const fe_call *c = w->calls; c; c = c->up)
         active += c->func == fi;
+    /* With the assumed input every argument may be known: then the call is
+     * the program's own, and its base case folds where it really stops, so
+     * the recursion bound is only checked, never used to cut it. */
+    fe_env env;
+    fe_assume_call_env(w, call, fi, &env);
+    bool known = fe_assume_env_complete(w->fe, &env);
+    int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
     if (active > 0) {
-        int32_t bound = fn->recursion_bound ? fn->recursion_bound : w->fe->recursion_bound;
-        if (bound <= 0)
+        if (bound <= 0 && !known)
             return fe_refuse(w, f->name, sp.line, sp.col,
                              "recursive call to '%s', which contains task directives: add "
                              "'#pragma ompdag recursion_bound(N)' before its definition or pass "
                              "--recursion-bound N",
                              fn->name);
-        if (active + 1 > bound)
+        if (bound > 0 && active + 1 > bound && !known)
             return true; /* beyond the asserted depth: the call does not happen */
     }
+    bool beyond = active > 0 && bound > 0 && active + 1 > bound;
+    int32_t tasks_before = w->g->ntasks;
     if (w->depth >= 256)
-        return fe_refuse(w, f->name, sp.line, sp.col, "calls nested more than 256 deep");
+        return fe_refuse(w, f->name, sp.line, sp.col,
+                         known ? "calls nested more than 256 deep: with the assumed input the "
+                                 "recursion's stopping test does not fold (it depends on values "
+                                 "not assumed); assume them, or drop --assume to use the "
+                                 "recursion bound"
+                               : "calls nested more than 256 deep");
     cursor_list ch;
     if (!fe_children(w, fn->cursor, &ch)) return false;
     CXCursor body = clang_getNullCursor();
@@ -805,14 +937,20 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     free(ch.c);
     if (clang_Cursor_isNull(body)) return true;
     fe_call frame = {fi, w->calls};
-    fe_jump jf = {JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps, body};
+    fe_jump jf = {
+        JUMP_FUNC, {0}, {0}, {0}, -1, false, 0, w->jumps, body, false, clang_getNullCursor(), NULL};
     walker cw = *w;
     cw.calls = &frame;
     cw.jumps = &jf;
     cw.depth = w->depth + 1;
+    cw.env = &env;
     bool ok = fe_walk_stmt(&cw, body, fe_cursor_span(body).begin);
     ok = ok && fe_flow_union(w, w->flow, &jf.rets);
     if (ok && w->flow->tails.n > 1) w->flow->open = -1;
+    /* a call past the bound that creates tasks: the bound is wrong for this
+     * input (one that only computes would have been plain code anyway) */
+    if (ok && beyond && w->g->ntasks > tasks_before)
+        fe_assume_depth(w, fi, active + 1, bound, f->name, sp.line, sp.col);
     fe_vec_free(&jf.breaks);
     fe_vec_free(&jf.conts);
     fe_vec_free(&jf.rets);

@@ -30,6 +30,11 @@ typedef struct fe_jump {
     int32_t ncases;   /* switch: case labels met */
     struct fe_jump *up;
     CXCursor body; /* JUMP_FUNC / JUMP_TASK: the body, for `goto end_label` */
+    /* A switch whose condition folds (fe_assume.c): only `target` (the case
+     * or default label taken, or a null cursor) starts from `entry`. */
+    bool folded;
+    CXCursor target;
+    const fe_vec *entry;
 } fe_jump;
 
 typedef struct fe_call {
@@ -59,8 +64,10 @@ typedef struct walker {
     bool *nomem;      /* set on allocation failure */
     const char *file; /* for messages: file of the current statement */
     int32_t line, col;
-    fe_span stmt;         /* the current statement, for labels of its expressions */
-    const fe_bind *binds; /* loop variables with a known value here, innermost first */
+    fe_span stmt;             /* the current statement, for labels of its expressions */
+    const fe_bind *binds;     /* loop variables with a known value here, innermost first */
+    const struct fe_env *env; /* parameters of the walked function with an assumed value
+                                 (fe_assume.c), or NULL */
 } walker;
 
 typedef struct cursor_list {
@@ -139,5 +146,40 @@ int fe_decl_count(CXCursor scope, const char *name, CXCursor *last);
 
 /* Unrolls a for/while/do loop (loop_bound: from the pragma, 0 if none). */
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound);
+
+/* ---- fe_assume.c: bounds for a given input (--assume) ----------------------- */
+
+/* The known values of the parameters of one active function: assumed for
+ * the region's function, or computed from the caller's arguments. */
+#define FE_ENV_MAX 16
+typedef struct fe_env {
+    int32_t func;   /* index in fe->funcs */
+    uint32_t bound; /* bit i: parameter i has value[i] */
+    long long value[FE_ENV_MAX];
+} fe_env;
+
+/* Is folding with assumed values on (some --assume or pragma assume)? */
+bool fe_assume_active(const ompdag_frontend *fe);
+/* Starts a region of function `func` whose statement is `stmt`: binds the
+ * region function's parameters into *env and finds which assumed globals
+ * the region's code writes.  false on ENOMEM. */
+bool fe_assume_region_begin(ompdag_frontend *fe, int32_t func, CXCursor stmt, fe_env *env);
+/* Evaluates integer expression e with the constants, the assumed globals
+ * and the walker's parameter values; false when some part is unknown. */
+bool fe_eval(walker *w, CXCursor e, long long *out);
+/* Like fe_eval for a condition the walker would fold; when a variable in it
+ * has an assumed value but may be written first, records a note (once per
+ * variable and region) saying why the test was not folded. */
+bool fe_assume_cond(walker *w, CXCursor e, long long *out);
+/* The environment of a call to function fi from the walker's code. */
+void fe_assume_call_env(walker *w, CXCursor call, int32_t fi, fe_env *env);
+/* Does env give a value to every parameter (at least one) of its function? */
+bool fe_assume_env_complete(const ompdag_frontend *fe, const fe_env *env);
+/* Records that the assumed input drives the recursion of fi to `depth`,
+ * beyond its recursion bound (refused when the region ends). */
+void fe_assume_depth(walker *w, int32_t fi, int32_t depth, int32_t bound, const char *file,
+                     int32_t line, int32_t col);
+/* The refusal for a recorded depth beyond the bound; true when none. */
+bool fe_assume_region_end(walker *w);
 
 #endif

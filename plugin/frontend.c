@@ -217,6 +217,7 @@ void ompdag_frontend_destroy(ompdag_frontend *fe)
     clear_units(fe);
     clear_cargs(fe);
     clear_diags(fe);
+    fe_assume_free(fe);
     free(fe->strings);
     free(fe->diags.d);
     free(fe);
@@ -659,15 +660,23 @@ static const char *region_class(const fe_file *f, const fe_region_input *in, fe_
     return cg ? "CG" : "CO";
 }
 
-static json_t *region_extra(const fe_file *f, const fe_pragma *p, const char *deadline,
-                            const char *cls)
+/* The graph's extra keys; "assumptions" states the input it is built for
+ * (--assume, fe_assume.c), so reports can say which input the bound covers. */
+static json_t *region_extra(const ompdag_frontend *fe, int32_t fi, const fe_file *f,
+                            const fe_pragma *p, const char *deadline, const char *cls)
 {
     char key[4096];
     snprintf(key, sizeof key, "%s:%d", f->name, p->line);
-    json_t *o = json_object();
-    if (!o) return NULL;
+    bool nomem;
+    json_t *assumed = fe_assume_json(fe, fi, &nomem);
+    json_t *o = nomem ? NULL : json_object();
+    if (!o) {
+        json_decref(assumed);
+        return NULL;
+    }
     if (json_object_set_new(o, "region_key", json_string(key)) ||
         json_object_set_new(o, "resource_class", json_string(cls)) ||
+        (assumed && json_object_set_new(o, "assumptions", assumed)) ||
         (deadline && json_object_set_new(o, "deadline", json_string(deadline)))) {
         json_decref(o);
         return NULL;
@@ -689,7 +698,8 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
     if (!st && ro->g.shared) st = ompdag_compact_enable(g, err); /* fe_share.c */
-    json_t *extra = region_extra(f, p, ro->deadline, ro->resource_class);
+    json_t *extra =
+        region_extra(fe, (int32_t)(fn - fe->funcs), f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);
     json_decref(extra);
@@ -811,7 +821,8 @@ static ompdag_status extract_units(ompdag_frontend *fe, ompdag_condag_set *set, 
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     if (clang_errors) return first_error(fe, OMPDAG_ERR_PARSE, err);
-    if (!index_functions(fe)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!index_functions(fe) || !fe_assume_collect_pragmas(fe))
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < fe->nfuncs; ++i) {
         CXSourceLocation loc = clang_getCursorLocation(fe->funcs[i].cursor);
         if (!fe->units[fe->funcs[i].unit].regions || !clang_Location_isFromMainFile(loc) ||
@@ -821,6 +832,7 @@ static ompdag_status extract_units(ompdag_frontend *fe, ompdag_condag_set *set, 
         ompdag_status st = extract_function(fe, i, set, err);
         if (st) return st;
     }
+    if (!fe_assume_finish(fe)) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
 }
 

@@ -5,6 +5,7 @@
 //   clang -fopenmp -fplugin=libompdag_plugin.so -fplugin-arg-ompdag-out=DIR
 //         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N]
 //         [-fplugin-arg-ompdag-loop-bound=N] [-fplugin-arg-ompdag-node-limit=N]
+//         [-fplugin-arg-ompdag-assume=NAME=VALUE]...
 //         [-fplugin-arg-ompdag-wcet=ANNOTATED.json [-fplugin-arg-ompdag-threads=M]] -c x.c
 //
 // The action runs after the main action (AddAfterMainAction), so code
@@ -48,6 +49,7 @@ struct PluginOptions {
     int node_limit = 0;
     std::string wcet_db; // annotated graphs of earlier runs: check deadlines at build time
     int threads = 0;     // m for that check; 0: each graph's own "threads"
+    std::vector<std::string> assume; // NAME=VALUE: the input the graphs are built for
 };
 
 // The driver arguments that reproduce this compiler instance's view of the
@@ -163,6 +165,8 @@ class ExtractConsumer : public clang::ASTConsumer
             ompdag_frontend_set_recursion_bound(fe, opts_.recursion_bound, &err);
         if (opts_.loop_bound >= 0) ompdag_frontend_set_loop_bound(fe, opts_.loop_bound, &err);
         if (opts_.node_limit > 0) ompdag_frontend_set_node_limit(fe, opts_.node_limit, &err);
+        for (const std::string &a : opts_.assume) // checked in ParseArgs
+            ompdag_frontend_assume(fe, a.c_str(), &err);
         ompdag_status st =
             ompdag_frontend_extract(fe, input_.c_str(), argv.data(), (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
@@ -253,6 +257,7 @@ class ExtractConsumer : public clang::ASTConsumer
             {"--recursion-bound N", "-fplugin-arg-ompdag-recursion-bound=N"},
             {"--loop-bound N", "-fplugin-arg-ompdag-loop-bound=N"},
             {"--node-limit", "-fplugin-arg-ompdag-node-limit=N"},
+            {"--assume NAME=VALUE", "-fplugin-arg-ompdag-assume=NAME=VALUE"},
             {"extract the whole project with -p BUILD_DIR",
              "run 'ompdag extract -p BUILD_DIR' on the whole build (the plugin sees one file)"}};
         for (const auto &o : opts)
@@ -301,6 +306,22 @@ class ExtractAction : public clang::PluginASTAction
                         << s;
                     return false;
                 }
+            } else if (s.consume_front("assume=")) {
+                // the same syntax and consistency checks as `extract --assume`
+                ompdag_frontend *probe = ompdag_frontend_create();
+                ompdag_error err{};
+                for (const std::string &prev : opts_.assume)
+                    if (probe) ompdag_frontend_assume(probe, prev.c_str(), &err);
+                bool ok =
+                    probe && ompdag_frontend_assume(probe, s.str().c_str(), &err) == OMPDAG_OK;
+                ompdag_frontend_destroy(probe);
+                if (!ok) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad assume '%0': %1"))
+                        << s << (probe ? err.message : "out of memory");
+                    return false;
+                }
+                opts_.assume.push_back(s.str());
             } else if (s.consume_front("node-limit=")) {
                 if (s.getAsInteger(10, opts_.node_limit) || opts_.node_limit < 1) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -319,7 +340,8 @@ class ExtractAction : public clang::PluginASTAction
                 d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                            "ompdag: unknown plugin argument '%0' (known: out=DIR, "
                                            "werror, recursion-bound=N, loop-bound=N, "
-                                           "node-limit=N, wcet=FILE, threads=N)"))
+                                           "node-limit=N, assume=NAME=VALUE, wcet=FILE, "
+                                           "threads=N)"))
                     << a;
                 return false;
             }

@@ -64,6 +64,18 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
  * such loops.  Fails outside 0..4096. */
 ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err);
 
+/* Binds a name for the input the graphs are built for (`--assume
+ * NAME=VALUE`, docs/plugin.md "Bounds for a given input"): `assignment` is
+ * "NAME=VALUE", NAME a global variable or a parameter of the function that
+ * contains the parallel region, VALUE an integer constant.  Values are
+ * carried down calls, and tests, trip counts and base cases that then
+ * evaluate fold; each graph records the claim as extra key "assumptions".
+ * The string is copied.  Fails (OMPDAG_ERR_ARGUMENT, message naming the
+ * text) on bad syntax or a NAME given twice with different values; a NAME
+ * that matches nothing is an error of the extraction. */
+ompdag_status ompdag_frontend_assume(ompdag_frontend *fe, const char *assignment,
+                                     ompdag_error *err);
+
 /* Largest number of nodes one region may have; beyond it the region is
  * refused.  Fails unless limit >= 1. */
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err);
