@@ -90,21 +90,17 @@ static bool readable(const char *p)
 static bool find_probe(const char *given, char *out, size_t n)
 {
     if (given) {
-        if (!realpath(given, out))
-            return false;
+        if (!realpath(given, out)) return false;
         return readable(out);
     }
     const char *env = getenv("OMPDAG_PROBE_LIB");
-    if (env && *env)
-        return realpath(env, out) && readable(out);
+    if (env && *env) return realpath(env, out) && readable(out);
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
-        return false;
+    if (len <= 0) return false;
     self[len] = 0;
     char *slash = strrchr(self, '/');
-    if (!slash)
-        return false;
+    if (!slash) return false;
     *slash = 0;
     const char *rel[] = {OMPDAG_PKGLIBDIR_FROM_BIN "/libompdag_probe.so",
                          "../runtime-probe/libompdag_probe.so", "../lib/libompdag_probe.so",
@@ -112,8 +108,7 @@ static bool find_probe(const char *given, char *out, size_t n)
     for (size_t i = 0; i < sizeof rel / sizeof *rel; ++i) {
         char cand[PATH_MAX + 64];
         snprintf(cand, sizeof cand, "%s/%s", self, rel[i]);
-        if (readable(cand) && realpath(cand, out))
-            return true;
+        if (readable(cand) && realpath(cand, out)) return true;
     }
     return false;
 }
@@ -121,11 +116,9 @@ static bool find_probe(const char *given, char *out, size_t n)
 /* PROG as execvp would find it. */
 static bool resolve_program(const char *prog, char *out, size_t n)
 {
-    if (strchr(prog, '/'))
-        return snprintf(out, n, "%s", prog) < (int)n && access(out, X_OK) == 0;
+    if (strchr(prog, '/')) return snprintf(out, n, "%s", prog) < (int)n && access(out, X_OK) == 0;
     const char *path = getenv("PATH");
-    if (!path)
-        return false;
+    if (!path) return false;
     char *copy = strdup(path);
     bool found = false;
     for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found;
@@ -142,11 +135,11 @@ static bool resolve_program(const char *prog, char *out, size_t n)
 /* What the child gets besides the probe: decided in the parent (so the
  * summary can say it), applied in the child between fork and exec. */
 typedef struct run_setup {
-    bool rt;             /* SCHED_FIFO */
-    int rt_priority;     /* its priority */
-    int threads;         /* --threads N; 0: the program's own team sizes */
-    bool set_bind;       /* OMP_PROC_BIND=close is ours (the user set none) */
-    char places[32];     /* OMP_PLACES we set; "" keeps the user's (or none) */
+    bool rt;         /* SCHED_FIFO */
+    int rt_priority; /* its priority */
+    int threads;     /* --threads N; 0: the program's own team sizes */
+    bool set_bind;   /* OMP_PROC_BIND=close is ours (the user set none) */
+    char places[32]; /* OMP_PLACES we set; "" keeps the user's (or none) */
 } run_setup;
 
 static bool env_set(const char *name)
@@ -159,11 +152,9 @@ static bool env_set(const char *name)
  * side by side; a binding the user chose is kept. */
 static void plan_binding(run_setup *s)
 {
-    if (!s->rt && !s->threads)
-        return;
+    if (!s->rt && !s->threads) return;
     s->set_bind = !env_set("OMP_PROC_BIND");
-    if (env_set("OMP_PLACES"))
-        return;
+    if (env_set("OMP_PLACES")) return;
     if (s->threads)
         snprintf(s->places, sizeof s->places, "cores(%d)", s->threads);
     else
@@ -183,17 +174,16 @@ static int usable_cpus(void)
 static int fifo_refusal(int prio)
 {
     pid_t pid = fork();
-    if (pid < 0)
-        return errno;
+    if (pid < 0) return errno;
     if (pid == 0) {
         struct sched_param p = {.sched_priority = prio};
-        _exit(sched_setscheduler(0, SCHED_FIFO, &p) == 0 ? 0 : errno > 0 && errno < 256 ? errno
-                                                                                       : EPERM);
+        _exit(sched_setscheduler(0, SCHED_FIFO, &p) == 0 ? 0
+              : errno > 0 && errno < 256                 ? errno
+                                                         : EPERM);
     }
     int st = 0;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return errno;
+        if (errno != EINTR) return errno;
     return WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
 }
 
@@ -223,21 +213,17 @@ static bool apply_setup(const run_setup *s)
     snprintf(n, sizeof n, "%d", s->threads);
     if (s->threads && (setenv("OMP_NUM_THREADS", n, 1) || setenv("OMP_THREAD_LIMIT", n, 1)))
         return false;
-    if (s->set_bind && setenv("OMP_PROC_BIND", "close", 1))
-        return false;
-    if (s->places[0] && setenv("OMP_PLACES", s->places, 1))
-        return false;
+    if (s->set_bind && setenv("OMP_PROC_BIND", "close", 1)) return false;
+    if (s->places[0] && setenv("OMP_PLACES", s->places, 1)) return false;
     struct sched_param p = {.sched_priority = s->rt_priority};
     return !s->rt || sched_setscheduler(0, SCHED_FIFO, &p) == 0;
 }
 
 static void print_setup(const run_setup *s)
 {
-    if (!s->rt && !s->threads)
-        return;
+    if (!s->rt && !s->threads) return;
     char policy[48] = "";
-    if (s->rt)
-        snprintf(policy, sizeof policy, "SCHED_FIFO priority %d, ", s->rt_priority);
+    if (s->rt) snprintf(policy, sizeof policy, "SCHED_FIFO priority %d, ", s->rt_priority);
     const char *bind = s->set_bind ? "close" : getenv("OMP_PROC_BIND");
     const char *places = s->places[0] ? s->places : getenv("OMP_PLACES");
     fprintf(stderr, "ompdag run: %sOMP_PROC_BIND=%s OMP_PLACES=%s", policy, bind ? bind : "",
@@ -260,12 +246,9 @@ typedef struct run_interference {
 static int cmp_sched(const void *pa, const void *pb)
 {
     const ompdag_trace_rec *a = pa, *b = pb;
-    if (a->aux != b->aux)
-        return a->aux < b->aux ? -1 : 1;
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
-    if (a->flags != b->flags)
-        return a->flags < b->flags ? -1 : 1;
+    if (a->aux != b->aux) return a->aux < b->aux ? -1 : 1;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    if (a->flags != b->flags) return a->flags < b->flags ? -1 : 1;
     return (a->time > b->time) - (a->time < b->time);
 }
 
@@ -294,13 +277,11 @@ static ompdag_status read_sched_records(const char *trace, ompdag_trace_rec **ou
     size_t cap = 0;
     *out = NULL, *n = 0;
     ompdag_status st = ompdag_trace_reader_open(trace, &r, err);
-    if (st)
-        return st;
+    if (st) return st;
     for (bool done = false; st == OMPDAG_OK && !done;) {
         ompdag_trace_rec rec;
         st = ompdag_trace_reader_next(r, &rec, &done, err);
-        if (st || done || rec.type != OMPDAG_REC_SCHED)
-            continue;
+        if (st || done || rec.type != OMPDAG_REC_SCHED) continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 256;
             ompdag_trace_rec *grown = realloc(*out, cap * sizeof **out);
@@ -309,15 +290,13 @@ static ompdag_status read_sched_records(const char *trace, ompdag_trace_rec **ou
             else
                 *out = grown;
         }
-        if (st == OMPDAG_OK)
-            (*out)[(*n)++] = rec;
+        if (st == OMPDAG_OK) (*out)[(*n)++] = rec;
     }
     ompdag_trace_reader_destroy(r);
     return st;
 }
 
-static ompdag_status count_interference(const char *trace, run_interference *out,
-                                        ompdag_error *err)
+static ompdag_status count_interference(const char *trace, run_interference *out, ompdag_error *err)
 {
     ompdag_trace_rec *rec;
     size_t n;
@@ -334,8 +313,7 @@ static ompdag_status count_interference(const char *trace, run_interference *out
         for (; i < n && rec[i].aux == run; ++i) {
             bool pair = rec[i].flags == 0 && i + 1 < n && rec[i + 1].aux == run &&
                         rec[i + 1].thread == rec[i].thread && rec[i + 1].flags == 1;
-            if (!pair)
-                continue;
+            if (!pair) continue;
             bool intf = thread_interfered(&rec[i], &rec[i + 1]);
             out->thread_runs++, out->thread_runs_interfered += intf;
             hit |= intf;
@@ -355,8 +333,7 @@ static void print_interference(const char *trace, const run_setup *setup)
         fprintf(stderr, "ompdag run: %s\n", err.message);
         return;
     }
-    if (!in.runs)
-        return;
+    if (!in.runs) return;
     fprintf(stderr,
             "ompdag run: interfered: %llu of %llu region run(s), %llu of %llu thread-run(s) "
             "(preempted, > %d us on the run queue, or migrated); annotate compares only clean "
@@ -396,6 +373,29 @@ static void print_summary(const char *trace)
                 (unsigned long long)s.anomalies, (unsigned long long)s.dropped);
 }
 
+/* Replaces path (an absolute path, in a buffer of `size`) by what its
+ * symbolic links lead to, following them one by one, so that a dangling
+ * link gives the missing file it names.  0, or ELOOP / ENAMETOOLONG. */
+static int follow_links(char *path, size_t size)
+{
+    for (int hop = 0; hop < 40; ++hop) {
+        struct stat ls;
+        if (lstat(path, &ls) != 0 || !S_ISLNK(ls.st_mode)) return 0;
+        char to[PATH_MAX];
+        ssize_t n = readlink(path, to, sizeof to - 1);
+        if (n < 0) return 0;
+        to[n] = '\0';
+        char next[PATH_MAX + 2];
+        const char *slash = strrchr(path, '/');
+        int w = to[0] == '/' || !slash
+                    ? snprintf(next, sizeof next, "%s", to)
+                    : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - path), path, to);
+        if (w < 0 || (size_t)w >= size || (size_t)w >= sizeof next) return ENAMETOOLONG;
+        memcpy(path, next, (size_t)w + 1);
+    }
+    return ELOOP;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
@@ -414,16 +414,28 @@ int cmd_run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "+t:p:q", opts, NULL)) != -1) {
         switch (c) {
-        case 't': trace = optarg; break;
-        case 'p': probe = optarg; break;
-        case 'L': libomp = optarg ? optarg : DEFAULT_LIBOMP; break;
-        case 'q': quiet = true; break;
-        case 'R': setup.rt = true; break;
+        case 't':
+            trace = optarg;
+            break;
+        case 'p':
+            probe = optarg;
+            break;
+        case 'L':
+            libomp = optarg ? optarg : DEFAULT_LIBOMP;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'R':
+            setup.rt = true;
+            break;
         case 'P':
             if (!cli_parse_i64(optarg, sched_get_priority_min(SCHED_FIFO),
                                sched_get_priority_max(SCHED_FIFO), &v))
-                return cli_usage_error("run", "--rt-priority '%s': give a SCHED_FIFO priority "
-                                       "%d..%d", optarg, sched_get_priority_min(SCHED_FIFO),
+                return cli_usage_error("run",
+                                       "--rt-priority '%s': give a SCHED_FIFO priority "
+                                       "%d..%d",
+                                       optarg, sched_get_priority_min(SCHED_FIFO),
                                        sched_get_priority_max(SCHED_FIFO));
             setup.rt = true, setup.rt_priority = (int)v;
             break;
@@ -433,20 +445,21 @@ int cmd_run(int argc, char **argv)
                                        CPU_SETSIZE);
             setup.threads = (int)v;
             break;
-        default: return cli_option_error("run", argv, opts, "+t:p:q");
+        default:
+            return cli_option_error("run", argv, opts, "+t:p:q");
         }
     }
     if (optind >= argc)
         return cli_usage_error("run", "no program given (ompdag run [OPTIONS] -- PROG ARGS...)");
     char **prog_argv = argv + optind;
     int refused = setup.rt ? fifo_refusal(setup.rt_priority) : 0;
-    if (refused)
-        return refuse_rt(setup.rt_priority, refused);
+    if (refused) return refuse_rt(setup.rt_priority, refused);
     plan_binding(&setup);
     int cpus = usable_cpus();
     if (setup.threads > cpus && cpus > 0 && !quiet)
-        fprintf(stderr, "ompdag run: warning: --threads %d on %d CPU(s): threads share CPUs, so "
-                        "runs are interfered\n",
+        fprintf(stderr,
+                "ompdag run: warning: --threads %d on %d CPU(s): threads share CPUs, so "
+                "runs are interfered\n",
                 setup.threads, cpus);
 
     char probe_path[PATH_MAX];
@@ -475,8 +488,9 @@ int cmd_run(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     if (inspected && rt == OMPDAG_OMP_RUNTIME_NONE && !libomp && !quiet)
-        fprintf(stderr, "ompdag run: warning: %s links no OpenMP runtime dynamically; the probe "
-                        "loads only with LLVM's libomp\n",
+        fprintf(stderr,
+                "ompdag run: warning: %s links no OpenMP runtime dynamically; the probe "
+                "loads only with LLVM's libomp\n",
                 prog);
     if (libomp && !readable(libomp)) {
         fprintf(stderr, "ompdag run: cannot read %s\n", libomp);
@@ -493,16 +507,18 @@ int cmd_run(int argc, char **argv)
         if (snprintf(trace_abs, sizeof trace_abs, "%s/%s", cwd, trace) >= (int)sizeof trace_abs)
             return fprintf(stderr, "ompdag run: trace path too long\n"), CLI_EXIT_FAIL;
     }
-    /* A symbolic link is followed: its target is the trace, the link stays. */
-    char real[PATH_MAX];
-    struct stat link_st;
-    if (lstat(trace_abs, &link_st) == 0 && S_ISLNK(link_st.st_mode) && realpath(trace_abs, real))
-        snprintf(trace_abs, sizeof trace_abs, "%s", real);
+    /* A symbolic link is followed: its target is the trace, the link stays
+     * (a dangling one names the file to create; a loop is refused: it was
+     * removed and replaced by a regular file, issue 26 item 13). */
+    int loop = follow_links(trace_abs, sizeof trace_abs);
+    if (loop) {
+        fprintf(stderr, "ompdag run: cannot write the trace %s: %s\n", trace, strerror(loop));
+        return CLI_EXIT_FAIL;
+    }
     char dir[PATH_MAX + 2];
     snprintf(dir, sizeof dir, "%s", trace_abs);
     char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = 0;
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
     if (access(dir, W_OK) != 0) {
         fprintf(stderr, "ompdag run: cannot write the trace %s into %s: %s\n", trace_abs, dir,
                 strerror(errno));

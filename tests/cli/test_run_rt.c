@@ -185,3 +185,30 @@ Test(run_rt, summary_agrees_with_annotates_interfered_runs)
                  hit_sum);
     json_decref(set);
 }
+
+/* Issue 26 item 13: `run --trace` removed a symlink loop and a dangling link
+ * and wrote a regular file in their place.  A loop is refused (exit 1, the
+ * links kept); a dangling link creates the file it names. */
+Test(run_rt, trace_through_a_link_loop_is_refused_and_a_dangling_link_followed)
+{
+    char a[640], b[640], dangling[640], target[640];
+    snprintf(a, sizeof a, "%s", test_tmp("loop_a"));
+    snprintf(b, sizeof b, "%s", test_tmp("loop_b"));
+    snprintf(dangling, sizeof dangling, "%s", test_tmp("dangling"));
+    snprintf(target, sizeof target, "%s", test_tmp("later.trace"));
+    cr_assert_eq(symlink("loop_b", a), 0);
+    cr_assert_eq(symlink("loop_a", b), 0);
+    cr_assert_eq(symlink("later.trace", dangling), 0);
+    cli_result r = cli_run("run --quiet --trace @/loop_a -- " OMPDAG_SCHED_PROG);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(has(r.err, "symbolic links"), "%s", r.err);
+    cli_result_free(r);
+    struct stat st;
+    cr_expect(lstat(a, &st) == 0 && S_ISLNK(st.st_mode), "the loop's link was replaced");
+    r = cli_run("run --quiet --trace @/dangling -- " OMPDAG_SCHED_PROG);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_result_free(r);
+    cr_expect(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    cr_expect(stat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0,
+              "the trace is not where the link points");
+}
