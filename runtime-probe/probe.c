@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ompdag/internal/fingerprint.h"
 #include "ompdag/probe.h"
 
 #define OMPDAG_PROBE_BUF_RECS 4096u
@@ -828,6 +829,11 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
     const uint8_t *id;
     uint32_t id_len;
     find_build_id(info, &id, &id_len);
+    /* an executable without a build-id is identified by its contents
+     * (include/ompdag/internal/fingerprint.h), so a rebuilt one is refused */
+    static uint8_t exe_fingerprint[OMPDAG_FINGERPRINT_LEN];
+    if (!id_len && is_main && ompdag_file_fingerprint(path, exe_fingerprint))
+        id = exe_fingerprint, id_len = OMPDAG_FINGERPRINT_LEN;
     size_t plen = strlen(path);
     if (plen > OMPDAG_TRACE_MAX_PATH)
         return 0;

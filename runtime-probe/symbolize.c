@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ompdag/internal/array.h"
+#include "ompdag/internal/fingerprint.h"
 #include "ompdag/trace.h"
 
 typedef struct cu_range {
@@ -152,14 +153,19 @@ static void open_module(sym_module *m)
     const void *id;
     ssize_t idlen = dwelf_elf_gnu_build_id(dwarf_getelf(m->dw), &id);
     char hex[2 * OMPDAG_TRACE_MAX_BUILD_ID + 1] = "";
+    uint8_t fp[OMPDAG_FINGERPRINT_LEN];
+    if (idlen <= 0 && ompdag_file_fingerprint(m->path, fp)) /* no build-id: its contents */
+        id = fp, idlen = OMPDAG_FINGERPRINT_LEN;
     if (idlen > 0 && idlen <= (ssize_t)OMPDAG_TRACE_MAX_BUILD_ID) {
         for (ssize_t i = 0; i < idlen; ++i)
             snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
     }
     if (m->build_id[0] && strcmp(hex, m->build_id)) {
+        bool content = !strncmp(m->build_id, "4f4d5043", 8); /* "OMPC": a fingerprint */
         snprintf(m->why, sizeof m->why,
-                 "%s was rebuilt since the trace was taken (build-id %s, trace has %s)", m->path,
-                 hex[0] ? hex : "none", m->build_id);
+                 "%s was rebuilt since the trace was taken (%s %s, trace has %s)", m->path,
+                 content ? "content fingerprint, no build-id:" : "build-id", hex[0] ? hex : "none",
+                 m->build_id);
         m->rebuilt = true;
         return;
     }

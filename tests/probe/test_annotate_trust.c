@@ -399,3 +399,40 @@ Test(annotate_trust, a_mismatch_inside_a_recursion_names_its_depth)
               "%s", err.message);
     ompdag_condag_set_destroy(set);
 }
+
+/* Issue 26 item 2: the rebuilt-binary check relied on the GNU build-id
+ * alone, so a binary linked with -Wl,--build-id=none, edited and rebuilt,
+ * annotated with the old WCETs.  The probe now records a content
+ * fingerprint for such a binary; a changed file is refused. */
+Test(annotate_trust, a_rebuilt_binary_without_build_id_is_refused)
+{
+    if (!t_dir[0]) cr_assert(probe_tmpdir(t_dir, sizeof t_dir));
+    char copy[512], cmd[2048], t[256];
+    snprintf(copy, sizeof copy, "%s/noid", t_dir);
+    snprintf(cmd, sizeof cmd, "cp '%s/tasks_noid' '%s'", OMPDAG_PROBE_PROGS, copy);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(t, sizeof t, "%s/noid.trace", t_dir);
+    const char *args[] = {"1", "2", NULL};
+    int st = probe_run(copy, args, 2, t, NULL, NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ompdag_annotate_options opt;
+    ompdag_annotate_options_init(&opt);
+    opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
+    const char *traces[] = {t};
+    ompdag_error err = {0};
+    ompdag_condag_set *set = load_data("tasks.json");
+    cr_expect_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_OK, "the same binary: %s",
+                 err.message);
+    ompdag_condag_set_destroy(set);
+    /* "rebuilt": the same file with different contents (still no build-id) */
+    FILE *f = fopen(copy, "ab");
+    cr_assert_not_null(f);
+    fputs("edited", f);
+    fclose(f);
+    set = load_data("tasks.json");
+    cr_expect_eq(annotate_with(set, &opt, traces, 1, &err), OMPDAG_ERR_INVALID);
+    cr_expect(strstr(err.message, "was rebuilt since the trace was taken") &&
+                  strstr(err.message, "content fingerprint"),
+              "%s", err.message);
+    ompdag_condag_set_destroy(set);
+}
