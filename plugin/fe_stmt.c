@@ -76,6 +76,11 @@ static call_refusal call_kind(CXCursor call)
     return k;
 }
 
+bool fe_is_runtime_call(CXCursor call)
+{
+    return call_kind(call) == CALL_RUNTIME;
+}
+
 /* Every call refused in task code (the name is historical: blocking calls
  * came first).  frontend.c marks a function that makes one significant, so
  * the walk reaches it through any helper. */
@@ -784,8 +789,10 @@ static const char *refusal_reason(const char *name)
         return ": mutual exclusion between tasks is not in the con-DAG model";
     if (strstr(name, "taskloop"))
         return ": taskloop is not modelled yet; write the loop with explicit tasks";
-    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for "))
-        return ": worksharing inside a task region is not allowed";
+    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for ") ||
+        !strcmp(name, "scope") || !strcmp(name, "workshare"))
+        return ": a worksharing construct may not be nested inside a task, single or master "
+               "region (OpenMP 5.1 section 17.1)";
     return "";
 }
 
@@ -845,9 +852,15 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:
     case FE_DIR_PARALLEL_OTHER:
+        return fe_refuse(w, f->name, omp->line, omp->col,
+                         "nested '#pragma omp %s' inside a task region is not supported: the "
+                         "threads of its team are not among the m threads the bound counts on",
+                         omp->name);
     case FE_DIR_SINGLE:
         return fe_refuse(w, f->name, omp->line, omp->col,
-                         "nested '#pragma omp %s' inside a task region is not supported",
+                         "nested '#pragma omp %s' inside a task region is not supported: single, "
+                         "master and masked may not be nested inside a task, single or master "
+                         "region (OpenMP 5.1 section 17.1)",
                          omp->name);
     default:
         fe_refuse(w, f->name, omp->line, omp->col,
