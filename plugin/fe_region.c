@@ -278,12 +278,18 @@ static enum CXChildVisitResult unseen_visit(CXCursor c, CXCursor parent, CXClien
     return st->found || *st->w->nomem ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
-static bool region_may_create_tasks(walker *w, CXCursor stmt)
+static bool region_may_create_tasks(walker *w, const fe_region_input *in)
 {
+    CXCursor stmt = in->stmt;
+    for (int32_t i = in->first_pragma; i <= in->last_pragma; ++i)
+        if (in->file->pragmas[i].dir == FE_DIR_TASK ||
+            strstr(in->file->pragmas[i].name, "taskloop"))
+            return true;
     if (fe_creates_tasks(w, stmt)) return true;
     unseen_state st = {w, {0}, calloc((size_t)w->fe->nfuncs + 1, 1), false};
     if (!st.seen) return fe_nomem(w), true;
-    clang_visitChildren(stmt, unseen_visit, &st);
+    if (unseen_visit(stmt, stmt, &st) == CXChildVisit_Recurse)
+        clang_visitChildren(stmt, unseen_visit, &st);
     for (int32_t k = 0; k < st.todo.n && !st.found && !*w->nomem; ++k) {
         const fe_func *fn = &w->fe->funcs[st.todo.v[k]];
         if (fn->tasks)
@@ -294,6 +300,19 @@ static bool region_may_create_tasks(walker *w, CXCursor stmt)
     fe_vec_free(&st.todo);
     free(st.seen);
     return st.found || *w->nomem;
+}
+
+/* Does the region have a single/master/masked block (the producer of a task
+ * system, even an empty one)?  Such a region is walked as one, and keeps
+ * its refusals. */
+static bool region_has_producer(const fe_region_input *in)
+{
+    const fe_file *f = in->file;
+    if (f->pragmas[in->first_pragma].dir == FE_DIR_PARALLEL_MASTER) return true;
+    fe_span sp = fe_cursor_span(in->stmt);
+    for (int32_t i = in->first_pragma; i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
+        if (f->pragmas[i].dir == FE_DIR_SINGLE) return true;
+    return false;
 }
 
 /* Is d a refusal for a missing loop or recursion bound (fe_loop.c, fe_stmt.c)? */
@@ -351,9 +370,9 @@ static bool merge_diags(fe_diag_store *all, const fe_diag_store *region)
  * once per file, so a refusal in a helper that two regions inline would
  * otherwise be recorded by the first region only, and the second one
  * accepted; and a region is refused alone: the others still extract.  A
- * region that surely creates no tasks is no task system: whatever it uses
- * (worksharing, a nested parallel, locks), it gets no graph and no refusal,
- * like a `parallel for` without tasks. */
+ * region without single/master/masked that surely creates no tasks is no
+ * task system: whatever it uses (worksharing, a nested parallel, locks), it
+ * gets no graph and no refusal, like a `parallel for` without tasks. */
 bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_output *out,
                      bool *nomem_flag)
 {
@@ -366,7 +385,7 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     if (refused && !*nomem_flag) {
         fe_call root = {in->func, NULL};
         walker w = {.fe = fe, .g = &out->g, .calls = &root, .nomem = nomem_flag};
-        if (!region_may_create_tasks(&w, in->stmt)) {
+        if (!region_has_producer(in) && !region_may_create_tasks(&w, in)) {
             fe->diags.n = 0; /* task-free: not a task system */
             refused = false;
             producer = false;

@@ -777,9 +777,10 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     case FE_DIR_OUTSIDE:
     case FE_DIR_OMPDAG_UNKNOWN:
         return true;
-    default:
+    default: /* refused; the walk goes on, so one run names every construct */
         return fe_refuse(w, f->name, p->line, p->col,
-                         "'#pragma omp %s' is not supported inside a task region", p->name);
+                         "'#pragma omp %s' is not supported inside a task region", p->name) ||
+               !*w->nomem;
     }
 }
 
@@ -866,7 +867,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
         fe_refuse(w, f->name, omp->line, omp->col,
                   "'#pragma omp %s' is not supported inside a task region%s", omp->name,
                   refusal_reason(omp->name));
-        if (*w->nomem || strcmp(omp->name, "critical")) return false;
+        if (*w->nomem || (strcmp(omp->name, "critical") && strcmp(omp->name, "ordered")))
+            return false;
         return fe_walk_bare(w, s, sp, loop_bound); /* find the next refusal too */
     }
 }
