@@ -348,6 +348,24 @@ static void name_past_missing_bounds(ompdag_frontend *fe, const fe_region_input 
     fe->diags.n = n;
 }
 
+/* Drops the diagnostics located in the region's own text (its directives
+ * and its statement); true when none is left.  Others — in a header scanned
+ * for the first time during the walk, or in a helper elsewhere — are kept,
+ * and the region stays refused: a file-level refusal must not vanish. */
+static bool drop_region_diags(ompdag_frontend *fe, const fe_region_input *in)
+{
+    const fe_file *f = in->file;
+    int32_t first = f->pragmas[in->first_pragma].line, last = fe_cursor_span(in->stmt).end_line;
+    size_t n = 0;
+    for (size_t i = 0; i < fe->diags.n; ++i) {
+        const ompdag_frontend_diag *d = &fe->diags.d[i];
+        bool mine = !strcmp(d->loc.file, f->name) && d->loc.line >= first && d->loc.line <= last;
+        if (!mine) fe->diags.d[n++] = *d;
+    }
+    fe->diags.n = n;
+    return n == 0;
+}
+
 /* Appends the region's diagnostics to the file's, once each. */
 static bool merge_diags(fe_diag_store *all, const fe_diag_store *region)
 {
@@ -386,8 +404,7 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
         fe_call root = {in->func, NULL};
         walker w = {.fe = fe, .g = &out->g, .calls = &root, .nomem = nomem_flag};
         if (!region_has_producer(in) && !region_may_create_tasks(&w, in)) {
-            fe->diags.n = 0; /* task-free: not a task system */
-            refused = false;
+            refused = !drop_region_diags(fe, in); /* task-free: not a task system */
             producer = false;
         }
     }

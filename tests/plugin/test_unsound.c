@@ -410,6 +410,18 @@ Test(per_region, task_free_worksharing_and_nested_parallel_regions_are_not_refus
                                "}\n",
                                5, "a worksharing construct before the barrier");
     cr_assert_eq(graphs, 1);
+    /* a region without single whose tasks the model cannot see is no
+     * task-free region: still refused */
+    refused_at("int __kmpc_omp_task(void *, int, void *);\n"
+               "void f(int n, int *a, void *t) {\n"
+               "#pragma omp parallel\n"
+               "  {\n"
+               "#pragma omp for\n"
+               "    for (int i = 0; i < n; ++i) a[i] = i;\n"
+               "    __kmpc_omp_task(0, 0, t);\n"
+               "  }\n"
+               "}\n",
+               5, "worksharing loop");
 }
 
 Test(per_region, one_run_names_the_construct_past_a_missing_bound)
