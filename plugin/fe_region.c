@@ -3,7 +3,9 @@
  * directive chain on the region (stacked single/master and task
  * directives), the single/master block that is τ1, plain code before it (a
  * prefix), code after the barrier that ends the graph (outside the con-DAG),
- * and the final tidy-up of C nodes left with a single successor.
+ * and the final tidy-up of C nodes left with a single successor.  Each
+ * region is judged on its own refusals (fe_build_region, docs/plugin.md
+ * "Refusals, one region at a time").
  */
 #include <limits.h>
 #include <stdlib.h>
