@@ -296,7 +296,7 @@ static bool region_may_create_tasks(walker *w, const fe_region_input *in)
         const fe_func *fn = &w->fe->funcs[st.todo.v[k]];
         if (fn->tasks)
             st.found = true;
-        else if (fn->significant) /* runtime calls make a function significant */
+        else /* its calls, unparsed or into the runtime */
             clang_visitChildren(fn->cursor, unseen_visit, &st);
     }
     fe_vec_free(&st.todo);
