@@ -2,9 +2,22 @@
  * plugin/fe_depend.c — `depend` clauses of `#pragma omp task` become clauses
  * on the T node (shared/spec/condag.md §6).
  *
- * Accepted: depend(in|out|inout: list), several clauses per task.  Refused by
- * name: mutexinoutset, inoutset, depobj, iterator(...) modifiers,
- * source/sink (doacross), and `taskwait depend` (fe_stmt.c).
+ * Accepted: depend(in|out|inout: list), several clauses per task, and the
+ * reserved locator omp_all_memory with out/inout (below).  Refused by name:
+ * mutexinoutset, inoutset, depobj, iterator(...) modifiers, source/sink
+ * (doacross), `in: omp_all_memory`, and `taskwait depend` (fe_stmt.c).
+ *
+ * omp_all_memory (OpenMP 5.1 §15.9.5; OpenMP Examples task_dep.13.c): a task
+ * with depend(out|inout: omp_all_memory) depends on every earlier sibling
+ * that has a depend clause, and every later sibling with a depend clause
+ * depends on it.  It gets `inout` on the dedicated var "[omp_all_memory]",
+ * and, in a region that has one, every other T node with a depend clause
+ * gets `in` on that var.  Rule 3 then gives exactly the OpenMP order up to
+ * transitivity: in-after-in makes no edge, so the ordinary siblings stay
+ * unordered among themselves; the all-memory task waits for every `in`
+ * since the previous all-memory task (and for that one), and every later
+ * depend-carrying sibling waits for the last all-memory task.  The argument
+ * is written out in docs/plugin.md.
  *
  * Aliasing rule (two list items that may overlap at run time must get the
  * same var; extra sharing only adds edges, which is safe; docs/plugin.md):
@@ -46,13 +59,16 @@
 #include "fe_walk.h"
 
 #define MEMORY_VAR "[memory]"
+#define ALL_MEMORY_VAR "[omp_all_memory]"
+#define ALL_MEMORY "omp_all_memory"
 #define MAX_DIMS 4
 
 typedef enum item_kind {
-    ITEM_MEMORY = 0,   /* memory-based: "[memory]" */
-    ITEM_NAMED = 1,    /* the storage of an identifier */
-    ITEM_ARRAY = 2,    /* cells of a true array, constant ranges in [lo, hi) */
-    ITEM_ARRAY_ANY = 3 /* somewhere in a true array (a subscript is not constant) */
+    ITEM_MEMORY = 0,    /* memory-based: "[memory]" */
+    ITEM_NAMED = 1,     /* the storage of an identifier */
+    ITEM_ARRAY = 2,     /* cells of a true array, constant ranges in [lo, hi) */
+    ITEM_ARRAY_ANY = 3, /* somewhere in a true array (a subscript is not constant) */
+    ITEM_ALL_MEMORY = 4 /* the reserved locator omp_all_memory: "[omp_all_memory]" */
 } item_kind;
 
 typedef struct dep_item {
@@ -399,7 +415,14 @@ static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char
             if (*skip_space(s) && (*skip_space(s) != ',')) {
                 dep_item it = {.type = (uint8_t)dt, .kind = ITEM_MEMORY};
                 size_t len = (size_t)(p - s);
-                if ((it.name = named_item(s, len)))
+                if ((it.name = named_item(s, len)) && !strcmp(it.name, ALL_MEMORY)) {
+                    free(it.name), it.name = NULL;
+                    if (dt == OMPDAG_DEP_IN)
+                        return *why = "omp_all_memory is only allowed with out or inout "
+                                      "(OpenMP 5.1 section 15.9.5)",
+                               false;
+                    it.kind = ITEM_ALL_MEMORY;
+                } else if (it.name)
                     it.kind = ITEM_NAMED;
                 else if (!array_item(w, s, len, &it))
                     it.kind = ITEM_MEMORY, it.name = NULL;
@@ -452,7 +475,8 @@ typedef struct base_entry {
 } base_entry;
 
 struct fe_dep_region {
-    bool memory; /* some item is memory-based */
+    bool memory;     /* some item is memory-based */
+    bool all_memory; /* some task depends on omp_all_memory */
     int32_t n, cap;
     base_entry *b;
 };
@@ -539,6 +563,10 @@ fe_dep_region *fe_depend_region_new(const fe_graph *g)
                 r->memory = true;
                 continue;
             }
+            if (it->kind == ITEM_ALL_MEMORY) {
+                r->all_memory = true;
+                continue;
+            }
             base_entry *b = base_get(r, it->name);
             if (!b) return fe_depend_region_free(r), NULL;
             if (it->kind == ITEM_NAMED) {
@@ -565,14 +593,29 @@ static ompdag_status add(ompdag_condag *g, int32_t idx, uint8_t type, const char
     return ompdag_condag_add_depend(g, idx, (ompdag_dep_type)type, var, err);
 }
 
+/* True when d names omp_all_memory. */
+static bool has_all_memory(const fe_dep *d)
+{
+    for (int32_t i = 0; i < d->n; ++i)
+        if (d->it[i].kind == ITEM_ALL_MEMORY) return true;
+    return false;
+}
+
 ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region *r,
                              ompdag_condag *g, int32_t idx, ompdag_error *err)
 {
     const fe_dep *d = fg->nodes[v].dep;
     if (!d) return OMPDAG_OK;
     ompdag_status st = OMPDAG_OK;
+    /* Every task with a depend clause is ordered against the omp_all_memory
+     * tasks of its siblings: `in` on their var (in after in: no edge). */
+    if (r->all_memory && !has_all_memory(d)) st = add(g, idx, OMPDAG_DEP_IN, ALL_MEMORY_VAR, err);
     for (int32_t i = 0; !st && i < d->n; ++i) {
         const dep_item *it = &d->it[i];
+        if (it->kind == ITEM_ALL_MEMORY) {
+            st = add(g, idx, it->type, ALL_MEMORY_VAR, err);
+            continue;
+        }
         const base_entry *b = NULL;
         for (int32_t k = 0; it->name && k < r->n && !b; ++k)
             if (!strcmp(r->b[k].name, it->name)) b = &r->b[k];

@@ -220,7 +220,8 @@ bool fe_clause_value(const ompdag_frontend *fe, const fe_file *f, const fe_pragm
 /* Reads a clause argument that is an integer literal or true/false. */
 bool fe_literal_value(const char *arg, long *v);
 
-/* Calls that block a task until another thread acts (omp_set_lock, …). */
+/* Calls refused in task code (fe_stmt.c): blocking ones (omp_set_lock, …),
+ * lock polling (omp_test_lock, …) and direct runtime calls (__kmpc_*, GOMP_*). */
 bool fe_is_blocking_call(CXCursor call);
 
 /* True when call `c` goes through a pointer rather than naming a function. */

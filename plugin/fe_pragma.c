@@ -31,9 +31,10 @@ static bool is_word_in(const char *w, const char *const *set)
 
 /* Words that may continue a directive name after its first word. */
 static const char *const continuation_words[] = {
-    "for",        "simd",     "sections",  "master", "masked",    "loop", "taskloop", "teams",
-    "distribute", "parallel", "point",     "data",   "enter",     "exit", "update",   "variant",
-    "reduction",  "mapper",   "workshare", "target", "induction", NULL};
+    "for",        "simd",      "sections", "master",    "masked", "loop",      "taskloop",
+    "teams",      "single", /* OpenMP 6.0 `parallel single` */
+    "distribute", "parallel",  "point",    "data",      "enter",  "exit",      "update",
+    "variant",    "reduction", "mapper",   "workshare", "target", "induction", NULL};
 
 static const char *const standalone_names[] = {"taskwait",
                                                "barrier",
@@ -58,7 +59,10 @@ static fe_dir classify_omp(const char *name, bool *standalone)
 {
     *standalone = is_word_in(name, standalone_names) || !strncmp(name, "declare", 7);
     if (!strcmp(name, "parallel")) return FE_DIR_PARALLEL;
-    if (!strcmp(name, "parallel master") || !strcmp(name, "parallel masked"))
+    /* The body is run once, by one thread (6.0's combined `parallel single`
+     * ends it with the single's barrier, which the parallel's own implies). */
+    if (!strcmp(name, "parallel master") || !strcmp(name, "parallel masked") ||
+        !strcmp(name, "parallel single"))
         return FE_DIR_PARALLEL_MASTER;
     if (!strncmp(name, "parallel ", 9))
         return strstr(name, "taskloop") ? FE_DIR_REFUSED : FE_DIR_PARALLEL_OTHER;

@@ -36,26 +36,57 @@ typedef struct sig_state {
     bool found;
 } sig_state;
 
-/* Calls that block a task until another thread acts.  The bound assumes a
- * task waits only at taskwait (work-conserving scheduling, condag.md §2). */
+/* Why a call is refused in task code, by its name; NULL when it is not.
+ *  - blocking calls wait until another thread acts; the bound assumes a task
+ *    waits only at taskwait (work-conserving scheduling, condag.md §2);
+ *  - omp_test_lock / omp_test_nest_lock: taking a lock by polling it in a
+ *    loop is the same wait, spent spinning (issue 25);
+ *  - direct calls into the OpenMP runtime (__kmpc_*, GOMP_*) create tasks,
+ *    waits and locks that no directive shows the model. */
+typedef enum call_refusal { CALL_OK, CALL_BLOCKING, CALL_POLLING, CALL_RUNTIME } call_refusal;
+
+static call_refusal refused_call_kind(const char *name)
+{
+    static const char *const blocking[] = {"omp_set_lock",
+                                           "omp_set_nest_lock",
+                                           "pthread_mutex_lock",
+                                           "pthread_cond_wait",
+                                           "pthread_cond_timedwait",
+                                           "pthread_join",
+                                           "pthread_barrier_wait",
+                                           "sem_wait",
+                                           NULL};
+    static const char *const polling[] = {"omp_test_lock", "omp_test_nest_lock", NULL};
+    static const char *const runtime_prefixes[] = {"__kmpc_", "GOMP_", NULL};
+    if (!name) return CALL_OK;
+    for (const char *const *n = blocking; *n; ++n)
+        if (!strcmp(name, *n)) return CALL_BLOCKING;
+    for (const char *const *n = polling; *n; ++n)
+        if (!strcmp(name, *n)) return CALL_POLLING;
+    for (const char *const *n = runtime_prefixes; *n; ++n)
+        if (!strncmp(name, *n, strlen(*n))) return CALL_RUNTIME;
+    return CALL_OK;
+}
+
+static call_refusal call_kind(CXCursor call)
+{
+    CXString s = clang_getCursorSpelling(call);
+    call_refusal k = refused_call_kind(clang_getCString(s));
+    clang_disposeString(s);
+    return k;
+}
+
+bool fe_is_runtime_call(CXCursor call)
+{
+    return call_kind(call) == CALL_RUNTIME;
+}
+
+/* Every call refused in task code (the name is historical: blocking calls
+ * came first).  frontend.c marks a function that makes one significant, so
+ * the walk reaches it through any helper. */
 bool fe_is_blocking_call(CXCursor call)
 {
-    static const char *const names[] = {"omp_set_lock",
-                                        "omp_set_nest_lock",
-                                        "pthread_mutex_lock",
-                                        "pthread_cond_wait",
-                                        "pthread_cond_timedwait",
-                                        "pthread_join",
-                                        "pthread_barrier_wait",
-                                        "sem_wait",
-                                        NULL};
-    CXString s = clang_getCursorSpelling(call);
-    const char *name = clang_getCString(s);
-    bool found = false;
-    for (const char *const *n = names; name && *n && !found; ++n)
-        found = !strcmp(name, *n);
-    clang_disposeString(s);
-    return found;
+    return call_kind(call) != CALL_OK;
 }
 
 static enum CXChildVisitResult sig_visit(CXCursor c, CXCursor parent, CXClientData data)
@@ -203,8 +234,144 @@ static enum CXChildVisitResult goto_visit(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Recurse;
 }
 
+/* ---- spin waits ----------------------------------------------------------------------- */
+
+/* A loop whose body is empty (`;`, `{}`, or only `taskyield`/`flush`, which
+ * leave no statement once OpenMP is off) and whose condition reads a
+ * variable without changing anything can only end when another thread
+ * writes that variable: it is a spin wait on a shared flag (`while (!flag)`,
+ * `while (flag == 0)`, `while (!atomic_load(&done))`), a wait outside
+ * taskwait as unbounded as a lock.  Refused by name.  The only other loops
+ * of that shape are never entered or never end, so nothing that terminates
+ * is lost. */
+typedef struct spin_state {
+    CXCursor var;   /* the first variable the condition reads */
+    bool effects;   /* the condition calls or assigns something */
+    CXCursor found; /* the loop, once one is found */
+    bool hit;
+} spin_state;
+
+static bool is_empty_body(CXCursor body)
+{
+    enum CXCursorKind k = clang_getCursorKind(body);
+    if (k == CXCursor_NullStmt) return true;
+    if (k != CXCursor_CompoundStmt) return false;
+    cursor_list ch = {0};
+    clang_visitChildren(body, fe_collect_visit, &ch);
+    bool empty = !ch.nomem;
+    for (int32_t i = 0; empty && i < ch.n; ++i)
+        empty = clang_getCursorKind(ch.c[i]) == CXCursor_NullStmt;
+    free(ch.c);
+    return empty;
+}
+
+/* Reads of a variable are fine; calls (but atomic loads), assignments and
+ * increments are effects that may end the loop from inside. */
+static enum CXChildVisitResult cond_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    spin_state *st = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr) {
+        CXString s = clang_getCursorSpelling(c);
+        const char *n = clang_getCString(s);
+        bool load = n && strstr(n, "atomic_load");
+        clang_disposeString(s);
+        if (!load) {
+            st->effects = true;
+            return CXChildVisit_Break;
+        }
+    } else if (k == CXCursor_CompoundAssignOperator) {
+        st->effects = true;
+        return CXChildVisit_Break;
+    } else if (k == CXCursor_DeclRefExpr && clang_Cursor_isNull(st->var)) {
+        CXCursor ref = clang_getCursorReferenced(c);
+        enum CXCursorKind rk = clang_getCursorKind(ref);
+        if (rk == CXCursor_VarDecl || rk == CXCursor_ParmDecl) st->var = ref;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* Assignments and ++/-- show as operator tokens (libclang 14 has no
+ * operator kinds in its C API). */
+static bool has_assignment_token(CXCursor e)
+{
+    static const char *const ops[] = {
+        "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", NULL};
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(e);
+    CXToken *toks = NULL;
+    unsigned n = 0;
+    clang_tokenize(tu, clang_getCursorExtent(e), &toks, &n);
+    bool found = false;
+    for (unsigned i = 0; i < n && !found; ++i) {
+        if (clang_getTokenKind(toks[i]) != CXToken_Punctuation) continue;
+        CXString s = clang_getTokenSpelling(tu, toks[i]);
+        for (const char *const *o = ops; *o && !found; ++o)
+            found = !strcmp(clang_getCString(s), *o);
+        clang_disposeString(s);
+    }
+    if (toks) clang_disposeTokens(tu, toks, n);
+    return found;
+}
+
+/* Is loop c (while, do, or a for with only a condition) a spin wait? */
+static bool is_spin_loop(CXCursor c, spin_state *st)
+{
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_WhileStmt && k != CXCursor_DoStmt && k != CXCursor_ForStmt) return false;
+    cursor_list ch = {0};
+    clang_visitChildren(c, fe_collect_visit, &ch);
+    bool spin = false;
+    if (!ch.nomem && ch.n == 2) {
+        CXCursor cond = k == CXCursor_DoStmt ? ch.c[1] : ch.c[0];
+        CXCursor body = k == CXCursor_DoStmt ? ch.c[0] : ch.c[1];
+        st->var = clang_getNullCursor();
+        st->effects = false;
+        if (clang_isExpression(clang_getCursorKind(cond)) && is_empty_body(body)) {
+            if (clang_getCursorKind(cond) == CXCursor_DeclRefExpr)
+                cond_visit(cond, c, st);
+            else
+                clang_visitChildren(cond, cond_visit, st);
+            spin = !st->effects && !clang_Cursor_isNull(st->var) && !has_assignment_token(cond);
+        }
+    }
+    free(ch.c);
+    return spin;
+}
+
+static enum CXChildVisitResult spin_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    spin_state *st = data;
+    if (!is_spin_loop(c, st)) return CXChildVisit_Recurse;
+    st->found = c;
+    st->hit = true;
+    return CXChildVisit_Break;
+}
+
+/* Refuses a spin wait in plain code s (the walk goes on: one run names every
+ * construct). */
+static bool check_spin(walker *w, CXCursor s)
+{
+    spin_state st = {clang_getNullCursor(), false, clang_getNullCursor(), false};
+    if (spin_visit(s, s, &st) == CXChildVisit_Recurse) clang_visitChildren(s, spin_visit, &st);
+    if (!st.hit) return true;
+    fe_span sp = fe_cursor_span(st.found);
+    fe_file *f = fe_file_of(w, sp.file);
+    CXString name = clang_getCursorSpelling(st.var);
+    bool r = f && fe_refuse(w, f->name, sp.line, sp.col,
+                            "spin-wait loop on '%s' in task code: a loop with an empty (or "
+                            "taskyield-only) body waits until another thread changes '%s', an "
+                            "unbounded wait outside taskwait that breaks the work-conserving "
+                            "bound",
+                            clang_getCString(name), clang_getCString(name));
+    clang_disposeString(name);
+    return r || (f && !*w->nomem);
+}
+
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp)
 {
+    if (!check_spin(w, s)) return false;
     goto_state st = {w, sp, clang_getNullCursor(), false};
     clang_visitChildren(s, goto_visit, &st);
     if (!st.found) return true;
@@ -729,9 +896,10 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
     case FE_DIR_OMPDAG_UNKNOWN:
     case FE_DIR_ASSUME: /* read for the whole file (fe_assume.c) */
         return true;
-    default:
+    default: /* refused; the walk goes on, so one run names every construct */
         return fe_refuse(w, f->name, p->line, p->col,
-                         "'#pragma omp %s' is not supported inside a task region", p->name);
+                         "'#pragma omp %s' is not supported inside a task region", p->name) ||
+               !*w->nomem;
     }
 }
 
@@ -741,8 +909,10 @@ static const char *refusal_reason(const char *name)
         return ": mutual exclusion between tasks is not in the con-DAG model";
     if (strstr(name, "taskloop"))
         return ": taskloop is not modelled yet; write the loop with explicit tasks";
-    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for "))
-        return ": worksharing inside a task region is not allowed";
+    if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for ") ||
+        !strcmp(name, "scope") || !strcmp(name, "workshare"))
+        return ": a worksharing construct may not be nested inside a task, single or master "
+               "region (OpenMP 5.1 section 17.1)";
     return "";
 }
 
@@ -802,15 +972,22 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:
     case FE_DIR_PARALLEL_OTHER:
+        return fe_refuse(w, f->name, omp->line, omp->col,
+                         "nested '#pragma omp %s' inside a task region is not supported: the "
+                         "threads of its team are not among the m threads the bound counts on",
+                         omp->name);
     case FE_DIR_SINGLE:
         return fe_refuse(w, f->name, omp->line, omp->col,
-                         "nested '#pragma omp %s' inside a task region is not supported",
+                         "nested '#pragma omp %s' inside a task region is not supported: single, "
+                         "master and masked may not be nested inside a task, single or master "
+                         "region (OpenMP 5.1 section 17.1)",
                          omp->name);
     default:
         fe_refuse(w, f->name, omp->line, omp->col,
                   "'#pragma omp %s' is not supported inside a task region%s", omp->name,
                   refusal_reason(omp->name));
-        if (*w->nomem || strcmp(omp->name, "critical")) return false;
+        if (*w->nomem || (strcmp(omp->name, "critical") && strcmp(omp->name, "ordered")))
+            return false;
         return fe_walk_bare(w, s, sp, loop_bound); /* find the next refusal too */
     }
 }
@@ -957,7 +1134,23 @@ static bool inline_call(walker *w, CXCursor call, int32_t fi)
     return ok;
 }
 
-/* A blocking call reached from task code, named with the inlined helper
+/* The message for a refused call (refused_call_kind). */
+static const char *call_refusal_reason(call_refusal k)
+{
+    switch (k) {
+    case CALL_POLLING:
+        return "a task that polls a lock until another thread releases it spins outside "
+               "taskwait (an unbounded wait), which breaks the work-conserving bound";
+    case CALL_RUNTIME:
+        return "the model cannot see the tasks it creates (nor the waits and locks it takes); "
+               "use the OpenMP directives";
+    default:
+        return "a task that blocks on a lock or another thread waits outside taskwait, which "
+               "breaks the work-conserving bound";
+    }
+}
+
+/* A refused call reached from task code, named with the inlined helper
  * calls that lead to it. */
 static bool refuse_blocking(walker *w, CXCursor e, fe_span sp)
 {
@@ -971,10 +1164,12 @@ static bool refuse_blocking(walker *w, CXCursor e, fe_span sp)
                                   w->fe->funcs[c->func].name);
     if (n) snprintf(via + n, sizeof via - n, ")");
     CXString name = clang_getCursorSpelling(e);
-    bool r = fe_refuse(w, f->name, sp.line, sp.col,
-                       "'%s' in task code%s: a task that blocks on a lock or another thread "
-                       "waits outside taskwait, which breaks the work-conserving bound",
-                       clang_getCString(name), via);
+    call_refusal k = call_kind(e);
+    bool r = k == CALL_RUNTIME ? fe_refuse(w, f->name, sp.line, sp.col,
+                                           "direct call to the OpenMP runtime (%s)%s: %s",
+                                           clang_getCString(name), via, call_refusal_reason(k))
+                               : fe_refuse(w, f->name, sp.line, sp.col, "'%s' in task code%s: %s",
+                                           clang_getCString(name), via, call_refusal_reason(k));
     clang_disposeString(name);
     return r;
 }
@@ -1061,6 +1256,39 @@ bool fe_walk_expr(walker *w, CXCursor e)
     return ok;
 }
 
+typedef struct refused_call_state {
+    CXCursor call;
+    bool hit;
+} refused_call_state;
+
+static enum CXChildVisitResult refused_call_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    refused_call_state *st = data;
+    if (clang_getCursorKind(c) != CXCursor_CallExpr || !fe_is_blocking_call(c))
+        return CXChildVisit_Recurse;
+    st->call = c;
+    st->hit = true;
+    return CXChildVisit_Break;
+}
+
+/* A refused call in a loop's header (`while (!omp_test_lock(&l)) ;`) is
+ * named as such, before the loop builder sees a scheduling point in its
+ * condition.  true when there is none. */
+static bool check_loop_header(walker *w, CXCursor loop)
+{
+    cursor_list ch;
+    if (!fe_children(w, loop, &ch)) return false;
+    enum CXCursorKind k = clang_getCursorKind(loop);
+    refused_call_state st = {clang_getNullCursor(), false};
+    for (int32_t i = k == CXCursor_DoStmt ? 1 : 0;
+         i < (k == CXCursor_DoStmt ? ch.n : ch.n - 1) && !st.hit; ++i)
+        if (refused_call_visit(ch.c[i], loop, &st) == CXChildVisit_Recurse)
+            clang_visitChildren(ch.c[i], refused_call_visit, &st);
+    free(ch.c);
+    return !st.hit || (refuse_blocking(w, st.call, fe_cursor_span(st.call)), false);
+}
+
 bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound)
 {
     enum CXCursorKind k = clang_getCursorKind(s);
@@ -1107,6 +1335,8 @@ bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound)
     case CXCursor_ForStmt:
     case CXCursor_WhileStmt:
     case CXCursor_DoStmt:
+        if (!check_loop_header(w, s)) /* refused: go on, to name every construct */
+            return !*w->nomem && fe_plain(w, s);
         return fe_walk_loop(w, s, sp, loop_bound);
     case CXCursor_DeclStmt:
         return walk_decl(w, s);

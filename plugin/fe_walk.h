@@ -134,6 +134,8 @@ bool fe_creates_tasks(walker *w, CXCursor s);
 bool fe_walk_bare(walker *w, CXCursor s, fe_span sp, int32_t loop_bound);
 /* Does s contain a directive or a call the model must see? */
 bool fe_significant(walker *w, CXCursor s);
+/* Is `call` a direct call into the OpenMP runtime (__kmpc_*, GOMP_*)? */
+bool fe_is_runtime_call(CXCursor call);
 /* Refuses gotos that leave plain statement s. */
 bool fe_check_plain(walker *w, CXCursor s, fe_span sp);
 
