@@ -9,11 +9,13 @@
  * the command exits 1 without writing output.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ompdag/condag.h"
@@ -158,6 +160,9 @@ typedef struct cc_entry {
     int nwords;
     const char **args; /* borrowed: "-working-directory" DIR, then the flags */
     int nargs;
+    const char *object; /* borrowed from words: the -o argument; NULL if none */
+    int variant;        /* 0: the source's first entry; k: its (k+1)-th flag set */
+    bool regions;       /* selected (FILES, default all): its regions are extracted */
 } cc_entry;
 
 static bool push_word(cc_entry *e, int64_t *cap, char *w)
@@ -256,6 +261,8 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
         if (split) free(split[i]);
     }
     free(split);
+    for (int i = 2; !st && i + 1 < e->nwords; ++i)
+        if (!strcmp(e->words[i], "-o")) e->object = e->words[i + 1];
     if (!st) {
         e->args = calloc((size_t)e->nwords + 1, sizeof *e->args);
         for (int i = 0; e->args && i < e->nwords; ++i)
@@ -267,15 +274,38 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
     return st;
 }
 
-/* -p BUILD_DIR: every entry is parsed and indexed, so task-creating
- * functions defined in one file are inlined where another calls them;
- * regions come from the FILES selected (default: all).  A source listed
- * more than once (built with different flags) is taken with the flags of
- * its first entry. */
-static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all)
+/* True when entry b repeats entry a exactly (same source, same words). */
+static bool same_entry(const cc_entry *a, const cc_entry *b)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
+    if (strcmp(a->file, b->file) || a->nwords != b->nwords) return false;
+    for (int i = 0; i < a->nwords; ++i)
+        if (strcmp(a->words[i], b->words[i])) return false;
+    return true;
+}
+
+/* A source without the word "pragma" has no region: its further flag sets
+ * need no extraction round of their own (index-only, like the plugin's skip). */
+static bool may_have_regions(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return true; /* the front end will say why */
+    static const char word[] = "pragma";
+    size_t matched = 0;
+    int c;
+    while (matched < sizeof word - 1 && (c = getc(f)) != EOF)
+        matched = c == word[matched] ? matched + 1 : c == word[0] ? 1 : 0;
+    fclose(f);
+    return matched == sizeof word - 1;
+}
+
+/* The entries of compile_commands.json: the selected ones first (they give
+ * regions), then the rest (indexed only).  An entry that repeats an earlier
+ * one exactly is dropped (counted in *repeats, reported once); the same
+ * source with other flags (-D variants, another object) is kept as its next
+ * variant. */
+static int read_database(const char *path, const extract_opts *o, cc_entry **out, int *nout,
+                         int *nsel, int *repeats)
+{
     json_error_t jerr;
     json_t *db = json_load_file(path, 0, &jerr);
     if (!json_is_array(db)) {
@@ -286,8 +316,7 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
     }
     size_t n = json_array_size(db);
     cc_entry *es = calloc(n + 1, sizeof *es);
-    int ne = 0, nsel = 0, rc = es ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-    /* two passes: the selected entries first (they give regions), then the rest */
+    int ne = 0, rc = es ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     for (int pass = 0; rc == CLI_EXIT_OK && pass < 2; ++pass) {
         for (size_t i = 0; rc == CLI_EXIT_OK && i < n; ++i) {
             json_t *j = json_array_get(db, i);
@@ -298,48 +327,129 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
                 wanted = same_file(dir, file, o->files[k]);
             if (wanted != (pass == 0)) continue;
             ompdag_error err = {0};
-            if (read_entry(j, &es[ne], &err) != OMPDAG_OK) {
+            cc_entry *e = &es[ne];
+            if (read_entry(j, e, &err) != OMPDAG_OK) {
                 fprintf(stderr, "ompdag extract: %s: %s\n", path, err.message);
-                entry_free(&es[ne]);
+                entry_free(e);
                 rc = CLI_EXIT_FAIL;
                 break;
             }
-            bool dup = false;
-            for (int k = 0; k < ne && !dup; ++k)
-                dup = !strcmp(es[k].file, es[ne].file);
-            if (dup) {
-                fprintf(stderr,
-                        "ompdag extract: note: %s is listed more than once; using the flags of "
-                        "its first entry\n",
-                        es[ne].file);
-                entry_free(&es[ne]);
+            bool repeat = false;
+            for (int k = 0; k < ne && !repeat; ++k) {
+                repeat = same_entry(&es[k], e);
+                if (!strcmp(es[k].file, e->file)) e->variant++;
+            }
+            if (repeat) {
+                ++*repeats;
+                entry_free(e);
                 continue;
             }
+            e->regions = pass == 0;
             ++ne;
-            if (pass == 0) ++nsel;
+            if (pass == 0) ++*nsel;
         }
     }
     json_decref(db);
-    if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
-        fprintf(stderr, "ompdag extract: %s: %s\n", path,
-                o->nfiles ? "some FILES have no entry" : "no entries");
-        rc = CLI_EXIT_FAIL;
-    }
-    const char **srcs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *srcs) : NULL;
-    const char *const **argv = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *argv) : NULL;
-    int *nargs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *nargs) : NULL;
-    if (rc == CLI_EXIT_OK && (!srcs || !argv || !nargs)) rc = CLI_EXIT_FAIL;
-    if (rc == CLI_EXIT_OK) {
-        for (int i = 0; i < ne; ++i) {
-            srcs[i] = es[i].file;
-            argv[i] = es[i].args;
-            nargs[i] = es[i].nargs;
+    *out = es;
+    *nout = ne;
+    return rc;
+}
+
+/* Several flag sets of one source give several graphs of each region: each
+ * is named after its object ("f:12@a/x2.o"), so they stay apart. */
+static ompdag_status name_after_objects(ompdag_condag_set *set, const cc_entry *es, int ne,
+                                        int variant, ompdag_error *err)
+{
+    for (size_t g = 0; g < ompdag_condag_set_count(set); ++g) {
+        ompdag_condag *graph = ompdag_condag_set_graph(set, g);
+        ompdag_loc at = ompdag_condag_region_loc(graph);
+        const cc_entry *e = NULL;
+        bool several = false;
+        for (int i = 0; at.file && i < ne; ++i) {
+            if (strcmp(es[i].file, at.file)) continue;
+            several = several || es[i].variant > 0;
+            if (es[i].regions && es[i].variant == variant) e = &es[i];
         }
+        if (!e || !e->object || !several) continue;
+        const char *name = ompdag_condag_name(graph);
+        if (!name) name = "region";
+        size_t len = strlen(name) + strlen(e->object) + 2;
+        char *named = malloc(len);
+        if (!named) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        snprintf(named, len, "%s@%s", name, e->object);
+        ompdag_status st = ompdag_condag_set_name(graph, named);
+        free(named);
+        if (st) return ompdag_error_set(err, st, "out of memory");
+    }
+    return OMPDAG_OK;
+}
+
+/* Prints one line per refused source, after the front end's diagnostics. */
+static void list_refusals(const ompdag_frontend *fe)
+{
+    size_t n = ompdag_frontend_diag_count(fe);
+    for (size_t i = 0; i < n; ++i) {
+        const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, i);
+        if (d->severity != OMPDAG_DIAG_ERROR || !d->loc.file) continue;
+        bool seen = false;
+        int count = 0;
+        for (size_t k = 0; k < n; ++k) {
+            const ompdag_frontend_diag *o = ompdag_frontend_diag_at(fe, k);
+            if (o->severity != OMPDAG_DIAG_ERROR || !o->loc.file ||
+                strcmp(o->loc.file, d->loc.file))
+                continue;
+            seen = seen || k < i;
+            ++count;
+        }
+        if (!seen)
+            fprintf(stderr, "ompdag extract: refused: %s (%d refusal%s above)\n", d->loc.file,
+                    count, count == 1 ? "" : "s");
+    }
+}
+
+/* One extraction round: the entries of `variant` that give regions, with
+ * every other source's first entry indexed, so calls into other files are
+ * followed.  *refused is set when some region was refused; its graphs are
+ * then the ones that did extract. */
+static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int variant,
+                         ompdag_condag_set *all, bool *refused)
+{
+    const char **srcs = calloc((size_t)ne + 1, sizeof *srcs);
+    const char *const **argv = calloc((size_t)ne + 1, sizeof *argv);
+    int *nargs = calloc((size_t)ne + 1, sizeof *nargs);
+    int n = 0, nregions = 0, rc = CLI_EXIT_OK;
+    if (!srcs || !argv || !nargs) rc = CLI_EXIT_FAIL;
+    for (int pass = 0; rc == CLI_EXIT_OK && pass < 2; ++pass) {
+        for (int i = 0; i < ne; ++i) {
+            const cc_entry *e = &es[i];
+            bool region =
+                e->regions && e->variant == variant && (variant == 0 || may_have_regions(e->file));
+            bool index = false;
+            if (pass == 1 && !region && e->variant == 0) {
+                index = true; /* unless this round extracts another flag set of it */
+                for (int k = 0; k < ne && index; ++k)
+                    index = !(es[k].regions && es[k].variant == variant &&
+                              !strcmp(es[k].file, e->file));
+            }
+            if (pass == 0 ? !region : !index) continue;
+            srcs[n] = e->file;
+            argv[n] = e->args;
+            nargs[n++] = e->nargs;
+            if (pass == 0) ++nregions;
+        }
+    }
+    if (rc == CLI_EXIT_OK && nregions > 0) {
         ompdag_condag_set *set = NULL;
         ompdag_error err = {0};
         ompdag_status st =
-            ompdag_frontend_extract_project(fe, ne, srcs, argv, nargs, nsel, &set, &err);
+            ompdag_frontend_extract_project(fe, n, srcs, argv, nargs, nregions, &set, &err);
         ompdag_frontend_print_diags(fe, stderr);
+        if (st == OMPDAG_ERR_UNSUPPORTED && set) {
+            *refused = true;
+            list_refusals(fe);
+            st = OMPDAG_OK;
+        }
+        if (st == OMPDAG_OK) st = name_after_objects(set, es, ne, variant, &err);
         if (st == OMPDAG_OK) st = merge_sets(all, set, &err);
         if (st != OMPDAG_OK) {
             if (ompdag_frontend_diag_count(fe) == 0 || st == OMPDAG_ERR_NOMEM)
@@ -348,12 +458,45 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
         }
         ompdag_condag_set_destroy(set);
     }
-    for (int i = 0; es && i < ne; ++i)
-        entry_free(&es[i]);
-    free(es);
     free(srcs);
     free(argv);
     free(nargs);
+    return rc;
+}
+
+/* -p BUILD_DIR: every entry is parsed and indexed, so task-creating
+ * functions defined in one file are inlined where another calls them;
+ * regions come from the FILES selected (default: all).  A source built
+ * with several flag sets is extracted once per set (round k takes every
+ * source's k-th set), each graph named after its object.  Refused regions
+ * are listed and left out, the others written: *refused then makes the
+ * exit status 1. */
+static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all,
+                                bool *refused)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
+    cc_entry *es = NULL;
+    int ne = 0, nsel = 0, repeats = 0;
+    int rc = read_database(path, o, &es, &ne, &nsel, &repeats);
+    if (repeats > 0)
+        fprintf(stderr,
+                "ompdag extract: note: %s: %d entr%s repeat%s an earlier one exactly (same "
+                "source, same flags); each is extracted once\n",
+                path, repeats, repeats == 1 ? "y" : "ies", repeats == 1 ? "s" : "");
+    if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
+        fprintf(stderr, "ompdag extract: %s: %s\n", path,
+                o->nfiles ? "some FILES have no entry" : "no entries");
+        rc = CLI_EXIT_FAIL;
+    }
+    int rounds = 0;
+    for (int i = 0; i < ne; ++i)
+        if (es[i].regions && es[i].variant + 1 > rounds) rounds = es[i].variant + 1;
+    for (int r = 0; rc == CLI_EXIT_OK && r < rounds; ++r)
+        rc = extract_round(fe, es, ne, r, all, refused);
+    for (int i = 0; es && i < ne; ++i)
+        entry_free(&es[i]);
+    free(es);
     return rc;
 }
 
@@ -434,8 +577,19 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))
         rc = cli_fail("extract", &err);
+    bool refused = false;
     if (rc == CLI_EXIT_OK && o.build_dir) {
-        rc = run_compile_commands(&o, fe, all);
+        /* libclang's -working-directory moves this process's current
+         * directory (llvm's real file system chdir()s): -o and the rest of
+         * the command line stay relative to where the user ran it */
+        int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rc = run_compile_commands(&o, fe, all, &refused);
+        if (here >= 0 && fchdir(here) != 0) {
+            ompdag_error_set(&err, OMPDAG_ERR_IO, "cannot return to the current directory: %s",
+                             strerror(errno));
+            rc = cli_fail("extract", &err);
+        }
+        if (here >= 0) close(here);
     } else if (rc == CLI_EXIT_OK && !source_readable(o.files[0], &err)) {
         rc = cli_fail("extract", &err);
     } else if (rc == CLI_EXIT_OK) {
@@ -445,6 +599,13 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK &&
         ompdag_condag_set_save_file(all, o.out ? o.out : "-", true, &err) != OMPDAG_OK)
         rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && refused) {
+        fprintf(stderr,
+                "ompdag extract: some regions were refused (listed above); the %zu that "
+                "extracted were written\n",
+                ompdag_condag_set_count(all));
+        rc = CLI_EXIT_FAIL;
+    }
     ompdag_condag_set_destroy(all);
     ompdag_frontend_destroy(fe);
     free(o.files);
