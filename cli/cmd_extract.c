@@ -6,7 +6,9 @@
  *   ompdag extract -p BUILD_DIR [FILES...] [-o OUT.json]
  *
  * Refusals are printed like compiler errors (file:line:col: error: ...) and
- * the command exits 1 without writing output.
+ * the command exits 1.  For one FILE nothing is written then; with -p the
+ * regions that did extract are written (a build's good programs are not
+ * held hostage by one refused unit) and the refused sources are listed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,12 +31,18 @@ void cmd_extract_help(FILE *out)
             "       ompdag extract -p BUILD_DIR [FILES...] [-o OUT.json] [options]\n\n"
             "Builds the con-DAG of every OpenMP parallel region (one graph per region, WCETs 0)\n"
             "and writes an ompdag-condag-set.  Constructs the model cannot represent soundly\n"
-            "are refused with file:line:col messages; then nothing is written and the exit\n"
-            "status is 1.\n\n"
+            "are refused with file:line:col messages and the exit status is 1: for FILE.c\n"
+            "nothing is written then; with -p the regions that extracted are written and\n"
+            "the refused sources listed.\n\n"
             "options:\n"
-            "  -o FILE              output file (default: standard output)\n"
+            "  -o FILE              output file, relative to the current directory\n"
+            "                       (default: standard output)\n"
             "  -p BUILD_DIR         read compiler flags from BUILD_DIR/compile_commands.json;\n"
-            "                       FILES (default: every entry) select entries\n"
+            "                       FILES (default: every entry) select entries.  A source\n"
+            "                       built with several flag sets (-D variants) gives one\n"
+            "                       graph per set; graphs sharing a name become\n"
+            "                       NAME@OBJECT (OBJECT below BUILD_DIR, as `ompdag collect`\n"
+            "                       names them); exact repeats are taken once\n"
             "  --recursion-bound N  recursion depth assumed for recursive functions that\n"
             "                       carry no '#pragma ompdag recursion_bound(N)'\n"
             "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
@@ -355,33 +363,118 @@ static int read_database(const char *path, const extract_opts *o, cc_entry **out
     return rc;
 }
 
-/* Several flag sets of one source give several graphs of each region: each
- * is named after its object ("f:12@a/x2.o"), so they stay apart. */
-static ompdag_status name_after_objects(ompdag_condag_set *set, const cc_entry *es, int ne,
-                                        int variant, ompdag_error *err)
+/* `path` with "." and ".." parts folded, in place (lexically: the object
+ * need not exist yet). */
+static void fold_dots(char *path)
+{
+    char *out = path, *p = path;
+    bool abs = *p == '/';
+    size_t keep = abs ? 1 : 0;
+    while (*p) {
+        while (*p == '/')
+            ++p;
+        char *part = p;
+        while (*p && *p != '/')
+            ++p;
+        size_t len = (size_t)(p - part);
+        if (len == 0 || (len == 1 && part[0] == '.')) continue;
+        if (len == 2 && part[0] == '.' && part[1] == '.' && keep > (abs ? 1u : 0u)) {
+            while (keep > (abs ? 1u : 0u) && out[keep - 1] != '/')
+                --keep;
+            if (keep > (abs ? 1u : 0u)) --keep; /* the '/' before the dropped part */
+            continue;
+        }
+        if (keep > (abs ? 1u : 0u)) out[keep++] = '/';
+        memmove(out + keep, part, len);
+        keep += len;
+    }
+    out[keep] = 0;
+}
+
+/* The entry's object as the plugin names it (plugin/plugin.cpp): its path
+ * made absolute, below `top` (here the directory that holds
+ * compile_commands.json, there the one that holds the out DIR) relative to
+ * it.  With no -o, clang's default: the source's stem + ".o". */
+static void object_name(const cc_entry *e, const char *top, char *out, size_t cap)
+{
+    const char *dir = e->words[1]; /* "-working-directory" DIR */
+    char obj[PATH_MAX];
+    if (e->object) {
+        snprintf(obj, sizeof obj, "%s", e->object);
+    } else {
+        const char *base = strrchr(e->file, '/');
+        snprintf(obj, sizeof obj, "%s", base ? base + 1 : e->file);
+        char *dot = strrchr(obj, '.');
+        if (dot) snprintf(dot, sizeof obj - (size_t)(dot - obj), ".o");
+    }
+    char abs[2 * PATH_MAX + 2];
+    if (obj[0] == '/')
+        snprintf(abs, sizeof abs, "%s", obj);
+    else
+        snprintf(abs, sizeof abs, "%s/%s", dir, obj);
+    fold_dots(abs);
+    size_t t = strlen(top);
+    const char *rel = abs;
+    if (t > 1 && !strncmp(abs, top, t) && abs[t] == '/') rel = abs + t + 1;
+    while (*rel == '/')
+        ++rel;
+    snprintf(out, cap, "%s", rel);
+}
+
+/* Appends, for every graph of this round's `set`, the object of the entry
+ * it came from to objects[] (parallel to the graphs of the output set). */
+static ompdag_status note_objects(const ompdag_condag_set *set, const cc_entry *es, int ne,
+                                  int variant, const char *top, char ***objects, int64_t *nobj,
+                                  int64_t *cap, ompdag_error *err)
 {
     for (size_t g = 0; g < ompdag_condag_set_count(set); ++g) {
-        ompdag_condag *graph = ompdag_condag_set_graph(set, g);
-        ompdag_loc at = ompdag_condag_region_loc(graph);
+        ompdag_loc at = ompdag_condag_region_loc(ompdag_condag_set_graph(set, g));
         const cc_entry *e = NULL;
-        bool several = false;
-        for (int i = 0; at.file && i < ne; ++i) {
-            if (strcmp(es[i].file, at.file)) continue;
-            several = several || es[i].variant > 0;
-            if (es[i].regions && es[i].variant == variant) e = &es[i];
+        for (int i = 0; at.file && i < ne && !e; ++i)
+            if (es[i].regions && es[i].variant == variant && !strcmp(es[i].file, at.file))
+                e = &es[i];
+        char name[2 * PATH_MAX + 2];
+        if (e)
+            object_name(e, top, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s", at.file ? at.file : "?");
+        char *copy = strdup(name);
+        if (!copy || !ompdag_grow_array((void **)objects, sizeof **objects, cap, *nobj + 1)) {
+            free(copy);
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         }
-        if (!e || !e->object || !several) continue;
-        const char *name = ompdag_condag_name(graph);
-        if (!name) name = "region";
-        size_t len = strlen(name) + strlen(e->object) + 2;
-        char *named = malloc(len);
-        if (!named) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-        snprintf(named, len, "%s@%s", name, e->object);
-        ompdag_status st = ompdag_condag_set_name(graph, named);
-        free(named);
-        if (st) return ompdag_error_set(err, st, "out of memory");
+        (*objects)[(*nobj)++] = copy;
     }
     return OMPDAG_OK;
+}
+
+/* Graphs that share a name (one region built into several objects, or two
+ * sources with a function of the same name and line) become NAME@OBJECT,
+ * the rule `ompdag collect` applies to a plugin build. */
+static ompdag_status name_apart(ompdag_condag_set *set, char **objects, ompdag_error *err)
+{
+    size_t n = ompdag_condag_set_count(set);
+    bool *shared = calloc(n + 1, sizeof *shared);
+    if (!shared) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = i + 1; k < n; ++k) {
+            const char *a = ompdag_condag_name(ompdag_condag_set_graph(set, i));
+            const char *b = ompdag_condag_name(ompdag_condag_set_graph(set, k));
+            if (a && b && !strcmp(a, b)) shared[i] = shared[k] = true;
+        }
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0; !st && i < n; ++i) {
+        if (!shared[i]) continue;
+        ompdag_condag *g = ompdag_condag_set_graph(set, i);
+        size_t len = strlen(ompdag_condag_name(g)) + strlen(objects[i]) + 2;
+        char *named = malloc(len);
+        if (named) snprintf(named, len, "%s@%s", ompdag_condag_name(g), objects[i]);
+        st = named ? ompdag_condag_set_name(g, named) : OMPDAG_ERR_NOMEM;
+        free(named);
+        if (st) ompdag_error_set(err, st, "out of memory");
+    }
+    free(shared);
+    return st;
 }
 
 /* Prints one line per refused source, after the front end's diagnostics. */
@@ -411,8 +504,16 @@ static void list_refusals(const ompdag_frontend *fe)
  * every other source's first entry indexed, so calls into other files are
  * followed.  *refused is set when some region was refused; its graphs are
  * then the ones that did extract. */
+typedef struct round_out {
+    ompdag_condag_set *all; /* every round's graphs */
+    char **objects;         /* objects[i]: the object graph i of `all` came from */
+    int64_t nobjects, cap;
+    const char *top; /* objects are named below it (realpath of BUILD_DIR) */
+    bool refused;    /* some region was refused */
+} round_out;
+
 static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int variant,
-                         ompdag_condag_set *all, bool *refused)
+                         round_out *ro)
 {
     const char **srcs = calloc((size_t)ne + 1, sizeof *srcs);
     const char *const **argv = calloc((size_t)ne + 1, sizeof *argv);
@@ -445,12 +546,14 @@ static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int va
             ompdag_frontend_extract_project(fe, n, srcs, argv, nargs, nregions, &set, &err);
         ompdag_frontend_print_diags(fe, stderr);
         if (st == OMPDAG_ERR_UNSUPPORTED && set) {
-            *refused = true;
+            ro->refused = true;
             list_refusals(fe);
             st = OMPDAG_OK;
         }
-        if (st == OMPDAG_OK) st = name_after_objects(set, es, ne, variant, &err);
-        if (st == OMPDAG_OK) st = merge_sets(all, set, &err);
+        if (st == OMPDAG_OK)
+            st = note_objects(set, es, ne, variant, ro->top, &ro->objects, &ro->nobjects, &ro->cap,
+                              &err);
+        if (st == OMPDAG_OK) st = merge_sets(ro->all, set, &err);
         if (st != OMPDAG_OK) {
             if (ompdag_frontend_diag_count(fe) == 0 || st == OMPDAG_ERR_NOMEM)
                 fprintf(stderr, "ompdag extract: %s\n", err.message);
@@ -468,12 +571,18 @@ static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int va
  * functions defined in one file are inlined where another calls them;
  * regions come from the FILES selected (default: all).  A source built
  * with several flag sets is extracted once per set (round k takes every
- * source's k-th set), each graph named after its object.  Refused regions
+ * source's k-th set); graphs sharing a name are named after their objects
+ * (NAME@OBJECT, as `ompdag collect` names them).  Refused regions
  * are listed and left out, the others written: *refused then makes the
  * exit status 1. */
 static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all,
                                 bool *refused)
 {
+    char top[PATH_MAX];
+    if (!realpath(o->build_dir, top)) {
+        fprintf(stderr, "ompdag extract: %s: cannot open: %s\n", o->build_dir, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
     cc_entry *es = NULL;
@@ -492,8 +601,16 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
     int rounds = 0;
     for (int i = 0; i < ne; ++i)
         if (es[i].regions && es[i].variant + 1 > rounds) rounds = es[i].variant + 1;
+    round_out ro = {all, NULL, 0, 0, top, false};
     for (int r = 0; rc == CLI_EXIT_OK && r < rounds; ++r)
-        rc = extract_round(fe, es, ne, r, all, refused);
+        rc = extract_round(fe, es, ne, r, &ro);
+    ompdag_error err = {0};
+    if (rc == CLI_EXIT_OK && name_apart(all, ro.objects, &err) != OMPDAG_OK)
+        rc = cli_fail("extract", &err);
+    *refused = ro.refused;
+    for (int64_t i = 0; i < ro.nobjects; ++i)
+        free(ro.objects[i]);
+    free(ro.objects);
     for (int i = 0; es && i < ne; ++i)
         entry_free(&es[i]);
     free(es);

@@ -231,7 +231,12 @@ class ExtractConsumer : public clang::ASTConsumer
         std::string stem = output_stem(absolute_path(wd, opts_.out_dir), object);
         graph_ = stem + ".condag.json";
         record_ = stem + ".refused.json";
+        // The front end reads the source by its real path, as `extract -p`
+        // does: a/x.c and b/x.c then never share a region key, and the
+        // graphs equal extract -p's (annotate matches paths by suffix).
         source_ = absolute_path(wd, input_);
+        llvm::SmallString<256> real;
+        if (!llvm::sys::fs::real_path(source_, real)) source_ = std::string(real);
     }
 
     void extract()
@@ -269,7 +274,7 @@ class ExtractConsumer : public clang::ASTConsumer
         if (opts_.loop_bound >= 0) ompdag_frontend_set_loop_bound(fe, opts_.loop_bound, &err);
         if (opts_.node_limit > 0) ompdag_frontend_set_node_limit(fe, opts_.node_limit, &err);
         ompdag_status st =
-            ompdag_frontend_extract(fe, input_.c_str(), argv.data(), (int)argv.size(), &set, &err);
+            ompdag_frontend_extract(fe, source_.c_str(), argv.data(), (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
             report_frontend_diag(ompdag_frontend_diag_at(fe, i));
         if (st == OMPDAG_OK) {
