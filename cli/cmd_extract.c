@@ -171,6 +171,7 @@ typedef struct cc_entry {
     const char *object; /* borrowed from words: the -o argument; NULL if none */
     int variant;        /* 0: the source's first entry; k: its (k+1)-th flag set */
     bool regions;       /* selected (FILES, default all): its regions are extracted */
+    bool exists;        /* the source was found (file is then its real path) */
 } cc_entry;
 
 static bool push_word(cc_entry *e, int64_t *cap, char *w)
@@ -248,7 +249,8 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "compile_commands.json: entry without directory/file/command");
     char real[PATH_MAX];
-    e->file = strdup(resolve(dir, file, real) ? real : file);
+    e->exists = resolve(dir, file, real);
+    e->file = strdup(e->exists ? real : file);
     int64_t cap = 0;
     int n = 0;
     char **split = NULL;
@@ -306,13 +308,23 @@ static bool may_have_regions(const char *path)
     return matched == sizeof word - 1;
 }
 
+/* What read_database() left out, reported once each after it. */
+typedef struct db_counts {
+    int nsel;                 /* entries selected by FILES (all by default) */
+    int repeats;              /* exact repeats of an earlier entry */
+    int missing;              /* entries whose source no longer exists */
+    char first_missing[1024]; /* one of them, for the message */
+} db_counts;
+
 /* The entries of compile_commands.json: the selected ones first (they give
  * regions), then the rest (indexed only).  An entry that repeats an earlier
- * one exactly is dropped (counted in *repeats, reported once); the same
- * source with other flags (-D variants, another object) is kept as its next
- * variant. */
+ * one exactly is dropped (counted, reported once); the same source with
+ * other flags (-D variants, another object) is kept as its next variant.
+ * An entry whose source is gone (a build that generates a source, compiles
+ * and deletes it) is dropped and counted: the caller reports it and makes
+ * the exit status 1, the other entries are extracted. */
 static int read_database(const char *path, const extract_opts *o, cc_entry **out, int *nout,
-                         int *nsel, int *repeats)
+                         db_counts *dc)
 {
     json_error_t jerr;
     json_t *db = json_load_file(path, 0, &jerr);
@@ -342,19 +354,25 @@ static int read_database(const char *path, const extract_opts *o, cc_entry **out
                 rc = CLI_EXIT_FAIL;
                 break;
             }
+            if (!e->exists) {
+                if (dc->missing++ == 0)
+                    snprintf(dc->first_missing, sizeof dc->first_missing, "%s/%s", dir, file);
+                entry_free(e);
+                continue;
+            }
             bool repeat = false;
             for (int k = 0; k < ne && !repeat; ++k) {
                 repeat = same_entry(&es[k], e);
                 if (!strcmp(es[k].file, e->file)) e->variant++;
             }
             if (repeat) {
-                ++*repeats;
+                ++dc->repeats;
                 entry_free(e);
                 continue;
             }
             e->regions = pass == 0;
             ++ne;
-            if (pass == 0) ++*nsel;
+            if (pass == 0) ++dc->nsel;
         }
     }
     json_decref(db);
@@ -586,13 +604,23 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
     cc_entry *es = NULL;
-    int ne = 0, nsel = 0, repeats = 0;
-    int rc = read_database(path, o, &es, &ne, &nsel, &repeats);
-    if (repeats > 0)
+    int ne = 0;
+    db_counts dc = {0};
+    int rc = read_database(path, o, &es, &ne, &dc);
+    if (dc.repeats > 0)
         fprintf(stderr,
                 "ompdag extract: note: %s: %d entr%s repeat%s an earlier one exactly (same "
                 "source, same flags); each is extracted once\n",
-                path, repeats, repeats == 1 ? "y" : "ies", repeats == 1 ? "s" : "");
+                path, dc.repeats, dc.repeats == 1 ? "y" : "ies", dc.repeats == 1 ? "s" : "");
+    if (dc.missing > 0) {
+        fprintf(stderr,
+                "ompdag extract: %s: %d entr%s name%s a source that does not exist (%s%s): not "
+                "extracted; rebuild, or keep the build's generated sources\n",
+                path, dc.missing, dc.missing == 1 ? "y" : "ies", dc.missing == 1 ? "s" : "",
+                dc.first_missing, dc.missing > 1 ? ", ..." : "");
+        *refused = true;
+    }
+    int nsel = dc.nsel;
     if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
         fprintf(stderr, "ompdag extract: %s: %s\n", path,
                 o->nfiles ? "some FILES have no entry" : "no entries");
@@ -607,7 +635,7 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
     ompdag_error err = {0};
     if (rc == CLI_EXIT_OK && name_apart(all, ro.objects, &err) != OMPDAG_OK)
         rc = cli_fail("extract", &err);
-    *refused = ro.refused;
+    *refused = *refused || ro.refused;
     for (int64_t i = 0; i < ro.nobjects; ++i)
         free(ro.objects[i]);
     free(ro.objects);
@@ -718,7 +746,8 @@ int cmd_extract(int argc, char **argv)
         rc = cli_fail("extract", &err);
     if (rc == CLI_EXIT_OK && refused) {
         fprintf(stderr,
-                "ompdag extract: some regions were refused (listed above); the %zu that "
+                "ompdag extract: some regions were refused or not extracted (listed above); the "
+                "%zu that "
                 "extracted were written\n",
                 ompdag_condag_set_count(all));
         rc = CLI_EXIT_FAIL;

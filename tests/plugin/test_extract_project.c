@@ -80,6 +80,35 @@ Test(extract_project, partial_success_relative_output_variants_one_note)
     free(err);
 }
 
+/* A build that generates a source, compiles and deletes it (BOTS's tied
+ * variants) leaves an entry whose source is gone: it is named, the rest is
+ * extracted and written, the exit status is 1. */
+Test(extract_project, entry_whose_source_is_gone)
+{
+    const char *root = fixture_project();
+    char path[2048];
+    snprintf(path, sizeof path, "%s/compile_commands.json", root);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "[{\"directory\": \"%s/a\", \"file\": \"x.c\", \"arguments\": [\"clang\", "
+            "\"-fopenmp\", \"-c\", \"x.c\", \"-o\", \"x.o\"]},\n"
+            " {\"directory\": \"%s/a\", \"file\": \"tied-x.c\", \"arguments\": [\"clang\", "
+            "\"-fopenmp\", \"-c\", \"tied-x.c\", \"-o\", \"x-tied.o\"]}]\n",
+            root, root);
+    fclose(f);
+    char *err = NULL;
+    cr_assert_eq(extract_in(root, &err), 1);
+    cr_assert(err && strstr(err, "1 entry names a source that does not exist") &&
+                  strstr(err, "/a/tied-x.c"),
+              "%s", err);
+    char names[256];
+    snprintf(path, sizeof path, "%s/out.json", root);
+    fixture_functions(path, names, sizeof names);
+    cr_assert_str_eq(names, "fa:4");
+    free(err);
+}
+
 #ifdef OMPDAG_PLUGIN_PATH
 /* The same project built by make with the plugin (plus the -D variant),
  * then `ompdag collect`: the same graphs, names and refusal as extract -p. */
