@@ -172,6 +172,7 @@ typedef struct cc_entry {
     int variant;        /* 0: the source's first entry; k: its (k+1)-th flag set */
     bool regions;       /* selected (FILES, default all): its regions are extracted */
     bool exists;        /* the source was found (file is then its real path) */
+    bool broken;        /* clang errors in its own file: left out of later parses */
 } cc_entry;
 
 static bool push_word(cc_entry *e, int64_t *cap, char *w)
@@ -518,29 +519,27 @@ static void list_refusals(const ompdag_frontend *fe)
     }
 }
 
-/* One extraction round: the entries of `variant` that give regions, with
- * every other source's first entry indexed, so calls into other files are
- * followed.  *refused is set when some region was refused; its graphs are
- * then the ones that did extract. */
 typedef struct round_out {
     ompdag_condag_set *all; /* every round's graphs */
     char **objects;         /* objects[i]: the object graph i of `all` came from */
     int64_t nobjects, cap;
     const char *top; /* objects are named below it (realpath of BUILD_DIR) */
-    bool refused;    /* some region was refused */
+    bool refused;    /* some region was refused, or some source did not compile */
 } round_out;
 
-static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int variant,
-                         round_out *ro)
+/* The sources of one round: the entries of `variant` that give regions
+ * (first, *nregions of them), then every other source's first entry,
+ * indexed so calls into other files are followed.  Entries that do not
+ * compile are left out.  Returns the count; idx[] maps back to es[]. */
+static int round_sources(const cc_entry *es, int ne, int variant, const char **srcs,
+                         const char *const **argv, int *nargs, int *idx, int *nregions)
 {
-    const char **srcs = calloc((size_t)ne + 1, sizeof *srcs);
-    const char *const **argv = calloc((size_t)ne + 1, sizeof *argv);
-    int *nargs = calloc((size_t)ne + 1, sizeof *nargs);
-    int n = 0, nregions = 0, rc = CLI_EXIT_OK;
-    if (!srcs || !argv || !nargs) rc = CLI_EXIT_FAIL;
-    for (int pass = 0; rc == CLI_EXIT_OK && pass < 2; ++pass) {
+    int n = 0;
+    *nregions = 0;
+    for (int pass = 0; pass < 2; ++pass) {
         for (int i = 0; i < ne; ++i) {
             const cc_entry *e = &es[i];
+            if (e->broken) continue;
             bool region =
                 e->regions && e->variant == variant && (variant == 0 || may_have_regions(e->file));
             bool index = false;
@@ -553,16 +552,60 @@ static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int va
             if (pass == 0 ? !region : !index) continue;
             srcs[n] = e->file;
             argv[n] = e->args;
+            idx[n] = i;
             nargs[n++] = e->nargs;
-            if (pass == 0) ++nregions;
+            if (pass == 0) ++*nregions;
         }
     }
-    if (rc == CLI_EXIT_OK && nregions > 0) {
+    return n;
+}
+
+/* After clang errors: marks the round's sources that have an error in
+ * their own file as broken, so the round can run again without them.
+ * Returns how many were marked (0: the errors are elsewhere, e.g. in a
+ * header, and a retry would fail the same way). */
+static int mark_broken(const ompdag_frontend *fe, cc_entry *es, const int *idx, int n)
+{
+    int marked = 0;
+    for (size_t d = 0; d < ompdag_frontend_diag_count(fe); ++d) {
+        const ompdag_frontend_diag *dg = ompdag_frontend_diag_at(fe, d);
+        if (dg->severity != OMPDAG_DIAG_ERROR || !dg->loc.file) continue;
+        for (int k = 0; k < n; ++k) {
+            cc_entry *e = &es[idx[k]];
+            if (e->broken || strcmp(e->file, dg->loc.file)) continue;
+            e->broken = true;
+            ++marked;
+            fprintf(stderr, "ompdag extract: not extracted: %s (clang errors above)\n", e->file);
+        }
+    }
+    return marked;
+}
+
+/* One extraction round (see round_sources).  ro->refused is set when some
+ * region was refused or some source did not compile; the graphs written
+ * are then the ones that did extract. */
+static int extract_round(ompdag_frontend *fe, cc_entry *es, int ne, int variant, round_out *ro)
+{
+    const char **srcs = calloc((size_t)ne + 1, sizeof *srcs);
+    const char *const **argv = calloc((size_t)ne + 1, sizeof *argv);
+    int *nargs = calloc((size_t)ne + 1, sizeof *nargs);
+    int *idx = calloc((size_t)ne + 1, sizeof *idx);
+    int rc = srcs && argv && nargs && idx ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    /* each retry drops at least one source: at most ne + 1 tries */
+    for (int attempt = 0; rc == CLI_EXIT_OK && attempt <= ne; ++attempt) {
+        int nregions = 0;
+        int n = round_sources(es, ne, variant, srcs, argv, nargs, idx, &nregions);
+        if (nregions == 0) break;
         ompdag_condag_set *set = NULL;
         ompdag_error err = {0};
         ompdag_status st =
             ompdag_frontend_extract_project(fe, n, srcs, argv, nargs, nregions, &set, &err);
         ompdag_frontend_print_diags(fe, stderr);
+        if (st == OMPDAG_ERR_PARSE && mark_broken(fe, es, idx, n) > 0) {
+            ro->refused = true;
+            ompdag_condag_set_destroy(set);
+            continue;
+        }
         if (st == OMPDAG_ERR_UNSUPPORTED && set) {
             ro->refused = true;
             list_refusals(fe);
@@ -578,10 +621,12 @@ static int extract_round(ompdag_frontend *fe, const cc_entry *es, int ne, int va
             rc = CLI_EXIT_FAIL;
         }
         ompdag_condag_set_destroy(set);
+        break;
     }
     free(srcs);
     free(argv);
     free(nargs);
+    free(idx);
     return rc;
 }
 

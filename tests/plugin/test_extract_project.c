@@ -109,6 +109,35 @@ Test(extract_project, entry_whose_source_is_gone)
     free(err);
 }
 
+/* A unit that does not compile is named and left out; the others'
+ * graphs are written, the exit status is 1. */
+Test(extract_project, unit_with_clang_errors_is_left_out)
+{
+    const char *root = fixture_project();
+    fixture_write(root, "b/bad.c", "void g(void) { int x = ; }\n");
+    char path[2048];
+    snprintf(path, sizeof path, "%s/compile_commands.json", root);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "[{\"directory\": \"%s/b\", \"file\": \"bad.c\", \"arguments\": [\"clang\", "
+            "\"-c\", \"bad.c\"]},\n"
+            " {\"directory\": \"%s/a\", \"file\": \"x.c\", \"arguments\": [\"clang\", "
+            "\"-fopenmp\", \"-c\", \"x.c\", \"-o\", \"x.o\"]}]\n",
+            root, root);
+    fclose(f);
+    char *err = NULL;
+    cr_assert_eq(extract_in(root, &err), 1);
+    cr_assert(err && strstr(err, "/b/bad.c:1:24: error: expected expression") &&
+                  strstr(err, "not extracted: ") && strstr(err, "/b/bad.c (clang errors above)"),
+              "%s", err);
+    char names[256];
+    snprintf(path, sizeof path, "%s/out.json", root);
+    fixture_functions(path, names, sizeof names);
+    cr_assert_str_eq(names, "fa:4");
+    free(err);
+}
+
 #ifdef OMPDAG_PLUGIN_PATH
 /* The same project built by make with the plugin (plus the -D variant),
  * then `ompdag collect`: the same graphs, names and refusal as extract -p. */
