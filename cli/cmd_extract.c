@@ -6,14 +6,18 @@
  *   ompdag extract -p BUILD_DIR [FILES...] [-o OUT.json]
  *
  * Refusals are printed like compiler errors (file:line:col: error: ...) and
- * the command exits 1 without writing output.
+ * the command exits 1.  For one FILE nothing is written then; with -p the
+ * regions that did extract are written (a build's good programs are not
+ * held hostage by one refused unit) and the refused sources are listed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ompdag/condag.h"
@@ -27,12 +31,18 @@ void cmd_extract_help(FILE *out)
             "       ompdag extract -p BUILD_DIR [FILES...] [-o OUT.json] [options]\n\n"
             "Builds the con-DAG of every OpenMP parallel region (one graph per region, WCETs 0)\n"
             "and writes an ompdag-condag-set.  Constructs the model cannot represent soundly\n"
-            "are refused with file:line:col messages; then nothing is written and the exit\n"
-            "status is 1.\n\n"
+            "are refused with file:line:col messages and the exit status is 1: for FILE.c\n"
+            "nothing is written then; with -p the regions that extracted are written and\n"
+            "the refused sources listed.\n\n"
             "options:\n"
-            "  -o FILE              output file (default: standard output)\n"
+            "  -o FILE              output file, relative to the current directory\n"
+            "                       (default: standard output)\n"
             "  -p BUILD_DIR         read compiler flags from BUILD_DIR/compile_commands.json;\n"
-            "                       FILES (default: every entry) select entries\n"
+            "                       FILES (default: every entry) select entries.  A source\n"
+            "                       built with several flag sets (-D variants) gives one\n"
+            "                       graph per set; graphs sharing a name become\n"
+            "                       NAME@OBJECT (OBJECT below BUILD_DIR, as `ompdag collect`\n"
+            "                       names them); exact repeats are taken once\n"
             "  --recursion-bound N  recursion depth assumed for recursive functions that\n"
             "                       carry no '#pragma ompdag recursion_bound(N)'\n"
             "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
@@ -166,6 +176,11 @@ typedef struct cc_entry {
     int nwords;
     const char **args; /* borrowed: "-working-directory" DIR, then the flags */
     int nargs;
+    const char *object; /* borrowed from words: the -o argument; NULL if none */
+    int variant;        /* 0: the source's first entry; k: its (k+1)-th flag set */
+    bool regions;       /* selected (FILES, default all): its regions are extracted */
+    bool exists;        /* the source was found (file is then its real path) */
+    bool broken;        /* clang errors in its own file: left out of later parses */
 } cc_entry;
 
 static bool push_word(cc_entry *e, int64_t *cap, char *w)
@@ -243,7 +258,8 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "compile_commands.json: entry without directory/file/command");
     char real[PATH_MAX];
-    e->file = strdup(resolve(dir, file, real) ? real : file);
+    e->exists = resolve(dir, file, real);
+    e->file = strdup(e->exists ? real : file);
     int64_t cap = 0;
     int n = 0;
     char **split = NULL;
@@ -264,6 +280,8 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
         if (split) free(split[i]);
     }
     free(split);
+    for (int i = 2; !st && i + 1 < e->nwords; ++i)
+        if (!strcmp(e->words[i], "-o")) e->object = e->words[i + 1];
     if (!st) {
         e->args = calloc((size_t)e->nwords + 1, sizeof *e->args);
         for (int i = 0; e->args && i < e->nwords; ++i)
@@ -275,15 +293,48 @@ static ompdag_status read_entry(json_t *j, cc_entry *e, ompdag_error *err)
     return st;
 }
 
-/* -p BUILD_DIR: every entry is parsed and indexed, so task-creating
- * functions defined in one file are inlined where another calls them;
- * regions come from the FILES selected (default: all).  A source listed
- * more than once (built with different flags) is taken with the flags of
- * its first entry. */
-static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all)
+/* True when entry b repeats entry a exactly (same source, same words). */
+static bool same_entry(const cc_entry *a, const cc_entry *b)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
+    if (strcmp(a->file, b->file) || a->nwords != b->nwords) return false;
+    for (int i = 0; i < a->nwords; ++i)
+        if (strcmp(a->words[i], b->words[i])) return false;
+    return true;
+}
+
+/* A source without the word "pragma" has no region: its further flag sets
+ * need no extraction round of their own (index-only, like the plugin's skip). */
+static bool may_have_regions(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return true; /* the front end will say why */
+    static const char word[] = "pragma";
+    size_t matched = 0;
+    int c;
+    while (matched < sizeof word - 1 && (c = getc(f)) != EOF)
+        matched = c == word[matched] ? matched + 1 : c == word[0] ? 1 : 0;
+    fclose(f);
+    return matched == sizeof word - 1;
+}
+
+/* What read_database() left out, reported once each after it. */
+typedef struct db_counts {
+    int nsel;                 /* entries selected by FILES (all by default) */
+    int repeats;              /* exact repeats of an earlier entry */
+    int missing;              /* entries whose source no longer exists */
+    char first_missing[1024]; /* one of them, for the message */
+} db_counts;
+
+/* The entries of compile_commands.json: the selected ones first (they give
+ * regions), then the rest (indexed only).  An entry that repeats an earlier
+ * one exactly is dropped (counted, reported once); the same source with
+ * other flags (-D variants, another object) is kept as its next variant.
+ * An entry whose source is gone (a build that generates a source, compiles
+ * and deletes it) is dropped and counted: the caller reports it and makes
+ * the exit status 1, the other entries are extracted. */
+static int read_database(const char *path, const extract_opts *o, cc_entry **out, int *nout,
+                         db_counts *dc)
+{
     json_error_t jerr;
     json_t *db = json_load_file(path, 0, &jerr);
     if (!json_is_array(db)) {
@@ -294,8 +345,7 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
     }
     size_t n = json_array_size(db);
     cc_entry *es = calloc(n + 1, sizeof *es);
-    int ne = 0, nsel = 0, rc = es ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-    /* two passes: the selected entries first (they give regions), then the rest */
+    int ne = 0, rc = es ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     for (int pass = 0; rc == CLI_EXIT_OK && pass < 2; ++pass) {
         for (size_t i = 0; rc == CLI_EXIT_OK && i < n; ++i) {
             json_t *j = json_array_get(db, i);
@@ -306,62 +356,345 @@ static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompd
                 wanted = same_file(dir, file, o->files[k]);
             if (wanted != (pass == 0)) continue;
             ompdag_error err = {0};
-            if (read_entry(j, &es[ne], &err) != OMPDAG_OK) {
+            cc_entry *e = &es[ne];
+            if (read_entry(j, e, &err) != OMPDAG_OK) {
                 fprintf(stderr, "ompdag extract: %s: %s\n", path, err.message);
-                entry_free(&es[ne]);
+                entry_free(e);
                 rc = CLI_EXIT_FAIL;
                 break;
             }
-            bool dup = false;
-            for (int k = 0; k < ne && !dup; ++k)
-                dup = !strcmp(es[k].file, es[ne].file);
-            if (dup) {
-                fprintf(stderr,
-                        "ompdag extract: note: %s is listed more than once; using the flags of "
-                        "its first entry\n",
-                        es[ne].file);
-                entry_free(&es[ne]);
+            if (!e->exists) {
+                if (dc->missing++ == 0)
+                    snprintf(dc->first_missing, sizeof dc->first_missing, "%s/%s", dir, file);
+                entry_free(e);
                 continue;
             }
+            bool repeat = false;
+            for (int k = 0; k < ne && !repeat; ++k) {
+                repeat = same_entry(&es[k], e);
+                if (!strcmp(es[k].file, e->file)) e->variant++;
+            }
+            if (repeat) {
+                ++dc->repeats;
+                entry_free(e);
+                continue;
+            }
+            e->regions = pass == 0;
             ++ne;
-            if (pass == 0) ++nsel;
+            if (pass == 0) ++dc->nsel;
         }
     }
     json_decref(db);
-    if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
-        fprintf(stderr, "ompdag extract: %s: %s\n", path,
-                o->nfiles ? "some FILES have no entry" : "no entries");
-        rc = CLI_EXIT_FAIL;
-    }
-    const char **srcs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *srcs) : NULL;
-    const char *const **argv = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *argv) : NULL;
-    int *nargs = rc == CLI_EXIT_OK ? calloc((size_t)ne, sizeof *nargs) : NULL;
-    if (rc == CLI_EXIT_OK && (!srcs || !argv || !nargs)) rc = CLI_EXIT_FAIL;
-    if (rc == CLI_EXIT_OK) {
-        for (int i = 0; i < ne; ++i) {
-            srcs[i] = es[i].file;
-            argv[i] = es[i].args;
-            nargs[i] = es[i].nargs;
+    *out = es;
+    *nout = ne;
+    return rc;
+}
+
+/* `path` with "." and ".." parts folded, in place (lexically: the object
+ * need not exist yet). */
+static void fold_dots(char *path)
+{
+    char *out = path, *p = path;
+    bool abs = *p == '/';
+    size_t keep = abs ? 1 : 0;
+    while (*p) {
+        while (*p == '/')
+            ++p;
+        char *part = p;
+        while (*p && *p != '/')
+            ++p;
+        size_t len = (size_t)(p - part);
+        if (len == 0 || (len == 1 && part[0] == '.')) continue;
+        if (len == 2 && part[0] == '.' && part[1] == '.' && keep > (abs ? 1u : 0u)) {
+            while (keep > (abs ? 1u : 0u) && out[keep - 1] != '/')
+                --keep;
+            if (keep > (abs ? 1u : 0u)) --keep; /* the '/' before the dropped part */
+            continue;
         }
+        if (keep > (abs ? 1u : 0u)) out[keep++] = '/';
+        memmove(out + keep, part, len);
+        keep += len;
+    }
+    out[keep] = 0;
+}
+
+/* The entry's object as the plugin names it (plugin/plugin.cpp): its path
+ * made absolute, below `top` (here the directory that holds
+ * compile_commands.json, there the one that holds the out DIR) relative to
+ * it.  With no -o, clang's default: the source's stem + ".o". */
+static void object_name(const cc_entry *e, const char *top, char *out, size_t cap)
+{
+    const char *dir = e->words[1]; /* "-working-directory" DIR */
+    char obj[PATH_MAX];
+    if (e->object) {
+        snprintf(obj, sizeof obj, "%s", e->object);
+    } else {
+        const char *base = strrchr(e->file, '/');
+        snprintf(obj, sizeof obj, "%s", base ? base + 1 : e->file);
+        char *dot = strrchr(obj, '.');
+        if (dot) snprintf(dot, sizeof obj - (size_t)(dot - obj), ".o");
+    }
+    char abs[2 * PATH_MAX + 2];
+    if (obj[0] == '/')
+        snprintf(abs, sizeof abs, "%s", obj);
+    else
+        snprintf(abs, sizeof abs, "%s/%s", dir, obj);
+    fold_dots(abs);
+    size_t t = strlen(top);
+    const char *rel = abs;
+    if (t > 1 && !strncmp(abs, top, t) && abs[t] == '/') rel = abs + t + 1;
+    while (*rel == '/')
+        ++rel;
+    snprintf(out, cap, "%s", rel);
+}
+
+/* Appends, for every graph of this round's `set`, the object of the entry
+ * it came from to objects[] (parallel to the graphs of the output set). */
+static ompdag_status note_objects(const ompdag_condag_set *set, const cc_entry *es, int ne,
+                                  int variant, const char *top, char ***objects, int64_t *nobj,
+                                  int64_t *cap, ompdag_error *err)
+{
+    for (size_t g = 0; g < ompdag_condag_set_count(set); ++g) {
+        ompdag_loc at = ompdag_condag_region_loc(ompdag_condag_set_graph(set, g));
+        const cc_entry *e = NULL;
+        for (int i = 0; at.file && i < ne && !e; ++i)
+            if (es[i].regions && es[i].variant == variant && !strcmp(es[i].file, at.file))
+                e = &es[i];
+        char name[2 * PATH_MAX + 2];
+        if (e)
+            object_name(e, top, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s", at.file ? at.file : "?");
+        char *copy = strdup(name);
+        if (!copy || !ompdag_grow_array((void **)objects, sizeof **objects, cap, *nobj + 1)) {
+            free(copy);
+            return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        }
+        (*objects)[(*nobj)++] = copy;
+    }
+    return OMPDAG_OK;
+}
+
+/* Graphs that share a name (one region built into several objects, or two
+ * sources with a function of the same name and line) become NAME@OBJECT,
+ * the rule `ompdag collect` applies to a plugin build. */
+static ompdag_status name_apart(ompdag_condag_set *set, char **objects, ompdag_error *err)
+{
+    size_t n = ompdag_condag_set_count(set);
+    bool *shared = calloc(n + 1, sizeof *shared);
+    if (!shared) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = i + 1; k < n; ++k) {
+            const char *a = ompdag_condag_name(ompdag_condag_set_graph(set, i));
+            const char *b = ompdag_condag_name(ompdag_condag_set_graph(set, k));
+            if (a && b && !strcmp(a, b)) shared[i] = shared[k] = true;
+        }
+    ompdag_status st = OMPDAG_OK;
+    for (size_t i = 0; !st && i < n; ++i) {
+        if (!shared[i]) continue;
+        ompdag_condag *g = ompdag_condag_set_graph(set, i);
+        size_t len = strlen(ompdag_condag_name(g)) + strlen(objects[i]) + 2;
+        char *named = malloc(len);
+        if (named) snprintf(named, len, "%s@%s", ompdag_condag_name(g), objects[i]);
+        st = named ? ompdag_condag_set_name(g, named) : OMPDAG_ERR_NOMEM;
+        free(named);
+        if (st) ompdag_error_set(err, st, "out of memory");
+    }
+    free(shared);
+    return st;
+}
+
+/* Prints one line per refused source, after the front end's diagnostics. */
+static void list_refusals(const ompdag_frontend *fe)
+{
+    size_t n = ompdag_frontend_diag_count(fe);
+    for (size_t i = 0; i < n; ++i) {
+        const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, i);
+        if (d->severity != OMPDAG_DIAG_ERROR || !d->loc.file) continue;
+        bool seen = false;
+        int count = 0;
+        for (size_t k = 0; k < n; ++k) {
+            const ompdag_frontend_diag *o = ompdag_frontend_diag_at(fe, k);
+            if (o->severity != OMPDAG_DIAG_ERROR || !o->loc.file ||
+                strcmp(o->loc.file, d->loc.file))
+                continue;
+            seen = seen || k < i;
+            ++count;
+        }
+        if (!seen)
+            fprintf(stderr, "ompdag extract: refused: %s (%d refusal%s above)\n", d->loc.file,
+                    count, count == 1 ? "" : "s");
+    }
+}
+
+typedef struct round_out {
+    ompdag_condag_set *all; /* every round's graphs */
+    char **objects;         /* objects[i]: the object graph i of `all` came from */
+    int64_t nobjects, cap;
+    const char *top; /* objects are named below it (realpath of BUILD_DIR) */
+    bool refused;    /* some region was refused, or some source did not compile */
+} round_out;
+
+/* The sources of one round: the entries of `variant` that give regions
+ * (first, *nregions of them), then every other source's first entry,
+ * indexed so calls into other files are followed.  Entries that do not
+ * compile are left out.  Returns the count; idx[] maps back to es[]. */
+static int round_sources(const cc_entry *es, int ne, int variant, const char **srcs,
+                         const char *const **argv, int *nargs, int *idx, int *nregions)
+{
+    int n = 0;
+    *nregions = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < ne; ++i) {
+            const cc_entry *e = &es[i];
+            if (e->broken) continue;
+            bool region =
+                e->regions && e->variant == variant && (variant == 0 || may_have_regions(e->file));
+            bool index = false;
+            if (pass == 1 && !region && e->variant == 0) {
+                index = true; /* unless this round extracts another flag set of it */
+                for (int k = 0; k < ne && index; ++k)
+                    index = !(es[k].regions && es[k].variant == variant &&
+                              !strcmp(es[k].file, e->file));
+            }
+            if (pass == 0 ? !region : !index) continue;
+            srcs[n] = e->file;
+            argv[n] = e->args;
+            idx[n] = i;
+            nargs[n++] = e->nargs;
+            if (pass == 0) ++*nregions;
+        }
+    }
+    return n;
+}
+
+/* After clang errors: marks the round's sources that have an error in
+ * their own file as broken, so the round can run again without them.
+ * Returns how many were marked (0: the errors are elsewhere, e.g. in a
+ * header, and a retry would fail the same way). */
+static int mark_broken(const ompdag_frontend *fe, cc_entry *es, const int *idx, int n)
+{
+    int marked = 0;
+    for (size_t d = 0; d < ompdag_frontend_diag_count(fe); ++d) {
+        const ompdag_frontend_diag *dg = ompdag_frontend_diag_at(fe, d);
+        if (dg->severity != OMPDAG_DIAG_ERROR || !dg->loc.file) continue;
+        for (int k = 0; k < n; ++k) {
+            cc_entry *e = &es[idx[k]];
+            if (e->broken || strcmp(e->file, dg->loc.file)) continue;
+            e->broken = true;
+            ++marked;
+            fprintf(stderr, "ompdag extract: not extracted: %s (clang errors above)\n", e->file);
+        }
+    }
+    return marked;
+}
+
+/* One extraction round (see round_sources).  ro->refused is set when some
+ * region was refused or some source did not compile; the graphs written
+ * are then the ones that did extract. */
+static int extract_round(ompdag_frontend *fe, cc_entry *es, int ne, int variant, round_out *ro)
+{
+    const char **srcs = calloc((size_t)ne + 1, sizeof *srcs);
+    const char *const **argv = calloc((size_t)ne + 1, sizeof *argv);
+    int *nargs = calloc((size_t)ne + 1, sizeof *nargs);
+    int *idx = calloc((size_t)ne + 1, sizeof *idx);
+    int rc = srcs && argv && nargs && idx ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    /* each retry drops at least one source: at most ne + 1 tries */
+    for (int attempt = 0; rc == CLI_EXIT_OK && attempt <= ne; ++attempt) {
+        int nregions = 0;
+        int n = round_sources(es, ne, variant, srcs, argv, nargs, idx, &nregions);
+        if (nregions == 0) break;
         ompdag_condag_set *set = NULL;
         ompdag_error err = {0};
         ompdag_status st =
-            ompdag_frontend_extract_project(fe, ne, srcs, argv, nargs, nsel, &set, &err);
+            ompdag_frontend_extract_project(fe, n, srcs, argv, nargs, nregions, &set, &err);
         ompdag_frontend_print_diags(fe, stderr);
-        if (st == OMPDAG_OK) st = merge_sets(all, set, &err);
+        if (st == OMPDAG_ERR_PARSE && mark_broken(fe, es, idx, n) > 0) {
+            ro->refused = true;
+            ompdag_condag_set_destroy(set);
+            continue;
+        }
+        if (st == OMPDAG_ERR_UNSUPPORTED && set) {
+            ro->refused = true;
+            list_refusals(fe);
+            st = OMPDAG_OK;
+        }
+        if (st == OMPDAG_OK)
+            st = note_objects(set, es, ne, variant, ro->top, &ro->objects, &ro->nobjects, &ro->cap,
+                              &err);
+        if (st == OMPDAG_OK) st = merge_sets(ro->all, set, &err);
         if (st != OMPDAG_OK) {
             if (ompdag_frontend_diag_count(fe) == 0 || st == OMPDAG_ERR_NOMEM)
                 fprintf(stderr, "ompdag extract: %s\n", err.message);
             rc = CLI_EXIT_FAIL;
         }
         ompdag_condag_set_destroy(set);
+        break;
     }
-    for (int i = 0; es && i < ne; ++i)
-        entry_free(&es[i]);
-    free(es);
     free(srcs);
     free(argv);
     free(nargs);
+    free(idx);
+    return rc;
+}
+
+/* -p BUILD_DIR: every entry is parsed and indexed, so task-creating
+ * functions defined in one file are inlined where another calls them;
+ * regions come from the FILES selected (default: all).  A source built
+ * with several flag sets is extracted once per set (round k takes every
+ * source's k-th set); graphs sharing a name are named after their objects
+ * (NAME@OBJECT, as `ompdag collect` names them).  Refused regions
+ * are listed and left out, the others written: *refused then makes the
+ * exit status 1. */
+static int run_compile_commands(const extract_opts *o, ompdag_frontend *fe, ompdag_condag_set *all,
+                                bool *refused)
+{
+    char top[PATH_MAX];
+    if (!realpath(o->build_dir, top)) {
+        fprintf(stderr, "ompdag extract: %s: cannot open: %s\n", o->build_dir, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/compile_commands.json", o->build_dir);
+    cc_entry *es = NULL;
+    int ne = 0;
+    db_counts dc = {0};
+    int rc = read_database(path, o, &es, &ne, &dc);
+    if (dc.repeats > 0)
+        fprintf(stderr,
+                "ompdag extract: note: %s: %d entr%s repeat%s an earlier one exactly (same "
+                "source, same flags); each is extracted once\n",
+                path, dc.repeats, dc.repeats == 1 ? "y" : "ies", dc.repeats == 1 ? "s" : "");
+    if (dc.missing > 0) {
+        fprintf(stderr,
+                "ompdag extract: %s: %d entr%s name%s a source that does not exist (%s%s): not "
+                "extracted; rebuild, or keep the build's generated sources\n",
+                path, dc.missing, dc.missing == 1 ? "y" : "ies", dc.missing == 1 ? "s" : "",
+                dc.first_missing, dc.missing > 1 ? ", ..." : "");
+        *refused = true;
+    }
+    int nsel = dc.nsel;
+    if (rc == CLI_EXIT_OK && nsel < (o->nfiles ? o->nfiles : 1)) {
+        fprintf(stderr, "ompdag extract: %s: %s\n", path,
+                o->nfiles ? "some FILES have no entry" : "no entries");
+        rc = CLI_EXIT_FAIL;
+    }
+    int rounds = 0;
+    for (int i = 0; i < ne; ++i)
+        if (es[i].regions && es[i].variant + 1 > rounds) rounds = es[i].variant + 1;
+    round_out ro = {all, NULL, 0, 0, top, false};
+    for (int r = 0; rc == CLI_EXIT_OK && r < rounds; ++r)
+        rc = extract_round(fe, es, ne, r, &ro);
+    ompdag_error err = {0};
+    if (rc == CLI_EXIT_OK && name_apart(all, ro.objects, &err) != OMPDAG_OK)
+        rc = cli_fail("extract", &err);
+    *refused = *refused || ro.refused;
+    for (int64_t i = 0; i < ro.nobjects; ++i)
+        free(ro.objects[i]);
+    free(ro.objects);
+    for (int i = 0; es && i < ne; ++i)
+        entry_free(&es[i]);
+    free(es);
     return rc;
 }
 
@@ -452,8 +785,19 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))
         rc = cli_fail("extract", &err);
+    bool refused = false;
     if (rc == CLI_EXIT_OK && o.build_dir) {
-        rc = run_compile_commands(&o, fe, all);
+        /* libclang's -working-directory moves this process's current
+         * directory (llvm's real file system chdir()s): -o and the rest of
+         * the command line stay relative to where the user ran it */
+        int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rc = run_compile_commands(&o, fe, all, &refused);
+        if (here >= 0 && fchdir(here) != 0) {
+            ompdag_error_set(&err, OMPDAG_ERR_IO, "cannot return to the current directory: %s",
+                             strerror(errno));
+            rc = cli_fail("extract", &err);
+        }
+        if (here >= 0) close(here);
     } else if (rc == CLI_EXIT_OK && !source_readable(o.files[0], &err)) {
         rc = cli_fail("extract", &err);
     } else if (rc == CLI_EXIT_OK) {
@@ -463,6 +807,14 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK &&
         ompdag_condag_set_save_file(all, o.out ? o.out : "-", true, &err) != OMPDAG_OK)
         rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && refused) {
+        fprintf(stderr,
+                "ompdag extract: some regions were refused or not extracted (listed above); the "
+                "%zu that "
+                "extracted were written\n",
+                ompdag_condag_set_count(all));
+        rc = CLI_EXIT_FAIL;
+    }
     ompdag_condag_set_destroy(all);
     ompdag_frontend_destroy(fe);
     free(o.files);

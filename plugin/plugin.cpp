@@ -12,12 +12,18 @@
 // generation is untouched.  At the end of the translation unit it rebuilds a
 // driver command line from the compiler's own preprocessor, header-search,
 // language and target options, calls ompdag_frontend_extract() on the same
-// input, and writes DIR/<object path>.condag.json (one file per compilation,
-// so compiling one source several times with different -D flags into
-// different objects keeps every graph; DIR/<input path>.condag.json when
-// there is no object, e.g. -fsyntax-only).  Front-end refusals become
-// clang diagnostics at their source location: warnings, or errors with
-// -fplugin-arg-ompdag-werror.
+// input, and writes DIR/<object>.condag.json, one file per compilation:
+// <object> is the whole object path made absolute (working directory + -o),
+// relative to the build's top (the directory that holds DIR) when it lies
+// below it, so a/x.o and b/x.o, or one source built with several -D flags
+// into several objects, never share a file (the input path stands in when
+// there is no object, e.g. -fsyntax-only).  A refused compilation writes
+// DIR/<object>.refused.json (its refusals; `ompdag collect` lists them) next
+// to the graphs of its regions that did extract, and touches no other
+// compilation's files.  Front-end refusals become clang diagnostics at their
+// source location, flagged [-Wompdag] and mapped by -w, -Werror,
+// -Werror=ompdag and -Wno-ompdag as clang maps its own warnings; errors
+// with -fplugin-arg-ompdag-werror.
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
@@ -28,6 +34,7 @@
 #include "clang/Lex/HeaderSearchOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <cstring>
@@ -111,35 +118,137 @@ std::vector<std::string> driver_args(const clang::CompilerInstance &ci)
     return a;
 }
 
-// DIR/<path>.condag.json, with "/" prefixes and ".." parts made safe.
-std::string output_path(const std::string &dir, llvm::StringRef input)
+// ---- where a compilation's files go (docs/plugin.md, "Output files") ----
+//
+// Builds compile in many directories (recursive make) and name many objects
+// alike (a/x.o, b/x.o, every application's main.o), so the name must come
+// from the whole object path made absolute: the compile's working directory
+// (-working-directory, else the process's) joined with -o.  The top of the
+// build is taken to be the directory that contains the out DIR; an object
+// below it keeps its path relative to it (DIR/a/x.o.condag.json), any other
+// keeps all its absolute components (DIR/abs/dir/x.o.condag.json).
+
+// `path` made absolute against `base` (the process's cwd when empty), with
+// "." and ".." folded.
+std::string absolute_path(llvm::StringRef base, llvm::StringRef path)
 {
-    llvm::SmallString<256> p(dir);
-    for (auto it = llvm::sys::path::begin(input), e = llvm::sys::path::end(input); it != e; ++it) {
+    llvm::SmallString<256> p;
+    if (!llvm::sys::path::is_absolute(path)) {
+        if (base.empty())
+            llvm::sys::fs::current_path(p);
+        else
+            p = base;
+        if (!llvm::sys::path::is_absolute(p)) { // relative -working-directory
+            llvm::SmallString<256> cwd;
+            llvm::sys::fs::current_path(cwd);
+            llvm::sys::path::append(cwd, p);
+            p = cwd;
+        }
+    }
+    llvm::sys::path::append(p, path);
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    return std::string(p);
+}
+
+// DIR/<object relative to the build's top>, without a suffix.
+std::string output_stem(const std::string &out_dir_abs, const std::string &object_abs)
+{
+    llvm::StringRef top = llvm::sys::path::parent_path(out_dir_abs);
+    llvm::StringRef rel(object_abs);
+    if (!top.empty() && rel.startswith(top) && rel.size() > top.size() &&
+        llvm::sys::path::is_separator(rel[top.size()]))
+        rel = rel.drop_front(top.size());
+    llvm::SmallString<256> p(out_dir_abs);
+    for (auto it = llvm::sys::path::begin(rel), e = llvm::sys::path::end(rel); it != e; ++it) {
         llvm::StringRef part = *it;
         if (part == "/" || part == "." || part.empty()) continue;
         llvm::sys::path::append(p, part == ".." ? "__" : part);
     }
-    return std::string(p) + ".condag.json";
+    return std::string(p);
+}
+
+// ---- the warnings' flag, -w, -Werror, -Wno-ompdag ----
+//
+// Clang 14 cannot give a plugin's custom diagnostic a warning group: custom
+// IDs bypass every mapping (-w, -Werror, -Wno-...).  The plugin therefore
+// reads the compile's own warning options and maps its warnings itself,
+// as clang would map a group named "ompdag", and prints the flag name.
+struct WarningPolicy {
+    bool enabled = true;   // -w and -Wno-ompdag turn it off
+    bool as_error = false; // -Werror, -Werror=ompdag
+    bool show_flag = true; // -fno-diagnostics-show-option turns it off
+};
+
+WarningPolicy warning_policy(const clang::CompilerInstance &ci)
+{
+    WarningPolicy w;
+    const clang::DiagnosticsEngine &d = ci.getDiagnostics();
+    const clang::DiagnosticOptions &o = ci.getDiagnosticOpts();
+    w.show_flag = o.ShowOptionNames;
+    w.as_error = d.getWarningsAsErrors();
+    bool no_error_here = false; // -Wno-error=ompdag
+    for (const std::string &flag : o.Warnings) {
+        if (flag == "ompdag" || flag == "everything")
+            w.enabled = true;
+        else if (flag == "no-ompdag" || flag == "no-everything")
+            w.enabled = false;
+        else if (flag == "error=ompdag")
+            w.enabled = true, w.as_error = true, no_error_here = false;
+        else if (flag == "no-error=ompdag")
+            no_error_here = true;
+    }
+    if (no_error_here) w.as_error = false;
+    if (d.getIgnoreAllWarnings()) w.enabled = false; // -w wins, as in clang
+    return w;
 }
 
 class ExtractConsumer : public clang::ASTConsumer
 {
   public:
     ExtractConsumer(clang::CompilerInstance &ci, std::string input, PluginOptions opts)
-        : ci_(ci), input_(std::move(input)), opts_(std::move(opts))
+        : ci_(ci), input_(std::move(input)), opts_(std::move(opts)), policy_(warning_policy(ci))
     {
     }
 
     void HandleTranslationUnit(clang::ASTContext &) override
     {
-        clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
+        // Named before the front end runs: its -working-directory moves the
+        // process's current directory (llvm's real file system chdir()s).
+        name_outputs();
+        llvm::SmallString<256> cwd;
+        llvm::sys::fs::current_path(cwd);
+        extract();
+        if (!cwd.empty()) llvm::sys::fs::set_current_path(cwd);
+    }
+
+  private:
+    // graph_ and record_: this compilation's two files, derived from its
+    // whole object path (or its input when there is no object).
+    void name_outputs()
+    {
         const std::string &obj = ci_.getFrontendOpts().OutputFile;
-        std::string out =
-            output_path(opts_.out_dir,
-                        obj.empty() || obj == "-" ? llvm::StringRef(input_) : llvm::StringRef(obj));
+        const std::string &wd = ci_.getFileSystemOpts().WorkingDir;
+        std::string object =
+            absolute_path(wd, obj.empty() || obj == "-" ? llvm::StringRef(input_) : obj);
+        std::string stem = output_stem(absolute_path(wd, opts_.out_dir), object);
+        graph_ = stem + ".condag.json";
+        record_ = stem + ".refused.json";
+        // The front end reads the source by its real path, as `extract -p`
+        // does: a/x.c and b/x.c then never share a region key, and the
+        // graphs equal extract -p's (annotate matches paths by suffix).
+        source_ = absolute_path(wd, input_);
+        llvm::SmallString<256> real;
+        if (!llvm::sys::fs::real_path(source_, real)) source_ = std::string(real);
+    }
+
+    void extract()
+    {
+        clang::DiagnosticsEngine &diags = ci_.getDiagnostics();
         if (diags.hasErrorOccurred()) {
-            llvm::sys::fs::remove(out); // the compile failed: no stale graph
+            // the compile failed: none of this compilation's files may
+            // survive stale (only its own: the names are per object)
+            llvm::sys::fs::remove(graph_);
+            llvm::sys::fs::remove(record_);
             return;
         }
         // Regions are taken from the main file only, and each starts with
@@ -147,7 +256,8 @@ class ExtractConsumer : public clang::ASTConsumer
         // file without "pragma" has none, and the reparse can be skipped.
         clang::SourceManager &sm = ci_.getSourceManager();
         if (!sm.getBufferData(sm.getMainFileID()).contains("pragma")) {
-            write_empty(out);
+            write_empty(graph_);
+            llvm::sys::fs::remove(record_);
             return;
         }
         std::vector<std::string> args = driver_args(ci_);
@@ -168,24 +278,90 @@ class ExtractConsumer : public clang::ASTConsumer
         for (const std::string &a : opts_.assume) // checked in ParseArgs
             ompdag_frontend_assume(fe, a.c_str(), &err);
         ompdag_status st =
-            ompdag_frontend_extract(fe, input_.c_str(), argv.data(), (int)argv.size(), &set, &err);
+            ompdag_frontend_extract(fe, source_.c_str(), argv.data(), (int)argv.size(), &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
             report_frontend_diag(ompdag_frontend_diag_at(fe, i));
         if (st == OMPDAG_OK) {
-            llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out));
-            if (ompdag_condag_set_save_file(set, out.c_str(), true, &err) != OMPDAG_OK)
-                report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), err.message);
+            save_graphs(set);
+            llvm::sys::fs::remove(record_);
             if (!opts_.wcet_db.empty()) check_deadlines(set);
         } else {
-            llvm::sys::fs::remove(out); // no stale graph survives a refusal
             if (ompdag_frontend_diag_count(fe) == 0)
                 report(level(), clang::SourceLocation(), err.message);
+            // The regions that did extract are kept (as `extract -p` keeps
+            // them); the refusals go to this compilation's own record.
+            if (set && ompdag_condag_set_count(set) > 0)
+                save_graphs(set);
+            else
+                llvm::sys::fs::remove(graph_);
+            write_refusal_record(fe, err);
         }
         ompdag_condag_set_destroy(set);
         ompdag_frontend_destroy(fe);
     }
 
-  private:
+    void save_graphs(const ompdag_condag_set *set)
+    {
+        ompdag_error err{};
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(graph_));
+        if (ompdag_condag_set_save_file(set, graph_.c_str(), true, &err) != OMPDAG_OK)
+            report(clang::DiagnosticsEngine::Error, clang::SourceLocation(), err.message);
+    }
+
+    // DIR/<object>.refused.json: {"format": "ompdag-refusals", "version": 1,
+    // "source": ..., "refusals": [{"file", "line", "col", "message"}]} — the
+    // errors of this compilation, for `ompdag collect`.  Written to a
+    // temporary file and renamed, so a reader never sees half of it.
+    void write_refusal_record(const ompdag_frontend *fe, const ompdag_error &err)
+    {
+        const std::string &wd = ci_.getFileSystemOpts().WorkingDir;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        llvm::json::OStream j(os, 2);
+        j.object([&] {
+            j.attribute("format", "ompdag-refusals");
+            j.attribute("version", 1);
+            j.attribute("source", source_);
+            j.attributeArray("refusals", [&] {
+                bool any = false;
+                for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i) {
+                    const ompdag_frontend_diag *d = ompdag_frontend_diag_at(fe, i);
+                    if (d->severity != OMPDAG_DIAG_ERROR) continue;
+                    any = true;
+                    j.object([&] {
+                        j.attribute("file", d->loc.file ? absolute_path(wd, d->loc.file) : source_);
+                        j.attribute("line", (int64_t)d->loc.line);
+                        j.attribute("col", (int64_t)d->loc.col);
+                        j.attribute("message", d->message ? d->message : "");
+                    });
+                }
+                if (!any)
+                    j.object([&] {
+                        j.attribute("file", source_);
+                        j.attribute("line", 0);
+                        j.attribute("col", 0);
+                        j.attribute("message", err.message);
+                    });
+            });
+        });
+        os << "\n";
+        os.flush();
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(record_));
+        llvm::SmallString<256> tmp;
+        int fd = -1;
+        std::error_code ec = llvm::sys::fs::createUniqueFile(record_ + ".tmp-%%%%%%", fd, tmp);
+        if (!ec) {
+            llvm::raw_fd_ostream f(fd, /*shouldClose=*/true);
+            f << text;
+            f.close();
+            ec = f.has_error() ? f.error() : llvm::sys::fs::rename(tmp, record_);
+            if (ec) llvm::sys::fs::remove(tmp);
+        }
+        if (ec)
+            report(clang::DiagnosticsEngine::Error, clang::SourceLocation(),
+                   record_ + ": cannot write: " + ec.message());
+    }
+
     void write_empty(const std::string &out)
     {
         ompdag_condag_set *set = ompdag_condag_set_create();
@@ -202,12 +378,30 @@ class ExtractConsumer : public clang::ASTConsumer
         return opts_.werror ? clang::DiagnosticsEngine::Error : clang::DiagnosticsEngine::Warning;
     }
 
+    // A warning is mapped as clang maps a group named "ompdag" (see
+    // warning_policy); its notes follow it, shown or not.  Errors (the
+    // plugin's own, and refusals under -fplugin-arg-ompdag-werror) are
+    // never silenced.
     void report(clang::DiagnosticsEngine::Level lv, clang::SourceLocation loc,
                 const std::string &msg)
     {
+        std::string flag;
+        if (lv == clang::DiagnosticsEngine::Note) {
+            if (last_dropped_) return;
+        } else {
+            last_dropped_ = false;
+        }
+        if (lv == clang::DiagnosticsEngine::Warning) {
+            if (!policy_.enabled) {
+                last_dropped_ = true;
+                return;
+            }
+            if (policy_.as_error) lv = clang::DiagnosticsEngine::Error;
+            if (policy_.show_flag) flag = policy_.as_error ? " [-Werror,-Wompdag]" : " [-Wompdag]";
+        }
         clang::DiagnosticsEngine &d = ci_.getDiagnostics();
-        unsigned id = d.getCustomDiagID(lv, "ompdag: %0");
-        d.Report(loc, id) << msg;
+        unsigned id = d.getCustomDiagID(lv, "ompdag: %0%1");
+        d.Report(loc, id) << msg << flag;
     }
 
     clang::SourceLocation source_loc(const ompdag_loc &l)
@@ -269,6 +463,9 @@ class ExtractConsumer : public clang::ASTConsumer
     clang::CompilerInstance &ci_;
     std::string input_;
     PluginOptions opts_;
+    WarningPolicy policy_;
+    bool last_dropped_ = false; // the last warning was silenced: so are its notes
+    std::string graph_, record_, source_;
 };
 
 class ExtractAction : public clang::PluginASTAction

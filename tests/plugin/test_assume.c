@@ -485,7 +485,7 @@ Test(assume, plugin_argument)
              "-fplugin-arg-ompdag-assume=n=9 -c %s -o %s/p.o",
              OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, src, dir);
     cr_assert_eq(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/out%s/p.o.condag.json", dir, dir);
+    snprintf(path, sizeof path, "%s/out/p.o.condag.json", dir); /* the object below DIR's parent */
     ompdag_condag_set *set = NULL;
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);

@@ -70,7 +70,7 @@ static void same_as_extract_path(const char *file)
     char *b = slurp(path, &lb);
     cr_assert(a && b && la == lb && !memcmp(a, b, la), "%s: object code changed", rel);
 
-    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
+    snprintf(path, sizeof path, "%s/out/a.o.condag.json", dir); /* DIR/<object below the top> */
     char *plugin_json = slurp(path, &lp);
     cr_assert_not_null(plugin_json, "%s: plugin wrote no %s", rel, path);
 
@@ -163,7 +163,7 @@ static void refusal_diag(bool werror)
                               ? "depend.c:16:1: error: ompdag: task with a depend(mutexinoutset"
                               : "depend.c:16:1: warning: ompdag: task with a depend(mutexinoutset"),
               "stderr: %s", err);
-    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
+    snprintf(path, sizeof path, "%s/out/a.o.condag.json", dir); /* DIR/<object below the top> */
     cr_assert(access(path, F_OK) != 0, "no graph is written for a refused file");
     free(err);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -206,7 +206,7 @@ Test(plugin, same_flags_reach_the_front_end)
              "%s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/out %s -c %s -o %s/a.o",
              OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, dir, extra, src, dir);
     cr_assert_eq(run(cmd), 0);
-    snprintf(path, sizeof path, "%s/out%s/a.o.condag.json", dir, dir); /* named after the object */
+    snprintf(path, sizeof path, "%s/out/a.o.condag.json", dir); /* DIR/<object below the top> */
     ompdag_condag_set *set = NULL;
     ompdag_error err;
     cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
