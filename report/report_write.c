@@ -306,7 +306,7 @@ static const char *times(double f, char *buf, size_t size)
 /* Why the bound is what it is (report_breakdown.c, docs/report.md
  * "breakdown"): the terms, the outliers, the floor, and which factor to
  * attack first. */
-static void text_breakdown(FILE *out, const ompdag_report_row *row)
+void report_breakdown_text(FILE *out, const ompdag_report_row *row)
 {
     const ompdag_report_breakdown *b = &row->breakdown;
     char a[64], c[64], f[5][32];
@@ -397,7 +397,7 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
                 "not compared with the bound\n",
                 row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
-    text_breakdown(out, row);
+    report_breakdown_text(out, row);
     if (row->unmeasured_reason) fprintf(out, "    UNMEASURED: %s\n", row->unmeasured_reason);
     if (row->verdict == OMPDAG_VERDICT_REFUTED && !row->refuted_by_region)
         fprintf(out,
