@@ -41,15 +41,17 @@ static int64_t flow_tasks(const ompdag_condag *g, const ompdag_rta_result *res)
     return t;
 }
 
-/* Σ D on the worst flow's critical chain, in the graph's unit: Graham's
- * m·R = vol + (m−1)·len + Σ_chain D (+ m·O·migrations) with len = Σ_chain
- * (WCET + D) (ompdag_rta_result_len), so the delays' share of m·R is m·Σ D. */
+/* The dispatch delays' part of Graham's m·R, in the graph's unit: m·R = vol +
+ * (m−1)·Σ_chain WCET + m·Σ_chain D (+ m·O·migrations) and len = Σ_chain
+ * (WCET + D) (ompdag_rta_result_len), so Σ_chain D = m·R − vol − (m−1)·len
+ * (− m·O·migrations), and the part is m·Σ_chain D. */
 static int64_t chain_delays(const ompdag_rta_result *res, int32_t m, int64_t overhead)
 {
     int64_t vol = ompdag_rta_result_vol(res), len = ompdag_rta_result_len(res);
     if (vol < 0 || len < 0) return -1;
     __int128 d = (__int128)ompdag_rta_result_bound_times_m(res) - vol - (__int128)(m - 1) * len -
                  (__int128)m * overhead * ompdag_rta_result_migrations(res);
+    d *= m;
     return d >= 0 && d <= INT64_MAX ? (int64_t)d : -1;
 }
 
