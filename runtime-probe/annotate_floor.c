@@ -25,9 +25,12 @@
  *   depend:     the runtime's dependence pairs (OMPDAG_REC_DEP_PAIR).
  *
  * ready(v) is the latest end among v's predecessors (and its creation and
- * dependences for a first segment).  Every edge u -> v has end(u) <= start(v),
- * so the segments in order of (end, start, trace order) are a topological
- * order: one pass computes the longest path, linear after the sorts.
+ * dependences for a first segment).  Every edge u -> v has end(u) <= start(v)
+ * <= end(v), so the segments in order of their end times are a topological
+ * order: one pass computes the longest path, linear after the sorts.  Equal
+ * ends need v of zero length; ties stay in trace order, where creators and
+ * earlier segments come first, and a predecessor still met after its
+ * successor (a wait edge's tie) is counted, never silently dropped.
  *
  * Divided by the run's response (root begin -> last task end, the
  * observed_task_response_ns the report compares with), G/R >= 1 always: it is
@@ -46,9 +49,9 @@ typedef struct floor_task {
     bool undeferred;
 } floor_task;
 
-/* A segment in the topological order. */
+/* A segment in the topological order: by end time, ties in trace order. */
 typedef struct floor_order {
-    uint64_t end, start, index;
+    uint64_t end, index;
 } floor_order;
 
 typedef struct floor_run {
@@ -60,8 +63,11 @@ typedef struct floor_run {
     floor_task *byid, *kids; /* instances by id; by (parent, created) */
     size_t ntasks;
     size_t *task_of; /* segment -> its instance in byid (SIZE_MAX: implicit) */
-    uint64_t *since; /* wait segment -> begin of the task's previous wait */
-    int64_t *path;   /* longest path ending at each segment, -1: not yet */
+    /* Longest path ending at each segment once done[s / 64] has bit s % 64;
+     * before that, for a segment after a wait, when the task's previous
+     * wait began (0: none), which the path needs first. */
+    int64_t *path;
+    uint64_t *done;
     size_t *stack;
     const dep_pair *pairs; /* the trace's dependence pairs, by succ */
     size_t npairs;
@@ -104,15 +110,19 @@ static int cmp_kid(const void *x, const void *y)
 static uint64_t order_key(const void *rec, int k)
 {
     const floor_order *o = rec;
-    return k == 0 ? o->end : k == 1 ? o->start : o->index;
+    return k == 0 ? o->end : o->index;
 }
 
 static int cmp_order(const void *x, const void *y)
 {
     const floor_order *a = x, *b = y;
     if (a->end != b->end) return a->end < b->end ? -1 : 1;
-    if (a->start != b->start) return a->start < b->start ? -1 : 1;
     return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static bool is_done(const floor_run *r, size_t s)
+{
+    return r->done[s / 64] >> (s % 64) & 1;
 }
 
 static const floor_task *task_by_id(const floor_run *r, uint64_t id)
@@ -176,7 +186,7 @@ static size_t creator_segment(const floor_run *r, uint64_t parent, uint64_t time
 static void take(floor_run *r, size_t u, int64_t *best, uint64_t *ready)
 {
     if (u == SIZE_MAX) return;
-    if (r->path[u] < 0) {
+    if (!is_done(r, u)) {
         ++r->unordered;
         return;
     }
@@ -185,13 +195,13 @@ static void take(floor_run *r, size_t u, int64_t *best, uint64_t *ready)
 }
 
 /* Predecessors that are the ends of children awaited at segment s. */
-static void awaited(floor_run *r, size_t s, int64_t *best, uint64_t *ready)
+static void awaited(floor_run *r, size_t s, uint64_t since, int64_t *best, uint64_t *ready)
 {
     const pending_seg *v = &r->seg[s];
     uint64_t wait_begin = r->seg[s - 1].time, start = seg_start(v);
     bool group = v->sk == OMPDAG_PT_TASKGROUP;
     size_t top = 0;
-    for (size_t k = kids_from(r, v->id, r->since[s]);
+    for (size_t k = kids_from(r, v->id, since);
          k < r->ntasks && r->kids[k].parent == v->id && r->kids[k].created <= wait_begin; ++k)
         r->stack[top++] = k;
     while (top > 0) {
@@ -256,7 +266,7 @@ static void path_to(floor_run *r, size_t s)
         take(r, s - 1, &best, &ready);
         uint8_t pk = r->seg[s - 1].ek;
         if ((v->sk == OMPDAG_PT_TASKWAIT || v->sk == OMPDAG_PT_TASKGROUP) && pk == v->sk)
-            awaited(r, s, &best, &ready);
+            awaited(r, s, (uint64_t)r->path[s], &best, &ready);
         if (v->sk == OMPDAG_PT_CREATE && pk == OMPDAG_PT_CREATE) /* undeferred children */
             for (size_t k = kids_from(r, v->id, r->seg[s - 1].time - 1);
                  k < r->ntasks && r->kids[k].parent == v->id &&
@@ -270,9 +280,20 @@ static void path_to(floor_run *r, size_t s)
     int64_t delay = has_ready && start >= ready ? annot_nonfull(r->full, ready, start) : 0;
     int64_t w = add(r, mul(r, r->m - 1, (int64_t)v->dur), mul(r, r->m, delay));
     r->path[s] = add(r, best, w);
+    r->done[s / 64] |= (uint64_t)1 << (s % 64);
 }
 
 /* ---- one run ------------------------------------------------------------------- */
+
+/* The run's explicit task instances. */
+static size_t count_tasks(const pending_seg *seg, size_t n)
+{
+    size_t t = 0;
+    for (size_t i = 0; i < n; ++i)
+        t += (i == 0 || seg[i].id != seg[i - 1].id) && !(seg[i].flags & OMPDAG_RECF_IMPLICIT) &&
+             seg[i].created != UINT64_MAX;
+    return t;
+}
 
 /* Instances, children lists and the `since` of each wait segment. */
 static bool index_tasks(floor_run *r)
@@ -285,7 +306,7 @@ static bool index_tasks(floor_run *r)
         uint64_t since = 0;
         for (size_t k = i + 1; k < j; ++k)
             if (seg[k].sk == OMPDAG_PT_TASKWAIT || seg[k].sk == OMPDAG_PT_TASKGROUP) {
-                r->since[k] = since;
+                r->path[k] = (int64_t)since;
                 since = seg[k - 1].time;
             }
         if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX) continue;
@@ -314,21 +335,21 @@ static bool index_tasks(floor_run *r)
 /* m·G of the run (the longest path plus the volume); false on ENOMEM. */
 static bool run_graham(floor_run *r, int64_t *mg, int64_t *vol)
 {
-    size_t n = r->n;
-    r->byid = annot_alloc_big((n + 1) * sizeof *r->byid);
-    r->kids = annot_alloc_big((n + 1) * sizeof *r->kids);
+    size_t n = r->n, t = count_tasks(r->seg, n);
+    r->byid = annot_alloc_big((t + 1) * sizeof *r->byid);
+    r->kids = annot_alloc_big((t + 1) * sizeof *r->kids);
+    r->stack = annot_alloc_big((t + 1) * sizeof *r->stack);
     r->task_of = annot_alloc_big((n + 1) * sizeof *r->task_of);
-    r->since = annot_alloc_big((n + 1) * sizeof *r->since);
     r->path = annot_alloc_big((n + 1) * sizeof *r->path);
-    r->stack = annot_alloc_big((n + 1) * sizeof *r->stack);
+    r->done = calloc(n / 64 + 1, sizeof *r->done);
     floor_order *ord = annot_alloc_big((n + 1) * sizeof *ord);
-    bool ok = r->byid && r->kids && r->task_of && r->since && r->path && r->stack && ord &&
-              index_tasks(r);
+    bool ok = r->byid && r->kids && r->task_of && r->path && r->done && r->stack && ord;
     for (size_t i = 0; ok && i < n; ++i) {
-        ord[i] = (floor_order){r->seg[i].time, seg_start(&r->seg[i]), i};
-        r->path[i] = -1;
+        ord[i] = (floor_order){r->seg[i].time, i};
+        r->path[i] = 0;
     }
-    ok = ok && annot_sort_records(ord, n, sizeof *ord, 3, order_key, cmp_order);
+    /* by end alone: the radix sort is stable, so ties stay in trace order */
+    ok = ok && index_tasks(r) && annot_sort_records(ord, n, sizeof *ord, 1, order_key, cmp_order);
     int64_t longest = 0;
     *vol = 0;
     for (size_t i = 0; ok && i < n; ++i) {
@@ -338,7 +359,7 @@ static bool run_graham(floor_run *r, int64_t *mg, int64_t *vol)
     }
     *mg = add(r, *vol, longest);
     free(ord);
-    free(r->byid), free(r->kids), free(r->task_of), free(r->since), free(r->path), free(r->stack);
+    free(r->byid), free(r->kids), free(r->task_of), free(r->done), free(r->path), free(r->stack);
     return ok;
 }
 
