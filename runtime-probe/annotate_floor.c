@@ -41,12 +41,12 @@
  */
 #include "annotate_internal.h"
 
-/* One explicit task instance of the run: its segments [first, first + n). */
+/* One task instance of the run: its segments [first, first + n). */
 typedef struct floor_task {
-    uint64_t id, parent, created;
-    uint64_t end;    /* completion (0: not seen) */
-    size_t first, n; /* local segment indices */
-    bool undeferred;
+    uint64_t id, parent, created; /* parent and created 0: an implicit task (the root) */
+    uint64_t end;                 /* completion (0: not seen) */
+    size_t first, n;              /* local segment indices */
+    bool undeferred, implicit;
 } floor_task;
 
 /* A segment in the topological order: by end time, ties in trace order. */
@@ -61,8 +61,9 @@ typedef struct floor_run {
     int64_t m;
     struct full_set *full;
     floor_task *byid, *kids; /* instances by id; by (parent, created) */
-    size_t ntasks;
-    size_t *task_of; /* segment -> its instance in byid (SIZE_MAX: implicit) */
+    size_t ntasks;           /* instances, implicit ones (the root) included */
+    size_t explicit_tasks;
+    size_t *task_of; /* segment -> its instance in byid */
     /* Longest path ending at each segment once done[s / 64] has bit s % 64;
      * before that, for a segment after a wait, when the task's previous
      * wait began (0: none), which the path needs first. */
@@ -153,21 +154,13 @@ static size_t kids_from(const floor_run *r, uint64_t parent, uint64_t after)
     return lo;
 }
 
-/* The first segment of the run's task `id` (its implicit root included),
- * found among the segments of the run: the creator's segment that ended at
- * `time` is searched within its instance. */
+/* The segment of task `parent` that ended at its `task` directive at `time`
+ * (SIZE_MAX: not in the run). */
 static size_t creator_segment(const floor_run *r, uint64_t parent, uint64_t time)
 {
-    size_t first, n;
     const floor_task *p = task_by_id(r, parent);
-    if (p) {
-        first = p->first, n = p->n;
-    } else { /* the implicit root: created 0, so its segments lead the run */
-        for (n = 0; n < r->n && r->seg[n].id == parent; ++n)
-            ;
-        first = 0;
-    }
-    size_t lo = first, hi = first + n;
+    if (!p) return SIZE_MAX;
+    size_t lo = p->first, hi = p->first + p->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->seg[mid].time < time)
@@ -175,7 +168,7 @@ static size_t creator_segment(const floor_run *r, uint64_t parent, uint64_t time
         else
             hi = mid;
     }
-    return lo < first + n && r->seg[lo].time == time && r->seg[lo].ek == OMPDAG_PT_CREATE
+    return lo < p->first + p->n && r->seg[lo].time == time && r->seg[lo].ek == OMPDAG_PT_CREATE
                ? lo
                : SIZE_MAX;
 }
@@ -256,12 +249,11 @@ static int64_t mul(floor_run *r, int64_t a, int64_t b)
 static void path_to(floor_run *r, size_t s)
 {
     const pending_seg *v = &r->seg[s];
-    size_t ti = r->task_of[s];
-    const floor_task *t = ti == SIZE_MAX ? NULL : &r->byid[ti];
-    bool first = t ? s == t->first : s == 0 || r->seg[s - 1].id != v->id;
+    const floor_task *t = &r->byid[r->task_of[s]];
+    bool first = s == t->first;
     int64_t best = 0;
     uint64_t ready = 0, start = seg_start(v);
-    bool has_ready = !first || t;
+    bool has_ready = !first || !t->implicit; /* the root's start is the response's */
     if (!first) {
         take(r, s - 1, &best, &ready);
         uint8_t pk = r->seg[s - 1].ek;
@@ -274,7 +266,7 @@ static void path_to(floor_run *r, size_t s)
                  ++k)
                 if (r->kids[k].undeferred && r->kids[k].end && r->kids[k].end <= start)
                     take(r, r->kids[k].first + r->kids[k].n - 1, &best, &ready);
-    } else if (t) {
+    } else if (!t->implicit) {
         first_preds(r, t, &best, &ready);
     }
     int64_t delay = has_ready && start >= ready ? annot_nonfull(r->full, ready, start) : 0;
@@ -285,13 +277,12 @@ static void path_to(floor_run *r, size_t s)
 
 /* ---- one run ------------------------------------------------------------------- */
 
-/* The run's explicit task instances. */
+/* The run's task instances (groups of equal id). */
 static size_t count_tasks(const pending_seg *seg, size_t n)
 {
     size_t t = 0;
     for (size_t i = 0; i < n; ++i)
-        t += (i == 0 || seg[i].id != seg[i - 1].id) && !(seg[i].flags & OMPDAG_RECF_IMPLICIT) &&
-             seg[i].created != UINT64_MAX;
+        t += i == 0 || seg[i].id != seg[i - 1].id;
     return t;
 }
 
@@ -309,23 +300,26 @@ static bool index_tasks(floor_run *r)
                 r->path[k] = (int64_t)since;
                 since = seg[k - 1].time;
             }
-        if ((seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX) continue;
-        const task_entry *e = r->c->tasks_cap ? annot_task_find(r->c, seg[i].id) : NULL;
+        /* an explicit task whose creation is not in the trace has no
+         * creation edge: like the root, its start is not charged */
+        bool implicit = (seg[i].flags & OMPDAG_RECF_IMPLICIT) || seg[i].created == UINT64_MAX;
+        const task_entry *e =
+            !implicit && r->c->tasks_cap ? annot_task_find(r->c, seg[i].id) : NULL;
+        r->explicit_tasks += !(seg[i].flags & OMPDAG_RECF_IMPLICIT);
         r->byid[r->ntasks++] =
             (floor_task){.id = seg[i].id,
                          .parent = e ? e->parent : 0,
-                         .created = seg[i].created,
+                         .created = implicit ? 0 : seg[i].created,
                          .end = seg[j - 1].ek == OMPDAG_PT_TASK_END ? seg[j - 1].time : 0,
                          .first = i,
                          .n = j - i,
-                         .undeferred = (seg[i].flags & OMPDAG_RECF_UNDEFERRED) != 0};
+                         .undeferred = (seg[i].flags & OMPDAG_RECF_UNDEFERRED) != 0,
+                         .implicit = implicit};
     }
     memcpy(r->kids, r->byid, r->ntasks * sizeof *r->kids);
     if (!annot_sort_records(r->byid, r->ntasks, sizeof *r->byid, 1, task_id_key, cmp_task_id) ||
         !annot_sort_records(r->kids, r->ntasks, sizeof *r->kids, 2, kid_key, cmp_kid))
         return false;
-    for (size_t i = 0; i < r->n; ++i)
-        r->task_of[i] = SIZE_MAX;
     for (size_t k = 0; k < r->ntasks; ++k)
         for (size_t i = 0; i < r->byid[k].n; ++i)
             r->task_of[r->byid[k].first + i] = k;
@@ -419,7 +413,7 @@ static ompdag_status floor_of_run(floor_run *r, const region_run *run, graph_inf
                                 "annotate: the floor of region run %llu overflows int64 ns "
                                 "(segment times too large): is the trace damaged?",
                                 (unsigned long long)run->id);
-    size_t tasks = r->ntasks;
+    size_t tasks = r->explicit_tasks;
     annot_floor_run x = {.trace = (int64_t)r->c->a->traces,
                          .threads = r->m,
                          .response = (int64_t)(run->tasks_end - run->tasks_begin),
