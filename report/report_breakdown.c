@@ -136,7 +136,9 @@ static void outliers(const ompdag_condag *g, double unit_ns, ompdag_report_break
  * also the most tasks and work a run at m saw. */
 static void floor_at(const ompdag_condag *g, int32_t m, ompdag_report_breakdown *b)
 {
-    json_t *runs = json_object_get(json_object_get(ompdag_condag_extra(g, -1), "floor"), "runs");
+    json_t *fl = json_object_get(ompdag_condag_extra(g, -1), "floor");
+    json_t *runs = json_object_get(fl, "runs");
+    b->has_floor = json_is_object(fl);
     size_t n = json_array_size(runs), k = 0, i;
     double *r = malloc((n + 1) * sizeof *r);
     json_t *x;

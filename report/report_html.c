@@ -227,7 +227,8 @@ static void region_breakdown(FILE *out, const ompdag_report_row *x)
 {
     char *text = NULL;
     size_t len = 0;
-    FILE *mem = x->breakdown.vol_ns >= 0 ? open_memstream(&text, &len) : NULL;
+    FILE *mem = x->breakdown.vol_ns >= 0 && x->breakdown.has_floor ? open_memstream(&text, &len)
+                                                                    : NULL;
     if (!mem) return;
     report_breakdown_text(mem, x);
     fclose(mem);

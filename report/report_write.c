@@ -310,7 +310,7 @@ void report_breakdown_text(FILE *out, const ompdag_report_row *row)
 {
     const ompdag_report_breakdown *b = &row->breakdown;
     char a[64], c[64], f[5][32];
-    if (b->vol_ns < 0) return; /* the graph's unit is not a time */
+    if (b->vol_ns < 0 || !b->has_floor) return; /* not a time; annotated before the floor */
     fputs("    breakdown: ", out);
     if (b->flow_tasks >= 0)
         fprintf(out, "%" PRId64 " task(s) in the worst flow", b->flow_tasks);
@@ -341,8 +341,7 @@ void report_breakdown_text(FILE *out, const ompdag_report_row *row)
                 b->floor_min, b->floor_median, b->floor_max, b->floor_runs,
                 times(b->bound_over_observed, f[0], sizeof f[0]));
     else
-        fputs("    floor: n/a (no clean run at this m with a floor; annotate again to record it)\n",
-              out);
+        fputs("    floor: n/a (no clean run at this m)\n", out);
     fprintf(out, "    factors: graph %s, WCETs per location %s, delays %s, margin %s, floor %s",
             times(b->factor_graph, f[0], sizeof f[0]), times(b->factor_wcets, f[1], sizeof f[1]),
             times(b->factor_delays, f[2], sizeof f[2]), times(b->factor_margin, f[3], sizeof f[3]),
@@ -678,7 +677,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "deadline_from", has ? json_string(row->deadline_from) : json_null());
     json_object_set_new(o, "slack_ns", has ? json_real(row->slack_ns) : json_null());
     json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
-    json_object_set_new(o, "breakdown", breakdown_json(row));
+    if (row->breakdown.has_floor) json_object_set_new(o, "breakdown", breakdown_json(row));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
     json_object_set_new(o, "assumptions", assumptions_json(r, g, row));
     return o;

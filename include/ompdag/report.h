@@ -144,6 +144,9 @@ typedef struct ompdag_report_outlier {
 } ompdag_report_outlier;
 
 typedef struct ompdag_report_breakdown {
+    bool has_floor;            /* the graph carries annotate's "floor" (annotated since issue
+                                  23): only then do the text, HTML and JSON reports show the
+                                  breakdown (older files keep their reports unchanged) */
     int64_t flow_tasks;        /* tasks the worst flow runs (root included); -1: compact graph */
     int64_t observed_tasks;    /* most tasks one run ran (root included), over runs at m */
     double vol_ns;             /* the worst flow's volume (WCETs, ns) */

@@ -168,18 +168,44 @@ Test(breakdown, text_json_and_html_show_it)
     ompdag_condag_set_destroy(set);
 }
 
-/* Without annotate's "floor" (an older file) the floor is n/a, never 0. */
+/* Without annotate's "floor" (a file annotated before it) nothing is
+ * invented: the figures that need it are unknown, and the reports stay as
+ * they were (no breakdown in text, HTML or JSON). */
 Test(breakdown, no_floor_is_said_not_invented)
 {
     ompdag_condag_set *set;
     ompdag_report *r = make_report(graph_json(""), &set);
     const ompdag_report_breakdown *b = &ompdag_report_row_get(r, 0)->breakdown;
+    cr_expect_not(b->has_floor);
     cr_expect_eq(b->floor_runs, 0);
     cr_expect_eq(b->floor_min, -1);
     cr_expect_eq(b->observed_work_ns, -1);
     cr_expect_eq(b->factor_wcets, -1);
+    cr_expect_float_eq(b->delay_share, 0.04, 1e-12); /* what needs no run is still there */
     char *text = written(r, OMPDAG_REPORT_TEXT);
-    cr_expect(strstr(text, "floor: n/a"), "%s", text);
+    cr_expect(!strstr(text, "breakdown:"), "%s", text);
+    free(text);
+    char *js = written(r, OMPDAG_REPORT_JSON);
+    cr_expect(!strstr(js, "\"breakdown\""), "%s", js);
+    free(js);
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(set);
+}
+
+/* A floor with no clean run at m: the line says so. */
+Test(breakdown, no_clean_run_at_m_is_said)
+{
+    ompdag_condag_set *set;
+    ompdag_report *r =
+        make_report(graph_json("\"floor\": {\"runs\": [{\"threads\": 4, \"response_ns\": 100, "
+                               "\"own_graham_m_ns\": 4000, \"tasks\": 1, \"work_ns\": 50, "
+                               "\"clean\": true}]},"),
+                    &set);
+    const ompdag_report_breakdown *b = &ompdag_report_row_get(r, 0)->breakdown;
+    cr_expect(b->has_floor);
+    cr_expect_eq(b->floor_runs, 0);
+    char *text = written(r, OMPDAG_REPORT_TEXT);
+    cr_expect(strstr(text, "floor: n/a (no clean run at this m)"), "%s", text);
     cr_expect(!strstr(text, "FLOOR BELOW 1"), "%s", text);
     free(text);
     ompdag_report_destroy(r);
