@@ -177,11 +177,15 @@ static void factors(ompdag_report_breakdown *b)
                           (b->factor_graph > 0 ? b->factor_graph : 1) / b->factor_margin;
     static const char *names[] = {"graph larger than the run", "one WCET per code location",
                                   "dispatch delays", "margin", "Graham (the floor)"};
+    /* a compact graph's flow is not counted in tasks: vol ÷ work holds both */
+    const char *wcets = b->factor_graph > 0 ? names[1]
+                                            : "graph larger than the run or one WCET per code "
+                                              "location (not told apart: compact graph)";
     double f[] = {b->factor_graph, b->factor_wcets, b->factor_delays, b->factor_margin,
                   b->floor_median};
     double best = 1;
     for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k)
-        if (f[k] > best) best = f[k], b->largest = names[k];
+        if (f[k] > best) best = f[k], b->largest = k == 1 ? wcets : names[k];
 }
 
 void report_breakdown(const ompdag_condag *g, const ompdag_rta_result *res,

@@ -168,8 +168,11 @@ typedef struct ompdag_report_breakdown {
      * 1 + margin_pct/100; floor = floor_median. */
     double factor_graph, factor_wcets, factor_delays, factor_margin;
     const char *largest;       /* the factor to attack first: "graph larger than the run",
-                                  "volume (WCETs per location)", "dispatch delays", "margin",
-                                  "Graham (the floor)"; NULL when unknown.  Static text. */
+                                  "one WCET per code location" (for a compact graph, whose
+                                  flow's tasks are not counted, "graph larger than the run or
+                                  one WCET per code location (not told apart: compact
+                                  graph)"), "dispatch delays", "margin", "Graham (the floor)";
+                                  NULL when unknown.  Static text. */
 } ompdag_report_breakdown;
 
 /* One (region, m) pair of a report.  Every field is read-only; strings are
