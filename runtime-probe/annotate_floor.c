@@ -49,6 +49,12 @@ typedef struct floor_task {
     bool undeferred, implicit;
 } floor_task;
 
+/* A child in the children lists: its instance is byid[task]. */
+typedef struct floor_kid {
+    uint64_t parent, created;
+    size_t task;
+} floor_kid;
+
 /* A segment in the topological order: by end time, ties in trace order. */
 typedef struct floor_order {
     uint64_t end, index;
@@ -60,8 +66,9 @@ typedef struct floor_run {
     size_t n;
     int64_t m;
     struct full_set *full;
-    floor_task *byid, *kids; /* instances by id; by (parent, created) */
-    size_t ntasks;           /* instances, implicit ones (the root) included */
+    floor_task *byid; /* instances by id */
+    floor_kid *kids;  /* the same by (parent, created) */
+    size_t ntasks;    /* instances, implicit ones (the root) included */
     size_t explicit_tasks;
     size_t *task_of; /* segment -> its instance in byid */
     /* Longest path ending at each segment once done[s / 64] has bit s % 64;
@@ -97,13 +104,13 @@ static int cmp_task_id(const void *x, const void *y)
 
 static uint64_t kid_key(const void *rec, int k)
 {
-    const floor_task *t = rec;
+    const floor_kid *t = rec;
     return k == 0 ? t->parent : t->created;
 }
 
 static int cmp_kid(const void *x, const void *y)
 {
-    const floor_task *a = x, *b = y;
+    const floor_kid *a = x, *b = y;
     if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
     return a->created < b->created ? -1 : a->created > b->created;
 }
@@ -145,7 +152,7 @@ static size_t kids_from(const floor_run *r, uint64_t parent, uint64_t after)
     size_t lo = 0, hi = r->ntasks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const floor_task *t = &r->kids[mid];
+        const floor_kid *t = &r->kids[mid];
         if (t->parent < parent || (t->parent == parent && t->created <= after))
             lo = mid + 1;
         else
@@ -198,7 +205,7 @@ static void awaited(floor_run *r, size_t s, uint64_t since, int64_t *best, uint6
          k < r->ntasks && r->kids[k].parent == v->id && r->kids[k].created <= wait_begin; ++k)
         r->stack[top++] = k;
     while (top > 0) {
-        const floor_task *t = &r->kids[r->stack[--top]];
+        const floor_task *t = &r->byid[r->kids[r->stack[--top]].task];
         if (!t->end || t->end > start) continue; /* not awaited: the wait did not outlast it */
         take(r, t->first + t->n - 1, best, ready);
         for (size_t k = group ? kids_from(r, t->id, 0) : r->ntasks;
@@ -263,9 +270,11 @@ static void path_to(floor_run *r, size_t s)
             for (size_t k = kids_from(r, v->id, r->seg[s - 1].time - 1);
                  k < r->ntasks && r->kids[k].parent == v->id &&
                  r->kids[k].created == r->seg[s - 1].time;
-                 ++k)
-                if (r->kids[k].undeferred && r->kids[k].end && r->kids[k].end <= start)
-                    take(r, r->kids[k].first + r->kids[k].n - 1, &best, &ready);
+                 ++k) {
+                const floor_task *u = &r->byid[r->kids[k].task];
+                if (u->undeferred && u->end && u->end <= start)
+                    take(r, u->first + u->n - 1, &best, &ready);
+            }
     } else if (!t->implicit) {
         first_preds(r, t, &best, &ready);
     }
@@ -316,10 +325,11 @@ static bool index_tasks(floor_run *r)
                          .undeferred = (seg[i].flags & OMPDAG_RECF_UNDEFERRED) != 0,
                          .implicit = implicit};
     }
-    memcpy(r->kids, r->byid, r->ntasks * sizeof *r->kids);
-    if (!annot_sort_records(r->byid, r->ntasks, sizeof *r->byid, 1, task_id_key, cmp_task_id) ||
-        !annot_sort_records(r->kids, r->ntasks, sizeof *r->kids, 2, kid_key, cmp_kid))
+    if (!annot_sort_records(r->byid, r->ntasks, sizeof *r->byid, 1, task_id_key, cmp_task_id))
         return false;
+    for (size_t k = 0; k < r->ntasks; ++k)
+        r->kids[k] = (floor_kid){r->byid[k].parent, r->byid[k].created, k};
+    if (!annot_sort_records(r->kids, r->ntasks, sizeof *r->kids, 2, kid_key, cmp_kid)) return false;
     for (size_t k = 0; k < r->ntasks; ++k)
         for (size_t i = 0; i < r->byid[k].n; ++i)
             r->task_of[r->byid[k].first + i] = k;

@@ -1459,15 +1459,13 @@ static void *overhead_thread(void *arg)
 {
     overhead_job *j = arg;
     j->st = annot_overhead_collect(j->c, &j->err);
-    if (!j->st) j->st = annot_floor_collect(j->c, &j->err); /* reads the same, writes the floors */
     return NULL;
 }
 
-/* annot_overhead_collect (then annot_floor_collect), then map_pending: all
- * only read the sorted segments (c->pend, c->npend: none may change them
- * until all are done) and the task table, and write disjoint state (the
- * delays, team and floors of each graph; the classes, creations and
- * unmapped counts), so on a
+/* annot_overhead_collect, then map_pending: both only read the sorted
+ * segments (c->pend, c->npend: neither may change them until both are
+ * done) and the task table, and write disjoint state (the delays and
+ * team of each graph; the classes, creations and unmapped counts), so on a
  * large trace the dispatch delays are collected on a second thread while
  * this one maps.  Each is sequential inside, so the result is the same as
  * one after the other; their errors are reported in that order. */
@@ -1479,7 +1477,6 @@ static ompdag_status overhead_and_map(trace_ctx *c, ompdag_error *err)
                   pthread_create(&thread, NULL, overhead_thread, &job) == 0;
     if (!beside) {
         ompdag_status st = annot_overhead_collect(c, err);
-        if (!st) st = annot_floor_collect(c, err);
         if (!st) st = map_pending(c, err);
         c->npend = 0;
         return st;
@@ -1564,6 +1561,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
     c.depend_on = c.depend_on || c.nitems || c.npairs;
     if (st == OMPDAG_OK) st = annot_interfered_runs(&c, err);
+    /* alone, not beside the mapping: their peaks of memory would add up */
+    if (st == OMPDAG_OK) st = annot_floor_collect(&c, err);
     if (st == OMPDAG_OK) st = overhead_and_map(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
