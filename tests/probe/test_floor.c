@@ -146,3 +146,19 @@ Test(floor, a_chain_is_one_within_the_roots_gaps)
     }
     ompdag_condag_set_destroy(set);
 }
+
+/* Sibling tasks ordered by depend clauses (progs/depend, KASTORS idioms):
+ * the runtime's dependence pairs are edges of the run's DAG.  Without them
+ * the chain misses the waits and the floor fell to 0.989-0.991 (checked by
+ * dropping them from annotate_floor.c). */
+Test(floor, dependences_are_edges_of_the_runs_dag)
+{
+    const char *const *args[] = {(const char *[]){NULL}, (const char *[]){NULL},
+                                 (const char *[]){NULL}, NULL};
+    ompdag_condag_set *set = annotated("depend", "depend.json", args);
+    json_t *runs = floor_runs(ompdag_condag_set_graph(set, 0), 3);
+    size_t i;
+    json_t *x;
+    json_array_foreach(runs, i, x) expect_at_least_one(x, i);
+    ompdag_condag_set_destroy(set);
+}
