@@ -655,6 +655,7 @@ static ompdag_status report_row(ompdag_report *r, size_t gi, int32_t m,
     row.region_bound_ns = row.fork_join_ns >= 0 ? row.bound_ns + (double)row.fork_join_ns : -1;
     row.verdict_bound_ns = row.region_bound_ns >= 0 ? row.region_bound_ns : row.bound_ns;
     row_verdict(&row, unit_ns, &tasks, &region);
+    report_breakdown(g, res, &row, opt->migration_overhead, unit_ns, &row.breakdown);
     return add_row(r, &row, res, obs, err);
 }
 

@@ -221,6 +221,23 @@ static ompdag_status render_all(const ompdag_report *r, ompdag_svg_renderer rend
     return st;
 }
 
+/* Why the bound is what it is: the text report's breakdown lines
+ * (report_breakdown_text), red when a run's floor fell below 1. */
+static void region_breakdown(FILE *out, const ompdag_report_row *x)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = x->breakdown.vol_ns >= 0 && x->breakdown.has_floor ? open_memstream(&text, &len)
+                                                                    : NULL;
+    if (!mem) return;
+    report_breakdown_text(mem, x);
+    fclose(mem);
+    fprintf(out, "<pre class=\"%s\">", x->breakdown.floor_below_one ? "fail" : "breakdown");
+    esc(out, text);
+    fputs("</pre>", out);
+    free(text);
+}
+
 /* Per m of the region: the bound that decides the verdict next to the
  * deadline, slack and verdict; the tied rule and what `untied` would give;
  * the runs by team size (issue 22 items 4-6). */
@@ -275,6 +292,7 @@ static void region_rows(FILE *out, const ompdag_report *r, size_t first)
             }
             free(line);
         }
+        region_breakdown(out, x);
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);

@@ -74,6 +74,17 @@ const char *report_wcet_source(const ompdag_report_row *row);
  * "..."), for "adding `untied` to the task directive at ..." (report.c). */
 const char *report_tied_places(const ompdag_condag *g, char *buf, size_t size);
 
+/* Fills row->breakdown's figures for graph g and Graham's exact result res
+ * of the row (report_breakdown.c); the row's bound, vol and observations
+ * must be set. */
+void report_breakdown(const ompdag_condag *g, const ompdag_rta_result *res,
+                      const ompdag_report_row *row, int64_t migration_overhead, int64_t unit_ns,
+                      ompdag_report_breakdown *b);
+
+/* The breakdown's lines of the text report, indented by 4 (report_write.c);
+ * nothing when the graph's unit is not a time. */
+void report_breakdown_text(FILE *out, const ompdag_report_row *row);
+
 /* One line "team size 4: 3 run(s) (3 clean, 0 interfered), max 1.2 ms; ..." of
  * the row's observations, or "team size not recorded: ..." (report_write.c). */
 void report_observations_line(FILE *out, const ompdag_report_row *row);

@@ -295,6 +295,68 @@ static void text_deadline(FILE *out, const ompdag_report_row *row)
                                                            : "");
 }
 
+/* "1.2×", or "n/a" for a factor that is not known (-1). */
+static const char *times(double f, char *buf, size_t size)
+{
+    if (f < 0) return "n/a";
+    snprintf(buf, size, "%.3g×", f);
+    return buf;
+}
+
+/* Why the bound is what it is (report_breakdown.c, docs/report.md
+ * "breakdown"): the terms, the outliers, the floor, and which factor to
+ * attack first. */
+void report_breakdown_text(FILE *out, const ompdag_report_row *row)
+{
+    const ompdag_report_breakdown *b = &row->breakdown;
+    char a[64], c[64], f[5][32];
+    if (b->vol_ns < 0 || !b->has_floor) return; /* not a time; annotated before the floor */
+    fputs("    breakdown: ", out);
+    if (b->flow_tasks >= 0)
+        fprintf(out, "%" PRId64 " task(s) in the worst flow", b->flow_tasks);
+    else
+        fputs("tasks in the worst flow n/a (compact graph)", out);
+    if (b->observed_tasks >= 0) fprintf(out, " vs %" PRId64 " run", b->observed_tasks);
+    fprintf(out, "; volume %s vs work %s per clean run", dur(b->vol_ns, a, sizeof a),
+            dur(b->observed_work_ns, c, sizeof c));
+    if (b->delay_share >= 0)
+        fprintf(out, "; dispatch delays %s = %.1f%% of Graham's bound%s",
+                dur(b->delay_ns, a, sizeof a), 100 * b->delay_share,
+                b->delays_folded ? " (folded into the WCETs)" : "");
+    if (b->margin_pct >= 0) fprintf(out, "; margin %.3g%%", b->margin_pct);
+    fputc('\n', out);
+    if (b->outlier_count) {
+        fputs("    outliers (max ÷ median):", out);
+        for (int32_t k = 0; k < b->outlier_count; ++k)
+            fprintf(out, "%s %s %.3g× (%s ÷ %s)", k ? "," : "", b->outliers[k].place,
+                    b->outliers[k].ratio, dur(b->outliers[k].max_ns, a, sizeof a),
+                    dur(b->outliers[k].median_ns, c, sizeof c));
+        fputc('\n', out);
+    }
+    if (b->floor_runs > 0)
+        fprintf(out,
+                "    floor %.3g / %.3g / %.3g (min / median / max over %" PRId64
+                " clean run(s): Graham of each run's own DAG ÷ its response) vs bound ÷ observed "
+                "%s\n",
+                b->floor_min, b->floor_median, b->floor_max, b->floor_runs,
+                times(b->bound_over_observed, f[0], sizeof f[0]));
+    else
+        fputs("    floor: n/a (no clean run at this m)\n", out);
+    fprintf(out, "    factors: graph %s, WCETs per location %s, delays %s, margin %s, floor %s",
+            times(b->factor_graph, f[0], sizeof f[0]), times(b->factor_wcets, f[1], sizeof f[1]),
+            times(b->factor_delays, f[2], sizeof f[2]), times(b->factor_margin, f[3], sizeof f[3]),
+            times(b->floor_median, f[4], sizeof f[4]));
+    if (b->largest) fprintf(out, " -> attack first: %s", b->largest);
+    fputc('\n', out);
+    if (b->floor_below_one)
+        fprintf(out,
+                "    FLOOR BELOW 1 in %" PRId64
+                " run(s): Graham's bound of a run's own DAG is below its response, so a dispatch "
+                "delay was measured short — a bug in the probe or annotate: please report it with "
+                "the trace\n",
+                b->floor_below_one);
+}
+
 static void text_row(FILE *out, const ompdag_report *r, size_t i)
 {
     const ompdag_report_row *row = &r->rows[i];
@@ -334,6 +396,7 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
                 "not compared with the bound\n",
                 row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
+    report_breakdown_text(out, row);
     if (row->unmeasured_reason) fprintf(out, "    UNMEASURED: %s\n", row->unmeasured_reason);
     if (row->verdict == OMPDAG_VERDICT_REFUTED && !row->refuted_by_region)
         fprintf(out,
@@ -498,6 +561,53 @@ static json_t *observations_json(const ompdag_report_row *row)
     return arr;
 }
 
+/* A figure, or null when it is not known (-1). */
+static json_t *real_or_null(double v)
+{
+    return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *int_or_null(int64_t v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+/* "breakdown" of a row (report_breakdown.c, docs/report.md). */
+static json_t *breakdown_json(const ompdag_report_row *row)
+{
+    const ompdag_report_breakdown *b = &row->breakdown;
+    json_t *o = json_object(), *outl = json_array(), *fl = json_object(), *fa = json_object();
+    for (int32_t k = 0; k < b->outlier_count; ++k)
+        json_array_append_new(outl,
+                              json_pack("{s:s,s:f,s:f,s:f}", "place", b->outliers[k].place,
+                                        "max_ns", b->outliers[k].max_ns, "median_ns",
+                                        b->outliers[k].median_ns, "ratio", b->outliers[k].ratio));
+    json_object_set_new(o, "flow_tasks", int_or_null(b->flow_tasks));
+    json_object_set_new(o, "observed_tasks", int_or_null(b->observed_tasks));
+    json_object_set_new(o, "vol_ns", real_or_null(b->vol_ns));
+    json_object_set_new(o, "observed_work_ns", real_or_null(b->observed_work_ns));
+    json_object_set_new(o, "delay_ns", real_or_null(b->delay_ns));
+    json_object_set_new(o, "delay_share", real_or_null(b->delay_share));
+    json_object_set_new(o, "delays_folded", json_boolean(b->delays_folded));
+    json_object_set_new(o, "margin_pct", real_or_null(b->margin_pct));
+    json_object_set_new(o, "outliers", outl);
+    json_object_set_new(fl, "runs", json_integer(b->floor_runs));
+    json_object_set_new(fl, "min", real_or_null(b->floor_min));
+    json_object_set_new(fl, "median", real_or_null(b->floor_median));
+    json_object_set_new(fl, "max", real_or_null(b->floor_max));
+    json_object_set_new(fl, "below_one", json_integer(b->floor_below_one));
+    json_object_set_new(o, "floor", fl);
+    json_object_set_new(o, "bound_over_observed", real_or_null(b->bound_over_observed));
+    json_object_set_new(fa, "graph", real_or_null(b->factor_graph));
+    json_object_set_new(fa, "wcets", real_or_null(b->factor_wcets));
+    json_object_set_new(fa, "delays", real_or_null(b->factor_delays));
+    json_object_set_new(fa, "margin", real_or_null(b->factor_margin));
+    json_object_set_new(fa, "floor", real_or_null(b->floor_median));
+    json_object_set_new(o, "factors", fa);
+    json_object_set_new(o, "largest", b->largest ? json_string(b->largest) : json_null());
+    return o;
+}
+
 json_t *report_row_json(const ompdag_report *r, size_t i)
 {
     const ompdag_report_row *row = &r->rows[i];
@@ -567,6 +677,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "deadline_from", has ? json_string(row->deadline_from) : json_null());
     json_object_set_new(o, "slack_ns", has ? json_real(row->slack_ns) : json_null());
     json_object_set_new(o, "verdict", json_string(ompdag_verdict_name(row->verdict)));
+    if (row->breakdown.has_floor) json_object_set_new(o, "breakdown", breakdown_json(row));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
     json_object_set_new(o, "assumptions", assumptions_json(r, g, row));
     return o;

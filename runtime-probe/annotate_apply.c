@@ -710,6 +710,7 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(m, "overheads", json_string(a->opt.no_overheads ? "none" : "chain"), &ok);
     jset(m, "unobserved",
          json_string(a->opt.unobserved == OMPDAG_UNOBSERVED_ZERO ? "zero" : "error"), &ok);
+    jset(gx, "floor", annot_floor_json(g), &ok); /* annotate_floor.c */
     jset(gx, "wcet_method", m, &ok);
     if (!ok) {
         json_decref(gx);

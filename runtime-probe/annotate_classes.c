@@ -40,6 +40,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].fork_cold.v);
         free(a->graphs[i].join.v);
         json_decref(a->graphs[i].dep_disagreements);
+        free(a->graphs[i].floor);
     }
     for (size_t i = 0; i < a->nclasses; ++i) {
         free(a->classes[i].samples.v);

@@ -74,6 +74,18 @@ static inline bool annot_i64vec_push(i64vec *a, int64_t x)
     return true;
 }
 
+/* One region run's floor (annotate_floor.c): its own DAG's Graham bound. */
+typedef struct annot_floor_run {
+    int64_t trace;     /* which trace of the annotation (0, 1, ...) */
+    int64_t threads;   /* m: the run's team */
+    int64_t response;  /* root begin -> last task end */
+    int64_t mg;        /* m·G: volume + the longest (m−1)·c + m·D path */
+    int64_t work;      /* volume: the sum of the run's segment times */
+    int64_t tasks;     /* explicit task instances that ran */
+    int64_t unordered; /* predecessors met after their successor (a clock fault; 0) */
+    bool clean;
+} annot_floor_run;
+
 typedef struct graph_info {
     ompdag_condag *g;
     const char *region_file; /* points into region_key_buf or the graph */
@@ -107,6 +119,8 @@ typedef struct graph_info {
                                      the var merges storage the runtime keeps apart */
     uint64_t dep_unsafe;          /* disagreements that make the graph unsafe */
     json_t *dep_disagreements;    /* distinct disagreements (kind, nodes, message, runs) */
+    annot_floor_run *floor;       /* per run, in reading order (annotate_floor.c) */
+    size_t nfloor, floor_cap;
 } graph_info;
 
 typedef struct seg_class {
@@ -438,6 +452,22 @@ ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err);
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
 bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_interfered_runs */
+
+/* The full intervals of a run's segments (annotate_overhead.c), for
+ * annotate_floor.c: NULL on ENOMEM; annot_nonfull is the part of [a, b)
+ * when not every one of the team's threads ran graph code. */
+struct full_set;
+struct full_set *annot_full_new(const pending_seg *seg, size_t n, int32_t team);
+int64_t annot_nonfull(const struct full_set *f, uint64_t a, uint64_t b);
+void annot_full_delete(struct full_set *f);
+
+/* annotate_floor.c: per run, the Graham bound of the run's own DAG (the
+ * floor; reads c->pend sorted, the task table and the runs, before
+ * overhead_and_map releases them), and the graph extra "floor". */
+ompdag_status annot_floor_collect(trace_ctx *c, ompdag_error *err);
+json_t *annot_floor_json(const graph_info *g); /* NULL on ENOMEM */
+/* annotate_trace.c: a region run's team size (the m its run is judged at). */
+int64_t annot_run_team(const region_run *run);
 
 /* annotate_apply.c */
 /* The k-th smallest of a[0..n) (k < n), reordering a so that a[0..k) are

@@ -446,3 +446,27 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
     free(byid);
     return st ? st : fork_join(c, err);
 }
+
+/* ---- for annotate_floor.c ---------------------------------------------------- */
+
+struct full_set *annot_full_new(const pending_seg *seg, size_t n, int32_t team)
+{
+    full_set *f = calloc(1, sizeof *f);
+    if (f && !full_build(seg, n, team, f)) {
+        full_free(f);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+int64_t annot_nonfull(const struct full_set *f, uint64_t a, uint64_t b)
+{
+    return nonfull(f, a, b);
+}
+
+void annot_full_delete(struct full_set *f)
+{
+    if (f) full_free(f);
+    free(f);
+}

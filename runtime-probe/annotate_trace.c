@@ -1403,7 +1403,7 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
  * threads that ran its segments.  Not the threads requested at the fork:
  * the runtime may give fewer.  A run of T threads is judged against the
  * bound at m = T (issue 22). */
-static int64_t run_team(const region_run *run)
+int64_t annot_run_team(const region_run *run)
 {
     if (run->implicit_begun) return run->implicit_begun;
     int64_t seen = __builtin_popcountll(run->thread_mask);
@@ -1416,7 +1416,7 @@ static ompdag_status finish_runs(trace_ctx *c, ompdag_error *err)
     for (size_t i = 0; i < c->nruns; ++i) {
         const region_run *run = &c->runs[i];
         graph_info *g = &c->a->graphs[run->graph];
-        int64_t team = run_team(run);
+        int64_t team = annot_run_team(run);
         if (run->begin && run->end > run->begin &&
             (!annot_i64vec_push(&g->responses, (int64_t)(run->end - run->begin)) ||
              !annot_i64vec_push(&g->responses_interfered, run->interfered) ||
@@ -1595,6 +1595,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
         c.depend_on = ompdag_condag_has_depend(a->graphs[i].g);
     c.depend_on = c.depend_on || c.nitems || c.npairs;
     if (st == OMPDAG_OK) st = annot_interfered_runs(&c, err);
+    /* alone, not beside the mapping: their peaks of memory would add up */
+    if (st == OMPDAG_OK) st = annot_floor_collect(&c, err);
     if (st == OMPDAG_OK) st = overhead_and_map(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);

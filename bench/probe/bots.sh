@@ -7,7 +7,14 @@
 # from the same traces), and the exact bound at m = 2 compared with every
 # clean (not interfered) observed task-system response.  Prints one markdown
 # row per program: bound ÷ clean observed max is the tightness (>= 1 when the
-# bound holds); interfered runs are counted apart.  Exit status 3 when a
+# bound holds); interfered runs are counted apart.  Beside it (issue 23 item
+# 6, docs/report.md "breakdown") the floor — min / median / max over the
+# clean runs of Graham's bound of each run's own DAG ÷ its response, >= 1
+# always — and the breakdown: tasks in the worst flow / tasks run, volume ÷
+# observed work, the dispatch delays' share of Graham's bound, the margin, the
+# top outlier location (max ÷ median) and the factor to attack first.
+# RUN_PREFIX (e.g. "chrt -f 1") is put before each traced run; MARGIN (PCT,
+# default annotate's 20) is passed to annotate --margin.  Exit status 3 when a
 # clean run exceeds its bound ('refuted'), 1 when a step fails.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
@@ -20,8 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../bots_env.sh"
 bots_setup "$bots" "$tmp"
 status=0
-echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict | floor min / median / max | tasks flow / run | vol ÷ work | delays % | margin % | top outlier | attack first |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # name  dir  sources  cutoff-define  recursion-bound  program arguments
 # (sort and sparselu_single have no cutoff variants: their own thresholds are
 # the manual cutoff.)  The sources are used as they are: the front end takes
@@ -43,10 +50,11 @@ while read -r name dir srcs def rb lb args; do
   fi
   traces=()
   for i in $(seq 1 "$runs"); do
-    OMP_NUM_THREADS=2 "$ompdag" run --quiet --trace "$tmp/$name-$i.trace" -- "$prog" $args -v 0 >/dev/null
+    OMP_NUM_THREADS=2 ${RUN_PREFIX:-} "$ompdag" run --quiet --trace "$tmp/$name-$i.trace" -- "$prog" $args -v 0 >/dev/null
     traces+=("$tmp/$name-$i.trace")
   done
-  if ! "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero -o "$tmp/$name.a.json" \
+  if ! "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero ${MARGIN:+--margin "$MARGIN"} \
+      -o "$tmp/$name.a.json" \
       2>"$tmp/$name.an"; then
     echo "| $name | $args | $rb | annotate failed: $(head -c 200 "$tmp/$name.an" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
   fi
@@ -64,10 +72,23 @@ obs, b = r["observed_max_ns"], r["bound_ns"]
 runs, intf = r["observed_runs"], r["runs_interfered"]
 ratio = "%.2f" % (b / obs) if obs else "n/a (no clean run)"
 im = r["observed_interfered_max_ns"]
-print("%d / %d | %.1f | %s | %s | %s | %.1f / %.1f | %s" % (
+bd = r.get("breakdown") or {}
+fl = bd.get("floor") or {}
+def num(v, f="%.2f"):
+    return f % v if isinstance(v, (int, float)) else "-"
+floor = "%s / %s / %s%s" % (num(fl.get("min")), num(fl.get("median")), num(fl.get("max")),
+                            " BELOW 1 in %d run(s)" % fl["below_one"] if fl.get("below_one") else "")
+tasks = "%s / %s" % (bd.get("flow_tasks", "-") if bd.get("flow_tasks") is not None else "-",
+                     bd.get("observed_tasks", "-") if bd.get("observed_tasks") is not None else "-")
+vw = num(bd["vol_ns"] / bd["observed_work_ns"]) if bd.get("vol_ns") and bd.get("observed_work_ns") else "-"
+share = num(100 * bd["delay_share"], "%.1f") if bd.get("delay_share") is not None else "-"
+out = (bd.get("outliers") or [])
+top = "%s %.3g×" % (out[0]["place"], out[0]["ratio"]) if out else "-"
+print("%d / %d | %.1f | %s | %s | %s | %.1f / %.1f | %s | %s | %s | %s | %s | %s | %s | %s" % (
     runs - intf, intf, b / 1e3, "%.1f" % (obs / 1e3) if obs else "-", ratio,
     "%.1f" % (im / 1e3) if im else "-", ro.get("start_delay_ns", 0) / 1e3,
-    ro.get("wake_delay_ns", 0) / 1e3, r["verdict"]))
+    ro.get("wake_delay_ns", 0) / 1e3, r["verdict"], floor, tasks, vw, share,
+    num(bd.get("margin_pct"), "%.3g"), top, bd.get("largest") or "-"))
 PY
 )
   echo "| $name | $args | $rb | $mapped | $row |"

@@ -131,6 +131,50 @@ typedef struct ompdag_report_observation {
     double interfered_max_ns; /* max over the interfered runs */
 } ompdag_report_observation;
 
+/* Why the bound is what it is (issue 23 item 6; docs/report.md, "breakdown"):
+ * each factor between the bound and the observed runs, and the floor — per
+ * clean run, Graham's bound of that run's own DAG with its own times and
+ * delays, over its response (annotate's graph key "floor", docs/probe.md).
+ * -1 (or 0 outliers) where a figure is not available. */
+#define OMPDAG_REPORT_OUTLIERS 3
+typedef struct ompdag_report_outlier {
+    char place[160];   /* "fib.c:12 (T node n3)": ompdag_condag_node_place */
+    double max_ns, median_ns;
+    double ratio;      /* max ÷ median of the node's samples */
+} ompdag_report_outlier;
+
+typedef struct ompdag_report_breakdown {
+    bool has_floor;            /* the graph carries annotate's "floor" (annotated since issue
+                                  23): only then do the text, HTML and JSON reports show the
+                                  breakdown (older files keep their reports unchanged) */
+    int64_t flow_tasks;        /* tasks the worst flow runs (root included); -1: compact graph */
+    int64_t observed_tasks;    /* most tasks one run ran (root included), over runs at m */
+    double vol_ns;             /* the worst flow's volume (WCETs, ns) */
+    double observed_work_ns;   /* most work one clean run at m did: its segment times summed */
+    double delay_ns;           /* dispatch delays in Graham's m·R, divided by m (ns) */
+    double delay_share;        /* delay_ns ÷ Graham's bound, 0..1 */
+    bool delays_folded;        /* delays are folded into the WCETs (older annotate) */
+    double margin_pct;         /* the WCET margin annotate applied */
+    int32_t outlier_count;     /* locations in outliers[], largest max ÷ median first */
+    ompdag_report_outlier outliers[OMPDAG_REPORT_OUTLIERS];
+    int64_t floor_runs;        /* clean runs at m with a floor */
+    double floor_min, floor_median, floor_max;
+    int64_t floor_below_one;   /* runs at m (any) whose floor is below 1: a measurement bug */
+    double bound_over_observed; /* bound ÷ observed max, beside the floor */
+    /* The factors that multiply to bound ÷ observed (../shared/spec/tightness.md),
+     * each -1 when unknown: graph = flow_tasks ÷ observed_tasks; wcets =
+     * vol_ns ÷ observed_work_ns ÷ graph ÷ margin (one WCET per location, its
+     * maximum over every instance); delays = 1 ÷ (1 − delay_share); margin =
+     * 1 + margin_pct/100; floor = floor_median. */
+    double factor_graph, factor_wcets, factor_delays, factor_margin;
+    const char *largest;       /* the factor to attack first: "graph larger than the run",
+                                  "one WCET per code location" (for a compact graph, whose
+                                  flow's tasks are not counted, "graph larger than the run or
+                                  one WCET per code location (not told apart: compact
+                                  graph)"), "dispatch delays", "margin", "Graham (the floor)";
+                                  NULL when unknown.  Static text. */
+} ompdag_report_breakdown;
+
 /* One (region, m) pair of a report.  Every field is read-only; strings are
  * borrowed from the report (and its set). */
 typedef struct ompdag_report_row {
@@ -195,6 +239,7 @@ typedef struct ompdag_report_row {
     const ompdag_report_observation *observations; /* per team size seen, ascending (0, "not
                                                       recorded", first); borrowed */
     size_t observation_count;
+    ompdag_report_breakdown breakdown; /* why the bound is what it is (report_breakdown.c) */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
