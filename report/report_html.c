@@ -404,7 +404,10 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     fputs("<li>", out);
     esc(out, path);
     free(path);
-    fputs("</li></ul>\n<p>Assumptions: ", out);
+    char covers[512];
+    fputs("</li></ul>\n<p>Covers: ", out);
+    esc(out, report_covers(g, covers, sizeof covers));
+    fputs(".</p>\n<p>Assumptions: ", out);
     fputs(row->tied_tasks ? "tied tasks under OpenMP's task scheduling constraint (the bound "
                             "is the one that holds there; the worst flow and critical path are "
                             "Graham's)"

@@ -43,6 +43,9 @@ struct ompdag_report {
 bool report_same_file(const char *a, const char *b);
 bool report_region_place(const ompdag_condag *g, char *file, size_t size, int32_t *line);
 int32_t report_tied_tasks(const ompdag_condag *g);
+/* What the bound covers: the assumed input, or every input within the graph's
+ * bounds (report_write.c); written into buf, returned. */
+const char *report_covers(const ompdag_condag *g, char *buf, size_t size);
 /* The distinct disagreements annotate listed in the graph's "depend_check"
  * (docs/probe.md#depend), borrowed from the graph; NULL when none. */
 struct json_t *report_depend_list(const ompdag_condag *g);

@@ -440,6 +440,33 @@ static void text_size(FILE *out, const ompdag_condag *g, const ompdag_report_row
     fprintf(out, ", total WCET %" PRId64 " %s)\n", total, ompdag_condag_time_unit(g));
 }
 
+/* What the bound covers (issue 23 item 5): the input the graph was extracted
+ * for (`extract --assume`, the graph key "assumptions"), else every input
+ * whose recursion and loops stay within the bounds it was extracted with.
+ * Written into buf, which is returned. */
+const char *report_covers(const ompdag_condag *g, char *buf, size_t size)
+{
+    json_t *as = json_object_get(ompdag_condag_extra(g, -1), "assumptions");
+    if (!json_is_object(as) || !json_object_size(as)) {
+        snprintf(buf, size, "every input within the recursion and loop bounds the graph was "
+                            "extracted with");
+        return buf;
+    }
+    size_t len = (size_t)snprintf(buf, size, "the input with ");
+    const char *name;
+    json_t *v;
+    const char *sep = "";
+    json_object_foreach(as, name, v)
+    {
+        if (len >= size) break;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", sep, name,
+                                (long long)json_integer_value(v));
+        sep = ", ";
+    }
+    if (len < size) snprintf(buf + len, size - len, " (extract --assume)");
+    return buf;
+}
+
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
 {
     size_t pass = 0, fail = 0, none = 0, regions = 0, refuted = 0, unsafe = 0, unmeasured = 0;
@@ -451,6 +478,8 @@ ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error 
             fprintf(out, "%s%s", i ? "\n" : "", row->function);
             if (row->loc.file) fprintf(out, " — region %s:%d", row->loc.file, row->loc.line);
             text_size(out, g, row);
+            char covers[512];
+            fprintf(out, "  covers: %s\n", report_covers(g, covers, sizeof covers));
             size_t runs = 0, truns = 0;
             report_observed_max(g, "observed_response_ns", &runs);
             report_observed_max(g, "observed_task_response_ns", &truns);
@@ -680,6 +709,11 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     if (row->breakdown.has_floor) json_object_set_new(o, "breakdown", breakdown_json(row));
     json_object_set_new(o, "worst_flow", flow_json(g, r->results[i]));
     json_object_set_new(o, "assumptions", assumptions_json(r, g, row));
+    char covers[512];
+    json_t *input = json_object_get(ompdag_condag_extra(g, -1), "assumptions");
+    json_object_set_new(o, "covers", json_string(report_covers(g, covers, sizeof covers)));
+    json_object_set_new(o, "input_assumptions", json_is_object(input) ? json_deep_copy(input)
+                                                                       : json_null());
     return o;
 }
 

@@ -1201,6 +1201,36 @@ Test(verdict, annotation_without_segments_or_runs_is_unmeasured)
     done(r);
 }
 
+/* Issue 23 item 5: the report states what the bound covers: the input the
+ * graph was extracted for (extract --assume writes "assumptions"), else every
+ * input within the graph's recursion and loop bounds. */
+Test(verdict, the_report_says_what_the_bound_covers)
+{
+    char path[1024];
+    run_result r = sh("ompdag report " FIXTURE " --threads 4");
+    cr_expect(strstr(r.out, "covers: every input within the recursion and loop bounds") != NULL,
+              "%s", r.out);
+    done(r);
+    fixture_with("assumed.json", "\"deadline\": \"5ms\",",
+                 "\"deadline\": \"5ms\", \"assumptions\": {\"n\": 20, \"cutoff\": 3},", path,
+                 sizeof path);
+    r = sh("ompdag report %s --threads 4", path);
+    cr_expect(strstr(r.out, "covers: the input with n=20, cutoff=3 (extract --assume)") != NULL,
+              "%s", r.out);
+    done(r);
+    r = sh("ompdag report %s --threads 4 --format json", path);
+    json_t *root = json_loads(r.out, 0, NULL);
+    json_t *row = json_array_get(json_object_get(root, "regions"), 0);
+    cr_expect(strstr(json_string_value(json_object_get(row, "covers")), "n=20"), "%s", r.out);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(row, "input_assumptions"), "n")),
+                 20);
+    json_decref(root);
+    done(r);
+    r = sh("ompdag report %s --threads 4 --format html", path);
+    cr_expect(strstr(r.out, "Covers: the input with n=20") != NULL, "html");
+    done(r);
+}
+
 /* Item 1: nonzero hand-written WCETs without "wcet_method" may pass, but
  * every format says they were given, not measured. */
 Test(verdict, hand_written_wcets_are_labelled)
