@@ -448,8 +448,9 @@ const char *report_covers(const ompdag_condag *g, char *buf, size_t size)
 {
     json_t *as = json_object_get(ompdag_condag_extra(g, -1), "assumptions");
     if (!json_is_object(as) || !json_object_size(as)) {
-        snprintf(buf, size, "every input within the recursion and loop bounds the graph was "
-                            "extracted with");
+        snprintf(buf, size,
+                 "every input within the recursion and loop bounds the graph was "
+                 "extracted with");
         return buf;
     }
     size_t len = (size_t)snprintf(buf, size, "the input with ");
@@ -712,8 +713,8 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     char covers[512];
     json_t *input = json_object_get(ompdag_condag_extra(g, -1), "assumptions");
     json_object_set_new(o, "covers", json_string(report_covers(g, covers, sizeof covers)));
-    json_object_set_new(o, "input_assumptions", json_is_object(input) ? json_deep_copy(input)
-                                                                       : json_null());
+    json_object_set_new(o, "input_assumptions",
+                        json_is_object(input) ? json_deep_copy(input) : json_null());
     return o;
 }
 
