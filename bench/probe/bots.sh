@@ -13,9 +13,14 @@
 # always — and the breakdown: tasks in the worst flow / tasks run, volume ÷
 # observed work, the dispatch delays' share of Graham's bound, the margin, the
 # top outlier location (max ÷ median) and the factor to attack first.
-# RUN_PREFIX (e.g. "chrt -f 1") is put before each traced run; MARGIN (PCT,
-# default annotate's 20) is passed to annotate --margin.  Exit status 3 when a
-# clean run exceeds its bound ('refuted'), 1 when a step fails.
+# Runs use `ompdag run --rt --threads 2` (SCHED_FIFO, pinned) where SCHED_FIFO
+# is permitted, else `--threads 2`; RUN_PREFIX is put before each traced run;
+# MARGIN (PCT, default annotate's 20) is passed to annotate --margin.  Annotate
+# runs without --unobserved zero; only where some node is never observed is it
+# rerun with it, and the row says so (the graph is then unsafe).  ASSUME=1
+# extracts for the input run (`extract --assume` of the cutoff and size, issue
+# 23 item 5) where the program has one.  Exit status 3 when a clean run exceeds
+# its bound ('refuted'), 1 when a step fails.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 runs=${2:-10}
@@ -27,6 +32,17 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../bots_env.sh"
 bots_setup "$bots" "$tmp"
 status=0
+rt=(--rt --threads 2)
+chrt -f 1 true 2> /dev/null || rt=(--threads 2) # SCHED_FIFO permitted?
+# The input each program is run with, as extract --assume flags (ASSUME=1).
+assume_for() {
+  [ "${ASSUME:-0}" = 1 ] || return 0
+  case "$1" in
+    fib) echo "--assume n=20 --assume bots_cutoff_value=3" ;;
+    nqueens) echo "--assume size=6 --assume bots_cutoff_value=3" ;;
+    strassen) echo "--assume n=128 --assume bots_cutoff_value=2 --assume bots_app_cutoff_value=32" ;;
+  esac
+}
 echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict | floor min / median / max | tasks flow / run | vol ÷ work | delays % | margin % | top outlier | attack first |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # name  dir  sources  cutoff-define  recursion-bound  program arguments
@@ -44,18 +60,29 @@ while read -r name dir srcs def rb lb args; do
     echo "| $name | $args | $rb | build failed: $(grep -m1 error "$tmp/$name.cc") | | | | | | | |"; status=1; continue
   fi
   main=${srcs%% *}
-  if ! "$ompdag" extract "$main" --recursion-bound "$rb" --loop-bound "$lb" -o "$tmp/$name.json" -- $def \
+  # shellcheck disable=SC2046
+  if ! "$ompdag" extract "$main" --recursion-bound "$rb" --loop-bound "$lb" $(assume_for "$name") \
+      -o "$tmp/$name.json" -- $def \
       -I"$tmp/common" -I. 2>"$tmp/$name.ex"; then
     echo "| $name | $args | $rb | extract refused: $(head -c 160 "$tmp/$name.ex" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
   fi
   traces=()
   for i in $(seq 1 "$runs"); do
-    OMP_NUM_THREADS=2 ${RUN_PREFIX:-} "$ompdag" run --quiet --trace "$tmp/$name-$i.trace" -- "$prog" $args -v 0 >/dev/null
+    ${RUN_PREFIX:-} "$ompdag" run --quiet "${rt[@]}" --trace "$tmp/$name-$i.trace" -- "$prog" $args -v 0 >/dev/null
     traces+=("$tmp/$name-$i.trace")
   done
-  if ! "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero ${MARGIN:+--margin "$MARGIN"} \
-      -o "$tmp/$name.a.json" \
-      2>"$tmp/$name.an"; then
+  unobs=""
+  annotate() { "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" ${MARGIN:+--margin "$MARGIN"} "$@" \
+                 -o "$tmp/$name.a.json" 2>"$tmp/$name.an"; }
+  ok=1
+  if ! annotate; then
+    ok=0
+    if grep -q "never observed" "$tmp/$name.an"; then
+      unobs=" (--unobserved zero)"
+      annotate --unobserved zero && ok=1
+    fi
+  fi
+  if [ "$ok" = 0 ]; then
     echo "| $name | $args | $rb | annotate failed: $(head -c 200 "$tmp/$name.an" | tr '\n|' '  ') | | | | | | | |"; status=1; continue
   fi
   mapped=$(sed -n 's/.* \([0-9]*\) mapped to .*, \([0-9]*\) unmapped/\1 \/ \2/p' "$tmp/$name.an")
@@ -71,6 +98,7 @@ ro = r["assumptions"]["runtime_overheads"] or {}
 obs, b = r["observed_max_ns"], r["bound_ns"]
 runs, intf = r["observed_runs"], r["runs_interfered"]
 ratio = "%.2f" % (b / obs) if obs else "n/a (no clean run)"
+ratio += " (%s)" % r.get("tied_rule", "?")
 im = r["observed_interfered_max_ns"]
 bd = r.get("breakdown") or {}
 fl = bd.get("floor") or {}
@@ -91,7 +119,7 @@ print("%d / %d | %.1f | %s | %s | %s | %.1f / %.1f | %s | %s | %s | %s | %s | %s
     num(bd.get("margin_pct"), "%.3g"), top, bd.get("largest") or "-"))
 PY
 )
-  echo "| $name | $args | $rb | $mapped | $row |"
+  echo "| $name$unobs | $args $(assume_for "$name") | $rb | $mapped | $row |"
   case "$row" in *refuted*) status=3 ;; esac
 done <<'LIST'
 fib fib fib.c -DMANUAL_CUTOFF 3 1 -n 20 -x 3
