@@ -4,10 +4,25 @@
  * annotate_internal.h and docs/probe.md.
  */
 #include <assert.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "annotate_internal.h"
 
 /* ---- paths ---------------------------------------------------------------------- */
+
+/* Two absolute names of one file through a symbolic link: the front end
+ * names a source by its real path, the compiler's line tables by the path
+ * it was given (a source tree reached through a link).  Only names with the
+ * same last component get the two realpath() calls. */
+static bool same_real_file(const char *a, const char *b)
+{
+    if (a[0] != '/' || b[0] != '/') return false;
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    if (strcmp(ba, bb)) return false;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
 
 bool annot_same_file(const char *a, const char *b)
 {
@@ -18,9 +33,9 @@ bool annot_same_file(const char *a, const char *b)
         b += 2;
     if (!strcmp(a, b)) return true;
     size_t la = strlen(a), lb = strlen(b);
-    if (la > lb) return a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
-    if (lb > la) return b[lb - la - 1] == '/' && !strcmp(b + lb - la, a);
-    return false;
+    if (la > lb && a[la - lb - 1] == '/' && !strcmp(a + la - lb, b)) return true;
+    if (lb > la && b[lb - la - 1] == '/' && !strcmp(b + lb - la, a)) return true;
+    return same_real_file(a, b);
 }
 
 /* ---- graphs ---------------------------------------------------------------------- */

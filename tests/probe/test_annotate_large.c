@@ -337,3 +337,28 @@ Test(annotate_large, sort_u64_matches_qsort_on_every_path)
         free(a), free(b), free(scratch);
     }
 }
+
+/* The front end names a source by its real path; the compiler's line tables
+ * keep the path it was given.  Through a linked source tree (a KASTORS copy
+ * reached by a symbolic link) nothing mapped, and every region came out
+ * unmeasured.  annot_same_file resolves both names when they end alike. */
+Test(annotate_large, a_source_reached_through_a_link_is_the_same_file)
+{
+    char dir[64], real[160], link[160], a[200], b[200];
+    cr_assert(probe_tmpdir(dir, sizeof dir));
+    snprintf(real, sizeof real, "%s/tree", dir);
+    snprintf(link, sizeof link, "%s/linked", dir);
+    cr_assert_eq(mkdir(real, 0700), 0);
+    cr_assert_eq(symlink(real, link), 0);
+    snprintf(a, sizeof a, "%s/src.c", real);
+    snprintf(b, sizeof b, "%s/src.c", link);
+    FILE *f = fopen(a, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    cr_expect(annot_same_file(a, b));
+    cr_expect(annot_same_file(b, a));
+    cr_expect(annot_same_file("src/x.c", "/any/where/src/x.c")); /* suffixes, as before */
+    snprintf(b, sizeof b, "%s/other.c", link);
+    cr_expect_not(annot_same_file(a, b));
+    cr_expect_not(annot_same_file("/nowhere/a/src.c", "/nowhere/b/src.c"));
+}
