@@ -453,17 +453,26 @@ static ompdag_status check_pair_ends(trace_ctx *c, ompdag_error *err)
     }
     for (size_t i = 0; i < c->noutside_pairs; ++i) {
         const dep_pair *q = &c->outside_pairs[i];
-        const task_entry *p = c->tasks_cap ? annot_task_slot(c, q->pred) : NULL;
-        if (p && p->id)
-            return forged(err, "dependence pair", q->succ,
-                          "a successor never created in its predecessor's region (predecessor "
-                          "id)",
-                          q->pred);
         if (!has_outside_list(c, q->succ))
             return forged(err, "dependence pair", q->succ,
                           "a successor never created with a depend list (predecessor id)", q->pred);
     }
     return OMPDAG_OK;
+}
+
+/* A successor outside the task table that waits for a task of a matched
+ * region is the encountering task of an undeferred (if(0)) task with
+ * `depend`: libomp reports that task as the one that waits.  Legitimate, and
+ * not mapped to T nodes, so counted as unchecked for the predecessor's graph
+ * rather than dropped. */
+static void count_encountering_waits(trace_ctx *c)
+{
+    for (size_t i = 0; c->tasks_cap && i < c->noutside_pairs; ++i) {
+        const task_entry *p = annot_task_slot(c, c->outside_pairs[i].pred);
+        if (!p->id) continue; /* both ends outside every matched region */
+        ++c->a->graphs[p->graph].dep_pairs;
+        ++c->a->graphs[p->graph].dep_pairs_unchecked;
+    }
 }
 
 /* Why an item of `type` can hide an order, or NULL when the model has it
@@ -533,6 +542,7 @@ ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err)
     ompdag_status vst;
     if ((vst = check_items(c, err)) || (vst = check_pair_ends(c, err))) return vst;
     if (c->tasks_cap && (vst = check_item_types(c, err))) return vst;
+    count_encountering_waits(c);
     if (!c->tasks_cap) return OMPDAG_OK;
     bool any = c->nitems || c->npairs;
     for (size_t i = 0; i < c->a->ngraphs && !any; ++i)
