@@ -1,5 +1,6 @@
 /* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (seed
  * 002's KNN over program features, docs/advise.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,6 +10,16 @@
 #include "cli.h"
 #include "ompdag/advise.h"
 #include "ompdag/fileio.h"
+
+/* The stream refused a write (the writer saw ferror and could only say "write
+ * error"): drop the output and name its path and the failed write's errno. */
+static ompdag_status write_failed(ompdag_atomic_file *af, const char *path, int e,
+                                  ompdag_error *err)
+{
+    ompdag_atomic_file_abort(af);
+    return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s",
+                            strcmp(path, "-") ? path : "standard output", strerror(e ? e : EIO));
+}
 
 void cmd_advise_help(FILE *out)
 {
@@ -164,10 +175,12 @@ static int emit(const advise_args *a, const ompdag_advise_model *m, const ompdag
     } else {
         st = ompdag_advise_validate(m, a->json, f, &err);
     }
-    if (st) {
+    int write_errno = errno; /* of the write that failed, if one did */
+    if (st && ferror(f))
+        st = write_failed(af, a->out ? a->out : "-", write_errno, &err);
+    else if (st)
         ompdag_atomic_file_abort(af);
-        return cli_fail("advise", &err);
-    }
+    if (st) return cli_fail("advise", &err);
     return ompdag_atomic_file_commit(af, &err) ? cli_fail("advise", &err) : CLI_EXIT_OK;
 }
 

@@ -1,6 +1,7 @@
 /* cli/cmd_report.c — `ompdag report`: per-region timing reports with deadline
  * verdicts, as text, JSON, CSV, SARIF 2.1.0 or one self-contained HTML page
  * (include/ompdag/report.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,16 @@
 #include "ompdag/advise.h"
 #include "ompdag/fileio.h"
 #include "ompdag/report.h"
+
+/* The stream refused a write (the writer saw ferror and could only say "write
+ * error"): drop the output and name its path and the failed write's errno. */
+static ompdag_status write_failed(ompdag_atomic_file *af, const char *path, int e,
+                                  ompdag_error *err)
+{
+    ompdag_atomic_file_abort(af);
+    return ompdag_error_set(err, OMPDAG_ERR_IO, "%s: cannot write: %s",
+                            strcmp(path, "-") ? path : "standard output", strerror(e ? e : EIO));
+}
 
 void cmd_report_help(FILE *out)
 {
@@ -213,7 +224,10 @@ int cmd_report(int argc, char **argv)
         if (!st) {
             st = ompdag_report_write(r, o.format, ompdag_atomic_file_stream(af), render_svg, &o,
                                      &err);
-            if (st)
+            int write_errno = errno; /* of the write that failed, if one did */
+            if (st && ferror(ompdag_atomic_file_stream(af)))
+                st = write_failed(af, o.out, write_errno, &err);
+            else if (st)
                 ompdag_atomic_file_abort(af);
             else
                 st = ompdag_atomic_file_commit(af, &err);

@@ -30,6 +30,8 @@
  * Disagreements are kept per graph (distinct by kind and node pair, with the
  * number of runs) and written by annotate_apply.c as "depend_check".
  */
+#include <inttypes.h>
+
 #include "annotate_internal.h"
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory")
@@ -43,10 +45,36 @@ bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node)
     return true;
 }
 
+/* A dependence record no runtime writes: a corrupt or forged trace. */
+static ompdag_status forged(ompdag_error *err, const char *record, uint64_t task, const char *what,
+                            uint64_t value)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                            "annotate: corrupt or forged trace: %s record of task %#" PRIx64
+                            ": %s (%" PRIu64 "); record a new trace",
+                            record, task, what, value);
+}
+
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
 {
+    /* ompt_callback_dependences passes the list length as an int */
+    if (r->type == OMPDAG_REC_DEPEND && r->cp_end > INT32_MAX)
+        return forged(err, "depend item", r->id, "a list longer than an int can count", r->cp_end);
     task_entry *e = c->tasks_cap ? annot_task_slot(c, r->id) : NULL;
-    if (!e || !e->id) return OMPDAG_OK; /* not a task of a matched region */
+    if (!e || !e->id) { /* not a task of a matched region: kept to check the pairs */
+        if (r->type == OMPDAG_REC_DEPEND) {
+            if (!annot_grow((void **)&c->outside, &c->outside_cap, c->noutside + 1,
+                            sizeof *c->outside))
+                return NOMEM(err);
+            c->outside[c->noutside++] = r->id;
+        } else if (r->type == OMPDAG_REC_DEP_PAIR) {
+            if (!annot_grow((void **)&c->outside_pairs, &c->outside_pairs_cap,
+                            c->noutside_pairs + 1, sizeof *c->outside_pairs))
+                return NOMEM(err);
+            c->outside_pairs[c->noutside_pairs++] = (dep_pair){r->aux, r->id};
+        }
+        return OMPDAG_OK;
+    }
     switch (r->type) {
     case OMPDAG_REC_DEP_START:
         if (!e->start || r->time < e->start) e->start = r->time;
@@ -55,7 +83,8 @@ ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompda
         e->depend = true;
         if (!annot_grow((void **)&c->items, &c->items_cap, c->nitems + 1, sizeof *c->items))
             return NOMEM(err);
-        c->items[c->nitems++] = (dep_item){r->id, r->aux, r->flags};
+        c->items[c->nitems++] =
+            (dep_item){r->id, r->aux, r->flags, (uint32_t)r->cp_start, (uint32_t)r->cp_end};
         break;
     case OMPDAG_REC_DEP_PAIR:
         if (!annot_grow((void **)&c->pairs, &c->pairs_cap, c->npairs + 1, sizeof *c->pairs))
@@ -237,7 +266,7 @@ static bool reaches(run_ctx *x, int32_t from, int32_t to)
 /* Do the runtime depend lists of a and b share an address that one writes? */
 static bool lists_conflict(const trace_ctx *c, uint64_t a, uint64_t b)
 {
-    dep_item key = {a, 0, 0};
+    dep_item key = {a, 0, 0, 0, 0};
     size_t lo = 0, hi = c->nitems;
     while (lo < hi) { /* first item of a */
         size_t mid = (lo + hi) / 2;
@@ -247,7 +276,7 @@ static bool lists_conflict(const trace_ctx *c, uint64_t a, uint64_t b)
             hi = mid;
     }
     for (size_t i = lo; i < c->nitems && c->items[i].task == a; ++i) {
-        dep_item k2 = {b, c->items[i].addr, 0};
+        dep_item k2 = {b, c->items[i].addr, 0, 0, 0};
         const dep_item *m = bsearch(&k2, c->items, c->nitems, sizeof *c->items, cmp_item);
         if (!m) continue;
         /* every item of b at that address (bsearch found one of them) */
@@ -362,8 +391,158 @@ done:
     return st;
 }
 
+/* ---- what the records must satisfy ---------------------------------------------------- */
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_item_index(const void *x, const void *y)
+{
+    const dep_item *a = x, *b = y;
+    if (a->task != b->task) return a->task < b->task ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* The probe writes each item of a list once, all with the list's length: a
+ * repeated index would count one dependence twice, a second length names a
+ * second list (forged). */
+static ompdag_status check_items(trace_ctx *c, ompdag_error *err)
+{
+    if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item_index);
+    for (size_t i = 1; i < c->nitems; ++i) {
+        const dep_item *a = &c->items[i - 1], *b = &c->items[i];
+        if (a->task != b->task) continue;
+        if (a->index == b->index)
+            return forged(err, "depend item", b->task, "an item index given twice", b->index);
+        if (a->len != b->len)
+            return forged(err, "depend item", b->task, "two lengths for one depend list", b->len);
+    }
+    if (c->noutside > 1) qsort(c->outside, c->noutside, sizeof *c->outside, cmp_u64);
+    return OMPDAG_OK;
+}
+
+static bool has_outside_list(const trace_ctx *c, uint64_t id)
+{
+    return c->noutside && bsearch(&id, c->outside, c->noutside, sizeof id, cmp_u64);
+}
+
+/* The runtime orders sibling tasks only (OpenMP 5.1 §2.19.11), and both ends
+ * of a pair have depend lists: so the predecessor of a task of a matched
+ * region was created in the same region instance, and a successor outside
+ * every matched region reported its list.  Anything else (a predecessor never
+ * created, a region or implicit task id, another instance) is forged, unless
+ * the probe dropped records (every graph is unsafe then anyway). */
+static ompdag_status check_pair_ends(trace_ctx *c, ompdag_error *err)
+{
+    if (c->a->dropped_records) return OMPDAG_OK;
+    for (size_t i = 0; i < c->npairs; ++i) {
+        const task_entry *p = annot_task_slot(c, c->pairs[i].pred);
+        const task_entry *s = annot_task_slot(c, c->pairs[i].succ);
+        if (!p->id)
+            return forged(err, "dependence pair", s->id,
+                          "its predecessor was never created as an explicit task of its region "
+                          "(predecessor id)",
+                          c->pairs[i].pred);
+        if (p->graph != s->graph || (p->run && s->run && p->run != s->run))
+            return forged(err, "dependence pair", s->id,
+                          "its predecessor is a task of another region instance (predecessor id)",
+                          p->id);
+    }
+    for (size_t i = 0; i < c->noutside_pairs; ++i) {
+        const dep_pair *q = &c->outside_pairs[i];
+        if (!has_outside_list(c, q->succ))
+            return forged(err, "dependence pair", q->succ,
+                          "a successor never created with a depend list (predecessor id)", q->pred);
+    }
+    return OMPDAG_OK;
+}
+
+/* A successor outside the task table that waits for a task of a matched
+ * region is the encountering task of an undeferred (if(0)) task with
+ * `depend`: libomp reports that task as the one that waits.  Legitimate, and
+ * not mapped to T nodes, so counted as unchecked for the predecessor's graph
+ * rather than dropped. */
+static void count_encountering_waits(trace_ctx *c)
+{
+    for (size_t i = 0; c->tasks_cap && i < c->noutside_pairs; ++i) {
+        const task_entry *p = annot_task_slot(c, c->outside_pairs[i].pred);
+        if (!p->id) continue; /* both ends outside every matched region */
+        ++c->a->graphs[p->graph].dep_pairs;
+        ++c->a->graphs[p->graph].dep_pairs_unchecked;
+    }
+}
+
+/* Why an item of `type` can hide an order, or NULL when the model has it
+ * (in, out, inout: §6). */
+static const char *unmodelled_why(uint8_t type)
+{
+    switch (type) {
+    case 1:
+    case 2:
+    case 3:
+        return NULL;
+    case 4: /* unsafe: the model has no mutual exclusion between tasks */
+        return "a mutexinoutset dependence: the model has no mutual exclusion between tasks, so "
+               "its bound may miss the serialisation the runtime imposes";
+    case 7: /* unsafe: inoutset (sets of tasks ordered as groups) is not modelled */
+        return "an inoutset dependence: the model has no inoutset (only in, out, inout), so it "
+               "may miss an order the runtime imposes";
+    default: /* 5, 6: doacross source/sink, orders between loop iterations */
+        return "a doacross (source/sink) dependence: the model has no cross-iteration order, so "
+               "it may miss an order the runtime imposes";
+    }
+}
+
+/* Items of types the model does not have: each makes its graph unsafe, with
+ * the reason listed as an "unmodelled_type" disagreement. */
+static ompdag_status check_item_types(trace_ctx *c, ompdag_error *err)
+{
+    for (size_t i = 0; i < c->nitems; ++i) {
+        const char *why = unmodelled_why(c->items[i].type);
+        if (!why) continue;
+        const task_entry *e = annot_task_slot(c, c->items[i].task);
+        graph_info *gi = &c->a->graphs[e->graph];
+        ++gi->dep_unsafe;
+        if (!gi->dep_disagreements && !(gi->dep_disagreements = json_array())) return NOMEM(err);
+        int32_t t = annot_made_by(c, e->id);
+        const char *id = t >= 0 ? ompdag_condag_node_id(gi->g, t) : "?";
+        size_t k;
+        json_t *d;
+        bool known = false;
+        json_array_foreach(gi->dep_disagreements, k, d)
+        {
+            if (!strcmp(json_string_value(json_object_get(d, "kind")), "unmodelled_type") &&
+                !strcmp(json_string_value(json_object_get(d, "succ_node")), id)) {
+                json_int_t runs = json_integer_value(json_object_get(d, "runs"));
+                if (json_object_set_new(d, "runs", json_integer(runs + 1))) return NOMEM(err);
+                known = true;
+                break;
+            }
+        }
+        if (known || json_array_size(gi->dep_disagreements) >= MAX_LISTED) continue;
+        char place[200], msg[600];
+        if (t >= 0)
+            node_text(gi->g, t, place, sizeof place);
+        else
+            snprintf(place, sizeof place, "an unmapped task (id %#" PRIx64 ")", e->id);
+        snprintf(msg, sizeof msg, "the task created at %s has %s", place, why);
+        json_t *o =
+            json_pack("{s:s,s:s,s:s,s:b,s:I,s:s}", "kind", "unmodelled_type", "pred_node", id,
+                      "succ_node", id, "unsafe", 1, "runs", (json_int_t)1, "message", msg);
+        if (!o || json_array_append_new(gi->dep_disagreements, o)) return NOMEM(err);
+    }
+    return OMPDAG_OK;
+}
+
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err)
 {
+    ompdag_status vst;
+    if ((vst = check_items(c, err)) || (vst = check_pair_ends(c, err))) return vst;
+    if (c->tasks_cap && (vst = check_item_types(c, err))) return vst;
+    count_encountering_waits(c);
     if (!c->tasks_cap) return OMPDAG_OK;
     bool any = c->nitems || c->npairs;
     for (size_t i = 0; i < c->a->ngraphs && !any; ++i)

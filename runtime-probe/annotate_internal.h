@@ -239,7 +239,8 @@ typedef struct task_entry {
 /* Runtime dependence facts of one trace (annotate_depend.c). */
 typedef struct dep_item {
     uint64_t task, addr;
-    uint8_t type; /* ompt_dependence_type_t */
+    uint8_t type;        /* ompt_dependence_type_t */
+    uint32_t index, len; /* place in the task's list, and its length */
 } dep_item;
 
 typedef struct dep_pair {
@@ -316,6 +317,10 @@ typedef struct trace_ctx {
     size_t nitems, items_cap;
     dep_pair *pairs; /* OMPDAG_REC_DEP_PAIR */
     size_t npairs, pairs_cap;
+    uint64_t *outside; /* tasks outside matched regions that have a depend list */
+    size_t noutside, outside_cap;
+    dep_pair *outside_pairs; /* pairs whose successor is no task of a matched region */
+    size_t noutside_pairs, outside_pairs_cap;
     exec_node *exec; /* T/W nodes reached, per run (only when depend_on) */
     size_t nexec, exec_cap;
     bool depend_on; /* a graph has clauses or the trace has dependence records */

@@ -73,6 +73,7 @@ static void ctx_free(trace_ctx *c)
     free(c->off);
     free(c->items);
     free(c->pairs);
+    free(c->outside), free(c->outside_pairs);
     free(c->exec);
     ompdag_symbolizer_destroy(c->sym);
 }
