@@ -152,7 +152,7 @@ Test(run_rt, summary_agrees_with_annotates_interfered_runs)
     /* both branches (every node observed), 3 region runs per process, on 4
      * threads (more than a 2-core machine has: interference is likely) */
     unsigned long long hit_sum = 0, runs_sum = 0;
-    char args[1024], traces[1024] = "";
+    char args[2048], traces[1024] = "";
     for (int i = 0; i < 4; ++i) {
         snprintf(args, sizeof args, "run --trace @/t%d.trace -- %s %d 3", i, OMPDAG_TASKS_PROG,
                  i % 2);
