@@ -1,12 +1,16 @@
 # ompdagTimingCheck.cmake — timing checks of OpenMP task code in a user's build.
 #
 #   ompdag_add_timing_check(TARGET tgt [THREADS M] [WCET FILE] [DEADLINE SPEC...]
+#                           [RECURSION_BOUND N] [LOOP_BOUND N] [ASSUME NAME=VALUE...]
 #                           [OUT DIR] [WERROR] [TEST_NAME name])
 #
 # Adds the ompdag clang plugin to tgt's C compile: every parallel region's
 # con-DAG is written to OUT (default ${CMAKE_CURRENT_BINARY_DIR}/condag/tgt) as
-# <source path>.condag.json, and constructs the model cannot represent are
-# reported as warnings (errors with WERROR).
+# <object path>.condag.json (a refused unit writes <object path>.refused.json;
+# `ompdag collect OUT` gathers them), and constructs the model cannot represent
+# are reported as warnings (errors with WERROR).  RECURSION_BOUND, LOOP_BOUND
+# and ASSUME are the plugin's -fplugin-arg-ompdag-recursion-bound=,
+# loop-bound= and assume= (the input the bound is for: docs/plugin.md).
 #
 # With WCET FILE (con-DAGs annotated by `ompdag annotate`), the plugin also
 # checks at compile time every region that has a `#pragma ompdag deadline`
@@ -21,7 +25,9 @@
 include_guard(GLOBAL)
 
 function(ompdag_add_timing_check)
-  cmake_parse_arguments(PARSE_ARGV 0 A "WERROR" "TARGET;THREADS;WCET;OUT;TEST_NAME" "DEADLINE")
+  cmake_parse_arguments(PARSE_ARGV 0 A "WERROR"
+                        "TARGET;THREADS;WCET;OUT;TEST_NAME;RECURSION_BOUND;LOOP_BOUND"
+                        "DEADLINE;ASSUME")
   if(A_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ompdag_add_timing_check: unknown arguments: ${A_UNPARSED_ARGUMENTS}")
   endif()
@@ -34,6 +40,17 @@ function(ompdag_add_timing_check)
   if(DEFINED A_THREADS AND NOT A_THREADS MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "ompdag_add_timing_check: THREADS wants a positive integer, got '${A_THREADS}'")
   endif()
+  foreach(_bound RECURSION_BOUND LOOP_BOUND)
+    if(DEFINED A_${_bound} AND NOT A_${_bound} MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "ompdag_add_timing_check: ${_bound} wants an integer >= 0, "
+                          "got '${A_${_bound}}'")
+    endif()
+  endforeach()
+  foreach(_a IN LISTS A_ASSUME)
+    if(NOT _a MATCHES "^[A-Za-z_][A-Za-z0-9_]*=-?[0-9]+$")
+      message(FATAL_ERROR "ompdag_add_timing_check: ASSUME wants NAME=INTEGER, got '${_a}'")
+    endif()
+  endforeach()
   if(A_WCET)
     get_filename_component(A_WCET "${A_WCET}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT EXISTS "${A_WCET}")
@@ -68,6 +85,15 @@ function(ompdag_add_timing_check)
     if(A_WERROR)
       list(APPEND _flags "-fplugin-arg-ompdag-werror")
     endif()
+    if(DEFINED A_RECURSION_BOUND)
+      list(APPEND _flags "-fplugin-arg-ompdag-recursion-bound=${A_RECURSION_BOUND}")
+    endif()
+    if(DEFINED A_LOOP_BOUND)
+      list(APPEND _flags "-fplugin-arg-ompdag-loop-bound=${A_LOOP_BOUND}")
+    endif()
+    foreach(_a IN LISTS A_ASSUME)
+      list(APPEND _flags "-fplugin-arg-ompdag-assume=${_a}")
+    endforeach()
     if(A_WCET)
       list(APPEND _flags "-fplugin-arg-ompdag-wcet=${A_WCET}")
       if(A_THREADS)
