@@ -52,6 +52,16 @@ struct ompdag_sim {
      * k-way branch costs what it runs, not the whole graph (issue 26 item 8). */
     int32_t *list, nlist;
     int32_t *cnodes, ncn; /* C nodes in topological order (ompdag_sim_next) */
+    /* Per C node, the position of its last seen choice among its F-successors:
+     * finding a choice is O(1) when it is still there, not O(k) for a k-way
+     * branch.  Only with no repeated successor (else first-match scans). */
+    int32_t *cpos;
+    bool use_cpos;
+    /* C nodes whose only executed F-successor is the chosen one (each
+     * successor is reached from nowhere else), so the scans below skip the
+     * other k − 1; `choice` is the current flow's. */
+    uint8_t *choice_only;
+    const int32_t *choice;
 };
 
 typedef struct deque {
@@ -71,6 +81,52 @@ const char *ompdag_scheduler_name(ompdag_scheduler s)
     return s == OMPDAG_SCHED_BFS ? "bfs" : "wfs";
 }
 
+/* Whether some C node lists a successor twice (then a choice's position is
+ * its first match, which a remembered position may not be).  `mark` is
+ * zeroed scratch of n bytes, left zeroed. */
+static bool has_repeated_successor(const ompdag_condag *g, uint8_t *mark)
+{
+    bool rep = false;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            rep = rep || mark[succ[k]], mark[succ[k]] = 1;
+        for (int32_t k = 0; k < cnt; ++k)
+            mark[succ[k]] = 0;
+    }
+    return rep;
+}
+
+/* Fills s->choice_only: a C node whose F-successors have no other
+ * F-predecessor and start no task runs, in a flow, only its choice. */
+static bool mark_choice_only(ompdag_sim *s)
+{
+    const ompdag_condag *g = s->g;
+    int32_t *indeg = calloc((size_t)s->n + 1, sizeof *indeg);
+    if (!indeg) return false;
+    for (int32_t v = 0; v < s->n; ++v) {
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            ++indeg[succ[k]];
+    }
+    for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
+        indeg[ompdag_condag_task_source(g, t)] += 2;
+    for (int32_t v = 0; v < s->n; ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        bool only = true;
+        for (int32_t k = 0; k < cnt; ++k)
+            only = only && indeg[succ[k]] == 1;
+        s->choice_only[v] = only;
+    }
+    free(indeg);
+    return true;
+}
+
 ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag_error *err)
 {
     if (!g || !ompdag_condag_is_finalized(g))
@@ -84,9 +140,12 @@ ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag
         s->order = calloc((size_t)n + 1, sizeof *s->order);
         s->list = malloc(((size_t)n + 1) * sizeof *s->list);
         s->cnodes = malloc(((size_t)n + 1) * sizeof *s->cnodes);
+        s->cpos = calloc((size_t)n + 1, sizeof *s->cpos);
+        s->choice_only = calloc((size_t)n + 1, 1);
         s->has_depend = ompdag_condag_has_depend(g);
     }
-    if (!s || !s->executed || !s->pending || !s->order || !s->list || !s->cnodes) {
+    if (!s || !s->executed || !s->pending || !s->order || !s->list || !s->cnodes || !s->cpos ||
+        !s->choice_only || !mark_choice_only(s)) {
         ompdag_sim_destroy(s);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
@@ -95,6 +154,7 @@ ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag
         s->order[topo[i]] = i;
         if (ompdag_condag_node_kind(g, topo[i]) == OMPDAG_KIND_C) s->cnodes[s->ncn++] = topo[i];
     }
+    s->use_cpos = !has_repeated_successor(g, s->executed);
     *out = s;
     return OMPDAG_OK;
 }
@@ -103,7 +163,7 @@ void ompdag_sim_destroy(ompdag_sim *s)
 {
     if (!s) return;
     free(s->executed), free(s->pending), free(s->order), free(s->doff), free(s->dsucc);
-    free(s->list), free(s->cnodes);
+    free(s->list), free(s->cnodes), free(s->cpos), free(s->choice_only);
     free(s);
 }
 
@@ -138,12 +198,20 @@ static int32_t dq_take_oldest(deque *d)
     return dq_size(d) ? d->buf[d->head++] : -1;
 }
 
+/* v's F-successors that may run in this flow: all of them, or just the
+ * choice of a choice-only C node. */
+static const int32_t *flow_fsucc(const ompdag_sim *s, int32_t v, int32_t *cnt)
+{
+    if (s->choice_only[v]) return *cnt = 1, &s->choice[v];
+    return ompdag_condag_node_fsucc(s->g, v, cnt);
+}
+
 /* Runs BODY with s bound to every executed successor of v over F-, T-, W- and
  * (this flow's) D-edges. */
 #define FOR_EACH_SUCC(S, v, s, BODY)                                                               \
     do {                                                                                           \
         int32_t cnt_;                                                                              \
-        const int32_t *fs_ = ompdag_condag_node_fsucc((S)->g, v, &cnt_);                           \
+        const int32_t *fs_ = flow_fsucc(S, v, &cnt_);                                              \
         for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
             int32_t s = fs_[k_];                                                                   \
             if ((S)->executed[s]) {                                                                \
@@ -206,7 +274,7 @@ static bool complete(sim_state *st, int32_t p, int32_t v)
     ompdag_sim *s = st->s;
     int32_t fsucc = -1, child = -1;
     int32_t cnt;
-    const int32_t *fs = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    const int32_t *fs = flow_fsucc(s, v, &cnt);
     for (int32_t k = 0; k < cnt; ++k)
         if (s->executed[fs[k]]) fsucc = fs[k];
     int32_t ct = ompdag_condag_node_creates(s->g, v);
@@ -316,13 +384,16 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static bool is_fsucc(const ompdag_condag *g, int32_t v, int32_t x)
+/* The position of c among v's F-successors (first match), -1 if absent. */
+static int32_t choice_pos(ompdag_sim *s, int32_t v, int32_t c)
 {
     int32_t cnt;
-    const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+    const int32_t *succ = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    int32_t h = s->cpos[v];
+    if (s->use_cpos && h < cnt && succ[h] == c) return h;
     for (int32_t k = 0; k < cnt; ++k)
-        if (succ[k] == x) return true;
-    return false;
+        if (succ[k] == c) return s->cpos[v] = k;
+    return -1;
 }
 
 static void mark_node(ompdag_sim *s, int32_t v)
@@ -345,7 +416,7 @@ static ompdag_status mark_flow(ompdag_sim *s, const int32_t *choice, ompdag_erro
     for (int32_t i = 0; i < s->nlist && !bad; ++i) { /* the list is the work queue */
         int32_t v = s->list[i], cnt;
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C) {
-            if (!(bad = choice[v] < 0 || !is_fsucc(g, v, choice[v]))) mark_node(s, choice[v]);
+            if (!(bad = choice[v] < 0 || choice_pos(s, v, choice[v]) < 0)) mark_node(s, choice[v]);
             continue;
         }
         const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
@@ -387,6 +458,7 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
     ompdag_status rc = mark_flow(s, choice, err);
     if (rc) return rc;
+    s->choice = choice;
     free(s->doff), free(s->dsucc);
     s->doff = s->dsucc = NULL;
     if (s->has_depend &&
@@ -474,14 +546,13 @@ bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *exec
 /* ompdag_sim_next_flow over s's graph in time proportional to the nodes the
  * flow executes plus the C nodes after the one bumped (same order, same
  * flows): the executed C nodes are taken from the walk, not from a scan. */
-/* The successor after `c` in v's F-successors (first match), -1 if none. */
-static int32_t next_choice(const ompdag_condag *g, int32_t v, int32_t c)
+/* The successor after v's choice (first match), -1 if none; the walk that
+ * just marked the flow left its position in s->cpos. */
+static int32_t next_choice(ompdag_sim *s, int32_t v, int32_t c)
 {
-    int32_t cnt, k = 0;
-    const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
-    while (k < cnt && succ[k] != c)
-        ++k;
-    return k + 1 < cnt ? succ[k + 1] : -1;
+    int32_t cnt, k = choice_pos(s, v, c);
+    const int32_t *succ = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    return k >= 0 && k + 1 < cnt ? succ[k + 1] : -1;
 }
 
 bool ompdag_sim_next(ompdag_sim *s, int32_t *choice)
@@ -493,10 +564,10 @@ bool ompdag_sim_next(ompdag_sim *s, int32_t *choice)
         int32_t v = s->list[i];
         if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
         if (best >= 0 && s->order[v] < s->order[best]) continue;
-        if (next_choice(g, v, choice[v]) >= 0) best = v;
+        if (next_choice(s, v, choice[v]) >= 0) best = v;
     }
     if (best < 0) return false;
-    choice[best] = next_choice(g, best, choice[best]);
+    choice[best] = next_choice(s, best, choice[best]);
     int32_t cnt;
     /* every C node after it in topological order restarts at its first successor */
     int32_t lo = 0, hi = s->ncn; /* first C node after best */
