@@ -125,7 +125,6 @@ typedef struct sweep {
     int64_t bound_times_m;
     int32_t *choice;
     int64_t *exec;
-    uint8_t *scratch;
     ompdag_rng rng;
     /* results */
     uint64_t flows, events, above;
@@ -313,8 +312,7 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
     ompdag_error err = {0};
     w.choice = calloc((size_t)n + 1, sizeof *w.choice);
     w.exec = calloc((size_t)n + 1, sizeof *w.exec);
-    w.scratch = calloc((size_t)n + 1, 1);
-    ompdag_status st = w.choice && w.exec && w.scratch
+    ompdag_status st = w.choice && w.exec
                            ? ompdag_sim_create(g, &w.sim, &err)
                            : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st && !o->json)
@@ -370,7 +368,7 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
         ompdag_rta_result_destroy(res);
     }
     ompdag_sim_destroy(w.sim);
-    free(w.choice), free(w.exec), free(w.scratch);
+    free(w.choice), free(w.exec);
     return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
 }
 
