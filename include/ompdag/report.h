@@ -370,9 +370,9 @@ bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *exec
  * in the graph: for sweeps over the flows of wide branches. */
 bool ompdag_sim_next(ompdag_sim *s, int32_t *choice);
 
-/* The nodes of the flow last marked by ompdag_sim_run / ompdag_sim_next, in
- * ascending index order; *count of them.  Owned by s, valid until its next
- * run, step or destroy. */
+/* The nodes of the flow last marked, in ascending index order; *count of
+ * them: after ompdag_sim_run the flow it ran, after ompdag_sim_next the flow
+ * it stepped from.  Owned by s, valid until its next run, step or destroy. */
 const int32_t *ompdag_sim_flow_nodes(const ompdag_sim *s, int32_t *count);
 
 #ifdef __cplusplus
