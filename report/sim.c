@@ -568,6 +568,7 @@ bool ompdag_sim_next(ompdag_sim *s, int32_t *choice)
     }
     if (best < 0) return false;
     choice[best] = next_choice(s, best, choice[best]);
+    ++s->cpos[best]; /* next_choice left it at the old choice's position */
     int32_t cnt;
     /* every C node after it in topological order restarts at its first successor */
     int32_t lo = 0, hi = s->ncn; /* first C node after best */
@@ -578,8 +579,10 @@ bool ompdag_sim_next(ompdag_sim *s, int32_t *choice)
         else
             hi = mid;
     }
-    for (int32_t j = lo; j < s->ncn; ++j)
+    for (int32_t j = lo; j < s->ncn; ++j) {
         choice[s->cnodes[j]] = ompdag_condag_node_fsucc(g, s->cnodes[j], &cnt)[0];
+        s->cpos[s->cnodes[j]] = 0;
+    }
     return true;
 }
 
