@@ -125,22 +125,42 @@ typedef struct sweep {
     int64_t bound_times_m;
     int32_t *choice;
     int64_t *exec;
-    uint8_t *scratch;
     ompdag_rng rng;
     /* results */
     uint64_t flows, events, above;
     int64_t max_response, worst_flow_response;
     int64_t sim_ns;
-    json_t *per_flow;
+    uint64_t recorded; /* per-flow entries (at most MAX_ALL_FLOWS) */
+    json_t *per_flow;  /* text: the first TEXT_MAX_FLOWS + 1 entries */
+    FILE *flow_tmp;    /* json: the entries, streamed (issue 26 item 10) */
 } sweep;
 
-static json_t *choices_json(const ompdag_condag *g, const int32_t *choice, const uint8_t *executed)
+/* jansson's JSON_INDENT(2) text of j, every line after the first indented by
+ * `indent` more spaces, so that an element dumped alone reads as it would
+ * inside the whole document. */
+static bool put_indented(FILE *out, const json_t *j, int indent)
+{
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    if (!text) return false;
+    for (const char *c = text; *c; ++c) {
+        fputc(*c, out);
+        if (*c == '\n') fprintf(out, "%*s", indent, "");
+    }
+    free(text);
+    return true;
+}
+
+/* The choices of the flow's C nodes, from the simulator's list of the nodes
+ * it ran (ascending, as a scan of the graph would find them). */
+static json_t *choices_json(const ompdag_condag *g, const int32_t *choice, const ompdag_sim *sim)
 {
     json_t *o = json_object();
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C && executed[v])
-            json_object_set_new(o, ompdag_condag_node_id(g, v),
-                                json_string(ompdag_condag_node_id(g, choice[v])));
+    int32_t cnt;
+    const int32_t *nodes = ompdag_sim_flow_nodes(sim, &cnt);
+    for (int32_t i = 0; i < cnt; ++i)
+        if (ompdag_condag_node_kind(g, nodes[i]) == OMPDAG_KIND_C)
+            json_object_set_new(o, ompdag_condag_node_id(g, nodes[i]),
+                                json_string(ompdag_condag_node_id(g, choice[nodes[i]])));
     return o;
 }
 
@@ -169,15 +189,24 @@ static ompdag_status sim_flow(sweep *w, bool is_worst, ompdag_error *err)
     if (mr > fe.bound_times_m || mr > w->bound_times_m) ++w->above;
     if (r.makespan > w->max_response) w->max_response = r.makespan;
     if (is_worst) w->worst_flow_response = r.makespan;
-    if (w->per_flow && json_array_size(w->per_flow) < MAX_ALL_FLOWS) {
-        ompdag_flow_mark(g, w->choice, w->scratch, NULL);
-        json_array_append_new(w->per_flow,
-                              json_pack("{s:b,s:o,s:I,s:I,s:I,s:I}", "worst", is_worst, "choices",
-                                        choices_json(g, w->choice, w->scratch), "response",
-                                        (json_int_t)r.makespan, "flow_bound_times_m",
-                                        (json_int_t)fe.bound_times_m, "vol", (json_int_t)fe.vol,
-                                        "len", (json_int_t)fe.len));
+    bool keep = w->o->json ? w->recorded < MAX_ALL_FLOWS : w->recorded <= TEXT_MAX_FLOWS;
+    if (keep) {
+        json_t *f =
+            json_pack("{s:b,s:o,s:I,s:I,s:I,s:I}", "worst", is_worst, "choices",
+                      choices_json(g, w->choice, w->sim), "response", (json_int_t)r.makespan,
+                      "flow_bound_times_m", (json_int_t)fe.bound_times_m, "vol", (json_int_t)fe.vol,
+                      "len", (json_int_t)fe.len);
+        bool ok = f != NULL;
+        if (ok && w->o->json) {
+            fputs(w->recorded ? ",\n      " : "\n      ", w->flow_tmp);
+            ok = put_indented(w->flow_tmp, f, 6);
+        } else if (ok) {
+            json_array_append(w->per_flow, f);
+        }
+        json_decref(f);
+        if (!ok) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
+    if (w->recorded < MAX_ALL_FLOWS) ++w->recorded;
     return OMPDAG_OK;
 }
 
@@ -207,7 +236,7 @@ static ompdag_status run_sweep(sweep *w, const ompdag_rta_result *res, ompdag_er
             return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
                                     "more than %d flows; use --flows random:N", MAX_ALL_FLOWS);
         st = sim_flow(w, false, err);
-    } while (!st && ompdag_sim_next_flow(w->g, w->choice, w->scratch));
+    } while (!st && ompdag_sim_next(w->sim, w->choice));
     return st;
 }
 
@@ -221,7 +250,7 @@ static void print_sweep_text(const sweep *w)
            w->worst_flow_response, w->above ? "ABOVE THE BOUND" : "all within the bound");
     size_t i;
     json_t *f;
-    if (json_array_size(w->per_flow) <= TEXT_MAX_FLOWS) json_array_foreach(w->per_flow, i, f)
+    if (w->recorded <= TEXT_MAX_FLOWS) json_array_foreach(w->per_flow, i, f)
         {
             char *c = json_dumps(json_object_get(f, "choices"), JSON_COMPACT | JSON_SORT_KEYS);
             printf("    flow %zu%s %s: response %" JSON_INTEGER_FORMAT "\n", i,
@@ -231,22 +260,43 @@ static void print_sweep_text(const sweep *w)
         }
 }
 
-static json_t *sweep_json(const sweep *w, size_t gi)
+/* Writes one sweep's object to stdout: the summary as jansson writes it, then
+ * "per_flow" copied from the entries streamed to w->flow_tmp, so that the
+ * document is that of one json_dumpf of everything, without holding it. */
+static bool write_sweep_json(const sweep *w, size_t gi, bool first)
 {
     double bound = (double)w->bound_times_m / w->m;
-    return json_pack(
-        "{s:I,s:s?,s:i,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:O}", "graph", (json_int_t)gi,
+    json_t *o = json_pack(
+        "{s:I,s:s?,s:i,s:s,s:s,s:I,s:f,s:I,s:I,s:f,s:I,s:I,s:f}", "graph", (json_int_t)gi,
         "function", ompdag_condag_function(w->g), "m", (json_int_t)w->m, "scheduler",
         ompdag_scheduler_name(w->sched), "exec", w->o->random_exec ? "random" : "wcet",
         "bound_times_m", (json_int_t)w->bound_times_m, "bound", bound, "flows",
         (json_int_t)w->flows, "max_response", (json_int_t)w->max_response, "max_over_bound",
         bound > 0 ? (double)w->max_response / bound : 0.0, "worst_flow_response",
         (json_int_t)w->worst_flow_response, "above_bound", (json_int_t)w->above,
-        "events_per_second", w->sim_ns > 0 ? (double)w->events * 1e9 / (double)w->sim_ns : 0.0,
-        "per_flow", w->per_flow);
+        "events_per_second", w->sim_ns > 0 ? (double)w->events * 1e9 / (double)w->sim_ns : 0.0);
+    char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(o);
+    if (!text) return false;
+    size_t len = strlen(text);
+    if (len >= 2) text[len - 2] = 0; /* drop the closing "\n}" */
+    fputs(first ? "[\n  " : ",\n  ", stdout);
+    for (const char *c = text; *c; ++c) {
+        fputc(*c, stdout);
+        if (*c == '\n') fputs("  ", stdout);
+    }
+    free(text);
+    fputs(",\n    \"per_flow\": [", stdout);
+    rewind(w->flow_tmp);
+    char buf[1 << 16];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, w->flow_tmp)) > 0)
+        fwrite(buf, 1, got, stdout);
+    fputs(w->recorded ? "\n    ]\n  }" : "]\n  }", stdout);
+    return !ferror(w->flow_tmp);
 }
 
-static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
+static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, size_t *written,
                           bool *above)
 {
     const int32_t *ms;
@@ -262,8 +312,7 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
     ompdag_error err = {0};
     w.choice = calloc((size_t)n + 1, sizeof *w.choice);
     w.exec = calloc((size_t)n + 1, sizeof *w.exec);
-    w.scratch = calloc((size_t)n + 1, 1);
-    ompdag_status st = w.choice && w.exec && w.scratch
+    ompdag_status st = w.choice && w.exec
                            ? ompdag_sim_create(g, &w.sim, &err)
                            : ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st && !o->json)
@@ -297,21 +346,29 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
             w.max_response = w.worst_flow_response = 0;
             w.sim_ns = 0;
             ompdag_rng_seed(&w.rng, (uint64_t)o->seed);
-            w.per_flow = json_array();
-            st = run_sweep(&w, res, &err);
+            w.recorded = 0;
+            w.per_flow = o->json ? NULL : json_array();
+            w.flow_tmp = o->json ? tmpfile() : NULL;
+            st = (o->json ? w.flow_tmp != NULL : w.per_flow != NULL)
+                     ? run_sweep(&w, res, &err)
+                     : ompdag_error_set(&err, OMPDAG_ERR_IO,
+                                        "cannot create a temporary file for the flows");
             if (!st) {
                 *above = *above || w.above;
-                if (o->json)
-                    json_array_append_new(out_arr, sweep_json(&w, gi));
-                else
+                if (!o->json)
                     print_sweep_text(&w);
+                else if (!write_sweep_json(&w, gi, *written == 0))
+                    st = ompdag_error_set(&err, OMPDAG_ERR_IO, "cannot write the flows");
+                else
+                    ++*written;
             }
             json_decref(w.per_flow);
+            if (w.flow_tmp) fclose(w.flow_tmp);
         }
         ompdag_rta_result_destroy(res);
     }
     ompdag_sim_destroy(w.sim);
-    free(w.choice), free(w.exec), free(w.scratch);
+    free(w.choice), free(w.exec);
     return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
 }
 
@@ -319,17 +376,17 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
  * its unfolding, up to UNFOLD_LIMIT nodes, and says so. */
 enum { UNFOLD_LIMIT = 1000000 };
 
-static int simulate_unfolded(const sim_args *o, const ompdag_condag *g, size_t gi, json_t *out_arr,
+static int simulate_unfolded(const sim_args *o, const ompdag_condag *g, size_t gi, size_t *written,
                              bool *above)
 {
-    if (!ompdag_compact_is_compact(g)) return simulate_graph(o, g, gi, out_arr, above);
+    if (!ompdag_compact_is_compact(g)) return simulate_graph(o, g, gi, written, above);
     ompdag_condag *x = NULL;
     ompdag_error err;
     if (ompdag_compact_expand(g, UNFOLD_LIMIT, &x, &err)) return cli_fail("simulate", &err);
     fprintf(stderr,
             "ompdag simulate: %s: graph %zu is compact; simulating its unfolding (%d nodes)\n",
             o->file, gi, ompdag_condag_node_count(x));
-    int rc = simulate_graph(o, x, gi, out_arr, above);
+    int rc = simulate_graph(o, x, gi, written, above);
     ompdag_condag_destroy(x);
     return rc;
 }
@@ -343,20 +400,17 @@ int cmd_simulate(int argc, char **argv)
     if (!rc && o.graph >= (int64_t)ompdag_condag_set_count(s))
         rc = cli_usage_error("simulate", "%s has %zu graph(s); no --graph %" PRId64, o.file,
                              ompdag_condag_set_count(s), o.graph);
-    json_t *arr = json_array();
+    size_t written = 0; /* sweep objects streamed to stdout */
     bool above = false;
     for (size_t i = 0; !rc && s && i < ompdag_condag_set_count(s); ++i)
         if (o.graph < 0 || (size_t)o.graph == i)
-            rc = simulate_unfolded(&o, ompdag_condag_set_graph(s, i), i, arr, &above);
-    if (!rc && o.json) {
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-        fputc('\n', stdout);
-    }
+            rc = simulate_unfolded(&o, ompdag_condag_set_graph(s, i), i, &written, &above);
+    if (o.json && (!rc || written)) /* close what was streamed, so it stays a document */
+        fputs(written ? "\n]\n" : "[]\n", stdout);
     if (!rc && above) {
         fprintf(stderr, "ompdag simulate: a simulated response time exceeds its bound\n");
         rc = CLI_EXIT_FAIL;
     }
-    json_decref(arr);
     ompdag_condag_set_destroy(s);
     free(o.threads);
     return rc;

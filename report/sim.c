@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/gen.h"
 #include "ompdag/internal/array.h"
 #include "report_internal.h"
@@ -45,7 +46,22 @@ struct ompdag_sim {
     uint8_t *executed;
     int32_t *pending;      /* executed predecessors not yet completed */
     int32_t *order;        /* position of each node in the topological order */
-    int32_t *doff, *dsucc; /* D-edges of the current flow (condag.md §6), CSR */
+    int32_t *doff, *dsucc; /* D-edges of the current flow (condag.md §6), CSR; NULL: none */
+    bool has_depend;       /* no clauses: no flow has D-edges, none are derived */
+    /* The nodes the current flow executes, ascending, so that a flow of a
+     * k-way branch costs what it runs, not the whole graph (issue 26 item 8). */
+    int32_t *list, nlist;
+    int32_t *cnodes, ncn; /* C nodes in topological order (ompdag_sim_next) */
+    /* Per C node, the position of its last seen choice among its F-successors:
+     * finding a choice is O(1) when it is still there, not O(k) for a k-way
+     * branch.  Only with no repeated successor (else first-match scans). */
+    int32_t *cpos;
+    bool use_cpos;
+    /* C nodes whose only executed F-successor is the chosen one (each
+     * successor is reached from nowhere else), so the scans below skip the
+     * other k − 1; `choice` is the current flow's. */
+    uint8_t *choice_only;
+    const int32_t *choice;
 };
 
 typedef struct deque {
@@ -65,6 +81,52 @@ const char *ompdag_scheduler_name(ompdag_scheduler s)
     return s == OMPDAG_SCHED_BFS ? "bfs" : "wfs";
 }
 
+/* Whether some C node lists a successor twice (then a choice's position is
+ * its first match, which a remembered position may not be).  `mark` is
+ * zeroed scratch of n bytes, left zeroed. */
+static bool has_repeated_successor(const ompdag_condag *g, uint8_t *mark)
+{
+    bool rep = false;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            rep = rep || mark[succ[k]], mark[succ[k]] = 1;
+        for (int32_t k = 0; k < cnt; ++k)
+            mark[succ[k]] = 0;
+    }
+    return rep;
+}
+
+/* Fills s->choice_only: a C node whose F-successors have no other
+ * F-predecessor and start no task runs, in a flow, only its choice. */
+static bool mark_choice_only(ompdag_sim *s)
+{
+    const ompdag_condag *g = s->g;
+    int32_t *indeg = calloc((size_t)s->n + 1, sizeof *indeg);
+    if (!indeg) return false;
+    for (int32_t v = 0; v < s->n; ++v) {
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            ++indeg[succ[k]];
+    }
+    for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
+        indeg[ompdag_condag_task_source(g, t)] += 2;
+    for (int32_t v = 0; v < s->n; ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
+        int32_t cnt;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        bool only = true;
+        for (int32_t k = 0; k < cnt; ++k)
+            only = only && indeg[succ[k]] == 1;
+        s->choice_only[v] = only;
+    }
+    free(indeg);
+    return true;
+}
+
 ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag_error *err)
 {
     if (!g || !ompdag_condag_is_finalized(g))
@@ -76,14 +138,23 @@ ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag
         s->executed = calloc((size_t)n + 1, 1);
         s->pending = calloc((size_t)n + 1, sizeof *s->pending);
         s->order = calloc((size_t)n + 1, sizeof *s->order);
+        s->list = malloc(((size_t)n + 1) * sizeof *s->list);
+        s->cnodes = malloc(((size_t)n + 1) * sizeof *s->cnodes);
+        s->cpos = calloc((size_t)n + 1, sizeof *s->cpos);
+        s->choice_only = calloc((size_t)n + 1, 1);
+        s->has_depend = ompdag_condag_has_depend(g);
     }
-    if (!s || !s->executed || !s->pending || !s->order) {
+    if (!s || !s->executed || !s->pending || !s->order || !s->list || !s->cnodes || !s->cpos ||
+        !s->choice_only || !mark_choice_only(s)) {
         ompdag_sim_destroy(s);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }
     const int32_t *topo = ompdag_condag_topo_order(g);
-    for (int32_t i = 0; i < n; ++i)
+    for (int32_t i = 0; i < n; ++i) {
         s->order[topo[i]] = i;
+        if (ompdag_condag_node_kind(g, topo[i]) == OMPDAG_KIND_C) s->cnodes[s->ncn++] = topo[i];
+    }
+    s->use_cpos = !has_repeated_successor(g, s->executed);
     *out = s;
     return OMPDAG_OK;
 }
@@ -92,6 +163,7 @@ void ompdag_sim_destroy(ompdag_sim *s)
 {
     if (!s) return;
     free(s->executed), free(s->pending), free(s->order), free(s->doff), free(s->dsucc);
+    free(s->list), free(s->cnodes), free(s->cpos), free(s->choice_only);
     free(s);
 }
 
@@ -126,12 +198,20 @@ static int32_t dq_take_oldest(deque *d)
     return dq_size(d) ? d->buf[d->head++] : -1;
 }
 
+/* v's F-successors that may run in this flow: all of them, or just the
+ * choice of a choice-only C node. */
+static const int32_t *flow_fsucc(const ompdag_sim *s, int32_t v, int32_t *cnt)
+{
+    if (s->choice_only[v]) return *cnt = 1, &s->choice[v];
+    return ompdag_condag_node_fsucc(s->g, v, cnt);
+}
+
 /* Runs BODY with s bound to every executed successor of v over F-, T-, W- and
  * (this flow's) D-edges. */
 #define FOR_EACH_SUCC(S, v, s, BODY)                                                               \
     do {                                                                                           \
         int32_t cnt_;                                                                              \
-        const int32_t *fs_ = ompdag_condag_node_fsucc((S)->g, v, &cnt_);                           \
+        const int32_t *fs_ = flow_fsucc(S, v, &cnt_);                                              \
         for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
             int32_t s = fs_[k_];                                                                   \
             if ((S)->executed[s]) {                                                                \
@@ -150,7 +230,8 @@ static int32_t dq_take_oldest(deque *d)
                 BODY;                                                                              \
             }                                                                                      \
         }                                                                                          \
-        for (int32_t k_ = (S)->doff[v]; k_ < (S)->doff[v + 1]; ++k_) {                             \
+        for (int32_t k_ = (S)->doff ? (S)->doff[v] : 0; (S)->doff && k_ < (S)->doff[v + 1];        \
+             ++k_) {                                                                               \
             int32_t s = (S)->dsucc[k_];                                                            \
             BODY;                                                                                  \
         }                                                                                          \
@@ -193,7 +274,7 @@ static bool complete(sim_state *st, int32_t p, int32_t v)
     ompdag_sim *s = st->s;
     int32_t fsucc = -1, child = -1;
     int32_t cnt;
-    const int32_t *fs = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    const int32_t *fs = flow_fsucc(s, v, &cnt);
     for (int32_t k = 0; k < cnt; ++k)
         if (s->executed[fs[k]]) fsucc = fs[k];
     int32_t ct = ompdag_condag_node_creates(s->g, v);
@@ -297,6 +378,71 @@ static ompdag_status run_loop(sim_state *st, const int64_t *exec, ompdag_sim_res
     return OMPDAG_OK;
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The position of c among v's F-successors (first match), -1 if absent. */
+static int32_t choice_pos(ompdag_sim *s, int32_t v, int32_t c)
+{
+    int32_t cnt;
+    const int32_t *succ = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    int32_t h = s->cpos[v];
+    if (s->use_cpos && h < cnt && succ[h] == c) return h;
+    for (int32_t k = 0; k < cnt; ++k)
+        if (succ[k] == c) return s->cpos[v] = k;
+    return -1;
+}
+
+static void mark_node(ompdag_sim *s, int32_t v)
+{
+    if (!s->executed[v]) s->executed[v] = 1, s->list[s->nlist++] = v;
+}
+
+/* The nodes `choice` executes, as ompdag_flow_mark marks them, but found by a
+ * walk from the root that touches only them (and the previous flow's, to
+ * unmark): s->executed and s->list (ascending).  A bad choice, or a compact
+ * graph, falls back to ompdag_flow_mark for its exact error. */
+static ompdag_status mark_flow(ompdag_sim *s, const int32_t *choice, ompdag_error *err)
+{
+    const ompdag_condag *g = s->g;
+    for (int32_t i = 0; i < s->nlist; ++i)
+        s->executed[s->list[i]] = 0;
+    s->nlist = 0;
+    bool bad = ompdag_compact_is_compact(g);
+    if (!bad) mark_node(s, ompdag_condag_task_source(g, ompdag_condag_root_task(g)));
+    for (int32_t i = 0; i < s->nlist && !bad; ++i) { /* the list is the work queue */
+        int32_t v = s->list[i], cnt;
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C) {
+            if (!(bad = choice[v] < 0 || choice_pos(s, v, choice[v]) < 0)) mark_node(s, choice[v]);
+            continue;
+        }
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            mark_node(s, succ[k]);
+        int32_t ct = ompdag_condag_node_creates(g, v);
+        if (ct >= 0) mark_node(s, ompdag_condag_task_source(g, ct));
+    }
+    if (bad) {
+        ompdag_status rc = ompdag_flow_mark(g, choice, s->executed, err);
+        s->nlist = 0; /* whole-graph marks: unmark them all next time */
+        for (int32_t v = 0; v < s->n; ++v)
+            if (s->executed[v]) s->list[s->nlist++] = v;
+        if (rc) return rc;
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID, "simulate: bad flow choice");
+    }
+    qsort(s->list, (size_t)s->nlist, sizeof *s->list, cmp_i32);
+    return OMPDAG_OK;
+}
+
+const int32_t *ompdag_sim_flow_nodes(const ompdag_sim *s, int32_t *count)
+{
+    *count = s->nlist;
+    return s->list;
+}
+
 ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t *exec, int32_t m,
                              ompdag_scheduler sched, uint64_t seed, ompdag_sim_result *out,
                              ompdag_error *err)
@@ -310,16 +456,19 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
 {
     if (!s || !choice || !out || m < 1)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "simulate: bad arguments (m >= 1)");
-    ompdag_status rc = ompdag_flow_mark(s->g, choice, s->executed, err);
+    ompdag_status rc = mark_flow(s, choice, err);
     if (rc) return rc;
+    s->choice = choice;
     free(s->doff), free(s->dsucc);
     s->doff = s->dsucc = NULL;
-    if ((rc = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
+    if (s->has_depend &&
+        (rc = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
         return rc;
     ompdag_sim_result res = {0};
-    memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);
-    for (int32_t v = 0; v < s->n; ++v) {
-        if (!s->executed[v]) continue;
+    for (int32_t i = 0; i < s->nlist; ++i)
+        s->pending[s->list[i]] = 0;
+    for (int32_t i = 0; i < s->nlist; ++i) {
+        int32_t v = s->list[i];
         ++res.executed;
         if (exec && (exec[v] < 0 || exec[v] > ompdag_condag_node_wcet(s->g, v)))
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
@@ -332,9 +481,9 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
         FOR_EACH_SUCC(s, v, x, ++s->pending[x]);
     }
     sim_state st = {.s = s, .sched = sched, .m = m, .delay = delay};
-    st.dnode = malloc(((size_t)s->n + 1) * sizeof *st.dnode);
-    st.dthread = malloc(((size_t)s->n + 1) * sizeof *st.dthread);
-    st.drel = malloc(((size_t)s->n + 1) * sizeof *st.drel);
+    st.dnode = malloc(((size_t)s->nlist + 1) * sizeof *st.dnode);
+    st.dthread = malloc(((size_t)s->nlist + 1) * sizeof *st.dthread);
+    st.drel = malloc(((size_t)s->nlist + 1) * sizeof *st.drel);
     st.busy = malloc((size_t)m * sizeof *st.busy);
     st.finish = calloc((size_t)m, sizeof *st.finish);
     st.next = malloc((size_t)m * sizeof *st.next);
@@ -392,6 +541,49 @@ bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *exec
         return true;
     }
     return false;
+}
+
+/* ompdag_sim_next_flow over s's graph in time proportional to the nodes the
+ * flow executes plus the C nodes after the one bumped (same order, same
+ * flows): the executed C nodes are taken from the walk, not from a scan. */
+/* The successor after v's choice (first match), -1 if none; the walk that
+ * just marked the flow left its position in s->cpos. */
+static int32_t next_choice(ompdag_sim *s, int32_t v, int32_t c)
+{
+    int32_t cnt, k = choice_pos(s, v, c);
+    const int32_t *succ = ompdag_condag_node_fsucc(s->g, v, &cnt);
+    return k >= 0 && k + 1 < cnt ? succ[k + 1] : -1;
+}
+
+bool ompdag_sim_next(ompdag_sim *s, int32_t *choice)
+{
+    if (mark_flow(s, choice, NULL)) return false;
+    const ompdag_condag *g = s->g;
+    int32_t best = -1; /* the executed C node latest in topological order that can bump */
+    for (int32_t i = 0; i < s->nlist; ++i) {
+        int32_t v = s->list[i];
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C) continue;
+        if (best >= 0 && s->order[v] < s->order[best]) continue;
+        if (next_choice(s, v, choice[v]) >= 0) best = v;
+    }
+    if (best < 0) return false;
+    choice[best] = next_choice(s, best, choice[best]);
+    ++s->cpos[best]; /* next_choice left it at the old choice's position */
+    int32_t cnt;
+    /* every C node after it in topological order restarts at its first successor */
+    int32_t lo = 0, hi = s->ncn; /* first C node after best */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (s->order[s->cnodes[mid]] <= s->order[best])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int32_t j = lo; j < s->ncn; ++j) {
+        choice[s->cnodes[j]] = ompdag_condag_node_fsucc(g, s->cnodes[j], &cnt)[0];
+        s->cpos[s->cnodes[j]] = 0;
+    }
+    return true;
 }
 
 ompdag_status ompdag_sim_tightness(const ompdag_condag *g, int32_t m, int32_t random_flows,

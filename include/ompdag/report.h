@@ -365,6 +365,16 @@ void ompdag_sim_random_choice(const ompdag_condag *g, struct ompdag_rng *rng, in
  * false after the last one.  `executed` is scratch of node_count bytes. */
 bool ompdag_sim_next_flow(const ompdag_condag *g, int32_t *choice, uint8_t *executed);
 
+/* ompdag_sim_next_flow on s's graph, same order and flows, in time linear in
+ * the nodes the flow executes (plus the C nodes after the one it steps), not
+ * in the graph: for sweeps over the flows of wide branches. */
+bool ompdag_sim_next(ompdag_sim *s, int32_t *choice);
+
+/* The nodes of the flow last marked, in ascending index order; *count of
+ * them: after ompdag_sim_run the flow it ran, after ompdag_sim_next the flow
+ * it stepped from.  Owned by s, valid until its next run, step or destroy. */
+const int32_t *ompdag_sim_flow_nodes(const ompdag_sim *s, int32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

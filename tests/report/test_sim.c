@@ -473,3 +473,116 @@ Test(sim, continuation_delay_is_needed_and_covered, .timeout = 240)
                 "class, max simulated/bound %.4f",
                 (unsigned long long)t.runs, (unsigned long long)t.above_without_cont, t.max_ratio);
 }
+
+/* ---- issue 26 item 8: a flow costs what it runs ------------------------------- */
+
+/* main: c -> b0 .. b(k-1) -> j, bi of WCET 1 + i % 7: a k-way branch. */
+static ompdag_condag *wide_branch(int32_t k)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    ompdag_error err = {0};
+    int32_t c, j, b;
+    char id[32];
+    cr_assert_eq(
+        ompdag_condag_add_node(
+            g, &(ompdag_node_spec){.id = "c", .task = "main", .kind = OMPDAG_KIND_C}, &c, &err),
+        OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(
+        ompdag_condag_add_node(
+            g, &(ompdag_node_spec){.id = "j", .task = "main", .kind = OMPDAG_KIND_J}, &j, &err),
+        OMPDAG_OK, "%s", err.message);
+    for (int32_t i = 0; i < k; ++i) {
+        snprintf(id, sizeof id, "b%d", i);
+        ompdag_node_spec sp = {.id = id, .task = "main", .kind = OMPDAG_KIND_N, .wcet = 1 + i % 7};
+        cr_assert_eq(ompdag_condag_add_node(g, &sp, &b, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_add_edge(g, c, b, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_add_edge(g, b, j, &err), OMPDAG_OK, "%s", err.message);
+    }
+    cr_assert_eq(ompdag_condag_finalize(g, &err), OMPDAG_OK, "%s", err.message);
+    return g;
+}
+
+/* Every flow of a 100,000-way branch, simulated: the old simulator did work
+ * proportional to the whole graph per flow (memsets, marking, D-edge CSR,
+ * scans of the branch's 100,000 successors), over a minute in all. */
+Test(sim, wide_branch_flows_cost_what_they_run, .timeout = 20.)
+{
+    enum { K = 100000 };
+    ompdag_condag *g = wide_branch(K);
+    int32_t n = ompdag_condag_node_count(g), c = ompdag_condag_find_node(g, "c");
+    ompdag_sim *sim = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK, "%s", err.message);
+    int32_t *choice = malloc(sizeof *choice * (size_t)n), cnt;
+    const int32_t *succ = ompdag_condag_node_fsucc(g, c, &cnt);
+    cr_assert_eq(cnt, K);
+    for (int32_t v = 0; v < n; ++v)
+        choice[v] = v == c ? succ[0] : -1;
+    for (int32_t i = 0; i < K; ++i) {
+        choice[c] = succ[i];
+        ompdag_sim_result r;
+        cr_assert_eq(ompdag_sim_run(sim, choice, NULL, 2,
+                                    i % 2 ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS, (uint64_t)i, &r,
+                                    &err),
+                     OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(r.executed, 3);
+        cr_assert_eq(r.makespan, ompdag_condag_node_wcet(g, succ[i]), "flow %d", i);
+    }
+    free(choice);
+    ompdag_sim_destroy(sim);
+    ompdag_condag_destroy(g);
+}
+
+/* ompdag_sim_next steps through the same flows as ompdag_sim_next_flow, and
+ * ompdag_sim_flow_nodes lists exactly the nodes ompdag_flow_mark marks. */
+static void check_next_like_next_flow(ompdag_condag *g, uint64_t seed)
+{
+    int32_t n = ompdag_condag_node_count(g);
+    ompdag_sim *sim = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_sim_create(g, &sim, &err), OMPDAG_OK, "%s", err.message);
+    int32_t *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n);
+    uint8_t *executed = malloc((size_t)n);
+    for (int32_t v = 0; v < n; ++v) {
+        int32_t c;
+        const int32_t *succ = ompdag_condag_node_fsucc(g, v, &c);
+        a[v] = b[v] = ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C ? succ[0] : -1;
+    }
+    bool more_a, more_b;
+    int flows = 0;
+    do {
+        ompdag_sim_result r;
+        cr_assert_eq(ompdag_sim_run(sim, a, NULL, 2, OMPDAG_SCHED_WFS, seed, &r, &err), OMPDAG_OK,
+                     "%s", err.message);
+        cr_assert_eq(ompdag_flow_mark(g, a, executed, &err), OMPDAG_OK);
+        int32_t cnt, k = 0;
+        const int32_t *nodes = ompdag_sim_flow_nodes(sim, &cnt);
+        for (int32_t v = 0; v < n; ++v)
+            if (executed[v]) {
+                cr_assert_lt(k, cnt, "seed %llu", (unsigned long long)seed);
+                cr_assert_eq(nodes[k++], v, "seed %llu", (unsigned long long)seed);
+            }
+        cr_assert_eq(k, cnt, "seed %llu", (unsigned long long)seed);
+        more_a = ompdag_sim_next(sim, a);
+        more_b = ompdag_sim_next_flow(g, b, executed);
+        cr_assert_eq(more_a, more_b, "seed %llu flow %d", (unsigned long long)seed, flows);
+        cr_assert_arr_eq(a, b, sizeof *a * (size_t)n, "seed %llu flow %d", (unsigned long long)seed,
+                         flows);
+    } while (more_a && ++flows < 5000);
+    free(a), free(b), free(executed);
+    ompdag_sim_destroy(sim);
+}
+
+Test(sim, sim_next_steps_like_next_flow)
+{
+    ompdag_rng shape;
+    ompdag_rng_seed(&shape, 26);
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+        ompdag_condag *g = random_graph_dep(seed, &shape, seed % 2 ? 0.3 : 0.0);
+        check_next_like_next_flow(g, seed);
+        ompdag_condag_destroy(g);
+    }
+    ompdag_condag *g = wide_branch(50);
+    check_next_like_next_flow(g, 0);
+    ompdag_condag_destroy(g);
+}
