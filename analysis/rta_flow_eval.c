@@ -6,6 +6,7 @@
  * flow (condag_depend.c).  The oracle (enumerate) and the witness checks in
  * the tests both stand on this file, so it uses no value from rta_exact.c.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rta_internal.h"
@@ -155,6 +156,174 @@ ompdag_status ompdag_flow_mark(const ompdag_condag *g, const int32_t *choice, ui
                                 "a flow of a compact graph is marked on its unfolding "
                                 "(`ompdag expand`)");
     int32_t bad = rta_mark_executed(g, choice, executed);
+    if (bad >= 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "C node '%s' runs in this flow but has no valid choice",
+                                node_name(g, bad));
+    return OMPDAG_OK;
+}
+
+/* ---- many flows of one graph: cost per flow follows the flow ---------------------
+ * `simulate` evaluates every flow of a graph; with ompdag_flow_evaluate each
+ * call allocated, cleared and scanned the whole graph, so a 100,000-way
+ * branch (100,000 flows of 3 nodes) was quadratic (issue 26 item 8).  The
+ * evaluator allocates once, marks a flow by walking from the root, orders its
+ * nodes by their topological position and resets only what it touched.  The
+ * same definitions as rta_measure_flow; graphs with depend clauses take that
+ * whole-graph path (their D-edges are derived per flow over every node). */
+struct ompdag_flow_evaluator {
+    const ompdag_condag *g;
+    ompdag_rta_options opt;
+    rta_scratch s;
+    uint8_t *executed;
+    int32_t *pos;  /* topological position of each node */
+    int32_t *list; /* the flow's nodes */
+    int32_t *cpos; /* per C node, where its last choice sat among its F-successors */
+};
+
+void ompdag_flow_evaluator_destroy(ompdag_flow_evaluator *ev)
+{
+    if (!ev) return;
+    rta_scratch_free(&ev->s);
+    free(ev->executed), free(ev->pos), free(ev->list), free(ev->cpos);
+    free(ev);
+}
+
+ompdag_status ompdag_flow_evaluator_create(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                           ompdag_flow_evaluator **out, ompdag_error *err)
+{
+    ompdag_status st = rta_check_inputs(g, opt, err);
+    if (st) return st;
+    if (g->compact)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "a flow of a compact graph is evaluated on its unfolding "
+                                "(`ompdag expand`)");
+    ompdag_flow_evaluator *ev = calloc(1, sizeof *ev);
+    size_t n = (size_t)(g->n ? g->n : 1);
+    bool ok = ev && rta_scratch_init(&ev->s, g);
+    if (ev) {
+        ev->g = g, ev->opt = *opt;
+        ev->executed = calloc(n, 1);
+        ev->pos = malloc(n * sizeof *ev->pos);
+        ev->list = malloc(n * sizeof *ev->list);
+        ev->cpos = calloc(n, sizeof *ev->cpos);
+    }
+    if (!ok || !ev->executed || !ev->pos || !ev->list || !ev->cpos) {
+        ompdag_flow_evaluator_destroy(ev);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < g->n; ++i)
+        ev->pos[g->topo[i]] = i;
+    memset(ev->s.pred, 0xff, sizeof *ev->s.pred * n); /* the resting state run() restores */
+    *out = ev;
+    return OMPDAG_OK;
+}
+
+/* Is c an F-successor of C node v?  Flows are usually stepped through a
+ * branch's successors in order (simulate), so the last position and the next
+ * one are tried before a scan: a k-way branch costs O(1) per flow, not O(k). */
+static bool is_choice(ompdag_flow_evaluator *ev, int32_t v, int32_t c)
+{
+    const ompdag_condag *g = ev->g;
+    int32_t off = g->fsucc_off[v], cnt = g->fsucc_off[v + 1] - off, h = ev->cpos[v];
+    for (int32_t k = h; k < h + 2 && k < cnt; ++k)
+        if (g->fsucc[off + k] == c) return ev->cpos[v] = k, true;
+    for (int32_t k = 0; k < cnt; ++k)
+        if (g->fsucc[off + k] == c) return ev->cpos[v] = k, true;
+    return false;
+}
+
+/* Marks the flow from the root (F-successors, a C node's choice, created
+ * tasks' sources) into executed[] and list[]; the bad C node, or -1. */
+static int32_t walk_flow(ompdag_flow_evaluator *ev, const int32_t *choice, int32_t *count)
+{
+    const ompdag_condag *g = ev->g;
+    int32_t n = 0, bad = -1, root = g->task_source[g->root];
+    ev->executed[root] = 1, ev->list[n++] = root;
+    for (int32_t i = 0; i < n && bad < 0; ++i) {
+        int32_t v = ev->list[i];
+#define OMPDAG_VISIT(x)                                                                            \
+    do {                                                                                           \
+        int32_t x_ = (x);                                                                          \
+        if (!ev->executed[x_]) ev->executed[x_] = 1, ev->list[n++] = x_;                           \
+    } while (0)
+        if (g->kind[v] == OMPDAG_KIND_C) {
+            if (!is_choice(ev, v, choice[v]))
+                bad = v;
+            else
+                OMPDAG_VISIT(choice[v]);
+            continue;
+        }
+        for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
+            OMPDAG_VISIT(g->fsucc[k]);
+        if (g->creates[v] >= 0) OMPDAG_VISIT(g->task_source[g->creates[v]]);
+#undef OMPDAG_VISIT
+    }
+    *count = n;
+    return bad;
+}
+
+static int cmp_pos(const void *a, const void *b, void *pos)
+{
+    int32_t x = ((const int32_t *)pos)[*(const int32_t *)a];
+    int32_t y = ((const int32_t *)pos)[*(const int32_t *)b];
+    return (x > y) - (x < y);
+}
+
+/* rta_measure_flow over the listed nodes only (no D-edges: no depend). */
+static void measure_listed(ompdag_flow_evaluator *ev, const int32_t *choice, int32_t cnt,
+                           ompdag_flow_eval *out)
+{
+    const ompdag_condag *g = ev->g;
+    const ompdag_rta_options *opt = &ev->opt;
+    rta_scratch *s = &ev->s;
+    *out = (ompdag_flow_eval){0};
+    int64_t best = -1, best_len = -1;
+    for (int32_t i = 0; i < cnt; ++i) {
+        int32_t v = ev->list[i];
+        int64_t d = s->dist[v] + rta_path_extra(g, opt, v);
+        int64_t l = s->plen[v] + g->wcet[v] + rta_delay(g, v);
+        out->vol += rta_c(g, opt, v);
+        out->executed++;
+        out->migrations += rta_penalty(g, opt, v) != 0;
+        if (d > best || (d == best && l > best_len)) best = d, best_len = l;
+        if (g->kind[v] == OMPDAG_KIND_C) /* its one executed F-successor: not a scan of k */
+            relax(ev->executed, s, v, choice[v], d, l);
+        else
+            for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
+                relax(ev->executed, s, v, g->fsucc[k], d, l);
+        for (int32_t k = g->wsucc_off[v]; k < g->wsucc_off[v + 1]; ++k)
+            relax(ev->executed, s, v, g->wsucc[k], d, l);
+        if (g->creates[v] >= 0) relax(ev->executed, s, v, g->task_source[g->creates[v]], d, l);
+    }
+    out->len = best_len;
+    out->bound_times_m =
+        out->vol + best + (int64_t)opt->m * opt->migration_overhead * out->migrations;
+}
+
+ompdag_status ompdag_flow_evaluator_run(ompdag_flow_evaluator *ev, const int32_t *choice,
+                                        ompdag_flow_eval *out, ompdag_error *err)
+{
+    const ompdag_condag *g = ev->g;
+    if (ompdag_condag_has_depend(g)) { /* D-edges: the whole-graph definition */
+        ompdag_status st = ompdag_flow_mark(g, choice, ev->executed, err);
+        if (!st) rta_measure_flow(g, &ev->opt, ev->executed, &ev->s, out, NULL, NULL);
+        memset(ev->executed, 0, (size_t)g->n);
+        memset(ev->s.pred, 0xff, sizeof *ev->s.pred * (size_t)g->n);
+        return st;
+    }
+    int32_t cnt;
+    int32_t bad = walk_flow(ev, choice, &cnt);
+    if (bad < 0) {
+        qsort_r(ev->list, (size_t)cnt, sizeof *ev->list, cmp_pos, ev->pos);
+        for (int32_t i = 0; i < cnt; ++i) {
+            int32_t v = ev->list[i];
+            ev->s.dist[v] = 0, ev->s.plen[v] = 0, ev->s.pred[v] = -1;
+        }
+        measure_listed(ev, choice, cnt, out);
+    }
+    for (int32_t i = 0; i < cnt; ++i) /* back to the resting state */
+        ev->executed[ev->list[i]] = 0, ev->s.pred[ev->list[i]] = -1;
     if (bad >= 0)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "C node '%s' runs in this flow but has no valid choice",

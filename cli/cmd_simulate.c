@@ -120,6 +120,7 @@ typedef struct sweep {
     const sim_args *o;
     const ompdag_condag *g;
     ompdag_sim *sim;
+    ompdag_flow_evaluator *eval; /* each flow's own bound, at a cost that follows the flow */
     int32_t m;
     ompdag_scheduler sched;
     int64_t bound_times_m;
@@ -171,10 +172,8 @@ static ompdag_status sim_flow(sweep *w, bool is_worst, ompdag_error *err)
     if (w->o->random_exec)
         for (int32_t v = 0; v < n; ++v)
             w->exec[v] = ompdag_rng_range(&w->rng, 0, ompdag_condag_node_wcet(g, v));
-    ompdag_rta_options opt;
-    ompdag_rta_options_init(&opt, w->m);
     ompdag_flow_eval fe;
-    ompdag_status st = ompdag_flow_evaluate(g, w->choice, &opt, &fe, NULL, NULL, err);
+    ompdag_status st = ompdag_flow_evaluator_run(w->eval, w->choice, &fe, err);
     ompdag_sim_result r;
     int64_t t0 = cli_now_ns();
     if (!st)
@@ -338,6 +337,12 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
         ompdag_rta_options_init(&opt, ms[k]);
         ompdag_rta_result *res = NULL;
         if ((st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &res, &err))) break;
+        ompdag_flow_evaluator_destroy(w.eval);
+        w.eval = NULL;
+        if ((st = ompdag_flow_evaluator_create(g, &opt, &w.eval, &err))) {
+            ompdag_rta_result_destroy(res);
+            break;
+        }
         for (int sc = 0; sc < 2 && !st; ++sc) {
             if (!(o->sched_mask & (1 << sc))) continue;
             w.m = ms[k], w.sched = sc ? OMPDAG_SCHED_BFS : OMPDAG_SCHED_WFS;
@@ -368,6 +373,7 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
         ompdag_rta_result_destroy(res);
     }
     ompdag_sim_destroy(w.sim);
+    ompdag_flow_evaluator_destroy(w.eval);
     free(w.choice), free(w.exec);
     return st ? cli_fail("simulate", &err) : CLI_EXIT_OK;
 }

@@ -73,8 +73,8 @@ typedef struct ompdag_rta_result ompdag_rta_result;
 
 /* Runs one algorithm.  On success *out owns a new result; free it with
  * ompdag_rta_result_destroy().  Fails with OMPDAG_ERR_OVERFLOW when 2m times
- * the graph's total WCET plus delays does not fit in int64 (so no value can wrap), and (enumerate) with
- * OMPDAG_ERR_LIMIT, naming the number of flows, above opt->max_flows. */
+ * the graph's total WCET plus delays does not fit in int64 (so no value can wrap), and (enumerate)
+ * with OMPDAG_ERR_LIMIT, naming the number of flows, above opt->max_flows. */
 ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
                              const ompdag_rta_options *opt, ompdag_rta_result **out,
                              ompdag_error *err);
@@ -147,6 +147,18 @@ typedef struct ompdag_flow_eval {
 ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice,
                                    const ompdag_rta_options *opt, ompdag_flow_eval *out,
                                    int32_t **path, int32_t *path_len, ompdag_error *err);
+
+/* Many flows of one graph (simulate): ompdag_flow_evaluate's figures (no
+ * path) at a cost per flow that follows the flow's nodes, not the graph's
+ * (graphs with depend clauses still pay the whole graph per flow).  Create
+ * once per graph and m: *out owns a new evaluator, which borrows g and copies
+ * opt; free it with ompdag_flow_evaluator_destroy() (NULL is a no-op). */
+typedef struct ompdag_flow_evaluator ompdag_flow_evaluator;
+ompdag_status ompdag_flow_evaluator_create(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                           ompdag_flow_evaluator **out, ompdag_error *err);
+ompdag_status ompdag_flow_evaluator_run(ompdag_flow_evaluator *ev, const int32_t *choice,
+                                        ompdag_flow_eval *out, ompdag_error *err);
+void ompdag_flow_evaluator_destroy(ompdag_flow_evaluator *ev);
 
 /* Writes "critical path (N nodes): file.c:12 -> ... -> file.c:30\n" to out.
  * A block of places repeated along the path (recursion or loop unrolled:

@@ -586,3 +586,57 @@ Test(sim, sim_next_steps_like_next_flow)
     check_next_like_next_flow(g, 0);
     ompdag_condag_destroy(g);
 }
+
+/* Issue 26 item 8: `simulate` evaluated each flow's bound with
+ * ompdag_flow_evaluate, which allocates, clears and scans the whole graph
+ * (a 100,000-way branch took 38 s after the simulator itself was made
+ * linear).  The flow evaluator must give the same figures, with delays,
+ * migration overhead and depend clauses, on thousands of random graphs. */
+Test(sim, flow_evaluator_equals_flow_evaluate, .timeout = 120)
+{
+    ompdag_rng shape, rng;
+    ompdag_rng_seed(&shape, 2608);
+    ompdag_rng_seed(&rng, 2609);
+    const int32_t ms[] = {1, 2, 4};
+    uint64_t flows = 0, with_delays = 0;
+    for (uint64_t i = 0; i < 2000; ++i) {
+        ompdag_condag *g = random_graph_dep(40000 + i, &shape, i % 2 ? 0.4 : 0.0);
+        if (i % 3 == 0) {
+            ompdag_overheads o = random_overheads(&rng, i % 6 == 0);
+            ompdag_error e = {0};
+            cr_assert_eq(ompdag_condag_set_overheads(g, &o, &e), OMPDAG_OK, "%s", e.message);
+            with_delays += ompdag_condag_has_delays(g);
+        }
+        int32_t n = ompdag_condag_node_count(g);
+        int32_t *choice = malloc(sizeof *choice * (size_t)n);
+        for (size_t k = 0; k < sizeof ms / sizeof *ms; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            opt.migration_overhead = i % 4 == 1 ? (int64_t)ompdag_rng_range(&rng, 1, 5) : 0;
+            ompdag_flow_evaluator *ev = NULL;
+            ompdag_error err = {0};
+            cr_assert_eq(ompdag_flow_evaluator_create(g, &opt, &ev, &err), OMPDAG_OK, "%s",
+                         err.message);
+            for (int f = 0; f < 4; ++f, ++flows) {
+                ompdag_sim_random_choice(g, &rng, choice);
+                ompdag_flow_eval a, b;
+                cr_assert_eq(ompdag_flow_evaluate(g, choice, &opt, &a, NULL, NULL, &err), OMPDAG_OK,
+                             "%s", err.message);
+                cr_assert_eq(ompdag_flow_evaluator_run(ev, choice, &b, &err), OMPDAG_OK, "%s",
+                             err.message);
+                cr_assert_eq(b.bound_times_m, a.bound_times_m, "graph %llu m %d flow %d",
+                             (unsigned long long)i, ms[k], f);
+                cr_assert_eq(b.vol, a.vol);
+                cr_assert_eq(b.len, a.len);
+                cr_assert_eq(b.executed, a.executed);
+                cr_assert_eq(b.migrations, a.migrations);
+            }
+            ompdag_flow_evaluator_destroy(ev);
+        }
+        free(choice);
+        ompdag_condag_destroy(g);
+    }
+    cr_expect_gt(with_delays, 300, "%llu graphs with delays", (unsigned long long)with_delays);
+    fprintf(stderr, "flow evaluator: %llu flows equal to ompdag_flow_evaluate\n",
+            (unsigned long long)flows);
+}
