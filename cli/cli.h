@@ -69,7 +69,7 @@ int cli_pipe_through_limited(const char *const argv[], const char *input, size_t
                              int64_t timeout_ns, ompdag_error *err);
 
 /* The default limit on a graphviz layout (--layout-timeout). */
-#define CLI_LAYOUT_TIMEOUT_NS INT64_C(20000000000)
+#define CLI_LAYOUT_TIMEOUT_NS INT64_C(8000000000)
 
 /* Writes the directory of the running executable (from /proc/self/exe) to
  * dir; false when it cannot be read.  Tools find their shared objects

@@ -20,7 +20,7 @@ void cmd_dot_help(FILE *out)
             "  --flow worst       fill the exact worst-case flow, critical path in red\n"
             "  --threads M        m for --flow (default: the file's \"threads\")\n"
             "  --svg              render with graphviz's dot to SVG\n"
-            "  --layout-timeout D stop graphviz after D (default 20s; 0 = no limit): exit 1\n"
+            "  --layout-timeout D stop graphviz after D (default 8s; 0 = no limit): exit 1\n"
             "                     naming the limit, nothing written (the DOT text without\n"
             "                     --svg needs no layout)\n"
             "  -o OUT             output file (default stdout), written atomically\n");

@@ -44,7 +44,7 @@ void cmd_report_help(FILE *out)
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
             "  --advise[=MODEL]        add task-granularity advice (ompdag advise); SARIF then\n"
             "                          warns `ompdag-too-fine` at each too-fine task directive\n"
-            "  --layout-timeout D      stop graphviz after D (default 20s; 0 = no limit): a\n"
+            "  --layout-timeout D      stop graphviz after D (default 8s; 0 = no limit): a\n"
             "                          drawing over the limit is replaced by a note, and the\n"
             "                          rest of the page is written\n"
             "html draws each region with graphviz's `dot` (inline SVG).\n"
