@@ -1454,6 +1454,15 @@ static ompdag_status check_sources(trace_ctx *c, ompdag_error *err)
         ompdag_status st = ompdag_symbolizer_find_source(c->sym, file, annot_same_file, &ev, err);
         if (st) return st;
         if (ev == OMPDAG_SOURCE_FOUND) return OMPDAG_OK;
+        if (ev == OMPDAG_SOURCE_FOUND_GCC) /* issue 24 item 6: no misleading mapping errors */
+            return ompdag_error_set(
+                err, OMPDAG_ERR_UNSUPPORTED,
+                "%s in the trace's program %s was compiled by GCC: its OpenMP code generation "
+                "(libgomp's GOMP_* calls) puts the scheduling points elsewhere than the clang "
+                "front end's graph, so its segments cannot be mapped; rebuild with clang -fopenmp "
+                "-g and run it again (`ompdag run --preload-libomp` runs a GCC binary, for its "
+                "response times only)",
+                file, ompdag_symbolizer_executable(c->sym));
         if (first)
             ++others;
         else

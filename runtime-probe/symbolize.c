@@ -190,9 +190,18 @@ const char *ompdag_symbolizer_executable(const ompdag_symbolizer *s)
     return s && s->nmods ? s->mods[0].path : "";
 }
 
-/* Whether module m's line tables name `file`; *lines: it has line tables. */
+/* Whether CU's DW_AT_producer says GCC ("GNU C17 12.2.0 ..."). */
+static bool produced_by_gcc(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    const char *p = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+    return p && !strncmp(p, "GNU ", 4);
+}
+
+/* Whether module m's line tables name `file`; *lines: it has line tables;
+ * *gcc: the unit that names it was compiled by GCC. */
 static bool module_names_file(sym_module *m, const char *file,
-                              bool (*same_file)(const char *, const char *), bool *lines)
+                              bool (*same_file)(const char *, const char *), bool *lines, bool *gcc)
 {
     *lines = false;
     if (!m->opened) open_module(m);
@@ -207,7 +216,7 @@ static bool module_names_file(sym_module *m, const char *file,
             *lines = *lines || nfiles > 0;
             for (size_t i = 0; i < nfiles; ++i) {
                 const char *name = dwarf_filesrc(files, i, NULL, NULL);
-                if (name && same_file(name, file)) return true;
+                if (name && same_file(name, file)) return *gcc = produced_by_gcc(&cu), true;
             }
         }
         off = next;
@@ -221,12 +230,12 @@ ompdag_status ompdag_symbolizer_find_source(ompdag_symbolizer *s, const char *fi
 {
     if (!s || !file || !same_file || !out)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "symbolizer: NULL argument");
-    bool exe_lines = false, lines;
+    bool exe_lines = false, lines, gcc = false;
     for (size_t i = 0; i < s->nmods; ++i) {
-        bool found = module_names_file(&s->mods[i], file, same_file, &lines);
+        bool found = module_names_file(&s->mods[i], file, same_file, &lines, &gcc);
         if (i == 0) exe_lines = lines; /* the probe lists the executable first */
         if (found) {
-            *out = OMPDAG_SOURCE_FOUND;
+            *out = gcc ? OMPDAG_SOURCE_FOUND_GCC : OMPDAG_SOURCE_FOUND;
             return OMPDAG_OK;
         }
     }

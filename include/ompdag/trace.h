@@ -114,8 +114,11 @@ ompdag_status ompdag_symbolizer_check_executable(ompdag_symbolizer *s, ompdag_er
 typedef enum ompdag_source_evidence {
     OMPDAG_SOURCE_FOUND = 0,       /* a module's line tables name the file */
     OMPDAG_SOURCE_ABSENT = 1,      /* the executable has line tables; no module names it */
-    OMPDAG_SOURCE_EXE_NO_LINES = 2 /* the executable has no line tables (built without -g)
+    OMPDAG_SOURCE_EXE_NO_LINES = 2, /* the executable has no line tables (built without -g)
                                       and no other module names the file */
+    OMPDAG_SOURCE_FOUND_GCC = 3    /* named, but by a unit GCC compiled (DW_AT_producer
+                                      "GNU ..."): GCC's OpenMP code generation is not the
+                                      one the graph's front end models */
 } ompdag_source_evidence;
 
 /* Looks for `file` in the source-file tables of the line tables of every
