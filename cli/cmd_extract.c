@@ -807,6 +807,14 @@ int cmd_extract(int argc, char **argv)
     if (rc == CLI_EXIT_OK &&
         ompdag_condag_set_save_file(all, o.out ? o.out : "-", true, &err) != OMPDAG_OK)
         rc = cli_fail("extract", &err);
+    /* Orphaned task code (14 of the OpenMP Examples' tasking sources: the tasks
+     * run in a region of another file) gave an empty set without a word. */
+    if (rc == CLI_EXIT_OK && !refused && ompdag_condag_set_count(all) == 0)
+        fprintf(stderr,
+                "ompdag extract: note: no `#pragma omp parallel` region in %s, so nothing to "
+                "bound; task code that runs in a region of another file is extracted with that "
+                "region (name its file, or use -p BUILD_DIR)\n",
+                o.build_dir || !o.nfiles ? "the files extracted" : o.files[0]);
     if (rc == CLI_EXIT_OK && refused) {
         fprintf(stderr,
                 "ompdag extract: some regions were refused or not extracted (listed above); the "
