@@ -5,7 +5,7 @@
 //   clang -fopenmp -fplugin=libompdag_plugin.so -fplugin-arg-ompdag-out=DIR
 //         [-fplugin-arg-ompdag-werror] [-fplugin-arg-ompdag-recursion-bound=N]
 //         [-fplugin-arg-ompdag-loop-bound=N] [-fplugin-arg-ompdag-node-limit=N]
-//         [-fplugin-arg-ompdag-assume=NAME=VALUE]...
+//         [-fplugin-arg-ompdag-assume=NAME=VALUE]... [-fplugin-arg-ompdag-compdb=DIR]
 //         [-fplugin-arg-ompdag-wcet=ANNOTATED.json [-fplugin-arg-ompdag-threads=M]] -c x.c
 //
 // The action runs after the main action (AddAfterMainAction), so code
@@ -24,6 +24,13 @@
 // source location, flagged [-Wompdag] and mapped by -w, -Werror,
 // -Werror=ompdag and -Wno-ompdag as clang maps its own warnings; errors
 // with -fplugin-arg-ompdag-werror.
+//
+// -fplugin-arg-ompdag-compdb=DIR (DIR/compile_commands.json, or the file
+// itself): every other unit of the build is parsed and indexed beside the
+// compiled one, so a call into a task-free function of another file is
+// followed, not refused by the nearby-source heuristic (issue 24 item 5; as
+// `extract -p` does).  Each compilation then parses the units of the
+// database: the cost grows with the build.
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
@@ -33,9 +40,12 @@
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/HeaderSearchOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
 
 #include <cstring>
 #include <memory>
@@ -57,7 +67,86 @@ struct PluginOptions {
     std::string wcet_db; // annotated graphs of earlier runs: check deadlines at build time
     int threads = 0;     // m for that check; 0: each graph's own "threads"
     std::vector<std::string> assume; // NAME=VALUE: the input the graphs are built for
+    std::string compdb;              // compile_commands.json: the build's other units
 };
+
+// One unit of the compilation database: its source and the arguments the
+// front end parses it with (the compiler, -c, -o and dependency-file flags
+// and the source itself dropped; its directory as -working-directory).
+struct DbUnit {
+    std::string source;
+    std::vector<std::string> args;
+};
+
+std::vector<std::string> db_arguments(const llvm::json::Object &e)
+{
+    std::vector<std::string> out;
+    if (const llvm::json::Array *a = e.getArray("arguments")) {
+        for (const llvm::json::Value &v : *a)
+            if (auto str = v.getAsString()) out.push_back(str->str());
+    } else if (auto cmd = e.getString("command")) {
+        llvm::BumpPtrAllocator alloc;
+        llvm::StringSaver saver(alloc);
+        llvm::SmallVector<const char *, 32> toks;
+        llvm::cl::TokenizeGNUCommandLine(*cmd, saver, toks); // the shell's quoting
+        for (const char *t : toks)
+            out.push_back(t);
+    }
+    return out;
+}
+
+// The units of `path` (a compile_commands.json, or the directory holding
+// one) other than `self` (compared by real path).  Unreadable or malformed
+// databases give no unit and an error message in *why.
+std::vector<DbUnit> read_compdb(const std::string &path, const std::string &self, std::string *why)
+{
+    std::vector<DbUnit> units;
+    std::string file = path;
+    if (llvm::sys::fs::is_directory(path)) file = path + "/compile_commands.json";
+    auto buf = llvm::MemoryBuffer::getFile(file);
+    if (!buf) {
+        *why = file + ": " + buf.getError().message();
+        return units;
+    }
+    llvm::Expected<llvm::json::Value> root = llvm::json::parse((*buf)->getBuffer());
+    const llvm::json::Array *entries = root ? root->getAsArray() : nullptr;
+    if (!entries) {
+        if (!root) llvm::consumeError(root.takeError());
+        *why = file + ": not a JSON array of compile commands";
+        return units;
+    }
+    llvm::SmallString<256> self_real;
+    if (llvm::sys::fs::real_path(self, self_real)) self_real = self;
+    for (const llvm::json::Value &v : *entries) {
+        const llvm::json::Object *e = v.getAsObject();
+        auto dir = e ? e->getString("directory") : llvm::None;
+        auto src = e ? e->getString("file") : llvm::None;
+        if (!dir || !src) continue;
+        llvm::SmallString<256> abs(*src), real;
+        if (!llvm::sys::path::is_absolute(abs)) {
+            abs = *dir;
+            llvm::sys::path::append(abs, *src);
+        }
+        if (llvm::sys::fs::real_path(abs, real)) continue; /* gone (a generated source) */
+        if (real == self_real) continue;
+        DbUnit u{std::string(real), {"-working-directory", dir->str()}};
+        std::vector<std::string> args = db_arguments(*e);
+        for (size_t i = args.empty() ? 0 : 1; i < args.size(); ++i) { /* argv[0]: the compiler */
+            llvm::StringRef a(args[i]);
+            if (a == "-c" || a == "-MD" || a == "-MMD" || a == "-M" || a == "-MM" || a == *src ||
+                a == abs.str())
+                continue;
+            if (a == "-o" || a == "-MF" || a == "-MT" || a == "-MQ") {
+                ++i;
+                continue;
+            }
+            if (a.startswith("-o") || a.startswith("-MF")) continue;
+            u.args.push_back(args[i]);
+        }
+        units.push_back(std::move(u));
+    }
+    return units;
+}
 
 // The driver arguments that reproduce this compiler instance's view of the
 // source: macros, include paths, standard, target.
@@ -277,8 +366,28 @@ class ExtractConsumer : public clang::ASTConsumer
         if (opts_.node_limit > 0) ompdag_frontend_set_node_limit(fe, opts_.node_limit, &err);
         for (const std::string &a : opts_.assume) // checked in ParseArgs
             ompdag_frontend_assume(fe, a.c_str(), &err);
-        ompdag_status st =
-            ompdag_frontend_extract(fe, source_.c_str(), argv.data(), (int)argv.size(), &set, &err);
+        // The build's other units, indexed beside this one (-fplugin-arg-ompdag-compdb).
+        std::vector<DbUnit> others;
+        if (!opts_.compdb.empty()) {
+            std::string why;
+            others = read_compdb(opts_.compdb, source_, &why);
+            if (!why.empty())
+                report(clang::DiagnosticsEngine::Error, clang::SourceLocation(),
+                       ("compdb: " + why).c_str());
+        }
+        std::vector<const char *> sources{source_.c_str()};
+        std::vector<std::vector<const char *>> other_argv(others.size());
+        std::vector<const char *const *> all_args{argv.data()};
+        std::vector<int> nargs{(int)argv.size()};
+        for (size_t i = 0; i < others.size(); ++i) {
+            for (const std::string &a : others[i].args)
+                other_argv[i].push_back(a.c_str());
+            sources.push_back(others[i].source.c_str());
+            all_args.push_back(other_argv[i].data());
+            nargs.push_back((int)other_argv[i].size());
+        }
+        ompdag_status st = ompdag_frontend_extract_project(
+            fe, (int)sources.size(), sources.data(), all_args.data(), nargs.data(), 1, &set, &err);
         for (size_t i = 0; i < ompdag_frontend_diag_count(fe); ++i)
             report_frontend_diag(ompdag_frontend_diag_at(fe, i));
         if (st == OMPDAG_OK) {
@@ -453,7 +562,8 @@ class ExtractConsumer : public clang::ASTConsumer
             {"--node-limit", "-fplugin-arg-ompdag-node-limit=N"},
             {"--assume NAME=VALUE", "-fplugin-arg-ompdag-assume=NAME=VALUE"},
             {"extract the whole project with -p BUILD_DIR",
-             "run 'ompdag extract -p BUILD_DIR' on the whole build (the plugin sees one file)"}};
+             "give the plugin the build's compile_commands.json "
+             "(-fplugin-arg-ompdag-compdb=BUILD_DIR), or run 'ompdag extract -p BUILD_DIR'"}};
         for (const auto &o : opts)
             for (size_t at; (at = m.find(o[0])) != std::string::npos;)
                 m.replace(at, strlen(o[0]), o[1]);
@@ -519,6 +629,8 @@ class ExtractAction : public clang::PluginASTAction
                     return false;
                 }
                 opts_.assume.push_back(s.str());
+            } else if (s.consume_front("compdb=")) {
+                opts_.compdb = s.str();
             } else if (s.consume_front("node-limit=")) {
                 if (s.getAsInteger(10, opts_.node_limit) || opts_.node_limit < 1) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -537,8 +649,8 @@ class ExtractAction : public clang::PluginASTAction
                 d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                            "ompdag: unknown plugin argument '%0' (known: out=DIR, "
                                            "werror, recursion-bound=N, loop-bound=N, "
-                                           "node-limit=N, assume=NAME=VALUE, wcet=FILE, "
-                                           "threads=N)"))
+                                           "node-limit=N, assume=NAME=VALUE, compdb=DIR, "
+                                           "wcet=FILE, threads=N)"))
                     << a;
                 return false;
             }

@@ -116,3 +116,50 @@ Test(builds, warnings_have_a_flag_and_follow_w_werror_and_wno)
     snprintf(path, sizeof path, "%s/condag/c/x.o.refused.json", root);
     cr_assert_eq(access(path, F_OK), 0);
 }
+
+/* Issue 24 item 5: a call to a function defined in a task-free unit of the
+ * same build was refused by the plugin (it sees one file, and a nearby source
+ * that mentions the function has task directives: BOTS's tied-uts.c and
+ * rng_spawn).  Given the build's compile_commands.json, the plugin indexes
+ * the other units, follows the call and extracts the region; without it the
+ * refusal stays (it is sound). */
+Test(builds, a_compilation_database_lets_the_plugin_follow_calls_into_other_files)
+{
+    const char *root = fixture_project();
+    char udir[1024];
+    snprintf(udir, sizeof udir, "%s/u", root);
+    cr_assert_eq(mkdir(udir, 0700), 0);
+    fixture_write(root, "u/main.c",
+                  "int helper(int x);\nint main(void)\n{\n    int r = 0;\n#pragma omp parallel\n"
+                  "#pragma omp single\n    {\n#pragma omp task shared(r)\n        r = helper(3);\n"
+                  "#pragma omp taskwait\n    }\n    return r;\n}\n");
+    fixture_write(root, "u/helper.c", "int helper(int x) { return x * 2; }\n");
+    fixture_write(root, "u/other.c",
+                  "int helper(int x);\nvoid other(void)\n{\n#pragma omp task\n    helper(1);\n}\n");
+    char db[4096], cmd[8192], path[2048];
+    snprintf(db, sizeof db,
+             "[{\"directory\": \"%s/u\", \"file\": \"main.c\", \"command\": \"cc -fopenmp -c "
+             "main.c -o main.o\"}, {\"directory\": \"%s/u\", \"file\": \"helper.c\", "
+             "\"arguments\": [\"cc\", \"-c\", \"helper.c\", \"-o\", \"helper.o\"]}]\n",
+             root, root);
+    fixture_write(root, "u/compile_commands.json", db);
+    const char *flags[] = {"", "-fplugin-arg-ompdag-compdb=%s/u"};
+    for (int k = 0; k < 2; ++k) {
+        char extra[1024];
+        snprintf(extra, sizeof extra, flags[k], root);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s/u && %s -fopenmp -fplugin=%s -fplugin-arg-ompdag-out=%s/condag%d %s -c "
+                 "main.c -o main.o >%s/cc%d.txt 2>&1",
+                 root, OMPDAG_CLANG_PATH, OMPDAG_PLUGIN_PATH, root, k, extra, root, k);
+        cr_assert_eq(fixture_run(cmd), 0, "%s", cmd);
+        snprintf(path, sizeof path, "%s/condag%d/u/main.o.%s.json", root, k,
+                 k ? "condag" : "refused");
+        cr_assert_eq(access(path, F_OK), 0, "%s missing", path);
+    }
+    snprintf(path, sizeof path, "%s/cc0.txt", root);
+    char *warn = fixture_slurp(path);
+    cr_assert(warn && strstr(warn, "-fplugin-arg-ompdag-compdb"), "%s", warn ? warn : "");
+    free(warn);
+    snprintf(path, sizeof path, "%s/condag1/u/main.o.refused.json", root);
+    cr_assert(access(path, F_OK) != 0, "refused with the database");
+}
