@@ -518,9 +518,10 @@ static json_t *loc_json(ompdag_loc loc)
                      (json_int_t)loc.col);
 }
 
-static json_t *ns_or_null(double ns)
+/* A figure, or null where it is unknown (negative). */
+static json_t *real_or_null(double v)
 {
-    return ns < 0 ? json_null() : json_real(ns);
+    return v < 0 ? json_null() : json_real(v);
 }
 
 static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
@@ -583,20 +584,15 @@ static json_t *observations_json(const ompdag_report_row *row)
         json_object_set_new(o, "runs", json_integer(x->runs));
         json_object_set_new(o, "clean", json_integer(x->clean));
         json_object_set_new(o, "interfered", json_integer(x->interfered));
-        json_object_set_new(o, "max_ns", ns_or_null(x->max_ns));
-        json_object_set_new(o, "region_max_ns", ns_or_null(x->region_max_ns));
-        json_object_set_new(o, "interfered_max_ns", ns_or_null(x->interfered_max_ns));
+        json_object_set_new(o, "max_ns", real_or_null(x->max_ns));
+        json_object_set_new(o, "region_max_ns", real_or_null(x->region_max_ns));
+        json_object_set_new(o, "interfered_max_ns", real_or_null(x->interfered_max_ns));
         json_array_append_new(arr, o);
     }
     return arr;
 }
 
 /* A figure, or null when it is not known (-1). */
-static json_t *real_or_null(double v)
-{
-    return v < 0 ? json_null() : json_real(v);
-}
-
 static json_t *int_or_null(int64_t v)
 {
     return v < 0 ? json_null() : json_integer(v);
@@ -655,9 +651,9 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
     json_object_set_new(o, "bound", json_real(row->bound));
     json_object_set_new(o, "bound_times_m", json_integer(row->bound_times_m));
-    json_object_set_new(o, "bound_ns", ns_or_null(row->bound_ns));
+    json_object_set_new(o, "bound_ns", real_or_null(row->bound_ns));
     json_object_set_new(o, "untied_bound_times_m", json_integer(row->untied_bound_times_m));
-    json_object_set_new(o, "untied_bound_ns", ns_or_null(row->untied_bound_ns));
+    json_object_set_new(o, "untied_bound_ns", real_or_null(row->untied_bound_ns));
     json_object_set_new(o, "tied_rule", json_string(ompdag_tied_rule_name(row->tied_rule)));
     if (row->depend) /* §6: the one case where the figure may be sound but not exact */
         json_object_set_new(o, "exact", json_boolean(row->exact));
@@ -669,19 +665,19 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "nodes", json_integer(row->nodes));
     json_object_set_new(o, "fork_join_ns",
                         row->fork_join_ns >= 0 ? json_integer(row->fork_join_ns) : json_null());
-    json_object_set_new(o, "region_bound_ns", ns_or_null(row->region_bound_ns));
-    json_object_set_new(o, "verdict_bound_ns", ns_or_null(row->verdict_bound_ns));
+    json_object_set_new(o, "region_bound_ns", real_or_null(row->region_bound_ns));
+    json_object_set_new(o, "verdict_bound_ns", real_or_null(row->verdict_bound_ns));
     json_object_set_new(o, "wcets", json_string(report_wcet_source(row)));
     json_object_set_new(o, "unmeasured",
                         row->unmeasured_reason ? json_string(row->unmeasured_reason) : json_null());
-    json_object_set_new(o, "observed_max_ns", ns_or_null(row->observed_max_ns));
-    json_object_set_new(o, "observed_region_max_ns", ns_or_null(row->observed_region_max_ns));
+    json_object_set_new(o, "observed_max_ns", real_or_null(row->observed_max_ns));
+    json_object_set_new(o, "observed_region_max_ns", real_or_null(row->observed_region_max_ns));
     /* the runs compared with this row: its team size m, or an unrecorded one
      * ("observations" lists every team size) */
     json_object_set_new(o, "observed_runs", json_integer(row->runs));
     json_object_set_new(o, "runs_interfered", json_integer(row->runs_interfered));
     json_object_set_new(o, "observed_interfered_max_ns",
-                        ns_or_null(row->observed_interfered_max_ns));
+                        real_or_null(row->observed_interfered_max_ns));
     json_object_set_new(o, "team_size_recorded", json_boolean(row->team_size_recorded));
     json_object_set_new(o, "observations", observations_json(row));
     json_object_set_new(o, "refuted", json_boolean(row->verdict == OMPDAG_VERDICT_REFUTED));

@@ -375,25 +375,6 @@ static bool floor_push(graph_info *g, const annot_floor_run *x)
     return true;
 }
 
-static int cmp_run_id(const void *x, const void *y)
-{
-    const region_run *a = *(const region_run *const *)x, *b = *(const region_run *const *)y;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static const region_run *run_by_id(const region_run *const *sorted, size_t n, uint64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && sorted[lo]->id == id ? sorted[lo] : NULL;
-}
-
 static uint64_t pair_key(const void *rec, int k)
 {
     (void)k;
@@ -439,15 +420,12 @@ static ompdag_status floor_of_run(floor_run *r, const region_run *run, graph_inf
 ompdag_status annot_floor_collect(trace_ctx *c, ompdag_error *err)
 {
     /* c->pend is sorted by (run, created, id, time): annot_sort_pending */
-    const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
+    const region_run **byid = annot_runs_by_id(c);
     dep_pair *pairs = malloc((c->npairs + 1) * sizeof *pairs);
     if (!byid || !pairs) {
         free(byid), free(pairs);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
-    for (size_t i = 0; i < c->nruns; ++i)
-        byid[i] = &c->runs[i];
-    qsort(byid, c->nruns, sizeof *byid, cmp_run_id);
     if (c->npairs) memcpy(pairs, c->pairs, c->npairs * sizeof *pairs);
     ompdag_status st = annot_sort_records(pairs, c->npairs, sizeof *pairs, 1, pair_key, cmp_pair)
                            ? OMPDAG_OK
@@ -456,7 +434,7 @@ ompdag_status annot_floor_collect(trace_ctx *c, ompdag_error *err)
         for (j = i + 1; j < c->npend && c->pend[j].run == c->pend[i].run; ++j)
             ;
         floor_run r = {.c = c, .seg = &c->pend[i], .n = j - i, .pairs = pairs, .npairs = c->npairs};
-        st = floor_of_run(&r, run_by_id(byid, c->nruns, c->pend[i].run),
+        st = floor_of_run(&r, annot_find_run(byid, c->nruns, c->pend[i].run),
                           &c->a->graphs[c->pend[i].graph], err);
     }
     free(byid);

@@ -457,6 +457,10 @@ ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err);
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
 bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_interfered_runs */
+/* c->runs by id, for annot_find_run: a new array (free()), NULL on ENOMEM. */
+const region_run **annot_runs_by_id(const trace_ctx *c);
+/* The run with this id among `sorted` (annot_runs_by_id), or NULL. */
+const region_run *annot_find_run(const region_run *const *sorted, size_t n, uint64_t id);
 
 /* The full intervals of a run's segments (annotate_overhead.c), for
  * annotate_floor.c: NULL on ENOMEM; annot_nonfull is the part of [a, b)

@@ -349,8 +349,17 @@ static int cmp_run_ptr(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The run with this id among runs sorted by id, or NULL. */
-static const region_run *find_run(const region_run *const *sorted, size_t n, uint64_t id)
+const region_run **annot_runs_by_id(const trace_ctx *c)
+{
+    const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
+    if (!byid) return NULL;
+    for (size_t i = 0; i < c->nruns; ++i)
+        byid[i] = &c->runs[i];
+    qsort(byid, c->nruns, sizeof *byid, cmp_run_ptr);
+    return byid;
+}
+
+const region_run *annot_find_run(const region_run *const *sorted, size_t n, uint64_t id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -408,16 +417,13 @@ ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err)
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
 {
     /* c->pend is sorted by (run, created, id, time): annot_sort_pending */
-    const region_run **byid = malloc((c->nruns + 1) * sizeof *byid);
+    const region_run **byid = annot_runs_by_id(c);
     if (!byid) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < c->nruns; ++i)
-        byid[i] = &c->runs[i];
-    qsort(byid, c->nruns, sizeof *byid, cmp_run_ptr);
     ompdag_status st = OMPDAG_OK;
     for (size_t i = 0, j; i < c->npend && !st; i = j) {
         for (j = i + 1; j < c->npend && c->pend[j].run == c->pend[i].run; ++j)
             ;
-        const region_run *run = find_run(byid, c->nruns, c->pend[i].run);
+        const region_run *run = annot_find_run(byid, c->nruns, c->pend[i].run);
         graph_info *g = &c->a->graphs[c->pend[i].graph];
         /* the team: threads that ran its segments or reported their OS
          * counters, or the threads asked for, whichever is more */

@@ -21,7 +21,7 @@ typedef struct cli_result {
     char *err;  /* stderr, owned */
 } cli_result;
 
-static char *cli_slurp(const char *path)
+static inline char *cli_slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot read %s", path);
@@ -35,7 +35,7 @@ static char *cli_slurp(const char *path)
 }
 
 /* `s` with each '@' replaced by the test's temp directory, into dst. */
-static void cli_expand_tmp(char *dst, size_t n, const char *s)
+static inline void cli_expand_tmp(char *dst, size_t n, const char *s)
 {
     const char *dir = test_tmpdir();
     cr_assert_not_null(dir, "mkdtemp failed");
@@ -47,7 +47,7 @@ static void cli_expand_tmp(char *dst, size_t n, const char *s)
 
 /* Runs `PREFIX ompdag ARGS` (PREFIX: shell words before the command, such
  * as "ulimit -r 0 && exec setpriv ... ", or ""). */
-static cli_result cli_run_with(const char *prefix, const char *args)
+static inline cli_result cli_run_with(const char *prefix, const char *args)
 {
     const char *build = getenv("OMPDAG_BUILD_DIR"), *src = getenv("OMPDAG_SOURCE_DIR");
     cr_assert(build && src, "run through ctest");
@@ -61,12 +61,12 @@ static cli_result cli_run_with(const char *prefix, const char *args)
                         cli_slurp(test_tmp("stderr"))};
 }
 
-static cli_result cli_run(const char *args)
+static inline cli_result cli_run(const char *args)
 {
     return cli_run_with("", args);
 }
 
-static void cli_result_free(cli_result r)
+static inline void cli_result_free(cli_result r)
 {
     free(r.out), free(r.err);
 }
