@@ -286,7 +286,10 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
                annot_empty_segment(g->g, c->task, c->sk, c->sn, c->ek, c->en));
         p->mark[c->charged] = 1;
         uint64_t own = c->samples.n + c->samples_if.n;
-        for (int32_t v = 0; v < g->n; ++v) {
+        int32_t nt;
+        const int32_t *tnodes = annot_task_nodes(g, c->task, &nt);
+        for (int32_t j = 0; j < nt; ++j) {
+            int32_t v = tnodes[j];
             if (!p->mark[v]) continue;
             size_t i = base + (size_t)v;
             p->samples[i] += own + c->borrowed;

@@ -92,9 +92,11 @@ typedef struct graph_info {
     char region_key_buf[512];
     int32_t region_line;
     int32_t n;
-    int32_t *pred_start, *pred; /* CSR of F-predecessors */
-    i64vec responses;           /* parallel begin -> end, per run */
-    i64vec task_responses;      /* root begin -> last task end, per run */
+    int32_t *pred_start, *pred;       /* CSR of F-predecessors */
+    int32_t *task_start, *task_nodes; /* CSR: the nodes of each task, so that a segment's
+                                         paths cost its task's size, not the graph's */
+    i64vec responses;                 /* parallel begin -> end, per run */
+    i64vec task_responses;            /* root begin -> last task end, per run */
     i64vec responses_interfered, task_responses_interfered; /* 1: that run was interfered */
     i64vec response_threads, task_response_threads;         /* that run's team size (run_team) */
     uint64_t segments;
@@ -330,6 +332,15 @@ typedef struct trace_ctx {
 bool annot_same_file(const char *a, const char *b);
 ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err);
 bool annot_undeferred_wait(const ompdag_condag *g, int32_t t, int32_t w);
+/* The nodes of `task`: *count of them from the returned array. */
+static inline const int32_t *annot_task_nodes(const graph_info *gi, int32_t task, int32_t *count)
+{
+    *count = gi->task_start[task + 1] - gi->task_start[task];
+    return gi->task_nodes + gi->task_start[task];
+}
+/* annot_forward_set and annot_segment_path write mark[] for the nodes of
+ * `task` only (every such node is set or cleared); the marks of other tasks'
+ * nodes are left as they were, so callers read marks inside the task only. */
 bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
                        uint8_t *mark, int32_t *stack);
 int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,

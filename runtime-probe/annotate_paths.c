@@ -40,6 +40,24 @@ bool annot_same_file(const char *a, const char *b)
 
 /* ---- graphs ---------------------------------------------------------------------- */
 
+/* The CSR of each task's nodes (gi->task_start, gi->task_nodes). */
+static ompdag_status task_index(graph_info *gi, ompdag_error *err)
+{
+    const ompdag_condag *g = gi->g;
+    int32_t nt = ompdag_condag_task_count(g);
+    gi->task_start = calloc((size_t)nt + 2, sizeof *gi->task_start);
+    gi->task_nodes = malloc(((size_t)gi->n + 1) * sizeof *gi->task_nodes);
+    if (!gi->task_start || !gi->task_nodes)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    for (int32_t v = 0; v < gi->n; ++v)
+        ++gi->task_start[ompdag_condag_node_task(g, v) + 2];
+    for (int32_t t = 0; t < nt; ++t)
+        gi->task_start[t + 2] += gi->task_start[t + 1];
+    for (int32_t v = 0; v < gi->n; ++v)
+        gi->task_nodes[gi->task_start[ompdag_condag_node_task(g, v) + 1]++] = v;
+    return OMPDAG_OK; /* the shifted counts now start each task */
+}
+
 ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error *err)
 {
     gi->g = g;
@@ -86,7 +104,7 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
             gi->pred[gi->pred_start[s[i]] + fill[s[i]]++] = v;
     }
     free(fill);
-    return OMPDAG_OK;
+    return task_index(gi, err);
 }
 
 /* True when W node w, right after T node t on t's own source line, is the
@@ -112,8 +130,10 @@ bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int3
                        uint8_t *mark, int32_t *stack)
 {
     const ompdag_condag *g = gi->g;
-    int32_t top = 0;
-    memset(mark, 0, (size_t)gi->n);
+    int32_t top = 0, nt;
+    const int32_t *own = annot_task_nodes(gi, task, &nt);
+    for (int32_t i = 0; i < nt; ++i)
+        mark[own[i]] = 0;
     if (sk == OMPDAG_POINT_BEGIN) {
         stack[top++] = ompdag_condag_task_source(g, task);
     } else if (sk == OMPDAG_POINT_WAIT) {
@@ -152,7 +172,7 @@ int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, 
                            ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack)
 {
     const ompdag_condag *g = gi->g;
-    int32_t n = gi->n, top = 0;
+    int32_t top = 0, nt;
     if (!annot_forward_set(gi, task, sk, sn, mark, stack)) return 0;
     /* backward: bit 2 */
     if (ek == OMPDAG_POINT_END) {
@@ -180,9 +200,10 @@ int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, 
         }
     }
     int32_t count = 0;
-    for (int32_t v = 0; v < n; ++v) {
-        mark[v] = mark[v] == 3;
-        count += mark[v];
+    const int32_t *own = annot_task_nodes(gi, task, &nt);
+    for (int32_t i = 0; i < nt; ++i) {
+        mark[own[i]] = mark[own[i]] == 3;
+        count += mark[own[i]];
     }
     return count;
 }

@@ -974,7 +974,8 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
 {
     const ompdag_condag *g = gi->g;
     if (!annot_forward_set(gi, task, sk, sn, c->mark, c->stack)) return false;
-    int32_t cand = -1, ncand = 0;
+    int32_t cand = -1, ncand = 0, nown;
+    const int32_t *own = annot_task_nodes(gi, task, &nown); /* marks are valid there only */
     switch (r->ek) {
     case OMPDAG_PT_TASK_END:
     case OMPDAG_PT_ROOT_END:
@@ -984,7 +985,8 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
                annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_END, -1);
     case OMPDAG_PT_CREATE:
         *ek = OMPDAG_POINT_CREATE;
-        for (int32_t v = 0; v < gi->n; ++v) {
+        for (int32_t j = 0; j < nown; ++j) {
+            int32_t v = own[j];
             if (!(c->mark[v] & 1) || ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T) continue;
             if (node_at(c, g, v, annot_cp(c, r->cp_end))) {
                 *en = v;
@@ -996,10 +998,9 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
     case OMPDAG_PT_TASKWAIT:
     case OMPDAG_PT_TASKGROUP:
         *ek = OMPDAG_POINT_WAIT;
-        for (int32_t v = 0; v < gi->n; ++v) {
-            if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W ||
-                ompdag_condag_node_task(g, v) != task)
-                continue;
+        for (int32_t j = 0; j < nown; ++j) {
+            int32_t v = own[j];
+            if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W) continue;
             bool reach = annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_WAIT, v);
             for (int32_t i = gi->pred_start[v]; i < gi->pred_start[v + 1] && !reach; ++i)
                 reach = (c->mark[gi->pred[i]] & 1) && !annot_undeferred_wait(g, gi->pred[i], v);
