@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ompdag/compact.h"
 #include "ompdag/trace.h"
 
 void cmd_annotate_help(FILE *out)
@@ -17,7 +18,7 @@ void cmd_annotate_help(FILE *out)
             "usage: ompdag annotate GRAPHS.json TRACE... [-o OUT.json] [--margin PCT]\n"
             "                       [--estimator max|evt] [--exceedance P] [--block N]\n"
             "                       [--unobserved error|zero] [--allow-unmapped] [--no-overheads]\n"
-            "                       [--depend-strict] [--quiet]\n\n"
+            "                       [--depend-strict] [--per-instance[=NODES]] [--quiet]\n\n"
             "Maps each traced segment (own time between two scheduling points) to the\n"
             "con-DAG nodes between those points, charges it to one node on every such\n"
             "path (docs/probe.md), and writes the graphs with `wcet` filled in, per node\n"
@@ -47,10 +48,45 @@ void cmd_annotate_help(FILE *out)
             "  --depend-strict       also mark the graph unsafe for a D-edge the run did not\n"
             "                        respect when the runtime's depend lists show it is an\n"
             "                        extra edge of the aliasing rule (safe by default)\n"
+            "  --per-instance[=NODES] unfold compact graphs first (up to NODES nodes each,\n"
+            "                        default 10^6), so that WCETs and dispatch delays are kept\n"
+            "                        per task instance and the input's DAG can be recorded\n"
             "  --quiet               no report on stderr\n\n"
+            "The input's DAG (docs/probe.md#input): when every run reached the same nodes,\n"
+            "the graph extra \"input\" lists them with per-instance delays, and `report`\n"
+            "gives input_bound_ns, the bound for the task structure of these runs, beside\n"
+            "the bound for every input the graph covers.  Runs that differ are named.\n\n"
             "--unobserved zero, --allow-unmapped and --no-overheads give figures for\n"
             "exploration: `check` fails every graph they annotate.  A trace of another\n"
             "program, or of one built without -g, is refused.\n");
+}
+
+/* --per-instance: *set with every compact graph unfolded (at most `limit`
+ * nodes each), so that each node is one task instance's segment. */
+static ompdag_status unfold_compact(ompdag_condag_set **set, int64_t limit, const char *file,
+                                    ompdag_error *err)
+{
+    ompdag_condag_set *out = ompdag_condag_set_create();
+    ompdag_status st = out ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < ompdag_condag_set_count(*set) && !st; ++i) {
+        const ompdag_condag *g = ompdag_condag_set_graph(*set, i);
+        ompdag_condag *x = NULL;
+        ompdag_error inner;
+        char title[128];
+        if (ompdag_compact_expand(g, limit, &x, &inner)) {
+            st = ompdag_error_set(err, inner.code, "%s: %s: --per-instance: %s", file,
+                                  ompdag_condag_title(g, i, title, sizeof title), inner.message);
+            break;
+        }
+        st = ompdag_condag_set_add(out, x, err);
+    }
+    if (st) {
+        ompdag_condag_set_destroy(out);
+        return st;
+    }
+    ompdag_condag_set_destroy(*set);
+    *set = out;
+    return OMPDAG_OK;
 }
 
 static bool parse_double(const char *s, double lo, double hi, double *out)
@@ -99,13 +135,14 @@ int cmd_annotate(int argc, char **argv)
                                          {"no-overheads", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"depend-strict", no_argument, NULL, 'D'},
+                                         {"per-instance", optional_argument, NULL, 'I'},
                                          {NULL, 0, NULL, 0}};
     ompdag_annotate_options opt;
     ompdag_annotate_options_init(&opt);
     const char *output = "-";
     bool quiet = false;
     int c;
-    int64_t block;
+    int64_t block, per_instance = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
         switch (c) {
@@ -143,6 +180,11 @@ int cmd_annotate(int argc, char **argv)
         case 'N': opt.no_overheads = true; break;
         case 'q': quiet = true; break;
         case 'D': opt.depend_strict = true; break;
+        case 'I':
+            per_instance = 1000000;
+            if (optarg && !cli_parse_i64(optarg, 1, INT32_MAX, &per_instance))
+                return cli_usage_error("annotate", "--per-instance takes a node limit >= 1");
+            break;
         default: return cli_option_error("annotate", argv, opts, "o:q");
         }
     }
@@ -154,6 +196,7 @@ int cmd_annotate(int argc, char **argv)
     ompdag_annotation *a = NULL;
     int rc = CLI_EXIT_OK;
     if (ompdag_condag_set_load_file(argv[optind], &set, &err) ||
+        (per_instance && unfold_compact(&set, per_instance, argv[optind], &err)) ||
         ompdag_annotation_create(set, &opt, &a, &err)) {
         rc = cli_fail("annotate", &err);
         goto done;

@@ -612,7 +612,8 @@ static ompdag_status report_row(ompdag_report *r, size_t gi, int32_t m,
     if (st) return st;
     ompdag_report_row row = {.graph = gi, .loc = ompdag_condag_region_loc(g), .m = m};
     row_graph_facts(g, &row);
-    if ((st = row_bounds(g, &ro, res, unit_ns, &row, err))) {
+    if ((st = row_bounds(g, &ro, res, unit_ns, &row, err)) ||
+        (st = report_input_bound(g, &ro, &row, err))) {
         ompdag_rta_result_destroy(res);
         return st;
     }

@@ -80,6 +80,10 @@ const char *report_tied_places(const ompdag_condag *g, char *buf, size_t size);
 /* Fills row->breakdown's figures for graph g and Graham's exact result res
  * of the row (report_breakdown.c); the row's bound, vol and observations
  * must be set. */
+/* report_input.c: row's input_* fields from the graph extra "input"
+ * (row->m, graph and bound_times_m set). */
+ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_options *ro,
+                                 ompdag_report_row *row, ompdag_error *err);
 void report_breakdown(const ompdag_condag *g, const ompdag_rta_result *res,
                       const ompdag_report_row *row, int64_t migration_overhead, int64_t unit_ns,
                       ompdag_report_breakdown *b);

@@ -370,6 +370,11 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "WCET margin)%s\n",
                 dur(row->region_bound_ns, a, sizeof a), dur((double)row->fork_join_ns, b, sizeof b),
                 row->deadline_ns >= 0 ? "; the deadline applies to it" : "");
+    if (row->input_bound_ns >= 0)
+        fprintf(out, "    for this input: bound %s (%s)\n", dur(row->input_bound_ns, a, sizeof a),
+                row->input_claim ? row->input_claim : "recorded by annotate");
+    else if (row->input_why)
+        fprintf(out, "    for this input: no bound recorded: %s\n", row->input_why);
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
                 dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
@@ -380,8 +385,11 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
                     dur(row->observed_region_max_ns, b, sizeof b));
-        fprintf(out, "; bound / observed = %.3g\n",
+        fprintf(out, "; bound / observed = %.3g",
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
+        if (row->input_bound_ns >= 0 && row->observed_max_ns > 0)
+            fprintf(out, ", for this input %.3g", row->input_bound_ns / row->observed_max_ns);
+        fputc('\n', out);
     } else if (row->team_size_recorded && row->observation_count) {
         fprintf(out, "    no clean run of %d thread(s): nothing observed to compare with\n",
                 row->m);
@@ -623,6 +631,20 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(fl, "max", real_or_null(b->floor_max));
     json_object_set_new(fl, "below_one", json_integer(b->floor_below_one));
     json_object_set_new(o, "floor", fl);
+    json_object_set_new(o, "input_bound_ns", real_or_null(row->input_bound_ns));
+    json_object_set_new(o, "input_bound_times_m",
+                        row->input_bound_times_m >= 0 ? json_integer(row->input_bound_times_m)
+                                                      : json_null());
+    if (row->input_bound_times_m >= 0)
+        json_object_set_new(o, "input_tied_rule",
+                            json_string(ompdag_tied_rule_name(row->input_tied_rule)));
+    json_object_set_new(o, "input_claim",
+                        row->input_claim ? json_string(row->input_claim) : json_null());
+    json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "input_bound_over_observed",
+                        row->observed_max_ns > 0 && row->input_bound_ns >= 0
+                            ? json_real(row->input_bound_ns / row->observed_max_ns)
+                            : json_null());
     json_object_set_new(o, "bound_over_observed", real_or_null(b->bound_over_observed));
     json_object_set_new(fa, "graph", real_or_null(b->factor_graph));
     json_object_set_new(fa, "wcets", real_or_null(b->factor_wcets));
@@ -690,6 +712,20 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
                                       (json_int_t)row->depend_disagreements, "extra_dedges",
                                       (json_int_t)row->depend_extra, "list",
                                       report_depend_list(g) ? report_depend_list(g) : json_null()));
+    json_object_set_new(o, "input_bound_ns", real_or_null(row->input_bound_ns));
+    json_object_set_new(o, "input_bound_times_m",
+                        row->input_bound_times_m >= 0 ? json_integer(row->input_bound_times_m)
+                                                      : json_null());
+    if (row->input_bound_times_m >= 0)
+        json_object_set_new(o, "input_tied_rule",
+                            json_string(ompdag_tied_rule_name(row->input_tied_rule)));
+    json_object_set_new(o, "input_claim",
+                        row->input_claim ? json_string(row->input_claim) : json_null());
+    json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "input_bound_over_observed",
+                        row->observed_max_ns > 0 && row->input_bound_ns >= 0
+                            ? json_real(row->input_bound_ns / row->observed_max_ns)
+                            : json_null());
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)

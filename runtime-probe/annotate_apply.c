@@ -140,6 +140,8 @@ typedef struct apply_plan {
     size_t *offset;    /* graph -> first index */
     uint64_t *samples; /* segments whose path covers the node */
     int64_t *basis;    /* charged estimates, before margin */
+    int64_t *input_basis; /* the same from the classes the runs reached only (no twins):
+                             the input's DAG (annotate_input.c) */
     int64_t *omax, *omed;
     json_t **nodeoff;                   /* device -> largest share of an offloaded loop, or NULL */
     int64_t *wcet;                      /* the WCETs to write */
@@ -188,6 +190,7 @@ static void plan_free(apply_plan *p)
     free(p->node_extra);
     free(p->samples);
     free(p->basis);
+    free(p->input_basis);
     free(p->omax);
     free(p->omed);
     free(p->wcet);
@@ -237,6 +240,7 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     size_t t = p->offset[a->ngraphs] + 1;
     p->samples = calloc(t, sizeof *p->samples);
     p->basis = calloc(t, sizeof *p->basis);
+    p->input_basis = calloc(t, sizeof *p->input_basis);
     p->omax = calloc(t, sizeof *p->omax);
     p->omed = calloc(t, sizeof *p->omed);
     p->wcet = calloc(t, sizeof *p->wcet);
@@ -251,7 +255,7 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     p->from_location = calloc(t, sizeof *p->from_location);
     p->total = t - 1;
     p->ngraphs = a->ngraphs;
-    if (!p->samples || !p->basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
+    if (!p->samples || !p->basis || !p->input_basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
         !p->node_extra || !p->graph_extra || !p->mark || !p->stack || !p->locs || !p->own ||
         !p->cover || !p->from_location)
         return nomem(err);
@@ -323,17 +327,19 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     for (size_t k = 0; k < nc && !st; ++k) {
         if (leader[k] != k) continue;
         const seg_class *c = plan_class(a, p, k);
-        int64_t e = 0, mx = 0, md = 0;
+        int64_t e = 0, mx = 0, md = 0, in = 0;
         for (size_t k2 = k; k2 < nc; ++k2)
             if (leader[k2] == k) {
                 const seg_class *d = plan_class(a, p, k2);
                 e = d->estimate > e ? d->estimate : e;
+                if (d->hit_runs) in = d->estimate > in ? d->estimate : in;
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
             }
         assert(e >= 0 && mx >= 0 && md >= 0); /* durations and their estimates */
         size_t i = p->offset[c->graph] + (size_t)c->charged;
         if (__builtin_add_overflow(p->basis[i], e, &p->basis[i]) ||
+            __builtin_add_overflow(p->input_basis[i], in, &p->input_basis[i]) ||
             __builtin_add_overflow(p->omax[i], mx, &p->omax[i]) ||
             __builtin_add_overflow(p->omed[i], md, &p->omed[i]))
             st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: charged time overflows");
@@ -421,7 +427,7 @@ static int64_t vec_max(const i64vec *v)
 }
 
 /* ceil(x · (1 + margin/100)); false when it does not fit comfortably in int64. */
-static bool with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
+bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
 {
     long double w = ceill((long double)x * (100.0L + a->opt.margin_pct) / 100.0L);
     if (w > (long double)INT64_MAX / 4) return false;
@@ -437,9 +443,9 @@ static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, omp
     const i64vec *st = g->start_delay.n ? &g->start_delay : &g->start_delay_if;
     const i64vec *wk = g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if;
     const i64vec *ct = g->cont_delay.n ? &g->cont_delay : &g->cont_delay_if;
-    return with_margin(a, vec_max(st), &o->start_delay) &&
-           with_margin(a, vec_max(wk), &o->wake_delay) &&
-           with_margin(a, vec_max(ct), &o->cont_delay);
+    return annot_with_margin(a, vec_max(st), &o->start_delay) &&
+           annot_with_margin(a, vec_max(wk), &o->wake_delay) &&
+           annot_with_margin(a, vec_max(ct), &o->cont_delay);
 }
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)) and, apart, the node's
@@ -461,7 +467,7 @@ static ompdag_status plan_wcets(const ompdag_annotation *a, apply_plan *p, ompda
         for (int32_t v = 0; v < g->n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
             int64_t w, wd;
-            if (!with_margin(a, p->basis[i], &w) ||
+            if (!annot_with_margin(a, p->basis[i], &w) ||
                 __builtin_add_overflow(w, p->delay[i], &wd) ||
                 __builtin_add_overflow(sum, wd, &sum))
                 return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: WCET overflows");
@@ -677,7 +683,7 @@ static char *unsafe_reasons(const ompdag_annotation *a, const graph_info *g)
 }
 
 /* Step 8b: a graph's extra keys. */
-static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
+static json_t *graph_extra(const ompdag_annotation *a, const apply_plan *p, const graph_info *g)
 {
     const char *method = a->opt.estimator == OMPDAG_ESTIMATOR_EVT ? "evt" : "max";
     bool ok = true;
@@ -690,6 +696,14 @@ static json_t *graph_extra(const ompdag_annotation *a, const graph_info *g)
     jset(gx, "observed_response_threads", i64_array(&g->response_threads), &ok);
     jset(gx, "observed_task_response_threads", i64_array(&g->task_response_threads), &ok);
     jset(gx, "runtime_overheads", overheads_json(a, g), &ok);
+    if (g->input_runs) {
+        ompdag_overheads o;
+        if (!graph_overheads(a, g, &o)) ok = false;
+        size_t gi = (size_t)(g - a->graphs);
+        jset(gx, "input",
+             annot_input_json(a, gi, &o, p->input_basis + p->offset[gi], p->wcet + p->offset[gi]),
+             &ok);
+    }
     if (ompdag_condag_has_depend(g->g) || g->dep_items || g->dep_pairs)
         jset(gx, "depend_check", depend_json(g), &ok);
     char *why = unsafe_reasons(a, g);
@@ -734,7 +748,7 @@ static ompdag_status plan_extras(const ompdag_annotation *a, apply_plan *p, ompd
             if (!(p->node_extra[i] = node_extra(a, p, g, have ? &o : NULL, v, i)))
                 return nomem(err);
         }
-        if (!(p->graph_extra[gi] = graph_extra(a, g))) return nomem(err);
+        if (!(p->graph_extra[gi] = graph_extra(a, p, g))) return nomem(err);
     }
     return OMPDAG_OK;
 }

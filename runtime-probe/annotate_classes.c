@@ -24,6 +24,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
     for (size_t i = 0; i < a->ngraphs; ++i) {
         free(a->graphs[i].pred_start);
         free(a->graphs[i].task_start);
+        free(a->graphs[i].inst_delay);
         free(a->graphs[i].task_nodes);
         free(a->graphs[i].pred);
         free(a->graphs[i].responses.v);

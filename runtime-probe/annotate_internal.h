@@ -121,7 +121,12 @@ typedef struct graph_info {
                                      the var merges storage the runtime keeps apart */
     uint64_t dep_unsafe;          /* disagreements that make the graph unsafe */
     json_t *dep_disagreements;    /* distinct disagreements (kind, nodes, message, runs) */
-    annot_floor_run *floor;       /* per run, in reading order (annotate_floor.c) */
+    /* The input's DAG (annotate_input.c): runs that mapped a segment, and
+     * per node and delay kind (start, wake, cont) the clean runs' maximum
+     * of that instance (-1: none; NULL: no sample yet). */
+    uint64_t input_runs, input_trace, input_run;
+    int64_t *inst_delay;
+    annot_floor_run *floor; /* per run, in reading order (annotate_floor.c) */
     size_t nfloor, floor_cap;
 } graph_info;
 
@@ -136,6 +141,7 @@ typedef struct seg_class {
     int64_t max, median, estimate;
     json_t *offload;   /* device index -> its largest share of an offloaded loop */
     uint64_t borrowed; /* a twin (annotate_compact.c): the samples of the classes it copies */
+    uint64_t hit_runs, hit_trace, hit_run; /* runs that reached it (annotate_input.c) */
 } seg_class;
 
 /* The samples a class's estimate comes from: clean runs, else interfered. */
@@ -275,6 +281,13 @@ typedef struct end_memo {
     const char *why;
 } end_memo;
 
+/* A dispatch delay measured before segment pend[seg] (annotate_input.c). */
+typedef struct annot_delay_event {
+    size_t seg;
+    uint8_t kind; /* 0 start, 1 wake, 2 cont */
+    int64_t value;
+} annot_delay_event;
+
 typedef struct trace_ctx {
     ompdag_annotation *a;
     ompdag_symbolizer *sym;
@@ -325,7 +338,10 @@ typedef struct trace_ctx {
     size_t noutside_pairs, outside_pairs_cap;
     exec_node *exec; /* T/W nodes reached, per run (only when depend_on) */
     size_t nexec, exec_cap;
-    bool depend_on; /* a graph has clauses or the trace has dependence records */
+    bool depend_on;             /* a graph has clauses or the trace has dependence records */
+    uint32_t *class_of;         /* per pending segment: its class + 1 (0: unmapped) */
+    annot_delay_event *devents; /* clean runs' delays, for annot_input_resolve */
+    size_t ndevents, devents_cap;
 } trace_ctx;
 
 /* annotate_paths.c */
@@ -493,6 +509,23 @@ int64_t annot_run_team(const region_run *run);
 /* The k-th smallest of a[0..n) (k < n), reordering a so that a[0..k) are
  * no larger and a[k+1..n) no smaller: quickselect. */
 int64_t annot_select_i64(int64_t *a, size_t n, size_t k);
+
+/* annotate_input.c: the input's DAG (docs/probe.md#input).  annot_input_hit:
+ * segment pend[seg_index] mapped to class k (map_chain).  annot_input_delay:
+ * a clean run's delay before segment s, of kind 0 start, 1 wake, 2 cont
+ * (annotate_overhead.c; false on ENOMEM).  annot_input_resolve: the delays
+ * onto the nodes of their instances, once both are done.  annot_input_json:
+ * the graph extra "input" (new reference; NULL on ENOMEM), o the graph's
+ * delays with margin, input_basis[v] the charges of the reached classes
+ * alone (before margin), wcet[v] the WCETs apply is about to write. */
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index);
+bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value);
+ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err);
+struct ompdag_overheads;
+json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const struct ompdag_overheads *o,
+                         const int64_t *input_basis, const int64_t *wcet);
+/* annotate_apply.c: ceil(x · (1 + margin/100)); false when it does not fit. */
+bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out);
 
 /* annotate_depend.c: the runtime's dependence order against the graph */
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);

@@ -256,6 +256,15 @@ static uint64_t continuation_ready(const run_ctx *r, uint64_t id, uint64_t creat
     return ready;
 }
 
+/* Pushes one delay sample before segment s; a clean run's also goes to the
+ * per-instance delays of the input's DAG (annotate_input.c). */
+static bool sample(run_ctx *r, i64vec *into, const pending_seg *s, int kind, int64_t value)
+{
+    bool clean = into == &r->g->start_delay || into == &r->g->wake_delay ||
+                 into == &r->g->cont_delay;
+    return annot_i64vec_push(into, value) && (!clean || annot_input_delay(r->c, s, kind, value));
+}
+
 /* Continuation samples: segment k starts right after a `task` directive that
  * ended segment k - 1 of the same task instance. */
 static bool continuation_samples(run_ctx *r, const pending_seg *seg, size_t n)
@@ -267,7 +276,7 @@ static bool continuation_samples(run_ctx *r, const pending_seg *seg, size_t n)
         uint64_t start = seg[k].time - seg[k].dur;
         if (start < seg[k - 1].time) continue;
         uint64_t ready = continuation_ready(r, seg[k].id, seg[k - 1].time, start);
-        if (!annot_i64vec_push(r->cont, nonfull(&r->full, ready, start))) return false;
+        if (!sample(r, r->cont, &seg[k], 2, nonfull(&r->full, ready, start))) return false;
     }
     return true;
 }
@@ -283,7 +292,7 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
         /* ready: created, and its runtime predecessors done (annotate_depend.c) */
         uint64_t ready = e ? (e->dep_ready > e->time ? e->dep_ready : e->time) : 0;
         if (e && seg[0].dur <= seg[0].time && start >= ready &&
-            !annot_i64vec_push(r->start, nonfull(&r->full, ready, start)))
+            !sample(r, r->start, &seg[0], 0, nonfull(&r->full, ready, start)))
             return false;
     }
     uint64_t since = 0;
@@ -295,7 +304,7 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
         uint64_t wait_begin = seg[k - 1].time, start = seg[k].time - seg[k].dur, ready;
         if (start >= wait_begin &&
             wait_ready(r, seg[k].id, since, wait_begin, start, sk == OMPDAG_PT_TASKGROUP, &ready) &&
-            !annot_i64vec_push(r->wake, nonfull(&r->full, ready, start)))
+            !sample(r, r->wake, &seg[k], 1, nonfull(&r->full, ready, start)))
             return false;
         since = wait_begin;
     }

@@ -69,6 +69,8 @@ static void ctx_free(trace_ctx *c)
     free(c->made);
     free(c->ends);
     free(c->mark);
+    free(c->class_of);
+    free(c->devents);
     free(c->stack);
     free(c->off);
     free(c->items);
@@ -1140,6 +1142,7 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
                            : k                                  ? &k->samples
                                                                 : NULL;
             if (nomem || (k && !annot_i64vec_push(into, (int64_t)r->dur))) return SIZE_MAX;
+            if (k) annot_input_hit(c, k, (size_t)(r - c->pend));
             if (k && c->noff &&
                 !annot_offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
                 return SIZE_MAX;
@@ -1608,7 +1611,10 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     if (st == OMPDAG_OK) st = annot_interfered_runs(&c, err);
     /* alone, not beside the mapping: their peaks of memory would add up */
     if (st == OMPDAG_OK) st = annot_floor_collect(&c, err);
+    /* annotate_input.c: each segment's class, for the delays of its instance */
+    if (st == OMPDAG_OK && c.npend) c.class_of = calloc(c.npend, sizeof *c.class_of);
     if (st == OMPDAG_OK) st = overhead_and_map(&c, err);
+    if (st == OMPDAG_OK) st = annot_input_resolve(&c, err);
     if (st == OMPDAG_OK) st = annot_depend_check(&c, err);
     if (st == OMPDAG_OK) st = finish_runs(&c, err);
     ctx_free(&c);

@@ -240,6 +240,16 @@ typedef struct ompdag_report_row {
                                                       recorded", first); borrowed */
     size_t observation_count;
     ompdag_report_breakdown breakdown; /* why the bound is what it is (report_breakdown.c) */
+    /* The bound for the input the traces ran (docs/probe.md#input): the graph
+     * pruned to the task instances and branches every run took, with each
+     * instance's own dispatch delays.  -1 when annotate recorded no input;
+     * then input_why says why (NULL: annotated before inputs were recorded).
+     * Never above bound_times_m.  Strings are borrowed from the graph. */
+    int64_t input_bound_times_m;
+    double input_bound_ns;
+    ompdag_tied_rule input_tied_rule;
+    const char *input_claim; /* "the task structure of these 15 runs" */
+    const char *input_why;
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;

@@ -1,0 +1,190 @@
+/*
+ * report/report_input.c — the bound for the input the traces ran (issue 23
+ * item 5; docs/probe.md#input): the graph pruned to the nodes annotate
+ * recorded in the extra "input" (the task instances and branches every run
+ * took), with each node's own dispatch delay, bounded by the same analysis as
+ * the graph (Graham 1966 with the delays on the chain, and the tied-task
+ * rules of docs/tied.md: ompdag_rta_tied_bound).
+ *
+ * Pruning keeps every field of the kept nodes (depend clauses, tied marks),
+ * takes the input's WCET and delay of each (annotate_input.c), drops the edges that touch a removed
+ * node, and turns a C node left with one successor, and a J node left with one predecessor, into N
+ * nodes: with one branch left, the branch is no longer a choice.  The
+ * result is a sub-flow of the graph, so its bound never exceeds the graph's
+ * with the same delays; the per-instance delays are at most the graph's, so
+ * the input's bound is at most the graph's.  Both bounds cover the input;
+ * input_bound_times_m is the smaller, and a pruned bound above the graph's
+ * (which the argument rules out) is asserted, not hidden.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ompdag/internal/condag_json.h"
+#include "report_internal.h"
+
+/* keep[v] for the node ids of "input"."nodes"; false on an unknown id. */
+static bool keep_mask(const ompdag_condag *g, const json_t *nodes, uint8_t *keep)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(nodes, i, v)
+    {
+        int32_t x = json_is_string(v) ? ompdag_condag_find_node(g, json_string_value(v)) : -1;
+        if (x < 0) return false;
+        keep[x] = 1;
+    }
+    return true;
+}
+
+/* Kept F-successors (out) and F-predecessors (in) per node. */
+static void kept_degrees(const ompdag_condag *g, const uint8_t *keep, int32_t *out, int32_t *in)
+{
+    for (int32_t u = 0; u < ompdag_condag_node_count(g); ++u) {
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, u, &c);
+        for (int32_t k = 0; k < c && keep[u]; ++k)
+            if (keep[s[k]]) ++out[u], ++in[s[k]];
+    }
+}
+
+/* Kept nodes with their input delays and WCETs, C/J with one branch left as N. */
+static json_t *kept_nodes(const ompdag_condag *g, const json_t *nodes, const uint8_t *keep,
+                          const json_t *delays, const json_t *wcets)
+{
+    int32_t n = ompdag_condag_node_count(g);
+    int32_t *out = calloc((size_t)n + 1, sizeof *out), *in = calloc((size_t)n + 1, sizeof *in);
+    json_t *res = out && in ? json_array() : NULL;
+    if (res) kept_degrees(g, keep, out, in);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(nodes, i, v)
+    {
+        const char *id = json_string_value(json_object_get(v, "id"));
+        int32_t x = id ? ompdag_condag_find_node(g, id) : -1;
+        if (!res || x < 0 || !keep[x]) continue;
+        json_t *c = json_deep_copy(v);
+        ompdag_kind kind = ompdag_condag_node_kind(g, x);
+        bool one = (kind == OMPDAG_KIND_C && out[x] < 2) || (kind == OMPDAG_KIND_J && in[x] < 2);
+        json_t *d = json_object_get(delays, id), *w = json_object_get(wcets, id);
+        if (c) json_object_del(c, "delay");
+        bool ok = c && (!one || json_object_set_new(c, "kind", json_string("N")) == 0) &&
+                  (!d || json_object_set(c, "delay", d) == 0) &&
+                  (!w || json_object_set(c, "wcet", w) == 0) && json_array_append_new(res, c) == 0;
+        if (!ok) {
+            json_decref(res);
+            res = NULL;
+        }
+    }
+    free(out), free(in);
+    return res;
+}
+
+static json_t *kept_edges(const ompdag_condag *g, const json_t *edges, const uint8_t *keep)
+{
+    json_t *out = json_array();
+    size_t i;
+    const json_t *e;
+    json_array_foreach(edges, i, e)
+    {
+        const char *a = json_string_value(json_array_get(e, 0));
+        const char *b = json_string_value(json_array_get(e, 1));
+        int32_t x = a ? ompdag_condag_find_node(g, a) : -1,
+                y = b ? ompdag_condag_find_node(g, b) : -1;
+        if (out && x >= 0 && y >= 0 && keep[x] && keep[y] && json_array_append(out, (json_t *)e)) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* Adds "delays" to the graph's "extensions" (a reader ignores "delay" without it). */
+static bool with_delays_extension(json_t *j)
+{
+    json_t *ext = json_object_get(j, "extensions");
+    if (!json_is_array(ext) && json_object_set_new(j, "extensions", ext = json_array()))
+        return false;
+    size_t i;
+    json_t *x;
+    json_array_foreach(ext, i, x) if (json_is_string(x) &&
+                                      !strcmp(json_string_value(x), "delays")) return true;
+    return json_array_append_new(ext, json_string("delays")) == 0;
+}
+
+/* The pruned graph as JSON; NULL on ENOMEM, *unknown set when "input"
+ * names a node the graph does not have. */
+static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *unknown)
+{
+    uint8_t *keep = calloc((size_t)ompdag_condag_node_count(g) + 1, 1);
+    json_t *j = keep ? ompdag_condag_to_json(g) : NULL;
+    *unknown = keep && !keep_mask(g, json_object_get(input, "nodes"), keep);
+    json_t *edges = j ? json_object_get(j, "edges") : NULL;
+    json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep,
+                                                json_object_get(input, "delays"),
+                                                json_object_get(input, "wcets"))
+                                   : NULL;
+    json_t *kedges = !nodes ? NULL : edges ? kept_edges(g, edges, keep) : json_array();
+    free(keep);
+    if (!nodes || !kedges) {
+        json_decref(nodes), json_decref(kedges), json_decref(j);
+        return NULL;
+    }
+    bool ok =
+        json_object_set_new(j, "nodes", nodes) == 0 && json_object_set_new(j, "edges", kedges) == 0;
+    if (ok && json_object_size(json_object_get(input, "delays"))) ok = with_delays_extension(j);
+    if (ok) json_object_del(j, "input");
+    if (!ok) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_options *ro,
+                                 ompdag_report_row *row, ompdag_error *err)
+{
+    row->input_bound_times_m = -1;
+    row->input_bound_ns = -1;
+    row->input_claim = row->input_why = NULL;
+    const json_t *in = json_object_get(ompdag_condag_extra(g, -1), "input");
+    if (!json_is_object(in)) return OMPDAG_OK;
+    if (!json_is_true(json_object_get(in, "recorded"))) {
+        row->input_why = json_string_value(json_object_get(in, "why"));
+        return OMPDAG_OK;
+    }
+    char title[256];
+    bool unknown = false;
+    json_t *j = pruned_json(g, in, &unknown);
+    if (unknown)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "region %s: \"input\" names a node the graph does not have; "
+                                "annotate the graph again",
+                                ompdag_condag_title(g, row->graph, title, sizeof title));
+    if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
+    ompdag_condag *p = NULL;
+    ompdag_error inner;
+    ompdag_status st = ompdag_condag_from_json(j, "input", &p, &inner);
+    json_decref(j);
+    if (st) {
+        return ompdag_error_set(err, st,
+                                "region %s: the recorded input's nodes (\"input\") do not form a "
+                                "graph: %s; annotate the graph again",
+                                ompdag_condag_title(g, row->graph, title, sizeof title),
+                                inner.message);
+    }
+    int64_t x;
+    st = ompdag_rta_tied_bound(p, ro, &x, &row->input_tied_rule, err);
+    ompdag_condag_destroy(p);
+    if (st) return st;
+    /* a sub-flow with no larger delays (see the top of the file) */
+    assert(x <= row->bound_times_m);
+    row->input_bound_times_m = x < row->bound_times_m ? x : row->bound_times_m;
+    int64_t unit_ns = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
+    row->input_bound_ns =
+        unit_ns ? (double)row->input_bound_times_m * (double)unit_ns / row->m : -1;
+    row->input_claim = json_string_value(json_object_get(in, "claim"));
+    return OMPDAG_OK;
+}

@@ -1,0 +1,282 @@
+/*
+ * runtime-probe/annotate_input.c — the input's DAG, recorded from the traces
+ * (issue 23 items 4 and 5; docs/probe.md#input).  The idea is the record and
+ * replay of the OpenMP `taskgraph` proposal (Yu, Royuela and Quiñones,
+ * "Taskgraph: a low contention OpenMP tasking framework", Euro-Par 2022): one
+ * input gives one task structure, so the task instances a run creates can be
+ * recorded and bounded instead of every structure the code allows.
+ *
+ * In a plain graph (and in a compact one expanded before annotate, `annotate
+ * --per-instance`), every node is one code segment of one task instance, and
+ * annotate already maps every measured segment to a class whose paths are
+ * nodes of that instance (annotate_internal.h).  Here:
+ *
+ *   1. every class counts the runs that reached it, and every graph the runs
+ *      that mapped a segment; the runs share one task structure iff every
+ *      class reached by one run is reached by all (and no segment of the
+ *      graph failed to map).  The first difference is named;
+ *   2. the input's nodes are the union of the reached classes' paths: the
+ *      branches no run took and the tasks no run created are pruned;
+ *   3. dispatch delays are kept per node (the instance), as maxima over the
+ *      clean runs: a start delay at the source of the task instance, a wake
+ *      delay at the W node where the wait returned, a continuation delay at
+ *      the F-successors of the T node whose directive ended the segment
+ *      before.  A node with no sample of its own keeps the graph's value of
+ *      that class (the maximum over all instances), so nothing is assumed 0.
+ *
+ * WCETs: in a plain graph the classes are per instance already, but a node
+ * also takes the classes of other instances at its code location for the
+ * paths its own instance never took (annotate_compact.c's twins: the
+ * all-inputs bound needs them).  With the structure fixed those paths are
+ * not taken, so the input's WCET of a node sums, per group, the maximum of
+ * the classes the runs reached only ("wcets", where it differs).  The result
+ * is the graph extra "input" that report turns into `input_bound_ns`
+ * (report_input.c).
+ * The claim is "the task structure of these runs": a run of the same input
+ * whose structure differs would not be covered, and annotate refuses to
+ * record when the given runs already differ.
+ */
+#include "annotate_internal.h"
+
+#include <assert.h>
+
+#include "ompdag/compact.h"
+#include "ompdag/overhead.h"
+
+/* Delay kinds, as ompdag_overheads' fields. */
+enum { IN_START, IN_WAKE, IN_CONT, IN_KINDS };
+
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index)
+{
+    const pending_seg *r = &c->pend[seg_index];
+    uint64_t trace = c->a->traces + 1;
+    graph_info *g = &c->a->graphs[r->graph];
+    if (k->hit_trace != trace || k->hit_run != r->run) {
+        k->hit_trace = trace, k->hit_run = r->run;
+        ++k->hit_runs;
+    }
+    if (g->input_trace != trace || g->input_run != r->run) {
+        g->input_trace = trace, g->input_run = r->run;
+        ++g->input_runs;
+    }
+    if (c->class_of) c->class_of[seg_index] = (uint32_t)(k - c->a->classes) + 1;
+}
+
+bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value)
+{
+    if (!annot_grow((void **)&c->devents, &c->devents_cap, c->ndevents + 1, sizeof *c->devents))
+        return false;
+    c->devents[c->ndevents++] = (annot_delay_event){(size_t)(s - c->pend), (uint8_t)kind, value};
+    return true;
+}
+
+/* The per-node maxima of graph g, created on first use (-1: no sample). */
+static int64_t *node_delays(graph_info *g)
+{
+    if (g->inst_delay) return g->inst_delay;
+    size_t n = (size_t)g->n * IN_KINDS + 1;
+    g->inst_delay = malloc(n * sizeof *g->inst_delay);
+    for (size_t i = 0; g->inst_delay && i < n; ++i)
+        g->inst_delay[i] = -1;
+    return g->inst_delay;
+}
+
+static void keep_max(int64_t *slot, int64_t v)
+{
+    if (v > *slot) *slot = v;
+}
+
+ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err)
+{
+    for (size_t i = 0; i < c->ndevents; ++i) {
+        const annot_delay_event *e = &c->devents[i];
+        uint32_t k = c->class_of ? c->class_of[e->seg] : 0;
+        if (!k) continue; /* the segment did not map: the graph keeps its class value */
+        const seg_class *cl = &c->a->classes[k - 1];
+        graph_info *g = &c->a->graphs[cl->graph];
+        int64_t *d = node_delays(g);
+        if (!d) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        if (e->kind == IN_START && cl->sk == OMPDAG_POINT_BEGIN) {
+            keep_max(&d[(size_t)ompdag_condag_task_source(g->g, cl->task) * IN_KINDS + IN_START],
+                     e->value);
+        } else if (e->kind == IN_WAKE && cl->sk == OMPDAG_POINT_WAIT) {
+            keep_max(&d[(size_t)cl->sn * IN_KINDS + IN_WAKE], e->value);
+        } else if (e->kind == IN_CONT && cl->sk == OMPDAG_POINT_CREATE) {
+            int32_t cnt;
+            const int32_t *s = ompdag_condag_node_fsucc(g->g, cl->sn, &cnt);
+            for (int32_t j = 0; j < cnt; ++j)
+                keep_max(&d[(size_t)s[j] * IN_KINDS + IN_CONT], e->value);
+        }
+    }
+    c->ndevents = 0;
+    return OMPDAG_OK;
+}
+
+/* ---- the graph extra "input" --------------------------------------------------- */
+
+static json_t *not_recorded(const char *why, uint64_t runs)
+{
+    return json_pack("{s:b,s:s,s:I}", "recorded", 0, "why", why, "runs", (json_int_t)runs);
+}
+
+/* The first class some run did not reach, as a sentence; NULL when every
+ * reached class was reached by every run. */
+static json_t *first_difference(const ompdag_annotation *a, size_t graph, const graph_info *g)
+{
+    const seg_class *worst = NULL;
+    for (size_t i = 0; i < a->nclasses; ++i) {
+        const seg_class *k = &a->classes[i];
+        if (k->graph != graph || !k->hit_runs || k->hit_runs == g->input_runs) continue;
+        if (!worst || k->hit_runs < worst->hit_runs) worst = k;
+    }
+    if (!worst) return NULL;
+    char place[300], why[600];
+    ompdag_condag_node_place(g->g, worst->charged, place, sizeof place);
+    snprintf(why, sizeof why,
+             "the runs do not share one task structure: node %s (%s) ran in %llu of %llu runs "
+             "(data-dependent branches or task counts); record one input per annotation",
+             ompdag_condag_node_id(g->g, worst->charged), place,
+             (unsigned long long)worst->hit_runs, (unsigned long long)g->input_runs);
+    return not_recorded(why, g->input_runs);
+}
+
+/* reached[v] = 1 for the nodes on some reached class's paths. */
+static bool mark_reached(const ompdag_annotation *a, size_t graph, uint8_t *reached)
+{
+    const graph_info *g = &a->graphs[graph];
+    uint8_t *mark = calloc((size_t)g->n + 1, 1);
+    int32_t *stack = malloc((2 * (size_t)g->n + 16) * sizeof *stack);
+    bool ok = mark && stack;
+    for (size_t i = 0; ok && i < a->nclasses; ++i) {
+        const seg_class *k = &a->classes[i];
+        if (k->graph != graph || !k->hit_runs) continue;
+        annot_segment_path(g, k->task, k->sk, k->sn, k->ek, k->en, mark, stack);
+        int32_t nt;
+        const int32_t *own = annot_task_nodes(g, k->task, &nt);
+        for (int32_t j = 0; j < nt; ++j)
+            reached[own[j]] |= mark[own[j]];
+        reached[k->charged] = 1; /* an empty segment's adjacent node */
+    }
+    free(mark), free(stack);
+    return ok;
+}
+
+/* A reached T node whose task never began, or a reached task whose creator
+ * was not reached: the traces miss part of the runs. */
+static json_t *incomplete(const graph_info *g, const uint8_t *reached)
+{
+    for (int32_t v = 0; v < g->n; ++v) {
+        if (ompdag_condag_node_kind(g->g, v) != OMPDAG_KIND_T) continue;
+        int32_t src = ompdag_condag_task_source(g->g, ompdag_condag_node_creates(g->g, v));
+        if (reached[v] == reached[src]) continue;
+        char place[300], why[600];
+        ompdag_condag_node_place(g->g, v, place, sizeof place);
+        snprintf(why, sizeof why,
+                 "the traces are incomplete: the task created at node %s (%s) %s; "
+                 "annotate with complete traces (no dropped records)",
+                 ompdag_condag_node_id(g->g, v), place,
+                 reached[v] ? "never began" : "began, but its creation was not reached");
+        return not_recorded(why, g->input_runs);
+    }
+    return NULL;
+}
+
+/* D(v) of a reached node: delay_of's classes (analysis/overhead.c), each
+ * from the node's own samples when it has them, else the graph's value. */
+static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t v,
+                       bool after_create, const ompdag_overheads *o, int64_t *d, bool *measured)
+{
+    const int64_t graph_value[IN_KINDS] = {o->start_delay, o->wake_delay, o->cont_delay};
+    int64_t part[IN_KINDS] = {o->start_delay, o->wake_delay, o->cont_delay};
+    for (int k = 0; k < IN_KINDS && g->inst_delay; ++k)
+        if (g->inst_delay[(size_t)v * IN_KINDS + k] >= 0) {
+            if (!annot_with_margin(a, g->inst_delay[(size_t)v * IN_KINDS + k], &part[k]))
+                return false;
+            /* the node's samples are among the graph's clean ones */
+            assert(part[k] <= graph_value[k]);
+            *measured = true;
+        }
+    *d = 0;
+    int32_t t = ompdag_condag_node_task(g->g, v);
+    if (t != ompdag_condag_root_task(g->g) && ompdag_condag_task_source(g->g, t) == v)
+        *d = part[IN_START];
+    if (ompdag_condag_node_kind(g->g, v) == OMPDAG_KIND_W) *d = part[IN_WAKE];
+    return !after_create || !__builtin_add_overflow(*d, part[IN_CONT], d);
+}
+
+/* nodes: the reached ids; delays: id -> D for the nonzero ones. */
+static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const uint8_t *reached,
+                        const ompdag_overheads *o, const int64_t *input_basis, const int64_t *wcet)
+{
+    uint8_t *after = calloc((size_t)g->n + 1, 1);
+    json_t *nodes = json_array(), *delays = json_object(), *wcets = json_object();
+    bool ok = after && nodes && delays && wcets;
+    for (int32_t u = 0; ok && u < g->n; ++u) {
+        /* only a kept T node: a J after a task creation the runs skipped
+         * (`if (p) { task }` with p false) follows no creation there */
+        if (!reached[u] || ompdag_condag_node_kind(g->g, u) != OMPDAG_KIND_T) continue;
+        int32_t cnt;
+        const int32_t *s = ompdag_condag_node_fsucc(g->g, u, &cnt);
+        for (int32_t j = 0; j < cnt; ++j)
+            after[s[j]] = 1;
+    }
+    int64_t kept = 0, own = 0;
+    for (int32_t v = 0; ok && v < g->n; ++v) {
+        if (!reached[v]) continue;
+        ++kept;
+        int64_t d = 0;
+        bool measured = false;
+        if (!a->opt.no_overheads && !node_delay(a, g, v, after[v], o, &d, &measured)) {
+            ok = false;
+            break;
+        }
+        own += measured;
+        const char *id = ompdag_condag_node_id(g->g, v);
+        int64_t w;
+        ok = annot_with_margin(a, input_basis[v], &w) &&
+             json_array_append_new(nodes, json_string(id)) == 0 &&
+             (!d || json_object_set_new(delays, id, json_integer(d)) == 0) &&
+             (w == wcet[v] || json_object_set_new(wcets, id, json_integer(w)) == 0);
+        /* a sum over fewer classes, of the same estimates */
+        assert(!ok || w <= wcet[v]);
+    }
+    free(after);
+    char claim[200];
+    snprintf(claim, sizeof claim, "the task structure of these %llu runs",
+             (unsigned long long)g->input_runs);
+    json_t *out =
+        ok ? json_pack("{s:b,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:s}", "recorded", 1, "runs",
+                       (json_int_t)g->input_runs, "claim", claim, "nodes_kept", (json_int_t)kept,
+                       "nodes_with_own_delays", (json_int_t)own, "nodes", nodes, "delays", delays,
+                       "wcets", wcets, "rule", "docs/probe.md#input")
+           : NULL;
+    json_decref(nodes), json_decref(delays), json_decref(wcets);
+    return out;
+}
+
+json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const ompdag_overheads *o,
+                         const int64_t *input_basis, const int64_t *wcet)
+{
+    const graph_info *g = &a->graphs[graph];
+    if (ompdag_compact_is_compact(g->g))
+        return not_recorded("a compact graph shares one body between instances: annotate "
+                            "with --per-instance (which expands it first) to record the "
+                            "input's DAG",
+                            g->input_runs);
+    if (!g->input_runs) return not_recorded("no run mapped a segment to this graph", 0);
+    if (g->unmapped)
+        return not_recorded("some segments of the runs did not map to the graph, so the "
+                            "runs' task structure is not known",
+                            g->input_runs);
+    json_t *diff = first_difference(a, graph, g);
+    if (diff) return diff;
+    uint8_t *reached = calloc((size_t)g->n + 1, 1);
+    if (!reached || !mark_reached(a, graph, reached)) {
+        free(reached);
+        return NULL;
+    }
+    json_t *out = incomplete(g, reached);
+    if (!out) out = recorded(a, g, reached, o, input_basis, wcet);
+    free(reached);
+    return out;
+}
