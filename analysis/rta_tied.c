@@ -24,8 +24,10 @@
  *       R <= vol(e) and m·R <= m·max vol (Alg1 at m = 1).
  *
  * Every value is clamped to [Graham, m·vol]: never below Theorem 1, never
- * above the volume bound, which holds in every case.  Dispatch delays must be
- * folded into the WCETs of every node (the volume covers every instant).
+ * above the volume bound, which holds in every case.  Dispatch delays are
+ * folded into the WCETs of every node for VOLUME (the volume covers every
+ * instant); ROOT takes the smaller of the folded form and the chain-only one,
+ * vol + the longest G_r path of (m−1)·WCET + m·D (docs/tied.md §4).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -118,13 +120,22 @@ typedef struct root_graph {
     int32_t *indeg;        /* predecessors over F, T, W, D and G_r's edges */
     int32_t *doff, *dsucc; /* D-edges of every flow (union), CSR */
     int32_t *queue;
-    int64_t *len_end; /* longest path of G_r ending at the node, its WCET included */
+    int64_t *len_end;   /* longest path of G_r ending at the node, its WCET + D included */
+    int64_t *chain_end; /* the same with weights (m−1)·WCET + m·D (chain-only delays) */
+    int32_t m;
 } root_graph;
+
+/* Both longest paths of G_r: folded (Σ WCET + D) and chain-only
+ * (Σ (m−1)·WCET + m·D; docs/tied.md §4, "dispatch delays"). */
+typedef struct root_paths {
+    int64_t folded, chain;
+} root_paths;
 
 static void root_graph_free(root_graph *r)
 {
     free(r->under), free(r->indeg), free(r->doff), free(r->dsucc), free(r->queue);
     free(r->len_end);
+    free(r->chain_end);
 }
 
 /* The extra edge y -> F-succ(under[y]), or -1. */
@@ -211,30 +222,37 @@ static ompdag_status depend_csr(root_graph *r, ompdag_error *err)
     return OMPDAG_OK;
 }
 
-/* Lr: Kahn's order over G_r, longest path ending at each node. */
-static ompdag_status longest_root_path(root_graph *r, int64_t *lr, ompdag_error *err)
+/* The weights of v on G_r's two paths: WCET + D, and (m−1)·WCET + m·D;
+ * false on overflow. */
+static bool root_weights(const root_graph *r, int32_t v, int64_t *folded, int64_t *chain)
+{
+    int64_t c = ompdag_condag_node_wcet(r->g, v), d = ompdag_condag_node_delay(r->g, v), a, b;
+    return !__builtin_add_overflow(c, d, folded) &&
+           !__builtin_mul_overflow(c, (int64_t)(r->m - 1), &a) &&
+           !__builtin_mul_overflow(d, (int64_t)r->m, &b) && !__builtin_add_overflow(a, b, chain);
+}
+
+/* Lr: Kahn's order over G_r, longest paths ending at each node. */
+static ompdag_status longest_root_path(root_graph *r, root_paths *lr, ompdag_error *err)
 {
     for (int32_t v = 0; v < r->n; ++v)
         FOR_EACH_RSUCC(r, v, x, ++r->indeg[x]);
     int32_t head = 0, tail = 0;
     for (int32_t v = 0; v < r->n; ++v)
         if (!r->indeg[v]) r->queue[tail++] = v;
-    int64_t best = 0;
+    root_paths best = {0, 0};
     while (head < tail) {
         int32_t v = r->queue[head++];
-        int64_t here;
-        /* WCET plus the node's dispatch delay (docs/overheads.md): the chain of
-         * rule ROOT is charged like a folded one, which is never below the
-         * chain-only form (docs/tied.md) */
-        int64_t w;
-        if (__builtin_add_overflow(ompdag_condag_node_wcet(r->g, v),
-                                   ompdag_condag_node_delay(r->g, v), &w) ||
-            __builtin_add_overflow(r->len_end[v], w, &here))
+        int64_t wf, wc, here, chain;
+        if (!root_weights(r, v, &wf, &wc) || __builtin_add_overflow(r->len_end[v], wf, &here) ||
+            __builtin_add_overflow(r->chain_end[v], wc, &chain))
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "tied bound: a path overflows int64");
-        r->len_end[v] = here;
-        if (here > best) best = here;
+        r->len_end[v] = here, r->chain_end[v] = chain;
+        if (here > best.folded) best.folded = here;
+        if (chain > best.chain) best.chain = chain;
         FOR_EACH_RSUCC(r, v, x, {
             if (here > r->len_end[x]) r->len_end[x] = here;
+            if (chain > r->chain_end[x]) r->chain_end[x] = chain;
             if (--r->indeg[x] == 0) r->queue[tail++] = x;
         });
     }
@@ -247,21 +265,19 @@ static ompdag_status longest_root_path(root_graph *r, int64_t *lr, ompdag_error 
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err)
+/* Both paths of a plain graph at m. */
+static ompdag_status root_paths_of(const ompdag_condag *g, int32_t m, root_paths *lr,
+                                   ompdag_error *err)
 {
-    if (!g || !lr || !ompdag_condag_is_finalized(g))
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tied bound: bad arguments");
-    if (g->compact)
-        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
-                                "tied bound: the root-tied path is not defined on compact graphs");
-    root_graph r = {.g = g, .n = ompdag_condag_node_count(g)};
+    root_graph r = {.g = g, .n = ompdag_condag_node_count(g), .m = m};
     size_t n1 = (size_t)r.n + (size_t)ompdag_condag_task_count(g) + 1;
     r.under = malloc(n1 * sizeof *r.under);
     r.indeg = calloc(n1, sizeof *r.indeg);
     r.queue = malloc(n1 * sizeof *r.queue);
     r.len_end = calloc(n1, sizeof *r.len_end);
+    r.chain_end = calloc(n1, sizeof *r.chain_end);
     ompdag_status st = OMPDAG_OK;
-    if (!r.under || !r.indeg || !r.queue || !r.len_end)
+    if (!r.under || !r.indeg || !r.queue || !r.len_end || !r.chain_end)
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) label_under(&r);
     if (!st) st = depend_csr(&r, err);
@@ -270,29 +286,53 @@ ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, omp
     return st;
 }
 
+ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err)
+{
+    if (!g || !lr || !ompdag_condag_is_finalized(g))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tied bound: bad arguments");
+    if (g->compact)
+        return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                "tied bound: the root-tied path is not defined on compact graphs");
+    root_paths p;
+    ompdag_status st = root_paths_of(g, 2, &p, err);
+    if (!st) *lr = p.folded;
+    return st;
+}
+
 /* Compact graphs: G_r's extra edges join task instances, so Lr is computed
  * on the unfolding when it has at most this many nodes (recursion at the
  * inputs BOTS runs unfolds to a few thousand); past it, VOLUME stands. */
 enum { TIED_UNFOLD_LIMIT = 1000000 };
 
-/* Lr of g, on its unfolding for a compact graph; *have is false when the
- * unfolding is too large (the caller keeps VOLUME). */
-static ompdag_status root_path_any(const ompdag_condag *g, int64_t *lr, bool *have,
+/* Lr of g at m, on its unfolding for a compact graph; *have is false when
+ * the unfolding is too large (the caller keeps VOLUME). */
+static ompdag_status root_path_any(const ompdag_condag *g, int32_t m, root_paths *lr, bool *have,
                                    ompdag_error *err)
 {
     *have = false;
     if (!g->compact) {
-        ompdag_status st = ompdag_rta_tied_root_path(g, lr, err);
+        ompdag_status st = root_paths_of(g, m, lr, err);
         *have = st == OMPDAG_OK;
         return st;
     }
     if (ompdag_compact_expanded_node_count(g) > TIED_UNFOLD_LIMIT) return OMPDAG_OK;
     ompdag_condag *x = NULL;
     ompdag_status st = ompdag_compact_expand(g, TIED_UNFOLD_LIMIT, &x, err);
-    if (!st) st = ompdag_rta_tied_root_path(x, lr, err);
+    if (!st) st = root_paths_of(x, m, lr, err);
     ompdag_condag_destroy(x);
     *have = st == OMPDAG_OK;
     return st;
+}
+
+/* max_e vol(e) without dispatch delays: Alg1 at m = 1 on g with its delays
+ * left out (a shallow copy: the analysis only reads the graph). */
+static ompdag_status bare_volume(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                 int64_t *vol, ompdag_error *err)
+{
+    ompdag_condag bare = *g;
+    bare.delay = NULL;
+    bare.total_delay = 0;
+    return exact_bound(&bare, opt, 1, vol, err);
 }
 
 /* vol + (m−1)·Lr, checked. */
@@ -335,10 +375,18 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
      * not derived with migration overhead (the chain would have to carry
      * it), where VOLUME stands; compact graphs are unfolded for Lr. */
     if (!sc.tied_suspending && opt->migration_overhead == 0) {
-        int64_t lr = 0, r = 0;
+        root_paths lr = {0, 0};
+        int64_t r = 0, bare = 0, chain;
         bool have = false;
-        if ((st = root_path_any(g, &lr, &have, err))) return st;
-        if (have && (st = root_rule_value(vol, lr, opt->m, &r, err))) return st;
+        if ((st = root_path_any(g, opt->m, &lr, &have, err))) return st;
+        if (have && (st = root_rule_value(vol, lr.folded, opt->m, &r, err))) return st;
+        /* docs/tied.md §4 with the delays on the chain only: vol without
+         * delays + the chain-weighted Lr; both forms hold, take the finer */
+        if (have && (st = bare_volume(g, opt, &bare, err))) return st;
+        if (have && __builtin_add_overflow(bare, lr.chain, &chain))
+            return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                    "tied bound: vol + Lr overflows int64 (m = %d)", (int)opt->m);
+        if (have && chain < r) r = chain;
         if (have && r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer one */
     }
     /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */

@@ -46,6 +46,7 @@ typedef struct tsim {
                                      suspended on it, -1 none (policy hints) */
     int32_t *stk, *depth;         /* per thread: tied tasks begun and unfinished, innermost last */
     int32_t *acts;                /* scratch: legal actions, task index, negative for resume */
+    int64_t *eligible;            /* per node: when its dispatch delay has passed */
     int64_t now, counter;
     ompdag_rng rng;
     ompdag_tied_sim_result res;
@@ -79,7 +80,7 @@ static void tsim_free(tsim *s)
     free(s->executed), free(s->pending), free(s->seq), free(s->fnext), free(s->doff);
     free(s->dsucc), free(s->tied), free(s->parent), free(s->state), free(s->owner);
     free(s->next), free(s->run), free(s->fin), free(s->created), free(s->suspended);
-    free(s->stk), free(s->depth), free(s->acts);
+    free(s->stk), free(s->depth), free(s->acts), free(s->eligible);
 }
 
 static bool tsim_alloc(tsim *s)
@@ -101,9 +102,10 @@ static bool tsim_alloc(tsim *s)
     s->stk = malloc(m * t1 * sizeof *s->stk);
     s->depth = calloc(m, sizeof *s->depth);
     s->acts = malloc(2 * t1 * sizeof *s->acts);
-    return s->executed && s->pending && s->seq && s->fnext && s->tied && s->parent && s->state &&
-           s->owner && s->next && s->run && s->fin && s->created && s->suspended && s->stk &&
-           s->depth && s->acts;
+    s->eligible = calloc(n1, sizeof *s->eligible);
+    return s->eligible && s->executed && s->pending && s->seq && s->fnext && s->tied && s->parent &&
+           s->state && s->owner && s->next && s->run && s->fin && s->created && s->suspended &&
+           s->stk && s->depth && s->acts;
 }
 
 /* Runs BODY with x bound to every executed successor of v (F, T, W, D). */
@@ -157,6 +159,10 @@ static ompdag_status tsim_prepare(tsim *s, const int32_t *choice, ompdag_error *
             return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
                                     "tied simulate: execution time of node %s is outside [0, WCET]",
                                     ompdag_condag_node_id(s->g, v));
+        if (s->opt->delay && s->opt->delay[v] < 0)
+            return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                    "tied simulate: the delay of node %s is negative",
+                                    ompdag_condag_node_id(s->g, v));
         FOR_EACH_SUCC(s, v, x, ++s->pending[x]);
     }
     for (int32_t t = 0; t < s->nt; ++t) {
@@ -205,7 +211,20 @@ static bool task_ready(const tsim *s, int32_t x)
 {
     if (s->state[x] != UNSTARTED && s->state[x] != SUSPENDED) return false;
     int32_t v = s->next[x];
-    return s->executed[v] && s->pending[v] == 0;
+    return s->executed[v] && s->pending[v] == 0 && s->eligible[v] <= s->now;
+}
+
+/* The next time a ready node's dispatch delay passes, INT64_MAX when none. */
+static int64_t next_eligible(const tsim *s)
+{
+    int64_t t = INT64_MAX;
+    for (int32_t x = 0; x < s->nt; ++x) {
+        if (s->state[x] != UNSTARTED && s->state[x] != SUSPENDED) continue;
+        int32_t v = s->next[x];
+        if (s->executed[v] && s->pending[v] == 0 && s->eligible[v] > s->now && s->eligible[v] < t)
+            t = s->eligible[v];
+    }
+    return t;
 }
 
 /* Legal actions of idle thread p into s->acts: task + 1 to start, -(task + 1)
@@ -323,7 +342,10 @@ static void complete(tsim *s, int32_t p, int32_t v)
     s->run[p] = -1;
     ++s->res.events;
     FOR_EACH_SUCC(s, v, x, {
-        if (--s->pending[x] == 0) s->seq[x] = ++s->counter;
+        if (--s->pending[x] == 0) {
+            s->seq[x] = ++s->counter;
+            s->eligible[x] = s->now + (s->opt->delay ? s->opt->delay[x] : 0);
+        }
     });
     int32_t x = ompdag_condag_node_task(s->g, v), nx = s->fnext[v];
     ompdag_kind k = ompdag_condag_node_kind(s->g, v);
@@ -357,7 +379,7 @@ static ompdag_status tsim_loop(tsim *s, ompdag_error *err)
         decide(s, order);
         bool held;
         if ((st = check_greedy(s, &held, err))) break;
-        int64_t t = INT64_MAX;
+        int64_t t = next_eligible(s);
         for (int32_t p = 0; p < s->m; ++p)
             if (s->run[p] >= 0 && s->fin[p] < t) t = s->fin[p];
         if (t == INT64_MAX) break;

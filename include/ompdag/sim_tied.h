@@ -48,6 +48,12 @@ typedef struct ompdag_tied_sim_options {
     bool strict;   /* the constraint also restricts starting untied tasks (a stricter runtime) */
     uint64_t seed; /* OMPDAG_TIED_RANDOM */
     const int64_t *exec; /* per node, 0 <= exec[v] <= WCET; NULL: the WCETs (borrowed) */
+    /* Dispatch delays (docs/overheads.md): per node, a node whose
+     * predecessors completed at r may start from r + delay[v] on, and until
+     * then every thread may idle; NULL: none (borrowed).  A delay belongs to a
+     * node at a scheduling point (a task's source, a W node, the node after a
+     * T node); elsewhere the task runs on and it is not waited for. */
+    const int64_t *delay;
 } ompdag_tied_sim_options;
 
 /* Defaults: CHILD_FIRST, stack, not strict, seed 1, WCETs. */
