@@ -3,7 +3,7 @@
  * features (advise_features.c), the KNN-predicted scheme (advise_knn.c), a
  * verdict and a suggested change.
  *
- * Source: seed 002 §4.4–4.6 (shared/spec/tls-knn.md) partitions with a
+ * Source: Ma 2018 §4.4–4.6 (docs/advise.md) partitions with a
  * scheme by keeping candidate threads whose size lies in [h1, h2]; here a
  * task directive whose measured grain lies below the predicted lower limit
  * is "too-fine" (its runtime overhead outweighs its work), above the upper

@@ -2,7 +2,7 @@
  * advisor/advise_model.c — the advisor's training set: the
  * `ompdag-advisor-model` v1 file, and building it from measurements.
  *
- * Source: seed 002 §4.2 (shared/spec/tls-knn.md): the sample set
+ * Source: Ma 2018 §4.2 (docs/advise.md): the sample set
  * T = {(X_i, H_i)} pairs each procedure's feature vector with its best-known
  * partition scheme, "found by an expert or by search".  Ours is found by
  * search: scripts/advisor-model.sh measures every training program over a

@@ -1,7 +1,7 @@
 /*
  * analysis/condag_compact.c — compact con-DAGs (include/ompdag/compact.h,
  * docs/compact.md): task bodies shared by several T nodes, an extension of
- * the `ompdag-condag` v1 format of shared/spec/condag.md §5.
+ * the `ompdag-condag` v1 format of docs/condag.md §5.
  *
  * A compact graph means its unfolding: the creation relation is a DAG whose
  * tree unfolding gives every T node instance a fresh instance of the body it

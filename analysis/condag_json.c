@@ -1,6 +1,6 @@
 /*
  * analysis/condag_json.c — the `ompdag-condag` v1 and `ompdag-condag-set` v1
- * file formats (shared/spec/condag.md §5), read and written with jansson.
+ * file formats (docs/condag.md §5), read and written with jansson.
  *
  * Every field error names the graph, the node (by index and id) or edge and
  * the field; syntax errors carry jansson's line and column.  Unknown keys are

@@ -1,5 +1,5 @@
-/* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (seed
- * 002's KNN over program features, docs/advise.md). */
+/* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (Ma
+ * 2018's KNN over program features, docs/advise.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

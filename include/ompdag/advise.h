@@ -1,8 +1,8 @@
 /*
  * ompdag/advise.h — the task-granularity advisor (`ompdag advise`).
  *
- * Source: seed 002 (program-feature thread partitioning with KNN, see
- * shared/spec/tls-knn.md), mapped to OpenMP tasks.  Each task directive gets a
+ * Source: Ma 2018 (program-feature thread partitioning with KNN, see
+ * docs/advise.md), mapped to OpenMP tasks.  Each task directive gets a
  * feature vector (static counts from the front end, dynamic figures from an
  * annotated con-DAG); the K = 10 nearest measured training examples (Euclidean
  * distance on normalised features) predict its thresholds as the weighted sum
@@ -106,7 +106,7 @@ const char *ompdag_advise_default_model_path(void);
  * normalised so that the k weights sum to 1. */
 double ompdag_advise_weight(int i, int k);
 
-/* KNN prediction (seed 002, Algorithm 1).  Samples whose index is `exclude`
+/* KNN prediction (Ma 2018, Algorithm 1).  Samples whose index is `exclude`
  * or whose program is `exclude_program` (NULL: none) are left out (the
  * leave-one-out validation).  The cutoff is predicted from the nearest
  * samples of the same shape only (a depth and a chunk do not mix); the grain
