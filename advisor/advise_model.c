@@ -19,6 +19,7 @@
 
 #include "advise_internal.h"
 #include "ompdag/fileio.h"
+#include "ompdag/internal/advise_json.h"
 #include "ompdag/internal/array.h"
 
 #ifndef OMPDAG_ADVISOR_MODEL_PATH
@@ -172,8 +173,8 @@ static ompdag_status load_sample(const json_t *o, advise_sample *s, const char *
     return load_grid(json_object_get(o, "grid"), s, origin, i, err);
 }
 
-ompdag_status ompdag_advise_model_from_json(const json_t *root, const char *origin,
-                                            ompdag_advise_model **out, ompdag_error *err)
+ompdag_status advise_model_from_json(const json_t *root, const char *origin,
+                                     ompdag_advise_model **out, ompdag_error *err)
 {
     const char *fmt = json_string_value(json_object_get(root, "format"));
     if (!fmt || strcmp(fmt, "ompdag-advisor-model"))
@@ -225,7 +226,7 @@ ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **o
     if (!root)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column,
                                 je.text);
-    ompdag_status st = ompdag_advise_model_from_json(root, path, out, err);
+    ompdag_status st = advise_model_from_json(root, path, out, err);
     json_decref(root);
     return st;
 }

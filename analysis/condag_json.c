@@ -617,8 +617,8 @@ static ompdag_status graph_from(const json_t *obj, const bulk *raw, jscan *s, co
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
-                                      ompdag_error *err)
+ompdag_status condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
+                               ompdag_error *err)
 {
     return graph_from(obj, NULL, NULL, where, out, err);
 }

@@ -29,8 +29,6 @@
 extern "C" {
 #endif
 
-struct json_t;
-
 /* ---- features -------------------------------------------------------------- */
 
 /* The feature vector of one task directive, in this order (docs/advise.md). */
@@ -85,8 +83,6 @@ typedef struct ompdag_advise_model ompdag_advise_model;
  * the sample or field at fault.  Free with ompdag_advise_model_destroy(). */
 ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **out,
                                        ompdag_error *err);
-ompdag_status ompdag_advise_model_from_json(const struct json_t *root, const char *origin,
-                                            ompdag_advise_model **out, ompdag_error *err);
 void ompdag_advise_model_destroy(ompdag_advise_model *m); /* NULL is a no-op */
 
 size_t ompdag_advise_model_sample_count(const ompdag_advise_model *m);
@@ -165,11 +161,6 @@ size_t ompdag_advice_region_of_graph(const ompdag_advice *a, size_t gi);
 /* Number of too-fine directives over all regions. */
 size_t ompdag_advice_too_fine_count(const ompdag_advice *a);
 
-/* {"regions": [{"function", "loc", "tasks": [{"loc", "verdict", "grain_ns",
- * "predicted": {…}, "suggestion", "features": {…}}]}]} — a new reference. */
-struct json_t *ompdag_advice_to_json(const ompdag_advice *a);
-/* One task as JSON (new reference); the element of "tasks" above. */
-struct json_t *ompdag_advise_task_to_json(const ompdag_advise_task *t);
 /* Human-readable: one block per region, one line group per directive. */
 void ompdag_advice_write_text(const ompdag_advice *a, FILE *out);
 /* The lines of region r only, each prefixed by `indent`. */

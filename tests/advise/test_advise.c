@@ -18,6 +18,7 @@
 #include "tmpdir.h"
 
 #include "ompdag/advise.h"
+#include "ompdag/internal/advise_json.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -97,8 +98,7 @@ static ompdag_advise_model *load_model_text(const char *text)
     cr_assert_not_null(root, "%s", je.text);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "model3", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "model3", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     return m;
 }
@@ -208,8 +208,7 @@ Test(predict, more_than_k_samples_uses_k)
     }
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "twelve", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "twelve", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     ompdag_advise_features f = grain_only(0);
     ompdag_advise_thresholds h;
@@ -230,7 +229,7 @@ static void expect_model_error(const char *text, const char *needle)
     cr_assert_not_null(root);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_neq(ompdag_advise_model_from_json(root, "bad.json", &m, &err), OMPDAG_OK);
+    cr_assert_neq(advise_model_from_json(root, "bad.json", &m, &err), OMPDAG_OK);
     cr_assert_null(m);
     cr_assert(strstr(err.message, needle), "'%s' lacks '%s'", err.message, needle);
     cr_assert(strstr(err.message, "bad.json"), "%s", err.message);
@@ -403,7 +402,7 @@ Test(advice, json_schema)
     char *g = annotated_graph(2000, true);
     adv_case c = advise_text(g, m);
     ompdag_advice *a = c.a;
-    json_t *j = ompdag_advice_to_json(a);
+    json_t *j = advise_advice_to_json(a);
     json_t *r0 = json_array_get(json_object_get(j, "regions"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(r0, "function")), "main");
     cr_assert(json_is_object(json_object_get(r0, "loc")));
@@ -537,8 +536,7 @@ Test(validate, large_models_take_linear_time, .timeout = 30)
                   "threads", 2, "task_overhead_ns", 1.0, "near_best_pct", 10.0, "samples", samples);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "large", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "large", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     char *text = NULL;
     size_t len = 0;
@@ -768,7 +766,7 @@ Test(property, predict_matches_the_oracle_on_random_models)
                                  "near_best_pct", 10.0, "samples", samples);
         ompdag_advise_model *m = NULL;
         ompdag_error err = {0};
-        cr_assert_eq(ompdag_advise_model_from_json(root, "random", &m, &err), OMPDAG_OK, "%s",
+        cr_assert_eq(advise_model_from_json(root, "random", &m, &err), OMPDAG_OK, "%s",
                      err.message);
         json_decref(root);
         ompdag_advise_features f = {0};
