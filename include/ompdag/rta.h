@@ -37,7 +37,7 @@ typedef enum ompdag_algorithm {
                              depend clauses runs this one */
 } ompdag_algorithm;
 
-/* Which scheduler the migration overhead is charged for (seed §3.4):
+/* Which scheduler the migration overhead is charged for (Sun et al. 2020, §3.4):
  * WFS migrates at most once per T node, BFS at most once per W node. */
 typedef enum ompdag_migration_model {
     OMPDAG_MIGRATION_WFS = 0,
