@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_slurp.h"
 #include "tmpdir.h"
 
 #include "ompdag/advise.h"
@@ -37,19 +38,6 @@ static void write_file(const char *name, const char *text)
     cr_assert_not_null(f);
     fputs(text, f);
     fclose(f);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
 }
 
 /* Runs `ompdag ARGS` (built binary) with stdout/stderr into tmp; returns the
@@ -464,7 +452,7 @@ Test(build, best_known_scheme_from_the_grid, .init = make_tmp, .fini = rm_tmp)
     FILE *out = fopen(path_in_tmp("v.txt"), "w");
     cr_assert_eq(ompdag_advise_validate(m, false, out, &err), OMPDAG_OK, "%s", err.message);
     fclose(out);
-    char *v = slurp(path_in_tmp("v.txt"));
+    char *v = test_slurp(path_in_tmp("v.txt"));
     cr_assert(strstr(v, "leave-one-out") && strstr(v, "mean abs error") &&
                   strstr(v, "leave-program-out"),
               "%s", v);
@@ -561,7 +549,7 @@ Test(cli, usage_help_and_errors, .init = make_tmp, .fini = rm_tmp)
     cr_assert_eq(ompdag("advise --validate extra.json"), 2);
     cr_assert_eq(ompdag("advise '%s'", path_in_tmp("missing.json")), 1);
     cr_assert_eq(ompdag("advise --trace-stats '%s'", path_in_tmp("missing.trace")), 1);
-    char *e = slurp(path_in_tmp("err"));
+    char *e = test_slurp(path_in_tmp("err"));
     cr_assert(strstr(e, "missing.trace"), "%s", e);
     free(e);
     write_file("model.json", model3);
@@ -571,7 +559,7 @@ Test(cli, usage_help_and_errors, .init = make_tmp, .fini = rm_tmp)
     free(g);
     cr_assert_eq(ompdag("advise '%s' --model '%s'", path_in_tmp("g.json"), path_in_tmp("bad.json")),
                  1);
-    e = slurp(path_in_tmp("err"));
+    e = test_slurp(path_in_tmp("err"));
     cr_assert(strstr(e, "bad.json"), "%s", e);
     free(e);
 }
@@ -584,7 +572,7 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     free(g);
     cr_assert_eq(
         ompdag("advise '%s' --model '%s'", path_in_tmp("g.json"), path_in_tmp("model.json")), 0);
-    char *o = slurp(path_in_tmp("out"));
+    char *o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "x.c:10 (loop): too-fine") && strstr(o, "suggestion: tasks below"), "%s",
               o);
     free(o);
@@ -595,13 +583,13 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     cr_assert_not_null(j);
     json_decref(j);
     cr_assert_eq(ompdag("advise --validate --model '%s'", path_in_tmp("model.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "leave-one-out (3 samples"), "%s", o);
     free(o);
     /* report: the text shows the advice, SARIF a too-fine warning at line 10 */
     cr_assert_eq(
         ompdag("report '%s' --advise='%s'", path_in_tmp("g.json"), path_in_tmp("model.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "task granularity (ompdag advise)") && strstr(o, "too-fine"), "%s", o);
     free(o);
     cr_assert_eq(ompdag("report '%s' --advise='%s' --format sarif", path_in_tmp("g.json"),
@@ -625,7 +613,7 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     json_decref(log);
     /* without --advise the report is unchanged: no advice */
     cr_assert_eq(ompdag("report '%s'", path_in_tmp("g.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert_null(strstr(o, "task granularity"));
     free(o);
 }
