@@ -3,7 +3,7 @@
  * features (advise_features.c), the KNN-predicted scheme (advise_knn.c), a
  * verdict and a suggested change.
  *
- * Source: seed 002 §4.4–4.6 (shared/spec/tls-knn.md) partitions with a
+ * Source: Ma 2018 §4.4–4.6 (docs/advise.md) partitions with a
  * scheme by keeping candidate threads whose size lies in [h1, h2]; here a
  * task directive whose measured grain lies below the predicted lower limit
  * is "too-fine" (its runtime overhead outweighs its work), above the upper
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "advise_internal.h"
+#include "ompdag/internal/advise_json.h"
 
 typedef struct advice_region {
     size_t graph;
@@ -238,7 +239,7 @@ static json_t *loc_json(ompdag_loc loc)
     return o;
 }
 
-json_t *ompdag_advise_task_to_json(const ompdag_advise_task *t)
+json_t *advise_task_to_json(const ompdag_advise_task *t)
 {
     json_t *feat = json_object();
     for (int f = 0; feat && f < OMPDAG_FEAT_COUNT; ++f)
@@ -258,13 +259,13 @@ json_t *ompdag_advise_task_to_json(const ompdag_advise_task *t)
                      "features", feat);
 }
 
-json_t *ompdag_advice_to_json(const ompdag_advice *a)
+json_t *advise_advice_to_json(const ompdag_advice *a)
 {
     json_t *regions = json_array();
     for (size_t i = 0; regions && i < a->n; ++i) {
         json_t *tasks = json_array();
         for (size_t k = 0; tasks && k < a->r[i].n; ++k)
-            json_array_append_new(tasks, ompdag_advise_task_to_json(&a->r[i].tasks[k]));
+            json_array_append_new(tasks, advise_task_to_json(&a->r[i].tasks[k]));
         json_array_append_new(regions, json_pack("{s:s?,s:o,s:o}", "function", a->r[i].function,
                                                  "loc", loc_json(a->r[i].loc), "tasks", tasks));
     }

@@ -1,7 +1,7 @@
 /*
  * advisor/advise_features.c — the feature vector of one task directive.
  *
- * Source: seed 002 (shared/spec/tls-knn.md), whose eight per-procedure
+ * Source: Ma 2018 (docs/advise.md), whose eight per-procedure
  * features (instruction count, branch and loop-branch figures, add/sub and
  * mul/div counts, basic blocks) become, for an OpenMP `task` directive, the
  * static counts the front end stores on the T node ("features", see

@@ -1,7 +1,7 @@
 /*
  * advisor/advise_knn.c — the KNN prediction of a partition scheme.
  *
- * Source: seed 002 §4.3, Algorithm 1 (shared/spec/tls-knn.md): the K = 10
+ * Source: Ma 2018 §4.3, Algorithm 1 (docs/advise.md): the K = 10
  * nearest training samples by Euclidean distance (eq. 1) on normalised
  * features; the i-th nearest weighs 1/(e·i!) (eq. 2–4, the Maclaurin series
  * of e^x at x = 1), normalised so the K weights sum to 1; each threshold is

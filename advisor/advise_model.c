@@ -2,7 +2,7 @@
  * advisor/advise_model.c — the advisor's training set: the
  * `ompdag-advisor-model` v1 file, and building it from measurements.
  *
- * Source: seed 002 §4.2 (shared/spec/tls-knn.md): the sample set
+ * Source: Ma 2018 §4.2 (docs/advise.md): the sample set
  * T = {(X_i, H_i)} pairs each procedure's feature vector with its best-known
  * partition scheme, "found by an expert or by search".  Ours is found by
  * search: scripts/advisor-model.sh measures every training program over a
@@ -19,6 +19,7 @@
 
 #include "advise_internal.h"
 #include "ompdag/fileio.h"
+#include "ompdag/internal/advise_json.h"
 #include "ompdag/internal/array.h"
 
 #ifndef OMPDAG_ADVISOR_MODEL_PATH
@@ -172,8 +173,8 @@ static ompdag_status load_sample(const json_t *o, advise_sample *s, const char *
     return load_grid(json_object_get(o, "grid"), s, origin, i, err);
 }
 
-ompdag_status ompdag_advise_model_from_json(const json_t *root, const char *origin,
-                                            ompdag_advise_model **out, ompdag_error *err)
+ompdag_status advise_model_from_json(const json_t *root, const char *origin,
+                                     ompdag_advise_model **out, ompdag_error *err)
 {
     const char *fmt = json_string_value(json_object_get(root, "format"));
     if (!fmt || strcmp(fmt, "ompdag-advisor-model"))
@@ -225,7 +226,7 @@ ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **o
     if (!root)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column,
                                 je.text);
-    ompdag_status st = ompdag_advise_model_from_json(root, path, out, err);
+    ompdag_status st = advise_model_from_json(root, path, out, err);
     json_decref(root);
     return st;
 }

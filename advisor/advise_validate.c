@@ -1,7 +1,7 @@
 /*
  * advisor/advise_validate.c — leave-one-out validation of the advisor.
  *
- * Source: seed 002 §5 (shared/spec/tls-knn.md): "the test set and the
+ * Source: Ma 2018 §5 (docs/advise.md): "the test set and the
  * training set are the same sample set, so the prediction is validated with
  * leave-one-out": each sample's scheme is predicted from the others only.
  * We report, per threshold, the mean absolute and relative error against the

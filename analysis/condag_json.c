@@ -1,6 +1,6 @@
 /*
  * analysis/condag_json.c — the `ompdag-condag` v1 and `ompdag-condag-set` v1
- * file formats (shared/spec/condag.md §5), read and written with jansson.
+ * file formats (docs/condag.md §5), read and written with jansson.
  *
  * Every field error names the graph, the node (by index and id) or edge and
  * the field; syntax errors carry jansson's line and column.  Unknown keys are
@@ -617,8 +617,8 @@ static ompdag_status graph_from(const json_t *obj, const bulk *raw, jscan *s, co
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
-                                      ompdag_error *err)
+ompdag_status condag_from_json(const json_t *obj, const char *where, ompdag_condag **out,
+                               ompdag_error *err)
 {
     return graph_from(obj, NULL, NULL, where, out, err);
 }

@@ -1,5 +1,5 @@
 /*
- * analysis/condag_validate.c — the structural rules of shared/spec/condag.md
+ * analysis/condag_validate.c — the structural rules of docs/condag.md
  * §1 and §5, and the derived edges of seed 004 §3 (Rule 2).
  *
  * Every check is iterative (no recursion whose depth follows the graph) and

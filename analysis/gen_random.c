@@ -1,6 +1,6 @@
 /*
- * analysis/gen_random.c — random con-DAGs as in seed 004 §7
- * (shared/spec/condag.md §4), deterministic for a given seed.
+ * analysis/gen_random.c — random con-DAGs as in Sun et al. 2020, §7
+ * (docs/condag.md §4), deterministic for a given seed.
  *
  * Per task: draw k non-conditional nodes; repeatedly pick a random existing
  * sequence (the body or any branch) and a random position in it; with

@@ -1,6 +1,6 @@
 /*
  * analysis/rta_alg0.c — the baseline bound of Sun, Guan, Sun, Chi, RTAS 2019
- * ("Alg0" in seed 004), as stated in shared/spec/condag.md §3.
+ * ("Alg0" in Sun et al. 2020), as stated in docs/condag.md §3.
  *
  * Pessimistic by design: at a task sink it may combine the longest path of
  * one branch with the largest volume of another.  Per node v (c = WCET):

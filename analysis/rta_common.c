@@ -411,7 +411,7 @@ bool ompdag_algorithm_parse(const char *name, ompdag_algorithm *out)
     return false;
 }
 
-json_t *ompdag_rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g)
+json_t *rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g)
 {
     json_t *o = json_object();
     if (!o) return NULL;

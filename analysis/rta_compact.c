@@ -1,6 +1,6 @@
 /*
- * analysis/rta_compact.c — the worst flow of seed 004's Alg1 (Sun et al.
- * 2020; shared/spec/condag.md §3) on a compact graph (docs/compact.md),
+ * analysis/rta_compact.c — the worst flow of Alg1 (Sun et al.
+ * 2020; docs/condag.md §3) on a compact graph (docs/compact.md),
  * without unfolding it.
  *
  * rta_exact.c's values of a shared body are computed once, since they do not

@@ -1,6 +1,6 @@
 /*
- * analysis/rta_exact.c — the exact response-time bound, seed 004 (Sun et al.
- * 2020) Algorithm 1, as cleaned up in shared/spec/condag.md §3.
+ * analysis/rta_exact.c — the exact response-time bound, Sun et al. (Chinese
+ * Journal of Computers 2020) Algorithm 1, as cleaned up in docs/condag.md §3.
  *
  * For node v of task τi, over "D-flows" from v (v, the rest of τi after v,
  * and every task created after v with its descendants), five values scaled by

@@ -1,6 +1,6 @@
 /*
  * analysis/rta_flow_eval.c — evaluates one execution flow directly from the
- * definitions of shared/spec/condag.md §1–2, independently of the bound
+ * definitions of docs/condag.md §1–2, independently of the bound
  * recurrences: which nodes run, their volume, and the longest path among them
  * over F-, T- and W-edges, plus the D-edges that §6 Rule 3 derives for this
  * flow (condag_depend.c).  The oracle (enumerate) and the witness checks in

@@ -1,5 +1,5 @@
-/* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (seed
- * 002's KNN over program features, docs/advise.md). */
+/* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (Ma
+ * 2018's KNN over program features, docs/advise.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "ompdag/advise.h"
 #include "ompdag/fileio.h"
+#include "ompdag/internal/advise_json.h"
 
 /* The stream refused a write (the writer saw ferror and could only say "write
  * error"): drop the output and name its path and the failed write's errno. */
@@ -165,7 +166,7 @@ static int emit(const advise_args *a, const ompdag_advise_model *m, const ompdag
     if (st) return cli_fail("advise", &err);
     FILE *f = ompdag_atomic_file_stream(af);
     if (adv && a->json) {
-        json_t *j = ompdag_advice_to_json(adv);
+        json_t *j = advise_advice_to_json(adv);
         if (!j || json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6)))
             st = ompdag_error_set(&err, OMPDAG_ERR_IO, "write error");
         fputc('\n', f);

@@ -229,7 +229,7 @@ static void print_graph_header(const ompdag_condag *g, size_t i)
 
 static json_t *result_json(const ompdag_condag *g, size_t i, const ompdag_rta_result *r)
 {
-    json_t *o = ompdag_rta_result_to_json(r, g);
+    json_t *o = rta_result_to_json(r, g);
     char title[256];
     json_object_set_new(o, "graph", json_string(ompdag_condag_title(g, i, title, sizeof title)));
     if (ompdag_condag_function(g))

@@ -138,7 +138,7 @@ static ompdag_status merge_file(ompdag_condag_set *into, path_list *objects,
     for (size_t i = 0; i < ompdag_condag_set_count(from); ++i) {
         json_t *j = ompdag_condag_to_json(ompdag_condag_set_graph(from, i));
         ompdag_condag *g = NULL;
-        ompdag_status st = j ? ompdag_condag_from_json(j, object, &g, err)
+        ompdag_status st = j ? condag_from_json(j, object, &g, err)
                              : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         json_decref(j);
         if (!st && !ompdag_condag_is_finalized(g)) st = ompdag_condag_finalize(g, err);

@@ -14,7 +14,7 @@ void cmd_dot_help(FILE *out)
     fprintf(out,
             "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
             "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
-            "W-edges solid, one cluster per task (seed 004, Figure 4); D-edges of depend\n"
+            "W-edges solid, one cluster per task (Sun et al. 2020, Figure 4); D-edges of depend\n"
             "clauses (condag.md §6) bold blue with a hollow head.\n\n"
             "  --graph I          which graph of a set (default 0)\n"
             "  --flow worst       fill the exact worst-case flow, critical path in red\n"

@@ -1,7 +1,7 @@
 /*
- * cli/cmd_experiment.c — `ompdag experiment`: the random-graph study of seed
- * 004 §7 (shared/spec/condag.md §4).  For each point of one parameter sweep
- * it draws G graphs with the seed's defaults elsewhere (m=4, n=10,
+ * cli/cmd_experiment.c — `ompdag experiment`: the random-graph study of Sun
+ * et al. 2020, §7 (docs/condag.md §4).  For each point of one parameter sweep
+ * it draws G graphs with the paper's defaults elsewhere (m=4, n=10,
  * P_if=P_wait=P_cre=0.3), runs alg0 and exact on each, and writes
  *   DIR/<sweep>-graphs.csv   one row per graph
  *   DIR/<sweep>-summary.csv  mean bounds, gap percentiles, mean run times
@@ -32,9 +32,10 @@ void cmd_experiment_help(FILE *out)
             "usage: ompdag experiment --sweep threads|tasks|p-if|p-cre|p-wait|p-dep --out DIR\n"
             "                         [--graphs 1000] [--seed S] [--no-plot]\n"
             "                         [--p-dep P] [--dep-vars K]\n\n"
-            "Reproduces seed 004 section 7: for 10 points of the swept parameter, generates\n"
-            "--graphs random con-DAGs (seed defaults elsewhere: m=4, n=10, P=0.3), runs alg0\n"
-            "and exact on each, and writes per-graph and summary CSV plus PNG/SVG figures.\n"
+            "Reproduces section 7 of Sun et al. 2020: for 10 points of the swept parameter,\n"
+            "generates --graphs random con-DAGs (the paper's defaults elsewhere: m=4, n=10,\n"
+            "P=0.3), runs alg0 and exact on each, and writes per-graph and summary CSV plus\n"
+            "PNG/SVG figures.\n"
             "Sweeps: threads m=4..40, tasks n=2..20, p-if/p-cre/p-wait 0.05..0.50,\n"
             "p-dep 0.1..1.0.\n\n"
             "Dependences (condag.md section 6): --p-dep P gives each task depend clauses\n"
@@ -253,7 +254,7 @@ static const char *gnuplot_script =
     "set key top left\n"
     "set grid\n"
     "set xlabel '%s'\n"
-    "set multiplot layout 1,2 title 'seed 004 sweep: %s (%ld graphs per point)'\n"
+    "set multiplot layout 1,2 title 'Sun et al. 2020 sweep: %s (%ld graphs per point)'\n"
     "set ylabel 'mean bound'\n"
     "plot '%s' using 1:3 skip 1 with linespoints title '%s', \\\n"
     "     '' using 1:4 skip 1 with linespoints title '%s'\n"

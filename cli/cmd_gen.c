@@ -7,21 +7,22 @@
 
 void cmd_gen_help(FILE *out)
 {
-    fprintf(out,
-            "usage: ompdag gen [options] [-o FILE]\n\n"
-            "Generates a random con-DAG as in seed 004, section 7 (deterministic per seed).\n\n"
-            "options (defaults are the seed's):\n"
-            "  --seed S            PRNG seed (default 1; xoshiro256**)\n"
-            "  --tasks N           tasks drawn, n (default 10)\n"
-            "  --p-if P            probability of inserting a branch (default 0.3)\n"
-            "  --p-cre P           probability that a node is T (default 0.3)\n"
-            "  --p-wait P          probability that a node is W (default 0.3)\n"
-            "  --nodes MIN..MAX    non-conditional nodes per task (default 10..40)\n"
-            "  --wcet MIN..MAX     WCET range (default 1..100)\n"
-            "  --threads M         default m stored in the file (default 4)\n"
-            "  --p-dep P           probability that a task gets depend clauses (default 0)\n"
-            "  --dep-vars K        distinct vars the clauses use (default 4)\n"
-            "  -o FILE             output file (default stdout), written atomically\n");
+    fprintf(
+        out,
+        "usage: ompdag gen [options] [-o FILE]\n\n"
+        "Generates a random con-DAG as in Sun et al. 2020, section 7 (deterministic per seed).\n\n"
+        "options (defaults are the paper's):\n"
+        "  --seed S            PRNG seed (default 1; xoshiro256**)\n"
+        "  --tasks N           tasks drawn, n (default 10)\n"
+        "  --p-if P            probability of inserting a branch (default 0.3)\n"
+        "  --p-cre P           probability that a node is T (default 0.3)\n"
+        "  --p-wait P          probability that a node is W (default 0.3)\n"
+        "  --nodes MIN..MAX    non-conditional nodes per task (default 10..40)\n"
+        "  --wcet MIN..MAX     WCET range (default 1..100)\n"
+        "  --threads M         default m stored in the file (default 4)\n"
+        "  --p-dep P           probability that a task gets depend clauses (default 0)\n"
+        "  --dep-vars K        distinct vars the clauses use (default 4)\n"
+        "  -o FILE             output file (default stdout), written atomically\n");
 }
 
 enum {

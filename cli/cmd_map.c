@@ -23,7 +23,7 @@ void cmd_map_help(FILE *out)
             "Maps each task region to a resource of this machine (ompdag resources): CG\n"
             "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
             "neighbouring regions of one function together, otherwise the least-loaded\n"
-            "resource (seed 001, StreamMAP).  Load = the region's total WCET.\n\n"
+            "resource (Sheng et al. 2015, StreamMAP).  Load = the region's total WCET.\n\n"
             "  -o FILE           mapping file (JSON, written atomically; default stdout)\n"
             "  --assume-gpus N   plan for N more GPUs than this machine has (CG resources)\n"
             "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");

@@ -8,8 +8,8 @@
 void cmd_validate_help(FILE *out)
 {
     fprintf(out, "usage: ompdag validate FILE...\n\n"
-                 "Checks each con-DAG file against every rule of the format (shared/spec\n"
-                 "condag.md section 5) and prints one line per file.\n"
+                 "Checks each con-DAG file against every rule of the format (docs/condag.md\n"
+                 "section 5) and prints one line per file.\n"
                  "exit status: 0 all valid, 1 some file invalid, 2 usage error\n");
 }
 

@@ -58,8 +58,15 @@ set(OMPDAG_PC_LIBS -lm)
 # Public headers: the API of libompdag.a (and the trace format).  Headers of
 # libraries that are not installed (bfs, graph, offload, condag_gpu, frontend)
 # stay in the source tree.
+# overhead.h (dispatch delays), sim_tied.h (the tied-task simulator, in the
+# report library) and advise.h (the advisor, which report.h's options name)
+# declare what libompdag.a defines of theirs; test exports_declared checks
+# that every exported name is declared in an installed header.
 set(OMPDAG_PUBLIC_HEADERS version.h error.h condag.h compact.h rta.h dot.h gen.h fileio.h report.h
-  exact_kernel.h probe.h)
+  exact_kernel.h probe.h overhead.h sim_tied.h)
+if(TARGET ompdag_advise)
+  list(APPEND OMPDAG_PUBLIC_HEADERS advise.h)
+endif()
 if(TARGET ompdag_trace)
   list(APPEND OMPDAG_PUBLIC_HEADERS trace.h)
 endif()

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "ompdag/advise.h"
+#include "ompdag/internal/advise_json.h"
 #include "report_internal.h"
 
 void report_advice_text(const ompdag_report *r, size_t graph, FILE *out)
@@ -24,8 +25,7 @@ void report_advice_json(const ompdag_report *r, size_t graph, json_t *region)
     if (reg == (size_t)-1) return;
     json_t *tasks = json_array();
     for (size_t k = 0; tasks && k < ompdag_advice_task_count(r->advice, reg); ++k)
-        json_array_append_new(tasks,
-                              ompdag_advise_task_to_json(ompdag_advice_task(r->advice, reg, k)));
+        json_array_append_new(tasks, advise_task_to_json(ompdag_advice_task(r->advice, reg, k)));
     json_object_set_new(region, "advice", tasks);
 }
 
@@ -46,6 +46,6 @@ void report_advice_each_too_fine(const ompdag_report *r, size_t graph, report_ad
                      : "region",
                  t->loc.file ? t->loc.file : "?", t->loc.line, t->grain_ns / 1e3,
                  t->predicted.grain_min_ns / 1e3, t->suggestion);
-        fn(t->loc, msg, ompdag_advise_task_to_json(t), ctx);
+        fn(t->loc, msg, advise_task_to_json(t), ctx);
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh [SECONDS] [BUILD_DIR]: builds every libFuzzer target
+# scripts/fuzz.sh [SECONDS] [BUILD_DIR]: builds every libFuzzer target (fuzz/)
 # (fuzz_* with -DOMPDAG_FUZZ=ON, clang) and runs each for SECONDS (default 60)
 # on a copy of its corpus (fuzz/corpus/<name without fuzz_>/, else the part
 # before the first '_': fuzz_trace_reader -> fuzz/corpus/trace).

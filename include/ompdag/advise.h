@@ -1,8 +1,8 @@
 /*
  * ompdag/advise.h — the task-granularity advisor (`ompdag advise`).
  *
- * Source: seed 002 (program-feature thread partitioning with KNN, see
- * shared/spec/tls-knn.md), mapped to OpenMP tasks.  Each task directive gets a
+ * Source: Ma 2018 (program-feature thread partitioning with KNN, see
+ * docs/advise.md), mapped to OpenMP tasks.  Each task directive gets a
  * feature vector (static counts from the front end, dynamic figures from an
  * annotated con-DAG); the K = 10 nearest measured training examples (Euclidean
  * distance on normalised features) predict its thresholds as the weighted sum
@@ -28,8 +28,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct json_t;
 
 /* ---- features -------------------------------------------------------------- */
 
@@ -85,8 +83,6 @@ typedef struct ompdag_advise_model ompdag_advise_model;
  * the sample or field at fault.  Free with ompdag_advise_model_destroy(). */
 ompdag_status ompdag_advise_model_load(const char *path, ompdag_advise_model **out,
                                        ompdag_error *err);
-ompdag_status ompdag_advise_model_from_json(const struct json_t *root, const char *origin,
-                                            ompdag_advise_model **out, ompdag_error *err);
 void ompdag_advise_model_destroy(ompdag_advise_model *m); /* NULL is a no-op */
 
 size_t ompdag_advise_model_sample_count(const ompdag_advise_model *m);
@@ -106,7 +102,7 @@ const char *ompdag_advise_default_model_path(void);
  * normalised so that the k weights sum to 1. */
 double ompdag_advise_weight(int i, int k);
 
-/* KNN prediction (seed 002, Algorithm 1).  Samples whose index is `exclude`
+/* KNN prediction (Ma 2018, Algorithm 1).  Samples whose index is `exclude`
  * or whose program is `exclude_program` (NULL: none) are left out (the
  * leave-one-out validation).  The cutoff is predicted from the nearest
  * samples of the same shape only (a depth and a chunk do not mix); the grain
@@ -165,11 +161,6 @@ size_t ompdag_advice_region_of_graph(const ompdag_advice *a, size_t gi);
 /* Number of too-fine directives over all regions. */
 size_t ompdag_advice_too_fine_count(const ompdag_advice *a);
 
-/* {"regions": [{"function", "loc", "tasks": [{"loc", "verdict", "grain_ns",
- * "predicted": {…}, "suggestion", "features": {…}}]}]} — a new reference. */
-struct json_t *ompdag_advice_to_json(const ompdag_advice *a);
-/* One task as JSON (new reference); the element of "tasks" above. */
-struct json_t *ompdag_advise_task_to_json(const ompdag_advise_task *t);
 /* Human-readable: one block per region, one line group per directive. */
 void ompdag_advice_write_text(const ompdag_advice *a, FILE *out);
 /* The lines of region r only, each prefixed by `indent`. */

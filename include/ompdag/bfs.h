@@ -7,13 +7,13 @@
  *                checked against and the named baseline of the benchmarks.
  *   cpu          direction-optimizing BFS with OpenMP (Beamer et al., SC'12;
  *                α = 15, β = 18, bitmap frontier for bottom-up).
- *   gpu          Enterprise (Liu & Huang, SC'15; seed 003) in CUDA.  By
+ *   gpu          Enterprise (Liu & Huang, SC'15) in CUDA.  By
  *                default the whole search is one cooperative kernel (the
  *                device loop: four degree-classified queues, γ-based
  *                direction switching made on the device, bitmap frontier
  *                bottom-up, optional hub cache); OMPDAG_BFS_LOOP_HOST runs
  *                the same phases one launch each, and
- *                OMPDAG_BFS_LOOP_ENTERPRISE the seed's host-driven pipeline
+ *                OMPDAG_BFS_LOOP_ENTERPRISE the paper's host-driven pipeline
  *                (per-thread bins + prefix sums, four streams, multi-GPU).
  *   gpu-sim      the same kernel logic (__host__ __device__ headers) run
  *                thread by thread on the host, counting the launches, grid
@@ -59,7 +59,7 @@ typedef enum ompdag_bfs_loop {
     OMPDAG_BFS_LOOP_AUTO = 0,  /* DEVICE on one device, ENTERPRISE on several */
     OMPDAG_BFS_LOOP_DEVICE,    /* one cooperative kernel per search, decisions on the device */
     OMPDAG_BFS_LOOP_HOST,      /* the same phases, one launch + one host sync each */
-    OMPDAG_BFS_LOOP_ENTERPRISE /* the seed's pipeline: bins, prefix sums, four streams */
+    OMPDAG_BFS_LOOP_ENTERPRISE /* the paper's pipeline: bins, prefix sums, four streams */
 } ompdag_bfs_loop;
 
 /* The top-down -> bottom-up rule of the gpu engines. */

@@ -2,8 +2,8 @@
  * ompdag/condag.h — the conditional DAG (con-DAG) model of an OpenMP task
  * system, and its file format `ompdag-condag` v1 / `ompdag-condag-set` v1.
  *
- * The contract is shared/spec/condag.md (§1 model, §5 format), cleaned up from
- * seed 004 (Sun et al. 2020).  A graph is built either by loading a file or
+ * The contract is docs/condag.md (§1 model, §5 format), cleaned up from
+ * Sun et al. 2020.  A graph is built either by loading a file or
  * through the builder calls below (add nodes, add F-edges, finalize).
  * ompdag_condag_finalize() enforces every rule of §5 and derives T-edges and
  * W-edges (Rule 2) once; after that the graph is read-only except for WCETs.

@@ -1,6 +1,6 @@
 /*
- * ompdag/dot.h — Graphviz drawing of a con-DAG with the conventions of seed
- * 004 Figure 4: C nodes are diamonds, J nodes triangles; F-edges dotted,
+ * ompdag/dot.h — Graphviz drawing of a con-DAG with the conventions of
+ * Figure 4 of Sun et al. 2020: C nodes are diamonds, J nodes triangles; F-edges dotted,
  * T-edges dashed, W-edges solid; one cluster per task.  Given a result with
  * a witness, the worst flow is filled and its critical path drawn in red;
  * nodes outside the flow are grey.

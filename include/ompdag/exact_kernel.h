@@ -1,6 +1,6 @@
 /*
- * ompdag/exact_kernel.h — the per-node step of the exact bound (seed 004
- * Alg1, shared/spec/condag.md §3), as one function that the C library
+ * ompdag/exact_kernel.h — the per-node step of the exact bound (Sun et al.
+ * 2020, Alg1, docs/condag.md §3), as one function that the C library
  * (analysis/rta_exact.c), the GPU kernel (cuda-offload/condag/eval_gpu.cu) and the
  * GPU simulator all compile, so every evaluator runs the same recurrence.
  *

@@ -1,6 +1,6 @@
 /*
  * ompdag/frontend.h — the C front end: reads OpenMP C source with libclang
- * and builds one con-DAG per `parallel` region (shared/spec/condag.md §1),
+ * and builds one con-DAG per `parallel` region (docs/condag.md §1),
  * returned as an `ompdag-condag-set` (§5).
  *
  * The source is parsed with OpenMP off and `_OPENMP` defined, because with

@@ -1,6 +1,6 @@
 /*
- * ompdag/gen.h — the random con-DAG generator of seed 004 §7
- * (shared/spec/condag.md §4).
+ * ompdag/gen.h — the random con-DAG generator of Sun et al. 2020, §7
+ * (docs/condag.md §4).
  *
  * Deterministic: the same parameters and seed give the same graph on every
  * platform.  The PRNG is xoshiro256** (Blackman & Vigna 2018) seeded through

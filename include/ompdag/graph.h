@@ -1,6 +1,6 @@
 /*
  * ompdag/graph.h — directed or undirected graphs in CSR form for the BFS
- * engines of cuda-offload (seed 003, Enterprise, §5: "all graphs are
+ * engines of cuda-offload (Enterprise, Liu & Huang 2015, §5: "all graphs are
  * represented in compressed sparse row (CSR) format").
  *
  * A graph is an opaque, immutable handle.  Offsets are int64; neighbour ids

@@ -4,7 +4,7 @@
  *
  * ompdag_offload_for() splits the iterations [0, n) of a loop into chunks and
  * hands them to CPU worker threads and GPUs under one of four policies:
- *   dtsa    Pei et al. 2016 (seed 000): a profiling phase that doubles chunk
+ *   dtsa    Pei et al. 2016: a profiling phase that doubles chunk
  *           sizes while a device's rate changes by more than 0.05 (at most
  *           20% of the iterations), then rate-weighted chunks, a guided
  *           self-scheduling tail Bc = R/(ΣVi + nCores·Vc), no chunk for a
@@ -19,10 +19,10 @@
  * is delayed to model a given speed and launch latency, so every rule above
  * runs, and is tested, on machines without a GPU.
  *
- * Resource discovery (DISPAR's StreamMAP, seed 001, for one machine) reads
+ * Resource discovery (DISPAR's StreamMAP, Sheng et al. 2015, for one machine) reads
  * the CPU topology with hwloc and the CUDA devices with the CUDA runtime;
  * zero GPUs is a normal answer.  ompdag_map_regions() maps task regions of
- * class CO (CPU only) or CG (CPU+GPU) to resources with the seed's greedy
+ * class CO (CPU only) or CG (CPU+GPU) to resources with DISPAR's greedy
  * rules.
  *
  * Every fallible function returns an ompdag_status and fills *err when it is
@@ -64,7 +64,7 @@ const char *ompdag_offload_policy_name(ompdag_offload_policy policy);
 ompdag_status ompdag_offload_policy_parse(const char *name, ompdag_offload_policy *out,
                                           ompdag_error *err);
 
-/* Options; fill with ompdag_offload_opts_init() first.  Names follow seed 000. */
+/* Options; fill with ompdag_offload_opts_init() first.  Names follow Pei et al. 2016. */
 typedef struct ompdag_offload_opts {
     ompdag_offload_policy policy;   /* dtsa */
     int cpu_threads;                /* CPU worker threads besides the GPU host threads;
@@ -232,7 +232,7 @@ typedef struct ompdag_map_resource {
 ompdag_status ompdag_resources_map_targets(const ompdag_resources *res, ompdag_map_resource **out,
                                            int *count, ompdag_error *err);
 
-/* Maps regions to resources greedily (seed 001): regions are visited in
+/* Maps regions to resources greedily (Sheng et al. 2015): regions are visited in
  * breadth-first order from the sources of the edge list (from -> to pairs,
  * edges[2k] -> edges[2k+1]); a CG region takes a CG resource only, a CO
  * region either kind; a resource already holding an adjacent region is

@@ -3,7 +3,7 @@
  * schedule simulator that checks every bound independently.
  *
  * Reports: for every graph of an annotated con-DAG set and every thread count
- * m, the bound that holds — the exact bound of seed 004 (Theorem 1 with Alg1,
+ * m, the bound that holds — the exact bound of Sun et al. 2020 (Theorem 1 with Alg1,
  * include/ompdag/rta.h), or with tied tasks the bound under OpenMP's task
  * scheduling constraint (ompdag_rta_tied_bound) with Graham's beside it —,
  * its worst-case flow and critical path by source location, the observed
@@ -161,7 +161,7 @@ typedef struct ompdag_report_breakdown {
     double floor_min, floor_median, floor_max;
     int64_t floor_below_one;   /* runs at m (any) whose floor is below 1: a measurement bug */
     double bound_over_observed; /* bound ÷ observed max, beside the floor */
-    /* The factors that multiply to bound ÷ observed (../shared/spec/tightness.md),
+    /* The factors that multiply to bound ÷ observed (docs/report.md#breakdown),
      * each -1 when unknown: graph = flow_tasks ÷ observed_tasks; wcets =
      * vol_ns ÷ observed_work_ns ÷ graph ÷ margin (one WCET per location, its
      * maximum over every instance); delays = 1 ÷ (1 − delay_share); margin =

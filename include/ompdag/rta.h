@@ -1,17 +1,17 @@
 /*
  * ompdag/rta.h — response-time analysis of a con-DAG on m threads.
  *
- * Theorem 1 of seed 004 (Graham 1966, Serrano et al. 2015): under
+ * Theorem 1 of Sun et al. 2020 (Graham 1966, Serrano et al. 2015): under
  * work-conserving scheduling of untied tasks,
  *     R <= max over flows e of  len(e) + (vol(e) - len(e)) / m.
  * Everything is exact integer arithmetic on   m·R = vol(e) + (m-1)·len(e).
  *
- * Three algorithms (shared/spec/condag.md §3), which satisfy
+ * Three algorithms (docs/condag.md §3), which satisfy
  *     enumerate == exact <= alg0,
  * and for graphs with depend clauses (§6) a fourth, OMPDAG_ALG_DEPEND
  * (enumerate <= depend, equal when the result says it is exact); alg0
  * refuses such graphs:
- *   OMPDAG_ALG_EXACT      seed's Alg1, one reverse-topological pass, O(V+E)
+ *   OMPDAG_ALG_EXACT      Alg1 of Sun et al. 2020, one reverse-topological pass, O(V+E)
  *   OMPDAG_ALG_ALG0       the RTAS'19 baseline (pessimistic)
  *   OMPDAG_ALG_ENUMERATE  the oracle: every flow, up to a limit
  */
@@ -37,7 +37,7 @@ typedef enum ompdag_algorithm {
                              depend clauses runs this one */
 } ompdag_algorithm;
 
-/* Which scheduler the migration overhead is charged for (seed §3.4):
+/* Which scheduler the migration overhead is charged for (Sun et al. 2020, §3.4):
  * WFS migrates at most once per T node, BFS at most once per W node. */
 typedef enum ompdag_migration_model {
     OMPDAG_MIGRATION_WFS = 0,

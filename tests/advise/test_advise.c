@@ -15,9 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_slurp.h"
 #include "tmpdir.h"
 
 #include "ompdag/advise.h"
+#include "ompdag/internal/advise_json.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -36,19 +38,6 @@ static void write_file(const char *name, const char *text)
     cr_assert_not_null(f);
     fputs(text, f);
     fclose(f);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
 }
 
 /* Runs `ompdag ARGS` (built binary) with stdout/stderr into tmp; returns the
@@ -97,8 +86,7 @@ static ompdag_advise_model *load_model_text(const char *text)
     cr_assert_not_null(root, "%s", je.text);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "model3", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "model3", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     return m;
 }
@@ -208,8 +196,7 @@ Test(predict, more_than_k_samples_uses_k)
     }
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "twelve", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "twelve", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     ompdag_advise_features f = grain_only(0);
     ompdag_advise_thresholds h;
@@ -230,7 +217,7 @@ static void expect_model_error(const char *text, const char *needle)
     cr_assert_not_null(root);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_neq(ompdag_advise_model_from_json(root, "bad.json", &m, &err), OMPDAG_OK);
+    cr_assert_neq(advise_model_from_json(root, "bad.json", &m, &err), OMPDAG_OK);
     cr_assert_null(m);
     cr_assert(strstr(err.message, needle), "'%s' lacks '%s'", err.message, needle);
     cr_assert(strstr(err.message, "bad.json"), "%s", err.message);
@@ -403,7 +390,7 @@ Test(advice, json_schema)
     char *g = annotated_graph(2000, true);
     adv_case c = advise_text(g, m);
     ompdag_advice *a = c.a;
-    json_t *j = ompdag_advice_to_json(a);
+    json_t *j = advise_advice_to_json(a);
     json_t *r0 = json_array_get(json_object_get(j, "regions"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(r0, "function")), "main");
     cr_assert(json_is_object(json_object_get(r0, "loc")));
@@ -465,7 +452,7 @@ Test(build, best_known_scheme_from_the_grid, .init = make_tmp, .fini = rm_tmp)
     FILE *out = fopen(path_in_tmp("v.txt"), "w");
     cr_assert_eq(ompdag_advise_validate(m, false, out, &err), OMPDAG_OK, "%s", err.message);
     fclose(out);
-    char *v = slurp(path_in_tmp("v.txt"));
+    char *v = test_slurp(path_in_tmp("v.txt"));
     cr_assert(strstr(v, "leave-one-out") && strstr(v, "mean abs error") &&
                   strstr(v, "leave-program-out"),
               "%s", v);
@@ -537,8 +524,7 @@ Test(validate, large_models_take_linear_time, .timeout = 30)
                   "threads", 2, "task_overhead_ns", 1.0, "near_best_pct", 10.0, "samples", samples);
     ompdag_advise_model *m = NULL;
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_advise_model_from_json(root, "large", &m, &err), OMPDAG_OK, "%s",
-                 err.message);
+    cr_assert_eq(advise_model_from_json(root, "large", &m, &err), OMPDAG_OK, "%s", err.message);
     json_decref(root);
     char *text = NULL;
     size_t len = 0;
@@ -563,7 +549,7 @@ Test(cli, usage_help_and_errors, .init = make_tmp, .fini = rm_tmp)
     cr_assert_eq(ompdag("advise --validate extra.json"), 2);
     cr_assert_eq(ompdag("advise '%s'", path_in_tmp("missing.json")), 1);
     cr_assert_eq(ompdag("advise --trace-stats '%s'", path_in_tmp("missing.trace")), 1);
-    char *e = slurp(path_in_tmp("err"));
+    char *e = test_slurp(path_in_tmp("err"));
     cr_assert(strstr(e, "missing.trace"), "%s", e);
     free(e);
     write_file("model.json", model3);
@@ -573,7 +559,7 @@ Test(cli, usage_help_and_errors, .init = make_tmp, .fini = rm_tmp)
     free(g);
     cr_assert_eq(ompdag("advise '%s' --model '%s'", path_in_tmp("g.json"), path_in_tmp("bad.json")),
                  1);
-    e = slurp(path_in_tmp("err"));
+    e = test_slurp(path_in_tmp("err"));
     cr_assert(strstr(e, "bad.json"), "%s", e);
     free(e);
 }
@@ -586,7 +572,7 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     free(g);
     cr_assert_eq(
         ompdag("advise '%s' --model '%s'", path_in_tmp("g.json"), path_in_tmp("model.json")), 0);
-    char *o = slurp(path_in_tmp("out"));
+    char *o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "x.c:10 (loop): too-fine") && strstr(o, "suggestion: tasks below"), "%s",
               o);
     free(o);
@@ -597,13 +583,13 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     cr_assert_not_null(j);
     json_decref(j);
     cr_assert_eq(ompdag("advise --validate --model '%s'", path_in_tmp("model.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "leave-one-out (3 samples"), "%s", o);
     free(o);
     /* report: the text shows the advice, SARIF a too-fine warning at line 10 */
     cr_assert_eq(
         ompdag("report '%s' --advise='%s'", path_in_tmp("g.json"), path_in_tmp("model.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert(strstr(o, "task granularity (ompdag advise)") && strstr(o, "too-fine"), "%s", o);
     free(o);
     cr_assert_eq(ompdag("report '%s' --advise='%s' --format sarif", path_in_tmp("g.json"),
@@ -627,7 +613,7 @@ Test(cli, advise_report_and_sarif, .init = make_tmp, .fini = rm_tmp)
     json_decref(log);
     /* without --advise the report is unchanged: no advice */
     cr_assert_eq(ompdag("report '%s'", path_in_tmp("g.json")), 0);
-    o = slurp(path_in_tmp("out"));
+    o = test_slurp(path_in_tmp("out"));
     cr_assert_null(strstr(o, "task granularity"));
     free(o);
 }
@@ -768,7 +754,7 @@ Test(property, predict_matches_the_oracle_on_random_models)
                                  "near_best_pct", 10.0, "samples", samples);
         ompdag_advise_model *m = NULL;
         ompdag_error err = {0};
-        cr_assert_eq(ompdag_advise_model_from_json(root, "random", &m, &err), OMPDAG_OK, "%s",
+        cr_assert_eq(advise_model_from_json(root, "random", &m, &err), OMPDAG_OK, "%s",
                      err.message);
         json_decref(root);
         ompdag_advise_features f = {0};

@@ -28,7 +28,7 @@ ompdag_condag *load_graph(const char *json, ompdag_error *err)
     json_t *copy = ompdag_condag_to_json(g);
     ompdag_condag_set_destroy(s);
     ompdag_condag *out = NULL;
-    st = ompdag_condag_from_json(copy, "copy", &out, err);
+    st = condag_from_json(copy, "copy", &out, err);
     json_decref(copy);
     return st ? NULL : out;
 }

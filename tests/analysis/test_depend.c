@@ -188,7 +188,7 @@ static ompdag_condag *with_random_depend(const ompdag_condag *g, ompdag_rng *r, 
     free(text);
     json_t *copy = ompdag_condag_to_json(ompdag_condag_set_graph(s, 0));
     ompdag_condag *out = NULL;
-    cr_assert_eq(ompdag_condag_from_json(copy, "copy", &out, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(copy, "copy", &out, &err), OMPDAG_OK, "%s", err.message);
     json_decref(copy);
     ompdag_condag_set_destroy(s);
     return out;
@@ -457,7 +457,7 @@ Test(depend_format, round_trip_keeps_the_clauses)
               "%s", text);
     ompdag_condag *h = NULL;
     ompdag_error err;
-    cr_assert_eq(ompdag_condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_condag_node_depend_count(h, node_index(h, "r2")), 1);
     cr_assert_eq(bound_of(h, OMPDAG_ALG_EXACT, 2), 44);
     free(text);

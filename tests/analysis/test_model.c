@@ -1,5 +1,5 @@
 /* tests/analysis/test_model.c — the file format and every validation rule of
- * shared/spec/condag.md §5, each with the message it must produce. */
+ * docs/condag.md §5, each with the message it must produce. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /* tests/analysis/test_rta.c — hand-computed bounds: one case per recurrence
- * case of shared/spec/condag.md §3, the seed's Figure 5 family, and migration
+ * case of docs/condag.md §3, the Figure 5 family, and migration
  * overhead. */
 #include <criterion/criterion.h>
 #include <stdio.h>

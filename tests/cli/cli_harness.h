@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "test_slurp.h"
 #include "test_tmpdir.h"
 
 typedef struct cli_result {
@@ -20,19 +21,6 @@ typedef struct cli_result {
     char *out;  /* stdout, owned (cli_result_free) */
     char *err;  /* stderr, owned */
 } cli_result;
-
-static inline char *cli_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
-}
 
 /* `s` with each '@' replaced by the test's temp directory, into dst. */
 static inline void cli_expand_tmp(char *dst, size_t n, const char *s)
@@ -57,8 +45,8 @@ static inline cli_result cli_run_with(const char *prefix, const char *args)
     snprintf(line, sizeof line, "cd '%s' && %s'%s/cli/ompdag' %s >'%s' 2>'%s'", src, pre, build,
              expanded, test_tmp("stdout"), test_tmp("stderr"));
     int st = system(line);
-    return (cli_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, cli_slurp(test_tmp("stdout")),
-                        cli_slurp(test_tmp("stderr"))};
+    return (cli_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, test_slurp(test_tmp("stdout")),
+                        test_slurp(test_tmp("stderr"))};
 }
 
 static inline cli_result cli_run(const char *args)

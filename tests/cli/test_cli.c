@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_slurp.h"
 #include "test_tmpdir.h"
 
 typedef struct run_result {
@@ -18,19 +19,6 @@ typedef struct run_result {
     char *out; /* stdout */
     char *err; /* stderr */
 } run_result;
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
-}
 
 /* ARGS with each '@' replaced by this test process's own temp directory. */
 static void expand_tmp(char *dst, size_t n, const char *args)
@@ -63,8 +51,8 @@ static run_result ompdag(const char *args)
     char cmd[8192];
     command_line(cmd, sizeof cmd, args, true);
     int st = system(cmd);
-    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(test_tmp("stdout")),
-                        slurp(test_tmp("stderr"))};
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, test_slurp(test_tmp("stdout")),
+                        test_slurp(test_tmp("stderr"))};
 }
 
 static void done(run_result r)
@@ -183,7 +171,7 @@ Test(cli, gen_is_deterministic_and_valid)
     run_result b = ompdag("gen --seed 9 --tasks 6 -o @/b.json");
     cr_assert_eq(a.status, 0, "%s", a.err);
     cr_assert_eq(b.status, 0);
-    char *x = slurp(test_tmp("a.json")), *y = slurp(test_tmp("b.json"));
+    char *x = test_slurp(test_tmp("a.json")), *y = test_slurp(test_tmp("b.json"));
     cr_expect_str_eq(x, y);
     free(x), free(y), done(a), done(b);
     run_result v = ompdag("validate @/a.json");
@@ -208,14 +196,14 @@ Test(cli, experiment_writes_summary_rows)
     run_result r = ompdag("experiment --sweep p-if --graphs 5 --no-plot --out @/exp");
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
-    char *csv = slurp(test_tmp("exp/p-if-summary.csv"));
+    char *csv = test_slurp(test_tmp("exp/p-if-summary.csv"));
     int lines = 0;
     for (char *p = csv; *p; ++p)
         lines += *p == '\n';
     cr_expect_eq(lines, 11); /* header + 10 points */
     cr_expect(strncmp(csv, "x,graphs,mean_alg0_bound", 24) == 0);
     free(csv);
-    csv = slurp(test_tmp("exp/p-if-graphs.csv"));
+    csv = test_slurp(test_tmp("exp/p-if-graphs.csv"));
     lines = 0;
     for (char *p = csv; *p; ++p)
         lines += *p == '\n';
@@ -332,7 +320,7 @@ static run_result ompdag_closed_stdout(const char *args)
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, strdup(""),
-                        slurp(test_tmp("stderr"))};
+                        test_slurp(test_tmp("stderr"))};
 }
 
 /* Issue 17, item 6: with stdout unwritable, analyze, validate, simulate,
@@ -518,7 +506,7 @@ Test(cli, depend_clauses_end_to_end)
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
     snprintf(args, sizeof args, "%s/g.json", dir);
-    char *g = slurp(args);
+    char *g = test_slurp(args);
     cr_expect(strstr(g, "\"depend\"") != NULL);
     free(g);
     snprintf(args, sizeof args, "experiment --sweep p-dep --graphs 3 --no-plot --out %s", dir);
@@ -526,7 +514,7 @@ Test(cli, depend_clauses_end_to_end)
     cr_assert_eq(r.status, 0, "%s", r.err);
     done(r);
     snprintf(args, sizeof args, "%s/p-dep-summary.csv", dir);
-    char *csv = slurp(args);
+    char *csv = test_slurp(args);
     cr_expect(strncmp(csv, "x,graphs,mean_nodep_bound,mean_depend_bound", 43) == 0, "%s", csv);
     cr_expect(strstr(csv, "exact_share") != NULL);
     free(csv);

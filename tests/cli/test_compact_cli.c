@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_slurp.h"
+
 typedef struct run_result {
     int status;
     char *out, *err;
@@ -30,19 +32,6 @@ static void remove_dir(void)
     cr_assert_eq(system(cmd), 0);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
-}
-
 /* Runs `ompdag ARGS` from the source directory; "@" in ARGS is the temp dir. */
 static run_result ompdag(const char *args)
 {
@@ -59,7 +48,7 @@ static run_result ompdag(const char *args)
     char out[128], err[128];
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
-    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(out), slurp(err)};
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, test_slurp(out), test_slurp(err)};
 }
 
 static void done(run_result r)

@@ -49,7 +49,7 @@ Test(layout, a_report_never_waits_for_graphviz_past_its_limit, .timeout = 60)
     cr_expect(strstr(r.err, "drawing was skipped") != NULL, "%s", r.err);
     cr_expect_lt(took, INT64_C(15000000000), "report took %lld ns", (long long)took);
     cli_result_free(r);
-    char *page = cli_slurp(test_tmp("seq.html"));
+    char *page = test_slurp(test_tmp("seq.html"));
     cr_expect(strstr(page, "drawing skipped: graphviz") && strstr(page, "</html>"), "%.400s", page);
     free(page);
     r = cli_run("dot @/seq.json --svg --layout-timeout 300ms -o @/seq.svg");

@@ -37,7 +37,7 @@ static void check_golden(const char *graph)
     cr_assert_eq(r.status, 0, "%s: %s", graph, r.err);
     snprintf(golden, sizeof golden, "%s/tests/cli/golden/simulate_%s.json",
              getenv("OMPDAG_SOURCE_DIR"), graph);
-    char *want = cli_slurp(golden);
+    char *want = test_slurp(golden);
     mask_rates(r.out);
     cr_assert_str_eq(r.out, want, "%s: the streamed document differs from the old one", graph);
     free(want);

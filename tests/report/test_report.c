@@ -16,6 +16,7 @@
 
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/report.h"
+#include "test_slurp.h"
 #include "test_tmpdir.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -24,19 +25,6 @@ typedef struct run_result {
     int status;
     char *out, *err;
 } run_result;
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc(1, (size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    return buf;
-}
 
 static const char *tmpdir(void)
 {
@@ -71,7 +59,7 @@ static run_result sh(const char *fmt, ...)
     char o[300], e[300];
     snprintf(o, sizeof o, "%s/out", tmpdir());
     snprintf(e, sizeof e, "%s/err", tmpdir());
-    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+    return (run_result){WIFEXITED(st) ? WEXITSTATUS(st) : -1, test_slurp(o), test_slurp(e)};
 }
 
 static void done(run_result r)
@@ -254,7 +242,7 @@ Test(report, deadline_precedence_and_exact_boundary)
  * 20 % -> 420 us on top of the task system's bound. */
 static ompdag_condag_set *load_with_fork_join(const char *task_ns, const char *region_ns)
 {
-    char *text = slurp(FIXTURE_PATH_BUF());
+    char *text = test_slurp(FIXTURE_PATH_BUF());
     const char *old = "\"observed_response_ns\": [1200000, 1500000, 900000],";
     char *at = strstr(text, old);
     cr_assert_not_null(at);
@@ -490,7 +478,7 @@ static void expect_golden(const char *args, const char *golden)
         fputs(r.out, f);
         fclose(f);
     }
-    char *want = slurp(path);
+    char *want = test_slurp(path);
     cr_expect_str_eq(r.out, want, "'%s' differs from %s", args, golden);
     free(want);
     done(r);
@@ -1079,7 +1067,7 @@ static const char *write_tmp(const char *name, const char *text, char *path, siz
 static const char *fixture_with(const char *name, const char *from, const char *to, char *path,
                                 size_t size)
 {
-    char *text = slurp(FIXTURE_PATH_BUF());
+    char *text = test_slurp(FIXTURE_PATH_BUF());
     char *at = strstr(text, from);
     cr_assert_not_null(at, "FIXTURE lacks %s", from);
     size_t n = strlen(text) + strlen(to) + 1;
@@ -1400,7 +1388,7 @@ Test(verdict, tied_tasks_judged_by_the_bound_that_holds)
     char run[64];
     snprintf(run, sizeof run, "[%" PRId64 "]", between_ns);
     tied_graph("false", "1s", path, sizeof path);
-    char *text = slurp(path);
+    char *text = test_slurp(path);
     char *at = strstr(text, "[1000000]");
     cr_assert_not_null(at);
     char *edited = malloc(strlen(text) + 64);

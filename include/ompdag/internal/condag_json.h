@@ -32,8 +32,8 @@ struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node);
 
 /* Builds a graph from one parsed JSON graph object.  `where` prefixes
  * messages.  *out is owned by the caller. */
-ompdag_status ompdag_condag_from_json(const struct json_t *obj, const char *where,
-                                      ompdag_condag **out, ompdag_error *err);
+ompdag_status condag_from_json(const struct json_t *obj, const char *where, ompdag_condag **out,
+                               ompdag_error *err);
 
 /* Serialises a finalized graph as a new JSON object (caller owns the reference). */
 struct json_t *ompdag_condag_to_json(const ompdag_condag *g);
@@ -42,7 +42,7 @@ struct json_t *ompdag_condag_to_json(const ompdag_condag *g);
  * time_unit, and with a witness vol, len and worst_flow {choices: {C id:
  * successor id}, critical_path: [ids]}; enumerate adds flows.  New
  * reference owned by the caller; NULL on allocation failure. */
-struct json_t *ompdag_rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g);
+struct json_t *rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g);
 
 #ifdef __cplusplus
 }

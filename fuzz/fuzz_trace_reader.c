@@ -1,7 +1,7 @@
 /*
- * runtime-probe/fuzz_trace_reader.c — libFuzzer target for the trace reader
- * (cmake -DOMPDAG_FUZZ=ON -DCMAKE_C_COMPILER=clang; run
- * ./runtime-probe/fuzz_trace_reader CORPUS_DIR).  Any input must end in
+ * fuzz/fuzz_trace_reader.c — libFuzzer target for the trace reader
+ * (runtime-probe/trace_read.c; cmake -DOMPDAG_FUZZ=ON -DCMAKE_C_COMPILER=clang;
+ * run ./fuzz/fuzz_trace_reader CORPUS_DIR, or scripts/fuzz.sh).  Any input must end in
  * OMPDAG_OK or an error, never a crash, leak or undefined behaviour.
  */
 #include <stddef.h>
