@@ -166,7 +166,7 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
     ompdag_condag *p = NULL;
     ompdag_error inner;
-    ompdag_status st = ompdag_condag_from_json(j, "input", &p, &inner);
+    ompdag_status st = condag_from_json(j, "input", &p, &inner);
     json_decref(j);
     if (st) {
         return ompdag_error_set(err, st,

@@ -19,8 +19,12 @@
 # runs without --unobserved zero; only where some node is never observed is it
 # rerun with it, and the row says so (the graph is then unsafe).  ASSUME=1
 # extracts for the input run (`extract --assume` of the cutoff and size, issue
-# 23 item 5) where the program has one.  Exit status 3 when a clean run exceeds
-# its bound ('refuted'), 1 when a step fails.
+# 23 item 5) where the program has one.  Annotate runs with --per-instance
+# (compact graphs unfolded, so WCETs and delays are kept per task instance)
+# and records the input's DAG (docs/probe.md#input): the row gives the bound
+# for the task structure of these runs ÷ the clean observed max beside the
+# all-inputs bound's ratio.  Exit status 3 when a clean run exceeds either
+# bound ('refuted'), 1 when a step fails.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 runs=${2:-10}
@@ -43,7 +47,7 @@ assume_for() {
     strassen) echo "--assume n=128 --assume bots_cutoff_value=2 --assume bots_app_cutoff_value=32" ;;
   esac
 }
-echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict | floor min / median / max | tasks flow / run | vol ÷ work | delays % | margin % | top outlier | attack first |"
+echo "| program | input | recursion bound | segments mapped / unmapped | runs (clean / interfered) | bound m=2 (us) | clean observed max (us) | bound ÷ observed | input bound (us) | input bound ÷ observed | interfered max (us) | start / wake delay (us) | verdict | floor min / median / max | tasks flow / run | vol ÷ work | delays % | margin % | top outlier | attack first |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # name  dir  sources  cutoff-define  recursion-bound  program arguments
 # (sort and sparselu_single have no cutoff variants: their own thresholds are
@@ -72,7 +76,7 @@ while read -r name dir srcs def rb lb args; do
     traces+=("$tmp/$name-$i.trace")
   done
   unobs=""
-  annotate() { "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" ${MARGIN:+--margin "$MARGIN"} "$@" \
+  annotate() { "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" ${MARGIN:+--margin "$MARGIN"} --per-instance "$@" \
                  -o "$tmp/$name.a.json" 2>"$tmp/$name.an"; }
   ok=1
   if ! annotate; then
@@ -99,6 +103,11 @@ obs, b = r["observed_max_ns"], r["bound_ns"]
 runs, intf = r["observed_runs"], r["runs_interfered"]
 ratio = "%.2f" % (b / obs) if obs else "n/a (no clean run)"
 ratio += " (%s)" % r.get("tied_rule", "?")
+ib = r.get("input_bound_ns")
+iratio = ("%.2f (%s)" % (ib / obs, r.get("input_tied_rule", "?")) if ib is not None and obs
+          else "not recorded: %s" % (r.get("input_why") or "-")[:80])
+ibound = "%.1f" % (ib / 1e3) if ib is not None else "-"
+refuted = obs and ib is not None and obs > ib
 im = r["observed_interfered_max_ns"]
 bd = r.get("breakdown") or {}
 fl = bd.get("floor") or {}
@@ -112,15 +121,16 @@ vw = num(bd["vol_ns"] / bd["observed_work_ns"]) if bd.get("vol_ns") and bd.get("
 share = num(100 * bd["delay_share"], "%.1f") if bd.get("delay_share") is not None else "-"
 out = (bd.get("outliers") or [])
 top = "%s %.3g×" % (out[0]["place"], out[0]["ratio"]) if out else "-"
-print("%d / %d | %.1f | %s | %s | %s | %.1f / %.1f | %s | %s | %s | %s | %s | %s | %s | %s" % (
-    runs - intf, intf, b / 1e3, "%.1f" % (obs / 1e3) if obs else "-", ratio,
+print("%d / %d | %.1f | %s | %s | %s | %s | %s | %.1f / %.1f | %s | %s | %s | %s | %s | %s | %s | %s" % (
+    runs - intf, intf, b / 1e3, "%.1f" % (obs / 1e3) if obs else "-", ratio, ibound,
+    iratio + (" REFUTED" if refuted else ""),
     "%.1f" % (im / 1e3) if im else "-", ro.get("start_delay_ns", 0) / 1e3,
     ro.get("wake_delay_ns", 0) / 1e3, r["verdict"], floor, tasks, vw, share,
     num(bd.get("margin_pct"), "%.3g"), top, bd.get("largest") or "-"))
 PY
 )
   echo "| $name$unobs | $args $(assume_for "$name") | $rb | $mapped | $row |"
-  case "$row" in *refuted*) status=3 ;; esac
+  case "$row" in *refuted*|*REFUTED*) status=3 ;; esac
 done <<'LIST'
 fib fib fib.c -DMANUAL_CUTOFF 3 1 -n 20 -x 3
 nqueens nqueens nqueens.c -DMANUAL_CUTOFF 4 6 -n 6 -x 3
