@@ -31,7 +31,7 @@ runs=${2:-10}
 bots=${BOTS_DIR:-/work/src/bots}
 ompdag="$build/cli/ompdag"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 # shellcheck source=bench/bots_env.sh
 source "$(dirname "$0")/../bots_env.sh"
 bots_setup "$bots" "$tmp"

@@ -14,12 +14,17 @@
 # exceeds its bound or the runtime's order disagrees with a graph, 1 when a
 # step fails.  RUN_PREFIX (e.g. "chrt -f 1") is put before each traced run:
 # on a shared machine SCHED_FIFO keeps other processes from preempting the
-# OpenMP threads, so that some runs are clean (not interfered).
+# OpenMP threads, so that some runs are clean (not interfered); runs use
+# `ompdag run --rt --threads 2` where SCHED_FIFO is permitted.  Annotate runs
+# with --per-instance and MARGIN (PCT) and records the input's DAG: the row gives
+# the bound for the task structure of these runs ÷ the clean max and the floor.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 runs=${2:-3}
 src=${KASTORS_DIR:-/work/src/kastors-benchmark}
 ompdag="$build/cli/ompdag"
+rt=(--rt --threads 2)
+chrt -f 1 true 2> /dev/null || rt=(--threads 2) # SCHED_FIFO permitted?
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 [ -n "${KEEP:-}" ] && echo "scratch: $tmp" >&2
@@ -34,8 +39,8 @@ sed -i 's|^\( *\)for (kk=0; kk<matrix_size; kk++)$|#pragma ompdag loop_bound(4)\
         s|^\( *\)for (ii=kk+1; ii<matrix_size; ii++)$|#pragma ompdag loop_bound(3)\n&|' \
   "$k/sparselu/src/sparselu-task-dep.c"
 status=0
-echo "| program | input | nodes / tasks / vars | runtime pairs (implied by the graph) | D-edges between tasks that ran: respected / extra / unchecked | disagreements | runs clean / interfered | bound m=2 (us) | without dispatch delays (us) | clean observed max (us) | bound ÷ observed | without delays ÷ observed | verdict |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| program | input | nodes / tasks / vars | runtime pairs (implied by the graph) | D-edges between tasks that ran: respected / extra / unchecked | disagreements | runs clean / interfered | bound m=2 (us) | without dispatch delays (us) | clean observed max (us) | bound ÷ observed | without delays ÷ observed | input bound ÷ observed (rule) | floor median | verdict |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 # name  dir  region source  other sources  defines  extract flags  program arguments
 while IFS='|' read -r name dir main others defs xflags args; do
   cd "$k/$dir"
@@ -60,12 +65,12 @@ PY
   fi
   traces=()
   for i in $(seq 1 "$runs"); do
-    OMP_NUM_THREADS=2 ${RUN_PREFIX:-} "$ompdag" run --quiet --trace "$tmp/$name-$i.trace" -- "$prog" $args \
+    ${RUN_PREFIX:-} "$ompdag" run --quiet "${rt[@]}" --trace "$tmp/$name-$i.trace" -- "$prog" $args \
       >/dev/null
     traces+=("$tmp/$name-$i.trace")
   done
-  if ! "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero \
-      -o "$tmp/$name.a.json" 2>"$tmp/$name.an"; then
+  if ! "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero --per-instance \
+      ${MARGIN:+--margin "$MARGIN"} -o "$tmp/$name.a.json" 2>"$tmp/$name.an"; then
     echo "| $name | $args | annotate failed: $(head -c 200 "$tmp/$name.an" | tr '\n|' '  ') |||||||||||"
     status=1; continue
   fi
@@ -86,18 +91,24 @@ obs = r.get("observed_max_ns")
 bound = r["bound_ns"]
 runs = r.get("observed_runs", 0)
 inter = r.get("runs_interfered", 0)
-ratio = f"{bound / obs:.2f}" if obs else "n/a"
+ratio = f"{bound / obs:.2f} ({r.get('tied_rule', '?')})" if obs else "n/a"
+ib = r.get("input_bound_ns")
+iratio = (f"{ib / obs:.2f} ({r.get('input_tied_rule', '?')})" if ib is not None and obs
+          else "not recorded: " + (r.get("input_why") or "-")[:60])
+fl = (r.get("breakdown") or {}).get("floor") or {}
+fmed = f"{fl['median']:.2f}" if isinstance(fl.get("median"), (int, float)) else "-"
 bad = dc.get("unsafe_disagreements", 0)
 print(f"{len(g['nodes'])} / {tasks} / {len(vars_)} | {dc.get('runtime_pairs', 0)} "
       f"({dc.get('pairs_implied', 0)}) | {dc.get('dedges_respected', 0)} / "
       f"{dc.get('dedges_extra', 0)} / {dc.get('dedges_unchecked', 0)} | {bad} | "
       f"{runs - inter} / {inter} | {bound / 1000:.1f} | {nov / 1000:.1f} | "
-      f"{obs / 1000:.1f} | {ratio} | {nov / obs:.2f} | " if obs else
+      f"{obs / 1000:.1f} | {ratio} | {nov / obs:.2f} | {iratio} | {fmed} | " if obs else
       f"{len(g['nodes'])} / {tasks} / {len(vars_)} | {dc.get('runtime_pairs', 0)} "
       f"({dc.get('pairs_implied', 0)}) | {dc.get('dedges_respected', 0)} / "
       f"{dc.get('dedges_extra', 0)} / {dc.get('dedges_unchecked', 0)} | {bad} | "
-      f"{runs - inter} / {inter} | {bound / 1000:.1f} | {nov / 1000:.1f} | — | n/a | n/a | ", end="")
-v = "refuted" if r.get("refuted") else ("DISAGREES" if bad else "holds")
+      f"{runs - inter} / {inter} | {bound / 1000:.1f} | {nov / 1000:.1f} | — | n/a | n/a | n/a | - | ", end="")
+v = ("refuted" if r.get("refuted") or (obs and ib is not None and obs > ib)
+     else ("DISAGREES" if bad else "holds"))
 print(v)
 sys.exit(3 if v != "holds" else 0)
 PY

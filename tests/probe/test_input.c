@@ -165,9 +165,15 @@ Test(input, with_delays_the_bound_covers_every_clean_run)
     ompdag_condag_set *set = annotated("tasks.json", traces, 4, true);
     json_t *in = input_of(set);
     cr_assert(json_is_true(json_object_get(in, "recorded")));
-    cr_expect_gt(json_integer_value(json_object_get(in, "nodes_with_own_delays")), 0);
     ompdag_report *r;
     const ompdag_report_row *row = row_at_2(set, &r);
+    /* per-instance delays come from clean runs only; on a loaded machine
+     * every run may be interfered, and then every node keeps the graph's */
+    json_int_t own = json_integer_value(json_object_get(in, "nodes_with_own_delays"));
+    if (row->runs > row->runs_interfered)
+        cr_expect_gt(own, 0);
+    else
+        cr_expect_eq(own, 0);
     cr_assert_geq(row->input_bound_times_m, 0);
     cr_expect_leq(row->input_bound_times_m, row->bound_times_m);
     if (row->observed_max_ns > 0)
