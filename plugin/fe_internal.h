@@ -37,10 +37,11 @@ char *fe_strndup(const char *s, size_t n);
 /* ---- directives ----------------------------------------------------------- */
 typedef enum fe_dir {
     FE_DIR_PARALLEL,        /* parallel (team of threads, needs single/master) */
-    FE_DIR_PARALLEL_MASTER, /* parallel master / parallel masked: body is τ1 */
+    FE_DIR_PARALLEL_MASTER, /* parallel master / parallel masked [taskloop]: body is τ1 */
     FE_DIR_PARALLEL_OTHER,  /* parallel for / sections / loop / workshare */
     FE_DIR_SINGLE,          /* single, master, masked */
     FE_DIR_TASK,
+    FE_DIR_TASKLOOP, /* taskloop [simd], master/masked taskloop [simd] (fe_taskloop.c) */
     FE_DIR_TASKWAIT,
     FE_DIR_TASKGROUP,
     FE_DIR_BARRIER,

@@ -848,9 +848,17 @@ static bool wants_value(const fe_pragma *p, const fe_clause *c)
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:
     case FE_DIR_PARALLEL_OTHER:
-        return !strcmp(c->name, "num_threads");
+        return !strcmp(c->name, "num_threads") ||
+               (strstr(p->name, "taskloop") && /* parallel masked taskloop */
+                (!strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
+                 !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
+                 !strcmp(c->name, "collapse")));
     case FE_DIR_TASK:
         return !strcmp(c->name, "if") || !strcmp(c->name, "final");
+    case FE_DIR_TASKLOOP: /* fe_taskloop.c */
+        return !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
+               !strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
+               !strcmp(c->name, "collapse");
     default:
         return false;
     }
