@@ -157,6 +157,9 @@ static bool parse_directive(fe_pragma *p, const tok *t, int32_t a, int32_t b, bo
     if (!name) return false;
     while (i < b && (t[i].kind == CXToken_Identifier || t[i].kind == CXToken_Keyword)) {
         if (i > a && (!is_omp || !is_word_in(t[i].s, continuation_words))) break;
+        /* `reduction` names only `declare reduction`; elsewhere it is the
+         * clause (`taskloop simd reduction(+: s)`) */
+        if (i > a && !strcmp(t[i].s, "reduction") && strcmp(name, "declare")) break;
         size_t l = strlen(t[i].s);
         if (len + l + 2 > cap) {
             cap = 2 * (len + l + 2);
