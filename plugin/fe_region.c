@@ -191,6 +191,8 @@ static size_t error_count(const fe_diag_store *d)
     return n;
 }
 
+static bool region_has_producer(const fe_region_input *in);
+
 /* One walk of the region into out; the refusals go to fe->diags.  Returns
  * false when the walk stopped (a refusal or ENOMEM); *producer tells whether
  * a single/master block was walked. */
@@ -235,6 +237,9 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
             if (p->dir == FE_DIR_TASKLOOP) taskloop = p;
         } else if (single && !p->standalone && n < 8 && p->dir != FE_DIR_SINGLE) {
             chain[n++] = p;
+        } else if (!single && par->dir != FE_DIR_PARALLEL_MASTER && n < 8 &&
+                   (p->dir == FE_DIR_LOOP_BOUND || fe_is_team_worksharing(p))) {
+            chain[n++] = p; /* `parallel` + `for` stacked: for the team (fe_team.c) */
         } else {
             ok = fe_refuse(&w, f->name, p->line, p->col,
                            "'#pragma %s %s' directly on '#pragma omp %s' is not supported%s",
@@ -244,7 +249,14 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
                                : "");
         }
     }
+    /* no single/master/masked, and the threads create tasks: each one does
+     * (fe_team.c) */
+    bool team = ok && !single && (par->dir == FE_DIR_PARALLEL || fe_is_team_worksharing(par)) &&
+                !region_has_producer(in) && fe_creates_tasks(&w, in->stmt);
     if (!ok) {
+    } else if (team) {
+        producer = true;
+        ok = fe_walk_team(&w, f, par, chain, n, in->stmt, sp, out->threads);
     } else if (par->dir == FE_DIR_PARALLEL_OTHER) {
         if (fe_significant(&w, in->stmt))
             ok = fe_refuse(&w, f->name, par->line, par->col,

@@ -889,6 +889,11 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:
+        if (fe_in_implicit_task(w)) /* top-level barriers cut the team's phases (fe_team.c) */
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "barrier inside a branch, loop or called function of a parallel "
+                             "block whose threads all create tasks is not modelled; put it at the "
+                             "block's top level");
         return fe_refuse(w, f->name, p->line, p->col,
                          "barrier inside a task or a single/master block is not allowed");
     case FE_DIR_IGNORED_STANDALONE:
@@ -992,6 +997,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                          "region (OpenMP 5.1 section 17.1)",
                          omp->name);
     default:
+        if (fe_in_implicit_task(w) && fe_is_team_worksharing(omp)) /* fe_team.c */
+            return fe_walk_team_worksharing(w, f, omp, s, sp, loop_bound);
         fe_refuse(w, f->name, omp->line, omp->col,
                   "'#pragma omp %s' is not supported inside a task region%s", omp->name,
                   refusal_reason(omp->name));

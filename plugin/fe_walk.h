@@ -204,4 +204,21 @@ void fe_assume_depth(walker *w, int32_t fi, int32_t depth, int32_t bound, const 
 /* The refusal for a recorded depth beyond the bound; true when none. */
 bool fe_assume_region_end(walker *w);
 
+/* ---- fe_team.c: tasks created by every thread of a team ------------------------ */
+
+/* Is the walker in a team's implicit task (not in an explicit task)? */
+bool fe_in_implicit_task(const walker *w);
+/* for / for simd / sections, with or without `parallel`: modelled in a
+ * team's implicit tasks. */
+bool fe_is_team_worksharing(const fe_pragma *p);
+/* Walks worksharing construct p on statement s in a team's implicit task. */
+bool fe_walk_team_worksharing(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s,
+                              fe_span sp, int32_t loop_bound);
+/* Walks parallel region `par` (statement stmt, pragmas chain[0..n-1] stacked
+ * on it: a worksharing construct, ompdag loop_bound) whose threads all create
+ * tasks: τ1 creates the `team` implicit tasks, phase by phase. */
+bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par,
+                  const fe_pragma *const *chain, int32_t n, CXCursor stmt, fe_span sp,
+                  int32_t team);
+
 #endif

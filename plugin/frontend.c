@@ -701,6 +701,10 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     json_t *extra =
         region_extra(fe, (int32_t)(fn - fe->funcs), f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
+    /* tasks from every thread (fe_team.c): the team the graph holds, whose
+     * bound is for m = team (docs/plugin.md#team) */
+    if (!st && ro->g.team > 0 && json_object_set_new(extra, "team", json_integer(ro->g.team)))
+        st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);
     json_decref(extra);
     if (st) {

@@ -332,7 +332,26 @@ Test(taskloop, an_unknown_clause_is_refused_by_name)
                 6, "unsupported clause 'bogus'");
 }
 
-Test(taskloop, taskloop_run_by_every_thread_is_refused)
+Test(taskloop, taskloop_run_by_every_thread_of_a_team)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("void work(int);\n"
+                                "void f(void) {\n"
+                                "#pragma omp parallel num_threads(2)\n"
+                                "  {\n"
+                                "#pragma omp taskloop num_tasks(2)\n"
+                                "    for (int i = 0; i < 4; ++i)\n"
+                                "      work(i);\n"
+                                "  }\n"
+                                "}\n",
+                                &set);
+    /* each of the 2 implicit tasks (fe_team.c) runs the taskloop */
+    cr_assert_eq(created_at(g, 5), 4);
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "5,5");
+    ompdag_condag_set_destroy(set);
+}
+
+Test(taskloop, taskloop_of_every_thread_beside_a_single_is_refused)
 {
     refused_src("void work(int);\n"
                 "void f(void) {\n"
@@ -341,6 +360,9 @@ Test(taskloop, taskloop_run_by_every_thread_is_refused)
                 "#pragma omp taskloop num_tasks(2)\n"
                 "    for (int i = 0; i < 4; ++i)\n"
                 "      work(i);\n"
+                "    work(9);\n"
+                "#pragma omp single\n"
+                "    work(0);\n"
                 "  }\n"
                 "}\n",
                 5, "every thread runs the taskloop");
