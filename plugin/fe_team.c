@@ -401,12 +401,18 @@ static bool walk_thread(walker *w, const team_ctx *tc, int32_t j, int32_t k)
 bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pragma *const *chain,
                   int32_t n, CXCursor stmt, fe_span sp, int32_t team)
 {
-    if (team <= 0)
-        return fe_refuse(w, f->name, par->line, par->col,
-                         "tasks are created by every thread of this '#pragma omp %s': give it a "
-                         "constant num_threads(N), so the graph can hold the N implicit tasks "
-                         "(its bound is then for m = N, the team the program runs with)",
-                         par->name);
+    /* Without a team size the region is refused, but the walk goes on with a
+     * team of one, so the same run names the other constructs it holds. */
+    bool no_team = team <= 0;
+    if (no_team) {
+        fe_refuse(w, f->name, par->line, par->col,
+                  "tasks are created by every thread of this '#pragma omp %s': give it a "
+                  "constant num_threads(N), so the graph can hold the N implicit tasks (its "
+                  "bound is then for m = N, the team the program runs with)",
+                  par->name);
+        if (*w->nomem) return false;
+        team = 1;
+    }
     team_ctx tc = {f, par, stmt, sp, {0}, NULL, 0, NULL, 0};
     if (par->dir == FE_DIR_PARALLEL_OTHER) tc.ws = par;
     for (int32_t i = 0; i < n; ++i) {
@@ -436,5 +442,5 @@ bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pr
     w->g->taskgroups--;
     free(tc.ch.c);
     free(tc.phases);
-    return ok;
+    return ok && !no_team;
 }

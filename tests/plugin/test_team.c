@@ -222,6 +222,21 @@ Test(team, no_constant_num_threads_is_refused_by_name)
                 3, "constant num_threads(N)");
 }
 
+Test(team, one_run_names_num_threads_and_what_else_the_team_holds)
+{
+    const char *src = "void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel\n"
+                      "  {\n"
+                      "    int ev;\n"
+                      "#pragma omp task detach(ev)\n"
+                      "    work(1);\n"
+                      "  }\n"
+                      "}\n";
+    refused_src(src, 3, "constant num_threads(N)");
+    refused_src(src, 6, "detach");
+}
+
 Test(team, a_barrier_inside_a_branch_is_refused)
 {
     refused_src("void work(int);\n"
