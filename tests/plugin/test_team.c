@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fe_test.h"
 
@@ -303,3 +305,33 @@ Test(team, collapse_is_refused_by_name)
                 "}\n",
                 3, "collapse");
 }
+
+/* ---- a real run ------------------------------------------------------------------------ */
+
+#if defined(OMPDAG_CLI_BIN) && defined(OMPDAG_PROBE_LIB_PATH) && defined(OMPDAG_CLANG_PATH)
+static int sh(const char *cmd)
+{
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* The probe does not cut implicit tasks at barriers nor map them onto the
+ * team's tasks: annotate must refuse the graph by name (exit 1), never give
+ * it WCETs, nor blame the program for code that matches no node. */
+Test(team, annotate_refuses_a_team_graph_by_name, .timeout = 120)
+{
+    char dir[] = "/tmp/ompdag_team_XXXXXX", cmd[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    const char *src = fe_test_path("tests/probe/progs/team.c");
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -fopenmp -g -O1 -o prog %s && %s extract %s -o g.json && "
+             "OMPDAG_PROBE_LIB=%s OMP_NUM_THREADS=2 %s run --quiet --trace t.trace -- ./prog "
+             ">/dev/null && { %s annotate g.json t.trace -o a.json 2>err.txt; test $? = 1; } && "
+             "grep -q \"does not map a team's implicit tasks\" err.txt && test ! -e a.json",
+             dir, OMPDAG_CLANG_PATH, src, OMPDAG_CLI_BIN, src, OMPDAG_PROBE_LIB_PATH,
+             OMPDAG_CLI_BIN, OMPDAG_CLI_BIN);
+    cr_assert_eq(sh(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    sh(cmd);
+}
+#endif
