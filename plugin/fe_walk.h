@@ -217,8 +217,7 @@ bool fe_walk_team_worksharing(walker *w, const fe_file *f, const fe_pragma *p, C
 /* Walks parallel region `par` (statement stmt, pragmas chain[0..n-1] stacked
  * on it: a worksharing construct, ompdag loop_bound) whose threads all create
  * tasks: τ1 creates the `team` implicit tasks, phase by phase. */
-bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par,
-                  const fe_pragma *const *chain, int32_t n, CXCursor stmt, fe_span sp,
-                  int32_t team);
+bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pragma *const *chain,
+                  int32_t n, CXCursor stmt, fe_span sp, int32_t team);
 
 #endif
