@@ -238,7 +238,8 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
         } else if (single && !p->standalone && n < 8 && p->dir != FE_DIR_SINGLE) {
             chain[n++] = p;
         } else if (!single && par->dir != FE_DIR_PARALLEL_MASTER && n < 8 &&
-                   (p->dir == FE_DIR_LOOP_BOUND || fe_is_team_worksharing(p))) {
+                   (p->dir == FE_DIR_LOOP_BOUND ||
+                    (fe_is_team_worksharing(p) && strncmp(p->name, "parallel", 8)))) {
             chain[n++] = p; /* `parallel` + `for` stacked: for the team (fe_team.c) */
         } else {
             ok = fe_refuse(&w, f->name, p->line, p->col,

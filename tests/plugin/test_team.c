@@ -292,6 +292,20 @@ Test(team, a_grandchild_not_awaited_before_a_barrier_is_refused)
                 10, "the barrier waits for every task of the team");
 }
 
+Test(team, a_nested_parallel_for_stacked_on_the_team_is_no_worksharing_loop)
+{
+    refused_src("void work(int);\n"
+                "void f(void) {\n"
+                "#pragma omp parallel num_threads(2)\n"
+                "#pragma omp parallel for\n"
+                "  for (int i = 0; i < 2; i++) {\n"
+                "#pragma omp task\n"
+                "    work(i);\n"
+                "  }\n"
+                "}\n",
+                4, "directly on '#pragma omp parallel'");
+}
+
 Test(team, collapse_is_refused_by_name)
 {
     refused_src("void work(int);\n"
