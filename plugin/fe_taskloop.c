@@ -35,7 +35,8 @@
  * every descendant of a chunk is awaited by its own parent; otherwise the
  * taskloop is refused.  The W-edges also order siblings created before the
  * taskloop: extra edges, which only raise the bound.  `if(false)` makes
- * every chunk task undeferred: T then a zero-cost W, as for `task`.
+ * every chunk task undeferred: T then a zero-cost W, as for `task`; those W
+ * nodes then stand for the taskgroup's wait too (end_taskgroup).
  *
  * Runtime side: libomp creates the chunk tasks in __kmpc_taskloop with the
  * taskloop's return address, so `ompdag annotate` maps each one to the T
@@ -219,8 +220,14 @@ static bool chunks(walker *w, const fe_file *f, const fe_pragma *p, CXCursor loo
 }
 
 /* The implicit taskgroup's wait, when every chunk's descendants are awaited
- * by their own parents (the condition fe_stmt.c's taskgroup checks). */
-static bool end_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, int32_t first_task)
+ * by their own parents (the condition fe_stmt.c's taskgroup checks).  With
+ * undeferred chunks the W node after each chunk already waits for it (and so
+ * for its descendants): no W node of its own, which annotate could not tell
+ * from the last chunk's wait (both at the taskloop's line, and the runtime
+ * reports the taskgroup's end there whether or not the chunks ran
+ * undeferred). */
+static bool end_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, int32_t first_task,
+                          bool chunks_awaited)
 {
     for (int32_t t = first_task; t < w->g->ntasks; ++t) {
         int32_t bad = fe_unawaited_child(w, t);
@@ -233,7 +240,7 @@ static bool end_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, int32
                              "(add a taskwait, or nogroup with an explicit wait)",
                              p->name, w->g->nodes[bad].line);
     }
-    if (!w->flow->live) return true;
+    if (!w->flow->live || chunks_awaited) return true;
     return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("end taskloop"), true) >= 0;
 }
 
@@ -286,7 +293,8 @@ bool fe_walk_taskloop(walker *w, const fe_file *f, const fe_pragma *p, CXCursor 
     bool ok = chunks(w, f, p, s, body, sp, &sh);
     w->g->taskgroups--;
     if (!ok) return false;
-    return fe_pragma_clause(p, "nogroup") || end_taskgroup(w, f, p, first_task);
+    return fe_pragma_clause(p, "nogroup") ||
+           end_taskgroup(w, f, p, first_task, undeferred(w, f, p) && sh.chunks > 0);
 }
 
 bool fe_walk_taskloop_chain(walker *w, const fe_file *f, const fe_pragma *p,

@@ -1,6 +1,8 @@
 /* Test program: taskloop forms (issue 25 item 1).  One region per form:
- *   a single block with `taskloop num_tasks(4)` over 12 iterations, then code
- *     after the implicit taskgroup;
+ *   a single block with `taskloop num_tasks(4) if(n > 2)` over 12 iterations
+ *     (undeferred chunks for argv 0, deferred ones for 3 and 6), then a task
+ *     running a taskloop without clauses (at most 16 chunks), then code after
+ *     the implicit taskgroups;
  *   `parallel master taskloop grainsize(3)` over 10 iterations (3 chunks with
  *     libomp, at most 3 in the model);
  *   `master taskloop nogroup` whose chunks create a task and wait for it,
@@ -27,9 +29,15 @@ int main(int argc, char **argv)
 #pragma omp single
     {
         work(100);
-#pragma omp taskloop num_tasks(4)
+#pragma omp taskloop num_tasks(4) if(n > 2)
         for (int i = 0; i < 12; ++i)
             work(1000 * (i % 3 + 1));
+#pragma omp task
+        {
+#pragma omp taskloop
+            for (int i = 0; i < 16; ++i)
+                work(300);
+        }
         work(200);
     }
 #pragma omp parallel master taskloop grainsize(3)
