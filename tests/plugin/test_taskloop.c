@@ -170,6 +170,24 @@ Test(taskloop, num_tasks_bounds_a_folding_body_without_a_trip_count)
     ompdag_condag_set_destroy(set);
 }
 
+Test(taskloop, clause_arguments_may_be_constant_expressions)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = ok_graph("#define NT 3\n"
+                                "void work(int);\n"
+                                "void f(void) {\n"
+                                "#pragma omp parallel\n"
+                                "#pragma omp single\n"
+                                "#pragma omp taskloop num_tasks(NT * 2)\n"
+                                "  for (int i = 0; i < 10; ++i)\n"
+                                "    work(i);\n"
+                                "}\n",
+                                &set);
+    cr_assert_eq(created_at(g, 6), 6);
+    cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
+    ompdag_condag_set_destroy(set);
+}
+
 /* ---- the implicit taskgroup, undeferred chunks ----------------------------------------- */
 
 Test(taskloop, nogroup_has_no_wait)
