@@ -37,7 +37,8 @@
  * every thread run work one thread runs) and never miss an ordering: the
  * bound only grows.  A task-free loop or section is plain code.
  *
- * Refused by name: no constant num_threads (the graph needs the team), a
+ * Refused by name: no constant num_threads (the graph needs the team), an
+ * `if` clause on the parallel (the team may be one thread), a
  * barrier or a worksharing construct without nowait nested in a branch,
  * loop or call of the body (a barrier the phases cannot cut at), `ordered`,
  * `collapse`, and worksharing `scope`/`workshare`/`loop`.
@@ -413,10 +414,18 @@ bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pr
         if (*w->nomem) return false;
         team = 1;
     }
+    /* `if(e)` may leave the team one thread, which then runs every
+     * iteration a static schedule would have spread over P: refused */
+    long v;
+    if (fe_pragma_clause(par, "if") && !(fe_clause_value(w->fe, f, par, "if", &v) && v != 0))
+        return fe_refuse(w, f->name, par->line, par->col,
+                         "'#pragma omp %s' with an if clause whose threads all create tasks: the "
+                         "team may be a single thread, which the team's graph does not model; "
+                         "drop the clause or create the tasks from a single or masked block",
+                         par->name);
     team_ctx tc = {f, par, stmt, sp, {0}, NULL, 0, NULL, 0};
     if (par->dir == FE_DIR_PARALLEL_OTHER) tc.ws = par;
     for (int32_t i = 0; i < n; ++i) {
-        long v;
         if (chain[i]->dir == FE_DIR_LOOP_BOUND && fe_clause_value(w->fe, f, chain[i], "", &v) &&
             v >= 0 && v <= w->fe->unroll_limit)
             tc.loop_bound = (int32_t)v;

@@ -239,6 +239,19 @@ Test(team, one_run_names_num_threads_and_what_else_the_team_holds)
     refused_src(src, 6, "detach");
 }
 
+Test(team, an_if_clause_on_the_parallel_is_refused)
+{
+    refused_src("void work(int);\n"
+                "void f(int n) {\n"
+                "#pragma omp parallel for num_threads(2) if(n > 8) schedule(static)\n"
+                "  for (int i = 0; i < 4; i++) {\n"
+                "#pragma omp task\n"
+                "    work(i);\n"
+                "  }\n"
+                "}\n",
+                3, "the team may be a single thread");
+}
+
 Test(team, a_barrier_inside_a_branch_is_refused)
 {
     refused_src("void work(int);\n"
