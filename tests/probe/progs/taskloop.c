@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 #pragma omp single
     {
         work(100);
-#pragma omp taskloop num_tasks(4) if(n > 2)
+#pragma omp taskloop num_tasks(4) if (n > 2)
         for (int i = 0; i < 12; ++i)
             work(1000 * (i % 3 + 1));
 #pragma omp task
