@@ -242,7 +242,7 @@ int32_t fe_new_task(walker *w, int32_t creator, bool untied)
     assert(creator == -1 || (creator >= 0 && creator < g->n && g->nodes[creator].kind == 'T'));
     if (!ompdag_grow_array((void **)&g->tasks, sizeof *g->tasks, &g->tcap, (int64_t)g->ntasks + 1))
         return fe_nomem(w), -1;
-    g->tasks[g->ntasks] = (fe_task){creator, 0, untied};
+    g->tasks[g->ntasks] = (fe_task){creator, 0, untied, 0};
     return g->ntasks++;
 }
 

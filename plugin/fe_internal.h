@@ -37,10 +37,11 @@ char *fe_strndup(const char *s, size_t n);
 /* ---- directives ----------------------------------------------------------- */
 typedef enum fe_dir {
     FE_DIR_PARALLEL,        /* parallel (team of threads, needs single/master) */
-    FE_DIR_PARALLEL_MASTER, /* parallel master / parallel masked: body is τ1 */
+    FE_DIR_PARALLEL_MASTER, /* parallel master / parallel masked [taskloop]: body is τ1 */
     FE_DIR_PARALLEL_OTHER,  /* parallel for / sections / loop / workshare */
     FE_DIR_SINGLE,          /* single, master, masked */
     FE_DIR_TASK,
+    FE_DIR_TASKLOOP, /* taskloop [simd], master/masked taskloop [simd] (fe_taskloop.c) */
     FE_DIR_TASKWAIT,
     FE_DIR_TASKGROUP,
     FE_DIR_BARRIER,
@@ -281,6 +282,7 @@ typedef struct fe_task {
     int32_t creator; /* T node, -1 for τ1 */
     int32_t nnodes;
     bool untied;
+    int32_t thread; /* implicit task of thread 1..team in a team graph (fe_team.c), else 0 */
 } fe_task;
 
 typedef struct fe_graph {
@@ -294,6 +296,11 @@ typedef struct fe_graph {
     struct fe_share *share;
     bool shared;        /* some task is created by several T nodes: a compact graph */
     int32_t taskgroups; /* taskgroups being walked: nothing is shared inside */
+    /* fe_team.c: tasks created by every thread of a team of `team` threads
+     * (0: a single/master region); team_stmt: the top-level statement of the
+     * parallel body being walked (a worksharing construct there ends a phase) */
+    int32_t team;
+    CXCursor team_stmt;
 } fe_graph;
 
 void fe_graph_free(fe_graph *g);

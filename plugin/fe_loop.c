@@ -411,3 +411,31 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
     free(ch.c);
     return ok;
 }
+
+/* ---- for fe_taskloop.c: the same trip count and unrolling ------------------------------ */
+
+long long fe_for_trip_count(walker *w, CXCursor s, fe_span sp)
+{
+    cursor_list ch;
+    if (clang_getCursorKind(s) != CXCursor_ForStmt || !fe_children(w, s, &ch)) return -1;
+    fe_file *f = fe_file_of(w, sp.file);
+    CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(),
+             inc = clang_getNullCursor();
+    unsigned s1 = 0, s2 = 0;
+    long long trip = -1;
+    loop_var lv = {0};
+    if (f && ch.n >= 1 && for_semicolons(f, sp, &s1, &s2)) {
+        for (int32_t i = 0; i + 1 < ch.n; ++i) {
+            unsigned b = fe_cursor_span(ch.c[i]).begin;
+            *(b < s1 ? &init : b < s2 ? &cond : &inc) = ch.c[i];
+        }
+        trip = for_trip_count(w, init, cond, inc, ch.c[ch.n - 1], &lv);
+    }
+    free(ch.c);
+    return trip;
+}
+
+bool fe_unroll_at_most(walker *w, CXCursor body, fe_span sp, long long n)
+{
+    return unroll(w, body, sp, n, true, NULL);
+}

@@ -55,6 +55,21 @@ static const char *const standalone_names[] = {"taskwait",
                                                "target exit data",
                                                NULL};
 
+/* The taskloop forms of OpenMP 5.2 (§12.6, §17.4): `taskloop`, `master
+ * taskloop`, `masked taskloop`, each optionally followed by `simd`; with
+ * `parallel` before the master/masked ones when `combined`. */
+static bool is_taskloop_form(const char *name, bool combined)
+{
+    static const char *const forms[] = {"taskloop", "master taskloop", "masked taskloop", NULL};
+    static const char *const combined_forms[] = {"parallel master taskloop",
+                                                 "parallel masked taskloop", NULL};
+    for (const char *const *f = combined ? combined_forms : forms; *f; ++f) {
+        size_t n = strlen(*f);
+        if (!strncmp(name, *f, n) && (!name[n] || !strcmp(name + n, " simd"))) return true;
+    }
+    return false;
+}
+
 static fe_dir classify_omp(const char *name, bool *standalone)
 {
     *standalone = is_word_in(name, standalone_names) || !strncmp(name, "declare", 7);
@@ -64,8 +79,10 @@ static fe_dir classify_omp(const char *name, bool *standalone)
     if (!strcmp(name, "parallel master") || !strcmp(name, "parallel masked") ||
         !strcmp(name, "parallel single"))
         return FE_DIR_PARALLEL_MASTER;
+    if (is_taskloop_form(name, true)) return FE_DIR_PARALLEL_MASTER; /* body: the taskloop */
     if (!strncmp(name, "parallel ", 9))
         return strstr(name, "taskloop") ? FE_DIR_REFUSED : FE_DIR_PARALLEL_OTHER;
+    if (is_taskloop_form(name, false)) return FE_DIR_TASKLOOP;
     if (!strcmp(name, "single") || !strcmp(name, "master") || !strcmp(name, "masked"))
         return FE_DIR_SINGLE;
     if (!strcmp(name, "task")) return FE_DIR_TASK;
@@ -140,6 +157,9 @@ static bool parse_directive(fe_pragma *p, const tok *t, int32_t a, int32_t b, bo
     if (!name) return false;
     while (i < b && (t[i].kind == CXToken_Identifier || t[i].kind == CXToken_Keyword)) {
         if (i > a && (!is_omp || !is_word_in(t[i].s, continuation_words))) break;
+        /* `reduction` names only `declare reduction`; elsewhere it is the
+         * clause (`taskloop simd reduction(+: s)`) */
+        if (i > a && !strcmp(t[i].s, "reduction") && strcmp(name, "declare")) break;
         size_t l = strlen(t[i].s);
         if (len + l + 2 > cap) {
             cap = 2 * (len + l + 2);

@@ -65,6 +65,8 @@ static bool is_worksharing(const char *name)
 static const char *outside_reason(const fe_pragma *p)
 {
     if (p->dir == FE_DIR_TASK) return ": every thread creates the task";
+    if (p->dir == FE_DIR_TASKLOOP)
+        return ": every thread runs the taskloop; use 'masked taskloop' or put it inside single";
     if (p->dir == FE_DIR_REFUSED && (!strcmp(p->name, "for") || !strncmp(p->name, "for ", 4)))
         return ": the iterations of a worksharing loop, and the tasks they create, are spread "
                "over every thread of the team";
@@ -90,7 +92,7 @@ static bool block_pragmas(walker *w, const fe_file *f, int32_t first, int32_t la
                                  "'#pragma %s %s' cannot follow '#pragma omp %s' here",
                                  fe_pragma_ns(p), p->name, f->pragmas[*single].name);
             chain[(*n)++] = p;
-        } else if (p->dir == FE_DIR_SINGLE) {
+        } else if (p->dir == FE_DIR_SINGLE || fe_is_producer_taskloop(p)) {
             *single = k;
         } else if (p->dir == FE_DIR_BARRIER) {
             bs->barrier = bs->barrier || bs->producer;
@@ -143,8 +145,11 @@ static bool walk_parallel_block(walker *w, const fe_file *f, const fe_pragma *pa
                                "not supported");
             *has_producer = bs.producer = true;
             bs.barrier = !strcmp(sg->name, "single") && !fe_pragma_clause(sg, "nowait");
-            ok = ok && (n > 0 ? fe_walk_prefixed(w, f, chain, n, ch.c[i], cs)
-                              : fe_walk_bare(w, ch.c[i], cs, 0));
+            if (fe_is_producer_taskloop(sg))
+                ok = ok && fe_walk_taskloop_chain(w, f, sg, chain, n, ch.c[i], cs);
+            else
+                ok = ok && (n > 0 ? fe_walk_prefixed(w, f, chain, n, ch.c[i], cs)
+                                  : fe_walk_bare(w, ch.c[i], cs, 0));
         } else if (ok) {
             ok = parallel_block_code(w, f, ch.c[i], cs, &bs);
         }
@@ -186,6 +191,8 @@ static size_t error_count(const fe_diag_store *d)
     return n;
 }
 
+static bool region_has_producer(const fe_region_input *in);
+
 /* One walk of the region into out; the refusals go to fe->diags.  Returns
  * false when the walk stopped (a refusal or ENOMEM); *producer tells whether
  * a single/master block was walked. */
@@ -217,14 +224,23 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
     const fe_pragma *chain[8];
     int32_t n = 0;
     bool single = par->dir == FE_DIR_PARALLEL_MASTER;
+    /* `parallel masked taskloop`, or `parallel` then `masked taskloop`: the
+     * producer's statement is a taskloop (fe_taskloop.c) */
+    const fe_pragma *taskloop = strstr(par->name, "taskloop") ? par : NULL;
     for (int32_t i = in->first_pragma + 1; ok && i <= in->last_pragma; ++i) {
         const fe_pragma *p = &f->pragmas[i];
         if (p->dir == FE_DIR_DEADLINE || p->dir == FE_DIR_RESOURCE || p->dir == FE_DIR_ASSUME)
             continue;
-        if (p->dir == FE_DIR_SINGLE && !single && par->dir == FE_DIR_PARALLEL) {
+        if ((p->dir == FE_DIR_SINGLE || fe_is_producer_taskloop(p)) && !single &&
+            par->dir == FE_DIR_PARALLEL) {
             single = true;
+            if (p->dir == FE_DIR_TASKLOOP) taskloop = p;
         } else if (single && !p->standalone && n < 8 && p->dir != FE_DIR_SINGLE) {
             chain[n++] = p;
+        } else if (!single && par->dir != FE_DIR_PARALLEL_MASTER && n < 8 &&
+                   (p->dir == FE_DIR_LOOP_BOUND ||
+                    (fe_is_team_worksharing(p) && strncmp(p->name, "parallel", 8)))) {
+            chain[n++] = p; /* `parallel` + `for` stacked: for the team (fe_team.c) */
         } else {
             ok = fe_refuse(&w, f->name, p->line, p->col,
                            "'#pragma %s %s' directly on '#pragma omp %s' is not supported%s",
@@ -234,7 +250,14 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
                                : "");
         }
     }
+    /* no single/master/masked, and the threads create tasks: each one does
+     * (fe_team.c) */
+    bool team = ok && !single && (par->dir == FE_DIR_PARALLEL || fe_is_team_worksharing(par)) &&
+                !region_has_producer(in) && fe_creates_tasks(&w, in->stmt);
     if (!ok) {
+    } else if (team) {
+        producer = true;
+        ok = fe_walk_team(&w, f, par, chain, n, in->stmt, sp, out->threads);
     } else if (par->dir == FE_DIR_PARALLEL_OTHER) {
         if (fe_significant(&w, in->stmt))
             ok = fe_refuse(&w, f->name, par->line, par->col,
@@ -248,8 +271,11 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
                            par->name);
     } else if (single) {
         producer = true;
-        ok = n > 0 ? fe_walk_prefixed(&w, f, chain, n, in->stmt, sp)
-                   : fe_walk_bare(&w, in->stmt, sp, 0);
+        if (taskloop)
+            ok = fe_walk_taskloop_chain(&w, f, taskloop, chain, n, in->stmt, sp);
+        else
+            ok = n > 0 ? fe_walk_prefixed(&w, f, chain, n, in->stmt, sp)
+                       : fe_walk_bare(&w, in->stmt, sp, 0);
     } else {
         ok = walk_parallel_block(&w, f, par, in->stmt, sp, &producer);
     }
@@ -327,7 +353,8 @@ static bool region_has_producer(const fe_region_input *in)
     if (f->pragmas[in->first_pragma].dir == FE_DIR_PARALLEL_MASTER) return true;
     fe_span sp = fe_cursor_span(in->stmt);
     for (int32_t i = in->first_pragma; i < f->npragmas && f->pragmas[i].begin < sp.end; ++i)
-        if (f->pragmas[i].dir == FE_DIR_SINGLE) return true;
+        if (f->pragmas[i].dir == FE_DIR_SINGLE || fe_is_producer_taskloop(&f->pragmas[i]))
+            return true;
     return false;
 }
 

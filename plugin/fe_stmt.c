@@ -889,6 +889,11 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:
+        if (fe_in_implicit_task(w)) /* top-level barriers cut the team's phases (fe_team.c) */
+            return fe_refuse(w, f->name, p->line, p->col,
+                             "barrier inside a branch, loop or called function of a parallel "
+                             "block whose threads all create tasks is not modelled; put it at the "
+                             "block's top level");
         return fe_refuse(w, f->name, p->line, p->col,
                          "barrier inside a task or a single/master block is not allowed");
     case FE_DIR_IGNORED_STANDALONE:
@@ -908,7 +913,8 @@ static const char *refusal_reason(const char *name)
     if (!strcmp(name, "critical"))
         return ": mutual exclusion between tasks is not in the con-DAG model";
     if (strstr(name, "taskloop"))
-        return ": taskloop is not modelled yet; write the loop with explicit tasks";
+        return ": of the taskloop forms only taskloop, master/masked taskloop and parallel "
+               "master/masked taskloop (each with or without simd) are modelled";
     if (!strcmp(name, "for") || !strcmp(name, "sections") || strstr(name, "for ") ||
         !strcmp(name, "scope") || !strcmp(name, "workshare"))
         return ": a worksharing construct may not be nested inside a task, single or master "
@@ -957,6 +963,14 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
         return walk_task(w, f, omp, s, sp, loop_bound);
     case FE_DIR_TASKGROUP:
         return walk_taskgroup(w, f, omp, s, sp, loop_bound);
+    case FE_DIR_TASKLOOP:
+        if (fe_is_producer_taskloop(omp))
+            return fe_refuse(w, f->name, omp->line, omp->col,
+                             "nested '#pragma omp %s' inside a task region is not supported: "
+                             "master and masked may not be nested inside a task, single or master "
+                             "region (OpenMP 5.1 section 17.1); use '#pragma omp taskloop'",
+                             omp->name);
+        return fe_walk_taskloop(w, f, omp, s, sp, loop_bound);
     case FE_DIR_PLAIN:
         /* Refusals of constructs inside task code do not stop the walk, so
          * one run names every construct (floorplan: critical and atomic);
@@ -983,6 +997,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                          "region (OpenMP 5.1 section 17.1)",
                          omp->name);
     default:
+        if (fe_in_implicit_task(w) && fe_is_team_worksharing(omp)) /* fe_team.c */
+            return fe_walk_team_worksharing(w, f, omp, s, sp, loop_bound);
         fe_refuse(w, f->name, omp->line, omp->col,
                   "'#pragma omp %s' is not supported inside a task region%s", omp->name,
                   refusal_reason(omp->name));

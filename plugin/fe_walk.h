@@ -148,6 +148,26 @@ int fe_decl_count(CXCursor scope, const char *name, CXCursor *last);
 
 /* Unrolls a for/while/do loop (loop_bound: from the pragma, 0 if none). */
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound);
+/* The exact trip count of `for` statement s (the rules of fe_walk_loop):
+ * -1 when unknown, -2 above the unroll limit. */
+long long fe_for_trip_count(walker *w, CXCursor s, fe_span sp);
+/* Walks `body` as at most n iterations (a C node before each). */
+bool fe_unroll_at_most(walker *w, CXCursor body, fe_span sp, long long n);
+
+/* ---- fe_taskloop.c: taskloop ---------------------------------------------------- */
+
+/* `master taskloop` / `masked taskloop` [simd]: a producer block (like
+ * single/master) whose statement is a taskloop. */
+bool fe_is_producer_taskloop(const fe_pragma *p);
+/* Walks the taskloop p on for statement s (loop_bound: from the pragma, 0
+ * if none): its chunk tasks and, unless nogroup, its implicit taskgroup. */
+bool fe_walk_taskloop(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s, fe_span sp,
+                      int32_t loop_bound);
+/* The same for a taskloop that is a region's producer (`parallel masked
+ * taskloop`, `masked taskloop` in a parallel block) with the pragmas
+ * chain[0..n-1] stacked after it (ompdag loop_bound, …). */
+bool fe_walk_taskloop_chain(walker *w, const fe_file *f, const fe_pragma *p,
+                            const fe_pragma *const *chain, int32_t n, CXCursor s, fe_span sp);
 
 /* ---- fe_assume.c: bounds for a given input (--assume) ----------------------- */
 
@@ -183,5 +203,21 @@ void fe_assume_depth(walker *w, int32_t fi, int32_t depth, int32_t bound, const 
                      int32_t line, int32_t col);
 /* The refusal for a recorded depth beyond the bound; true when none. */
 bool fe_assume_region_end(walker *w);
+
+/* ---- fe_team.c: tasks created by every thread of a team ------------------------ */
+
+/* Is the walker in a team's implicit task (not in an explicit task)? */
+bool fe_in_implicit_task(const walker *w);
+/* for / for simd / sections, with or without `parallel`: modelled in a
+ * team's implicit tasks. */
+bool fe_is_team_worksharing(const fe_pragma *p);
+/* Walks worksharing construct p on statement s in a team's implicit task. */
+bool fe_walk_team_worksharing(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s,
+                              fe_span sp, int32_t loop_bound);
+/* Walks parallel region `par` (statement stmt, pragmas chain[0..n-1] stacked
+ * on it: a worksharing construct, ompdag loop_bound) whose threads all create
+ * tasks: τ1 creates the `team` implicit tasks, phase by phase. */
+bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pragma *const *chain,
+                  int32_t n, CXCursor stmt, fe_span sp, int32_t team);
 
 #endif

@@ -701,6 +701,10 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     json_t *extra =
         region_extra(fe, (int32_t)(fn - fe->funcs), f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
+    /* tasks from every thread (fe_team.c): the team the graph holds, whose
+     * bound is for m = team (docs/plugin.md#team) */
+    if (!st && ro->g.team > 0 && json_object_set_new(extra, "team", json_integer(ro->g.team)))
+        st = OMPDAG_ERR_NOMEM;
     if (!st) st = ompdag_condag_set_extra(g, -1, extra);
     json_decref(extra);
     if (st) {
@@ -848,9 +852,17 @@ static bool wants_value(const fe_pragma *p, const fe_clause *c)
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:
     case FE_DIR_PARALLEL_OTHER:
-        return !strcmp(c->name, "num_threads");
+        return !strcmp(c->name, "num_threads") ||
+               (strstr(p->name, "taskloop") && /* parallel masked taskloop */
+                (!strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
+                 !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
+                 !strcmp(c->name, "collapse")));
     case FE_DIR_TASK:
         return !strcmp(c->name, "if") || !strcmp(c->name, "final");
+    case FE_DIR_TASKLOOP: /* fe_taskloop.c */
+        return !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
+               !strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
+               !strcmp(c->name, "collapse");
     default:
         return false;
     }

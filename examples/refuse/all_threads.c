@@ -1,5 +1,5 @@
 /* Refused: tasks created outside single/master are created once per
- * thread; the graph of one region would depend on the team size. */
+ * thread, and without num_threads(N) the team size is unknown. */
 #include "../work.h"
 
 int main(void)

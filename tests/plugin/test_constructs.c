@@ -239,13 +239,6 @@ Test(regions, return_out_of_a_task_is_refused)
                 10, "leaves a task body");
 }
 
-Test(regions, taskloop_is_refused)
-{
-    refused_src(REGION_HEAD "#pragma omp taskloop\n"
-                            "    for (int i = 0; i < 4; ++i) work(i);\n" REGION_TAIL,
-                6, "taskloop");
-}
-
 Test(regions, parse_errors_are_reported)
 {
     ompdag_condag_set *set = NULL;
