@@ -18,7 +18,7 @@ void cmd_check_help(FILE *out)
 {
     fprintf(out,
             "usage: ompdag check ANNOTATED.json [--threads M[,M...]] [--deadline SPEC...]\n"
-            "                    [--require-deadline] [--quiet]\n\n"
+            "                    [--require-deadline] [--for-input] [--quiet]\n\n"
             "Checks every region's exact bound against its deadline (`#pragma ompdag\n"
             "deadline(5ms)`, or --deadline FUNCTION=5ms / FILE:LINE=800us; units ns, us, ms, s)\n"
             "and prints violations as FILE:LINE:COL: error: ... [ompdag-deadline].\n"
@@ -34,6 +34,9 @@ void cmd_check_help(FILE *out)
             "  --threads M[,M...]   thread counts (default: the file's \"threads\")\n"
             "  --deadline SPEC      repeatable; overrides the source's deadline\n"
             "  --require-deadline   a region without a deadline fails too\n"
+            "  --for-input          judge by the bound for the input the traces ran, where\n"
+            "                       annotate recorded the runs' task structure (input_bound_ns,\n"
+            "                       docs/probe.md#input); regions without one keep the graph's\n"
             "  --quiet              print violations only\n\n"
             "exit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
             "unsafe or unmeasured) or the input is bad, 2 usage error\n");
@@ -44,10 +47,10 @@ typedef struct check_args {
     int32_t *threads;
     int thread_count;
     ompdag_deadlines *deadlines;
-    bool require, quiet;
+    bool require, quiet, for_input;
 } check_args;
 
-enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_REQUIRE, OPT_QUIET };
+enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_REQUIRE, OPT_QUIET, OPT_FOR_INPUT };
 
 static int parse_check_args(int argc, char **argv, check_args *o)
 {
@@ -55,6 +58,7 @@ static int parse_check_args(int argc, char **argv, check_args *o)
                                              {"deadline", required_argument, 0, OPT_DEADLINE},
                                              {"require-deadline", no_argument, 0, OPT_REQUIRE},
                                              {"quiet", no_argument, 0, OPT_QUIET},
+                                             {"for-input", no_argument, 0, OPT_FOR_INPUT},
                                              {0, 0, 0, 0}};
     int c, rc = 0;
     opterr = 0;
@@ -78,6 +82,9 @@ static int parse_check_args(int argc, char **argv, check_args *o)
         case OPT_QUIET:
             o->quiet = true;
             break;
+        case OPT_FOR_INPUT:
+            o->for_input = true;
+            break;
         default:
             rc = cli_option_error("check", argv, longopts, "");
         }
@@ -99,17 +106,21 @@ static void print_place(FILE *out, const ompdag_report_row *row)
  * cause is the same for every m; returns true when the row fails. */
 static bool check_row(const check_args *o, const ompdag_report_row *row, bool first_of_region)
 {
-    char b[64], d[64], s[64], region[96];
-    if (row->bound_ns >= 0)
+    char b[64], d[64], s[64], region[160];
+    if (row->judged_for_input)
+        ompdag_duration_format(row->input_bound_ns, b, sizeof b);
+    else if (row->bound_ns >= 0)
         ompdag_duration_format(row->bound_ns, b, sizeof b);
     else /* the graph's time unit is not a time (no deadline can apply) */
         snprintf(b, sizeof b, "%.6g time units", row->bound);
     /* Deadlines apply to the whole region's bound where fork/join were measured. */
-    if (row->region_bound_ns >= 0)
-        snprintf(region, sizeof region, "%s (region, with fork/join)",
-                 ompdag_duration_format(row->region_bound_ns, s, sizeof s));
+    if (row->fork_join_ns >= 0 && row->verdict_bound_ns >= 0)
+        snprintf(region, sizeof region, "%s (region, with fork/join%s)",
+                 ompdag_duration_format(row->verdict_bound_ns, s, sizeof s),
+                 row->judged_for_input ? ", for this input" : "");
     else
-        snprintf(region, sizeof region, "%s", b);
+        snprintf(region, sizeof region, "%s%s", b,
+                 row->judged_for_input ? " (for this input)" : "");
     if (row->verdict == OMPDAG_VERDICT_UNMEASURED) {
         if (!first_of_region) return true;
         print_place(stdout, row);
@@ -119,13 +130,15 @@ static bool check_row(const check_args *o, const ompdag_report_row *row, bool fi
     }
     if (row->verdict == OMPDAG_VERDICT_REFUTED) {
         bool whole = row->refuted_by_region; /* the task system held, the whole region did not */
+        if (row->refuted_input && !whole)    /* the graph's bound held, the input's did not */
+            ompdag_duration_format(row->input_bound_ns, b, sizeof b);
         print_place(stdout, row);
-        printf("error: %s: refuted: a clean observed run took %s, longer than the bound %s on %d "
-               "threads [ompdag-refuted]\n",
+        printf("error: %s: refuted: a clean observed run took %s, longer than the bound %s%s on "
+               "%d threads [ompdag-refuted]\n",
                row->function,
                ompdag_duration_format(whole ? row->observed_region_max_ns : row->observed_max_ns, d,
                                       sizeof d),
-               whole ? region : b, row->m);
+               whole ? region : b, row->refuted_input && !whole ? " for this input" : "", row->m);
         return true;
     }
     if (row->verdict == OMPDAG_VERDICT_UNSAFE) {
@@ -203,6 +216,7 @@ int cmd_check(int argc, char **argv)
         ompdag_report_options_init(&opt);
         opt.threads = o.threads, opt.thread_count = o.thread_count;
         opt.deadlines = o.deadlines;
+        opt.for_input = o.for_input;
         opt.input_name = o.file;
         if (ompdag_report_create(s, &opt, &r, &err))
             rc = err.code == OMPDAG_ERR_ARGUMENT ? cli_usage_error("check", "%s", err.message)

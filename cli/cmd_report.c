@@ -44,6 +44,9 @@ void cmd_report_help(FILE *out)
             "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
             "  --advise[=MODEL]        add task-granularity advice (ompdag advise); SARIF then\n"
             "                          warns `ompdag-too-fine` at each too-fine task directive\n"
+            "  --for-input             judge deadlines by the bound for the input the traces\n"
+            "                          ran (input_bound_ns: annotate recorded the runs' task\n"
+            "                          structure, docs/probe.md#input), where there is one\n"
             "  --layout-timeout D      stop graphviz after D (default 8s; 0 = no limit): a\n"
             "                          drawing over the limit is replaced by a note, and the\n"
             "                          rest of the page is written\n"
@@ -62,6 +65,7 @@ typedef struct report_args {
     bool advise;
     const char *advise_model;  /* NULL: the default model */
     int64_t layout_timeout_ns; /* graphviz's limit per drawing; 0: none */
+    bool for_input;
 } report_args;
 
 enum {
@@ -71,7 +75,8 @@ enum {
     OPT_MIG,
     OPT_MIG_MODEL,
     OPT_ADVISE,
-    OPT_LAYOUT_TIMEOUT
+    OPT_LAYOUT_TIMEOUT,
+    OPT_FOR_INPUT
 };
 
 static int parse_report_args(int argc, char **argv, report_args *o)
@@ -84,6 +89,7 @@ static int parse_report_args(int argc, char **argv, report_args *o)
         {"migration-model", required_argument, 0, OPT_MIG_MODEL},
         {"advise", optional_argument, 0, OPT_ADVISE},
         {"layout-timeout", required_argument, 0, OPT_LAYOUT_TIMEOUT},
+        {"for-input", no_argument, 0, OPT_FOR_INPUT},
         {0, 0, 0, 0}};
     o->out = "-";
     o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
@@ -119,6 +125,9 @@ static int parse_report_args(int argc, char **argv, report_args *o)
             if (strcmp(optarg, "wfs") && strcmp(optarg, "bfs"))
                 rc = cli_usage_error("report", "--migration-model is wfs or bfs");
             o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+            break;
+        case OPT_FOR_INPUT:
+            o->for_input = true;
             break;
         case OPT_ADVISE:
             o->advise = true, o->advise_model = optarg;
@@ -213,6 +222,7 @@ int cmd_report(int argc, char **argv)
         ompdag_report_options_init(&opt);
         opt.threads = o.threads, opt.thread_count = o.thread_count;
         opt.deadlines = o.deadlines;
+        opt.for_input = o.for_input;
         opt.migration_overhead = o.overhead, opt.migration_model = o.model;
         opt.input_name = o.file;
         opt.advice = advice;

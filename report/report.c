@@ -559,9 +559,10 @@ static void row_verdict(ompdag_report_row *row, int64_t unit_ns, const report_ob
                         const report_obs *region)
 {
     int32_t m = row->m;
+    int64_t judged = row->judged_for_input ? row->input_bound_times_m : row->bound_times_m;
     /* The whole region's m·R in ns: m·R·unit + m·(fork + join). */
-    __int128 whole = (__int128)row->bound_times_m * unit_ns +
-                     (__int128)(row->fork_join_ns > 0 ? row->fork_join_ns : 0) * m;
+    __int128 whole =
+        (__int128)judged * unit_ns + (__int128)(row->fork_join_ns > 0 ? row->fork_join_ns : 0) * m;
     if (row->deadline_ns >= 0) {
         row->verdict =
             whole <= (__int128)row->deadline_ns * m ? OMPDAG_VERDICT_PASS : OMPDAG_VERDICT_FAIL;
@@ -575,6 +576,9 @@ static void row_verdict(ompdag_report_row *row, int64_t unit_ns, const report_ob
     else if (unit_ns && row->fork_join_ns >= 0 && region->clean_max >= 0 &&
              (__int128)region->clean_max * m > whole)
         row->verdict = OMPDAG_VERDICT_REFUTED, row->refuted_by_region = true;
+    else if (unit_ns && tasks->clean_max >= 0 && row->input_bound_times_m >= 0 &&
+             (__int128)tasks->clean_max * m > (__int128)row->input_bound_times_m * unit_ns)
+        row->verdict = OMPDAG_VERDICT_REFUTED, row->refuted_input = true;
     else if (row->unsafe_reason)
         row->verdict = OMPDAG_VERDICT_UNSAFE;
 }
@@ -654,7 +658,10 @@ static ompdag_status report_row(ompdag_report *r, size_t gi, int32_t m,
                                 ompdag_condag_title(g, gi, title, sizeof title));
     }
     row.region_bound_ns = row.fork_join_ns >= 0 ? row.bound_ns + (double)row.fork_join_ns : -1;
-    row.verdict_bound_ns = row.region_bound_ns >= 0 ? row.region_bound_ns : row.bound_ns;
+    row.judged_for_input = opt->for_input && row.input_bound_times_m >= 0;
+    double judged_ns = row.judged_for_input ? row.input_bound_ns : row.bound_ns;
+    row.verdict_bound_ns =
+        row.fork_join_ns >= 0 && judged_ns >= 0 ? judged_ns + (double)row.fork_join_ns : judged_ns;
     row_verdict(&row, unit_ns, &tasks, &region);
     report_breakdown(g, res, &row, opt->migration_overhead, unit_ns, &row.breakdown);
     return add_row(r, &row, res, obs, err);

@@ -641,6 +641,8 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "judged_for_input", json_boolean(row->judged_for_input));
+    json_object_set_new(o, "refuted_input", json_boolean(row->refuted_input));
     json_object_set_new(o, "input_bound_over_observed",
                         row->observed_max_ns > 0 && row->input_bound_ns >= 0
                             ? json_real(row->input_bound_ns / row->observed_max_ns)
@@ -722,6 +724,8 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "judged_for_input", json_boolean(row->judged_for_input));
+    json_object_set_new(o, "refuted_input", json_boolean(row->refuted_input));
     json_object_set_new(o, "input_bound_over_observed",
                         row->observed_max_ns > 0 && row->input_bound_ns >= 0
                             ? json_real(row->input_bound_ns / row->observed_max_ns)

@@ -106,14 +106,18 @@ bool ompdag_report_format_parse(const char *name, ompdag_report_format *out);
  * braced list: later versions add fields at the end, and the init function
  * gives them their defaults, so a caller keeps compiling and meaning the same. */
 typedef struct ompdag_report_options {
-    const int32_t *threads;   /* m values; NULL/0: each graph's own "threads" */
+    const int32_t *threads; /* m values; NULL/0: each graph's own "threads" */
     int thread_count;
-    int32_t default_threads;  /* used for graphs without "threads" when the list is empty; 0: none (error) */
+    int32_t default_threads; /* used for graphs without "threads" when the list is empty; 0: none
+                                (error) */
     const ompdag_deadlines *deadlines; /* borrowed, may be NULL */
     int64_t migration_overhead;        /* per migration, in each graph's unit (rta.h) */
     ompdag_migration_model migration_model;
-    const char *input_name;   /* shown in reports ("-" for stdin); borrowed */
-    const struct ompdag_advice *advice; /* borrowed, NULL: none; granularity advice to show (advise.h) */
+    const char *input_name; /* shown in reports ("-" for stdin); borrowed */
+    const struct ompdag_advice
+        *advice;    /* borrowed, NULL: none; granularity advice to show (advise.h) */
+    bool for_input; /* judge deadlines by the bound for the input the traces ran where annotate
+                       recorded one (input_bound_ns, docs/probe.md#input); else the graph's */
 } ompdag_report_options;
 
 /* Fills defaults: threads from the file, no deadlines, no overhead, WFS. */
@@ -122,8 +126,8 @@ void ompdag_report_options_init(ompdag_report_options *opt);
 /* The observed runs of one team size (annotate's "observed_*_threads"
  * arrays, docs/report.md).  Maxima are in ns, -1 when there is no such run. */
 typedef struct ompdag_report_observation {
-    int32_t threads;          /* team size of these runs; 0: not recorded (older files) */
-    int64_t runs;             /* clean + interfered */
+    int32_t threads; /* team size of these runs; 0: not recorded (older files) */
+    int64_t runs;    /* clean + interfered */
     int64_t clean, interfered;
     double max_ns;            /* max over the clean runs (task system when recorded, else
                                  the whole region: the quantity observed_max_ns uses) */
@@ -138,28 +142,28 @@ typedef struct ompdag_report_observation {
  * -1 (or 0 outliers) where a figure is not available. */
 #define OMPDAG_REPORT_OUTLIERS 3
 typedef struct ompdag_report_outlier {
-    char place[160];   /* "fib.c:12 (T node n3)": ompdag_condag_node_place */
+    char place[160]; /* "fib.c:12 (T node n3)": ompdag_condag_node_place */
     double max_ns, median_ns;
-    double ratio;      /* max ÷ median of the node's samples */
+    double ratio; /* max ÷ median of the node's samples */
 } ompdag_report_outlier;
 
 typedef struct ompdag_report_breakdown {
-    bool has_floor;            /* the graph carries annotate's "floor" (annotated since issue
-                                  23): only then do the text, HTML and JSON reports show the
-                                  breakdown (older files keep their reports unchanged) */
-    int64_t flow_tasks;        /* tasks the worst flow runs (root included); -1: compact graph */
-    int64_t observed_tasks;    /* most tasks one run ran (root included), over runs at m */
-    double vol_ns;             /* the worst flow's volume (WCETs, ns) */
-    double observed_work_ns;   /* most work one clean run at m did: its segment times summed */
-    double delay_ns;           /* dispatch delays in Graham's m·R, divided by m (ns) */
-    double delay_share;        /* delay_ns ÷ Graham's bound, 0..1 */
-    bool delays_folded;        /* delays are folded into the WCETs (older annotate) */
-    double margin_pct;         /* the WCET margin annotate applied */
-    int32_t outlier_count;     /* locations in outliers[], largest max ÷ median first */
+    bool has_floor;          /* the graph carries annotate's "floor" (annotated since issue
+                                23): only then do the text, HTML and JSON reports show the
+                                breakdown (older files keep their reports unchanged) */
+    int64_t flow_tasks;      /* tasks the worst flow runs (root included); -1: compact graph */
+    int64_t observed_tasks;  /* most tasks one run ran (root included), over runs at m */
+    double vol_ns;           /* the worst flow's volume (WCETs, ns) */
+    double observed_work_ns; /* most work one clean run at m did: its segment times summed */
+    double delay_ns;         /* dispatch delays in Graham's m·R, divided by m (ns) */
+    double delay_share;      /* delay_ns ÷ Graham's bound, 0..1 */
+    bool delays_folded;      /* delays are folded into the WCETs (older annotate) */
+    double margin_pct;       /* the WCET margin annotate applied */
+    int32_t outlier_count;   /* locations in outliers[], largest max ÷ median first */
     ompdag_report_outlier outliers[OMPDAG_REPORT_OUTLIERS];
-    int64_t floor_runs;        /* clean runs at m with a floor */
+    int64_t floor_runs; /* clean runs at m with a floor */
     double floor_min, floor_median, floor_max;
-    int64_t floor_below_one;   /* runs at m (any) whose floor is below 1: a measurement bug */
+    int64_t floor_below_one;    /* runs at m (any) whose floor is below 1: a measurement bug */
     double bound_over_observed; /* bound ÷ observed max, beside the floor */
     /* The factors that multiply to bound ÷ observed (docs/report.md#breakdown),
      * each -1 when unknown: graph = flow_tasks ÷ observed_tasks; wcets =
@@ -167,55 +171,55 @@ typedef struct ompdag_report_breakdown {
      * maximum over every instance); delays = 1 ÷ (1 − delay_share); margin =
      * 1 + margin_pct/100; floor = floor_median. */
     double factor_graph, factor_wcets, factor_delays, factor_margin;
-    const char *largest;       /* the factor to attack first: "graph larger than the run",
-                                  "one WCET per code location" (for a compact graph, whose
-                                  flow's tasks are not counted, "graph larger than the run or
-                                  one WCET per code location (not told apart: compact
-                                  graph)"), "dispatch delays", "margin", "Graham (the floor)";
-                                  NULL when unknown.  Static text. */
+    const char *largest; /* the factor to attack first: "graph larger than the run",
+                            "one WCET per code location" (for a compact graph, whose
+                            flow's tasks are not counted, "graph larger than the run or
+                            one WCET per code location (not told apart: compact
+                            graph)"), "dispatch delays", "margin", "Graham (the floor)";
+                            NULL when unknown.  Static text. */
 } ompdag_report_breakdown;
 
 /* One (region, m) pair of a report.  Every field is read-only; strings are
  * borrowed from the report (and its set). */
 typedef struct ompdag_report_row {
-    size_t graph;              /* index in the set */
-    const char *function;      /* the graph's "function", else its "name", else "graph N" */
-    ompdag_loc loc;            /* the region's `parallel` directive (may be unknown) */
+    size_t graph;         /* index in the set */
+    const char *function; /* the graph's "function", else its "name", else "graph N" */
+    ompdag_loc loc;       /* the region's `parallel` directive (may be unknown) */
     int32_t m;
-    int64_t bound_times_m;     /* m·R of the bound that holds, in the graph's unit: Graham's
-                                  exact bound, or with tied tasks the bound under the task
-                                  scheduling constraint (ompdag_rta_tied_bound, tied_rule) */
-    double bound;              /* bound_times_m / m, graph's unit */
-    double bound_ns;           /* -1 when the unit is not a time */
-    int64_t vol, len;          /* of the worst flow, graph's unit */
+    int64_t bound_times_m; /* m·R of the bound that holds, in the graph's unit: Graham's
+                              exact bound, or with tied tasks the bound under the task
+                              scheduling constraint (ompdag_rta_tied_bound, tied_rule) */
+    double bound;          /* bound_times_m / m, graph's unit */
+    double bound_ns;       /* -1 when the unit is not a time */
+    int64_t vol, len;      /* of the worst flow, graph's unit */
     int32_t tasks, nodes;
-    double observed_max_ns;    /* max over clean (not interfered) runs at this m (team size m,
-                                  or not recorded) of
-                                  "observed_task_response_ns" (root begin -> last task end, what
-                                  Theorem 1 bounds), else of "observed_response_ns"; -1 when
-                                  absent */
+    double observed_max_ns;        /* max over clean (not interfered) runs at this m (team size m,
+                                      or not recorded) of
+                                      "observed_task_response_ns" (root begin -> last task end, what
+                                      Theorem 1 bounds), else of "observed_response_ns"; -1 when
+                                      absent */
     double observed_region_max_ns; /* max of "observed_response_ns" (parallel begin -> end,
                                       fork/join included); -1 when absent */
-    int64_t deadline_ns;       /* -1 when none */
+    int64_t deadline_ns;           /* -1 when none */
     const char *deadline_from; /* "pragma", or the --deadline spec ("main=5ms"); NULL when none */
     double slack_ns;           /* deadline − bound; meaningful only with a deadline */
     ompdag_verdict verdict;
-    int32_t tied_tasks;        /* T nodes marked "untied": false */
-    int64_t runs;              /* observed runs behind observed_max_ns (clean + interfered),
-                                  those of team size m where team sizes were recorded */
-    int64_t runs_interfered;   /* runs whose threads were preempted or migrated (probe) */
+    int32_t tied_tasks;                /* T nodes marked "untied": false */
+    int64_t runs;                      /* observed runs behind observed_max_ns (clean + interfered),
+                                          those of team size m where team sizes were recorded */
+    int64_t runs_interfered;           /* runs whose threads were preempted or migrated (probe) */
     double observed_interfered_max_ns; /* max over those runs; -1 when none */
-    const char *unsafe_reason; /* why the bound is unsafe (graph key "unsafe"), else NULL */
-    bool depend;               /* the graph has depend clauses (condag.md §6) */
-    bool exact;                /* the bound is exact (always without depend) */
-    int64_t fork_join_ns;      /* the measured fork + join overheads (max over the traces, cold
-                                  fork included, WCET margin applied); -1 when not measured */
-    double region_bound_ns;    /* bound_ns + fork_join_ns: the whole parallel region (parallel
-                                  begin -> end); -1 when fork/join were not measured.  Deadlines
-                                  and the region's observed runs are judged against it. */
-    bool refuted_by_region;    /* verdict refuted because a clean whole-region run exceeded
-                                  region_bound_ns while the task system stayed within bound_ns
-                                  (decided exactly, like the verdict) */
+    const char *unsafe_reason;         /* why the bound is unsafe (graph key "unsafe"), else NULL */
+    bool depend;                       /* the graph has depend clauses (condag.md §6) */
+    bool exact;                        /* the bound is exact (always without depend) */
+    int64_t fork_join_ns;   /* the measured fork + join overheads (max over the traces, cold
+                               fork included, WCET margin applied); -1 when not measured */
+    double region_bound_ns; /* bound_ns + fork_join_ns: the whole parallel region (parallel
+                               begin -> end); -1 when fork/join were not measured.  Deadlines
+                               and the region's observed runs are judged against it. */
+    bool refuted_by_region; /* verdict refuted because a clean whole-region run exceeded
+                               region_bound_ns while the task system stayed within bound_ns
+                               (decided exactly, like the verdict) */
     /* The runtime's dependence order against the D-edges (annotate's
      * "depend_check", docs/probe.md#depend); -1 each when not checked. */
     int64_t depend_pairs;         /* dependences the runtime enforced */
@@ -230,12 +234,12 @@ typedef struct ompdag_report_row {
     ompdag_tied_rule tied_rule;   /* the rule behind bound_times_m */
     /* Why nothing backs the bound (verdict unmeasured), else NULL; static text. */
     const char *unmeasured_reason;
-    bool wcets_given;             /* nonzero WCETs without "wcet_method": given in the file,
-                                     not measured by ompdag */
-    double verdict_bound_ns;      /* the bound deadlines are judged against: region_bound_ns
-                                     when fork/join were measured, else bound_ns (-1: none) */
-    bool team_size_recorded;      /* the runs carry their team size; false: every run is
-                                     compared with every m (pooled, the conservative side) */
+    bool wcets_given;        /* nonzero WCETs without "wcet_method": given in the file,
+                                not measured by ompdag */
+    double verdict_bound_ns; /* the bound deadlines are judged against: region_bound_ns
+                                when fork/join were measured, else bound_ns (-1: none) */
+    bool team_size_recorded; /* the runs carry their team size; false: every run is
+                                compared with every m (pooled, the conservative side) */
     const ompdag_report_observation *observations; /* per team size seen, ascending (0, "not
                                                       recorded", first); borrowed */
     size_t observation_count;
@@ -250,6 +254,9 @@ typedef struct ompdag_report_row {
     ompdag_tied_rule input_tied_rule;
     const char *input_claim; /* "the task structure of these 15 runs" */
     const char *input_why;
+    bool judged_for_input; /* options.for_input and an input was recorded: verdict_bound_ns
+                              and the deadline's verdict rest on input_bound_times_m */
+    bool refuted_input;    /* verdict refuted because a clean run exceeded the input's bound */
 } ompdag_report_row;
 
 typedef struct ompdag_report ompdag_report;
@@ -275,20 +282,19 @@ size_t ompdag_report_fail_count(const ompdag_report *r);
 /* Renders a Graphviz DOT text to SVG (HTML reports).  On success *svg is a new
  * malloc'ed, NUL-terminated string the report frees.  The library never runs
  * programs itself; the CLI passes one that pipes through `dot -Tsvg`. */
-typedef ompdag_status (*ompdag_svg_renderer)(const char *dot, size_t len, char **svg,
-                                             void *ctx, ompdag_error *err);
+typedef ompdag_status (*ompdag_svg_renderer)(const char *dot, size_t len, char **svg, void *ctx,
+                                             ompdag_error *err);
 
 /* Writes the report in one format.  `render` (HTML only) may be NULL: the page
  * then has no drawings.  `out` is only written to. */
 ompdag_status ompdag_report_write(const ompdag_report *r, ompdag_report_format fmt, FILE *out,
-                                  ompdag_svg_renderer render, void *render_ctx,
-                                  ompdag_error *err);
+                                  ompdag_svg_renderer render, void *render_ctx, ompdag_error *err);
 
 /* ---- deadline diagnostics for the compiler plugin --------------------------- */
 
 typedef struct ompdag_deadline_violation {
-    ompdag_loc loc;      /* the region (file borrowed from the graphs) */
-    char message[256];   /* "bound 6.2 ms on 4 threads exceeds deadline 5 ms [ompdag-deadline]" */
+    ompdag_loc loc;    /* the region (file borrowed from the graphs) */
+    char message[256]; /* "bound 6.2 ms on 4 threads exceeds deadline 5 ms [ompdag-deadline]" */
     int64_t bound_times_m;
     int32_t m;
     int64_t deadline_ns;
@@ -312,8 +318,9 @@ ompdag_status ompdag_deadline_violations(const ompdag_condag_set *current,
 /* ---- simulator ---------------------------------------------------------------- */
 
 typedef enum ompdag_scheduler {
-    OMPDAG_SCHED_WFS = 0, /* work-first: the creator runs the child, its continuation is stealable */
-    OMPDAG_SCHED_BFS = 1  /* breadth-first: the creator continues, children go to a FIFO queue */
+    OMPDAG_SCHED_WFS =
+        0,               /* work-first: the creator runs the child, its continuation is stealable */
+    OMPDAG_SCHED_BFS = 1 /* breadth-first: the creator continues, children go to a FIFO queue */
 } ompdag_scheduler;
 
 /* Parses "wfs" or "bfs"; false otherwise. */
@@ -328,11 +335,11 @@ ompdag_status ompdag_sim_create(const ompdag_condag *g, ompdag_sim **out, ompdag
 void ompdag_sim_destroy(ompdag_sim *s); /* NULL is a no-op */
 
 typedef struct ompdag_sim_result {
-    int64_t makespan;  /* response time: last completion, the root source starting at 0 */
-    int64_t events;    /* node completions processed */
-    int64_t steals;    /* WFS: nodes taken from another thread's deque */
-    int64_t busy;      /* sum of execution times (= volume actually run) */
-    int32_t executed;  /* nodes of the flow */
+    int64_t makespan; /* response time: last completion, the root source starting at 0 */
+    int64_t events;   /* node completions processed */
+    int64_t steals;   /* WFS: nodes taken from another thread's deque */
+    int64_t busy;     /* sum of execution times (= volume actually run) */
+    int32_t executed; /* nodes of the flow */
 } ompdag_sim_result;
 
 /* Simulates one flow.  `choice` fixes the branch at every executed C node
