@@ -432,10 +432,10 @@ static void stop(task_state *s, uint64_t now)
     }
 }
 
-/* The runtime switches the running task s away (task_schedule, s prior,
- * status not complete): its clock stops, and whether its segment was
+/* The runtime switches the running task s away to next (task_schedule, s
+ * prior, status not complete): its clock stops, and whether its segment was
  * suspended is decided when it runs again (resume). */
-static void switch_out(task_state *s, uint64_t now)
+static void switch_out(task_state *s, const task_state *next, uint64_t now)
 {
     if (!s->run_since)
         return;
@@ -450,7 +450,8 @@ static void switch_out(task_state *s, uint64_t now)
     s->out_event = tls_events;
     s->out_thread = b->thread;
     s->out_entry = !s->switched && (s->flags & OMPDAG_RECF_UNTIED) &&
-                   !(s->flags & OMPDAG_RECF_IMPLICIT) && s->start_kind == OMPDAG_PT_TASK_BEGIN;
+                   !(s->flags & OMPDAG_RECF_IMPLICIT) && s->start_kind == OMPDAG_PT_TASK_BEGIN &&
+                   next && next->start_kind == OMPDAG_PT_NONE;
     s->switched = 1;
 }
 
@@ -460,21 +461,24 @@ static void switch_out(task_state *s, uint64_t now)
  * back (X -> parent -> X) when X starts, and after scheduling points clang
  * gives an untied task a re-entry at (task creation, taskwait, taskyield):
  * the task re-enqueues itself, returns, and the thread pops it again.  X's
- * code stops for a moment, and nothing else runs.  The pair is *immediate*
- * when s comes back on the thread it left, with no other event here in
- * between, and the task in between had no segment open (it waited in a
- * barrier or taskwait: no task code ran).  Then the segment is not suspended:
+ * code stops for a moment, and nothing else runs.  Then the segment is not
+ * suspended:
  *
- *  - the first switch of an untied task is libomp's entry switch ("the first
- *    task executed only calls __kmpc_omp_task and does not execute code",
+ *  - the first switch of an untied task, in its first segment, to a task
+ *    that waits (no segment open), is libomp's entry switch ("the first task
+ *    executed only calls __kmpc_omp_task and does not execute code",
  *    kmp_tasking.cpp): none of the task's code ran yet, so its first segment
- *    starts when it comes back, exactly; the time before is the task's wait
- *    to start (the start delay measures it);
+ *    starts when it comes back, on whichever thread (another thread may take
+ *    the re-enqueued task), exactly; the time before is the task's wait to
+ *    start (the start delay measures it);
  *  - any later pair may follow task code in the same segment (taskyield is
- *    no segment boundary), so its time is counted as the task's own: the
- *    segment stays one interval [end − own time, end] with an exact start,
- *    in which the thread did nothing but s's code and the runtime's switch
- *    for s.  That only raises WCETs.
+ *    no segment boundary), so it must be *immediate*: s comes back on the
+ *    thread it left, with no other event here in between, and the task in
+ *    between had no segment open (it waited in a barrier or taskwait: no
+ *    task code ran).  Its time is counted as the task's own: the segment
+ *    stays one interval [end − own time, end] with an exact start, in which
+ *    the thread did nothing but s's code and the runtime's switch for s.
+ *    That only raises WCETs.
  *
  * Any other suspension (another task ran here, s moved threads, an event came
  * between) marks the segment suspended, as before: its start is then later
@@ -487,7 +491,7 @@ static void resume(task_state *s, const task_state *cur, uint64_t now)
         bool immediate = b && s->out_thread == b->thread && s->out_event + 1 == tls_events &&
                          cur && cur != s && cur->start_kind == OMPDAG_PT_NONE &&
                          now >= s->out_at;
-        if (immediate && s->out_entry)
+        if (s->out_entry)
             s->acc = 0; /* the segment starts now: the entry switch ran no task code */
         else if (immediate)
             s->acc += now - s->out_at;
@@ -692,7 +696,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
             }
             task_finish(ps, now);
         } else {
-            switch_out(ps, now);
+            switch_out(ps, ns, now);
         }
     }
     tls_cur = ns;
