@@ -153,6 +153,8 @@ typedef struct ompdag_report_breakdown {
     double observed_work_ns;   /* most work one clean run at m did: its segment times summed */
     double delay_ns;           /* dispatch delays in Graham's m·R, divided by m (ns) */
     double delay_share;        /* delay_ns ÷ Graham's bound, 0..1 */
+    double formation_ns;       /* team formation's part of delay_ns (ns): ceil(F / m0) on the
+                                  root's source (docs/overheads.md); -1 when not stated */
     bool delays_folded;        /* delays are folded into the WCETs (older annotate) */
     double margin_pct;         /* the WCET margin annotate applied */
     int32_t outlier_count;     /* locations in outliers[], largest max ÷ median first */

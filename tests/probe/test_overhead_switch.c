@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "ompdag/overhead.h"
+#include "ompdag/report.h"
 #include "ompdag/rta.h"
 #include "probe/probe_util.h"
 
@@ -207,6 +208,21 @@ Test(overhead, team_formation_is_measured_and_charged_once_on_the_root, .timeout
     for (int32_t v = 0; v < n; ++v)
         cr_assert_eq(ompdag_condag_node_delay(g, v), d[v] + (v == src ? fd : 0), "node %s",
                      ompdag_condag_node_id(g, v));
+    /* the report's breakdown names it (text and JSON through the same row) */
+    ompdag_report_options ropt;
+    ompdag_report_options_init(&ropt);
+    ropt.threads = &m0, ropt.thread_count = 1;
+    ompdag_report *rep;
+    cr_assert_eq(ompdag_report_create(set, &ropt, &rep, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_report_row_get(rep, 0)->breakdown.formation_ns, (double)fd);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cr_assert_eq(ompdag_report_write(rep, OMPDAG_REPORT_TEXT, mem, NULL, NULL, &err), OMPDAG_OK);
+    fclose(mem);
+    cr_assert(fd == 0 || strstr(text, "team formation"), "%s", text);
+    free(text);
+    ompdag_report_destroy(rep);
     /* it enters the bound once: every critical chain starts at the root's source */
     int64_t with_f = exact_times_m(g, m0);
     cr_assert_eq(ompdag_condag_set_delay(g, src, d[src], &err), OMPDAG_OK, "%s", err.message);
