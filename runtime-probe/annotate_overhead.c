@@ -89,25 +89,21 @@ void annot_arrival_record(region_run *run, const ompdag_trace_rec *r)
 }
 
 /* The run's late threads: the arrival times after the root began, sorted,
- * into late[] (room for ANNOT_MAX_SCHED), and F = Σ_j a_j, a_j = arrival −
- * root begin, into *formation.  Only threads whose arrival the trace shows
- * count (one never seen stays "present" from the start: its idle time stays
- * in the delays, as without this step); at most team − 1 of them, since the
- * root's own thread is there when the root begins. */
-static size_t late_threads(const region_run *run, int32_t team, uint64_t *late, int64_t *formation)
+ * into late[] (room for ANNOT_MAX_SCHED).  Only threads whose arrival the
+ * trace shows count (one never seen stays "present" from the start: its idle
+ * time stays in the delays, as without this step); at most team − 1 of them,
+ * since the root's own thread is there when the root begins. */
+static size_t late_threads(const region_run *run, int32_t team, uint64_t *late)
 {
     size_t n = 0;
-    *formation = 0;
     if (!run || !run->tasks_begin) return 0;
     for (int32_t i = 0; i < run->nsched && (int32_t)n + 1 < team; ++i) {
         uint64_t at = run->sched[i].arrive;
-        if (at <= run->tasks_begin || at - run->tasks_begin > (uint64_t)INT64_MAX / ANNOT_MAX_SCHED)
-            continue;
+        if (at <= run->tasks_begin) continue;
         size_t k = n++; /* insertion sort: at most ANNOT_MAX_SCHED - 1 entries */
         for (; k > 0 && late[k - 1] > at; --k)
             late[k] = late[k - 1];
         late[k] = at;
-        *formation += (int64_t)(at - run->tasks_begin);
     }
     return n;
 }
@@ -217,6 +213,24 @@ static int64_t nonfull(const full_set *f, uint64_t a, uint64_t b)
         if (f->hi[j - 1] > b) full -= f->hi[j - 1] - b;
     }
     return (int64_t)((b - a) - full);
+}
+
+/* The run's team formation F = Σ_j |[0, min(a_j, R)) ∩ full|: for each late
+ * thread, the part of the time from the root's begin to its arrival (or the
+ * run's end, if earlier) when every thread present ran graph code.  Those
+ * are the instants at which an absent thread idles that neither the delays
+ * (non-full instants) nor the chain's running parts (at most m − 1 idle
+ * threads, absent ones included) pay for (docs/overheads.md). */
+static int64_t formation(const full_set *f, const region_run *run, const uint64_t *late,
+                         size_t nlate)
+{
+    int64_t sum = 0;
+    for (size_t k = 0; k < nlate; ++k) {
+        uint64_t to = late[k] < run->tasks_end ? late[k] : run->tasks_end;
+        if (to > run->tasks_begin)
+            sum += (int64_t)(to - run->tasks_begin) - nonfull(f, run->tasks_begin, to);
+    }
+    return sum;
 }
 
 /* ---- tasks of one run ---------------------------------------------------------- */
@@ -495,12 +509,11 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
                      .seg = &c->pend[i],
                      .n = j - i};
         uint64_t late[ANNOT_MAX_SCHED];
-        int64_t formation;
-        size_t nlate = late_threads(run, team, late, &formation);
-        if (run && run->tasks_begin &&
-            !annot_i64vec_push(intf ? &g->formation_if : &g->formation, formation))
-            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        else if (!full_build(r.seg, r.n, team, late, nlate, &r.full))
+        size_t nlate = late_threads(run, team, late);
+        if (!full_build(r.seg, r.n, team, late, nlate, &r.full) ||
+            (run && run->tasks_begin && run->tasks_end > run->tasks_begin &&
+             !annot_i64vec_push(intf ? &g->formation_if : &g->formation,
+                                formation(&r.full, run, late, nlate))))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         else
             st = run_samples(&r, err);

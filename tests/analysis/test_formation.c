@@ -11,10 +11,11 @@
  * always takes some ready node (work-conserving among the threads present,
  * the picks random).  So the delay assumption holds with "full" meaning
  * "every thread present runs a node", which is what annotate measures, and
- * the theorem says m·R <= the exact bound with F = Σ_j a_j charged as
- * ceil(F / m) on the root's source.  The test checks that on every
- * simulation, and that the bound without F is exceeded on some: the term is
- * needed.
+ * the theorem says m·R <= the exact bound with the run's formation
+ * F = Σ_j |[0, min(a_j, R)) ∩ full| (<= Σ_j a_j; the simulator measures it
+ * like annotate does) charged as ceil(F / m) on the root's source.  The test
+ * checks that on every simulation, and that the bound without F is exceeded
+ * on some: the term is needed.
  */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -113,9 +114,13 @@ static void release(sim_state *s, int32_t u, void *arg)
     }
 }
 
-/* One schedule of the flow; returns its response R. */
-static int64_t simulate(sim_state *s, int32_t m, const int64_t *arrive, ompdag_rng *rng)
+/* One schedule of the flow; returns its response R, and in *formation the
+ * run's team formation Σ_j |[0, min(a_j, R)) ∩ full|, full: every thread
+ * present runs a node (what annotate measures). */
+static int64_t simulate(sim_state *s, int32_t m, const int64_t *arrive, ompdag_rng *rng,
+                        int64_t *formation)
 {
+    *formation = 0;
     int32_t on[MAX_THREADS];
     int64_t until[MAX_THREADS];
     for (int32_t j = 0; j < m; ++j)
@@ -161,6 +166,10 @@ static int64_t simulate(sim_state *s, int32_t m, const int64_t *arrive, ompdag_r
             if (s->executed[v] && s->state[v] == 1 && s->eligible[v] > now && s->eligible[v] < next)
                 next = s->eligible[v];
         cr_assert_neq(next, INT64_MAX, "the simulation is stuck at %lld", (long long)now);
+        int32_t present = 0, busy = 0;
+        for (int32_t j = 0; j < m; ++j)
+            present += arrive[j] <= now, busy += on[j] >= 0;
+        if (busy == present) *formation += (next - now) * (m - present);
         now = next;
     }
     free(ready);
@@ -215,13 +224,14 @@ Test(formation, late_threads_exceed_the_bound_without_formation_and_never_with_i
                 }
                 /* thread 0 runs the root from 0; the others join at a_j, up
                  * to the flow's whole volume late (a cold region) */
-                int64_t arrive[MAX_THREADS] = {0}, f = 0;
+                int64_t arrive[MAX_THREADS] = {0}, f, lateness = 0;
                 for (int32_t j = 1; j < m; ++j)
-                    f += arrive[j] = ompdag_rng_range(&rng, 0, vol);
+                    lateness += arrive[j] = ompdag_rng_range(&rng, 0, vol);
+                int64_t r = simulate(&s, m, arrive, &rng, &f);
+                cr_assert_leq(f, lateness);
                 ompdag_overheads with = o;
                 with.formation = f, with.threads = m;
                 int64_t bound = exact_times_m(g, &with, m);
-                int64_t r = simulate(&s, m, arrive, &rng);
                 ++sims;
                 cr_assert_leq((int64_t)m * r, bound,
                               "seed %llu m %d: m*R = %lld above the bound with formation %lld "
