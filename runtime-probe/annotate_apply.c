@@ -568,8 +568,10 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
     if (!graph_overheads(a, g, &o)) return NULL;
     json_t *ro = json_pack("{s:s,s:I,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "source",
                      a->opt.no_overheads                   ? "none (annotate --no-overheads)"
-                     : g->start_delay.n || g->wake_delay.n ? "calibrated from clean runs"
-                     : g->start_delay_if.n || g->wake_delay_if.n
+                     : g->start_delay.n || g->wake_delay.n || g->cont_delay.n || g->formation.n
+                         ? "calibrated from clean runs"
+                     : g->start_delay_if.n || g->wake_delay_if.n || g->cont_delay_if.n ||
+                             g->formation_if.n
                          ? "calibrated from interfered runs (no clean run)"
                          : "no samples",
                      "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
