@@ -10,7 +10,15 @@
 
 static bool valid(const ompdag_overheads *o)
 {
-    return o && o->start_delay >= 0 && o->wake_delay >= 0 && o->cont_delay >= 0;
+    return o && o->start_delay >= 0 && o->wake_delay >= 0 && o->cont_delay >= 0 &&
+           o->formation >= 0 && o->threads >= 0;
+}
+
+int64_t ompdag_overheads_formation_delay(const ompdag_overheads *o)
+{
+    if (!o || o->formation <= 0) return 0;
+    int64_t m = o->threads > 1 ? o->threads : 1;
+    return o->formation / m + (o->formation % m != 0);
 }
 
 /* The delay classes of v, given whether an F-predecessor of v is a T node. */
@@ -19,9 +27,13 @@ static bool delay_of(const ompdag_condag *g, int32_t v, bool after_create,
 {
     *d = 0;
     int32_t t = ompdag_condag_node_task(g, v);
-    if (t != ompdag_condag_root_task(g) && ompdag_condag_task_source(g, t) == v)
-        *d = o->start_delay;
+    bool root_source = t == ompdag_condag_root_task(g) && ompdag_condag_task_source(g, t) == v;
+    if (!root_source && ompdag_condag_task_source(g, t) == v) *d = o->start_delay;
     if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W) *d = o->wake_delay;
+    /* team formation: once, on the node every critical chain starts at (the
+     * chain of docs/overheads.md ends at the root's source, r = 0) */
+    if (root_source && __builtin_add_overflow(*d, ompdag_overheads_formation_delay(o), d))
+        return false;
     /* the creator's continuation; a W right after a T (an undeferred task, or
      * `task` then `taskwait`) may first resume late, then wait to be woken */
     return !after_create || !__builtin_add_overflow(*d, o->cont_delay, d);
@@ -46,7 +58,8 @@ ompdag_status ompdag_overheads_node_delays(const ompdag_condag *g, const ompdag_
                                            int64_t *delay, ompdag_error *err)
 {
     if (!g || !valid(o) || !delay)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "overheads must be >= 0");
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "overheads (delays, formation, threads) must be >= 0");
     int32_t n = ompdag_condag_node_count(g);
     for (int32_t v = 0; v < n; ++v)
         delay[v] = 0; /* first: 1 marks "follows a T node" */

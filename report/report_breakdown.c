@@ -94,6 +94,10 @@ static void delays(const ompdag_condag *g, const ompdag_rta_result *res,
     b->delays_folded = !chain && folded;
     b->delay_ns = (double)part * unit_ns / row->m;
     b->delay_share = (double)part / (double)bm;
+    /* team formation: on the root's source, on every chain, m·D ÷ m of R */
+    const json_t *fd = json_object_get(
+        json_object_get(ompdag_condag_extra(g, -1), "runtime_overheads"), "formation_delay_ns");
+    if (chain && json_is_integer(fd)) b->formation_ns = (double)json_integer_value(fd);
 }
 
 /* Keeps the OMPDAG_REPORT_OUTLIERS locations of largest max ÷ median, one
@@ -198,6 +202,7 @@ void report_breakdown(const ompdag_condag *g, const ompdag_rta_result *res,
                                    .observed_work_ns = -1,
                                    .delay_ns = -1,
                                    .delay_share = -1,
+                                   .formation_ns = -1,
                                    .margin_pct = -1,
                                    .floor_min = -1,
                                    .floor_median = -1,

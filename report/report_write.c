@@ -103,17 +103,25 @@ static void text_overheads(FILE *out, const json_t *o)
     char c[64];
     fprintf(out,
             "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
-            "delay %s per taskwait%s%s%s\n      samples at %" JSON_INTEGER_FORMAT " threads",
+            "delay %s per taskwait%s%s%s",
             json_string_value(json_object_get(o, "source")),
             dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
             dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
             cont ? ", continuation delay " : "",
             cont ? dur((double)json_integer_value(cont), c, sizeof c) : "",
-            cont ? " per task creation, on the critical chain only" : ", in the WCETs",
+            cont ? " per task creation, on the critical chain only" : ", in the WCETs");
+    json_t *fm = json_object_get(o, "formation_ns");
+    if (fm) /* issue 23: threads joining late, charged once on the root's source */
+        fprintf(
+            out, ", team formation %s once (%s on the root's source)",
+            dur((double)json_integer_value(fm), a, sizeof a),
+            dur((double)json_integer_value(json_object_get(o, "formation_delay_ns")), b, sizeof b));
+    fprintf(out, "\n      samples at %" JSON_INTEGER_FORMAT " threads",
             json_integer_value(json_object_get(o, "threads")));
     text_sample(out, "start", json_object_get(o, "start"));
     text_sample(out, "wake", json_object_get(o, "wake"));
     if (cont) text_sample(out, "continuation", json_object_get(o, "cont"));
+    if (fm) text_sample(out, "formation", json_object_get(o, "formation"));
     text_sample(out, "fork", json_object_get(o, "fork_warm"));
     text_sample(out, "cold fork", json_object_get(o, "fork_cold"));
     text_sample(out, "join", json_object_get(o, "join"));
@@ -323,6 +331,8 @@ void report_breakdown_text(FILE *out, const ompdag_report_row *row)
         fprintf(out, "; dispatch delays %s = %.1f%% of Graham's bound%s",
                 dur(b->delay_ns, a, sizeof a), 100 * b->delay_share,
                 b->delays_folded ? " (folded into the WCETs)" : "");
+    if (b->delay_share >= 0 && b->formation_ns > 0)
+        fprintf(out, " (team formation %s of it)", dur(b->formation_ns, a, sizeof a));
     if (b->margin_pct >= 0) fprintf(out, "; margin %.3g%%", b->margin_pct);
     fputc('\n', out);
     if (b->outlier_count) {
@@ -622,6 +632,7 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(o, "observed_work_ns", real_or_null(b->observed_work_ns));
     json_object_set_new(o, "delay_ns", real_or_null(b->delay_ns));
     json_object_set_new(o, "delay_share", real_or_null(b->delay_share));
+    json_object_set_new(o, "formation_ns", real_or_null(b->formation_ns));
     json_object_set_new(o, "delays_folded", json_boolean(b->delays_folded));
     json_object_set_new(o, "margin_pct", real_or_null(b->margin_pct));
     json_object_set_new(o, "outliers", outl);

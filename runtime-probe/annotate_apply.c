@@ -438,14 +438,17 @@ bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
 /* The dispatch delays of graph g (docs/overheads.md), margin applied. */
 static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, ompdag_overheads *o)
 {
-    *o = (ompdag_overheads){0, 0, 0};
+    *o = (ompdag_overheads){.threads = 0};
     if (a->opt.no_overheads) return true;
     const i64vec *st = g->start_delay.n ? &g->start_delay : &g->start_delay_if;
     const i64vec *wk = g->wake_delay.n ? &g->wake_delay : &g->wake_delay_if;
     const i64vec *ct = g->cont_delay.n ? &g->cont_delay : &g->cont_delay_if;
+    const i64vec *fm = g->formation.n ? &g->formation : &g->formation_if; /* team formation */
+    o->threads = g->team;
     return annot_with_margin(a, vec_max(st), &o->start_delay) &&
            annot_with_margin(a, vec_max(wk), &o->wake_delay) &&
-           annot_with_margin(a, vec_max(ct), &o->cont_delay);
+           annot_with_margin(a, vec_max(ct), &o->cont_delay) &&
+           annot_with_margin(a, vec_max(fm), &o->formation);
 }
 
 /* Step 7: WCET = ceil(basis · (1 + margin/100)) and, apart, the node's
@@ -572,10 +575,12 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
 {
     ompdag_overheads o;
     if (!graph_overheads(a, g, &o)) return NULL;
-    return json_pack("{s:s,s:I,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "source",
+    json_t *ro = json_pack("{s:s,s:I,s:I,s:I,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "source",
                      a->opt.no_overheads                   ? "none (annotate --no-overheads)"
-                     : g->start_delay.n || g->wake_delay.n ? "calibrated from clean runs"
-                     : g->start_delay_if.n || g->wake_delay_if.n
+                     : g->start_delay.n || g->wake_delay.n || g->cont_delay.n || g->formation.n
+                         ? "calibrated from clean runs"
+                     : g->start_delay_if.n || g->wake_delay_if.n || g->cont_delay_if.n ||
+                             g->formation_if.n
                          ? "calibrated from interfered runs (no clean run)"
                          : "no samples",
                      "start_delay_ns", (json_int_t)o.start_delay, "wake_delay_ns",
@@ -587,6 +592,16 @@ static json_t *overheads_json(const ompdag_annotation *a, const graph_info *g)
                      sample_json(&g->fork_warm), "fork_cold", sample_json(&g->fork_cold), "join",
                      sample_json(&g->join), "proof", "docs/overheads.md", "charged",
                      "on the critical chain only (node field \"delay\")");
+    /* team formation (docs/overheads.md): charged once, on the root's source */
+    if (ro && json_object_update_new(
+                  ro, json_pack("{s:I,s:I,s:o}", "formation_ns", (json_int_t)o.formation,
+                                "formation_delay_ns",
+                                (json_int_t)ompdag_overheads_formation_delay(&o), "formation",
+                                sample_json(g->formation.n ? &g->formation : &g->formation_if)))) {
+        json_decref(ro);
+        return NULL;
+    }
+    return ro;
 }
 
 /* "depend_check": the runtime's dependence order against the D-edges

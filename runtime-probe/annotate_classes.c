@@ -39,6 +39,8 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].wake_delay_if.v);
         free(a->graphs[i].cont_delay.v);
         free(a->graphs[i].cont_delay_if.v);
+        free(a->graphs[i].formation.v);
+        free(a->graphs[i].formation_if.v);
         free(a->graphs[i].fork_warm.v);
         free(a->graphs[i].fork_cold.v);
         free(a->graphs[i].join.v);

@@ -106,6 +106,7 @@ typedef struct graph_info {
     i64vec wake_delay;  /* taskwait/taskgroup ready -> return, non-full part */
     i64vec start_delay_if, wake_delay_if; /* the same in interfered runs (fallback only) */
     i64vec cont_delay, cont_delay_if;     /* creator's segment end at a `task` -> its next start */
+    i64vec formation, formation_if; /* per run: Σ over late threads of (arrival − root begin) */
     i64vec fork_warm, fork_cold; /* parallel begin -> root begin (cold: first region of a trace) */
     i64vec join;                 /* last task end -> parallel end */
     int32_t team;                /* largest team seen */
@@ -163,10 +164,13 @@ typedef struct loc_entry {
  * arrive in chunk order, not time order, so instances are kept to the end. */
 #define ANNOT_MAX_SCHED 32 /* threads per run whose OS counters are compared */
 
-/* A thread's OS counters at its implicit task's begin (OMPDAG_REC_SCHED). */
+/* A thread's OS counters at its implicit task's begin (OMPDAG_REC_SCHED), and
+ * when it joined the team: the end of its implicit task's first segment (its
+ * first scheduling point, where it can take tasks), until then the begin. */
 typedef struct sched_begin {
     uint32_t thread;
     uint64_t delay, nivcsw, cpu;
+    uint64_t arrive;
 } sched_begin;
 
 typedef struct region_run {
@@ -483,6 +487,9 @@ ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err);
  * fork/join vectors and team: safe beside map_pending (ompdag_annotation_add_trace). */
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
+/* A segment record of the run: the first segment of a thread's implicit task
+ * sets that thread's arrival (team formation, docs/overheads.md). */
+void annot_arrival_record(region_run *run, const ompdag_trace_rec *r);
 bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_interfered_runs */
 /* c->runs by id, for annot_find_run: a new array (free()), NULL on ENOMEM. */
 const region_run **annot_runs_by_id(const trace_ctx *c);

@@ -56,7 +56,8 @@ void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
 {
     if (r->flags == 0) {
         if (run->nsched < ANNOT_MAX_SCHED)
-            run->sched[run->nsched++] = (sched_begin){r->thread, r->dur, r->cp_start, r->cp_end};
+            run->sched[run->nsched++] =
+                (sched_begin){r->thread, r->dur, r->cp_start, r->cp_end, r->time};
         return;
     }
     for (int32_t i = 0; i < run->nsched; ++i) {
@@ -67,6 +68,44 @@ void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
             run->interfered = true;
         return;
     }
+}
+
+/* ---- team formation ---------------------------------------------------------- */
+
+/* A thread can take tasks from its implicit task's first scheduling point on
+ * (the barrier or the `single`/`masked` body it reaches first): the end of
+ * that implicit task's first segment.  A thread writes its OMPDAG_REC_SCHED
+ * begin record before any segment, so its entry is there already. */
+void annot_arrival_record(region_run *run, const ompdag_trace_rec *r)
+{
+    if (!(r->flags & OMPDAG_RECF_IMPLICIT) || (r->flags & OMPDAG_RECF_ROOT) ||
+        r->start_kind != OMPDAG_PT_TASK_BEGIN)
+        return;
+    for (int32_t i = 0; i < run->nsched; ++i)
+        if (run->sched[i].thread == r->thread) {
+            run->sched[i].arrive = r->time;
+            return;
+        }
+}
+
+/* The run's late threads: the arrival times after the root began, sorted,
+ * into late[] (room for ANNOT_MAX_SCHED).  Only threads whose arrival the
+ * trace shows count (one never seen stays "present" from the start: its idle
+ * time stays in the delays, as without this step); at most team − 1 of them,
+ * since the root's own thread is there when the root begins. */
+static size_t late_threads(const region_run *run, int32_t team, uint64_t *late)
+{
+    size_t n = 0;
+    if (!run || !run->tasks_begin) return 0;
+    for (int32_t i = 0; i < run->nsched && (int32_t)n + 1 < team; ++i) {
+        uint64_t at = run->sched[i].arrive;
+        if (at <= run->tasks_begin) continue;
+        size_t k = n++; /* insertion sort: at most ANNOT_MAX_SCHED - 1 entries */
+        for (; k > 0 && late[k - 1] > at; --k)
+            late[k] = late[k - 1];
+        late[k] = at;
+    }
+    return n;
 }
 
 /* ---- full intervals ---------------------------------------------------------- */
@@ -86,19 +125,26 @@ static void full_free(full_set *f)
 
 /* The full intervals of one run's segments: starts and ends sorted apart,
  * then swept together, a start before an end at the same instant
- * (back-to-back segments leave no gap).  The intervals are written over the
- * consumed part of the sorted arrays: interval k closes at an end event
- * after at least k + 1 ends (and so k + 1 starts) were read, so lo[k] and
- * hi[k] land on slots the sweep has passed (a trace of 10^6 tasks spent
- * more time faulting in fresh arrays than sweeping). */
-static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set *f)
+ * (back-to-back segments leave no gap).  A thread that joins the team late
+ * (late[0..nlate), sorted arrival times) is not asked to be busy before it
+ * arrives: an instant is full when every thread present runs graph code, and
+ * the time absent threads idle is team formation, charged apart.  The
+ * intervals are written over the consumed part of the sorted arrays (a
+ * trace of 10^6 tasks spent more time faulting in fresh arrays than
+ * sweeping): interval k opens at a start event, after at least k + 1 starts
+ * were read, so lo[k] lands on a slot the sweep has passed; it closes at an
+ * end or an arrival, and the k closes before it each read one of those, so
+ * the ends are kept from slot nlate on and hi[k] lands on a free or passed
+ * slot too. */
+static bool full_build(const pending_seg *seg, size_t n, int32_t team, const uint64_t *late,
+                       size_t nlate, full_set *f)
 {
     uint64_t *st = annot_alloc_big((n + 1) * sizeof *st),
-             *en = annot_alloc_big((n + 1) * sizeof *en),
+             *hi = annot_alloc_big((n + nlate + 1) * sizeof *hi), *en = hi ? hi + nlate : NULL,
              *scratch = annot_alloc_big((n + 1) * sizeof *scratch);
-    f->lo = st, f->hi = en;
+    f->lo = st, f->hi = hi;
     size_t ne = 0;
-    bool ok = st && en && scratch;
+    bool ok = st && hi && scratch;
     for (size_t i = 0; ok && i < n; ++i)
         if (!(seg[i].flags & OMPDAG_RECF_SUSPENDED) && seg[i].dur <= seg[i].time) {
             st[ne] = seg[i].time - seg[i].dur;
@@ -106,23 +152,26 @@ static bool full_build(const pending_seg *seg, size_t n, int32_t team, full_set 
         }
     ok = ok && annot_sort_u64_with(st, ne, scratch) && annot_sort_u64_with(en, ne, scratch);
     free(scratch);
-    int32_t busy = 0;
+    int32_t busy = 0, need = team - (int32_t)nlate;
     uint64_t open = 0;
     f->n = 0;
-    for (size_t i = 0, j = 0; ok && (i < ne || j < ne);) {
-        bool was = busy >= team;
+    for (size_t i = 0, j = 0, k = 0; ok && (i < ne || j < ne);) {
+        bool was = busy >= need;
         uint64_t t;
-        if (i < ne && (j == ne || st[i] <= en[j])) {
+        if (k < nlate && (i == ne || late[k] < st[i]) && (j == ne || late[k] <= en[j])) {
+            t = late[k++]; /* a thread arrives: one more must be busy from now on */
+            ++need;
+        } else if (i < ne && (j == ne || st[i] <= en[j])) {
             t = st[i++];
             ++busy;
         } else {
             t = en[j++];
             --busy;
         }
-        bool is = busy >= team;
+        bool is = busy >= need;
         if (!was && is) open = t;
         if (was && !is && t > open) {
-            assert(f->n < j && f->n < i); /* only consumed slots are overwritten */
+            assert(f->n < j + nlate && f->n < i); /* only free or consumed slots */
             f->lo[f->n] = open;
             f->hi[f->n] = t;
             ++f->n;
@@ -164,6 +213,24 @@ static int64_t nonfull(const full_set *f, uint64_t a, uint64_t b)
         if (f->hi[j - 1] > b) full -= f->hi[j - 1] - b;
     }
     return (int64_t)((b - a) - full);
+}
+
+/* The run's team formation F = Σ_j |[0, min(a_j, R)) ∩ full|: for each late
+ * thread, the part of the time from the root's begin to its arrival (or the
+ * run's end, if earlier) when every thread present ran graph code.  Those
+ * are the instants at which an absent thread idles that neither the delays
+ * (non-full instants) nor the chain's running parts (at most m − 1 idle
+ * threads, absent ones included) pay for (docs/overheads.md). */
+static int64_t formation(const full_set *f, const region_run *run, const uint64_t *late,
+                         size_t nlate)
+{
+    int64_t sum = 0;
+    for (size_t k = 0; k < nlate; ++k) {
+        uint64_t to = late[k] < run->tasks_end ? late[k] : run->tasks_end;
+        if (to > run->tasks_begin)
+            sum += (int64_t)(to - run->tasks_begin) - nonfull(f, run->tasks_begin, to);
+    }
+    return sum;
 }
 
 /* ---- tasks of one run ---------------------------------------------------------- */
@@ -450,7 +517,12 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
                      .cont = intf ? &g->cont_delay_if : &g->cont_delay,
                      .seg = &c->pend[i],
                      .n = j - i};
-        if (!full_build(r.seg, r.n, team, &r.full))
+        uint64_t late[ANNOT_MAX_SCHED];
+        size_t nlate = late_threads(run, team, late);
+        if (!full_build(r.seg, r.n, team, late, nlate, &r.full) ||
+            (run && run->tasks_begin && run->tasks_end > run->tasks_begin &&
+             !annot_i64vec_push(intf ? &g->formation_if : &g->formation,
+                                formation(&r.full, run, late, nlate))))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         else
             st = run_samples(&r, err);
@@ -467,7 +539,7 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
 struct full_set *annot_full_new(const pending_seg *seg, size_t n, int32_t team)
 {
     full_set *f = calloc(1, sizeof *f);
-    if (f && !full_build(seg, n, team, f)) {
+    if (f && !full_build(seg, n, team, NULL, 0, f)) {
         full_free(f);
         free(f);
         return NULL;

@@ -1391,6 +1391,7 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
         break;
     case OMPDAG_REC_SEGMENT:
         if (r->thread < 64) run->thread_mask |= 1ull << r->thread;
+        annot_arrival_record(run, r);
         if (r->end_kind == OMPDAG_PT_ROOT_BEGIN) run->tasks_begin = r->time;
         if (r->end_kind == OMPDAG_PT_ROOT_END || r->end_kind == OMPDAG_PT_TASK_END)
             if ((r->flags & OMPDAG_RECF_ROOT) || !(r->flags & OMPDAG_RECF_IMPLICIT))

@@ -83,6 +83,14 @@ typedef struct task_state {
     uint8_t started;          /* it has run (OMPDAG_REC_DEP_START written) */
     uint64_t tg_cp[4];  /* their begin addresses (the `taskgroup` line), innermost last */
     struct task_state *outer; /* implicit tasks: the task that ran here before */
+    /* The last time the runtime switched it away (task_schedule with a
+     * status other than complete) while it ran, not yet resumed: when, on
+     * which probe thread, and that thread's event count then (see resume). */
+    uint64_t out_at; /* 0: not switched away */
+    uint64_t out_event;
+    uint32_t out_thread;
+    uint8_t out_entry; /* that switch was an untied task's first (libomp's entry switch) */
+    uint8_t switched;  /* it has been switched away before */
 } task_state;
 
 typedef struct region_state {
@@ -114,6 +122,10 @@ static _Atomic int g_closed;
 static struct sigaction g_old_int, g_old_term;
 static __thread thread_buf *tls_buf;
 static __thread task_state *tls_cur; /* task the probe believes runs here */
+/* Events on this thread that may change which code runs here: every segment
+ * opened or closed and every task_schedule.  A task switched away and back
+ * with exactly one count between ran nothing else on this thread (resume). */
+static __thread uint64_t tls_events;
 
 static ompt_start_tool_result_t g_tool;
 
@@ -375,6 +387,7 @@ static task_state *state_new(uint8_t flags)
 
 static void seg_open(task_state *s, uint8_t kind, const void *cp, uint64_t now)
 {
+    ++tls_events;
     s->start_kind = kind;
     s->cp_start = (uint64_t)(uintptr_t)cp;
     s->acc = 0;
@@ -384,8 +397,11 @@ static void seg_open(task_state *s, uint8_t kind, const void *cp, uint64_t now)
 
 static void seg_close(task_state *s, uint8_t kind, const void *cp, uint64_t now)
 {
+    ++tls_events;
     if (s->start_kind == OMPDAG_PT_NONE)
         return;
+    if (s->out_at) /* closed while switched away (no runtime does this): not one interval */
+        s->seg_flags |= OMPDAG_RECF_SUSPENDED;
     uint64_t dur = s->acc + (s->run_since && now > s->run_since ? now - s->run_since : 0);
     ompdag_trace_rec r = {.type = OMPDAG_REC_SEGMENT, .start_kind = s->start_kind,
                           .end_kind = kind,
@@ -414,6 +430,77 @@ static void stop(task_state *s, uint64_t now)
         s->run_since = 0;
         s->seg_flags |= OMPDAG_RECF_SUSPENDED;
     }
+}
+
+/* The runtime switches the running task s away to next (task_schedule, s
+ * prior, status not complete): its clock stops, and whether its segment was
+ * suspended is decided when it runs again (resume). */
+static void switch_out(task_state *s, const task_state *next, uint64_t now)
+{
+    if (!s->run_since)
+        return;
+    s->acc += now > s->run_since ? now - s->run_since : 0;
+    s->run_since = 0;
+    thread_buf *b = buf_get();
+    if (!b) {
+        s->seg_flags |= OMPDAG_RECF_SUSPENDED; /* its thread cannot be told later */
+        return;
+    }
+    s->out_at = now ? now : 1;
+    s->out_event = tls_events;
+    s->out_thread = b->thread;
+    s->out_entry = !s->switched && (s->flags & OMPDAG_RECF_UNTIED) &&
+                   !(s->flags & OMPDAG_RECF_IMPLICIT) && s->start_kind == OMPDAG_PT_TASK_BEGIN &&
+                   next && next->start_kind == OMPDAG_PT_NONE;
+    s->switched = 1;
+}
+
+/* s runs again on this thread (task_schedule, s next), after cur ran here.
+ *
+ * libomp 14 switches an untied task X to its scheduling parent and straight
+ * back (X -> parent -> X) when X starts, and after scheduling points clang
+ * gives an untied task a re-entry at (task creation, taskwait, taskyield):
+ * the task re-enqueues itself, returns, and the thread pops it again.  X's
+ * code stops for a moment, and nothing else runs.  Then the segment is not
+ * suspended:
+ *
+ *  - the first switch of an untied task, in its first segment, to a task
+ *    that waits (no segment open), is libomp's entry switch ("the first task
+ *    executed only calls __kmpc_omp_task and does not execute code",
+ *    kmp_tasking.cpp): none of the task's code ran yet, so its first segment
+ *    starts when it comes back, on whichever thread (another thread may take
+ *    the re-enqueued task), exactly; the time before is the task's wait to
+ *    start (the start delay measures it);
+ *  - any later pair may follow task code in the same segment (taskyield is
+ *    no segment boundary), so it must be *immediate*: s comes back on the
+ *    thread it left, with no other event here in between, and the task in
+ *    between had no segment open (it waited in a barrier or taskwait: no
+ *    task code ran).  Its time is counted as the task's own: the segment
+ *    stays one interval [end − own time, end] with an exact start, in which
+ *    the thread did nothing but s's code and the runtime's switch for s.
+ *    That only raises WCETs.
+ *
+ * Any other suspension (another task ran here, s moved threads, an event came
+ * between) marks the segment suspended, as before: its start is then later
+ * than the real one and it never counts as busy.  docs/overheads.md, "What
+ * is measured". */
+static void resume(task_state *s, const task_state *cur, uint64_t now)
+{
+    if (s->out_at) {
+        const thread_buf *b = tls_buf;
+        bool immediate = b && s->out_thread == b->thread && s->out_event + 1 == tls_events &&
+                         cur && cur != s && cur->start_kind == OMPDAG_PT_NONE &&
+                         now >= s->out_at;
+        if (s->out_entry)
+            s->acc = 0; /* the segment starts now: the entry switch ran no task code */
+        else if (immediate)
+            s->acc += now - s->out_at;
+        else
+            s->seg_flags |= OMPDAG_RECF_SUSPENDED;
+        s->out_at = 0;
+    }
+    if (s->run_since == 0)
+        s->run_since = now;
 }
 
 /* A task's end is its last segment (end kind OMPDAG_PT_TASK_END): every
@@ -584,8 +671,10 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
     uint64_t now = now_ns();
+    ++tls_events;
     task_state *ps = state_of(prior);
     task_state *ns = state_of(next);
+    task_state *cur = tls_cur; /* what ran here until now */
     DEBUG("task_schedule %lx status=%d -> %lx (cur %lx)\n", (unsigned long)(ps ? ps->id : 0),
           (int)status, (unsigned long)(ns ? ns->id : 0),
           (unsigned long)(tls_cur ? tls_cur->id : 0));
@@ -607,12 +696,12 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
             }
             task_finish(ps, now);
         } else {
-            stop(ps, now);
+            switch_out(ps, ns, now);
         }
     }
     tls_cur = ns;
-    if (ns && ns->run_since == 0)
-        ns->run_since = now;
+    if (ns)
+        resume(ns, cur, now);
     if (ns && ns->has_deps && !ns->started) {
         ns->started = 1;
         ompdag_trace_rec r = {.type = OMPDAG_REC_DEP_START,

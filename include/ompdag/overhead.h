@@ -21,7 +21,13 @@
  *                        a T node: the creator's continuation), added to
  *                        wake_delay when v is also a W node,
  *          0            otherwise (v follows its in-task predecessor inside
- *                        one segment of the same thread).
+ *                        one segment of the same thread),
+ *   plus, on the root task's source only, ceil(F / m0): team formation.  In
+ *   a cold region the team's other threads join after the root began: thread
+ *   j is absent for its lateness a_j and idles at most a_j, so F = Σ_j a_j
+ *   (thread-ns, measured at team size m0) is charged once, on the node every
+ *   critical chain starts at, and D above is measured as if absent threads
+ *   were busy (docs/overheads.md, "Team formation").
  *
  * Then for every flow e and every schedule of it (the critical chain z)
  *     m·R  <=  vol(e) + Σ_{v∈z} ((m − 1)·WCET(v) + m·D(v))
@@ -47,7 +53,15 @@ typedef struct ompdag_overheads {
     int64_t start_delay; /* task creation -> its first node starts (non-full part), >= 0 */
     int64_t wake_delay;  /* last predecessor of a W node done -> the wait returns, >= 0 */
     int64_t cont_delay;  /* a T node done -> the creator's next node starts, >= 0 */
+    int64_t formation;   /* team formation F = Σ_j a_j: thread-ns the team's threads joined
+                            after the root began (cold region), >= 0; charged once */
+    int32_t threads;     /* m0, the team size F was measured at: the root's source gets
+                            ceil(F / m0), so m·D >= F at m >= m0 (0 is taken as 1) */
 } ompdag_overheads;
+
+/* ceil(o->formation / o->threads), the delay team formation puts on the
+ * root task's source (o->threads 0 is taken as 1). */
+int64_t ompdag_overheads_formation_delay(const ompdag_overheads *o);
 
 /* Which delay D(v) applies to node v of the finalized graph g (see above).
  * O(nodes) per call (it looks for a T node among v's F-predecessors): for

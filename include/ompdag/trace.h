@@ -212,7 +212,8 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
 /* Computes every node's WCET with the attribution rule of docs/probe.md and
  * the chosen estimator, and apart from it the dispatch delay the traces
  * measured (docs/overheads.md: start_delay on task sources, wake_delay on W
- * nodes, cont_delay after T nodes, margin applied; the node field "delay",
+ * nodes, cont_delay after T nodes, team formation ceil(F / m0) on the root's
+ * source, margin applied; the node field "delay",
  * charged on the critical chain only), writes `wcet`, the delays and the extra keys ("samples",
  * "observed_max", "observed_median", "margin_pct", "estimator") on each node and "observed_response_ns",
  * "observed_task_response_ns" (with parallel "..._interfered" flags),

@@ -357,8 +357,9 @@ Test(delays, overheads_store_or_fold_the_same_delays)
         ompdag_condag *g = random_structured(&r);
         ompdag_condag_set *copy = shuffled_copy(g, &r);
         ompdag_condag *f = ompdag_condag_set_graph(copy, 0);
-        ompdag_overheads o = {ompdag_rng_range(&r, 0, 30), ompdag_rng_range(&r, 0, 30),
-                              ompdag_rng_range(&r, 0, 30)};
+        ompdag_overheads o = {.start_delay = ompdag_rng_range(&r, 0, 30),
+                              .wake_delay = ompdag_rng_range(&r, 0, 30),
+                              .cont_delay = ompdag_rng_range(&r, 0, 30)};
         int32_t n = ompdag_condag_node_count(g);
         int64_t *d = malloc(sizeof *d * (size_t)n);
         ompdag_error err;

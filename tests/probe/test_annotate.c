@@ -179,9 +179,11 @@ Test(annotate, both_branches_cover_every_node_safely)
     cr_assert_str_eq(
         json_string_value(json_object_get(json_object_get(gex, "wcet_method"), "overheads")),
         "chain");
-    ompdag_overheads o = {json_integer_value(json_object_get(ro, "start_delay_ns")),
-                          json_integer_value(json_object_get(ro, "wake_delay_ns")),
-                          json_integer_value(json_object_get(ro, "cont_delay_ns"))};
+    ompdag_overheads o = {.start_delay = json_integer_value(json_object_get(ro, "start_delay_ns")),
+                          .wake_delay = json_integer_value(json_object_get(ro, "wake_delay_ns")),
+                          .cont_delay = json_integer_value(json_object_get(ro, "cont_delay_ns")),
+                          .formation = json_integer_value(json_object_get(ro, "formation_ns")),
+                          .threads = (int32_t)json_integer_value(json_object_get(ro, "threads"))};
     cr_assert(json_is_integer(json_object_get(ro, "cont_delay_ns")));
     int64_t *d = malloc(sizeof *d * (size_t)ompdag_condag_node_count(g));
     cr_assert_eq(ompdag_overheads_node_delays(g, &o, d, &err), OMPDAG_OK);

@@ -280,7 +280,8 @@ Test(sim, tightness_for_experiments)
 /* Random delay classes in [0, 60] (cont_delay 0 when `cont` is false). */
 static ompdag_overheads random_overheads(ompdag_rng *rng, bool cont)
 {
-    ompdag_overheads o = {ompdag_rng_range(rng, 0, 60), ompdag_rng_range(rng, 0, 60), 0};
+    ompdag_overheads o = {.start_delay = ompdag_rng_range(rng, 0, 60),
+                          .wake_delay = ompdag_rng_range(rng, 0, 60)};
     if (cont) o.cont_delay = ompdag_rng_range(rng, 1, 60);
     return o;
 }
