@@ -182,7 +182,8 @@ static json_t *incomplete(const graph_info *g, const uint8_t *reached)
 }
 
 /* D(v) of a reached node: delay_of's classes (analysis/overhead.c), each
- * from the node's own samples when it has them, else the graph's value. */
+ * from the node's own samples when it has them, else the graph's value;
+ * team formation on the root's source as there. */
 static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t v,
                        bool after_create, const ompdag_overheads *o, int64_t *d, bool *measured)
 {
@@ -198,9 +199,13 @@ static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t 
         }
     *d = 0;
     int32_t t = ompdag_condag_node_task(g->g, v);
-    if (t != ompdag_condag_root_task(g->g) && ompdag_condag_task_source(g->g, t) == v)
-        *d = part[IN_START];
+    bool root_source =
+        t == ompdag_condag_root_task(g->g) && ompdag_condag_task_source(g->g, t) == v;
+    if (!root_source && ompdag_condag_task_source(g->g, t) == v) *d = part[IN_START];
     if (ompdag_condag_node_kind(g->g, v) == OMPDAG_KIND_W) *d = part[IN_WAKE];
+    /* team formation is a run's, not an instance's: the graph's value */
+    if (root_source && __builtin_add_overflow(*d, ompdag_overheads_formation_delay(o), d))
+        return false;
     return !after_create || !__builtin_add_overflow(*d, part[IN_CONT], d);
 }
 

@@ -465,8 +465,11 @@ Test(tied, random_graphs_never_exceed_the_tied_bound, .timeout = 280)
  * task sources, W nodes, after T nodes), each a random share of its class. */
 static void random_delays(ompdag_condag *g, ompdag_rng *rng, int64_t *d)
 {
-    ompdag_overheads o = {ompdag_rng_range(rng, 0, 80), ompdag_rng_range(rng, 0, 80),
-                          ompdag_rng_range(rng, 0, 80)};
+    ompdag_overheads o = {.start_delay = ompdag_rng_range(rng, 0, 80),
+                          .wake_delay = ompdag_rng_range(rng, 0, 80),
+                          .cont_delay = ompdag_rng_range(rng, 0, 80),
+                          .formation = ompdag_rng_range(rng, 0, 80),
+                          .threads = 2};
     ompdag_error err = {0};
     cr_assert_eq(ompdag_overheads_node_delays(g, &o, d, &err), OMPDAG_OK, "%s", err.message);
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
