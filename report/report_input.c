@@ -146,7 +146,7 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *un
 ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_options *ro,
                                  ompdag_report_row *row, ompdag_error *err)
 {
-    row->input_bound_times_m = -1;
+    row->input_bound_times_m = row->input_graham_times_m = -1;
     row->input_bound_ns = -1;
     row->input_claim = row->input_why = NULL;
     const json_t *in = json_object_get(ompdag_condag_extra(g, -1), "input");
@@ -177,6 +177,10 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     }
     int64_t x;
     st = ompdag_rta_tied_bound(p, ro, &x, &row->input_tied_rule, err);
+    ompdag_rta_result *res = NULL;
+    if (!st) st = ompdag_rta_run(p, OMPDAG_ALG_EXACT, ro, &res, err);
+    if (!st) row->input_graham_times_m = ompdag_rta_result_bound_times_m(res);
+    ompdag_rta_result_destroy(res);
     ompdag_condag_destroy(p);
     if (st) return st;
     /* a sub-flow with no larger delays (see the top of the file) */

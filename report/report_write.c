@@ -380,10 +380,18 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 "WCET margin)%s\n",
                 dur(row->region_bound_ns, a, sizeof a), dur((double)row->fork_join_ns, b, sizeof b),
                 row->deadline_ns >= 0 ? "; the deadline applies to it" : "");
-    if (row->input_bound_ns >= 0)
-        fprintf(out, "    for this input: bound %s (%s)\n", dur(row->input_bound_ns, a, sizeof a),
+    if (row->input_bound_ns >= 0) {
+        fprintf(out, "    for this input: bound %s (%s)", dur(row->input_bound_ns, a, sizeof a),
                 row->input_claim ? row->input_claim : "recorded by annotate");
-    else if (row->input_why)
+        if (row->input_graham_times_m >= 0 && row->input_graham_times_m < row->input_bound_times_m)
+            fprintf(out, "; Graham's bound of the same DAG %s: the tied rule %s costs %.3g×",
+                    dur(row->input_bound_ns * (double)row->input_graham_times_m /
+                            (double)row->input_bound_times_m,
+                        b, sizeof b),
+                    ompdag_tied_rule_name(row->input_tied_rule),
+                    (double)row->input_bound_times_m / (double)row->input_graham_times_m);
+        fputc('\n', out);
+    } else if (row->input_why)
         fprintf(out, "    for this input: no bound recorded: %s\n", row->input_why);
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
@@ -652,6 +660,9 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "input_graham_times_m",
+                        row->input_graham_times_m >= 0 ? json_integer(row->input_graham_times_m)
+                                                       : json_null());
     json_object_set_new(o, "judged_for_input", json_boolean(row->judged_for_input));
     json_object_set_new(o, "refuted_input", json_boolean(row->refuted_input));
     json_object_set_new(o, "input_bound_over_observed",

@@ -148,20 +148,20 @@ typedef struct ompdag_report_outlier {
 } ompdag_report_outlier;
 
 typedef struct ompdag_report_breakdown {
-    bool has_floor;            /* the graph carries annotate's "floor" (annotated since issue
-                                  23): only then do the text, HTML and JSON reports show the
-                                  breakdown (older files keep their reports unchanged) */
-    int64_t flow_tasks;        /* tasks the worst flow runs (root included); -1: compact graph */
-    int64_t observed_tasks;    /* most tasks one run ran (root included), over runs at m */
-    double vol_ns;             /* the worst flow's volume (WCETs, ns) */
-    double observed_work_ns;   /* most work one clean run at m did: its segment times summed */
-    double delay_ns;           /* dispatch delays in Graham's m·R, divided by m (ns) */
-    double delay_share;        /* delay_ns ÷ Graham's bound, 0..1 */
-    double formation_ns;       /* team formation's part of delay_ns (ns): ceil(F / m0) on the
-                                  root's source (docs/overheads.md); -1 when not stated */
-    bool delays_folded;        /* delays are folded into the WCETs (older annotate) */
-    double margin_pct;         /* the WCET margin annotate applied */
-    int32_t outlier_count;     /* locations in outliers[], largest max ÷ median first */
+    bool has_floor;          /* the graph carries annotate's "floor" (annotated since issue
+                                23): only then do the text, HTML and JSON reports show the
+                                breakdown (older files keep their reports unchanged) */
+    int64_t flow_tasks;      /* tasks the worst flow runs (root included); -1: compact graph */
+    int64_t observed_tasks;  /* most tasks one run ran (root included), over runs at m */
+    double vol_ns;           /* the worst flow's volume (WCETs, ns) */
+    double observed_work_ns; /* most work one clean run at m did: its segment times summed */
+    double delay_ns;         /* dispatch delays in Graham's m·R, divided by m (ns) */
+    double delay_share;      /* delay_ns ÷ Graham's bound, 0..1 */
+    double formation_ns;     /* team formation's part of delay_ns (ns): ceil(F / m0) on the
+                                root's source (docs/overheads.md); -1 when not stated */
+    bool delays_folded;      /* delays are folded into the WCETs (older annotate) */
+    double margin_pct;       /* the WCET margin annotate applied */
+    int32_t outlier_count;   /* locations in outliers[], largest max ÷ median first */
     ompdag_report_outlier outliers[OMPDAG_REPORT_OUTLIERS];
     int64_t floor_runs; /* clean runs at m with a floor */
     double floor_min, floor_median, floor_max;
@@ -253,6 +253,8 @@ typedef struct ompdag_report_row {
      * Never above bound_times_m.  Strings are borrowed from the graph. */
     int64_t input_bound_times_m;
     double input_bound_ns;
+    int64_t input_graham_times_m; /* Graham's exact bound of the same DAG (what the bound would
+                                     be if no task, the root included, were tied); -1: none */
     ompdag_tied_rule input_tied_rule;
     const char *input_claim; /* "the task structure of these 15 runs" */
     const char *input_why;

@@ -77,6 +77,8 @@ Test(input_bound, the_pruned_flow_is_bounded_by_hand)
     cr_expect_eq(row->bound_times_m, 880);
     cr_expect_eq(row->input_bound_times_m, 270, "got %lld", (long long)row->input_bound_times_m);
     cr_expect_str_eq(row->input_claim, "the task structure of these 3 runs");
+    /* Graham's of the pruned DAG: vol 135 + the path r1 a1 w1 = 130 */
+    cr_expect_eq(row->input_graham_times_m, 265);
     ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
 }
