@@ -17,6 +17,7 @@
  * (which the argument rules out) is asserted, not hidden.
  */
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,14 +117,15 @@ static bool with_delays_extension(json_t *j)
 
 /* The pruned graph as JSON; NULL on ENOMEM, *unknown set when "input"
  * names a node the graph does not have. */
-static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *unknown)
+static json_t *pruned_json(const ompdag_condag *g, const json_t *input, const char *delays_key,
+                           bool *unknown)
 {
     uint8_t *keep = calloc((size_t)ompdag_condag_node_count(g) + 1, 1);
     json_t *j = keep ? ompdag_condag_to_json(g) : NULL;
     *unknown = keep && !keep_mask(g, json_object_get(input, "nodes"), keep);
     json_t *edges = j ? json_object_get(j, "edges") : NULL;
-    json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep,
-                                                json_object_get(input, "delays"),
+    json_t *delays = json_object_get(input, delays_key);
+    json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep, delays,
                                                 json_object_get(input, "wcets"))
                                    : NULL;
     json_t *kedges = !nodes ? NULL : edges ? kept_edges(g, edges, keep) : json_array();
@@ -134,7 +136,7 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *un
     }
     bool ok =
         json_object_set_new(j, "nodes", nodes) == 0 && json_object_set_new(j, "edges", kedges) == 0;
-    if (ok && json_object_size(json_object_get(input, "delays"))) ok = with_delays_extension(j);
+    if (ok && json_object_size(delays)) ok = with_delays_extension(j);
     if (ok) json_object_del(j, "input");
     if (!ok) {
         json_decref(j);
@@ -143,48 +145,66 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *un
     return j;
 }
 
+/* The tied bound (and Graham's) of g pruned to "input" with the delays of
+ * "input".delays_key. */
+static ompdag_status pruned_bound(const ompdag_condag *g, const json_t *in, const char *delays_key,
+                                  const ompdag_rta_options *ro, size_t graph, int64_t *x,
+                                  ompdag_tied_rule *rule, int64_t *graham, ompdag_error *err)
+{
+    char title[256];
+    bool unknown = false;
+    json_t *j = pruned_json(g, in, delays_key, &unknown);
+    if (unknown)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "region %s: \"input\" names a node the graph does not have; "
+                                "annotate the graph again",
+                                ompdag_condag_title(g, graph, title, sizeof title));
+    if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
+    ompdag_condag *p = NULL;
+    ompdag_error inner;
+    ompdag_status st = condag_from_json(j, "input", &p, &inner);
+    json_decref(j);
+    if (st)
+        return ompdag_error_set(err, st,
+                                "region %s: the recorded input's nodes (\"input\") do not form a "
+                                "graph: %s; annotate the graph again",
+                                ompdag_condag_title(g, graph, title, sizeof title), inner.message);
+    st = ompdag_rta_tied_bound(p, ro, x, rule, err);
+    ompdag_rta_result *res = NULL;
+    if (!st) st = ompdag_rta_run(p, OMPDAG_ALG_EXACT, ro, &res, err);
+    if (!st) *graham = ompdag_rta_result_bound_times_m(res);
+    ompdag_rta_result_destroy(res);
+    ompdag_condag_destroy(p);
+    return st;
+}
+
 ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_options *ro,
                                  ompdag_report_row *row, ompdag_error *err)
 {
     row->input_bound_times_m = row->input_graham_times_m = -1;
     row->input_bound_ns = -1;
-    row->input_claim = row->input_why = NULL;
+    row->input_claim = row->input_why = row->input_delay_model = NULL;
     const json_t *in = json_object_get(ompdag_condag_extra(g, -1), "input");
     if (!json_is_object(in)) return OMPDAG_OK;
     if (!json_is_true(json_object_get(in, "recorded"))) {
         row->input_why = json_string_value(json_object_get(in, "why"));
         return OMPDAG_OK;
     }
-    char title[256];
-    bool unknown = false;
-    json_t *j = pruned_json(g, in, &unknown);
-    if (unknown)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "region %s: \"input\" names a node the graph does not have; "
-                                "annotate the graph again",
-                                ompdag_condag_title(g, row->graph, title, sizeof title));
-    if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
-    ompdag_condag *p = NULL;
-    ompdag_error inner;
-    ompdag_status st = condag_from_json(j, "input", &p, &inner);
-    json_decref(j);
-    if (st) {
-        return ompdag_error_set(err, st,
-                                "region %s: the recorded input's nodes (\"input\") do not form a "
-                                "graph: %s; annotate the graph again",
-                                ompdag_condag_title(g, row->graph, title, sizeof title),
-                                inner.message);
-    }
-    int64_t x;
-    st = ompdag_rta_tied_bound(p, ro, &x, &row->input_tied_rule, err);
-    ompdag_rta_result *res = NULL;
-    if (!st) st = ompdag_rta_run(p, OMPDAG_ALG_EXACT, ro, &res, err);
-    if (!st) row->input_graham_times_m = ompdag_rta_result_bound_times_m(res);
-    ompdag_rta_result_destroy(res);
-    ompdag_condag_destroy(p);
+    int64_t x = 0, graham = 0, xm = INT64_MAX, gm = 0;
+    ompdag_tied_rule rule_m = OMPDAG_TIED_NONE;
+    ompdag_status st =
+        pruned_bound(g, in, "delays", ro, row->graph, &x, &row->input_tied_rule, &graham, err);
+    if (!st && json_is_object(json_object_get(in, "delays_median")))
+        st = pruned_bound(g, in, "delays_median", ro, row->graph, &xm, &rule_m, &gm, err);
     if (st) return st;
-    /* a sub-flow with no larger delays (see the top of the file) */
+    /* per-instance maxima: a sub-flow with no larger delays (the top of the file) */
     assert(x <= row->bound_times_m);
+    row->input_delay_model = "instance maxima";
+    if (xm < x) { /* annotate_input_budget.c: medians + one run's excess */
+        x = xm, graham = gm, row->input_tied_rule = rule_m;
+        row->input_delay_model = "instance medians + the largest run excess";
+    }
+    row->input_graham_times_m = graham;
     row->input_bound_times_m = x < row->bound_times_m ? x : row->bound_times_m;
     int64_t unit_ns = ompdag_time_unit_ns(ompdag_condag_time_unit(g));
     row->input_bound_ns =

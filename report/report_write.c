@@ -381,8 +381,10 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                 dur(row->region_bound_ns, a, sizeof a), dur((double)row->fork_join_ns, b, sizeof b),
                 row->deadline_ns >= 0 ? "; the deadline applies to it" : "");
     if (row->input_bound_ns >= 0) {
-        fprintf(out, "    for this input: bound %s (%s)", dur(row->input_bound_ns, a, sizeof a),
-                row->input_claim ? row->input_claim : "recorded by annotate");
+        fprintf(out, "    for this input: bound %s (%s; delays: %s)",
+                dur(row->input_bound_ns, a, sizeof a),
+                row->input_claim ? row->input_claim : "recorded by annotate",
+                row->input_delay_model ? row->input_delay_model : "instance maxima");
         if (row->input_graham_times_m >= 0 && row->input_graham_times_m < row->input_bound_times_m)
             fprintf(out, "; Graham's bound of the same DAG %s: the tied rule %s costs %.3g×",
                     dur(row->input_bound_ns * (double)row->input_graham_times_m /
@@ -660,6 +662,8 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "input_delay_model",
+                        row->input_delay_model ? json_string(row->input_delay_model) : json_null());
     json_object_set_new(o, "input_graham_times_m",
                         row->input_graham_times_m >= 0 ? json_integer(row->input_graham_times_m)
                                                        : json_null());
@@ -746,6 +750,8 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
+    json_object_set_new(o, "input_delay_model",
+                        row->input_delay_model ? json_string(row->input_delay_model) : json_null());
     json_object_set_new(o, "judged_for_input", json_boolean(row->judged_for_input));
     json_object_set_new(o, "refuted_input", json_boolean(row->refuted_input));
     json_object_set_new(o, "input_bound_over_observed",

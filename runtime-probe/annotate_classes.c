@@ -25,6 +25,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].pred_start);
         free(a->graphs[i].task_start);
         free(a->graphs[i].inst_delay);
+        free(a->graphs[i].ndel);
         free(a->graphs[i].task_nodes);
         free(a->graphs[i].pred);
         free(a->graphs[i].responses.v);

@@ -81,9 +81,15 @@ static int64_t *node_delays(graph_info *g)
     return g->inst_delay;
 }
 
-static void keep_max(int64_t *slot, int64_t v)
+/* Node v's delay of kind `kind` in the current trace's run `run`: its
+ * maximum, and the record for the median model. */
+static bool note(trace_ctx *c, graph_info *g, int32_t v, int kind, uint64_t run, int64_t value)
 {
-    if (v > *slot) *slot = v;
+    int64_t *slot = &g->inst_delay[(size_t)v * IN_KINDS + (size_t)kind];
+    if (value > *slot) *slot = value;
+    if (!annot_grow((void **)&g->ndel, &g->ndel_cap, g->nndel + 1, sizeof *g->ndel)) return false;
+    g->ndel[g->nndel++] = (annot_node_delay){v, (uint8_t)kind, (uint32_t)c->a->traces, run, value};
+    return true;
 }
 
 ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err)
@@ -94,19 +100,19 @@ ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err)
         if (!k) continue; /* the segment did not map: the graph keeps its class value */
         const seg_class *cl = &c->a->classes[k - 1];
         graph_info *g = &c->a->graphs[cl->graph];
-        int64_t *d = node_delays(g);
-        if (!d) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
-        if (e->kind == IN_START && cl->sk == OMPDAG_POINT_BEGIN) {
-            keep_max(&d[(size_t)ompdag_condag_task_source(g->g, cl->task) * IN_KINDS + IN_START],
-                     e->value);
-        } else if (e->kind == IN_WAKE && cl->sk == OMPDAG_POINT_WAIT) {
-            keep_max(&d[(size_t)cl->sn * IN_KINDS + IN_WAKE], e->value);
-        } else if (e->kind == IN_CONT && cl->sk == OMPDAG_POINT_CREATE) {
+        uint64_t run = c->pend[e->seg].run;
+        bool ok = node_delays(g) != NULL;
+        if (ok && e->kind == IN_START && cl->sk == OMPDAG_POINT_BEGIN) {
+            ok = note(c, g, ompdag_condag_task_source(g->g, cl->task), IN_START, run, e->value);
+        } else if (ok && e->kind == IN_WAKE && cl->sk == OMPDAG_POINT_WAIT) {
+            ok = note(c, g, cl->sn, IN_WAKE, run, e->value);
+        } else if (ok && e->kind == IN_CONT && cl->sk == OMPDAG_POINT_CREATE) {
             int32_t cnt;
             const int32_t *s = ompdag_condag_node_fsucc(g->g, cl->sn, &cnt);
-            for (int32_t j = 0; j < cnt; ++j)
-                keep_max(&d[(size_t)s[j] * IN_KINDS + IN_CONT], e->value);
+            for (int32_t j = 0; j < cnt && ok; ++j)
+                ok = note(c, g, s[j], IN_CONT, run, e->value);
         }
+        if (!ok) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
     c->ndevents = 0;
     return OMPDAG_OK;
@@ -185,14 +191,14 @@ static json_t *incomplete(const graph_info *g, const uint8_t *reached)
  * from the node's own samples when it has them, else the graph's value;
  * team formation on the root's source as there. */
 static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t v,
-                       bool after_create, const ompdag_overheads *o, int64_t *d, bool *measured)
+                       bool after_create, const ompdag_overheads *o, const int64_t *own,
+                       int64_t root_extra, int64_t *d, bool *measured)
 {
     const int64_t graph_value[IN_KINDS] = {o->start_delay, o->wake_delay, o->cont_delay};
     int64_t part[IN_KINDS] = {o->start_delay, o->wake_delay, o->cont_delay};
-    for (int k = 0; k < IN_KINDS && g->inst_delay; ++k)
-        if (g->inst_delay[(size_t)v * IN_KINDS + k] >= 0) {
-            if (!annot_with_margin(a, g->inst_delay[(size_t)v * IN_KINDS + k], &part[k]))
-                return false;
+    for (int k = 0; k < IN_KINDS && own; ++k)
+        if (own[(size_t)v * IN_KINDS + k] >= 0) {
+            if (!annot_with_margin(a, own[(size_t)v * IN_KINDS + k], &part[k])) return false;
             /* the node's samples are among the graph's clean ones */
             assert(part[k] <= graph_value[k]);
             *measured = true;
@@ -203,8 +209,10 @@ static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t 
         t == ompdag_condag_root_task(g->g) && ompdag_condag_task_source(g->g, t) == v;
     if (!root_source && ompdag_condag_task_source(g->g, t) == v) *d = part[IN_START];
     if (ompdag_condag_node_kind(g->g, v) == OMPDAG_KIND_W) *d = part[IN_WAKE];
-    /* team formation is a run's, not an instance's: the graph's value */
-    if (root_source && __builtin_add_overflow(*d, ompdag_overheads_formation_delay(o), d))
+    /* team formation is a run's, not an instance's: the graph's value; and
+     * the median model's run excess, charged once where every chain starts */
+    if (root_source && (__builtin_add_overflow(*d, ompdag_overheads_formation_delay(o), d) ||
+                        __builtin_add_overflow(*d, root_extra, d)))
         return false;
     return !after_create || !__builtin_add_overflow(*d, part[IN_CONT], d);
 }
@@ -215,7 +223,10 @@ static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const u
 {
     uint8_t *after = calloc((size_t)g->n + 1, 1);
     json_t *nodes = json_array(), *delays = json_object(), *wcets = json_object();
-    bool ok = after && nodes && delays && wcets;
+    json_t *med_delays = json_object();
+    int64_t *median = malloc(((size_t)g->n * IN_KINDS + 1) * sizeof *median), excess = 0, ex = 0;
+    bool ok = after && nodes && delays && wcets && med_delays && median &&
+              annot_input_budget(g, median, &excess) && annot_with_margin(a, excess, &ex);
     for (int32_t u = 0; ok && u < g->n; ++u) {
         /* only a kept T node: a J after a task creation the runs skipped
          * (`if (p) { task }` with p false) follows no creation there */
@@ -229,9 +240,11 @@ static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const u
     for (int32_t v = 0; ok && v < g->n; ++v) {
         if (!reached[v]) continue;
         ++kept;
-        int64_t d = 0;
-        bool measured = false;
-        if (!a->opt.no_overheads && !node_delay(a, g, v, after[v], o, &d, &measured)) {
+        int64_t d = 0, dm = 0;
+        bool measured = false, unused = false;
+        if (!a->opt.no_overheads &&
+            (!node_delay(a, g, v, after[v], o, g->inst_delay, 0, &d, &measured) ||
+             !node_delay(a, g, v, after[v], o, median, ex, &dm, &unused))) {
             ok = false;
             break;
         }
@@ -241,21 +254,23 @@ static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const u
         ok = annot_with_margin(a, input_basis[v], &w) &&
              json_array_append_new(nodes, json_string(id)) == 0 &&
              (!d || json_object_set_new(delays, id, json_integer(d)) == 0) &&
+             (!dm || json_object_set_new(med_delays, id, json_integer(dm)) == 0) &&
              (w == wcet[v] || json_object_set_new(wcets, id, json_integer(w)) == 0);
         /* a sum over fewer classes, of the same estimates */
         assert(!ok || w <= wcet[v]);
     }
-    free(after);
+    free(after), free(median);
     char claim[200];
     snprintf(claim, sizeof claim, "the task structure of these %llu runs",
              (unsigned long long)g->input_runs);
     json_t *out =
-        ok ? json_pack("{s:b,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:s}", "recorded", 1, "runs",
+        ok ? json_pack("{s:b,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:O,s:I,s:s}", "recorded", 1, "runs",
                        (json_int_t)g->input_runs, "claim", claim, "nodes_kept", (json_int_t)kept,
                        "nodes_with_own_delays", (json_int_t)own, "nodes", nodes, "delays", delays,
-                       "wcets", wcets, "rule", "docs/probe.md#input")
+                       "delays_median", med_delays, "wcets", wcets, "run_excess_ns",
+                       (json_int_t)(a->opt.no_overheads ? 0 : ex), "rule", "docs/probe.md#input")
            : NULL;
-    json_decref(nodes), json_decref(delays), json_decref(wcets);
+    json_decref(nodes), json_decref(delays), json_decref(wcets), json_decref(med_delays);
     return out;
 }
 

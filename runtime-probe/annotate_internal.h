@@ -127,6 +127,8 @@ typedef struct graph_info {
      * of that instance (-1: none; NULL: no sample yet). */
     uint64_t input_runs, input_trace, input_run;
     int64_t *inst_delay;
+    struct annot_node_delay *ndel; /* every clean-run delay on its node (annotate_input_budget.c) */
+    size_t nndel, ndel_cap;
     annot_floor_run *floor; /* per run, in reading order (annotate_floor.c) */
     size_t nfloor, floor_cap;
 } graph_info;
@@ -525,6 +527,19 @@ int64_t annot_select_i64(int64_t *a, size_t n, size_t k);
  * the graph extra "input" (new reference; NULL on ENOMEM), o the graph's
  * delays with margin, input_basis[v] the charges of the reached classes
  * alone (before margin), wcet[v] the WCETs apply is about to write. */
+/* One clean run's dispatch delay of one kind at one node. */
+typedef struct annot_node_delay {
+    int32_t node;
+    uint8_t kind;
+    uint32_t trace;
+    uint64_t run;
+    int64_t value;
+} annot_node_delay;
+/* annotate_input_budget.c: the second delay model of the input's DAG: per
+ * node and kind the median over the clean runs (median[v * 3 + kind], -1:
+ * none) and the largest excess one run had over them, summed over its nodes
+ * (*excess).  false on ENOMEM. */
+bool annot_input_budget(const graph_info *g, int64_t *median, int64_t *excess);
 void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index);
 bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value);
 ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err);

@@ -256,7 +256,10 @@ typedef struct ompdag_report_row {
     int64_t input_graham_times_m; /* Graham's exact bound of the same DAG (what the bound would
                                      be if no task, the root included, were tied); -1: none */
     ompdag_tied_rule input_tied_rule;
-    const char *input_claim; /* "the task structure of these 15 runs" */
+    const char *input_claim;       /* "the task structure of these 15 runs" */
+    const char *input_delay_model; /* which delay model gave input_bound (docs/probe.md#input):
+                                      "instance maxima" or "instance medians + the largest run
+                                      excess"; static text */
     const char *input_why;
     bool judged_for_input; /* options.for_input and an input was recorded: verdict_bound_ns
                               and the deadline's verdict rest on input_bound_times_m */

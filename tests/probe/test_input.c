@@ -174,6 +174,10 @@ Test(input, with_delays_the_bound_covers_every_clean_run)
         cr_expect_gt(own, 0);
     else
         cr_expect_eq(own, 0);
+    /* the second model (annotate_input_budget.c): medians and one run excess */
+    cr_expect(json_is_object(json_object_get(in, "delays_median")));
+    cr_expect_geq(json_integer_value(json_object_get(in, "run_excess_ns")), 0);
+    cr_expect(row->input_delay_model != NULL);
     cr_assert_geq(row->input_bound_times_m, 0);
     cr_expect_leq(row->input_bound_times_m, row->bound_times_m);
     if (row->observed_max_ns > 0)

@@ -158,3 +158,31 @@ Test(input_bound, an_unknown_node_is_an_error_naming_the_fix)
     cr_expect(strstr(err.message, "annotate the graph again"), "%s", err.message);
     ompdag_condag_set_destroy(s);
 }
+
+Test(input_bound, the_smaller_delay_model_decides_and_is_named)
+{
+    /* instance maxima put 50 on a1 (2·50 on the ROOT path: 135 + 235 = 370);
+     * medians put 5 on a1 plus a run excess of 20 on the root's source r1
+     * (135 + 135 + 2·5 + 2·20 = 320) */
+    const char *both = ", \"input\": {\"recorded\": true, \"runs\": 2, \"claim\": \"two runs\", "
+                       "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\", \"w1\", \"a1\"], "
+                       "\"delays\": {\"a1\": 50}, "
+                       "\"delays_median\": {\"a1\": 5, \"r1\": 20}}";
+    ompdag_condag_set *s = graph_with(both);
+    ompdag_report *r = report_at_2(s, NULL, false);
+    const ompdag_report_row *row = ompdag_report_row_get(r, 0);
+    cr_expect_eq(row->input_bound_times_m, 320, "got %lld", (long long)row->input_bound_times_m);
+    cr_expect_str_eq(row->input_delay_model, "instance medians + the largest run excess");
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+    /* the other way round: maxima decide */
+    s = graph_with(", \"input\": {\"recorded\": true, \"runs\": 2, \"claim\": \"two runs\", "
+                   "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\", \"w1\", \"a1\"], "
+                   "\"delays\": {\"a1\": 10}, \"delays_median\": {\"a1\": 5, \"r1\": 20}}");
+    r = report_at_2(s, NULL, false);
+    row = ompdag_report_row_get(r, 0);
+    cr_expect_eq(row->input_bound_times_m, 290, "got %lld", (long long)row->input_bound_times_m);
+    cr_expect_str_eq(row->input_delay_model, "instance maxima");
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+}
