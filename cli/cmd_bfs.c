@@ -335,13 +335,29 @@ static void mpi_directions(const ompdag_dbfs_result *r, char *buf, size_t size)
     buf[k] = '\0';
 }
 
-static void mpi_print_levels(FILE *out, const ompdag_dbfs_result *r, int ranks)
+/* The first search's level records, printed after the table. */
+typedef struct mpi_levels {
+    ompdag_dbfs_level *lv;
+    int count;
+} mpi_levels;
+
+/* Without memory for the copy, the table is left out (count 0). */
+static void mpi_keep_levels(const ompdag_dbfs_result *r, mpi_levels *keep)
 {
-    fprintf(out, "  levels of the first search (bytes sent between the %d ranks, all ranks):\n",
+    keep->count = ompdag_dbfs_result_level_count(r);
+    keep->lv = malloc((size_t)keep->count * sizeof *keep->lv);
+    if (!keep->lv) keep->count = 0;
+    for (int i = 1; i < keep->count; ++i)
+        keep->lv[i] = *ompdag_dbfs_result_level(r, i);
+}
+
+static void mpi_print_levels(FILE *out, const mpi_levels *keep, int ranks)
+{
+    fprintf(out, "  levels of search 0, with the bytes sent between the %d ranks to find each:\n",
             ranks);
     fprintf(out, "  %5s  %3s  %10s  %12s\n", "level", "dir", "visited", "bytes");
-    for (int i = 1; i < ompdag_dbfs_result_level_count(r); ++i) {
-        const ompdag_dbfs_level *l = ompdag_dbfs_result_level(r, i);
+    for (int i = 1; i < keep->count; ++i) {
+        const ompdag_dbfs_level *l = &keep->lv[i];
         fprintf(out, "  %5d  %3s  %10lld  %12lld\n", i,
                 l->direction == OMPDAG_BFS_BOTTOM_UP ? "BU" : "TD", (long long)l->visited,
                 (long long)l->bytes);
@@ -399,7 +415,8 @@ static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, 
 
 /* Runs every search; returns the number of invalid ones, -1 on an error. */
 static int mpi_searches(const bfs_cli *c, const ompdag_dgraph *dg, const int64_t *keys, int nkeys,
-                        ompdag_bfs_trials_summary *sum, double *mean_bytes, ompdag_error *err)
+                        ompdag_bfs_trials_summary *sum, double *mean_bytes, mpi_levels *first,
+                        ompdag_error *err)
 {
     const mpi_out o = {c, ompdag_dgraph_rank(dg) == 0};
     ompdag_dbfs_result *r;
@@ -428,8 +445,7 @@ static int mpi_searches(const bfs_cli *c, const ompdag_dgraph *dg, const int64_t
         if (t > sum->max_s) sum->max_s = t;
         bytes += ompdag_dbfs_result_bytes(r);
         sum->searches = i + 1;
-        if (i == 0 && o.root && !c->json && c->show_levels)
-            mpi_print_levels(stdout, r, ompdag_dgraph_ranks(dg));
+        if (i == 0 && o.root) mpi_keep_levels(r, first); /* only rank 0 prints them */
     }
     if (sum->searches > 0) {
         sum->mean_s /= sum->searches;
@@ -502,11 +518,33 @@ static int mpi_check_options(const bfs_cli *c, bool root)
     return root ? cli_usage_error("bfs", "%s", why) : CLI_EXIT_USAGE;
 }
 
+/* Every rank must take the same path through the collectives: ranks given
+ * different graph kinds, scales or search options (an MPMD launch) would
+ * wait for each other forever.  File names may differ (each rank reads its
+ * own; the graphs are compared after reading). */
+static bool mpi_same_options(const bfs_cli *c, bool root)
+{
+    bool kron;
+    int scale = 0, gen = parse_generated(c->graph_spec, &kron, &scale, NULL);
+    int64_t mine[7] =
+        {gen, kron, scale, c->edge_factor, (int64_t)c->seed, c->sources, c->validate * 2 + c->json},
+            lo[7], hi[7];
+    MPI_Allreduce(mine, lo, 7, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, 7, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (!memcmp(lo, hi, sizeof lo)) return true;
+    if (root)
+        fprintf(stderr, "ompdag bfs: the ranks were given different --graph kinds, scales, "
+                        "--edge-factor, --seed, --sources, --validate or --format; give every "
+                        "rank the same options\n");
+    return false;
+}
+
 /* The whole distributed command on one rank. */
 static int bfs_mpi_run(const bfs_cli *c, bool root)
 {
     int rc = mpi_check_options(c, root);
     if (rc != CLI_EXIT_OK) return rc;
+    if (!mpi_same_options(c, root)) return CLI_EXIT_USAGE;
     ompdag_error err = {0};
     ompdag_dgraph *dg = NULL;
     int scale;
@@ -523,14 +561,17 @@ static int bfs_mpi_run(const bfs_cli *c, bool root)
     if (root) mpi_print_header(c, dg, scale, nkeys);
     ompdag_bfs_trials_summary s;
     double mean_bytes = 0;
-    int bad = mpi_searches(c, dg, keys, nkeys, &s, &mean_bytes, &err);
+    mpi_levels first = {NULL, 0};
+    int bad = mpi_searches(c, dg, keys, nkeys, &s, &mean_bytes, &first, &err);
     if (bad < 0) {
         if (root && c->json) printf("]}\n");
         rc = root ? cli_fail("bfs", &err) : CLI_EXIT_FAIL;
     } else {
         if (root) mpi_print_summary(c, &s, mean_bytes, nkeys);
+        if (root && !c->json) mpi_print_levels(stdout, &first, ompdag_dgraph_ranks(dg));
         rc = bad > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     }
+    free(first.lv);
     free(keys);
     ompdag_dgraph_destroy(dg);
     return root ? cli_flush_stdout("bfs", rc) : rc;

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# tests/bfs/mpi_cli_test.sh MPIEXEC OMPDAG — `ompdag bfs` under mpirun (issue 30):
+# the report names the ranks and the bytes per level; searches on 2, 3 and 4
+# ranks find the levels and directions one process finds (Kronecker, uniform
+# and a file); -np 1 is a one-process run; a bad file on one rank stops every
+# rank with one clear error and no hang; a usage error is printed once.
+# Every mpirun is bounded by `timeout`, so a hang fails the test instead of
+# holding ctest.  Writes only into its own temporary directory.
+set -u
+mpiexec=$1
+ompdag=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompdag-mpi-cli-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok: $1"; }
+bad() {
+    echo "FAIL: $1"
+    fail=1
+}
+run() { timeout 60 "$mpiexec" --oversubscribe --allow-run-as-root "$@"; }
+
+# The columns that do not depend on timing: source, levels, valid, directions.
+one_process_searches() { awk '$1 ~ /^[0-9]+$/ && NF >= 7 {print $2, $5, $6, $7}' "$1"; }
+distributed_searches() { awk '$1 ~ /^[0-9]+$/ && NF >= 8 {print $2, $5, $6, $8}' "$1"; }
+
+same_as_one_process() { # NAME NP GRAPH...
+    local name=$1 np=$2
+    shift 2
+    "$ompdag" bfs --sources 4 --validate "$@" >"$tmp/one.txt" 2>&1
+    run -np "$np" "$ompdag" bfs --sources 4 --validate "$@" >"$tmp/many.txt" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+        bad "$name: mpirun -np $np exited $rc"
+        cat "$tmp/many.txt"
+        return
+    fi
+    one_process_searches "$tmp/one.txt" >"$tmp/one.cols"
+    distributed_searches "$tmp/many.txt" >"$tmp/many.cols"
+    if [ -s "$tmp/one.cols" ] && cmp -s "$tmp/one.cols" "$tmp/many.cols"; then
+        ok "$name: $np ranks find the levels and directions of one process"
+    else
+        bad "$name: $np ranks differ from one process"
+        diff "$tmp/one.cols" "$tmp/many.cols"
+    fi
+    grep -q "split over $np MPI ranks" "$tmp/many.txt" || bad "$name: the ranks are not named"
+    grep -q "validation: 4 of 4 searches valid" "$tmp/many.txt" || bad "$name: not all valid"
+    grep -q "levels of search 0, with the bytes sent between the $np ranks" "$tmp/many.txt" ||
+        bad "$name: no per-level communication"
+    [ "$(grep -c '^engine cpu on' "$tmp/many.txt")" -eq 1 ] || bad "$name: report not printed once"
+}
+
+same_as_one_process kron:10 2 --graph kron:10
+same_as_one_process uniform:11 4 --graph uniform:11
+{
+    echo "# vertices 200"
+    for v in $(seq 0 149); do echo "$v $((v + 1))"; echo "$v $(((v * 7 + 3) % 150))"; done
+    for v in $(seq 160 198); do echo "$v $((160 + (v * 13) % 39))"; done
+} >"$tmp/good.el"
+same_as_one_process file 3 --graph "$tmp/good.el"
+
+# JSON: ranks, bytes per level, one document.
+run -np 2 "$ompdag" bfs --graph kron:10 --sources 2 --format json >"$tmp/j" 2>"$tmp/je"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '"ranks": 2' "$tmp/j")" -eq 1 ] &&
+    [ "$(grep -c '"level_bytes": \[[0-9]' "$tmp/j")" -eq 2 ] && grep -q '"mean_comm_bytes"' "$tmp/j"; then
+    ok "json names the ranks and the bytes per level"
+else
+    bad "json (rc $rc)"
+    cat "$tmp/j" "$tmp/je"
+fi
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/j" || bad "json does not parse"
+fi
+
+# -np 1 is a one-process run.
+run -np 1 "$ompdag" bfs --graph kron:10 --sources 2 >"$tmp/np1.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q "MPI ranks" "$tmp/np1.txt" && grep -q "^engine cpu: 2 searches" "$tmp/np1.txt"; then
+    ok "-np 1 runs as one process"
+else
+    bad "-np 1 (rc $rc)"
+    cat "$tmp/np1.txt"
+fi
+
+# A bad file on one rank (MPMD: rank 1 gets another file): one clear error, no hang.
+printf '0 1\n1 x\n' >"$tmp/bad.el"
+run -np 1 "$ompdag" bfs --graph "$tmp/good.el" : -np 1 "$ompdag" bfs --graph "$tmp/bad.el" \
+    >"$tmp/f.out" 2>"$tmp/f.err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(grep -c "rank 1: .*bad.el:2" "$tmp/f.err")" -eq 1 ] &&
+    ! grep -q "^engine" "$tmp/f.out"; then
+    ok "a bad file on rank 1 stops both ranks with one error"
+else
+    bad "bad file on one rank (rc $rc; 124 is a hang)"
+    cat "$tmp/f.out" "$tmp/f.err"
+fi
+
+# Ranks that read different graphs are refused.
+run -np 1 "$ompdag" bfs --graph "$tmp/good.el" : -np 1 "$ompdag" bfs --graph kron:4 \
+    >"$tmp/d.out" 2>"$tmp/d.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c "different --graph kinds" "$tmp/d.err")" -eq 1 ] &&
+    ok "ranks on different kinds of graph stop with one error" ||
+    { bad "ranks on different graphs (rc $rc)"; cat "$tmp/d.out" "$tmp/d.err"; }
+
+# A usage error of the distributed run is printed once.
+run -np 2 "$ompdag" bfs --graph kron:8 --engine gpu-sim >"$tmp/u.out" 2>"$tmp/u.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(grep -c "engine is cpu" "$tmp/u.err")" -eq 1 ]; then
+    ok "--engine gpu-sim under 2 ranks: one usage error"
+else
+    bad "usage error under mpirun (rc $rc)"
+    cat "$tmp/u.out" "$tmp/u.err"
+fi
+exit $fail
