@@ -586,6 +586,18 @@ static int bfs_mpi(const bfs_cli *c)
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* A rank that lost its launcher comes up alone (a singleton): running
+     * the whole search in each of N such processes would mislead. */
+    const char *launched = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!launched) launched = getenv("PMI_SIZE");
+    if (launched && atoi(launched) != size) {
+        fprintf(stderr,
+                "ompdag bfs: the launcher started %s ranks but MPI sees %d; check the MPI "
+                "installation (mpirun and the library must come from the same MPI)\n",
+                launched, size);
+        MPI_Finalize();
+        return CLI_EXIT_FAIL;
+    }
     if (size == 1 && !c->distributed) {
         MPI_Finalize();
         return -1;

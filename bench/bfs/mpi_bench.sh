@@ -2,8 +2,10 @@
 # bench/bfs/mpi_bench.sh — the distributed BFS (issue 30 item 5) against the
 # Graph500 reference MPI BFS (graph500/graph500, src/graph500_reference_bfs),
 # on the same machine, scale and edge factor, at 1, 2 and 4 ranks.  Prints
-# harmonic-mean TEPS of both, their ratio, and the ratio of the distributed
-# engine to `ompdag bfs --engine cpu` in one process (all threads).
+# harmonic-mean and median TEPS of both, their ratios, and the ratio of the
+# distributed engine to `ompdag bfs --engine cpu` in one process (all
+# threads).  At one rank ompdag runs what `mpirun -np 1 ompdag bfs` runs,
+# the one-process engine (FORCE_DISTRIBUTED=1: the distributed one).
 #
 # usage: bench/bfs/mpi_bench.sh [BUILD] [--reference PATH] [--scale 16]
 #            [--edge-factor 16] [--ranks "1 2 4"] [--sources 64]
@@ -48,10 +50,15 @@ if [ -n "$REF" ] && [ ! -x "$REF" ]; then
 fi
 # A loaded machine: threads that spin while waiting measure other people's work.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-mpi() { # NP CMD...: --oversubscribe only beyond the cores (it changes how ranks wait)
-    local over=()
-    [ "$1" -gt "$(nproc)" ] && over=(--oversubscribe)
-    timeout 600 "$MPIRUN" "${over[@]}" --allow-run-as-root -np "$@"
+# Every run of both codes: --bind-to none and mpi_yield_when_idle.  On a
+# machine shared with other work a rank pinned to a busy core waits a whole
+# time slice while its peer spins in a collective, taking the core it needs:
+# at 2 ranks, kron 16, the slowest of 64 searches took 72-280 ms spinning
+# against 6 ms yielding (harmonic mean 0.03-0.29 against 0.68-0.76 GTEPS).
+# MPIRUN_FLAGS adds options.
+mpi() { # NP CMD...
+    timeout 600 "$MPIRUN" --oversubscribe --allow-run-as-root --bind-to none \
+        --mca mpi_yield_when_idle 1 ${MPIRUN_FLAGS:-} -np "$@"
 }
 json_hmean() { sed -n 's/.*"harmonic_mean_teps": \([0-9.e+-]*\).*/\1/p' | tail -1; }
 json_median() { sed -n 's/.*"median_teps": \([0-9.e+-]*\).*/\1/p' | tail -1; }
@@ -77,11 +84,15 @@ for p in $RANKS; do
         [ -n "$ref" ] || ref=-
         [ -n "$refmed" ] || refmed=-
     fi
+    # one rank: what `mpirun -np 1 ompdag bfs` runs, the one-process engine
+    dist=(--distributed)
+    [ "$p" -eq 1 ] && [ -z "${FORCE_DISTRIBUTED:-}" ] && dist=()
     out=$(mpi "$p" "$OMPDAG" bfs --graph "kron:$SCALE" --edge-factor "$EF" --sources "$SOURCES" \
-        --distributed --format json)
+        "${dist[@]}" --format json)
+    bytes=$(echo "$out" | json_bytes)
+    [ -n "$bytes" ] || bytes=0
     ours=$(echo "$out" | json_hmean)
     med=$(echo "$out" | json_median)
-    bytes=$(echo "$out" | json_bytes)
     printf '%5s  %11s %11s  %11s %11s  %8s %8s  %8s %8s  %10s\n' "$p" "$(num "$ref")" \
         "$(num "$refmed")" "$(num "$ours")" "$(num "$med")" "$(ratio "$ours" "$ref")" "$(ratio "$med" "$refmed")" \
         "$(ratio "$ours" "$one")" "$(ratio "$med" "$onemed")" "${bytes:--}"
