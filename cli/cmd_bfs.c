@@ -17,6 +17,8 @@
 #include "ompdag/bfs.h"
 #include "ompdag/graph.h"
 #ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+
 #include "ompdag/bfs_mpi.h"
 #endif
 
@@ -400,15 +402,14 @@ static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, 
     bool kron;
     *scale = -1;
     int gen = parse_generated(c->graph_spec, &kron, scale, err);
-    if (gen < 0) return ompdag_mpi_agree(MPI_COMM_WORLD, OMPDAG_ERR_ARGUMENT, err);
+    if (gen < 0) return ompdag_mpi_agree(OMPDAG_ERR_ARGUMENT, err);
     if (gen)
-        return ompdag_dgraph_generate(MPI_COMM_WORLD,
-                                      kron ? OMPDAG_DGRAPH_KRONECKER : OMPDAG_DGRAPH_UNIFORM,
+        return ompdag_dgraph_generate(kron ? OMPDAG_DGRAPH_KRONECKER : OMPDAG_DGRAPH_UNIFORM,
                                       *scale, c->edge_factor, c->seed, c->opts.threads, dg, err);
     ompdag_graph *full = NULL;
     ompdag_graph_read_limited(c->graph_spec, OMPDAG_GRAPH_FORMAT_AUTO, file_flags(c),
                               c->max_vertices, &full, err);
-    ompdag_status st = ompdag_dgraph_from_graph(MPI_COMM_WORLD, full, c->opts.threads, dg, err);
+    ompdag_status st = ompdag_dgraph_from_graph(full, c->opts.threads, dg, err);
     ompdag_graph_destroy(full);
     return st;
 }
@@ -420,8 +421,7 @@ static int mpi_searches(const bfs_cli *c, const ompdag_dgraph *dg, const int64_t
 {
     const mpi_out o = {c, ompdag_dgraph_rank(dg) == 0};
     ompdag_dbfs_result *r;
-    if (ompdag_mpi_agree(MPI_COMM_WORLD, ompdag_dbfs_result_create(&r, err), err) != OMPDAG_OK)
-        return -1;
+    if (ompdag_mpi_agree(ompdag_dbfs_result_create(&r, err), err) != OMPDAG_OK) return -1;
     double *teps = malloc((size_t)nkeys * sizeof *teps);
     int64_t bytes = 0;
     memset(sum, 0, sizeof *sum);
@@ -526,15 +526,23 @@ static bool mpi_same_options(const bfs_cli *c, bool root)
 {
     bool kron;
     int scale = 0, gen = parse_generated(c->graph_spec, &kron, &scale, NULL);
-    int64_t mine[7] =
-        {gen, kron, scale, c->edge_factor, (int64_t)c->seed, c->sources, c->validate * 2 + c->json},
-            lo[7], hi[7];
-    MPI_Allreduce(mine, lo, 7, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(mine, hi, 7, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    enum { FIELDS = 8 };
+    const int64_t mine[FIELDS] = {gen,
+                                  kron,
+                                  scale,
+                                  c->edge_factor,
+                                  (int64_t)c->seed,
+                                  c->sources,
+                                  c->validate * 2 + c->json,
+                                  c->engine_count * 16 + c->engines[0] * 2 + (c->save != NULL)};
+    int64_t lo[FIELDS], hi[FIELDS];
+    MPI_Allreduce(mine, lo, FIELDS, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, FIELDS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (!memcmp(lo, hi, sizeof lo)) return true;
     if (root)
         fprintf(stderr, "ompdag bfs: the ranks were given different --graph kinds, scales, "
-                        "--edge-factor, --seed, --sources, --validate or --format; give every "
+                        "--edge-factor, --seed, --sources, --validate, --format, --engine or "
+                        "--save; give every "
                         "rank the same options\n");
     return false;
 }
@@ -542,9 +550,10 @@ static bool mpi_same_options(const bfs_cli *c, bool root)
 /* The whole distributed command on one rank. */
 static int bfs_mpi_run(const bfs_cli *c, bool root)
 {
+    /* agreed first: a usage error on some ranks only would leave the others waiting */
+    if (!mpi_same_options(c, root)) return CLI_EXIT_USAGE;
     int rc = mpi_check_options(c, root);
     if (rc != CLI_EXIT_OK) return rc;
-    if (!mpi_same_options(c, root)) return CLI_EXIT_USAGE;
     ompdag_error err = {0};
     ompdag_dgraph *dg = NULL;
     int scale;

@@ -212,7 +212,8 @@ static void td_step(dbfs_state *s, int32_t depth, int64_t out[LV_COUNT])
         m_f = td_expand(s, qsize, depth, fill);
     }
     free(fill);
-    if (!dg_exchange_pairs(g->comm, g->size, r->send, r->scount, &r->recv, &r->recv_cap, &nrecv))
+    if (!bfs_mpi_exchange_pairs(g->comm, g->size, r->send, r->scount, &r->recv, &r->recv_cap,
+                                &nrecv))
         s->oom = 1;
     for (int64_t i = 0; i < nrecv; ++i)
         m_f += claim(s, r->recv[i].a, r->recv[i].b, depth);
@@ -365,7 +366,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
     else if (!dbfs_prepare(g, r, source))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs: out of memory for %lld vertices",
                               (long long)g->nl);
-    if ((st = ompdag_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
+    if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
     dbfs_state s = {.g = g, .r = r};
     const bool owner = dg_owner(g, source) == g->rank;
     int64_t m_f = 0, m_u = g->arcs, n_f = 1, fig[LV_COUNT];
@@ -401,7 +402,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
                               "dbfs: a rank ran out of memory at level %d of the search from %lld",
                               depth, (long long)source);
-    if ((st = ompdag_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
+    if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
     count_traversed(g, r);
     return OMPDAG_OK;
 }

@@ -32,7 +32,12 @@ bool ompdag_mpi_launched(void)
     return false;
 }
 
-ompdag_status ompdag_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error *err)
+ompdag_status ompdag_mpi_agree(ompdag_status local, ompdag_error *err)
+{
+    return bfs_mpi_agree(MPI_COMM_WORLD, local, err);
+}
+
+ompdag_status bfs_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error *err)
 {
     int rank, size, first;
     MPI_Comm_rank(comm, &rank);
@@ -55,7 +60,7 @@ ompdag_status ompdag_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error 
     return ompdag_error_set(err, (ompdag_status)packet.code, "rank %d: %s", first, packet.message);
 }
 
-MPI_Datatype dg_pair_type(void)
+MPI_Datatype bfs_mpi_pair_type(void)
 {
     static MPI_Datatype type = MPI_DATATYPE_NULL;
     if (type == MPI_DATATYPE_NULL) {
@@ -65,8 +70,8 @@ MPI_Datatype dg_pair_type(void)
     return type;
 }
 
-bool dg_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *scount,
-                       dg_pair **recv, int64_t *recv_cap, int64_t *nrecv)
+bool bfs_mpi_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *scount,
+                            dg_pair **recv, int64_t *recv_cap, int64_t *nrecv)
 {
     int *rcount = malloc(4 * (size_t)size * sizeof *rcount);
     if (!rcount) MPI_Abort(comm, 1); /* 16 bytes per rank: nothing sensible is left to do */
@@ -91,8 +96,8 @@ bool dg_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (all_ok)
-        MPI_Alltoallv(send, scount, sdispl, dg_pair_type(), *recv, rcount, rdispl, dg_pair_type(),
-                      comm);
+        MPI_Alltoallv(send, scount, sdispl, bfs_mpi_pair_type(), *recv, rcount, rdispl,
+                      bfs_mpi_pair_type(), comm);
     *nrecv = all_ok ? total : 0;
     free(rcount);
     return all_ok != 0;
@@ -256,16 +261,17 @@ static void dg_finish(ompdag_dgraph *g, bool symmetric)
     g->symmetric = all != 0;
 }
 
-ompdag_status ompdag_dgraph_generate(MPI_Comm comm, ompdag_dgraph_kind kind, int scale,
-                                     int edge_factor, uint64_t seed, int threads,
-                                     ompdag_dgraph **out, ompdag_error *err)
+ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edge_factor,
+                                     uint64_t seed, int threads, ompdag_dgraph **out,
+                                     ompdag_error *err)
 {
+    MPI_Comm comm = MPI_COMM_WORLD;
     *out = NULL;
     ompdag_status st = graph_check_scale(scale, edge_factor, err);
     ompdag_dgraph *g = NULL;
     int64_t n = (int64_t)1 << (st == OMPDAG_OK ? scale : 1), m = n * edge_factor;
     if (st == OMPDAG_OK) st = dg_alloc(comm, n, threads, &g, err);
-    if ((st = ompdag_mpi_agree(comm, st, err)) != OMPDAG_OK) {
+    if ((st = bfs_mpi_agree(comm, st, err)) != OMPDAG_OK) {
         ompdag_dgraph_destroy(g);
         return st;
     }
@@ -284,10 +290,10 @@ ompdag_status ompdag_dgraph_generate(MPI_Comm comm, ompdag_dgraph_kind kind, int
                               (long long)(2 * count));
     free(src);
     free(dst);
-    if ((st = ompdag_mpi_agree(comm, st, err)) == OMPDAG_OK) {
+    if ((st = bfs_mpi_agree(comm, st, err)) == OMPDAG_OK) {
         dg_pair *recv = NULL;
         int64_t cap = 0, nrecv = 0;
-        if (!dg_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv))
+        if (!bfs_mpi_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
                                   "dgraph: a rank cannot receive its arcs (memory or more than "
                                   "2^31 arcs per rank)");
@@ -296,7 +302,7 @@ ompdag_status ompdag_dgraph_generate(MPI_Comm comm, ompdag_dgraph_kind kind, int
         if (st == OMPDAG_OK && !dg_build_rows(g, recv, nrecv))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dgraph: out of memory building rows");
         free(recv);
-        st = ompdag_mpi_agree(comm, st, err);
+        st = bfs_mpi_agree(comm, st, err);
     }
     free(send);
     free(scount);
@@ -309,14 +315,15 @@ ompdag_status ompdag_dgraph_generate(MPI_Comm comm, ompdag_dgraph_kind kind, int
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_dgraph_from_graph(MPI_Comm comm, const ompdag_graph *full, int threads,
-                                       ompdag_dgraph **out, ompdag_error *err)
+ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *full, int threads, ompdag_dgraph **out,
+                                       ompdag_error *err)
 {
+    MPI_Comm comm = MPI_COMM_WORLD;
     *out = NULL;
     ompdag_status st = full ? OMPDAG_OK : OMPDAG_ERR_IO;
     if (!full && err && !err->message[0])
         ompdag_error_set(err, OMPDAG_ERR_IO, "dgraph: no graph on this rank");
-    if ((st = ompdag_mpi_agree(comm, st, err)) != OMPDAG_OK) return st;
+    if ((st = bfs_mpi_agree(comm, st, err)) != OMPDAG_OK) return st;
     /* Every rank read the same file: the counts must agree. */
     int64_t mine[2] = {full->n, full->m}, lo[2], hi[2];
     MPI_Allreduce(mine, lo, 2, MPI_INT64_T, MPI_MIN, comm);
@@ -344,7 +351,7 @@ ompdag_status ompdag_dgraph_from_graph(MPI_Comm comm, const ompdag_graph *full, 
                                   "more ranks",
                                   (long long)g->ml);
     }
-    if ((st = ompdag_mpi_agree(comm, st, err)) != OMPDAG_OK) {
+    if ((st = bfs_mpi_agree(comm, st, err)) != OMPDAG_OK) {
         ompdag_dgraph_destroy(g);
         return st;
     }

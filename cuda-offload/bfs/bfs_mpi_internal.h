@@ -7,8 +7,13 @@
 #ifndef OMPDAG_BFS_MPI_INTERNAL_H
 #define OMPDAG_BFS_MPI_INTERNAL_H
 
+#include <mpi.h>
+
 #include "graph_internal.h"
 #include "ompdag/bfs_mpi.h"
+
+/* ompdag_mpi_agree on any communicator. */
+ompdag_status bfs_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error *err);
 
 struct ompdag_dgraph {
     MPI_Comm comm; /* a duplicate of the caller's, freed at destroy */
@@ -52,15 +57,15 @@ typedef struct dg_pair {
 
 /* MPI datatype of dg_pair (committed once per process, never freed: MPI
  * frees it at MPI_Finalize). */
-MPI_Datatype dg_pair_type(void);
+MPI_Datatype bfs_mpi_pair_type(void);
 
 /* Sends pairs send[0..) grouped by destination (scount[r] to rank r, in
  * rank order) and receives into *recv (grown with realloc; *recv_cap
  * entries) what every rank sent here; *nrecv gets the count.  Collective.
  * Returns false (and still takes part, sending nothing more) when this
  * rank cannot allocate; the caller agrees on the failure. */
-bool dg_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *scount,
-                       dg_pair **recv, int64_t *recv_cap, int64_t *nrecv);
+bool bfs_mpi_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *scount,
+                            dg_pair **recv, int64_t *recv_cap, int64_t *nrecv);
 
 struct ompdag_dbfs_result {
     int64_t nl, source, reached, edges, bytes;

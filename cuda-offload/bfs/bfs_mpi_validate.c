@@ -120,7 +120,7 @@ static int64_t parent_arcs_remote(const ompdag_dgraph *g, const ompdag_dbfs_resu
         for (int64_t v = 0; v < g->nl; ++v)
             if (r->parents[v] >= 0 && g->lo + v != r->source)
                 send[fill[dg_owner(g, r->parents[v])]++] = (dg_pair){r->parents[v], g->lo + v};
-        all_ok = dg_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv);
+        all_ok = bfs_mpi_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv);
         for (int64_t i = 0; all_ok && i < nrecv; ++i)
             if (!row_has(g, recv[i].a - g->lo, recv[i].b) && recv[i].b < bad) bad = recv[i].b;
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_MIN, g->comm);
@@ -213,7 +213,7 @@ ompdag_status ompdag_dbfs_validate(const ompdag_dgraph *g, const ompdag_dbfs_res
     if (st == OMPDAG_OK && !all)
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "validate: out of memory for %lld levels",
                               (long long)g->n);
-    if ((st = ompdag_mpi_agree(g->comm, st, err)) != OMPDAG_OK) {
+    if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) {
         free(all);
         return st;
     }

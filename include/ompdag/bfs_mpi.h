@@ -6,15 +6,15 @@
  * top-down as (vertex, parent) pairs with MPI_Alltoallv, bottom-up as a
  * bitmap with MPI_Allgatherv.  Graph500 validation runs distributed too.
  *
- * Only built when CMake finds MPI (OMPDAG_HAVE_MPI).  Every function taking
- * a dgraph or dbfs result is collective over the graph's communicator: every
- * rank calls it, and every rank gets the same status back (a failure on one
- * rank is reported on all, its message prefixed with "rank R: ").
+ * Only built when CMake finds MPI (OMPDAG_HAVE_MPI).  The caller starts MPI
+ * (MPI_Init); the functions work over MPI_COMM_WORLD, so this header needs
+ * no <mpi.h>.  Every function taking a dgraph or dbfs result is collective:
+ * every rank calls it, and every rank gets the same status back (a failure
+ * on one rank is reported on all, its message prefixed with "rank R: ").
  */
 #ifndef OMPDAG_BFS_MPI_H
 #define OMPDAG_BFS_MPI_H
 
-#include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,7 +34,7 @@ bool ompdag_mpi_launched(void);
  * err (whose message explains a failure).  Returns OMPDAG_OK when every
  * rank's was; else the status of the lowest failing rank, with its message
  * as "rank R: message" in *err on every rank.  No rank is left waiting. */
-ompdag_status ompdag_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error *err);
+ompdag_status ompdag_mpi_agree(ompdag_status local, ompdag_error *err);
 
 /* The part of a graph that one rank owns: vertices [first, first + count),
  * a block of a multiple of 64 vertices (so frontier bitmaps split on word
@@ -52,17 +52,17 @@ typedef enum ompdag_dgraph_kind {
  * are then sorted, deduplicated and free of self-loops, as one process's.
  * threads: OpenMP threads per rank (0: the node's CPUs / its ranks).
  * The caller frees *out with ompdag_dgraph_destroy(). */
-ompdag_status ompdag_dgraph_generate(MPI_Comm comm, ompdag_dgraph_kind kind, int scale,
-                                     int edge_factor, uint64_t seed, int threads,
-                                     ompdag_dgraph **out, ompdag_error *err);
+ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edge_factor,
+                                     uint64_t seed, int threads, ompdag_dgraph **out,
+                                     ompdag_error *err);
 
 /* Keeps this rank's rows of g, a graph every rank holds (read from the
  * same file).  g may be NULL on a rank whose read failed: then err holds
  * why, and every rank returns that failure.  The graphs must agree in
  * vertex and arc counts (else OMPDAG_ERR_ARGUMENT on every rank).
  * The caller frees *out with ompdag_dgraph_destroy(); g stays the caller's. */
-ompdag_status ompdag_dgraph_from_graph(MPI_Comm comm, const ompdag_graph *g, int threads,
-                                       ompdag_dgraph **out, ompdag_error *err);
+ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *g, int threads, ompdag_dgraph **out,
+                                       ompdag_error *err);
 
 /* Frees g.  NULL is allowed.  Not collective. */
 void ompdag_dgraph_destroy(ompdag_dgraph *g);

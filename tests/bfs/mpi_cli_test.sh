@@ -103,6 +103,17 @@ rc=$?
     ok "ranks on different kinds of graph stop with one error" ||
     { bad "ranks on different graphs (rc $rc)"; cat "$tmp/d.out" "$tmp/d.err"; }
 
+# An option only one rank rejects (MPMD) stops every rank, no hang.
+run -np 1 "$ompdag" bfs --graph kron:8 : -np 1 "$ompdag" bfs --graph kron:8 --engine gpu-sim \
+    >"$tmp/m.out" 2>"$tmp/m.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(grep -c "give every rank the same options" "$tmp/m.err")" -eq 1 ]; then
+    ok "an option given to one rank only: one error"
+else
+    bad "an option given to one rank only (rc $rc; 124 is a hang)"
+    cat "$tmp/m.out" "$tmp/m.err"
+fi
+
 # A usage error of the distributed run is printed once.
 run -np 2 "$ompdag" bfs --graph kron:8 --engine gpu-sim >"$tmp/u.out" 2>"$tmp/u.err"
 rc=$?

@@ -158,8 +158,7 @@ static void generated(ompdag_dgraph_kind kind, int scale, const char *name)
     require(kind == OMPDAG_DGRAPH_KRONECKER ? ompdag_graph_kronecker(scale, 16, 3, &g, &err)
                                             : ompdag_graph_uniform(scale, 16, 3, &g, &err),
             &err, "one-process graph");
-    require(ompdag_dgraph_generate(MPI_COMM_WORLD, kind, scale, 16, 3, 1, &dg, &err), &err,
-            "distributed graph");
+    require(ompdag_dgraph_generate(kind, scale, 16, 3, 1, &dg, &err), &err, "distributed graph");
     rows_equal(g, dg, name);
     searches_equal(g, dg, name);
     ompdag_dgraph_destroy(dg);
@@ -188,8 +187,8 @@ static void from_file(void)
         ompdag_graph *g = NULL;
         ompdag_dgraph *dg = NULL;
         ompdag_status st = ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, flags, &g, &err);
-        require(ompdag_dgraph_from_graph(MPI_COMM_WORLD, st == OMPDAG_OK ? g : NULL, 1, &dg, &err),
-                &err, "graph from file");
+        require(ompdag_dgraph_from_graph(st == OMPDAG_OK ? g : NULL, 1, &dg, &err), &err,
+                "graph from file");
         const char *name = directed ? "file (directed)" : "file";
         rows_equal(g, dg, name);
         searches_equal(g, dg, name);
@@ -306,9 +305,8 @@ static void validator_catches(void)
     ompdag_graph *g = NULL;
     ompdag_dgraph *dg = NULL;
     require(ompdag_graph_kronecker(10, 16, 5, &g, &err), &err, "graph");
-    require(
-        ompdag_dgraph_generate(MPI_COMM_WORLD, OMPDAG_DGRAPH_KRONECKER, 10, 16, 5, 1, &dg, &err),
-        &err, "dgraph");
+    require(ompdag_dgraph_generate(OMPDAG_DGRAPH_KRONECKER, 10, 16, 5, 1, &dg, &err), &err,
+            "dgraph");
     int64_t key;
     ompdag_dgraph_pick_sources(dg, 1, 1, &key);
     corrupted(g, dg, key, BUMP_LEVEL, OMPDAG_BFS_RULE_TREE_LEVELS);
@@ -325,13 +323,13 @@ static void agreement(void)
     ompdag_status mine = OMPDAG_OK;
     if (rank == size - 1)
         mine = ompdag_error_set(&err, OMPDAG_ERR_PARSE, "bad.el:3: not a vertex id");
-    ompdag_status st = ompdag_mpi_agree(MPI_COMM_WORLD, mine, &err);
+    ompdag_status st = ompdag_mpi_agree(mine, &err);
     char want[128];
     snprintf(want, sizeof want, "rank %d: bad.el:3: not a vertex id", size - 1);
     check(st == OMPDAG_ERR_PARSE && !strcmp(err.message, want), "agree gave %d '%s'", (int)st,
           err.message);
     ompdag_error ok_err = {0};
-    check(ompdag_mpi_agree(MPI_COMM_WORLD, OMPDAG_OK, &ok_err) == OMPDAG_OK, "agree on success");
+    check(ompdag_mpi_agree(OMPDAG_OK, &ok_err) == OMPDAG_OK, "agree on success");
     /* a graph file only the last rank cannot read stops every rank */
     ompdag_dgraph *dg = NULL;
     ompdag_graph *g = NULL;
@@ -340,7 +338,7 @@ static void agreement(void)
         ompdag_graph_kronecker(6, 4, 1, &g, &rerr);
     else
         ompdag_error_set(&rerr, OMPDAG_ERR_IO, "missing.el: No such file or directory");
-    st = ompdag_dgraph_from_graph(MPI_COMM_WORLD, g, 1, &dg, &rerr);
+    st = ompdag_dgraph_from_graph(g, 1, &dg, &rerr);
     check(st == OMPDAG_ERR_IO && dg == NULL && strstr(rerr.message, "missing.el"),
           "from_graph with one rank failing gave %d '%s'", (int)st, rerr.message);
     ompdag_graph_destroy(g);
