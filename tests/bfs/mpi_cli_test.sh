@@ -3,7 +3,8 @@
 # the report names the ranks and the bytes per level; searches on 2, 3 and 4
 # ranks find the levels and directions one process finds (Kronecker, uniform
 # and a file); -np 1 is a one-process run; a bad file on one rank stops every
-# rank with one clear error and no hang; a usage error is printed once.
+# rank with one clear error and no hang; a usage error is printed once;
+# `ompdag experiment` over 3 ranks writes the CSV one process writes.
 # Every mpirun is bounded by `timeout`, so a hang fails the test instead of
 # holding ctest.  Writes only into its own temporary directory.
 set -u
@@ -102,6 +103,29 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(grep -c "different --graph kinds" "$tmp/d.err")" -eq 1 ] &&
     ok "ranks on different kinds of graph stop with one error" ||
     { bad "ranks on different graphs (rc $rc)"; cat "$tmp/d.out" "$tmp/d.err"; }
+
+# experiment (issue 30 item 2): the sweep over 3 ranks writes the CSV of one
+# process (timing columns aside), and rank 0 alone writes it.
+for sweep in tasks p-dep; do
+    "$ompdag" experiment --sweep $sweep --graphs 5 --no-plot --out "$tmp/exp1" 2>/dev/null
+    run -np 3 "$ompdag" experiment --sweep $sweep --graphs 5 --no-plot --out "$tmp/exp3" \
+        2>"$tmp/exp3.err"
+    rc=$?
+    same=1
+    # graphs.csv: all but alg0_us/exact_us (11, 12); summary.csv: all but the times (11-13)
+    cmp -s <(cut -d, -f1-10,13- "$tmp/exp1/$sweep-graphs.csv") \
+        <(cut -d, -f1-10,13- "$tmp/exp3/$sweep-graphs.csv") || same=0
+    cmp -s <(cut -d, -f1-10,14- "$tmp/exp1/$sweep-summary.csv") \
+        <(cut -d, -f1-10,14- "$tmp/exp3/$sweep-summary.csv") || same=0
+    if [ $rc -eq 0 ] && [ $same -eq 1 ] && [ "$(grep -c "wrote" "$tmp/exp3.err")" -eq 1 ] &&
+        grep -q "split over 3 ranks" "$tmp/exp3.err"; then
+        ok "experiment --sweep $sweep on 3 ranks writes one process's CSV"
+    else
+        bad "experiment --sweep $sweep on 3 ranks (rc $rc, same $same)"
+        cat "$tmp/exp3.err"
+        diff "$tmp/exp1/$sweep-graphs.csv" "$tmp/exp3/$sweep-graphs.csv" | head
+    fi
+done
 
 # An option only one rank rejects (MPMD) stops every rank, no hang.
 run -np 1 "$ompdag" bfs --graph kron:8 : -np 1 "$ompdag" bfs --graph kron:8 --engine gpu-sim \
