@@ -19,11 +19,17 @@
  *
  * A vertex's parent is its smallest neighbour one level up: bottom-up scans
  * sorted rows and stops at the first frontier neighbour; top-down keeps the
- * smallest claimant of the level.  So parents do not depend on the rank
+ * smallest claimant of the level (a compare-and-swap claims the vertex, an
+ * atomic minimum keeps the parent: threads of a rank expand the queue and
+ * the received pairs together).  So parents do not depend on the rank
  * count, the thread count or message order.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bfs_mpi_internal.h"
 #include "ompdag/internal/clock.h"
@@ -127,64 +133,165 @@ static inline int64_t local_degree(const ompdag_dgraph *g, int64_t lv)
     return g->offsets[lv + 1] - g->offsets[lv];
 }
 
-/* Claims local vertex v (global id) for parent u at depth: the first claim
- * queues it, later claims of the same level keep the smaller parent.
- * Returns v's degree when newly found, else 0. */
-static inline int64_t claim(dbfs_state *s, int64_t v, int64_t u, int32_t depth)
+/* Claims local vertex lv for parent u (global id) at depth; threads may
+ * race.  The first claim of the vertex (a compare-and-swap on its level)
+ * finds it; every claim of the level then keeps the smaller parent (-1:
+ * none yet).  Returns true when this claim found the vertex. */
+static inline bool claim(ompdag_dbfs_result *r, int64_t lv, int64_t u, int32_t depth)
 {
-    const int64_t lv = v - s->g->lo;
-    ompdag_dbfs_result *r = s->r;
-    if (r->levels[lv] < 0) {
-        r->levels[lv] = depth;
-        r->parents[lv] = u;
-        r->next_queue[s->qsize++] = v;
-        return local_degree(s->g, lv);
+    int32_t seen = __atomic_load_n(&r->levels[lv], __ATOMIC_RELAXED);
+    bool fresh = false;
+    if (seen < 0) {
+        fresh = __atomic_compare_exchange_n(&r->levels[lv], &seen, depth, false, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED);
+        if (fresh) seen = depth;
     }
-    if (r->levels[lv] == depth && u < r->parents[lv]) r->parents[lv] = u;
-    return 0;
+    if (seen != depth) return false; /* found at an earlier level */
+    int64_t cur = __atomic_load_n(&r->parents[lv], __ATOMIC_RELAXED);
+    while ((cur < 0 || u < cur) &&
+           !__atomic_compare_exchange_n(&r->parents[lv], &cur, u, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+    }
+    return fresh;
 }
 
-/* Top-down, first pass: how many pairs go to each other rank. */
-static int64_t td_count(dbfs_state *s, int64_t qsize)
+/* Threads for a step over `work` items: one below a few thousand (a
+ * fork/join costs more than the work, as in bfs_cpu_do.c). */
+static int step_threads(const ompdag_dgraph *g, int64_t work)
+{
+    return work >= 4096 ? g->threads : 1;
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Thread t's slice [lo, hi) of n items split over T. */
+static void slice(int64_t n, int t, int T, int64_t *lo, int64_t *hi)
+{
+    *lo = n * t / T;
+    *hi = n * (t + 1) / T;
+}
+
+/* Top-down, first pass: count[t·P + p] = pairs thread t's slice of the
+ * queue sends to rank p (0 for this rank). */
+static void td_count(dbfs_state *s, int64_t qsize, int T, int64_t *count)
 {
     const ompdag_dgraph *g = s->g;
-    int *scount = s->r->scount;
-    memset(scount, 0, (size_t)g->size * sizeof *scount);
-    int64_t total = 0;
-    for (int64_t i = 0; i < qsize; ++i) {
-        const int64_t lu = s->r->queue[i] - g->lo;
-        for (int64_t e = g->offsets[lu]; e < g->offsets[lu + 1]; ++e) {
-            const int owner = dg_owner(g, dg_nbr(g, e));
-            if (owner != g->rank) {
-                ++scount[owner];
-                ++total;
+    memset(count, 0, (size_t)T * (size_t)g->size * sizeof *count);
+#pragma omp parallel num_threads(T)
+    {
+        const int t = thread_id();
+        int64_t i0, i1, *mine = count + (size_t)t * (size_t)g->size;
+        slice(qsize, t, T, &i0, &i1);
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t lu = s->r->queue[i] - g->lo;
+            for (int64_t e = g->offsets[lu]; e < g->offsets[lu + 1]; ++e) {
+                const int owner = dg_owner(g, dg_nbr(g, e));
+                if (owner != g->rank) ++mine[owner];
             }
         }
     }
-    return total;
 }
 
-/* Top-down, second pass: claims local neighbours and packs the others by
- * owner.  Returns the degree sum of the vertices found here. */
-static int64_t td_expand(dbfs_state *s, int64_t qsize, int32_t depth, int64_t *fill)
+/* Turns count[] into each thread's first slot per rank in r->send (rank
+ * blocks in rank order, threads in order inside), fills r->scount and
+ * returns the pairs in all. */
+static int64_t td_offsets(dbfs_state *s, int T, int64_t *count)
+{
+    const ompdag_dgraph *g = s->g;
+    int64_t at = 0;
+    for (int p = 0; p < g->size; ++p) {
+        const int64_t first = at;
+        for (int t = 0; t < T; ++t) {
+            const int64_t c = count[(size_t)t * (size_t)g->size + (size_t)p];
+            count[(size_t)t * (size_t)g->size + (size_t)p] = at;
+            at += c;
+        }
+        s->r->scount[p] = (int)(at - first);
+    }
+    return at;
+}
+
+/* Appends the vertices a thread found to the next queue, in one block. */
+static void push_found(dbfs_state *s, const int64_t *found, int64_t n)
+{
+    int64_t at = __atomic_fetch_add(&s->qsize, n, __ATOMIC_RELAXED);
+    memcpy(s->r->next_queue + at, found, (size_t)n * sizeof *found);
+}
+
+/* Top-down, second pass: claims local neighbours, packs the others by
+ * owner at the slots td_offsets gave.  Returns the degree sum of the
+ * vertices found here. */
+static int64_t td_expand(dbfs_state *s, int64_t qsize, int32_t depth, int T, int64_t *fill)
 {
     const ompdag_dgraph *g = s->g;
     ompdag_dbfs_result *r = s->r;
     int64_t m_f = 0;
-    for (int p = 0, at = 0; p < g->size; at += r->scount[p++])
-        fill[p] = at;
-    for (int64_t i = 0; i < qsize; ++i) {
-        const int64_t u = r->queue[i], lu = u - g->lo;
-        for (int64_t e = g->offsets[lu]; e < g->offsets[lu + 1]; ++e) {
-            const int64_t v = dg_nbr(g, e);
-            const int owner = dg_owner(g, v);
-            if (owner == g->rank)
-                m_f += claim(s, v, u, depth);
-            else
-                r->send[fill[owner]++] = (dg_pair){v, u};
+#pragma omp parallel num_threads(T) reduction(+ : m_f)
+    {
+        const int t = thread_id();
+        int64_t i0, i1, *at = fill + (size_t)t * (size_t)g->size, buf[256];
+        int nbuf = 0;
+        slice(qsize, t, T, &i0, &i1);
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t u = r->queue[i], lu = u - g->lo;
+            for (int64_t e = g->offsets[lu]; e < g->offsets[lu + 1]; ++e) {
+                const int64_t v = dg_nbr(g, e);
+                const int owner = dg_owner(g, v);
+                if (owner != g->rank) {
+                    r->send[at[owner]++] = (dg_pair){v, u};
+                } else if (claim(r, v - g->lo, u, depth)) {
+                    m_f += local_degree(g, v - g->lo);
+                    buf[nbuf++] = v;
+                    if (nbuf == 256) push_found(s, buf, nbuf), nbuf = 0;
+                }
+            }
         }
+        push_found(s, buf, nbuf);
     }
     return m_f;
+}
+
+/* Claims the pairs other ranks sent.  Returns the degree sum found. */
+static int64_t td_receive(dbfs_state *s, int64_t nrecv, int32_t depth)
+{
+    const ompdag_dgraph *g = s->g;
+    ompdag_dbfs_result *r = s->r;
+    const int T = step_threads(g, nrecv);
+    int64_t m_f = 0;
+#pragma omp parallel num_threads(T) reduction(+ : m_f)
+    {
+        int64_t i0, i1, buf[256];
+        int nbuf = 0;
+        slice(nrecv, thread_id(), T, &i0, &i1);
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t v = r->recv[i].a;
+            if (claim(r, v - g->lo, r->recv[i].b, depth)) {
+                m_f += local_degree(g, v - g->lo);
+                buf[nbuf++] = v;
+                if (nbuf == 256) push_found(s, buf, nbuf), nbuf = 0;
+            }
+        }
+        push_found(s, buf, nbuf);
+    }
+    return m_f;
+}
+
+/* Room for `sent` pairs in r->send. */
+static bool td_room(ompdag_dbfs_result *r, int64_t sent)
+{
+    if (sent <= r->send_cap) return true;
+    dg_pair *grown = realloc(r->send, (size_t)sent * sizeof *grown);
+    if (!grown) return false;
+    r->send = grown;
+    r->send_cap = sent;
+    return true;
 }
 
 /* One top-down level.  out[] gets this rank's LV_* figures. */
@@ -193,30 +300,27 @@ static void td_step(dbfs_state *s, int32_t depth, int64_t out[LV_COUNT])
     const ompdag_dgraph *g = s->g;
     ompdag_dbfs_result *r = s->r;
     const int64_t qsize = s->qsize;
+    const int T = step_threads(g, qsize * 16);
     s->qsize = 0;
-    int64_t sent = td_count(s, qsize), m_f = 0, nrecv = 0;
-    int64_t *fill = malloc(((size_t)g->size + 1) * sizeof *fill);
-    if (sent > r->send_cap) {
-        dg_pair *grown = realloc(r->send, (size_t)sent * sizeof *grown);
-        if (grown) {
-            r->send = grown;
-            r->send_cap = sent;
-        }
+    int64_t m_f = 0, nrecv = 0, sent = 0;
+    int64_t *fill = malloc((size_t)T * (size_t)g->size * sizeof *fill);
+    if (fill) {
+        td_count(s, qsize, T, fill);
+        sent = td_offsets(s, T, fill);
     }
-    if (!fill || sent > r->send_cap) {
+    if (!fill || !td_room(r, sent)) {
         /* Send nothing, still take part; the level's reduction stops all. */
         s->oom = 1;
         memset(r->scount, 0, (size_t)g->size * sizeof *r->scount);
         sent = 0;
     } else {
-        m_f = td_expand(s, qsize, depth, fill);
+        m_f = td_expand(s, qsize, depth, T, fill);
     }
     free(fill);
     if (!bfs_mpi_exchange_pairs(g->comm, g->size, r->send, r->scount, &r->recv, &r->recv_cap,
                                 &nrecv))
         s->oom = 1;
-    for (int64_t i = 0; i < nrecv; ++i)
-        m_f += claim(s, r->recv[i].a, r->recv[i].b, depth);
+    m_f += td_receive(s, nrecv, depth);
     int64_t *t = r->queue;
     r->queue = r->next_queue;
     r->next_queue = t;
