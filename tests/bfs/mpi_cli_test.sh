@@ -4,7 +4,8 @@
 # ranks find the levels and directions one process finds (Kronecker, uniform
 # and a file); -np 1 is a one-process run; a bad file on one rank stops every
 # rank with one clear error and no hang; a usage error is printed once;
-# `ompdag experiment` over 3 ranks writes the CSV one process writes.
+# `ompdag experiment` over 3 ranks writes the CSV one process writes, and
+# `analyze --device` over 3 ranks prints one process's bounds.
 # Every mpirun is bounded by `timeout`, so a hang fails the test instead of
 # holding ctest.  Writes only into its own temporary directory.
 set -u
@@ -126,6 +127,29 @@ for sweep in tasks p-dep; do
         diff "$tmp/exp1/$sweep-graphs.csv" "$tmp/exp3/$sweep-graphs.csv" | head
     fi
 done
+
+# analyze --device over 3 ranks: the bounds of a batch of 7 files, printed
+# once, equal one process's; a missing file stops every rank.
+batch=()
+for k in 1 2 3 4 5 6 7; do
+    "$ompdag" gen --seed $k -o "$tmp/g$k.json" && batch+=("$tmp/g$k.json")
+done
+"$ompdag" analyze --device cpu "${batch[@]}" --threads 2,4 --format json >"$tmp/a1.json" 2>&1
+run -np 3 "$ompdag" analyze --device cpu "${batch[@]}" --threads 2,4 --format json \
+    >"$tmp/a3.json" 2>"$tmp/a3.err"
+rc=$?
+if [ $rc -eq 0 ] && [ -s "$tmp/a1.json" ] && cmp -s "$tmp/a1.json" "$tmp/a3.json"; then
+    ok "analyze --device on 3 ranks prints one process's bounds"
+else
+    bad "analyze --device on 3 ranks (rc $rc)"
+    diff "$tmp/a1.json" "$tmp/a3.json" | head
+    cat "$tmp/a3.err"
+fi
+run -np 2 "$ompdag" analyze --device cpu "${batch[@]}" "$tmp/missing.json" --threads 2 \
+    >/dev/null 2>"$tmp/a2.err"
+rc=$?
+[ $rc -eq 1 ] && ok "analyze --device with a missing file stops both ranks" ||
+    { bad "analyze --device with a missing file (rc $rc; 124 is a hang)"; cat "$tmp/a2.err"; }
 
 # An option only one rank rejects (MPMD) stops every rank, no hang.
 run -np 1 "$ompdag" bfs --graph kron:8 : -np 1 "$ompdag" bfs --graph kron:8 --engine gpu-sim \
