@@ -5,7 +5,8 @@
 # and a file); -np 1 is a one-process run; a bad file on one rank stops every
 # rank with one clear error and no hang; a usage error is printed once;
 # `ompdag experiment` over 3 ranks writes the CSV one process writes, and
-# `analyze --device` over 3 ranks prints one process's bounds.
+# `analyze --device` over 3 ranks prints one process's bounds; `resources`
+# over 3 ranks of one node lists one node.
 # Every mpirun is bounded by `timeout`, so a hang fails the test instead of
 # holding ctest.  Writes only into its own temporary directory.
 set -u
@@ -150,6 +151,21 @@ run -np 2 "$ompdag" analyze --device cpu "${batch[@]}" "$tmp/missing.json" --thr
 rc=$?
 [ $rc -eq 1 ] && ok "analyze --device with a missing file stops both ranks" ||
     { bad "analyze --device with a missing file (rc $rc; 124 is a hang)"; cat "$tmp/a2.err"; }
+
+# resources (issue 30 item 3): one entry per node, written once.
+run -np 3 "$ompdag" resources --format json >"$tmp/r.json" 2>"$tmp/r.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '"nodes"' "$tmp/r.json")" -eq 1 ] &&
+    grep -q '"ranks": 3' "$tmp/r.json"; then
+    ok "resources on 3 ranks of one node: one node entry"
+else
+    bad "resources on 3 ranks (rc $rc)"
+    cat "$tmp/r.json" "$tmp/r.err"
+fi
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert len(d["nodes"]) == 1' \
+        "$tmp/r.json" || bad "resources JSON"
+fi
 
 # An option only one rank rejects (MPMD) stops every rank, no hang.
 run -np 1 "$ompdag" bfs --graph kron:8 : -np 1 "$ompdag" bfs --graph kron:8 --engine gpu-sim \
