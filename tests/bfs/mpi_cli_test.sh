@@ -6,7 +6,7 @@
 # rank with one clear error and no hang; a usage error is printed once;
 # `ompdag experiment` over 3 ranks writes the CSV one process writes, and
 # `analyze --device` over 3 ranks prints one process's bounds; `resources`
-# over 3 ranks of one node lists one node.
+# over 3 ranks of one node lists one node, and `map` maps over HOST:TARGET.
 # Every mpirun is bounded by `timeout`, so a hang fails the test instead of
 # holding ctest.  Writes only into its own temporary directory.
 set -u
@@ -165,6 +165,17 @@ fi
 if command -v python3 >/dev/null; then
     python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert len(d["nodes"]) == 1' \
         "$tmp/r.json" || bad "resources JSON"
+fi
+
+# map over every node's targets, named HOST:TARGET, written once.
+run -np 3 "$ompdag" map "$tmp/g1.json" >"$tmp/map.json" 2>"$tmp/map.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '"ompdag-mapping"' "$tmp/map.json")" -eq 1 ] &&
+    grep -q "\"resource\": \"$(hostname):numa0\"" "$tmp/map.json"; then
+    ok "map on 3 ranks: the node's targets named by host, one mapping"
+else
+    bad "map on 3 ranks (rc $rc)"
+    cat "$tmp/map.json" "$tmp/map.err"
 fi
 
 # An option only one rank rejects (MPMD) stops every rank, no hang.
