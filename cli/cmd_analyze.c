@@ -10,6 +10,11 @@
 #include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/rta.h"
+#ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+
+#include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
+#endif
 
 void cmd_analyze_help(FILE *out)
 {
@@ -355,10 +360,55 @@ static void batch_print(const analyze_opts *o, const batch_input *in, int32_t m,
     }
 }
 
+/* Rank and ranks of the batch under mpirun (0 and 1 otherwise). */
+static int batch_rank, batch_ranks = 1;
+
+/* Exact bounds of every graph of the batch into btm.  Under mpirun (issue
+ * 30 item 2) each rank bounds a contiguous share and rank 0 gathers them in
+ * order; a failure on any rank stops all with its message. */
+static ompdag_status batch_bounds(const batch_input *in, int32_t m, ompdag_eval_device device,
+                                  int64_t *btm, ompdag_error *err)
+{
+    if (batch_ranks == 1)
+        return ompdag_exact_batch(in->graphs, in->count, m, device, btm, err);
+#ifdef OMPDAG_HAVE_MPI
+    const size_t lo = in->count * (size_t)batch_rank / (size_t)batch_ranks;
+    const size_t hi = in->count * (size_t)(batch_rank + 1) / (size_t)batch_ranks;
+    ompdag_status st = OMPDAG_OK;
+    if (hi > lo)
+        st = ompdag_exact_batch(in->graphs + lo, hi - lo, m, device, btm + lo, err);
+    int *counts = malloc(sizeof *counts * 2 * (size_t)batch_ranks);
+    if (!st && !counts)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if ((st = ompdag_mpi_agree(st, err))) {
+        free(counts);
+        return st;
+    }
+    for (int r = 0; r < batch_ranks; ++r) {
+        counts[batch_ranks + r] = (int)(in->count * (size_t)r / (size_t)batch_ranks);
+        counts[r] = (int)(in->count * (size_t)(r + 1) / (size_t)batch_ranks) - counts[batch_ranks + r];
+    }
+    MPI_Gatherv(batch_rank == 0 ? MPI_IN_PLACE : btm + lo, (int)(hi - lo), MPI_INT64_T, btm, counts,
+                counts + batch_ranks, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    free(counts);
+    return OMPDAG_OK;
+#else
+    return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "built without MPI");
+#endif
+}
+
 static int analyze_batch(const analyze_opts *o)
 {
     batch_input in = {0};
     int rc = batch_load(o, &in) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+#ifdef OMPDAG_HAVE_MPI
+    if (batch_ranks > 1) { /* a rank that could not load must not leave the others waiting */
+        ompdag_error e = {0};
+        ompdag_status st = rc ? ompdag_error_set(&e, OMPDAG_ERR_IO, "cannot load the files") : OMPDAG_OK;
+        if (ompdag_mpi_agree(st, &e))
+            rc = CLI_EXIT_FAIL;
+    }
+#endif
     int64_t *btm = malloc(sizeof *btm * (in.count ? in.count : 1));
     json_t *results = json_array();
     for (int k = 0; !rc && btm && k < (o->thread_count ? o->thread_count : 1); ++k) {
@@ -369,13 +419,13 @@ static int analyze_batch(const analyze_opts *o)
         ompdag_error err = {0};
         if (m <= 0)
             rc = cli_usage_error("analyze", "pass --threads M (the files have no \"threads\")");
-        else if (ompdag_exact_batch(in.graphs, in.count, m, o->device, btm, &err))
-            rc = cli_fail("analyze", &err);
-        else
+        else if (batch_bounds(&in, m, o->device, btm, &err))
+            rc = batch_rank == 0 ? cli_fail("analyze", &err) : CLI_EXIT_FAIL;
+        else if (batch_rank == 0)
             batch_print(o, &in, m, btm, results);
     }
     bool ok = !rc && btm;
-    if (ok && o->json) {
+    if (ok && o->json && batch_rank == 0) {
         json_dumpf(results, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
         fputc('\n', stdout);
     }
@@ -392,7 +442,20 @@ int cmd_analyze(int argc, char **argv)
     if (rc)
         return free(o.threads), rc;
     if (o.batch) {
+#ifdef OMPDAG_HAVE_MPI
+        /* under mpirun the batch's graphs are split over the ranks */
+        const bool mpi = ompdag_mpi_launched();
+        if (mpi) {
+            MPI_Init(NULL, NULL);
+            MPI_Comm_rank(MPI_COMM_WORLD, &batch_rank);
+            MPI_Comm_size(MPI_COMM_WORLD, &batch_ranks);
+        }
         rc = analyze_batch(&o);
+        if (mpi)
+            MPI_Finalize();
+#else
+        rc = analyze_batch(&o);
+#endif
         free(o.threads);
         return rc;
     }

@@ -4,7 +4,9 @@
  * direction-optimizing CPU BFS).  Per engine it runs --sources searches from
  * random keys of degree >= 1, optionally validates each (Graph500 rules), and
  * prints TEPS per search, their min / quartiles / max / harmonic mean, and
- * the levels with the direction used at each.
+ * the levels with the direction used at each.  Under mpirun with more than
+ * one rank (a build with MPI), the graph is split over the ranks and the
+ * distributed engine of bfs_mpi.c runs instead (issue 30).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,6 +16,11 @@
 #include "cli.h"
 #include "ompdag/bfs.h"
 #include "ompdag/graph.h"
+#ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+
+#include "ompdag/bfs_mpi.h"
+#endif
 
 #define MAX_ENGINES 8
 #define DIRECTIONS_SHOWN 64
@@ -59,7 +66,11 @@ void cmd_bfs_help(FILE *out)
         "  --no-balance       gpu device/host loops: one thread per vertex, no degree classes\n"
         "  --save FILE        write the built graph (.csr binary, .mtx Matrix Market, else an\n"
         "                     edge list) so another BFS code can run on the same graph\n"
-        "  --levels           text: print every level of the first search\n\n"
+        "  --levels           text: print every level of the first search\n"
+        "  --distributed      under mpirun: run the distributed engine even on one rank\n\n"
+        "Under mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
+        "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
+        "every level; the report gives the ranks and the bytes sent per level.\n"
         "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
         "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
         OMPDAG_BFS_DEFAULT_TAU);
@@ -71,6 +82,7 @@ typedef struct bfs_cli {
     int engine_count;
     int sources;
     bool validate, json, directed, show_levels;
+    bool distributed; /* --distributed: the MPI engine even on one rank */
     uint64_t seed;
     int edge_factor;
     const char *save;     /* --save FILE: write the built graph */
@@ -119,27 +131,42 @@ static bool parse_double(const char *s, double lo, double *out)
     return true;
 }
 
+/* kron:SCALE or uniform:SCALE: 1 with *kron and *scale set; a file: 0; a bad
+ * scale: -1 with err set. */
+static int parse_generated(const char *spec, bool *kron, int *scale, ompdag_error *err)
+{
+    *kron = strncmp(spec, "kron:", 5) == 0;
+    bool uni = strncmp(spec, "uniform:", 8) == 0;
+    if (!*kron && !uni) return 0;
+    int64_t s;
+    if (!cli_parse_i64(spec + (*kron ? 5 : 8), 1, 40, &s)) {
+        if (err) {
+            err->code = OMPDAG_ERR_ARGUMENT;
+            snprintf(err->message, sizeof err->message, "bad scale in --graph %s (1..40)", spec);
+        }
+        return -1;
+    }
+    *scale = (int)s;
+    return 1;
+}
+
+static unsigned file_flags(const bfs_cli *c)
+{
+    return c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE;
+}
+
 static ompdag_status load_graph(const bfs_cli *c, ompdag_graph **g, int *scale, ompdag_error *err)
 {
     *scale = -1;
-    const char *spec = c->graph_spec;
-    bool kron = strncmp(spec, "kron:", 5) == 0, uni = strncmp(spec, "uniform:", 8) == 0;
-    if (kron || uni) {
-        int64_t s;
-        if (!cli_parse_i64(spec + (kron ? 5 : 8), 1, 40, &s)) {
-            if (err) {
-                err->code = OMPDAG_ERR_ARGUMENT;
-                snprintf(err->message, sizeof err->message, "bad scale in --graph %s (1..40)",
-                         spec);
-            }
-            return OMPDAG_ERR_ARGUMENT;
-        }
-        *scale = (int)s;
-        return kron ? ompdag_graph_kronecker((int)s, c->edge_factor, c->seed, g, err)
-                    : ompdag_graph_uniform((int)s, c->edge_factor, c->seed, g, err);
+    bool kron;
+    int s, gen = parse_generated(c->graph_spec, &kron, &s, err);
+    if (gen < 0) return OMPDAG_ERR_ARGUMENT;
+    if (gen) {
+        *scale = s;
+        return kron ? ompdag_graph_kronecker(s, c->edge_factor, c->seed, g, err)
+                    : ompdag_graph_uniform(s, c->edge_factor, c->seed, g, err);
     }
-    return ompdag_graph_read_limited(spec, OMPDAG_GRAPH_FORMAT_AUTO,
-                                     c->directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE,
+    return ompdag_graph_read_limited(c->graph_spec, OMPDAG_GRAPH_FORMAT_AUTO, file_flags(c),
                                      c->max_vertices, g, err);
 }
 
@@ -288,6 +315,309 @@ static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag
     return s.invalid;
 }
 
+#ifdef OMPDAG_HAVE_MPI
+/* ---- the distributed run (issue 30): every rank calls these; rank 0 prints ---- */
+
+/* What rank 0 prints a distributed search with. */
+typedef struct mpi_out {
+    const bfs_cli *c;
+    bool root;
+} mpi_out;
+
+static void mpi_directions(const ompdag_dbfs_result *r, char *buf, size_t size)
+{
+    int L = ompdag_dbfs_result_level_count(r), k = 0;
+    for (int i = 1; i < L && (size_t)k + 4 < size; ++i) {
+        if (k == DIRECTIONS_SHOWN) {
+            snprintf(buf + k, size - (size_t)k, "...");
+            return;
+        }
+        buf[k++] = ompdag_dbfs_result_level(r, i)->direction == OMPDAG_BFS_BOTTOM_UP ? 'B' : 'T';
+    }
+    buf[k] = '\0';
+}
+
+/* The first search's level records, printed after the table. */
+typedef struct mpi_levels {
+    ompdag_dbfs_level *lv;
+    int count;
+} mpi_levels;
+
+/* Without memory for the copy, the table is left out (count 0). */
+static void mpi_keep_levels(const ompdag_dbfs_result *r, mpi_levels *keep)
+{
+    keep->count = ompdag_dbfs_result_level_count(r);
+    keep->lv = malloc((size_t)keep->count * sizeof *keep->lv);
+    if (!keep->lv) keep->count = 0;
+    for (int i = 1; i < keep->count; ++i)
+        keep->lv[i] = *ompdag_dbfs_result_level(r, i);
+}
+
+static void mpi_print_levels(FILE *out, const mpi_levels *keep, int ranks)
+{
+    fprintf(out, "  levels of search 0, with the bytes sent between the %d ranks to find each:\n",
+            ranks);
+    fprintf(out, "  %5s  %3s  %10s  %12s\n", "level", "dir", "visited", "bytes");
+    for (int i = 1; i < keep->count; ++i) {
+        const ompdag_dbfs_level *l = &keep->lv[i];
+        fprintf(out, "  %5d  %3s  %10lld  %12lld\n", i,
+                l->direction == OMPDAG_BFS_BOTTOM_UP ? "BU" : "TD", (long long)l->visited,
+                (long long)l->bytes);
+    }
+}
+
+static void mpi_print_search(const mpi_out *o, int index, int64_t source,
+                             const ompdag_dbfs_result *r, int valid)
+{
+    if (!o->root) return;
+    char dirs[DIRECTIONS_SHOWN + 8];
+    mpi_directions(r, dirs, sizeof dirs);
+    const int L = ompdag_dbfs_result_level_count(r);
+    if (o->c->json) {
+        printf("%s\n  {\"source\": %lld, \"teps\": %.6g, \"time_s\": %.9f, \"levels\": %d, "
+               "\"valid\": %s, \"directions\": \"%s\", \"comm_bytes\": %lld, \"level_bytes\": [",
+               index ? "," : "", (long long)source, ompdag_dbfs_result_teps(r),
+               ompdag_dbfs_result_seconds(r), L,
+               valid < 0 ? "null"
+               : valid   ? "true"
+                         : "false",
+               dirs, (long long)ompdag_dbfs_result_bytes(r));
+        for (int i = 1; i < L; ++i)
+            printf("%s%lld", i > 1 ? ", " : "", (long long)ompdag_dbfs_result_level(r, i)->bytes);
+        printf("]}");
+    } else {
+        printf("  %6d  %10lld  %12.4g  %10.6f  %6d  %5s  %12lld  %s\n", index, (long long)source,
+               ompdag_dbfs_result_teps(r), ompdag_dbfs_result_seconds(r), L,
+               valid < 0 ? "-"
+               : valid   ? "yes"
+                         : "no",
+               (long long)ompdag_dbfs_result_bytes(r), dirs);
+    }
+}
+
+/* Builds this rank's part: generated in parallel, or read from the file by
+ * every rank (each keeps its rows). */
+static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, ompdag_error *err)
+{
+    bool kron;
+    *scale = -1;
+    int gen = parse_generated(c->graph_spec, &kron, scale, err);
+    if (gen < 0) return ompdag_mpi_agree(OMPDAG_ERR_ARGUMENT, err);
+    if (gen)
+        return ompdag_dgraph_generate(kron ? OMPDAG_DGRAPH_KRONECKER : OMPDAG_DGRAPH_UNIFORM,
+                                      *scale, c->edge_factor, c->seed, c->opts.threads, dg, err);
+    ompdag_graph *full = NULL;
+    ompdag_graph_read_limited(c->graph_spec, OMPDAG_GRAPH_FORMAT_AUTO, file_flags(c),
+                              c->max_vertices, &full, err);
+    ompdag_status st = ompdag_dgraph_from_graph(full, c->opts.threads, dg, err);
+    ompdag_graph_destroy(full);
+    return st;
+}
+
+/* Runs every search; returns the number of invalid ones, -1 on an error. */
+static int mpi_searches(const bfs_cli *c, const ompdag_dgraph *dg, const int64_t *keys, int nkeys,
+                        ompdag_bfs_trials_summary *sum, double *mean_bytes, mpi_levels *first,
+                        ompdag_error *err)
+{
+    const mpi_out o = {c, ompdag_dgraph_rank(dg) == 0};
+    ompdag_dbfs_result *r;
+    if (ompdag_mpi_agree(ompdag_dbfs_result_create(&r, err), err) != OMPDAG_OK) return -1;
+    double *teps = malloc((size_t)nkeys * sizeof *teps);
+    int64_t bytes = 0;
+    memset(sum, 0, sizeof *sum);
+    ompdag_status st = OMPDAG_OK;
+    for (int i = 0; i < nkeys && st == OMPDAG_OK && teps; ++i) {
+        if ((st = ompdag_dbfs_run(dg, keys[i], &c->opts, r, err)) != OMPDAG_OK) break;
+        int valid = -1;
+        ompdag_error verr = {0};
+        if (c->validate) {
+            valid = ompdag_dbfs_validate(dg, r, NULL, NULL, &verr) == OMPDAG_OK;
+            sum->invalid += !valid;
+            if (!valid && o.root)
+                fprintf(stderr, "ompdag bfs: search %d from %lld: %s\n", i, (long long)keys[i],
+                        verr.message);
+        }
+        mpi_print_search(&o, i, keys[i], r, valid);
+        const double t = ompdag_dbfs_result_seconds(r);
+        teps[i] = ompdag_dbfs_result_teps(r);
+        sum->mean_s += t;
+        if (i == 0 || t < sum->min_s) sum->min_s = t;
+        if (t > sum->max_s) sum->max_s = t;
+        bytes += ompdag_dbfs_result_bytes(r);
+        sum->searches = i + 1;
+        if (i == 0 && o.root) mpi_keep_levels(r, first); /* only rank 0 prints them */
+    }
+    if (sum->searches > 0) {
+        sum->mean_s /= sum->searches;
+        ompdag_bfs_teps_summarize(teps, sum->searches, &sum->teps, NULL);
+        *mean_bytes = (double)bytes / sum->searches;
+    }
+    free(teps);
+    ompdag_dbfs_result_destroy(r);
+    return st == OMPDAG_OK ? sum->invalid : -1;
+}
+
+static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scale, int nkeys)
+{
+    const int ranks = ompdag_dgraph_ranks(dg), threads = ompdag_dgraph_threads(dg);
+    if (c->json) {
+        printf("{\"engine\": \"cpu\", \"ranks\": %d, \"threads_per_rank\": %d, ", ranks, threads);
+        if (scale >= 0)
+            printf("\"scale\": %d, ", scale);
+        else {
+            printf("\"graph\": ");
+            json_string(stdout, c->graph_spec);
+            printf(", ");
+        }
+        printf("\"vertices\": %lld, \"edges\": %lld, \"searches\": [",
+               (long long)ompdag_dgraph_vertices(dg), (long long)ompdag_dgraph_edges(dg));
+        return;
+    }
+    printf("graph %s: %lld vertices, %lld edges, split over %d MPI ranks (1-D by vertex, %lld "
+           "vertices on rank 0, %d thread%s per rank)\n",
+           c->graph_spec, (long long)ompdag_dgraph_vertices(dg), (long long)ompdag_dgraph_edges(dg),
+           ranks, (long long)ompdag_dgraph_local_vertices(dg), threads, threads == 1 ? "" : "s");
+    printf("engine cpu on %d ranks: %d searches\n", ranks, nkeys);
+    printf("  %6s  %10s  %12s  %10s  %6s  %5s  %12s  %s\n", "search", "source", "TEPS", "time_s",
+           "levels", "valid", "comm_bytes", "directions (T top-down, B bottom-up)");
+}
+
+static void mpi_print_summary(const bfs_cli *c, const ompdag_bfs_trials_summary *s,
+                              double mean_bytes, int nkeys)
+{
+    if (c->json) {
+        printf("\n], \"harmonic_mean_teps\": %.6g, \"min_teps\": %.6g, \"first_quartile_teps\": "
+               "%.6g, \"median_teps\": %.6g, \"third_quartile_teps\": %.6g, \"max_teps\": %.6g, "
+               "\"mean_time_s\": %.9f, \"min_time_s\": %.9f, \"max_time_s\": %.9f, "
+               "\"mean_comm_bytes\": %.0f, \"invalid\": %d}\n",
+               s->teps.harmonic_mean, s->teps.min, s->teps.first_quartile, s->teps.median,
+               s->teps.third_quartile, s->teps.max, s->mean_s, s->min_s, s->max_s, mean_bytes,
+               s->invalid);
+        return;
+    }
+    printf("  TEPS min %.4g  q1 %.4g  median %.4g  q3 %.4g  max %.4g  harmonic mean %.4g\n",
+           s->teps.min, s->teps.first_quartile, s->teps.median, s->teps.third_quartile, s->teps.max,
+           s->teps.harmonic_mean);
+    printf("  time per search: mean %.6f s  min %.6f  max %.6f  (max/min %.2f)\n", s->mean_s,
+           s->min_s, s->max_s, s->min_s > 0 ? s->max_s / s->min_s : 0.0);
+    printf("  communication: %.0f bytes per search between ranks\n", mean_bytes);
+    if (c->validate) printf("  validation: %d of %d searches valid\n", nkeys - s->invalid, nkeys);
+}
+
+/* The checks that need the rank count, made on every rank, printed once. */
+static int mpi_check_options(const bfs_cli *c, bool root)
+{
+    const char *why = NULL;
+    if (c->engine_count != 1 || c->engines[0] != OMPDAG_BFS_CPU)
+        why = "with several MPI ranks the engine is cpu (each rank runs it on its part); "
+              "leave --engine out";
+    else if (c->save)
+        why = "--save writes a whole graph, which no rank holds under mpirun; run it in one "
+              "process";
+    if (!why) return CLI_EXIT_OK;
+    return root ? cli_usage_error("bfs", "%s", why) : CLI_EXIT_USAGE;
+}
+
+/* Every rank must take the same path through the collectives: ranks given
+ * different graph kinds, scales or search options (an MPMD launch) would
+ * wait for each other forever.  File names may differ (each rank reads its
+ * own; the graphs are compared after reading). */
+static bool mpi_same_options(const bfs_cli *c, bool root)
+{
+    bool kron;
+    int scale = 0, gen = parse_generated(c->graph_spec, &kron, &scale, NULL);
+    enum { FIELDS = 8 };
+    const int64_t mine[FIELDS] = {gen,
+                                  kron,
+                                  scale,
+                                  c->edge_factor,
+                                  (int64_t)c->seed,
+                                  c->sources,
+                                  c->validate * 2 + c->json,
+                                  c->engine_count * 16 + c->engines[0] * 2 + (c->save != NULL)};
+    int64_t lo[FIELDS], hi[FIELDS];
+    MPI_Allreduce(mine, lo, FIELDS, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, FIELDS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (!memcmp(lo, hi, sizeof lo)) return true;
+    if (root)
+        fprintf(stderr, "ompdag bfs: the ranks were given different --graph kinds, scales, "
+                        "--edge-factor, --seed, --sources, --validate, --format, --engine or "
+                        "--save; give every "
+                        "rank the same options\n");
+    return false;
+}
+
+/* The whole distributed command on one rank. */
+static int bfs_mpi_run(const bfs_cli *c, bool root)
+{
+    /* agreed first: a usage error on some ranks only would leave the others waiting */
+    if (!mpi_same_options(c, root)) return CLI_EXIT_USAGE;
+    int rc = mpi_check_options(c, root);
+    if (rc != CLI_EXIT_OK) return rc;
+    ompdag_error err = {0};
+    ompdag_dgraph *dg = NULL;
+    int scale;
+    if (mpi_load(c, &dg, &scale, &err) != OMPDAG_OK) return root ? cli_fail("bfs", &err) : 1;
+    int64_t *keys = malloc((size_t)c->sources * sizeof *keys);
+    int nkeys = keys ? ompdag_dgraph_pick_sources(dg, c->sources, c->seed, keys) : 0;
+    if (nkeys == 0) {
+        if (root)
+            fprintf(stderr, "ompdag bfs: the graph has no edge, so no search key of degree >= 1\n");
+        free(keys);
+        ompdag_dgraph_destroy(dg);
+        return CLI_EXIT_FAIL;
+    }
+    if (root) mpi_print_header(c, dg, scale, nkeys);
+    ompdag_bfs_trials_summary s;
+    double mean_bytes = 0;
+    mpi_levels first = {NULL, 0};
+    int bad = mpi_searches(c, dg, keys, nkeys, &s, &mean_bytes, &first, &err);
+    if (bad < 0) {
+        if (root && c->json) printf("]}\n");
+        rc = root ? cli_fail("bfs", &err) : CLI_EXIT_FAIL;
+    } else {
+        if (root) mpi_print_summary(c, &s, mean_bytes, nkeys);
+        if (root && !c->json) mpi_print_levels(stdout, &first, ompdag_dgraph_ranks(dg));
+        rc = bad > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    }
+    free(first.lv);
+    free(keys);
+    ompdag_dgraph_destroy(dg);
+    return root ? cli_flush_stdout("bfs", rc) : rc;
+}
+
+/* Starts MPI, runs the distributed command and stops MPI.  Returns -1 (MPI
+ * already stopped) on one rank without --distributed: that run is a
+ * one-process run. */
+static int bfs_mpi(const bfs_cli *c)
+{
+    int provided, rank, size;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* A rank that lost its launcher comes up alone (a singleton): running
+     * the whole search in each of N such processes would mislead. */
+    const char *launched = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!launched) launched = getenv("PMI_SIZE");
+    if (launched && atoi(launched) != size) {
+        fprintf(stderr,
+                "ompdag bfs: the launcher started %s ranks but MPI sees %d; check the MPI "
+                "installation (mpirun and the library must come from the same MPI)\n",
+                launched, size);
+        MPI_Finalize();
+        return CLI_EXIT_FAIL;
+    }
+    if (size == 1 && !c->distributed) {
+        MPI_Finalize();
+        return -1;
+    }
+    int rc = bfs_mpi_run(c, rank == 0);
+    /* Every rank leaves with the same status (the failures above are agreed). */
+    MPI_Finalize();
+    return rc;
+}
+#endif
+
 int cmd_bfs(int argc, char **argv)
 {
     bfs_cli c;
@@ -322,7 +652,8 @@ int cmd_bfs(int argc, char **argv)
         O_BITMAP,
         O_NOBALANCE,
         O_SAVE,
-        O_MAXV
+        O_MAXV,
+        O_DISTRIBUTED
     };
     static const struct option longopts[] = {{"graph", required_argument, NULL, O_GRAPH},
                                              {"engine", required_argument, NULL, O_ENGINE},
@@ -348,6 +679,7 @@ int cmd_bfs(int argc, char **argv)
                                              {"no-balance", no_argument, NULL, O_NOBALANCE},
                                              {"save", required_argument, NULL, O_SAVE},
                                              {"max-vertices", required_argument, NULL, O_MAXV},
+                                             {"distributed", no_argument, NULL, O_DISTRIBUTED},
                                              {NULL, 0, NULL, 0}};
     optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
     opterr = 0;
@@ -452,6 +784,9 @@ int cmd_bfs(int argc, char **argv)
             if (!cli_parse_i64(optarg, 1, INT64_MAX - 2, &c.max_vertices))
                 return cli_usage_error("bfs", "--max-vertices needs a positive integer");
             break;
+        case O_DISTRIBUTED:
+            c.distributed = true;
+            break;
         default:
             return cli_option_error("bfs", argv, longopts, "");
         }
@@ -459,6 +794,23 @@ int cmd_bfs(int argc, char **argv)
     if (optind < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
     if (!c.graph_spec)
         return cli_usage_error("bfs", "--graph is required (kron:SCALE, uniform:SCALE or a file)");
+#ifdef OMPDAG_HAVE_MPI
+    if (ompdag_mpi_launched()) {
+        int rc = bfs_mpi(&c);
+        if (rc >= 0) return rc;
+        /* one rank without --distributed: the one-process run below */
+    } else if (c.distributed) {
+        return cli_usage_error("bfs",
+                               "--distributed runs under mpirun (mpirun -np N ompdag bfs ...)");
+    }
+#else
+    if (c.distributed)
+        return cli_usage_error("bfs", "--distributed needs a build with MPI "
+                                      "(scripts/install-deps.sh installs Open MPI; then rebuild)");
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE"))
+        fprintf(stderr, "ompdag bfs: warning: this ompdag was built without MPI, so every rank "
+                        "runs the whole search on its own\n");
+#endif
     ompdag_graph *g = NULL;
     int scale;
     if (load_graph(&c, &g, &scale, &err) != OMPDAG_OK) return cli_fail("bfs", &err);

@@ -9,7 +9,9 @@
  * The gap of a graph is (alg0 − exact) / exact, in percent.  The tightness
  * of a graph is its longest simulated response (WFS and BFS work-conserving
  * schedules of the worst flow and two random flows, report/sim.c) divided by
- * the exact bound: at most 1 whenever the bound holds.
+ * the exact bound: at most 1 whenever the bound holds.  Under mpirun the
+ * graphs of each point are split over the ranks and rank 0 writes the same
+ * files (issue 30 item 2).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,11 @@
 #include "ompdag/internal/stats.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
+#ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+
+#include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
+#endif
 
 void cmd_experiment_help(FILE *out)
 {
@@ -160,68 +167,158 @@ static ompdag_status depend_bounds(const ompdag_gen_params *p, const ompdag_cond
     return st;
 }
 
+/* One graph's figures: one row of <sweep>-graphs.csv.  Plain data, so that
+ * ranks can send rows to rank 0 as bytes (split_rows). */
+typedef struct graph_row {
+    long k;
+    uint64_t seed;
+    int nodes, tasks;
+    int32_t m;
+    int64_t b0, bx, t0, tx;
+    int exact;
+    double enum_gap, tight;
+} graph_row;
+
+/* Draws graph k of point i (value x) and computes its row. */
+static ompdag_status compute_row(const experiment *e, int i, double x, long k, graph_row *row,
+                                 ompdag_error *err)
+{
+    ompdag_gen_params p;
+    ompdag_gen_params_init(&p);
+    int32_t m;
+    p.p_dep = e->p_dep, p.dep_vars = e->dep_vars;
+    apply_point(e->kind, x, &p, &m);
+    /* The threads sweep analyses the same graphs at every m, so its
+     * curve shows the effect of m alone. */
+    uint64_t salt = e->kind == SW_THREADS ? 0 : (uint64_t)i * 1000003u;
+    p.seed = e->seed + salt + (uint64_t)k;
+    ompdag_condag *g = NULL;
+    ompdag_status st = ompdag_gen_random(&p, &g, err);
+    bool exact = true;
+    *row = (graph_row){.k = k, .seed = p.seed, .m = m, .enum_gap = -1};
+    if (!st && e->dep_mode)
+        st = depend_bounds(&p, g, m, &row->b0, &row->t0, &row->bx, &row->tx, &exact,
+                           &row->enum_gap, err);
+    if (!st && !e->dep_mode)
+        st = timed_bound(g, OMPDAG_ALG_ALG0, m, &row->b0, &row->t0, err);
+    if (!st && !e->dep_mode)
+        st = timed_bound(g, OMPDAG_ALG_EXACT, m, &row->bx, &row->tx, err);
+    if (!st)
+        st = ompdag_sim_tightness(g, m, 2, p.seed, &row->tight, NULL, err);
+    if (!st) {
+        row->nodes = ompdag_condag_node_count(g);
+        row->tasks = ompdag_condag_task_count(g);
+    }
+    row->exact = exact;
+    ompdag_condag_destroy(g);
+    return st;
+}
+
+/* Writes a row and adds it to the point's statistics, in graph order. */
+static void record_row(const experiment *e, const graph_row *r, point_stats *ps, FILE *csv)
+{
+    const int32_t m = r->m;
+    const int64_t b0 = r->b0, bx = r->bx;
+    const double tight = r->tight, enum_gap = r->enum_gap;
+    /* alg0 over exact; in depend mode, depend over the clause-free bound */
+    double gap = e->dep_mode ? (b0 ? 100.0 * (double)(bx - b0) / (double)b0 : 0.0)
+                             : (bx ? 100.0 * (double)(b0 - bx) / (double)bx : 0.0);
+    fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f,%.6f",
+            sweep_names[e->kind], ps->x, r->k, r->seed, r->nodes, r->tasks, m, (double)b0 / m,
+            (double)bx / m, gap, r->t0 / 1e3, r->tx / 1e3, tight);
+    if (e->dep_mode && enum_gap >= 0)
+        fprintf(csv, ",%d,%.6f", r->exact, enum_gap);
+    else if (e->dep_mode)
+        fprintf(csv, ",%d,", r->exact);
+    fputc('\n', csv);
+    ps->exact_claims += r->exact;
+    if (enum_gap >= 0) {
+        ps->enumerated++, ps->sum_enum_gap += enum_gap;
+        ps->max_enum_gap = enum_gap > ps->max_enum_gap ? enum_gap : ps->max_enum_gap;
+    }
+    ps->sum_tight += tight;
+    ps->min_tight = r->k == 0 || tight < ps->min_tight ? tight : ps->min_tight;
+    ps->max_tight = tight > ps->max_tight ? tight : ps->max_tight;
+    ps->sum_alg0 += (double)b0 / m, ps->sum_exact += (double)bx / m;
+    ps->sum_t_alg0 += (double)r->t0, ps->sum_t_exact += (double)r->tx;
+    ps->gaps[ps->n++] = gap;
+}
+
+#ifdef OMPDAG_HAVE_MPI
+/* Under mpirun (issue 30 item 2): rank r computes graphs r, r+N, ...; rank 0
+ * gathers every row and records them in graph order, so the CSV is the one
+ * process's (timing columns aside).  A failure on any rank stops all. */
+static int exp_rank, exp_size = 1;
+
+static ompdag_status split_rows(const experiment *e, int i, double x, graph_row *rows,
+                                ompdag_error *err)
+{
+    long mine = 0;
+    ompdag_status st = OMPDAG_OK;
+    graph_row *part = malloc(sizeof *part * (size_t)(e->graphs / exp_size + 1));
+    if (!part)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (long k = exp_rank; !st && k < e->graphs; k += exp_size)
+        st = compute_row(e, i, x, k, &part[mine++], err);
+    if ((st = ompdag_mpi_agree(st, err)) != OMPDAG_OK) {
+        free(part);
+        return st;
+    }
+    int bytes = (int)(mine * (long)sizeof *part), *counts = NULL, *displs = NULL;
+    graph_row *all = NULL;
+    if (exp_rank == 0) {
+        counts = malloc(sizeof *counts * 2 * (size_t)exp_size);
+        all = malloc(sizeof *all * (size_t)e->graphs);
+        if (!counts || !all)
+            MPI_Abort(MPI_COMM_WORLD, 1); /* rank 0 cannot hold the rows it writes */
+        displs = counts + exp_size;
+    }
+    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0, at = 0; exp_rank == 0 && r < exp_size; at += counts[r++])
+        displs[r] = at;
+    MPI_Gatherv(part, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (long j = 0; exp_rank == 0 && j < e->graphs; ++j)
+        rows[all[j].k] = all[j]; /* rank order is not graph order */
+    free(all);
+    free(counts);
+    free(part);
+    return OMPDAG_OK;
+}
+#endif
+
+/* Every row of point i into rows[0..graphs), on rank 0 under MPI. */
+static ompdag_status compute_rows(const experiment *e, int i, double x, graph_row *rows,
+                                  ompdag_error *err)
+{
+#ifdef OMPDAG_HAVE_MPI
+    if (exp_size > 1)
+        return split_rows(e, i, x, rows, err);
+#endif
+    for (long k = 0; k < e->graphs; ++k) {
+        ompdag_status st = compute_row(e, i, x, k, &rows[k], err);
+        if (st)
+            return st;
+        cli_progress(sweep_names[e->kind], (uint64_t)(i * e->graphs + k + 1),
+                     (uint64_t)(POINTS * e->graphs));
+    }
+    return OMPDAG_OK;
+}
+
+/* csv is NULL on ranks other than 0, which only compute. */
 static ompdag_status run_point(const experiment *e, int i, point_stats *ps, FILE *csv,
                                ompdag_error *err)
 {
     ps->x = point_value(e->kind, i);
     ps->gaps = malloc(sizeof *ps->gaps * (size_t)e->graphs);
-    if (!ps->gaps)
-        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    for (long k = 0; k < e->graphs; ++k) {
-        ompdag_gen_params p;
-        ompdag_gen_params_init(&p);
-        int32_t m;
-        p.p_dep = e->p_dep, p.dep_vars = e->dep_vars;
-        apply_point(e->kind, ps->x, &p, &m);
-        /* The threads sweep analyses the same graphs at every m, so its
-         * curve shows the effect of m alone. */
-        uint64_t salt = e->kind == SW_THREADS ? 0 : (uint64_t)i * 1000003u;
-        p.seed = e->seed + salt + (uint64_t)k;
-        ompdag_condag *g;
-        ompdag_status st = ompdag_gen_random(&p, &g, err);
-        int64_t b0 = 0, bx = 0, t0 = 0, tx = 0;
-        bool exact = true;
-        double enum_gap = -1;
-        if (!st && e->dep_mode)
-            st = depend_bounds(&p, g, m, &b0, &t0, &bx, &tx, &exact, &enum_gap, err);
-        if (!st && !e->dep_mode)
-            st = timed_bound(g, OMPDAG_ALG_ALG0, m, &b0, &t0, err);
-        if (!st && !e->dep_mode)
-            st = timed_bound(g, OMPDAG_ALG_EXACT, m, &bx, &tx, err);
-        double tight = 0;
-        if (!st)
-            st = ompdag_sim_tightness(g, m, 2, p.seed, &tight, NULL, err);
-        if (st)
-            return st;
-        /* alg0 over exact; in depend mode, depend over the clause-free bound */
-        double gap = e->dep_mode ? (b0 ? 100.0 * (double)(bx - b0) / (double)b0 : 0.0)
-                                 : (bx ? 100.0 * (double)(b0 - bx) / (double)bx : 0.0);
-        fprintf(csv, "%s,%g,%ld,%" PRIu64 ",%d,%d,%d,%.4f,%.4f,%.6f,%.3f,%.3f,%.6f",
-                sweep_names[e->kind], ps->x, k, p.seed, ompdag_condag_node_count(g),
-                ompdag_condag_task_count(g), m, (double)b0 / m, (double)bx / m, gap, t0 / 1e3,
-                tx / 1e3, tight);
-        if (e->dep_mode && enum_gap >= 0)
-            fprintf(csv, ",%d,%.6f", exact, enum_gap);
-        else if (e->dep_mode)
-            fprintf(csv, ",%d,", exact);
-        fputc('\n', csv);
-        ps->exact_claims += exact;
-        if (enum_gap >= 0) {
-            ps->enumerated++, ps->sum_enum_gap += enum_gap;
-            ps->max_enum_gap = enum_gap > ps->max_enum_gap ? enum_gap : ps->max_enum_gap;
-        }
-        ps->sum_tight += tight;
-        ps->min_tight = k == 0 || tight < ps->min_tight ? tight : ps->min_tight;
-        ps->max_tight = tight > ps->max_tight ? tight : ps->max_tight;
-        ps->sum_alg0 += (double)b0 / m, ps->sum_exact += (double)bx / m;
-        ps->sum_t_alg0 += (double)t0, ps->sum_t_exact += (double)tx;
-        ps->gaps[ps->n++] = gap;
-        ompdag_condag_destroy(g);
-        cli_progress(sweep_names[e->kind], (uint64_t)(i * e->graphs + k + 1),
-                     (uint64_t)(POINTS * e->graphs));
-    }
-    qsort(ps->gaps, (size_t)ps->n, sizeof *ps->gaps, ompdag_cmp_double);
-    return OMPDAG_OK;
+    graph_row *rows = malloc(sizeof *rows * (size_t)e->graphs);
+    ompdag_status st = ps->gaps && rows ? compute_rows(e, i, ps->x, rows, err)
+                                        : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (long k = 0; !st && csv && k < e->graphs; ++k)
+        record_row(e, &rows[k], ps, csv);
+    free(rows);
+    if (!st && csv)
+        qsort(ps->gaps, (size_t)ps->n, sizeof *ps->gaps, ompdag_cmp_double);
+    return st;
 }
 
 static void write_summary_row(FILE *f, const point_stats *ps, bool dep_mode)
@@ -294,10 +391,23 @@ static ompdag_status run_experiment(const experiment *e, ompdag_error *err)
     char graphs_path[4096], summary_path[4096];
     ompdag_atomic_file *gf = NULL, *sf = NULL;
     point_stats ps[POINTS] = {{0}};
-    ompdag_status st = open_out(e, "-graphs.csv", &gf, graphs_path, sizeof graphs_path, err);
-    if (!st)
+    bool root = true; /* under MPI only rank 0 writes */
+#ifdef OMPDAG_HAVE_MPI
+    root = exp_rank == 0;
+#endif
+    ompdag_status st = OMPDAG_OK;
+    if (root)
+        st = open_out(e, "-graphs.csv", &gf, graphs_path, sizeof graphs_path, err);
+    if (!st && root)
         st = open_out(e, "-summary.csv", &sf, summary_path, sizeof summary_path, err);
-    if (!st) {
+#ifdef OMPDAG_HAVE_MPI
+    if (exp_size > 1)
+        st = ompdag_mpi_agree(st, err);
+#endif
+    if (!st && !root) {
+        for (int i = 0; i < POINTS && !st; ++i)
+            st = run_point(e, i, &ps[i], NULL, err);
+    } else if (!st) {
         FILE *g = ompdag_atomic_file_stream(gf), *s = ompdag_atomic_file_stream(sf);
         /* depend mode: "alg0" is the bound without clauses, "exact" the depend bound */
         const char *base = e->dep_mode ? "nodep" : "alg0", *ours = e->dep_mode ? "depend" : "exact";
@@ -314,17 +424,17 @@ static ompdag_status run_experiment(const experiment *e, ompdag_error *err)
             if (!(st = run_point(e, i, &ps[i], g, err)))
                 write_summary_row(s, &ps[i], e->dep_mode);
     }
-    if (!st)
+    if (!st && root)
         st = ompdag_atomic_file_commit(gf, err), gf = NULL;
-    if (!st)
+    if (!st && root)
         st = ompdag_atomic_file_commit(sf, err), sf = NULL;
     ompdag_atomic_file_abort(gf);
     ompdag_atomic_file_abort(sf);
     for (int i = 0; i < POINTS; ++i)
         free(ps[i].gaps);
-    if (!st && e->plot)
+    if (!st && e->plot && root)
         st = plot(e, summary_path, err);
-    if (!st)
+    if (!st && root)
         fprintf(stderr, "ompdag experiment: wrote %s and %s\n", graphs_path, summary_path);
     return st;
 }
@@ -376,5 +486,23 @@ int cmd_experiment(int argc, char **argv)
         ompdag_error_set(&err, OMPDAG_ERR_IO, "%s: cannot create directory", e.dir);
         return cli_fail("experiment", &err);
     }
+#ifdef OMPDAG_HAVE_MPI
+    if (ompdag_mpi_launched()) {
+        MPI_Init(NULL, NULL);
+        MPI_Comm_rank(MPI_COMM_WORLD, &exp_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &exp_size);
+        if (exp_rank == 0 && exp_size > 1)
+            fprintf(stderr, "ompdag experiment: the graphs of each point split over %d ranks\n",
+                    exp_size);
+        /* rank 0's commit and plot errors are its own: tell the others */
+        ompdag_status st = run_experiment(&e, &err);
+        if (exp_size > 1)
+            st = ompdag_mpi_agree(st, &err);
+        MPI_Finalize();
+        if (st)
+            return exp_rank == 0 ? cli_fail("experiment", &err) : CLI_EXIT_FAIL;
+        return CLI_EXIT_OK;
+    }
+#endif
     return run_experiment(&e, &err) ? cli_fail("experiment", &err) : CLI_EXIT_OK;
 }

@@ -4,7 +4,9 @@
  * include/ompdag/offload.h): CG regions (graph key "resource_class", set by
  * the front end) only to CG resources, adjacent regions co-located, else the
  * least-loaded resource.  A region's load is its total WCET; regions that
- * follow each other in one function are adjacent.
+ * follow each other in one function are adjacent.  Under mpirun the targets
+ * of every node are gathered (named HOST:TARGET) and rank 0 maps over all of
+ * them with the same rules (issue 30 item 3).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,6 +17,13 @@
 #include "cli.h"
 #include "ompdag/compact.h"
 #include "ompdag/offload.h"
+#ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
+#endif
 
 void cmd_map_help(FILE *out)
 {
@@ -135,6 +144,108 @@ static ompdag_status targets(const ompdag_resources *res, int assumed, ompdag_ma
     return OMPDAG_OK;
 }
 
+#ifdef OMPDAG_HAVE_MPI
+/* Under mpirun: every node's targets, named HOST:TARGET, on rank 0 (the
+ * first rank of each node describes it as "name\tkind\tcapacity" lines).
+ * *text keeps the names alive; the caller frees it and *out. */
+static ompdag_status node_targets(ompdag_map_resource **out, int *count, char **text,
+                                  ompdag_error *err)
+{
+    int rank, size, local;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    char *mine = NULL, host[200] = "?";
+    size_t len = 0;
+    gethostname(host, sizeof host - 1);
+    ompdag_resources *res = NULL;
+    ompdag_map_resource *t = NULL;
+    int n = 0;
+    ompdag_status st = OMPDAG_OK;
+    if (local == 0 && !(st = ompdag_resources_discover(&res, err)))
+        st = ompdag_resources_map_targets(res, &t, &n, err);
+    FILE *mem = !st && local == 0 ? open_memstream(&mine, &len) : NULL;
+    for (int i = 0; mem && i < n; ++i)
+        fprintf(mem, "%s:%s\t%d\t%.17g\n", host, t[i].name, (int)t[i].kind, t[i].capacity);
+    if (mem) fclose(mem);
+    free(t);
+    ompdag_resources_destroy(res);
+    if ((st = ompdag_mpi_agree(st, err)) != OMPDAG_OK) {
+        free(mine);
+        return st;
+    }
+    int bytes = (int)len, *counts = rank == 0 ? calloc(2 * (size_t)size, sizeof *counts) : NULL;
+    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    long total = 0;
+    for (int r = 0; rank == 0 && r < size; ++r)
+        counts[size + r] = (int)total, total += counts[r];
+    *text = rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
+    MPI_Gatherv(mine, bytes, MPI_CHAR, *text, counts, counts ? counts + size : NULL, MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    free(mine);
+    free(counts);
+    *out = NULL;
+    *count = 0;
+    if (rank != 0) return OMPDAG_OK;
+    /* one target per line: cut the text in place, names point into it */
+    for (char *p = *text; *p; p = strchr(p, '\n') + 1)
+        ++*count;
+    *out = malloc(sizeof **out * (size_t)(*count ? *count : 1));
+    if (!*out) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    char *line = *text;
+    for (int i = 0; i < *count; ++i) {
+        char *tab = strchr(line, '\t'), *end = strchr(line, '\n');
+        *tab = *end = '\0';
+        int kind = 0;
+        double capacity = 1;
+        sscanf(tab + 1, "%d\t%lg", &kind, &capacity);
+        (*out)[i] = (ompdag_map_resource){line, (ompdag_region_class)kind, capacity};
+        line = end + 1;
+    }
+    return OMPDAG_OK;
+}
+
+/* The whole command under mpirun: rank 0 maps the regions of the graphs
+ * over every node's targets and writes the mapping. */
+static int map_mpi(const char *graphs, const char *out, int64_t assumed)
+{
+    int rank;
+    MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ompdag_error err = {0};
+    ompdag_map_resource *targ = NULL;
+    int ntarg = 0;
+    char *text = NULL;
+    ompdag_status st = assumed > 0 ? ompdag_error_set(&err, OMPDAG_ERR_ARGUMENT,
+                                                      "--assume-gpus is for one machine; under "
+                                                      "mpirun every node's GPUs are discovered")
+                                   : OMPDAG_OK;
+    if ((st = ompdag_mpi_agree(st, &err)) == OMPDAG_OK)
+        st = node_targets(&targ, &ntarg, &text, &err);
+    map_input in = {0};
+    int32_t *assign = NULL;
+    if (!st && rank == 0) {
+        if (!(in.set = cli_load_graphs("map", graphs))) st = OMPDAG_ERR_IO, err.message[0] = '\0';
+        if (!st) st = regions_of(&in, &err);
+        if (!st && !(assign = malloc(sizeof *assign * (size_t)(in.nregions ? in.nregions : 1))))
+            st = ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
+        if (!st)
+            st = ompdag_map_regions(in.regions, in.nregions, in.edges, in.nedges, targ, ntarg,
+                                    assign, &err);
+        if (!st) st = ompdag_map_write(out, in.regions, in.nregions, targ, ntarg, assign, &err);
+    }
+    int rc = st ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (st && rank == 0 && err.message[0]) rc = cli_fail("map", &err);
+    free(assign), free(targ), free(text);
+    map_input_free(&in);
+    MPI_Finalize();
+    return rc;
+}
+#endif
+
 int cmd_map(int argc, char **argv)
 {
     static const struct option longopts[] = {{"assume-gpus", required_argument, 0, 'g'},
@@ -152,6 +263,9 @@ int cmd_map(int argc, char **argv)
             return cli_usage_error("map", "bad option or value '%s'", argv[optind - 1]);
     }
     if (optind != argc - 1) return cli_usage_error("map", "expected exactly one GRAPHS.json");
+#ifdef OMPDAG_HAVE_MPI
+    if (ompdag_mpi_launched()) return map_mpi(argv[optind], out, assumed);
+#endif
     map_input in = {0};
     if (!(in.set = cli_load_graphs("map", argv[optind]))) return CLI_EXIT_FAIL;
     ompdag_error err = {0};

@@ -1,7 +1,8 @@
 /* cli/cmd_resources.c — `ompdag resources`: the machine's resource table
  * (DISPAR's StreamMAP discovery, seed 001): CPU topology from hwloc and CUDA
  * devices from the CUDA runtime (include/ompdag/offload.h).  Zero GPUs is a
- * normal answer. */
+ * normal answer.  Under mpirun, one table per node: the first rank of each
+ * node discovers its node and rank 0 writes them all (issue 30 item 3). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,12 @@
 #include "cli.h"
 #include "ompdag/fileio.h"
 #include "ompdag/offload.h"
+#ifdef OMPDAG_HAVE_MPI
+#include <mpi.h>
+#include <unistd.h>
+
+#include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
+#endif
 
 void cmd_resources_help(FILE *out)
 {
@@ -40,6 +47,96 @@ static int write_targets(FILE *out, const ompdag_resources *res, bool json, ompd
     return 0;
 }
 
+#ifdef OMPDAG_HAVE_MPI
+/* This process's resource table and mapping targets, as text or JSON. */
+static ompdag_status describe(bool json, char **text, size_t *len, ompdag_error *err)
+{
+    ompdag_resources *res = NULL;
+    ompdag_status st = ompdag_resources_discover(&res, err);
+    FILE *mem = open_memstream(text, len);
+    if (!st && !mem) st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) st = ompdag_resources_write(res, mem, json, err);
+    if (!st && write_targets(mem, res, json, err) != 0) st = err->code;
+    if (mem) fclose(mem);
+    ompdag_resources_destroy(res);
+    return st;
+}
+
+/* Under mpirun: the first rank of each node describes it, rank 0 gathers the
+ * descriptions (MPI_Gatherv of text) and writes one entry per node. */
+static int resources_mpi(const char *path, bool json)
+{
+    int rank, size, local = 0;
+    MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    int node_ranks = 1;
+    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_free(&node);
+    ompdag_error err = {0};
+    char *text = NULL, host[256] = "?";
+    size_t len = 0;
+    gethostname(host, sizeof host - 1);
+    ompdag_status st = local == 0 ? describe(json, &text, &len, &err) : OMPDAG_OK;
+    char *entry = NULL;
+    size_t elen = 0;
+    FILE *mem = st == OMPDAG_OK && local == 0 ? open_memstream(&entry, &elen) : NULL;
+    if (mem) {
+        if (json)
+            fprintf(mem,
+                    "{\"host\": \"%s\", \"first_rank\": %d, \"ranks\": %d, \"resources\": %.*s}",
+                    host, rank, node_ranks, (int)len, text);
+        else
+            fprintf(mem, "node %s (%d rank%s, the first is rank %d):\n%.*s", host, node_ranks,
+                    node_ranks == 1 ? "" : "s", rank, (int)len, text);
+        fclose(mem);
+    }
+    free(text);
+    if ((st = ompdag_mpi_agree(st, &err)) != OMPDAG_OK) {
+        free(entry);
+        MPI_Finalize();
+        return rank == 0 ? cli_fail("resources", &err) : CLI_EXIT_FAIL;
+    }
+    int mine = entry ? (int)elen : 0,
+        *counts = rank == 0 ? calloc(2 * (size_t)size, sizeof *counts) : NULL;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char *all = NULL;
+    if (rank == 0) {
+        long total = 0;
+        for (int r = 0; r < size; ++r)
+            counts[size + r] = (int)total, total += counts[r];
+        all = malloc((size_t)total + 1);
+    }
+    MPI_Gatherv(entry, mine, MPI_CHAR, all, counts, counts ? counts + size : NULL, MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    free(entry);
+    int rc = CLI_EXIT_OK;
+    if (rank == 0) {
+        ompdag_atomic_file *f = NULL;
+        if (ompdag_atomic_file_open(path, &f, &err) != OMPDAG_OK) {
+            rc = cli_fail("resources", &err);
+        } else {
+            FILE *out = ompdag_atomic_file_stream(f);
+            int nodes = 0;
+            if (json) fputs("{\"nodes\": [", out);
+            for (int r = 0; r < size; ++r)
+                if (counts[r] > 0)
+                    fprintf(out, "%s%.*s", json && nodes++ ? ", " : "", counts[r],
+                            all + counts[size + r]);
+            if (json) fputs("]}\n", out);
+            if (ompdag_atomic_file_commit(f, &err) != OMPDAG_OK) rc = cli_fail("resources", &err);
+        }
+    }
+    free(all);
+    free(counts);
+    MPI_Finalize();
+    return rc;
+}
+#endif
+
 int cmd_resources(int argc, char **argv)
 {
     static const struct option longopts[] = {{"format", required_argument, 0, OPT_FORMAT},
@@ -64,6 +161,9 @@ int cmd_resources(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error("resources", "unexpected argument '%s'", argv[optind]);
 
+#ifdef OMPDAG_HAVE_MPI
+    if (ompdag_mpi_launched()) return resources_mpi(path, json);
+#endif
     ompdag_error err = {0};
     ompdag_resources *res = NULL;
     if (ompdag_resources_discover(&res, &err) != OMPDAG_OK) return cli_fail("resources", &err);

@@ -29,6 +29,8 @@ run() {
 [ -x "$BUILD/bench/report/bench_report" ] && run "$BUILD/bench/report/bench_report"
 [ -x "$BUILD/bench/scale/bench_linear" ] && run "$BUILD/bench/scale/bench_linear"
 [ -x "$BUILD/bench/bfs/bench_bfs" ] && run "$BUILD/bench/bfs/bench_bfs"
+# BFS under MPI against the Graph500 reference (GRAPH500_BFS=PATH); skips itself without MPI.
+[ -f bench/bfs/mpi_bench.sh ] && command -v mpirun >/dev/null && run bash bench/bfs/mpi_bench.sh "$BUILD"
 [ -x "$BUILD/bench/offload/bench_offload" ] && run "$BUILD/bench/offload/bench_offload"
 [ -f bench/advise/heldout.sh ] && [ -x "$BUILD/cli/ompdag" ] && run bash bench/advise/heldout.sh "$BUILD"
 exit $status

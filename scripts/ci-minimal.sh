@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/ci-minimal.sh [BUILD_DIR]: ompdag built WITHOUT its optional
-# dependencies (libclang, libdw, hwloc; -DOMPDAG_WITH_*=OFF) still builds and
+# dependencies (libclang, libdw, hwloc, MPI; -DOMPDAG_WITH_*=OFF) still builds and
 # every other command works; the commands that need one say which (.ci/run).
 # Also checks that the full build's `ompdag` does not link LLVM, so it runs
 # on machines without it: BUILD_DIR (default build) is the full build.
@@ -17,11 +17,11 @@ echo "ci-minimal: the full ompdag links no libclang/libLLVM"
 
 # No CUDA either (a machine without nvcc): CMAKE_CUDA_COMPILER=NOTFOUND skips the probe for it.
 cmake -S . -B "$min" -DOMPDAG_WERROR=ON -DOMPDAG_WITH_LIBCLANG=OFF -DOMPDAG_WITH_LIBDW=OFF \
-  -DOMPDAG_WITH_HWLOC=OFF -DCMAKE_CUDA_COMPILER=NOTFOUND > "$min/configure.log" 2>&1 || { cat "$min/configure.log"; exit 1; }
+  -DOMPDAG_WITH_HWLOC=OFF -DOMPDAG_WITH_MPI=OFF -DCMAKE_CUDA_COMPILER=NOTFOUND > "$min/configure.log" 2>&1 || { cat "$min/configure.log"; exit 1; }
 cmake --build "$min" -j "${JOBS:-2}" --target ompdag ompdag_probe > "$min/build.log" 2>&1 ||
   { tail -40 "$min/build.log"; exit 1; }
 o=$min/cli/ompdag
-if ldd "$o" | grep -Ei 'libclang|libLLVM|libdw|libhwloc'; then
+if ldd "$o" | grep -Ei 'libclang|libLLVM|libdw|libhwloc|libmpi'; then
   echo "ci-minimal: the minimal ompdag links an optional library"; exit 1
 fi
 "$o" --version
@@ -41,6 +41,8 @@ expect_refusal() { # CMD-NAME WORD ARGS...: exits non-zero and names WORD
   echo "ci-minimal: $name says: $(echo "$out" | head -1)"
 }
 expect_refusal extract libclang examples/fig2_branch_sync.c -o "$min/x.json"
+expect_refusal bfs MPI --graph kron:4 --distributed
+"$o" bfs --graph kron:8 --sources 2 --validate > /dev/null
 # run works without libdw (it cannot tell libgomp programs apart, and says
 # so); annotate needs libdw and must say it.
 clang=$(sed -n 's/^OMPDAG_CLANG:FILEPATH=//p' "$min/CMakeCache.txt")

@@ -5,7 +5,7 @@
 # LLVM comes through Debian's default-version packages (clang, libclang-dev,
 # ...), so no version is written here; a requirement is met by the default
 # package or by any versioned one (pattern after ':'), e.g. libclang-14-dev.
-# Optional ones (libclang, libdw, hwloc) can be left out: the build then drops
+# Optional ones (libclang, libdw, hwloc, Open MPI) can be left out: the build then drops
 # only the commands that need them (see README, "Optional dependencies").
 set -euo pipefail
 
@@ -16,6 +16,7 @@ requirements=(
   "clang-format:clang-format-[0-9]*"
   libcriterion-dev libjansson-dev libdw-dev libhwloc-dev
   graphviz gnuplot-nox chromium
+  libopenmpi-dev openmpi-bin # optional: ompdag bfs under mpirun (docs/bfs.md)
 )
 
 installed() { # PATTERN: some installed package matches

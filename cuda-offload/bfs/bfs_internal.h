@@ -61,6 +61,10 @@ ompdag_status bfs_engine_gpu_loop(const ompdag_graph *g, int64_t source,
 ompdag_status bfs_engine_gpu_sim_loop(const ompdag_graph *g, int64_t source,
                                       const ompdag_bfs_options *opts, ompdag_bfs_result *r,
                                       ompdag_error *err);
+/* In bfs_stats.c: the key draw of ompdag_bfs_pick_sources from the sorted
+ * vertices of degree >= 1, cand[0..k) (shuffled in place; k >= 1), so the
+ * distributed engine picks the same keys as one process. */
+void bfs_pick_from_candidates(int64_t *cand, int64_t k, int count, uint64_t seed, int64_t *keys);
 /* Resolves OMPDAG_BFS_LOOP_AUTO. */
 ompdag_bfs_loop bfs_loop_resolve(const ompdag_bfs_options *opts);
 

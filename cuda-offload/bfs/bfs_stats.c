@@ -58,6 +58,13 @@ int ompdag_bfs_pick_sources(const ompdag_graph *g, int count, uint64_t seed, int
     k = 0;
     for (int64_t v = 0; v < g->n; ++v)
         if (csr_degree(g, v) > 0) cand[k++] = v;
+    bfs_pick_from_candidates(cand, k, count, seed, keys);
+    free(cand);
+    return count;
+}
+
+void bfs_pick_from_candidates(int64_t *cand, int64_t k, int count, uint64_t seed, int64_t *keys)
+{
     /* Partial Fisher–Yates: distinct keys while candidates last, then cycle. */
     uint64_t r = bfs_splitmix64(seed ^ 0xB5AD4ECEDA1CE2A9ull);
     int64_t distinct = count < k ? count : k;
@@ -70,8 +77,6 @@ int ompdag_bfs_pick_sources(const ompdag_graph *g, int count, uint64_t seed, int
     }
     for (int i = 0; i < count; ++i)
         keys[i] = cand[i % distinct];
-    free(cand);
-    return count;
 }
 
 ompdag_status ompdag_bfs_run_trials(const ompdag_graph *g, ompdag_bfs_engine engine,

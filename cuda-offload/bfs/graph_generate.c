@@ -18,7 +18,7 @@
 #define KRON_B 0.19
 #define KRON_C 0.19
 
-static ompdag_status check_scale(int scale, int edge_factor, ompdag_error *err)
+ompdag_status graph_check_scale(int scale, int edge_factor, ompdag_error *err)
 {
     if (scale < 1 || scale > 40 || edge_factor < 1 || edge_factor > 1024)
         return ompdag_error_set(
@@ -94,22 +94,46 @@ static int64_t kron_perm_apply(const kron_perm *p, int64_t v)
     return (int64_t)x;
 }
 
+/* Edges first .. first+count-1 of the Kronecker graph, into src/dst[0..count):
+ * edge i depends only on (scale, seed, i), so any rank can draw any range
+ * and the union is the one-process graph (bfs_mpi_graph.c). */
+void graph_kron_edges(int scale, uint64_t seed, int64_t first, int64_t count, int64_t *src,
+                      int64_t *dst)
+{
+    const kron_perm perm = kron_perm_make(scale, seed);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t i = first + k;
+        int64_t u, v;
+        kron_edge(scale, bfs_splitmix64(seed * 0x2545F4914F6CDD1Dull + (uint64_t)i), &u, &v);
+        src[k] = kron_perm_apply(&perm, u);
+        dst[k] = kron_perm_apply(&perm, v);
+    }
+}
+
+/* Edges first .. first+count-1 of the uniform graph (as graph_kron_edges). */
+void graph_uniform_edges(int scale, uint64_t seed, int64_t first, int64_t count, int64_t *src,
+                         int64_t *dst)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t i = first + k;
+        uint64_t r = bfs_splitmix64(seed * 0x9E3779B97F4A7C15ull + (uint64_t)i);
+        src[k] = (int64_t)(r >> (64 - scale));
+        r = bfs_splitmix64(r);
+        dst[k] = (int64_t)(r >> (64 - scale));
+    }
+}
+
 ompdag_status ompdag_graph_kronecker(int scale, int edge_factor, uint64_t seed, ompdag_graph **out,
                                      ompdag_error *err)
 {
-    ompdag_status st = check_scale(scale, edge_factor, err);
+    ompdag_status st = graph_check_scale(scale, edge_factor, err);
     if (st != OMPDAG_OK) return st;
     int64_t n = (int64_t)1 << scale, m = n * edge_factor;
     int64_t *src, *dst;
     if ((st = alloc_edges(m, &src, &dst, err)) != OMPDAG_OK) return st;
-    const kron_perm perm = kron_perm_make(scale, seed);
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < m; ++i) {
-        int64_t u, v;
-        kron_edge(scale, bfs_splitmix64(seed * 0x2545F4914F6CDD1Dull + (uint64_t)i), &u, &v);
-        src[i] = kron_perm_apply(&perm, u);
-        dst[i] = kron_perm_apply(&perm, v);
-    }
+    graph_kron_edges(scale, seed, 0, m, src, dst);
     st = ompdag_graph_from_edges(n, m, src, dst, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, out, err);
     free(src);
     free(dst);
@@ -119,18 +143,12 @@ ompdag_status ompdag_graph_kronecker(int scale, int edge_factor, uint64_t seed, 
 ompdag_status ompdag_graph_uniform(int scale, int edge_factor, uint64_t seed, ompdag_graph **out,
                                    ompdag_error *err)
 {
-    ompdag_status st = check_scale(scale, edge_factor, err);
+    ompdag_status st = graph_check_scale(scale, edge_factor, err);
     if (st != OMPDAG_OK) return st;
     int64_t n = (int64_t)1 << scale, m = n * edge_factor;
     int64_t *src, *dst;
     if ((st = alloc_edges(m, &src, &dst, err)) != OMPDAG_OK) return st;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < m; ++i) {
-        uint64_t r = bfs_splitmix64(seed * 0x9E3779B97F4A7C15ull + (uint64_t)i);
-        src[i] = (int64_t)(r >> (64 - scale));
-        r = bfs_splitmix64(r);
-        dst[i] = (int64_t)(r >> (64 - scale));
-    }
+    graph_uniform_edges(scale, seed, 0, m, src, dst);
     st = ompdag_graph_from_edges(n, m, src, dst, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, out, err);
     free(src);
     free(dst);

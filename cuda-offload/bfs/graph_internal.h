@@ -44,6 +44,15 @@ ompdag_status graph_alloc(int64_t n, int64_t m, bool wide, ompdag_graph **out, o
 /* Checks symmetry and sortedness and stores the flags. */
 void graph_compute_flags(ompdag_graph *g);
 
+/* In graph_generate.c: the scale / edge-factor check of the generators, and
+ * edges [first, first+count) of the Kronecker and uniform generators (edge i
+ * depends only on scale, seed and i; bfs_mpi_graph.c draws one range per rank). */
+ompdag_status graph_check_scale(int scale, int edge_factor, ompdag_error *err);
+void graph_kron_edges(int scale, uint64_t seed, int64_t first, int64_t count, int64_t *src,
+                      int64_t *dst);
+void graph_uniform_edges(int scale, uint64_t seed, int64_t first, int64_t count, int64_t *src,
+                         int64_t *dst);
+
 /* splitmix64: the seeded, counter-based random source of the generators. */
 static inline uint64_t bfs_splitmix64(uint64_t x)
 {

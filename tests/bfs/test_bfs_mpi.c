@@ -1,0 +1,368 @@
+/*
+ * tests/bfs/test_bfs_mpi.c — the distributed BFS (include/ompdag/bfs_mpi.h,
+ * issue 30) under mpirun -np 2, 3 and 4 (tests/bfs/CMakeLists.txt).  An MPI
+ * program, not a Criterion binary: Criterion forks a worker per test, and
+ * MPI ranks must not fork.  Every rank checks its own part against what one
+ * process computes on the whole graph (each rank also builds that graph:
+ * scales here are small), and the program exits 1 on any failure.
+ *
+ * What is checked, on Kronecker, uniform and file graphs:
+ *   - each rank's rows are the one-process graph's rows;
+ *   - levels equal cpu-topdown's, directions and per-level counts equal the
+ *     one-process cpu engine's (the same α/β rule on global figures);
+ *   - parents are the smallest neighbour one level up (deterministic);
+ *   - every search passes the distributed Graph500 validation, and
+ *     corruptions placed on one rank are reported with the rule and vertex
+ *     the one-process validator gives;
+ *   - the keys equal ompdag_bfs_pick_sources's;
+ *   - a failure on the last rank reaches every rank with its message.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompdag/bfs.h"
+#include "ompdag/bfs_mpi.h"
+#include "ompdag/graph.h"
+#include "test_tmpdir.h"
+
+static int rank, size, failures;
+
+/* Records a failure of this rank (every rank reports its own). */
+static void check(int ok, const char *fmt, ...)
+{
+    if (ok) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "rank %d: FAIL: ", rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    ++failures;
+}
+
+/* Stops every rank when a step that later ones depend on failed. */
+static void require(ompdag_status st, const ompdag_error *err, const char *what)
+{
+    int bad = st != OMPDAG_OK, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any) return;
+    if (bad) fprintf(stderr, "rank %d: FAIL: %s: %s\n", rank, what, err->message);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void rows_equal(const ompdag_graph *g, const ompdag_dgraph *dg, const char *name)
+{
+    const int64_t lo = ompdag_dgraph_first(dg), nl = ompdag_dgraph_local_vertices(dg);
+    check(ompdag_dgraph_vertices(dg) == ompdag_graph_vertices(g), "%s: vertex count", name);
+    check(ompdag_dgraph_edges(dg) == ompdag_graph_edges(g), "%s: edges %lld, one process %lld",
+          name, (long long)ompdag_dgraph_edges(dg), (long long)ompdag_graph_edges(g));
+    int64_t arcs = 0;
+    for (int64_t v = lo; v < lo + nl; ++v)
+        arcs += ompdag_graph_degree(g, v);
+    check(arcs == ompdag_dgraph_local_arcs(dg), "%s: local arcs %lld, one process %lld", name,
+          (long long)ompdag_dgraph_local_arcs(dg), (long long)arcs);
+}
+
+/* The smallest neighbour of v one level up (the parent the distributed
+ * engine must pick), from the one-process levels. */
+static int64_t min_parent(const ompdag_graph *g, const int32_t *level, int64_t v)
+{
+    if (ompdag_graph_is_symmetric(g)) {
+        for (int64_t i = 0; i < ompdag_graph_degree(g, v); ++i) {
+            int64_t u = ompdag_graph_neighbor(g, v, i); /* rows are sorted */
+            if (level[u] == level[v] - 1) return u;
+        }
+        return -1;
+    }
+    for (int64_t u = 0; u < ompdag_graph_vertices(g); ++u) /* directed: in-neighbours */
+        if (level[u] == level[v] - 1)
+            for (int64_t i = 0; i < ompdag_graph_degree(g, u); ++i)
+                if (ompdag_graph_neighbor(g, u, i) == v) return u;
+    return -1;
+}
+
+/* One search from source: levels, parents, directions, counts, validity. */
+static void search_equal(const ompdag_graph *g, const ompdag_dgraph *dg, int64_t source,
+                         const char *name)
+{
+    ompdag_error err = {0};
+    ompdag_bfs_result *one, *ref;
+    ompdag_dbfs_result *d;
+    require(ompdag_bfs_result_create(&one, &err), &err, "result");
+    require(ompdag_bfs_result_create(&ref, &err), &err, "result");
+    require(ompdag_dbfs_result_create(&d, &err), &err, "dresult");
+    require(ompdag_bfs_run(g, source, OMPDAG_BFS_CPU_TOPDOWN, NULL, ref, &err), &err, "topdown");
+    ompdag_bfs_options opts;
+    ompdag_bfs_options_init(&opts);
+    opts.threads = 1;
+    require(ompdag_bfs_run(g, source, OMPDAG_BFS_CPU, &opts, one, &err), &err, "cpu");
+    require(ompdag_dbfs_run(dg, source, NULL, d, &err), &err, "dbfs");
+    const int32_t *lv = ompdag_bfs_result_levels(ref), *dl = ompdag_dbfs_result_levels(d);
+    const int64_t *dp = ompdag_dbfs_result_parents(d);
+    const int64_t lo = ompdag_dgraph_first(dg), nl = ompdag_dgraph_local_vertices(dg);
+    int64_t bad_level = -1, bad_parent = -1;
+    for (int64_t v = 0; v < nl; ++v) {
+        if (dl[v] != lv[lo + v] && bad_level < 0) bad_level = lo + v;
+        int64_t want = lo + v == source ? source : lv[lo + v] > 0 ? min_parent(g, lv, lo + v) : -1;
+        if (dp[v] != want && bad_parent < 0) bad_parent = lo + v;
+    }
+    check(bad_level < 0, "%s from %lld: level of %lld differs from cpu-topdown", name,
+          (long long)source, (long long)bad_level);
+    check(bad_parent < 0, "%s from %lld: parent of %lld is not its smallest neighbour one up", name,
+          (long long)source, (long long)bad_parent);
+    check(ompdag_dbfs_result_level_count(d) == ompdag_bfs_result_level_count(one),
+          "%s from %lld: %d levels, one process %d", name, (long long)source,
+          ompdag_dbfs_result_level_count(d), ompdag_bfs_result_level_count(one));
+    for (int i = 1; i < ompdag_dbfs_result_level_count(d) && i < ompdag_bfs_result_level_count(one);
+         ++i) {
+        const ompdag_dbfs_level *a = ompdag_dbfs_result_level(d, i);
+        const ompdag_bfs_level *b = ompdag_bfs_result_level(one, i);
+        check(a->direction == b->direction && a->visited == b->visited,
+              "%s from %lld, level %d: %s %lld, one process %s %lld", name, (long long)source, i,
+              a->direction ? "BU" : "TD", (long long)a->visited, b->direction ? "BU" : "TD",
+              (long long)b->visited);
+    }
+    check(ompdag_dbfs_result_edges(d) == ompdag_bfs_result_edges(ref) &&
+              ompdag_dbfs_result_reached(d) == ompdag_bfs_result_reached(ref),
+          "%s from %lld: traversed edges / reached differ", name, (long long)source);
+    /* a random graph's search crosses ranks (a file's component may not) */
+    check(size == 1 || strncmp(name, "file", 4) == 0 || ompdag_dbfs_result_bytes(d) > 0,
+          "%s from %lld: no bytes counted between %d ranks", name, (long long)source, size);
+    ompdag_error verr = {0};
+    check(ompdag_dbfs_validate(dg, d, NULL, NULL, &verr) == OMPDAG_OK, "%s from %lld: %s", name,
+          (long long)source, verr.message);
+    ompdag_dbfs_result_destroy(d);
+    ompdag_bfs_result_destroy(one);
+    ompdag_bfs_result_destroy(ref);
+}
+
+/* Searches from the keys one process would pick. */
+static void searches_equal(const ompdag_graph *g, const ompdag_dgraph *dg, const char *name)
+{
+    int64_t keys[4], want[4];
+    int k = ompdag_dgraph_pick_sources(dg, 4, 7, keys);
+    int w = ompdag_bfs_pick_sources(g, 4, 7, want);
+    check(k == w && !memcmp(keys, want, (size_t)k * sizeof *keys), "%s: keys differ", name);
+    for (int i = 0; i < k; ++i)
+        search_equal(g, dg, keys[i], name);
+}
+
+static void generated(ompdag_dgraph_kind kind, int scale, int threads, const char *name)
+{
+    ompdag_error err = {0};
+    ompdag_graph *g = NULL;
+    ompdag_dgraph *dg = NULL;
+    require(kind == OMPDAG_DGRAPH_KRONECKER ? ompdag_graph_kronecker(scale, 16, 3, &g, &err)
+                                            : ompdag_graph_uniform(scale, 16, 3, &g, &err),
+            &err, "one-process graph");
+    require(ompdag_dgraph_generate(kind, scale, 16, 3, threads, &dg, &err), &err,
+            "distributed graph");
+    rows_equal(g, dg, name);
+    searches_equal(g, dg, name);
+    ompdag_dgraph_destroy(dg);
+    ompdag_graph_destroy(g);
+}
+
+/* A file of two components and a path, read by every rank in parallel;
+ * directed too (top-down only; parent arcs checked by their owners). */
+static void from_file(void)
+{
+    const char *dir = test_tmpdir();
+    require(dir ? OMPDAG_OK : OMPDAG_ERR_IO, &(ompdag_error){0}, "temp dir");
+    char path[600];
+    snprintf(path, sizeof path, "%s/graph.el", dir);
+    FILE *f = fopen(path, "w");
+    require(f ? OMPDAG_OK : OMPDAG_ERR_IO, &(ompdag_error){0}, "write graph file");
+    fprintf(f, "# vertices 300\n");
+    for (int v = 0; v < 199; ++v) /* a path 0-1-...-199 with chords */
+        fprintf(f, "%d %d\n%d %d\n", v, v + 1, v, (v * 7 + 3) % 200);
+    for (int v = 200; v < 299; ++v) /* a second component */
+        fprintf(f, "%d %d\n", v, 200 + (v * 13) % 100);
+    fclose(f);
+    for (int directed = 0; directed < 2; ++directed) {
+        const unsigned flags = directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE;
+        ompdag_error err = {0};
+        ompdag_graph *g = NULL;
+        ompdag_dgraph *dg = NULL;
+        ompdag_status st = ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, flags, &g, &err);
+        require(ompdag_dgraph_from_graph(st == OMPDAG_OK ? g : NULL, 1, &dg, &err), &err,
+                "graph from file");
+        const char *name = directed ? "file (directed)" : "file";
+        rows_equal(g, dg, name);
+        searches_equal(g, dg, name);
+        search_equal(g, dg, 0, name);   /* the path's end: ~200 levels */
+        search_equal(g, dg, 250, name); /* the other component */
+        ompdag_dgraph_destroy(dg);
+        ompdag_graph_destroy(g);
+    }
+}
+
+/* Every rank's levels/parents gathered into a one-process result of g. */
+static void gather_into(const ompdag_dgraph *dg, const ompdag_dbfs_result *d,
+                        ompdag_bfs_result *full)
+{
+    int *counts = malloc(2 * (size_t)size * sizeof *counts);
+    int mine = (int)ompdag_dgraph_local_vertices(dg), lo = (int)ompdag_dgraph_first(dg);
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgather(&lo, 1, MPI_INT, counts + size, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgatherv(ompdag_dbfs_result_levels(d), mine, MPI_INT32_T,
+                   ompdag_bfs_result_levels_mut(full), counts, counts + size, MPI_INT32_T,
+                   MPI_COMM_WORLD);
+    MPI_Allgatherv(ompdag_dbfs_result_parents(d), mine, MPI_INT64_T,
+                   ompdag_bfs_result_parents_mut(full), counts, counts + size, MPI_INT64_T,
+                   MPI_COMM_WORLD);
+    free(counts);
+}
+
+/* A reached vertex of the last rank's block at level >= 2 that is nobody's
+ * parent (a leaf), or -1. */
+static int64_t pick_leaf(const ompdag_graph *g, const ompdag_bfs_result *full, int64_t lo,
+                         int64_t hi)
+{
+    const int32_t *lv = ompdag_bfs_result_levels(full);
+    const int64_t *par = ompdag_bfs_result_parents(full);
+    for (int64_t v = hi - 1; v >= lo; --v) {
+        if (lv[v] < 2) continue;
+        bool parent = false;
+        for (int64_t u = 0; u < ompdag_graph_vertices(g) && !parent; ++u)
+            parent = par[u] == v && u != v;
+        if (!parent) return v;
+    }
+    return -1;
+}
+
+/* One corruption, made on the owner rank only: the distributed validator
+ * must name the rule and vertex that ompdag_bfs_validate names. */
+typedef enum { BUMP_LEVEL, FOREIGN_PARENT, UNREACH } corruption;
+
+static void corrupted(const ompdag_graph *g, const ompdag_dgraph *dg, int64_t source,
+                      corruption how, ompdag_bfs_rule expect)
+{
+    ompdag_error err = {0};
+    ompdag_dbfs_result *d;
+    ompdag_bfs_result *full;
+    require(ompdag_dbfs_result_create(&d, &err), &err, "dresult");
+    require(ompdag_bfs_result_create(&full, &err), &err, "result");
+    require(ompdag_dbfs_run(dg, source, NULL, d, &err), &err, "dbfs");
+    require(ompdag_bfs_run(g, source, OMPDAG_BFS_CPU_TOPDOWN, NULL, full, &err), &err, "topdown");
+    gather_into(dg, d, full);
+    /* the victim: a leaf in the last rank's block (the same on every rank) */
+    const int64_t lo_last =
+        ompdag_graph_vertices(g) - (rank == size - 1 ? ompdag_dgraph_local_vertices(dg) : 0);
+    int64_t victim = rank == size - 1 ? pick_leaf(g, full, lo_last, ompdag_graph_vertices(g)) : 0;
+    MPI_Bcast(&victim, 1, MPI_INT64_T, size - 1, MPI_COMM_WORLD);
+    require(victim >= 0 ? OMPDAG_OK : OMPDAG_ERR_INVALID, &err, "no leaf to corrupt");
+    int32_t *fl = ompdag_bfs_result_levels_mut(full);
+    int64_t *fp = ompdag_bfs_result_parents_mut(full);
+    /* FOREIGN_PARENT: a vertex one level up that is not a neighbour */
+    int64_t foreign = -1;
+    for (int64_t u = 0; u < ompdag_graph_vertices(g) && foreign < 0; ++u) {
+        bool adjacent = false;
+        for (int64_t i = 0; i < ompdag_graph_degree(g, victim) && !adjacent; ++i)
+            adjacent = ompdag_graph_neighbor(g, victim, i) == u;
+        if (fl[u] == fl[victim] - 1 && !adjacent) foreign = u;
+    }
+    if (how == FOREIGN_PARENT)
+        require(foreign >= 0 ? OMPDAG_OK : OMPDAG_ERR_INVALID, &err, "no foreign parent");
+    const int64_t at = victim - ompdag_dgraph_first(dg);
+    const bool mine = at >= 0 && at < ompdag_dgraph_local_vertices(dg);
+    int32_t *dl = ompdag_dbfs_result_levels_mut(d);
+    int64_t *dp = ompdag_dbfs_result_parents_mut(d);
+    switch (how) {
+    case BUMP_LEVEL:
+        fl[victim] += 1;
+        if (mine) dl[at] += 1;
+        break;
+    case FOREIGN_PARENT:
+        fp[victim] = foreign;
+        if (mine) dp[at] = foreign;
+        break;
+    case UNREACH:
+        fl[victim] = -1;
+        fp[victim] = -1;
+        if (mine) dl[at] = -1, dp[at] = -1;
+        break;
+    }
+    ompdag_bfs_rule r1, r2;
+    int64_t v1, v2;
+    ompdag_error e1 = {0}, e2 = {0};
+    check(ompdag_dbfs_validate(dg, d, &r1, &v1, &e1) == OMPDAG_ERR_INVALID,
+          "corruption %d at %lld not caught", (int)how, (long long)victim);
+    ompdag_bfs_validate(g, full, &r2, &v2, &e2);
+    check(r1 == expect && r1 == r2 && v1 == v2,
+          "corruption %d at %lld: distributed says rule %d vertex %lld (%s), one process rule "
+          "%d vertex %lld",
+          (int)how, (long long)victim, (int)r1, (long long)v1, e1.message, (int)r2, (long long)v2);
+    ompdag_dbfs_result_destroy(d);
+    ompdag_bfs_result_destroy(full);
+}
+
+static void validator_catches(void)
+{
+    ompdag_error err = {0};
+    ompdag_graph *g = NULL;
+    ompdag_dgraph *dg = NULL;
+    require(ompdag_graph_kronecker(10, 16, 5, &g, &err), &err, "graph");
+    require(ompdag_dgraph_generate(OMPDAG_DGRAPH_KRONECKER, 10, 16, 5, 1, &dg, &err), &err,
+            "dgraph");
+    int64_t key;
+    ompdag_dgraph_pick_sources(dg, 1, 1, &key);
+    corrupted(g, dg, key, BUMP_LEVEL, OMPDAG_BFS_RULE_TREE_LEVELS);
+    corrupted(g, dg, key, FOREIGN_PARENT, OMPDAG_BFS_RULE_PARENT_EDGE);
+    corrupted(g, dg, key, UNREACH, OMPDAG_BFS_RULE_SPANS);
+    ompdag_dgraph_destroy(dg);
+    ompdag_graph_destroy(g);
+}
+
+/* A failure on the last rank only reaches every rank, with its message. */
+static void agreement(void)
+{
+    ompdag_error err = {0};
+    ompdag_status mine = OMPDAG_OK;
+    if (rank == size - 1)
+        mine = ompdag_error_set(&err, OMPDAG_ERR_PARSE, "bad.el:3: not a vertex id");
+    ompdag_status st = ompdag_mpi_agree(mine, &err);
+    char want[128];
+    snprintf(want, sizeof want, "rank %d: bad.el:3: not a vertex id", size - 1);
+    check(st == OMPDAG_ERR_PARSE && !strcmp(err.message, want), "agree gave %d '%s'", (int)st,
+          err.message);
+    ompdag_error ok_err = {0};
+    check(ompdag_mpi_agree(OMPDAG_OK, &ok_err) == OMPDAG_OK, "agree on success");
+    /* a graph file only the last rank cannot read stops every rank */
+    ompdag_dgraph *dg = NULL;
+    ompdag_graph *g = NULL;
+    ompdag_error rerr = {0};
+    if (rank != size - 1)
+        ompdag_graph_kronecker(6, 4, 1, &g, &rerr);
+    else
+        ompdag_error_set(&rerr, OMPDAG_ERR_IO, "missing.el: No such file or directory");
+    st = ompdag_dgraph_from_graph(g, 1, &dg, &rerr);
+    check(st == OMPDAG_ERR_IO && dg == NULL && strstr(rerr.message, "missing.el"),
+          "from_graph with one rank failing gave %d '%s'", (int)st, rerr.message);
+    ompdag_graph_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    agreement();
+    generated(OMPDAG_DGRAPH_KRONECKER, 10, 1, "kron:10");
+    generated(OMPDAG_DGRAPH_KRONECKER, 12, 1, "kron:12");
+    generated(OMPDAG_DGRAPH_UNIFORM, 11, 1, "uniform:11");
+    /* threads of a rank race on claims: parents must stay the smallest */
+    generated(OMPDAG_DGRAPH_KRONECKER, 12, 3, "kron:12, 3 threads per rank");
+    generated(OMPDAG_DGRAPH_UNIFORM, 12, 3, "uniform:12, 3 threads per rank");
+    from_file();
+    validator_catches();
+    int total;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("test_bfs_mpi on %d ranks: %s (%d failures)\n", size, total ? "FAIL" : "ok", total);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
