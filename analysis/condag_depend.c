@@ -148,6 +148,8 @@ static ompdag_status read_clauses(ompdag_condag *g, int32_t v, const json_t *arr
 
 ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err)
 {
+    ompdag_status lst = condag_locks_from_extras(g, err); /* the "locks" key (docs/mutex.md) */
+    if (lst) return lst;
     for (int32_t v = 0; g->extra && v < g->n; ++v) {
         const json_t *arr = g->extra[v] ? json_object_get(g->extra[v], "depend") : NULL;
         if (!arr) continue;
@@ -243,7 +245,8 @@ done:
 
 ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err)
 {
-    if (!g->dep) return OMPDAG_OK;
+    ompdag_status lst = condag_locks_finalize(g, err); /* docs/mutex.md */
+    if (lst || !g->dep) return lst;
     if (g->compact) /* a shared body's clauses would stand for several sibling sets */
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "node '%s': depend clauses in a compact graph (shared task bodies) "

@@ -107,6 +107,8 @@ struct ompdag_condag {
                               unfolding, saturating at UINT64_MAX */
 
     struct condag_dep *dep; /* depend clauses (§6), NULL when none: condag_depend.c */
+    struct condag_locks *locks; /* locks nodes acquire (docs/mutex.md): condag_locks.c */
+    bool locks_declared;        /* the file named the "locks" extension */
 };
 
 /* ---- depend clauses (condag_depend.c) ---------------------------------- */
@@ -147,6 +149,18 @@ bool condag_dflow_init(condag_dflow *f, const ompdag_condag *g);
 void condag_dflow_free(condag_dflow *f);
 /* Derives the D-edges among executed nodes; false on ENOMEM. */
 bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f);
+
+/* ---- locks and the blocking term (condag_locks.c, docs/mutex.md) ------- */
+typedef struct condag_locks condag_locks;
+void condag_locks_free(condag_locks *l);
+/* Moves every node's "locks" extra key into entries (needs the extension). */
+ompdag_status condag_locks_from_extras(ompdag_condag *g, ompdag_error *err);
+/* CSR by node and the per-lock sums and maxima; refuses compact graphs. */
+ompdag_status condag_locks_finalize(ompdag_condag *g, ompdag_error *err);
+/* Keeps S(L) and Cmax(L) current after node v's WCET changed from old. */
+void condag_locks_wcet_changed(ompdag_condag *g, int32_t v, int64_t old);
+/* Node v's "locks" key for saving, NULL when it has none (new reference). */
+struct json_t *condag_locks_to_json(const ompdag_condag *g, int32_t v);
 
 /* Loads with jansson alone (no scanner): the reference for differential tests. */
 ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const char *origin,

@@ -59,6 +59,7 @@ set(OMPDAG_PC_LIBS -lm)
 # libraries that are not installed (bfs, graph, offload, condag_gpu, frontend)
 # stay in the source tree.
 set(OMPDAG_PUBLIC_HEADERS version.h error.h condag.h compact.h rta.h dot.h gen.h fileio.h report.h
+  locks.h
   exact_kernel.h probe.h)
 if(TARGET ompdag_trace)
   list(APPEND OMPDAG_PUBLIC_HEADERS trace.h)
