@@ -275,6 +275,7 @@ typedef struct fe_node {
     fe_vec succ;
     int32_t npred;
     struct fe_dep *dep; /* T: the created task's depend clauses (fe_depend.c), or NULL */
+    struct fe_locks *locks; /* locks its code takes (fe_mutex.c), or NULL */
 } fe_node;
 
 typedef struct fe_task {

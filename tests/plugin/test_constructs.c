@@ -584,24 +584,25 @@ Test(loops, unsigned_counter_down_to_zero)
     ompdag_condag_set_destroy(set);
 }
 
-Test(refusals_inline, lock_inside_a_task)
+Test(refusals_inline, nest_lock_inside_a_task)
 {
+    /* omp_set_lock is modelled (tests/plugin/test_mutex.c); nest locks are not */
     refused_src("#include <omp.h>\n"
                 "void work(int);\n"
-                "omp_lock_t lock;\n"
+                "omp_nest_lock_t lock;\n"
                 "void f(int n) {\n"
                 "#pragma omp parallel\n"
                 "#pragma omp single\n"
                 "  {\n"
                 "#pragma omp task\n"
                 "    {\n"
-                "      omp_set_lock(&lock);\n"
+                "      omp_set_nest_lock(&lock);\n"
                 "      work(n);\n"
-                "      omp_unset_lock(&lock);\n"
+                "      omp_unset_nest_lock(&lock);\n"
                 "    }\n"
                 "  }\n"
                 "}\n",
-                10, "'omp_set_lock' in task code");
+                10, "'omp_set_nest_lock' in task code");
 }
 
 Test(pragmas, omp_h_parses_without_openmp)

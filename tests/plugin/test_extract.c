@@ -235,13 +235,13 @@ Test(refusals, tasks_created_by_every_thread)
 {
     refused("examples/refuse/all_threads.c", 9, "outside single/master");
 }
-Test(refusals, critical_section)
+Test(refusals, task_inside_a_critical_section)
 {
-    refused("examples/refuse/critical.c", 15, "critical");
+    refused("examples/refuse/critical_task.c", 12, "inside '#pragma omp critical'");
 }
-Test(refusals, lock_in_a_helper)
+Test(refusals, lock_held_across_a_taskwait)
 {
-    refused("examples/refuse/lock_helper.c", 14, "'omp_set_lock' in task code (in 'record')");
+    refused("examples/refuse/lock_across_taskwait.c", 17, "held across");
 }
 
 Test(examples, stacked_directives_macro_bound_and_critical_after_the_barrier)
