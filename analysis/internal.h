@@ -127,6 +127,24 @@ typedef struct condag_dep {
     idmap var_map;
 } condag_dep;
 
+/* Dependence modes (docs/depend.md): two tasks' clauses on one var conflict
+ * (order the later after the earlier) unless both have the same mode other
+ * than write.  A task with two different modes on a var writes it. */
+enum { CONDAG_MODE_IN = 0, CONDAG_MODE_WRITE = 1, CONDAG_MODE_SET = 2, CONDAG_MODE_MUTEX = 3 };
+#define CONDAG_MODES 4
+#define CONDAG_MODE_NONE 0xff
+static inline int condag_dep_mode(int type)
+{
+    return type == OMPDAG_DEP_IN                ? CONDAG_MODE_IN
+           : type == OMPDAG_DEP_INOUTSET        ? CONDAG_MODE_SET
+           : type == OMPDAG_DEP_MUTEXINOUTSET ? CONDAG_MODE_MUTEX
+                                                : CONDAG_MODE_WRITE;
+}
+static inline bool condag_dep_conflict(int a, int b)
+{
+    return a == CONDAG_MODE_WRITE || b == CONDAG_MODE_WRITE || a != b;
+}
+
 /* Moves every node's "depend" extra key into clauses (checking it), called
  * first by finalize. */
 ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err);
@@ -141,8 +159,10 @@ typedef struct condag_dflow {
     int32_t *off;  /* n+1 */
     int32_t *succ; /* at most the number of clause pairs emitted */
     int64_t cap;
-    /* scratch */
+    /* scratch; per var: in_head the current group (docs/depend.md), last_out
+     * the group before it (lists through in_next/in_task), cur_mode its mode */
     int32_t *group, *last_out, *in_head, *in_next, *in_task, *mark, *efrom, *eto;
+    uint8_t *cur_mode;
     int64_t ecap;
 } condag_dflow;
 bool condag_dflow_init(condag_dflow *f, const ompdag_condag *g);
