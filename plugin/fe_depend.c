@@ -2,10 +2,14 @@
  * plugin/fe_depend.c — `depend` clauses of `#pragma omp task` become clauses
  * on the T node (shared/spec/condag.md §6).
  *
- * Accepted: depend(in|out|inout: list), several clauses per task, and the
- * reserved locator omp_all_memory with out/inout (below).  Refused by name:
- * mutexinoutset, inoutset, depobj, iterator(...) modifiers, source/sink
- * (doacross), `in: omp_all_memory`, and `taskwait depend` (fe_stmt.c).
+ * Accepted: depend(in|out|inout|inoutset: list), several clauses per task,
+ * and the reserved locator omp_all_memory with out/inout (below).  inoutset
+ * keeps its type: the analysis orders a run of inoutset siblings as a
+ * concurrent group (docs/depend.md).  Refused by name: mutexinoutset (the
+ * analysis models it, docs/mutex.md, but the front end does not yet refuse
+ * a scheduling point inside such a task), depobj, iterator(...) modifiers,
+ * source/sink (doacross), `in: omp_all_memory`, and `taskwait depend`
+ * (fe_stmt.c).
  *
  * omp_all_memory (OpenMP 5.1 §15.9.5; OpenMP Examples task_dep.13.c): a task
  * with depend(out|inout: omp_all_memory) depends on every earlier sibling
@@ -383,12 +387,13 @@ static bool push_item(fe_dep *d, const dep_item *it)
  * on a refusal, false with *why NULL on ENOMEM. */
 static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char **why)
 {
-    static const char *const refused[] = {"mutexinoutset", "inoutset", "depobj",
-                                          "source",        "sink",     "iterator"};
+    static const char *const refused[] = {"mutexinoutset", "depobj", "source", "sink", "iterator"};
     *why = NULL;
     const char *colon = arg ? strchr(arg, ':') : NULL;
     if (!colon)
-        return *why = "depend clause without a dependence type (expected in, out or inout)", false;
+        return *why = "depend clause without a dependence type (expected in, out, inout or "
+                      "inoutset)",
+               false;
     char *type = fe_strndup(arg, (size_t)(colon - arg));
     if (!type) return false;
     char *t = type + strlen(type);
@@ -449,8 +454,8 @@ bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t
                 return fe_refuse(w, file, p->line, p->col, "task depend(%s): %s",
                                  p->clauses[i].arg ? p->clauses[i].arg : "", why);
             return fe_refuse(w, file, p->line, p->col,
-                             "task with a depend(%s: ...) clause: only in, out and inout "
-                             "dependences are modelled (condag.md section 6)",
+                             "task with a depend(%s: ...) clause: only in, out, inout and "
+                             "inoutset dependences are modelled (docs/depend.md)",
                              why);
         }
     }

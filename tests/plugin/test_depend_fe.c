@@ -123,13 +123,46 @@ Test(depend_fe, refusals_by_name)
 {
     refused_depend(HEAD "#pragma omp task depend(mutexinoutset: a)\n    work(1);\n" TAIL, 7,
                    "mutexinoutset");
-    refused_depend(HEAD "#pragma omp task depend(inoutset: a)\n    work(1);\n" TAIL, 7, "inoutset");
     refused_depend(HEAD "#pragma omp task depend(depobj: a)\n    work(1);\n" TAIL, 7, "depobj");
     refused_depend(HEAD "#pragma omp task depend(iterator(i=0:2), in: c[i])\n    work(1);\n" TAIL,
                    7, "iterator");
     refused_depend(HEAD "#pragma omp task\n    work(1);\n"
                         "#pragma omp taskwait depend(in: a)\n" TAIL,
                    9, "taskwait depend");
+}
+
+/* inoutset (OpenMP 5.1): a run of inoutset tasks is concurrent, ordered
+ * against the in/out tasks around it (docs/depend.md). */
+Test(depend_fe, inoutset_keeps_its_type_and_orders_a_concurrent_group)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok(HEAD "#pragma omp task depend(out: a)\n" /* 7 */
+                                       "    work(1);\n"
+                                       "#pragma omp task depend(inoutset: a)\n" /* 9 */
+                                       "    work(2);\n"
+                                       "#pragma omp task depend(inoutset: a)\n" /* 11 */
+                                       "    work(3);\n"
+                                       "#pragma omp task depend(in: a)\n" /* 13 */
+                                       "    work(4);\n" TAIL,
+                                  &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "inoutset:a");
+    /* WCETs 1, 10, 100, 1000 on the four tasks: out → {set, set} → in */
+    int64_t w[4] = {1, 10, 100, 1000};
+    int k = 0;
+    ompdag_error err;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_task(g, v) != ompdag_condag_root_task(g))
+            cr_assert_eq(ompdag_condag_set_wcet(g, v, w[k++], &err), OMPDAG_OK);
+    cr_assert_eq(k, 4);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 2);
+    ompdag_rta_result *r = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    /* vol 1111, len 1 + 100 + 1000 (the two sets are concurrent) */
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r), 1111 + 1101);
+    ompdag_rta_result_destroy(r);
+    ompdag_condag_set_destroy(set);
 }
 
 Test(depend_fe, clauses_order_the_tasks_in_the_bound)
