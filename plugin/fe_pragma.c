@@ -72,7 +72,9 @@ static fe_dir classify_omp(const char *name, bool *standalone)
     if (!strcmp(name, "taskwait")) return FE_DIR_TASKWAIT;
     if (!strcmp(name, "taskgroup")) return FE_DIR_TASKGROUP;
     if (!strcmp(name, "barrier")) return FE_DIR_BARRIER;
-    if (!strcmp(name, "taskyield") || !strcmp(name, "flush") || !strcmp(name, "nothing"))
+    /* depobj only fills a depend object; fe_depend.c reads it at the task */
+    if (!strcmp(name, "taskyield") || !strcmp(name, "flush") || !strcmp(name, "nothing") ||
+        !strcmp(name, "depobj"))
         return FE_DIR_IGNORED_STANDALONE;
     /* critical: plain code that takes a lock (fe_mutex.c; a scheduling point
      * inside it is refused where the walk meets it) */

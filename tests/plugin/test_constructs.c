@@ -422,12 +422,13 @@ Test(calls, recursion_beyond_the_bound_is_dropped)
     ompdag_condag_set_destroy(set);
 }
 
-Test(refusals_inline, depend_on_taskwait_and_unknown_clause)
+Test(refusals_inline, nowait_on_taskwait_and_unknown_clause)
 {
+    /* taskwait depend is modelled (test_depend_fe.c); with nowait it is no wait */
     refused_src(REGION_HEAD "#pragma omp task\n"
                             "    work(1);\n"
-                            "#pragma omp taskwait depend(in: n)\n" REGION_TAIL,
-                8, "taskwait with a depend clause");
+                            "#pragma omp taskwait depend(in: n) nowait\n" REGION_TAIL,
+                8, "taskwait with a nowait clause");
     refused_src(REGION_HEAD "#pragma omp task bogus(3)\n"
                             "    work(1);\n" REGION_TAIL,
                 6, "unsupported task clause 'bogus'");

@@ -123,12 +123,93 @@ Test(depend_fe, refusals_by_name)
 {
     refused_depend(HEAD "#pragma omp task depend(mutexinoutset: a)\n    work(1);\n" TAIL, 7,
                    "mutexinoutset");
-    refused_depend(HEAD "#pragma omp task depend(depobj: a)\n    work(1);\n" TAIL, 7, "depobj");
-    refused_depend(HEAD "#pragma omp task depend(iterator(i=0:2), in: c[i])\n    work(1);\n" TAIL,
-                   7, "iterator");
+    /* a depend object whose initialisation is not visible here */
+    refused_depend(HEAD "#pragma omp task depend(depobj: a)\n    work(1);\n" TAIL, 7,
+                   "initialisation ('#pragma omp depobj(...) depend(...)') is not visible");
+    /* an iterator whose range is not a constant */
+    refused_depend(HEAD "#pragma omp task depend(iterator(i=0:n), in: c[i])\n    work(1);\n" TAIL,
+                   7, "the iterator's range is not a constant expression");
     refused_depend(HEAD "#pragma omp task\n    work(1);\n"
-                        "#pragma omp taskwait depend(in: a)\n" TAIL,
-                   9, "taskwait depend");
+                        "#pragma omp taskwait depend(in: a) nowait\n" TAIL,
+                   9, "taskwait with a nowait clause");
+}
+
+/* depend(iterator(i = b : e : s), type: items) is the clause once per value
+ * (OpenMP 5.1 §3.9), each item evaluated with i bound. */
+Test(depend_fe, a_constant_iterator_expands_into_one_item_per_value)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g =
+        extract_ok(HEAD "#pragma omp task depend(iterator(int i = 0:4:2), out: c[i])\n"
+                        "    work(1);\n" /* 7 */
+                        "#pragma omp task depend(in: c[2])\n"
+                        "    work(2);\n" /* 9 */
+                        "#pragma omp task depend(iterator(j=3:0:-1), in: c[j])\n"
+                        "    work(3);\n" TAIL, /* 11 */
+                   &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 7, buf, sizeof buf), "out:c[0] out:c[2]");
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "in:c[2]");
+    cr_assert_str_eq(clauses_at(g, 11, buf, sizeof buf), "in:c[3] in:c[2] in:c[1]");
+    ompdag_condag_set_destroy(set);
+}
+
+/* depend(depobj: o) takes the clause of the visible `depobj(o) depend(...)`. */
+Test(depend_fe, a_depobj_is_its_visible_initialisation)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok("#include <omp.h>\n"
+                                  "void work(int);\n"
+                                  "void f(void) {\n"
+                                  "  int a = 0, b = 0;\n"
+                                  "  omp_depend_t o;\n"
+                                  "#pragma omp depobj(o) depend(inout: a)\n"
+                                  "#pragma omp parallel\n"
+                                  "#pragma omp single\n"
+                                  "  {\n"
+                                  "#pragma omp task depend(out: a)\n" /* 10 */
+                                  "    work(1);\n"
+                                  "#pragma omp task depend(depobj: o) depend(in: b)\n" /* 12 */
+                                  "    work(2);\n"
+                                  "  }\n"
+                                  "#pragma omp depobj(o) destroy\n"
+                                  "}\n",
+                                  &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 12, buf, sizeof buf), "inout:a in:b");
+    ompdag_condag_set_destroy(set);
+    /* an update makes the object's clause unknown at the task */
+    refused_depend("#include <omp.h>\n"
+                   "void work(int);\n"
+                   "void f(void) {\n"
+                   "  int a = 0;\n"
+                   "  omp_depend_t o;\n"
+                   "#pragma omp depobj(o) depend(in: a)\n"
+                   "#pragma omp depobj(o) update(out)\n"
+                   "#pragma omp parallel\n"
+                   "#pragma omp single\n"
+                   "  {\n"
+                   "#pragma omp task depend(depobj: o)\n" /* 11 */
+                   "    work(2);\n"
+                   "  }\n"
+                   "}\n",
+                   11, "or an update");
+}
+
+/* taskwait depend(...) waits at least for the matching siblings: modelled as
+ * a wait for every child since the previous taskwait (sound). */
+Test(depend_fe, taskwait_depend_is_a_wait)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok(HEAD "#pragma omp task depend(out: a)\n"
+                                       "    work(1);\n"
+                                       "#pragma omp taskwait depend(in: a)\n" /* 9 */
+                                       "    work(2);\n" TAIL,
+                                  &set);
+    char buf[256];
+    cr_assert_str_eq(fe_test_lines(g, OMPDAG_KIND_W, buf, sizeof buf), "9");
+    cr_assert_str_eq(fe_test_wedges(g, buf, sizeof buf), "7>9");
+    ompdag_condag_set_destroy(set);
 }
 
 /* inoutset (OpenMP 5.1): a run of inoutset tasks is concurrent, ordered
