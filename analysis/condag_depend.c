@@ -281,6 +281,12 @@ static ompdag_status mutex_locks(ompdag_condag *g, ompdag_error *err)
                                         "exclusion for its whole body, so it must be one node "
                                         "(docs/mutex.md)",
                                         node_name(g, t));
+            if (condag_locks_other_than(g, s, "mutexinoutset("))
+                return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                        "node '%s': the task it creates has a mutexinoutset clause "
+                                        "and takes another lock inside; nested mutual exclusion "
+                                        "is not modelled (docs/mutex.md)",
+                                        node_name(g, t));
             char name[512];
             snprintf(name, sizeof name, "mutexinoutset(%s)",
                      strpool_get(&g->pool, d->var_name[d->cvar[k]]));

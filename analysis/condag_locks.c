@@ -100,6 +100,16 @@ ompdag_status ompdag_condag_add_lock(ompdag_condag *g, int32_t v, const char *lo
     return OMPDAG_OK;
 }
 
+bool condag_locks_other_than(const ompdag_condag *g, int32_t v, const char *prefix)
+{
+    const condag_locks *l = g->locks;
+    for (int64_t i = 0; l && i < l->n; ++i)
+        if (l->node[i] == v &&
+            strncmp(strpool_get(&g->pool, l->name[l->lock[i]]), prefix, strlen(prefix)))
+            return true;
+    return false;
+}
+
 /* ---- the file key "locks" ------------------------------------------------------ */
 
 static ompdag_status read_locks(ompdag_condag *g, int32_t v, const json_t *arr, ompdag_error *err)

@@ -177,6 +177,8 @@ void condag_locks_free(condag_locks *l);
 ompdag_status condag_locks_from_extras(ompdag_condag *g, ompdag_error *err);
 /* CSR by node and the per-lock sums and maxima; refuses compact graphs. */
 ompdag_status condag_locks_finalize(ompdag_condag *g, ompdag_error *err);
+/* True when node v takes a lock whose name does not start with prefix. */
+bool condag_locks_other_than(const ompdag_condag *g, int32_t v, const char *prefix);
 /* Keeps S(L) and Cmax(L) current after node v's WCET changed from old. */
 void condag_locks_wcet_changed(ompdag_condag *g, int32_t v, int64_t old);
 /* Node v's "locks" key for saving, NULL when it has none (new reference). */

@@ -2,14 +2,16 @@
  * plugin/fe_depend.c — `depend` clauses of `#pragma omp task` become clauses
  * on the T node (shared/spec/condag.md §6).
  *
- * Accepted: depend(in|out|inout|inoutset: list), several clauses per task,
- * and the reserved locator omp_all_memory with out/inout (below).  inoutset
- * keeps its type: the analysis orders a run of inoutset siblings as a
- * concurrent group (docs/depend.md).  Refused by name: mutexinoutset (the
- * analysis models it, docs/mutex.md, but the front end does not yet refuse
- * a scheduling point inside such a task), depobj, iterator(...) modifiers,
- * source/sink (doacross), `in: omp_all_memory`, and `taskwait depend`
- * (fe_stmt.c).
+ * Accepted: depend(in|out|inout|inoutset|mutexinoutset: list), several
+ * clauses per task, the reserved locator omp_all_memory with out/inout
+ * (below), iterator(...) modifiers with constant ranges (expanded), and
+ * depobj objects whose initialisation is visible (below).  inoutset and
+ * mutexinoutset keep their type: the analysis orders a run of them as a
+ * concurrent group (docs/depend.md) and charges mutexinoutset's exclusion
+ * as a lock (docs/mutex.md); a mutexinoutset task must be one node that
+ * takes no other lock (fe_depend_check).  Refused by name: iterators whose
+ * range is not constant, depobj objects without a visible initialisation,
+ * source/sink (doacross), and `in: omp_all_memory`.
  *
  * omp_all_memory (OpenMP 5.1 §15.9.5; OpenMP Examples task_dep.13.c): a task
  * with depend(out|inout: omp_all_memory) depends on every earlier sibling
@@ -60,6 +62,7 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_mutex.h"
 #include "fe_walk.h"
 
 #define MEMORY_VAR "[memory]"
@@ -387,7 +390,7 @@ static bool push_item(fe_dep *d, const dep_item *it)
  * on a refusal, false with *why NULL on ENOMEM. */
 static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char **why)
 {
-    static const char *const refused[] = {"mutexinoutset", "depobj", "source", "sink", "iterator"};
+    static const char *const refused[] = {"depobj", "source", "sink", "iterator"};
     *why = NULL;
     const char *colon = arg ? strchr(arg, ':') : NULL;
     if (!colon)
@@ -822,4 +825,35 @@ ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region 
             st = add(g, idx, it->type, MEMORY_VAR, err);
     }
     return st;
+}
+
+/* A task created with a mutexinoutset clause holds the exclusion for its
+ * whole body (docs/mutex.md): a scheduling point inside it, or a lock taken
+ * inside it (a nested acquisition), is refused at the task directive. */
+bool fe_depend_check(struct walker *w)
+{
+    bool ok = true;
+    for (int32_t v = 0; v < w->g->n; ++v) {
+        const fe_node *nd = &w->g->nodes[v];
+        bool mutex = false;
+        for (int32_t i = 0; nd->dep && i < nd->dep->n; ++i)
+            mutex = mutex || nd->dep->it[i].type == OMPDAG_DEP_MUTEXINOUTSET;
+        if (!mutex || nd->kind != 'T') continue;
+        bool point = w->g->tasks[nd->creates].nnodes > 1; /* a lone T or W node is one too */
+        for (int32_t u = 0; u < w->g->n; ++u)
+            point = point || (w->g->nodes[u].task == nd->creates && w->g->nodes[u].kind != 'N');
+        if (point)
+            ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                           "task with a depend(mutexinoutset: ...) clause and a task scheduling "
+                           "point inside: it holds the mutual exclusion for its whole body, "
+                           "which may not wait nor create tasks (docs/mutex.md)") &&
+                 ok;
+        for (int32_t u = 0; u < w->g->n; ++u)
+            if (w->g->nodes[u].task == nd->creates && fe_mutex_takes_locks(&w->g->nodes[u]))
+                ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                               "task with a depend(mutexinoutset: ...) clause takes a lock inside: "
+                               "nested mutual exclusion is not modelled (docs/mutex.md)") &&
+                     ok;
+    }
+    return ok;
 }

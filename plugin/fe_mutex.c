@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_mutex.h"
 #include "fe_walk.h"
 #include "ompdag/locks.h"
@@ -394,7 +395,7 @@ bool fe_mutex_critical(walker *w, const char *file, const fe_pragma *p, CXCursor
 
 bool fe_mutex_check(walker *w)
 {
-    bool ok = true;
+    bool ok = fe_depend_check(w); /* mutexinoutset tasks (fe_depend.c) */
     for (int32_t v = 0; v < w->g->n; ++v) {
         const fe_locks *l = w->g->nodes[v].locks;
         if (!l || l->held == 0) continue;
@@ -422,6 +423,11 @@ ompdag_status fe_mutex_emit(const fe_graph *fg, int32_t v, ompdag_condag *g, int
         if (st) return st;
     }
     return OMPDAG_OK;
+}
+
+bool fe_mutex_takes_locks(const fe_node *nd)
+{
+    return nd->locks && nd->locks->n > 0;
 }
 
 bool fe_mutex_any(const fe_graph *fg)

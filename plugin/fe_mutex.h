@@ -25,6 +25,8 @@ bool fe_mutex_check(struct walker *w);
 /* Adds node v's locks to builder node idx. */
 ompdag_status fe_mutex_emit(const fe_graph *fg, int32_t v, ompdag_condag *g, int32_t idx,
                             ompdag_error *err);
+/* True when node nd's code takes a lock. */
+bool fe_mutex_takes_locks(const fe_node *nd);
 /* True when some node of the graph takes a lock. */
 bool fe_mutex_any(const fe_graph *fg);
 void fe_mutex_free(fe_locks *l); /* NULL is a no-op */

@@ -105,6 +105,14 @@ Test(depend_sets, mutexinoutset_siblings_take_a_lock_with_its_blocking_term)
     cr_assert_eq(bound_of(h, OMPDAG_ALG_EXACT, 2), 440);
     ompdag_condag_destroy(g);
     ompdag_condag_destroy(h);
+    /* a mutexinoutset task that takes another lock inside: nested, refused */
+    cr_assert_null(load_graph("{'format':'ompdag-condag','version':1,'extensions':['locks'],"
+                              "'nodes':[{'id':'r1','task':'r','kind':'T','wcet':0,'creates':'a',"
+                              "'depend':[{'type':'mutexinoutset','var':'x'}]},"
+                              "{'id':'a1','task':'a','kind':'N','wcet':1,"
+                              "'locks':[{'lock':'critical','count':1}]}],'edges':[]}",
+                              &err));
+    cr_assert(strstr(err.message, "nested"), "%s", err.message);
 }
 
 /* ---- the literal oracle ------------------------------------------------------------ */

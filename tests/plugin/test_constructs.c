@@ -631,9 +631,9 @@ Test(pragmas, continued_lines_and_comments)
     /* the clause on the continuation line belongs to the directive */
     refused_src(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
                             "        shared(n) \\\n"
-                            "        depend(mutexinoutset: n)\n"
+                            "        depend(iterator(i = 0:n), in: n)\n"
                             "    work(n); // the task\n" REGION_TAIL,
-                6, "depend(mutexinoutset");
+                6, "depend(iterator(i = 0:n), in: n): the iterator's range");
     ompdag_condag_set *set;
     ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task \\\n"
                                             "    untied // comment\n"

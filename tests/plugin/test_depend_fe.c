@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fe_test.h"
+#include "ompdag/locks.h"
 #include "ompdag/rta.h"
 
 #define HEAD                                                                                       \
@@ -121,8 +122,19 @@ static void refused_depend(const char *src, int line, const char *needle)
 
 Test(depend_fe, refusals_by_name)
 {
-    refused_depend(HEAD "#pragma omp task depend(mutexinoutset: a)\n    work(1);\n" TAIL, 7,
-                   "mutexinoutset");
+    /* mutexinoutset: the task holds the exclusion for its whole body */
+    refused_depend(HEAD "#pragma omp task depend(mutexinoutset: a)\n"
+                        "    {\n"
+                        "#pragma omp task\n"
+                        "      work(1);\n"
+                        "    }\n" TAIL,
+                   7, "depend(mutexinoutset: ...) clause and a task scheduling point inside");
+    refused_depend(HEAD "#pragma omp task depend(mutexinoutset: a)\n"
+                        "    {\n"
+                        "#pragma omp critical\n"
+                        "      work(1);\n"
+                        "    }\n" TAIL,
+                   7, "takes a lock inside");
     /* a depend object whose initialisation is not visible here */
     refused_depend(HEAD "#pragma omp task depend(depobj: a)\n    work(1);\n" TAIL, 7,
                    "initialisation ('#pragma omp depobj(...) depend(...)') is not visible");
@@ -132,6 +144,30 @@ Test(depend_fe, refusals_by_name)
     refused_depend(HEAD "#pragma omp task\n    work(1);\n"
                         "#pragma omp taskwait depend(in: a) nowait\n" TAIL,
                    9, "taskwait with a nowait clause");
+}
+
+/* mutexinoutset: ordered like inoutset, and the siblings exclude each other:
+ * the analysis gives each task's node the lock "mutexinoutset(x)". */
+Test(depend_fe, mutexinoutset_tasks_are_a_group_that_takes_a_lock)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok(HEAD "#pragma omp task depend(mutexinoutset: a)\n" /* 7 */
+                                       "    work(1);\n"
+                                       "#pragma omp task depend(mutexinoutset: a)\n" /* 9 */
+                                       "    work(2);\n"
+                                       "#pragma omp task depend(in: a)\n" /* 11 */
+                                       "    work(3);\n" TAIL,
+                                  &set);
+    char buf[256];
+    cr_assert_str_eq(clauses_at(g, 9, buf, sizeof buf), "mutexinoutset:a");
+    int locked = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_lock_count(g, v) == 1) {
+            cr_assert_str_eq(ompdag_condag_node_lock_name(g, v, 0), "mutexinoutset(a)");
+            ++locked;
+        }
+    cr_assert_eq(locked, 2);
+    ompdag_condag_set_destroy(set);
 }
 
 /* depend(iterator(i = b : e : s), type: items) is the clause once per value
@@ -426,8 +462,8 @@ Test(depend_fe, a_refusal_names_the_file_and_line)
     ompdag_frontend *fe = NULL;
     const char *path = NULL;
     char src[1024];
-    snprintf(src, sizeof src, "%s%s%s", HEAD2,
-             "#pragma omp task depend(mutexinoutset: A[0])\n    work(1);\n", TAIL);
+    snprintf(src, sizeof src, "%s%s%s", HEAD2, "#pragma omp task depend(depobj: A)\n    work(1);\n",
+             TAIL);
     ompdag_status st = fe_test_extract_source(src, &set, &fe, &path);
     cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED);
     cr_assert_geq(ompdag_frontend_diag_count(fe), 1);
@@ -436,7 +472,7 @@ Test(depend_fe, a_refusal_names_the_file_and_line)
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     cr_assert(strstr(d->loc.file, base), "diagnostic file %s, source %s", d->loc.file, path);
     cr_assert_eq(d->loc.line, 7);
-    cr_assert(strstr(d->message, "mutexinoutset"), "%s", d->message);
+    cr_assert(strstr(d->message, "depobj"), "%s", d->message);
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);

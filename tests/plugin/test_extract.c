@@ -213,7 +213,7 @@ static void refused(const char *rel, int line, const char *needle)
 
 Test(refusals, depend_clause)
 {
-    refused("examples/refuse/depend.c", 16, "depend(mutexinoutset");
+    refused("examples/refuse/depend.c", 16, "depend(iterator(int i = 0:a), in: a)");
 }
 Test(refusals, goto_across_taskwait)
 {
