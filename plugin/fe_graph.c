@@ -117,6 +117,7 @@ void fe_graph_free(fe_graph *g)
     free(g->nodes);
     free(g->tasks);
     fe_share_free(g->share);
+    fe_mutex_memo_free(g->lock_memo);
     memset(g, 0, sizeof *g);
 }
 

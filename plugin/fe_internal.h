@@ -295,6 +295,7 @@ typedef struct fe_graph {
     struct fe_share *share;
     bool shared;        /* some task is created by several T nodes: a compact graph */
     int32_t taskgroups; /* taskgroups being walked: nothing is shared inside */
+    struct fe_lock_memo *lock_memo; /* fe_mutex.c: what each called function locks */
 } fe_graph;
 
 void fe_graph_free(fe_graph *g);

@@ -152,17 +152,16 @@ static enum CXChildVisitResult scan_visit(CXCursor c, CXCursor parent, CXClientD
 {
     (void)parent;
     scan *s = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    fe_span sp = fe_cursor_span(c);
+    enum CXCursorKind k = clang_getCursorKind(c); /* spans only where needed: they cost */
     if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt) {
-        if (!push_loop(s, sp)) return CXChildVisit_Break;
+        if (!push_loop(s, fe_cursor_span(c))) return CXChildVisit_Break;
     } else if (k == CXCursor_LabelStmt || k == CXCursor_GotoStmt ||
                k == CXCursor_IndirectGotoStmt) {
         if (!push_loop(s, s->outer)) return CXChildVisit_Break; /* a loop without loop syntax */
     } else if (k == CXCursor_CallExpr) {
         char *name = call_name(c);
         if (!name) return s->nomem = true, CXChildVisit_Break;
-        event e = {sp.begin, EV_CALL, "", -1, sp.line, sp.col};
+        event e = {0, EV_CALL, "", -1, 0, 0};
         bool keep = true;
         if (!strcmp(name, "omp_set_lock")) {
             e.kind = EV_ACQUIRE;
@@ -174,6 +173,10 @@ static enum CXChildVisitResult scan_visit(CXCursor c, CXCursor parent, CXClientD
             keep = e.func >= 0;
         }
         free(name);
+        if (keep) {
+            fe_span sp = fe_cursor_span(c);
+            e.at = sp.begin, e.line = sp.line, e.col = sp.col;
+        }
         if (keep && !push_event(s, &e)) return CXChildVisit_Break;
     }
     return CXChildVisit_Recurse;
@@ -237,6 +240,7 @@ typedef struct callee_locks {
 } callee_locks;
 
 static bool scan_code(walker *w, CXCursor code, scan *s);
+static bool callees(walker *w, int32_t first, callee_locks *cl);
 
 static void callee_add(callee_locks *cl, const char *name)
 {
@@ -249,9 +253,42 @@ static void callee_add(callee_locks *cl, const char *name)
     snprintf(cl->names[cl->nnames++], sizeof cl->names[0], "%s", name);
 }
 
+/* Summaries already computed in this region, per function (a region calls
+ * the same helpers from many statements). */
+struct fe_lock_memo {
+    int32_t n;
+    uint8_t *done;
+    callee_locks *sum;
+};
+
+void fe_mutex_memo_free(struct fe_lock_memo *m)
+{
+    if (!m) return;
+    free(m->done), free(m->sum), free(m);
+}
+
+static bool callees_walk(walker *w, int32_t first, callee_locks *cl);
+
+/* What function `first` and the functions it calls lock, memoised. */
+static bool callees(walker *w, int32_t first, callee_locks *cl)
+{
+    struct fe_lock_memo *m = w->g->lock_memo;
+    if (!m) {
+        m = w->g->lock_memo = calloc(1, sizeof *m);
+        if (m) m->n = w->fe->nfuncs;
+        if (m) m->done = calloc((size_t)m->n + 1, 1);
+        if (m) m->sum = calloc((size_t)m->n + 1, sizeof *m->sum);
+        if (!m || !m->done || !m->sum) return fe_nomem(w);
+    }
+    if (first < m->n && m->done[first]) return *cl = m->sum[first], true;
+    if (!callees_walk(w, first, cl)) return false;
+    if (first < m->n) m->done[first] = 1, m->sum[first] = *cl;
+    return true;
+}
+
 /* Follows the calls of one function body into others, with an explicit work
  * list (no recursion that follows the program's call depth). */
-static bool callees(walker *w, int32_t first, callee_locks *cl)
+static bool callees_walk(walker *w, int32_t first, callee_locks *cl)
 {
     const ompdag_frontend *fe = w->fe;
     uint8_t *seen = calloc((size_t)fe->nfuncs + 1, 1);

@@ -29,6 +29,7 @@ ompdag_status fe_mutex_emit(const fe_graph *fg, int32_t v, ompdag_condag *g, int
 bool fe_mutex_takes_locks(const fe_node *nd);
 /* True when some node of the graph takes a lock. */
 bool fe_mutex_any(const fe_graph *fg);
-void fe_mutex_free(fe_locks *l); /* NULL is a no-op */
+void fe_mutex_free(fe_locks *l);                 /* NULL is a no-op */
+void fe_mutex_memo_free(struct fe_lock_memo *m); /* NULL is a no-op */
 
 #endif
