@@ -96,6 +96,7 @@ static void critical_name(const fe_pragma *p, char *buf, size_t size)
 /* ---- the acquisitions in a piece of code ------------------------------------------- */
 
 typedef enum ev_kind { EV_ACQUIRE, EV_RELEASE, EV_CALL } ev_kind;
+#define INDIRECT (-2) /* EV_CALL through a function pointer */
 
 typedef struct event {
     unsigned at; /* file offset: events are replayed in source order */
@@ -170,7 +171,8 @@ static enum CXChildVisitResult scan_visit(CXCursor c, CXCursor parent, CXClientD
             e.kind = EV_RELEASE;
         } else {
             e.func = fe_func_of_call(s->w->fe, c);
-            keep = e.func >= 0;
+            if (e.func < 0 && fe_call_is_indirect(c)) e.func = INDIRECT;
+            keep = e.func != -1;
         }
         free(name);
         if (keep) {
@@ -269,9 +271,28 @@ void fe_mutex_memo_free(struct fe_lock_memo *m)
 
 static bool callees_walk(walker *w, int32_t first, callee_locks *cl);
 
+/* A call through a function pointer may reach any TU function whose address
+ * is taken: what all of them lock, together (count unbounded). */
+static bool indirect_callees(walker *w, callee_locks *cl)
+{
+    *cl = (callee_locks){0};
+    for (int32_t f = 0; f < w->fe->nfuncs; ++f) {
+        if (w->fe->funcs[f].refs <= w->fe->funcs[f].calls) continue; /* address not taken */
+        callee_locks one;
+        if (!callees(w, f, &one)) return false;
+        cl->any = cl->any || one.any;
+        cl->many = cl->many || one.many;
+        if (one.balance > cl->balance) cl->balance = one.balance;
+        for (int32_t k = 0; k < one.nnames; ++k)
+            callee_add(cl, one.names[k]);
+    }
+    return true;
+}
+
 /* What function `first` and the functions it calls lock, memoised. */
 static bool callees(walker *w, int32_t first, callee_locks *cl)
 {
+    if (first == INDIRECT) return indirect_callees(w, cl);
     struct fe_lock_memo *m = w->g->lock_memo;
     if (!m) {
         m = w->g->lock_memo = calloc(1, sizeof *m);
@@ -290,6 +311,7 @@ static bool callees(walker *w, int32_t first, callee_locks *cl)
  * list (no recursion that follows the program's call depth). */
 static bool callees_walk(walker *w, int32_t first, callee_locks *cl)
 {
+    *cl = (callee_locks){0};
     const ompdag_frontend *fe = w->fe;
     uint8_t *seen = calloc((size_t)fe->nfuncs + 1, 1);
     int32_t *todo = malloc(sizeof *todo * ((size_t)fe->nfuncs + 1)), ntodo = 0;
@@ -306,7 +328,11 @@ static bool callees_walk(walker *w, int32_t first, callee_locks *cl)
                 cl->any = true, callee_add(cl, e->name);
                 cl->balance += !strcmp(e->name, OMP_LOCK);
             } else if (e->kind == EV_RELEASE) {
-                cl->balance -= !e->name[0]; /* omp_unset_lock (critical releases are paired) */
+                cl->balance -= !e->name[0];   /* omp_unset_lock (critical releases are paired) */
+            } else if (e->func == INDIRECT) { /* any function whose address is taken */
+                for (int32_t f = 0; f < fe->nfuncs; ++f)
+                    if (fe->funcs[f].refs > fe->funcs[f].calls && !seen[f])
+                        seen[f] = 1, todo[ntodo++] = f;
             } else if (!seen[e->func]) {
                 seen[e->func] = 1, todo[ntodo++] = e->func;
             }

@@ -187,6 +187,34 @@ Test(mutex, sections_in_loops_and_helpers_have_an_unbounded_count)
     ompdag_condag_set_destroy(set);
 }
 
+/* A call through a function pointer may reach any function whose address is
+ * taken: their locks are the call's (unbounded). */
+Test(mutex, a_call_through_a_pointer_takes_the_locks_of_address_taken_functions)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok("#include <omp.h>\n"
+                                  "int hits;\n"
+                                  "omp_lock_t lk;\n"
+                                  "static void bump(void) {\n"
+                                  "  omp_set_lock(&lk);\n"
+                                  "  hits++;\n"
+                                  "  omp_unset_lock(&lk);\n"
+                                  "}\n"
+                                  "void (*op)(void) = bump;\n"
+                                  "void f(int n) {\n"
+                                  "#pragma omp parallel\n"
+                                  "#pragma omp single\n"
+                                  "  {\n"
+                                  "#pragma omp task\n" /* 14 */
+                                  "    op();\n"        /* 15 */
+                                  "  }\n"
+                                  "}\n",
+                                  &set);
+    char buf[512];
+    cr_assert_str_eq(locks_of(g, buf, sizeof buf), "15:omp_lock=unbounded");
+    ompdag_condag_set_destroy(set);
+}
+
 Test(mutex, the_examples_extract_with_their_locks)
 {
     const char *const args[] = {"-I", fe_test_path("examples")};
