@@ -347,7 +347,7 @@ static bool scan_code(walker *w, CXCursor code, scan *s)
 {
     (void)w;
     if (!collect(s, code)) return fe_nomem(s->w);
-    qsort(s->ev, (size_t)s->nev, sizeof *s->ev, event_cmp);
+    if (s->nev > 1) qsort(s->ev, (size_t)s->nev, sizeof *s->ev, event_cmp); /* ev may be NULL */
     return true;
 }
 
@@ -394,9 +394,9 @@ static bool replay(walker *w, scan *s, int32_t v, const char *outer)
             if (!callees(w, e->func, &cl)) return false;
             if (!cl.any && !cl.balance) continue;
             if (cl.many)
-                return fe_refuse(w, file, e->line, e->col,
-                                 "call to '%s' takes more than 8 distinct locks",
-                                 w->fe->funcs[e->func].name);
+                return fe_refuse(
+                    w, file, e->line, e->col, "call to '%s' takes more than 8 distinct locks",
+                    e->func == INDIRECT ? "a function pointer" : w->fe->funcs[e->func].name);
             if (holding && cl.any) {
                 event named = *e;
                 return refuse_nested(w, file, &named, holding) || !*w->nomem;
