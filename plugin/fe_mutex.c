@@ -20,6 +20,10 @@
  *    syntax), or in a called function (which may be called again, or
  *    recursively) it counts as "unbounded", and the analysis then uses only
  *    the count-free term (every other node's sections).
+ *  - The FIFO term (k·(m−1)·Cmax) needs FIFO spin locks: libomp's default
+ *    queuing lock serves `critical` and omp_lock_t in request order; a
+ *    critical with a `hint` clause may get another kind, so it counts as
+ *    unbounded (count-free term only).
  * Lock names: "critical" for the unnamed critical section, "critical(name)"
  * for a named one (distinct names never block each other, OpenMP 5.1
  * §15.1), and "omp_lock" for every omp_lock_t: two lock expressions may
@@ -93,6 +97,15 @@ static void critical_name(const fe_pragma *p, char *buf, size_t size)
         snprintf(buf, size, "critical");
 }
 
+/* libomp takes a critical section without a `hint` with its default queuing
+ * lock, which serves waiters in FIFO order; a hint may select another kind
+ * (test-and-set, speculative), so its count is taken as unbounded and only
+ * the count-free term is charged (docs/mutex.md). */
+static bool fifo_critical(const fe_pragma *p)
+{
+    return !fe_pragma_clause(p, "hint");
+}
+
 /* ---- the acquisitions in a piece of code ------------------------------------------- */
 
 typedef enum ev_kind { EV_ACQUIRE, EV_RELEASE, EV_CALL } ev_kind;
@@ -104,6 +117,7 @@ typedef struct event {
     char name[160]; /* EV_ACQUIRE: the lock */
     int32_t func;   /* EV_CALL: the TU function called */
     int32_t line, col;
+    bool unordered; /* EV_ACQUIRE: a lock that may not be FIFO (a `hint` clause) */
 } event;
 
 typedef struct scan {
@@ -162,7 +176,7 @@ static enum CXChildVisitResult scan_visit(CXCursor c, CXCursor parent, CXClientD
     } else if (k == CXCursor_CallExpr) {
         char *name = call_name(c);
         if (!name) return s->nomem = true, CXChildVisit_Break;
-        event e = {0, EV_CALL, "", -1, 0, 0};
+        event e = {0, EV_CALL, "", -1, 0, 0, false};
         bool keep = true;
         if (!strcmp(name, "omp_set_lock")) {
             e.kind = EV_ACQUIRE;
@@ -207,9 +221,9 @@ static bool collect(scan *s, CXCursor code)
         if (strcmp(p->name, "critical")) continue;
         fe_span blk;
         if (!block_of(s, code, p->end, &blk)) continue;
-        event a = {p->begin, EV_ACQUIRE, "", -1, p->line, p->col};
+        event a = {p->begin, EV_ACQUIRE, "", -1, p->line, p->col, !fifo_critical(p)};
         critical_name(p, a.name, sizeof a.name);
-        event r = {blk.end, EV_RELEASE, "", -1, p->line, p->col};
+        event r = {blk.end, EV_RELEASE, "", -1, p->line, p->col, false};
         snprintf(r.name, sizeof r.name, "%s", a.name);
         if (!push_event(s, &a) || !push_event(s, &r)) break;
     }
@@ -378,7 +392,8 @@ static bool replay(walker *w, scan *s, int32_t v, const char *outer)
                                                : NULL;
         if (e->kind == EV_ACQUIRE) {
             if (holding) return refuse_nested(w, file, e, holding) || !*w->nomem;
-            if (!note(w, v, e->name, loop ? OMPDAG_LOCK_UNBOUNDED : 1)) return false;
+            if (!note(w, v, e->name, loop || e->unordered ? OMPDAG_LOCK_UNBOUNDED : 1))
+                return false;
             if (!strcmp(e->name, OMP_LOCK)) {
                 if (nl->held++ == 0) nl->file = file, nl->line = e->line, nl->col = e->col;
             } else {
@@ -453,7 +468,8 @@ bool fe_mutex_critical(walker *w, const char *file, const fe_pragma *p, CXCursor
     /* the block joins the open node (fe_plain finds no lock inside it), and
      * the node takes the critical's lock once */
     if (!fe_plain(w, code)) return false;
-    return !w->flow->live || w->flow->open < 0 || note(w, w->flow->open, name, 1);
+    return !w->flow->live || w->flow->open < 0 ||
+           note(w, w->flow->open, name, fifo_critical(p) ? 1 : OMPDAG_LOCK_UNBOUNDED);
 }
 
 bool fe_mutex_check(walker *w)

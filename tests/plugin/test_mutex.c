@@ -148,6 +148,15 @@ Test(mutex, named_sections_are_distinct_locks)
     char buf[512];
     cr_assert_str_eq(locks_of(g, buf, sizeof buf), "10:critical(best)=1 10:critical=1");
     ompdag_condag_set_destroy(set);
+    /* a hint may select a lock that is not FIFO: only the count-free term */
+    g = extract_ok(HEAD "#pragma omp task\n"
+                        "    {\n"
+                        "#pragma omp critical(best) hint(omp_sync_hint_contended)\n"
+                        "      best++;\n"
+                        "    }\n" TAIL,
+                   &set);
+    cr_assert_str_eq(locks_of(g, buf, sizeof buf), "10:critical(best)=unbounded");
+    ompdag_condag_set_destroy(set);
 }
 
 Test(mutex, sections_in_loops_and_helpers_have_an_unbounded_count)
