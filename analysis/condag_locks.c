@@ -274,7 +274,9 @@ static int64_t entry_blocking(const ompdag_condag *g, const condag_locks *l, int
 int64_t ompdag_condag_node_blocking(const ompdag_condag *g, int32_t v, int32_t m)
 {
     const condag_locks *l = g->locks;
-    if (!l || !l->off || m < 1) return 0;
+    /* one thread: a holder never suspends inside its section, so no request
+     * ever finds the lock taken */
+    if (!l || !l->off || m <= 1) return 0;
     int64_t b = 0;
     for (int32_t k = l->off[v]; k < l->off[v + 1]; ++k)
         if (__builtin_add_overflow(b, entry_blocking(g, l, l->ord[k], v, m), &b)) return INT64_MAX;

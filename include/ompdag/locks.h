@@ -9,7 +9,7 @@
  * inside a critical section (the front end refuses one), so a waiting thread
  * spins: the bound charges node v the blocking term
  *
- *     B(v, m) = Σ over locks L of v of  min( k·(m−1)·Cmax(L),  S(L) − c(v) )
+ *     B(v, m) = Σ over locks L of v of  min( k·(m−1)·Cmax(L),  S(L) − c(v) ),  B(v, 1) = 0
  *
  * (the second term alone when k is unbounded), where k is v's acquisitions of
  * L, Cmax(L) the largest WCET of a node acquiring L (a critical section is

@@ -114,6 +114,14 @@ Test(locks_bound, the_term_is_the_smaller_of_fifo_and_the_others_sections)
     cr_assert_eq(ompdag_condag_node_blocking(g, x, 2), 5);  /* S − c(x) = 5 */
     cr_assert_eq(ompdag_condag_node_blocking(g, y, 2), 10); /* 2·1·Cmax(10) = 20 vs 10 */
     ompdag_condag_destroy(g);
+    /* an unbounded count: the count-free term alone, and still none at m = 1 */
+    g = two_critical("'unbounded'", &err);
+    cr_assert_not_null(g, "%s", err.message);
+    cr_assert_eq(ompdag_condag_node_blocking(g, node_index(g, "y"), 1), 0);
+    cr_assert_eq(ompdag_condag_node_blocking(g, node_index(g, "y"), 2), 10);
+    cr_assert_eq(ompdag_condag_node_blocking(g, node_index(g, "y"), 64), 10);
+    cr_assert_eq(bound_of(g, OMPDAG_ALG_EXACT, 1), 40);
+    ompdag_condag_destroy(g);
 }
 
 Test(locks_bound, the_tied_bound_charges_the_term_at_the_real_team_size)
