@@ -34,6 +34,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     condag_depend_free(g->dep);
+    condag_locks_free(g->locks);
     idmap_free(&g->node_map);
     idmap_free(&g->task_map);
     strpool_free(&g->pool);
@@ -269,7 +270,9 @@ ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet, 
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "node '%s': the sum of WCETs overflows int64", node_name(g, v));
     g->total_wcet = total;
+    int64_t old = g->wcet[v];
     g->wcet[v] = wcet;
+    condag_locks_wcet_changed(g, v, old); /* S(L), Cmax(L) of docs/mutex.md */
     return OMPDAG_OK;
 }
 

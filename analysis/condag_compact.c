@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "ompdag/compact.h"
+#include "ompdag/locks.h"
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory")
 #define EXTENSION "compact"
@@ -103,10 +104,14 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
             g->delays_declared = true;
             continue;
         }
+        if (!strcmp(json_string_value(e), "locks")) { /* docs/mutex.md: node "locks" */
+            g->locks_declared = true;
+            continue;
+        }
         if (strcmp(json_string_value(e), EXTENSION))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                     "%s: unsupported extension '%s' (this ompdag knows "
-                                    "\"" EXTENSION "\" and \"delays\")",
+                                    "\"" EXTENSION "\", \"delays\" and \"locks\")",
                                     where, json_string_value(e));
         g->compact = true;
     }
@@ -118,6 +123,7 @@ void condag_compact_write_meta(const ompdag_condag *g, json_t *o)
     json_t *ext = json_array();
     if (g->compact) json_array_append_new(ext, json_string(EXTENSION));
     if (g->total_delay > 0) json_array_append_new(ext, json_string("delays"));
+    if (ompdag_condag_has_locks(g)) json_array_append_new(ext, json_string("locks"));
     if (json_array_size(ext))
         json_object_set_new(o, "extensions", ext);
     else

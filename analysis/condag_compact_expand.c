@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "ompdag/compact.h"
+#include "ompdag/locks.h"
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory")
 
@@ -100,6 +101,20 @@ static ompdag_status copy_depend(const ompdag_condag *g, int32_t v, ompdag_conda
     return OMPDAG_OK;
 }
 
+/* The locks node v acquires (docs/mutex.md) onto node nv of x: every
+ * instance runs the node's code, so it takes the same locks. */
+static ompdag_status copy_locks(const ompdag_condag *g, int32_t v, ompdag_condag *x, int32_t nv,
+                                ompdag_error *err)
+{
+    for (int32_t i = 0; i < ompdag_condag_node_lock_count(g, v); ++i) {
+        ompdag_status st =
+            ompdag_condag_add_lock(x, nv, ompdag_condag_node_lock_name(g, v, i),
+                                   ompdag_condag_node_lock_acquisitions(g, v, i), err);
+        if (st) return st;
+    }
+    return OMPDAG_OK;
+}
+
 typedef struct inst_item {
     int32_t task;
     uint64_t k;
@@ -150,6 +165,7 @@ static ompdag_status expand_instance(expander *e, inst_item it, inst_item *kids,
         if (g->extra && g->extra[v] && ompdag_condag_set_extra(e->x, nv, g->extra[v]))
             return NOMEM(err);
         if ((st = copy_depend(g, v, e->x, nv, err))) return st;
+        if ((st = copy_locks(g, v, e->x, nv, err))) return st;
     }
     for (int32_t i = e->tn.off[it.task]; i < e->tn.off[it.task + 1]; ++i) {
         int32_t v = e->tn.node[i];
@@ -351,7 +367,8 @@ ompdag_status ompdag_compact_share(const ompdag_condag *g, ompdag_condag **out, 
     /* Compact graphs cannot carry depend clauses (condag.md §6 is defined on
      * plain graphs), and the task signature ignores them: a graph with clauses
      * is copied, clauses included, and never shared. */
-    if (ompdag_condag_has_depend(g)) return ompdag_compact_expand(g, INT32_MAX, out, err);
+    if (ompdag_condag_has_depend(g) || ompdag_condag_has_locks(g)) /* locks: docs/mutex.md */
+        return ompdag_compact_expand(g, INT32_MAX, out, err);
     task_nodes tn = {0};
     int32_t *cls = malloc(sizeof *cls * (size_t)g->nt);
     ompdag_condag *x = ompdag_condag_create();

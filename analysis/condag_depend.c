@@ -5,13 +5,23 @@
  * Clauses live on T nodes (the task a T node creates carries them).  This file
  * loads them from the node key "depend", checks them, and derives D-edges:
  *
- *  - per flow ("Rule 3"): walk each task's executed T nodes in F-order; a
- *    clause `in: x` gets an edge from the sink of the last task created with
- *    `out`/`inout` on x; `out`/`inout: x` gets that edge plus one from the sink
- *    of every task created with `in: x` since.  Then the task becomes the
- *    last writer of x (out/inout) or joins x's reader list (in).  A task's own
- *    clauses never order it after itself: all its edges are derived from the
- *    state before it, then the state is updated.
+ *  - per flow ("Rule 3", extended to the set types in docs/depend.md): a
+ *    task's clauses on var x give it a *mode*: in, set (inoutset), mutex
+ *    (mutexinoutset), or write (out, inout, or two different modes on x).
+ *    Consecutive siblings with one non-write mode on x form a *group* that
+ *    runs concurrently; a write is a group of its own.  Walk each task's
+ *    executed T nodes in F-order; per var keep the current group, its mode,
+ *    and the group before it.  A task of the current group's (non-write)
+ *    mode joins it and gets an edge from the sink of every task of the group
+ *    before; any other task gets an edge from every task of the current
+ *    group and starts a new group.  For in/out/inout alone this is the
+ *    original rule (the last writer, or the readers since it).  OpenMP 5.1
+ *    §15.9.5 orders each task after *every* earlier sibling whose clause on
+ *    x conflicts (modes differ, or one writes): each such pair lies in two
+ *    different groups, joined by a chain of these edges, so the longest
+ *    paths are the same.  A task's own clauses never order it after itself:
+ *    all its edges are derived from the state before it, then the state is
+ *    updated.
  *  - as a union over flows, for drawings: a backward walk over the creating
  *    task's F-graph from each clause, stopping at writers of the var.
  *
@@ -22,9 +32,11 @@
  * after ta, hence before tb and τb.
  */
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "ompdag/locks.h"
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory")
 
@@ -37,13 +49,17 @@ const char *ompdag_dep_type_name(ompdag_dep_type t)
         return "out";
     case OMPDAG_DEP_INOUT:
         return "inout";
+    case OMPDAG_DEP_INOUTSET:
+        return "inoutset";
+    case OMPDAG_DEP_MUTEXINOUTSET:
+        return "mutexinoutset";
     }
     return "?";
 }
 
 bool ompdag_dep_type_parse(const char *name, ompdag_dep_type *out)
 {
-    for (int t = OMPDAG_DEP_IN; t <= OMPDAG_DEP_INOUT; ++t)
+    for (int t = OMPDAG_DEP_IN; t <= OMPDAG_DEP_MUTEXINOUTSET; ++t)
         if (name && !strcmp(name, ompdag_dep_type_name((ompdag_dep_type)t)))
             return *out = (ompdag_dep_type)t, true;
     return false;
@@ -82,7 +98,7 @@ ompdag_status ompdag_condag_add_depend(ompdag_condag *g, int32_t v, ompdag_dep_t
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "node '%s': 'depend' is only allowed on T nodes (kind is %c)",
                                 node_name(g, v), (char)g->kind[v]);
-    if (type < OMPDAG_DEP_IN || type > OMPDAG_DEP_INOUT)
+    if (type < OMPDAG_DEP_IN || type > OMPDAG_DEP_MUTEXINOUTSET)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "node '%s': unknown dependence type %d",
                                 node_name(g, v), (int)type);
     if (!var || !*var)
@@ -106,16 +122,16 @@ ompdag_status ompdag_condag_add_depend(ompdag_condag *g, int32_t v, ompdag_dep_t
 static ompdag_status refuse_type(const ompdag_condag *g, int32_t v, size_t i, const char *type,
                                  ompdag_error *err)
 {
-    static const char *const later[] = {"mutexinoutset", "inoutset", "depobj"};
+    static const char *const later[] = {"depobj"};
     for (size_t k = 0; k < sizeof later / sizeof *later; ++k)
         if (!strcmp(type, later[k]))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                     "node '%s': depend[%zu]: dependence type '%s' is not modelled "
-                                    "(only in, out and inout are)",
+                                    "(the front end resolves depobj to the clauses it holds)",
                                     node_name(g, v), i, type);
     return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                             "node '%s': depend[%zu]: unknown dependence type '%s' (expected in, "
-                            "out or inout)",
+                            "out, inout, inoutset or mutexinoutset)",
                             node_name(g, v), i, type);
 }
 
@@ -148,6 +164,8 @@ static ompdag_status read_clauses(ompdag_condag *g, int32_t v, const json_t *arr
 
 ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err)
 {
+    ompdag_status lst = condag_locks_from_extras(g, err); /* the "locks" key (docs/mutex.md) */
+    if (lst) return lst;
     for (int32_t v = 0; g->extra && v < g->n; ++v) {
         const json_t *arr = g->extra[v] ? json_object_get(g->extra[v], "depend") : NULL;
         if (!arr) continue;
@@ -241,16 +259,54 @@ done:
     return st;
 }
 
+/* mutexinoutset siblings on var x exclude each other (OpenMP 5.0 §2.17.11)
+ * for their whole body: each such task holds the lock "mutexinoutset(x)"
+ * while it runs, and the blocking term charges its wait (docs/mutex.md), so
+ * a graph with the clause gets the term whoever wrote it.  The body must be
+ * one node: a scheduling point inside would let the holder wait while it
+ * holds the lock.  The count is unbounded (the runtime defers a task whose
+ * lock is taken instead of queueing it in order, so only the count-free
+ * term holds). */
+static ompdag_status mutex_locks(ompdag_condag *g, ompdag_error *err)
+{
+    const condag_dep *d = g->dep;
+    for (int32_t t = 0; t < g->n; ++t)
+        for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
+            if (d->ctype[k] != OMPDAG_DEP_MUTEXINOUTSET) continue;
+            int32_t c = g->creates[t], s = g->task_source[c];
+            if (s != g->task_sink[c])
+                return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                        "node '%s': the task it creates has a mutexinoutset clause "
+                                        "and a task scheduling point inside; it holds the mutual "
+                                        "exclusion for its whole body, so it must be one node "
+                                        "(docs/mutex.md)",
+                                        node_name(g, t));
+            if (condag_locks_other_than(g, s, "mutexinoutset("))
+                return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                        "node '%s': the task it creates has a mutexinoutset clause "
+                                        "and takes another lock inside; nested mutual exclusion "
+                                        "is not modelled (docs/mutex.md)",
+                                        node_name(g, t));
+            char name[512];
+            snprintf(name, sizeof name, "mutexinoutset(%s)",
+                     strpool_get(&g->pool, d->var_name[d->cvar[k]]));
+            ompdag_status st = ompdag_condag_add_lock(g, s, name, OMPDAG_LOCK_UNBOUNDED, err);
+            if (st) return st;
+        }
+    return OMPDAG_OK;
+}
+
 ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err)
 {
-    if (!g->dep) return OMPDAG_OK;
-    if (g->compact) /* a shared body's clauses would stand for several sibling sets */
+    if (g->dep && g->compact) /* a shared body's clauses would stand for several sibling sets */
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "node '%s': depend clauses in a compact graph (shared task bodies) "
                                 "are not modelled; unfold it with `ompdag expand`",
                                 node_name(g, g->dep->node[0]));
-    ompdag_status st = build_csr(g, err);
-    return st ? st : serial_order(g, err);
+    ompdag_status st = g->dep ? build_csr(g, err) : OMPDAG_OK;
+    if (!st && g->dep) st = serial_order(g, err);
+    if (!st && g->dep) st = mutex_locks(g, err);
+    return st ? st : condag_locks_finalize(g, err); /* docs/mutex.md */
 }
 
 /* ---- accessors -------------------------------------------------------------- */
@@ -310,15 +366,16 @@ bool condag_dflow_init(condag_dflow *f, const ompdag_condag *g)
     f->in_next = malloc(sizeof *f->in_next * ((size_t)k + 1));
     f->in_task = malloc(sizeof *f->in_task * ((size_t)k + 1));
     f->mark = malloc(sizeof *f->mark * ((size_t)g->nt + 1));
+    f->cur_mode = malloc(nx + 1);
     f->ecap = 2 * k + 1;
     f->efrom = malloc(sizeof *f->efrom * (size_t)f->ecap);
     f->eto = malloc(sizeof *f->eto * (size_t)f->ecap);
     f->succ = malloc(sizeof *f->succ * (size_t)f->ecap);
     if (!f->off || !f->group || !f->last_out || !f->in_head || !f->in_next || !f->in_task ||
-        !f->mark || !f->efrom || !f->eto || !f->succ)
+        !f->mark || !f->efrom || !f->eto || !f->succ || !f->cur_mode)
         return false;
     for (size_t x = 0; x <= nx; ++x)
-        f->last_out[x] = f->in_head[x] = -1;
+        f->last_out[x] = f->in_head[x] = -1, f->cur_mode[x] = CONDAG_MODE_NONE;
     return true;
 }
 
@@ -326,6 +383,7 @@ void condag_dflow_free(condag_dflow *f)
 {
     free(f->off), free(f->succ), free(f->group), free(f->last_out), free(f->in_head);
     free(f->in_next), free(f->in_task), free(f->mark), free(f->efrom), free(f->eto);
+    free(f->cur_mode);
     *f = (condag_dflow){0};
 }
 
@@ -344,18 +402,47 @@ static void emit(dflow_state *s, int32_t a, int32_t b)
     s->ne++;
 }
 
-/* Rule 3 for the task b created by T node t, from the state before it. */
+/* T node t's mode on var x (docs/depend.md): in, write, set or mutex. */
+static int task_mode(const condag_dep *d, int32_t t, int32_t x)
+{
+    int mode = -1;
+    for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k)
+        if (d->cvar[k] == x) {
+            int c = condag_dep_mode(d->ctype[k]);
+            mode = mode < 0 || mode == c ? c : CONDAG_MODE_WRITE;
+        }
+    return mode;
+}
+
+/* Clause k of t is the first one of t on its var (the task's mode on the var
+ * is applied once). */
+static bool first_on_var(const condag_dep *d, int32_t t, int32_t k)
+{
+    for (int32_t j = d->off[t]; j < k; ++j)
+        if (d->cvar[j] == d->cvar[k]) return false;
+    return true;
+}
+
+static void emit_list(dflow_state *s, int32_t head, int32_t b)
+{
+    for (int32_t e = head; e >= 0; e = s->f->in_next[e])
+        emit(s, s->f->in_task[e], b);
+}
+
+/* Rule 3 for the task b created by T node t, from the state before it: a
+ * task of the current group's mode follows the group before; any other
+ * follows the current group. */
 static void rule3_edges(dflow_state *s, int32_t t)
 {
     const condag_dep *d = s->g->dep;
     condag_dflow *f = s->f;
     int32_t b = s->g->creates[t];
     for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
+        if (!first_on_var(d, t, k)) continue;
         int32_t x = d->cvar[k];
-        emit(s, f->last_out[x], b);
-        if (d->ctype[k] != OMPDAG_DEP_IN)
-            for (int32_t e = f->in_head[x]; e >= 0; e = f->in_next[e])
-                emit(s, f->in_task[e], b);
+        int mode = task_mode(d, t, x);
+        bool joins = mode != CONDAG_MODE_WRITE && f->cur_mode[x] == mode;
+        emit_list(s, joins ? f->last_out[x] : f->in_head[x], b);
     }
 }
 
@@ -364,13 +451,15 @@ static void rule3_update(dflow_state *s, int32_t t)
     const condag_dep *d = s->g->dep;
     condag_dflow *f = s->f;
     int32_t b = s->g->creates[t];
-    for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k)
-        if (d->ctype[k] != OMPDAG_DEP_IN) f->last_out[d->cvar[k]] = b, f->in_head[d->cvar[k]] = -1;
     for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
+        if (!first_on_var(d, t, k)) continue;
         int32_t x = d->cvar[k];
-        if (d->ctype[k] != OMPDAG_DEP_IN || f->last_out[x] == b) continue;
-        if (f->in_head[x] >= 0 && f->in_task[f->in_head[x]] == b)
-            continue; /* two `in` clauses on x */
+        int mode = task_mode(d, t, x);
+        if (mode == CONDAG_MODE_WRITE || f->cur_mode[x] != mode) { /* a new group */
+            f->last_out[x] = f->in_head[x];
+            f->in_head[x] = -1;
+            f->cur_mode[x] = (uint8_t)mode;
+        }
         f->in_task[s->nin] = b, f->in_next[s->nin] = f->in_head[x];
         f->in_head[x] = (int32_t)s->nin++;
     }
@@ -379,8 +468,11 @@ static void rule3_update(dflow_state *s, int32_t t)
 static void reset_vars(dflow_state *s, int32_t t)
 {
     const condag_dep *d = s->g->dep;
-    for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k)
-        s->f->last_out[d->cvar[k]] = s->f->in_head[d->cvar[k]] = -1;
+    for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
+        int32_t x = d->cvar[k];
+        s->f->last_out[x] = s->f->in_head[x] = -1;
+        s->f->cur_mode[x] = CONDAG_MODE_NONE;
+    }
 }
 
 bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f)
@@ -459,13 +551,10 @@ static bool edge_push(edge_list *l, int32_t a, int32_t b)
     return true;
 }
 
-/* The type of T node t's clause on var x: 0 none, else the strongest. */
+/* T node t's mode on var x plus one: 0 when it has no clause on x. */
 static int clause_on(const condag_dep *d, int32_t t, int32_t x)
 {
-    int best = 0;
-    for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k)
-        if (d->cvar[k] == x) best = best > d->ctype[k] ? best : d->ctype[k];
-    return best;
+    return task_mode(d, t, x) + 1;
 }
 
 typedef struct back_walk {
@@ -473,10 +562,11 @@ typedef struct back_walk {
     int32_t stamp_now;
 } back_walk;
 
-/* From T node tb's clause (x, type), walks F-predecessors back, collecting
- * writers of x (stopping there) and, for out/inout, readers before them. */
+/* From T node tb's clause on x (tb's mode on x), walks F-predecessors back,
+ * collecting every earlier task on x whose mode conflicts with it, and
+ * stopping at writers (everything before a writer is ordered before it). */
 static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, int32_t tb, int32_t x,
-                        int type)
+                        int mode)
 {
     const condag_dep *d = g->dep;
     int32_t top = 0, b = g->creates[tb];
@@ -486,10 +576,10 @@ static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, in
     while (top) {
         int32_t v = w->stack[--top];
         int c = g->kind[v] == OMPDAG_KIND_T && d->off ? clause_on(d, v, x) : 0;
-        if (c && (c != OMPDAG_DEP_IN || type != OMPDAG_DEP_IN) &&
+        if (c && condag_dep_conflict(c - 1, mode) &&
             !edge_push(out, g->task_sink[g->creates[v]], g->task_source[b]))
             return false;
-        if (c && c != OMPDAG_DEP_IN) continue; /* the last writer on this path */
+        if (c && c - 1 == CONDAG_MODE_WRITE) continue; /* the last writer on this path */
         for (int32_t i = w->poff[v]; i < w->poff[v + 1]; ++i)
             if (w->stamp[w->pred[i]] != w->stamp_now)
                 w->stamp[w->pred[i]] = w->stamp_now, w->stack[top++] = w->pred[i];
@@ -529,7 +619,8 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
     memset(w.stamp, 0, sizeof(int32_t) * (size_t)g->n);
     for (int32_t v = 0; v < g->n && !st; ++v)
         for (int32_t k = g->dep->off[v]; k < g->dep->off[v + 1] && !st; ++k)
-            if (!walk_clause(g, &w, &l, v, g->dep->cvar[k], g->dep->ctype[k])) st = NOMEM(err);
+            if (!walk_clause(g, &w, &l, v, g->dep->cvar[k], task_mode(g->dep, v, g->dep->cvar[k])))
+                st = NOMEM(err);
     if (st) goto done;
     /* Sort and drop duplicates (a pair found through several clauses). */
     int64_t *key = malloc(sizeof *key * (size_t)(l.n ? l.n : 1));

@@ -951,6 +951,8 @@ static json_t *node_to_json(const ompdag_condag *g, int32_t v)
         json_object_set_new(o, "label", json_string(ompdag_condag_node_label(g, v)));
     if (ompdag_condag_node_depend_count(g, v))
         json_object_set_new(o, "depend", depend_to_json(g, v));
+    json_t *locks = condag_locks_to_json(g, v); /* docs/mutex.md */
+    if (locks) json_object_set_new(o, "locks", locks);
     if (g->extra && g->extra[v]) json_object_update_missing(o, g->extra[v]);
     return o;
 }

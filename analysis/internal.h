@@ -107,6 +107,8 @@ struct ompdag_condag {
                               unfolding, saturating at UINT64_MAX */
 
     struct condag_dep *dep; /* depend clauses (§6), NULL when none: condag_depend.c */
+    struct condag_locks *locks; /* locks nodes acquire (docs/mutex.md): condag_locks.c */
+    bool locks_declared;        /* the file named the "locks" extension */
 };
 
 /* ---- depend clauses (condag_depend.c) ---------------------------------- */
@@ -125,6 +127,24 @@ typedef struct condag_dep {
     idmap var_map;
 } condag_dep;
 
+/* Dependence modes (docs/depend.md): two tasks' clauses on one var conflict
+ * (order the later after the earlier) unless both have the same mode other
+ * than write.  A task with two different modes on a var writes it. */
+enum { CONDAG_MODE_IN = 0, CONDAG_MODE_WRITE = 1, CONDAG_MODE_SET = 2, CONDAG_MODE_MUTEX = 3 };
+#define CONDAG_MODES 4
+#define CONDAG_MODE_NONE 0xff
+static inline int condag_dep_mode(int type)
+{
+    return type == OMPDAG_DEP_IN                ? CONDAG_MODE_IN
+           : type == OMPDAG_DEP_INOUTSET        ? CONDAG_MODE_SET
+           : type == OMPDAG_DEP_MUTEXINOUTSET ? CONDAG_MODE_MUTEX
+                                                : CONDAG_MODE_WRITE;
+}
+static inline bool condag_dep_conflict(int a, int b)
+{
+    return a == CONDAG_MODE_WRITE || b == CONDAG_MODE_WRITE || a != b;
+}
+
 /* Moves every node's "depend" extra key into clauses (checking it), called
  * first by finalize. */
 ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err);
@@ -139,14 +159,30 @@ typedef struct condag_dflow {
     int32_t *off;  /* n+1 */
     int32_t *succ; /* at most the number of clause pairs emitted */
     int64_t cap;
-    /* scratch */
+    /* scratch; per var: in_head the current group (docs/depend.md), last_out
+     * the group before it (lists through in_next/in_task), cur_mode its mode */
     int32_t *group, *last_out, *in_head, *in_next, *in_task, *mark, *efrom, *eto;
+    uint8_t *cur_mode;
     int64_t ecap;
 } condag_dflow;
 bool condag_dflow_init(condag_dflow *f, const ompdag_condag *g);
 void condag_dflow_free(condag_dflow *f);
 /* Derives the D-edges among executed nodes; false on ENOMEM. */
 bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f);
+
+/* ---- locks and the blocking term (condag_locks.c, docs/mutex.md) ------- */
+typedef struct condag_locks condag_locks;
+void condag_locks_free(condag_locks *l);
+/* Moves every node's "locks" extra key into entries (needs the extension). */
+ompdag_status condag_locks_from_extras(ompdag_condag *g, ompdag_error *err);
+/* CSR by node and the per-lock sums and maxima; refuses compact graphs. */
+ompdag_status condag_locks_finalize(ompdag_condag *g, ompdag_error *err);
+/* True when node v takes a lock whose name does not start with prefix. */
+bool condag_locks_other_than(const ompdag_condag *g, int32_t v, const char *prefix);
+/* Keeps S(L) and Cmax(L) current after node v's WCET changed from old. */
+void condag_locks_wcet_changed(ompdag_condag *g, int32_t v, int64_t old);
+/* Node v's "locks" key for saving, NULL when it has none (new reference). */
+struct json_t *condag_locks_to_json(const ompdag_condag *g, int32_t v);
 
 /* Loads with jansson alone (no scanner): the reference for differential tests. */
 ompdag_status condag_set_load_buffer_jansson(const char *text, size_t len, const char *origin,

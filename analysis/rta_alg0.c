@@ -27,7 +27,7 @@ static void eval_node(const ompdag_condag *g, const ompdag_rta_options *opt, alg
 {
     int64_t p = rta_penalty(g, opt, v);
     /* dispatch delays folded (WCET + D everywhere): sound, never below exact */
-    int64_t c = g->wcet[v] + rta_delay(g, v), mc = (int64_t)opt->m * c + p;
+    int64_t c = rta_wcet(g, opt, v) + rta_delay(g, v), mc = (int64_t)opt->m * c + p;
     int64_t ls = 0;
     for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
         ls = max2(ls, t->Ls[g->fsucc[k]]);

@@ -48,6 +48,10 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "m (%d) times the migration overhead (%lld) does not fit in int64",
                                 opt->m, (long long)opt->migration_overhead);
+    int64_t blocking; /* lock blocking, Σ B(v, m) (docs/mutex.md); refused on compact graphs */
+    ompdag_status bst =
+        ompdag_condag_total_blocking(g, opt->blocking_m ? opt->blocking_m : opt->m, &blocking, err);
+    if (bst) return bst;
     if (g->compact) return check_compact_total(g, opt, err);
     if (opt->migration_overhead) {
         ompdag_kind site =
@@ -58,6 +62,7 @@ ompdag_status rta_check_inputs(const ompdag_condag *g, const ompdag_rta_options 
     int64_t extra, total, scaled;
     if (__builtin_mul_overflow(sites, opt->migration_overhead, &extra) ||
         __builtin_add_overflow(extra, g->total_delay, &extra) ||
+        __builtin_add_overflow(extra, blocking, &extra) ||
         __builtin_add_overflow(g->total_wcet, extra, &total))
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "the total WCET (%lld) plus the dispatch delays (%lld) and the "

@@ -18,8 +18,11 @@
  *      child's source summarise it as in Alg1.
  *
  * For node v of task τi, on top of Alg1's V, A, B, Cw, Dw, two values per key
- * k = (var x, mode) among τi's children's clauses ("in" keys are met by a later
- * sibling with out/inout on x, "out" keys by any clause on x):
+ * k = (var x, mode) among τi's children's clauses, the mode being in, write
+ * (out/inout), set (inoutset) or mutex (mutexinoutset); a key is met by a
+ * later sibling whose clause on x conflicts with its mode (the modes differ,
+ * or one writes; docs/depend.md: "in" keys are met by writers and sets, write
+ * keys by any clause on x):
  *   E_k(v)  volume + (m−1)·path, the path starting at the source of a child
  *           created at-or-after v that meets k, ending anywhere
  *   F_k(v)  … ending at the sink of τi
@@ -49,7 +52,7 @@ void rta_depend_set_cell_budget(int64_t cells)
 
 typedef struct dep_key {
     int32_t task, x; /* x: var class */
-    int32_t mode;    /* 0: in-key (met by writers), 1: out-key (met by any clause) */
+    int32_t mode;    /* CONDAG_MODE_*: met by the clauses that conflict with it */
 } dep_key;
 
 typedef struct dep_tables {
@@ -58,10 +61,10 @@ typedef struct dep_tables {
     ompdag_exact_row *row;
     int32_t *koff; /* per task: its keys are koff[t] .. koff[t+1]-1 */
     dep_key *keys;
-    int32_t *jkey;     /* per clause (CSR index): the key τj jumps with, local to its task */
-    int32_t *meet_in;  /* per clause: local index of (x, in), or -1 */
-    int32_t *meet_out; /* per clause: local index of (x, out), or -1 */
-    int64_t *coff;     /* per node: first E/F cell */
+    int32_t *jkey; /* per clause (CSR index): the key τj jumps with, local to its task */
+    int32_t *meet; /* per clause c and mode k, [c·CONDAG_MODES + k]: local index of the key
+                      (x, k) when the clause meets it (conflicts), else -1 */
+    int64_t *coff; /* per node: first E/F cell */
     int64_t *E, *F;
     int32_t *met;    /* per local key: stamp of the T node that meets it */
     int32_t classes; /* var classes: nvar when exact */
@@ -87,8 +90,8 @@ static int64_t count_cells(const ompdag_condag *g, const condag_dep *d, int32_t 
     int64_t k = 0;
     for (int32_t v = 0; v < g->n; ++v)
         for (int32_t c = d->off[v]; c < d->off[v + 1]; ++c)
-            scratch[k++] = (dep_key){g->node_task[v], d->cvar[c] % classes,
-                                     d->ctype[c] == OMPDAG_DEP_IN ? 0 : 1};
+            scratch[k++] =
+                (dep_key){g->node_task[v], d->cvar[c] % classes, condag_dep_mode(d->ctype[c])};
     qsort(scratch, (size_t)k, sizeof *scratch, cmp_key);
     memset(per_task, 0, sizeof *per_task * (size_t)g->nt);
     for (int64_t i = 0; i < k; ++i)
@@ -127,10 +130,9 @@ static bool build_keys(dep_tables *t, int64_t budget)
     t->koff = malloc(sizeof *t->koff * ((size_t)g->nt + 1));
     t->keys = malloc(sizeof *t->keys * (size_t)(nc ? nc : 1));
     t->jkey = malloc(sizeof *t->jkey * (size_t)(nc ? nc : 1));
-    t->meet_in = malloc(sizeof *t->meet_in * (size_t)(nc ? nc : 1));
-    t->meet_out = malloc(sizeof *t->meet_out * (size_t)(nc ? nc : 1));
+    t->meet = malloc(sizeof *t->meet * CONDAG_MODES * (size_t)(nc ? nc : 1));
     t->coff = malloc(sizeof *t->coff * ((size_t)g->n + 1));
-    bool ok = t->koff && t->keys && t->jkey && t->meet_in && t->meet_out && t->coff;
+    bool ok = t->koff && t->keys && t->jkey && t->meet && t->coff;
     if (ok) {
         t->koff[0] = 0;
         for (int32_t k = 0; k < g->nt; ++k)
@@ -142,9 +144,11 @@ static bool build_keys(dep_tables *t, int64_t budget)
             int32_t task = g->node_task[v];
             for (int32_t c = d->off[v]; c < d->off[v + 1]; ++c) {
                 int32_t x = d->cvar[c] % t->classes;
-                t->meet_in[c] = find_key(t, task, x, 0);
-                t->meet_out[c] = find_key(t, task, x, 1);
-                t->jkey[c] = d->ctype[c] == OMPDAG_DEP_IN ? t->meet_in[c] : t->meet_out[c];
+                int mode = condag_dep_mode(d->ctype[c]);
+                for (int k = 0; k < CONDAG_MODES; ++k)
+                    t->meet[c * CONDAG_MODES + k] =
+                        condag_dep_conflict(mode, k) ? find_key(t, task, x, k) : -1;
+                t->jkey[c] = find_key(t, task, x, mode);
                 assert(t->jkey[c] >= 0);
             }
         }
@@ -215,8 +219,8 @@ static void eval_branch(dep_tables *t, int32_t v, int64_t c1, int64_t mc, int32_
 static void mark_met(dep_tables *t, int32_t v)
 {
     for (int32_t c = t->d->off[v]; c < t->d->off[v + 1]; ++c) {
-        if (t->meet_out[c] >= 0) t->met[t->meet_out[c]] = v;
-        if (t->d->ctype[c] != OMPDAG_DEP_IN && t->meet_in[c] >= 0) t->met[t->meet_in[c]] = v;
+        for (int k = 0; k < CONDAG_MODES; ++k)
+            if (t->meet[c * CONDAG_MODES + k] >= 0) t->met[t->meet[c * CONDAG_MODES + k]] = v;
     }
 }
 
@@ -460,7 +464,7 @@ ompdag_status rta_depend(const ompdag_condag *g, const ompdag_rta_options *opt,
     r->exact = !merged;
     if (r->has_witness) st = build_witness(&t, opt, r, !merged, err);
 done:
-    free(t.row), free(t.koff), free(t.keys), free(t.jkey), free(t.meet_in), free(t.meet_out);
+    free(t.row), free(t.koff), free(t.keys), free(t.jkey), free(t.meet);
     free(t.coff), free(t.E), free(t.F), free(t.met), free(empty_off);
     if (st) {
         ompdag_rta_result_destroy(r);

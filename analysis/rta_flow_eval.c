@@ -87,7 +87,7 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
         int32_t v = g->topo[i];
         if (!executed[v]) continue;
         int64_t d = s->dist[v] + rta_path_extra(g, opt, v); /* heaviest path ending at v */
-        int64_t l = s->plen[v] + g->wcet[v] + rta_delay(g, v);
+        int64_t l = s->plen[v] + rta_wcet(g, opt, v) + rta_delay(g, v);
         out->vol += rta_c(g, opt, v);
         out->executed++;
         out->migrations += rta_penalty(g, opt, v) != 0;
@@ -282,7 +282,7 @@ static void measure_listed(ompdag_flow_evaluator *ev, const int32_t *choice, int
     for (int32_t i = 0; i < cnt; ++i) {
         int32_t v = ev->list[i];
         int64_t d = s->dist[v] + rta_path_extra(g, opt, v);
-        int64_t l = s->plen[v] + g->wcet[v] + rta_delay(g, v);
+        int64_t l = s->plen[v] + rta_wcet(g, opt, v) + rta_delay(g, v);
         out->vol += rta_c(g, opt, v);
         out->executed++;
         out->migrations += rta_penalty(g, opt, v) != 0;

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "ompdag/exact_kernel.h"
+#include "ompdag/locks.h"
 #include "ompdag/rta.h"
 
 /* The per-node quantities of the exact step, shared with the GPU evaluators
@@ -74,13 +75,21 @@ static inline int64_t rta_delay(const ompdag_condag *g, int32_t v)
 {
     return g->delay ? g->delay[v] : 0;
 }
+/* Lock blocking B(v, m) (docs/mutex.md): spinning is busy time, so the
+ * algorithms see c(v) + B(v, m) wherever they see a WCET (rta_wcet). */
+static inline int64_t rta_wcet(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
+{
+    if (!g->locks) return g->wcet[v];
+    return g->wcet[v] +
+           ompdag_condag_node_blocking(g, v, opt->blocking_m ? opt->blocking_m : opt->m);
+}
 static inline int64_t rta_c(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
 {
-    return g->wcet[v] + (opt->fold_delays ? rta_delay(g, v) : 0);
+    return rta_wcet(g, opt, v) + (opt->fold_delays ? rta_delay(g, v) : 0);
 }
 static inline int64_t rta_mc(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
 {
-    return (int64_t)opt->m * (g->wcet[v] + rta_delay(g, v)) + rta_penalty(g, opt, v);
+    return (int64_t)opt->m * (rta_wcet(g, opt, v) + rta_delay(g, v)) + rta_penalty(g, opt, v);
 }
 /* What being on the path adds to a node's volume term: (m−1)·c + m·D
  * chain-only, (m−1)·(c + D) folded. */

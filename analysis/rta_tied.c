@@ -95,6 +95,7 @@ static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_option
     ompdag_rta_options o = *opt;
     o.m = m;
     o.bound_only = true;
+    if (!o.blocking_m) o.blocking_m = opt->m; /* the other threads still spin (docs/mutex.md) */
     /* At m = 1 the migration overhead stays: the volume argument counts every
      * busy instant, and an untied task that migrates on m threads spends O.
      * It also charges every node's dispatch delay, not only the chain's. */
@@ -373,8 +374,9 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
     *bound_times_m = mvol;
     /* §4 needs the root to be the only task that can wait to resume; it is
      * not derived with migration overhead (the chain would have to carry
-     * it), where VOLUME stands; compact graphs are unfolded for Lr. */
-    if (!sc.tied_suspending && opt->migration_overhead == 0) {
+     * it), where VOLUME stands; compact graphs are unfolded for Lr.  Nor with
+     * locks: Lr is a path of WCETs without the blocking term (docs/mutex.md). */
+    if (!sc.tied_suspending && opt->migration_overhead == 0 && !ompdag_condag_has_locks(g)) {
         root_paths lr = {0, 0};
         int64_t r = 0, bare = 0, chain;
         bool have = false;

@@ -63,6 +63,7 @@ set(OMPDAG_PC_LIBS -lm)
 # declare what libompdag.a defines of theirs; test exports_declared checks
 # that every exported name is declared in an installed header.
 set(OMPDAG_PUBLIC_HEADERS version.h error.h condag.h compact.h rta.h dot.h gen.h fileio.h report.h
+  locks.h
   exact_kernel.h probe.h overhead.h sim_tied.h)
 if(TARGET ompdag_advise)
   list(APPEND OMPDAG_PUBLIC_HEADERS advise.h)

@@ -2,10 +2,16 @@
  * plugin/fe_depend.c — `depend` clauses of `#pragma omp task` become clauses
  * on the T node (shared/spec/condag.md §6).
  *
- * Accepted: depend(in|out|inout: list), several clauses per task, and the
- * reserved locator omp_all_memory with out/inout (below).  Refused by name:
- * mutexinoutset, inoutset, depobj, iterator(...) modifiers, source/sink
- * (doacross), `in: omp_all_memory`, and `taskwait depend` (fe_stmt.c).
+ * Accepted: depend(in|out|inout|inoutset|mutexinoutset: list), several
+ * clauses per task, the reserved locator omp_all_memory with out/inout
+ * (below), iterator(...) modifiers with constant ranges (expanded), and
+ * depobj objects whose initialisation is visible (below).  inoutset and
+ * mutexinoutset keep their type: the analysis orders a run of them as a
+ * concurrent group (docs/depend.md) and charges mutexinoutset's exclusion
+ * as a lock (docs/mutex.md); a mutexinoutset task must be one node that
+ * takes no other lock (fe_depend_check).  Refused by name: iterators whose
+ * range is not constant, depobj objects without a visible initialisation,
+ * source/sink (doacross), and `in: omp_all_memory`.
  *
  * omp_all_memory (OpenMP 5.1 §15.9.5; OpenMP Examples task_dep.13.c): a task
  * with depend(out|inout: omp_all_memory) depends on every earlier sibling
@@ -56,6 +62,7 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_mutex.h"
 #include "fe_walk.h"
 
 #define MEMORY_VAR "[memory]"
@@ -383,12 +390,13 @@ static bool push_item(fe_dep *d, const dep_item *it)
  * on a refusal, false with *why NULL on ENOMEM. */
 static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char **why)
 {
-    static const char *const refused[] = {"mutexinoutset", "inoutset", "depobj",
-                                          "source",        "sink",     "iterator"};
+    static const char *const refused[] = {"depobj", "source", "sink", "iterator"};
     *why = NULL;
     const char *colon = arg ? strchr(arg, ':') : NULL;
     if (!colon)
-        return *why = "depend clause without a dependence type (expected in, out or inout)", false;
+        return *why = "depend clause without a dependence type (expected in, out, inout or "
+                      "inoutset)",
+               false;
     char *type = fe_strndup(arg, (size_t)(colon - arg));
     if (!type) return false;
     char *t = type + strlen(type);
@@ -435,22 +443,199 @@ static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char
     return true;
 }
 
+/* ---- iterator(...) and depobj: clauses that stand for other clauses ------------ */
+
+#define MAX_ITER_ITEMS 4096 /* expanded clauses per iterator modifier */
+#define MAX_ITERS 4
+
+/* One iterator of `iterator(...)`: `[type] name = begin : end [: step]`. */
+typedef struct iter_spec {
+    char name[64];
+    long long begin, end, step;
+} iter_spec;
+
+/* The text [b, e) split at top-level `sep` into at most `max` pieces;
+ * returns the count, -1 when there are more. */
+static int split_top(const char *b, const char *e, char sep, const char **at, const char **to,
+                     int max)
+{
+    int n = 0, depth = 0;
+    const char *s = b;
+    for (const char *p = b;; ++p) {
+        if (p < e && (*p == '(' || *p == '[' || *p == '{')) ++depth;
+        if (p < e && (*p == ')' || *p == ']' || *p == '}')) --depth;
+        if (p == e || (*p == sep && depth == 0)) {
+            if (n == max) return -1;
+            at[n] = s, to[n] = p, ++n;
+            if (p == e) return n;
+            s = p + 1;
+        }
+    }
+}
+
+/* Reads one iterator spec from [b, e); *why on failure. */
+static bool iter_read(const walker *w, const char *b, const char *e, iter_spec *it,
+                      const char **why)
+{
+    const char *eq = memchr(b, '=', (size_t)(e - b));
+    if (!eq) return *why = "an iterator without '= begin : end'", false;
+    const char *q = eq; /* the name: the last identifier before '=' */
+    while (q > b && (q[-1] == ' ' || q[-1] == '\t'))
+        --q;
+    const char *n = q;
+    while (n > b && (isalnum((unsigned char)n[-1]) || n[-1] == '_'))
+        --n;
+    if (n == q || (size_t)(q - n) >= sizeof it->name)
+        return *why = "an iterator without a name", false;
+    memcpy(it->name, n, (size_t)(q - n));
+    it->name[q - n] = 0;
+    const char *at[3], *to[3];
+    int k = split_top(eq + 1, e, ':', at, to, 3);
+    it->step = 1;
+    if (k < 2 || !eval_text(w, at[0], to[0], &it->begin) || !eval_text(w, at[1], to[1], &it->end) ||
+        (k == 3 && !eval_text(w, at[2], to[2], &it->step)))
+        return *why = "the iterator's range is not a constant expression here (only literals, "
+                      "+ - * / % and the variables of unrolled loops are evaluated)",
+               false;
+    if (it->step == 0) return *why = "an iterator with step 0", false;
+    return true;
+}
+
+/* Number of values of it (0 when empty), capped at MAX_ITER_ITEMS + 1. */
+static long long iter_count(const iter_spec *it)
+{
+    if (it->step > 0 ? it->end <= it->begin : it->end >= it->begin) return 0;
+    long long span = it->step > 0 ? it->end - it->begin : it->begin - it->end;
+    long long step = it->step > 0 ? it->step : -it->step;
+    long long n = span / step + (span % step != 0);
+    return n > MAX_ITER_ITEMS ? MAX_ITER_ITEMS + 1 : n;
+}
+
+static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char **why);
+
+/* `iterator(specs), type: items`: the clause once per value of the
+ * iterators (OpenMP 5.1 §3.9), each instance evaluated with the iterators
+ * bound like the variables of an unrolled loop. */
+static bool parse_iterator(const walker *w, fe_dep *d, const char *arg, const char **why)
+{
+    const char *open = strchr(arg, '('), *p = open;
+    int depth = 0;
+    for (; p && *p; ++p) {
+        if (*p == '(') ++depth;
+        if (*p == ')' && --depth == 0) break;
+    }
+    if (!open || !p || !*p) return *why = "a malformed iterator modifier", false;
+    const char *rest = skip_space(p + 1);
+    if (*rest != ',') return *why = "a malformed iterator modifier", false;
+    rest = skip_space(rest + 1);
+    const char *at[MAX_ITERS], *to[MAX_ITERS];
+    int n = split_top(open + 1, p, ',', at, to, MAX_ITERS);
+    if (n < 1) return *why = "more than 4 iterators in one modifier", false;
+    iter_spec it[MAX_ITERS];
+    long long total = 1;
+    for (int i = 0; i < n; ++i) {
+        if (!iter_read(w, at[i], to[i], &it[i], why)) return false;
+        total *= iter_count(&it[i]);
+        if (total > MAX_ITER_ITEMS)
+            return *why = "the iterator expands to more than 4096 items", false;
+    }
+    fe_bind bind[MAX_ITERS];
+    for (long long k = 0; k < total; ++k) {
+        long long r = k, idx[MAX_ITERS];
+        for (int i = n - 1; i >= 0; --i) {
+            long long c = iter_count(&it[i]);
+            idx[i] = r % c, r /= c;
+        }
+        for (int i = 0; i < n; ++i)
+            bind[i] = (fe_bind){it[i].name, it[i].begin + idx[i] * it[i].step, w->task, w->depth,
+                                i ? &bind[i - 1] : w->binds};
+        walker wi = *w;
+        wi.binds = &bind[n - 1];
+        if (!parse_clause(&wi, d, rest, why)) return false;
+    }
+    return true;
+}
+
+/* The depend clause of the visible `#pragma omp depobj(name) depend(...)`
+ * for `depobj: name` in the function being walked: exactly one
+ * initialisation and no update of the object; NULL with *why otherwise. */
+static const char *depobj_init(const walker *w, const char *name, const char **why)
+{
+    if (!w->calls || w->calls->func < 0 || w->calls->func >= w->fe->nfuncs)
+        return *why = "a depend object outside a function", NULL;
+    const fe_func *fn = &w->fe->funcs[w->calls->func];
+    const fe_file *f = fn->file;
+    const char *found = NULL;
+    int inits = 0, updates = 0;
+    for (int32_t i = fe_pragma_lower_bound(f, fn->begin);
+         i < f->npragmas && f->pragmas[i].begin < fn->end; ++i) {
+        const fe_pragma *p = &f->pragmas[i];
+        const fe_clause *obj = fe_pragma_clause(p, "");
+        if (strcmp(p->name, "depobj") || !obj || !obj->arg) continue;
+        char *o = named_item(obj->arg, strlen(obj->arg));
+        bool same = o && !strcmp(o, name);
+        free(o);
+        if (!same) continue;
+        const fe_clause *dep = fe_pragma_clause(p, "depend");
+        if (dep && dep->arg) ++inits, found = dep->arg;
+        if (fe_pragma_clause(p, "update")) ++updates;
+    }
+    if (inits != 1 || updates)
+        return *why = "the depend object's initialisation ('#pragma omp depobj(...) depend(...)') "
+                      "is not visible in this function, or there are several, or an update",
+               NULL;
+    return found;
+}
+
+/* `depobj: o1, o2`: each object's visible initialisation, evaluated without
+ * loop variables (its subscripts took their values where it was
+ * initialised, unknown here: a subscript that needs one is taken as
+ * anywhere in the array). */
+static bool parse_depobj(const walker *w, fe_dep *d, const char *list, const char **why)
+{
+    const char *at[64], *to[64];
+    int n = split_top(list, list + strlen(list), ',', at, to, 64);
+    if (n < 1) return *why = "more than 64 depend objects in one clause", false;
+    for (int i = 0; i < n; ++i) {
+        char *o = named_item(at[i], (size_t)(to[i] - at[i]));
+        if (!o) return *why = "a depend object that is not a plain variable", false;
+        const char *init = depobj_init(w, o, why);
+        free(o);
+        if (!init) return false;
+        walker wi = *w;
+        wi.binds = NULL;
+        if (!parse_clause(&wi, d, init, why)) return false;
+    }
+    return true;
+}
+
+/* The modifier a depend clause starts with: "iterator", "depobj" or NULL. */
+static bool starts_with_word(const char *arg, const char *word, char next)
+{
+    size_t n = strlen(word);
+    return !strncmp(arg, word, n) && skip_space(arg + n)[0] == next;
+}
+
 bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t_node)
 {
     fe_dep *d = NULL;
     for (int32_t i = 0; i < p->nclauses; ++i) {
         if (strcmp(p->clauses[i].name, "depend")) continue;
         if (!d && !(d = calloc(1, sizeof *d))) return fe_nomem(w);
-        const char *why;
-        if (!parse_clause(w, d, p->clauses[i].arg, &why)) {
+        const char *why, *arg = p->clauses[i].arg ? skip_space(p->clauses[i].arg) : "";
+        bool ok = starts_with_word(arg, "iterator", '(') ? parse_iterator(w, d, arg, &why)
+                  : starts_with_word(arg, "depobj", ':')
+                      ? parse_depobj(w, d, skip_space(arg + 6) + 1, &why)
+                      : parse_clause(w, d, arg, &why);
+        if (!ok) {
             fe_depend_free(d);
             if (!why) return fe_nomem(w);
             if (strchr(why, ' '))
                 return fe_refuse(w, file, p->line, p->col, "task depend(%s): %s",
                                  p->clauses[i].arg ? p->clauses[i].arg : "", why);
             return fe_refuse(w, file, p->line, p->col,
-                             "task with a depend(%s: ...) clause: only in, out and inout "
-                             "dependences are modelled (condag.md section 6)",
+                             "task with a depend(%s: ...) clause: only in, out, inout and "
+                             "inoutset dependences are modelled (docs/depend.md)",
                              why);
         }
     }
@@ -640,4 +825,35 @@ ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region 
             st = add(g, idx, it->type, MEMORY_VAR, err);
     }
     return st;
+}
+
+/* A task created with a mutexinoutset clause holds the exclusion for its
+ * whole body (docs/mutex.md): a scheduling point inside it, or a lock taken
+ * inside it (a nested acquisition), is refused at the task directive. */
+bool fe_depend_check(struct walker *w)
+{
+    bool ok = true;
+    for (int32_t v = 0; v < w->g->n; ++v) {
+        const fe_node *nd = &w->g->nodes[v];
+        bool mutex = false;
+        for (int32_t i = 0; nd->dep && i < nd->dep->n; ++i)
+            mutex = mutex || nd->dep->it[i].type == OMPDAG_DEP_MUTEXINOUTSET;
+        if (!mutex || nd->kind != 'T') continue;
+        bool point = w->g->tasks[nd->creates].nnodes > 1; /* a lone T or W node is one too */
+        for (int32_t u = 0; u < w->g->n; ++u)
+            point = point || (w->g->nodes[u].task == nd->creates && w->g->nodes[u].kind != 'N');
+        if (point)
+            ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                           "task with a depend(mutexinoutset: ...) clause and a task scheduling "
+                           "point inside: it holds the mutual exclusion for its whole body, "
+                           "which may not wait nor create tasks (docs/mutex.md)") &&
+                 ok;
+        for (int32_t u = 0; u < w->g->n; ++u)
+            if (w->g->nodes[u].task == nd->creates && fe_mutex_takes_locks(&w->g->nodes[u]))
+                ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                               "task with a depend(mutexinoutset: ...) clause takes a lock inside: "
+                               "nested mutual exclusion is not modelled (docs/mutex.md)") &&
+                     ok;
+    }
+    return ok;
 }

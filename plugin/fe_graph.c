@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_mutex.h"
 #include "fe_walk.h"
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -111,10 +112,12 @@ void fe_graph_free(fe_graph *g)
         free(g->nodes[i].label);
         fe_vec_free(&g->nodes[i].succ);
         fe_depend_free(g->nodes[i].dep);
+        fe_mutex_free(g->nodes[i].locks);
     }
     free(g->nodes);
     free(g->tasks);
     fe_share_free(g->share);
+    fe_mutex_memo_free(g->lock_memo);
     memset(g, 0, sizeof *g);
 }
 
@@ -200,7 +203,8 @@ int32_t fe_attach(walker *w, char kind, const char *file, int32_t line, int32_t 
 /* Plain code: joins the open node, or opens a new N node. */
 bool fe_plain(walker *w, CXCursor s)
 {
-    if (!w->flow->live || w->flow->open >= 0) return true;
+    if (!w->flow->live) return true;
+    if (w->flow->open >= 0) return fe_mutex_plain(w, s); /* the locks it takes */
     fe_span sp = fe_cursor_span(s);
     fe_file *f = fe_file_of(w, sp.file);
     if (!f) return false;
@@ -212,7 +216,8 @@ bool fe_plain(walker *w, CXCursor s)
         free(ch.c);
     }
     return fe_attach(w, 'N', f->name, sp.line, sp.col, fe_label_text(w, text, NULL, true), true) >=
-           0;
+               0 &&
+           fe_mutex_plain(w, s);
 }
 
 bool fe_flow_union(walker *w, fe_flow *into, const fe_vec *tails)

@@ -276,6 +276,7 @@ typedef struct fe_node {
     fe_vec succ;
     int32_t npred;
     struct fe_dep *dep; /* T: the created task's depend clauses (fe_depend.c), or NULL */
+    struct fe_locks *locks; /* locks its code takes (fe_mutex.c), or NULL */
 } fe_node;
 
 typedef struct fe_task {
@@ -301,6 +302,7 @@ typedef struct fe_graph {
      * parallel body being walked (a worksharing construct there ends a phase) */
     int32_t team;
     CXCursor team_stmt;
+    struct fe_lock_memo *lock_memo; /* fe_mutex.c: what each called function locks */
 } fe_graph;
 
 void fe_graph_free(fe_graph *g);

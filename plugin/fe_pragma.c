@@ -89,9 +89,14 @@ static fe_dir classify_omp(const char *name, bool *standalone)
     if (!strcmp(name, "taskwait")) return FE_DIR_TASKWAIT;
     if (!strcmp(name, "taskgroup")) return FE_DIR_TASKGROUP;
     if (!strcmp(name, "barrier")) return FE_DIR_BARRIER;
-    if (!strcmp(name, "taskyield") || !strcmp(name, "flush") || !strcmp(name, "nothing"))
+    /* depobj only fills a depend object; fe_depend.c reads it at the task */
+    if (!strcmp(name, "taskyield") || !strcmp(name, "flush") || !strcmp(name, "nothing") ||
+        !strcmp(name, "depobj"))
         return FE_DIR_IGNORED_STANDALONE;
-    if (!strcmp(name, "atomic") || !strcmp(name, "simd")) return FE_DIR_PLAIN;
+    /* critical: plain code that takes a lock (fe_mutex.c; a scheduling point
+     * inside it is refused where the walk meets it) */
+    if (!strcmp(name, "atomic") || !strcmp(name, "simd") || !strcmp(name, "critical"))
+        return FE_DIR_PLAIN;
     if (!strcmp(name, "threadprivate") || !strcmp(name, "requires") || !strcmp(name, "allocate") ||
         !strncmp(name, "declare", 7))
         return FE_DIR_OUTSIDE;

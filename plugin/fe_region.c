@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_mutex.h"
 #include "fe_walk.h"
 
 /* ---- the region ------------------------------------------------------------------------------ */
@@ -280,6 +281,7 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
         ok = walk_parallel_block(&w, f, par, in->stmt, sp, &producer);
     }
     ok = ok && (!producer || fe_finish_task(&w, sp));
+    ok = ok && fe_mutex_check(&w); /* no lock held across a scheduling point */
     ok = ok && fe_assume_region_end(&w);
     fe_vec_free(&flow.tails);
     *has_producer = producer;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_mutex.h"
 #include "fe_walk.h"
 
 /* ---- significance: does a statement contain anything the model must see? ---- */
@@ -47,15 +48,10 @@ typedef enum call_refusal { CALL_OK, CALL_BLOCKING, CALL_POLLING, CALL_RUNTIME }
 
 static call_refusal refused_call_kind(const char *name)
 {
-    static const char *const blocking[] = {"omp_set_lock",
-                                           "omp_set_nest_lock",
-                                           "pthread_mutex_lock",
-                                           "pthread_cond_wait",
-                                           "pthread_cond_timedwait",
-                                           "pthread_join",
-                                           "pthread_barrier_wait",
-                                           "sem_wait",
-                                           NULL};
+    /* omp_set_lock is mutual exclusion with a blocking term (fe_mutex.c) */
+    static const char *const blocking[] = {
+        "omp_set_nest_lock", "pthread_mutex_lock",   "pthread_cond_wait", "pthread_cond_timedwait",
+        "pthread_join",      "pthread_barrier_wait", "sem_wait",          NULL};
     static const char *const polling[] = {"omp_test_lock", "omp_test_nest_lock", NULL};
     static const char *const runtime_prefixes[] = {"__kmpc_", "GOMP_", NULL};
     if (!name) return CALL_OK;
@@ -881,11 +877,14 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
 {
     switch (p->dir) {
     case FE_DIR_TASKWAIT:
-        if (p->nclauses > 0)
-            return fe_refuse(
-                w, f->name, p->line, p->col, "taskwait with a %s clause is not supported%s",
-                p->clauses[0].name,
-                strcmp(p->clauses[0].name, "depend") ? "" : " (taskwait depend is not modelled)");
+        /* taskwait depend(...) waits for the matching siblings only; a W node
+         * waits for every child since the previous taskwait, which includes
+         * them: more edges, never a lower bound (docs/depend.md).  nowait
+         * (OpenMP 5.1) makes it no wait at all. */
+        for (int32_t i = 0; i < p->nclauses; ++i)
+            if (strcmp(p->clauses[i].name, "depend"))
+                return fe_refuse(w, f->name, p->line, p->col,
+                                 "taskwait with a %s clause is not supported", p->clauses[i].name);
         if (!w->flow->live) return true;
         return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
     case FE_DIR_BARRIER:
@@ -910,8 +909,6 @@ static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
 
 static const char *refusal_reason(const char *name)
 {
-    if (!strcmp(name, "critical"))
-        return ": mutual exclusion between tasks is not in the con-DAG model";
     if (strstr(name, "taskloop"))
         return ": of the taskloop forms only taskloop, master/masked taskloop and parallel "
                "master/masked taskloop (each with or without simd) are modelled";
@@ -982,6 +979,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                               omp->name) ||
                     !*w->nomem) &&
                    fe_walk_bare(w, s, sp, loop_bound);
+        if (!strcmp(omp->name, "critical")) /* a lock held by the node (fe_mutex.c) */
+            return fe_check_plain(w, s, sp) && fe_mutex_critical(w, f->name, omp, s);
         return fe_check_plain(w, s, sp) && fe_plain(w, s);
     case FE_DIR_PARALLEL:
     case FE_DIR_PARALLEL_MASTER:

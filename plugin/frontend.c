@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_mutex.h"
 #include "fe_internal.h"
 #include "ompdag/compact.h"
 
@@ -737,12 +738,20 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             json_decref(x);
             if (!st) st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         }
+        if (!st) st = fe_mutex_emit(&ro->g, v, g, idx, err); /* docs/mutex.md */
     }
     fe_depend_region_free(dep_region);
     for (int32_t v = 0; !st && v < ro->g.n; ++v)
         for (int32_t k = 0; !st && k < ro->g.nodes[v].succ.n; ++k)
             st = ompdag_condag_add_edge(g, v, ro->g.nodes[v].succ.v[k], err);
     if (!st) st = ompdag_condag_finalize(g, err);
+    if (!st && ro->g.shared && fe_mutex_any(&ro->g)) {
+        /* the blocking term counts every instance of a section: unfold */
+        ompdag_condag *x = NULL;
+        st = ompdag_compact_expand(g, fe->node_limit, &x, err);
+        ompdag_condag_destroy(g);
+        g = x;
+    }
     if (st) {
         ompdag_condag_destroy(g);
         return st;

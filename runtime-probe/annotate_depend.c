@@ -496,6 +496,19 @@ static const char *unmodelled_why(uint8_t type)
     }
 }
 
+/* True when T node t carries a clause of the runtime's item type: OMPT's
+ * mutexinoutset (4) and inoutset (7) are modelled for a graph that has them
+ * (docs/depend.md; mutexinoutset's exclusion is charged as a lock,
+ * docs/mutex.md). */
+static bool graph_has_type(const ompdag_condag *g, int32_t t, uint8_t type)
+{
+    ompdag_dep_type want = type == 4 ? OMPDAG_DEP_MUTEXINOUTSET : OMPDAG_DEP_INOUTSET;
+    if (t < 0 || (type != 4 && type != 7)) return false;
+    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, t); ++i)
+        if (ompdag_condag_node_depend_type(g, t, i) == want) return true;
+    return false;
+}
+
 /* Items of types the model does not have: each makes its graph unsafe, with
  * the reason listed as an "unmodelled_type" disagreement. */
 static ompdag_status check_item_types(trace_ctx *c, ompdag_error *err)
@@ -505,6 +518,7 @@ static ompdag_status check_item_types(trace_ctx *c, ompdag_error *err)
         if (!why) continue;
         const task_entry *e = annot_task_slot(c, c->items[i].task);
         graph_info *gi = &c->a->graphs[e->graph];
+        if (graph_has_type(gi->g, annot_made_by(c, e->id), c->items[i].type)) continue;
         ++gi->dep_unsafe;
         if (!gi->dep_disagreements && !(gi->dep_disagreements = json_array())) return NOMEM(err);
         int32_t t = annot_made_by(c, e->id);

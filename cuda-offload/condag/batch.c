@@ -21,6 +21,7 @@
 #include "ompdag/condag_gpu.h"
 #include "ompdag/internal/clock.h"
 #include "ompdag/internal/condag_csr.h"
+#include "ompdag/locks.h"
 #include "ompdag/rta.h"
 
 bool ompdag_eval_device_parse(const char *name, ompdag_eval_device *out)
@@ -536,6 +537,8 @@ ompdag_status ompdag_exact_batch_stats(const ompdag_condag *const *graphs, size_
     for (size_t i = 0; i < count; ++i) { /* the batch kernel is Alg1, blind to D-edges (§6) */
         ompdag_status st =
             ompdag_condag_refuse_depend(graphs[i], "the batch evaluator (--device)", err);
+        if (!st) /* nor the lock blocking term (docs/mutex.md) */
+            st = ompdag_condag_refuse_locks(graphs[i], "the batch evaluator (--device)", err);
         if (st) return st;
     }
     ompdag_status st;

@@ -1,5 +1,5 @@
-/* Refused: mutexinoutset (mutual exclusion of siblings) is not modelled; in, out
- * and inout are (condag.md §6).  Expected: "depend.c:16: ... depend(mutexinoutset". */
+/* Refused: an iterator whose range is not a constant (docs/depend.md).
+ * Expected: "depend.c:16: ... depend(iterator(int i = 0:a), in: a): the iterator's range". */
 #include "../work.h"
 
 int main(void)
@@ -13,7 +13,7 @@ int main(void)
             work(5);
             a = 1;
         }
-#pragma omp task depend(mutexinoutset: a) shared(a)
+#pragma omp task depend(iterator(int i = 0:a), in: a) shared(a)
         work(5 + a);
 #pragma omp taskwait
     }

@@ -163,13 +163,18 @@ bool ompdag_condag_has_delays(const ompdag_condag *g);
 typedef enum ompdag_dep_type {
     OMPDAG_DEP_IN = 1,
     OMPDAG_DEP_OUT = 2,
-    OMPDAG_DEP_INOUT = 3
+    OMPDAG_DEP_INOUT = 3,
+    /* OpenMP 5.0/5.1 (docs/depend.md): a set of consecutive siblings with the
+     * same one of these types on a var runs concurrently, ordered against
+     * every other type; mutexinoutset siblings also exclude each other (the
+     * analysis charges it as a lock, docs/mutex.md). */
+    OMPDAG_DEP_INOUTSET = 4,
+    OMPDAG_DEP_MUTEXINOUTSET = 5
 } ompdag_dep_type;
 
-/* "in", "out", "inout"; "?" otherwise. */
+/* "in", "out", "inout", "inoutset", "mutexinoutset"; "?" otherwise. */
 const char *ompdag_dep_type_name(ompdag_dep_type t);
-/* Parses "in", "out" or "inout"; false otherwise (mutexinoutset, inoutset and
- * depobj are not modelled and are refused by the callers, by name). */
+/* Parses those names; false otherwise (depobj is resolved by the front end). */
 bool ompdag_dep_type_parse(const char *name, ompdag_dep_type *out);
 
 /* Adds a clause to T node v (before finalize only); var is copied.  Fails on

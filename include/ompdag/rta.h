@@ -63,6 +63,11 @@ typedef struct ompdag_rta_options {
      * everywhere (the older, looser figure; what a volume argument such as the
      * tied-task bound needs).  alg0 and the GPU batch always fold (sound). */
     bool fold_delays;
+    /* Lock blocking (ompdag/locks.h, docs/mutex.md): the thread count the
+     * term B(v, m) is charged for; 0 (default) means m.  A caller that runs
+     * the algorithm at another m for a volume (the tied bound at m = 1) keeps
+     * the real team size here, since the other threads still spin. */
+    int32_t blocking_m;
 } ompdag_rta_options;
 
 /* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on,

@@ -413,10 +413,12 @@ Test(depend_format, errors_name_the_node)
 {
     expect_load_error(ONE("T", ",'creates':'a'", "[{'type':'sideways','var':'x'}]"),
                       OMPDAG_ERR_INVALID, "node 'r1'");
-    expect_load_error(ONE("T", ",'creates':'a'", "[{'type':'mutexinoutset','var':'x'}]"),
-                      OMPDAG_ERR_UNSUPPORTED, "mutexinoutset");
-    expect_load_error(ONE("T", ",'creates':'a'", "[{'type':'inoutset','var':'x'}]"),
-                      OMPDAG_ERR_UNSUPPORTED, "inoutset");
+    /* a mutexinoutset task holds its exclusion for its whole body: one node (docs/mutex.md) */
+    expect_load_error(HDR "{'id':'r1','task':'r','kind':'T','wcet':1,'creates':'a','depend':"
+                          "[{'type':'mutexinoutset','var':'x'}]},"
+                          "{'id':'a1','task':'a','kind':'N','wcet':1},"
+                          "{'id':'a2','task':'a','kind':'W','wcet':1}],'edges':[['a1','a2']]}",
+                      OMPDAG_ERR_UNSUPPORTED, "must be one node");
     expect_load_error(ONE("T", ",'creates':'a'", "[{'type':'depobj','var':'x'}]"),
                       OMPDAG_ERR_UNSUPPORTED, "depobj");
     expect_load_error(ONE("T", ",'creates':'a'", "[{'type':'in','var':''}]"), OMPDAG_ERR_INVALID,

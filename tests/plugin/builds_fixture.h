@@ -1,7 +1,7 @@
 /*
  * tests/plugin/builds_fixture.h — a small project shaped like BOTS (issue
  * 24): recursive make, the same file name x.c -> x.o in three directories,
- * the unit in c/ refused (a mutexinoutset dependence), shared by the plugin
+ * the unit in c/ refused (an iterator whose range is not a constant), shared by the plugin
  * tests (test_builds.c) and the `extract -p` tests (test_extract_project.c).
  */
 #ifndef OMPDAG_TEST_BUILDS_FIXTURE_H
@@ -55,7 +55,8 @@ static inline const char *fixture_project(void)
     fixture_write(
         root, "c/x.c",
         "void work(int);\nvoid fc(int *x)\n{\n#pragma omp parallel\n#pragma omp single\n"
-        "    {\n#pragma omp task depend(mutexinoutset: x[0])\n        work(4);\n    }\n}\n");
+        "    {\n#pragma omp task depend(iterator(int i = 0:*x), in: x[i])\n        work(4);\n"
+        "    }\n}\n");
     return root;
 }
 

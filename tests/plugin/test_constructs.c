@@ -415,12 +415,13 @@ Test(calls, recursion_beyond_the_bound_is_dropped)
     ompdag_condag_set_destroy(set);
 }
 
-Test(refusals_inline, depend_on_taskwait_and_unknown_clause)
+Test(refusals_inline, nowait_on_taskwait_and_unknown_clause)
 {
+    /* taskwait depend is modelled (test_depend_fe.c); with nowait it is no wait */
     refused_src(REGION_HEAD "#pragma omp task\n"
                             "    work(1);\n"
-                            "#pragma omp taskwait depend(in: n)\n" REGION_TAIL,
-                8, "taskwait with a depend clause");
+                            "#pragma omp taskwait depend(in: n) nowait\n" REGION_TAIL,
+                8, "taskwait with a nowait clause");
     refused_src(REGION_HEAD "#pragma omp task bogus(3)\n"
                             "    work(1);\n" REGION_TAIL,
                 6, "unsupported task clause 'bogus'");
@@ -577,24 +578,25 @@ Test(loops, unsigned_counter_down_to_zero)
     ompdag_condag_set_destroy(set);
 }
 
-Test(refusals_inline, lock_inside_a_task)
+Test(refusals_inline, nest_lock_inside_a_task)
 {
+    /* omp_set_lock is modelled (tests/plugin/test_mutex.c); nest locks are not */
     refused_src("#include <omp.h>\n"
                 "void work(int);\n"
-                "omp_lock_t lock;\n"
+                "omp_nest_lock_t lock;\n"
                 "void f(int n) {\n"
                 "#pragma omp parallel\n"
                 "#pragma omp single\n"
                 "  {\n"
                 "#pragma omp task\n"
                 "    {\n"
-                "      omp_set_lock(&lock);\n"
+                "      omp_set_nest_lock(&lock);\n"
                 "      work(n);\n"
-                "      omp_unset_lock(&lock);\n"
+                "      omp_unset_nest_lock(&lock);\n"
                 "    }\n"
                 "  }\n"
                 "}\n",
-                10, "'omp_set_lock' in task code");
+                10, "'omp_set_nest_lock' in task code");
 }
 
 Test(pragmas, omp_h_parses_without_openmp)
@@ -622,9 +624,9 @@ Test(pragmas, continued_lines_and_comments)
     /* the clause on the continuation line belongs to the directive */
     refused_src(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
                             "        shared(n) \\\n"
-                            "        depend(mutexinoutset: n)\n"
+                            "        depend(iterator(i = 0:n), in: n)\n"
                             "    work(n); // the task\n" REGION_TAIL,
-                6, "depend(mutexinoutset");
+                6, "depend(iterator(i = 0:n), in: n): the iterator's range");
     ompdag_condag_set *set;
     ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task \\\n"
                                             "    untied // comment\n"

@@ -213,7 +213,7 @@ static void refused(const char *rel, int line, const char *needle)
 
 Test(refusals, depend_clause)
 {
-    refused("examples/refuse/depend.c", 16, "depend(mutexinoutset");
+    refused("examples/refuse/depend.c", 16, "depend(iterator(int i = 0:a), in: a)");
 }
 Test(refusals, goto_across_taskwait)
 {
@@ -236,13 +236,13 @@ Test(refusals, tasks_created_by_every_thread)
     /* modelled with a constant num_threads (fe_team.c); without one, refused */
     refused("examples/refuse/all_threads.c", 7, "constant num_threads(N)");
 }
-Test(refusals, critical_section)
+Test(refusals, task_inside_a_critical_section)
 {
-    refused("examples/refuse/critical.c", 15, "critical");
+    refused("examples/refuse/critical_task.c", 12, "inside '#pragma omp critical'");
 }
-Test(refusals, lock_in_a_helper)
+Test(refusals, lock_held_across_a_taskwait)
 {
-    refused("examples/refuse/lock_helper.c", 14, "'omp_set_lock' in task code (in 'record')");
+    refused("examples/refuse/lock_across_taskwait.c", 17, "held across");
 }
 
 Test(examples, stacked_directives_macro_bound_and_critical_after_the_barrier)

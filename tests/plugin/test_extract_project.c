@@ -68,7 +68,7 @@ Test(extract_project, partial_success_relative_output_variants_one_note)
     char *err = NULL;
     cr_assert_eq(extract_in(root, &err), 1, "a refused unit makes the exit status 1");
     cr_assert_not_null(err);
-    cr_assert(strstr(err, "/c/x.c:7:1: error: task with a depend(mutexinoutset"), "%s", err);
+    cr_assert(strstr(err, "/c/x.c:7:1: error: task depend(iterator"), "%s", err);
     cr_assert(strstr(err, "refused: ") && strstr(err, "/c/x.c (1 refusal"), "%s", err);
     cr_assert_eq(count(err, "note:"), 1, "repeats are one note: %s", err);
     char path[2048], names[256];
@@ -170,7 +170,7 @@ Test(extract_project, collected_build_equals_extract_p)
     close(saved);
     cr_assert_eq(rc, 1, "a refusal makes the exit status 1");
     err = fixture_slurp(path);
-    cr_assert(err && strstr(err, "/c/x.c:7:1: error: task with a depend(mutexinoutset") &&
+    cr_assert(err && strstr(err, "/c/x.c:7:1: error: task depend(iterator") &&
                   strstr(err, "refused: ") && strstr(err, "/c/x.c (1 refusal"),
               "%s", err);
     free(err);

@@ -416,13 +416,13 @@ Test(jumps, goto_elsewhere_is_refused_at_the_goto)
 
 Test(sync, lock_in_a_helper_is_refused_at_the_lock)
 {
-    refused("#include <omp.h>\n"
-            "omp_lock_t lk;\n"
+    refused("#include <omp.h>\n" /* omp_set_lock is modelled (test_mutex.c); nest locks not */
+            "omp_nest_lock_t lk;\n"
             "int shared_count;\n"
             "static void bump(void) {\n"
-            "  omp_set_lock(&lk);\n"
+            "  omp_set_nest_lock(&lk);\n"
             "  shared_count++;\n"
-            "  omp_unset_lock(&lk);\n"
+            "  omp_unset_nest_lock(&lk);\n"
             "}\n"
             "void run(int n) {\n"
             "#pragma omp parallel\n"
@@ -430,10 +430,10 @@ Test(sync, lock_in_a_helper_is_refused_at_the_lock)
             "#pragma omp task\n"
             "  bump();\n"
             "}\n",
-            -1, 5, "'omp_set_lock' in task code (in 'bump')");
+            -1, 5, "'omp_set_nest_lock' in task code (in 'bump')");
 }
 
-Test(sync, critical_and_atomic_are_both_named)
+Test(sync, the_atomic_is_named_and_the_critical_is_modelled)
 {
     const char *src = "int best, count;\n"
                       "int place(int);\n"
@@ -458,7 +458,7 @@ Test(sync, critical_and_atomic_are_both_named)
     ompdag_condag_set *set = NULL;
     ompdag_frontend *fe = NULL;
     cr_assert_eq(extract_with(src, -1, 2, &set, &fe), OMPDAG_ERR_UNSUPPORTED);
-    cr_assert(fe_test_has_diag(fe, 8, "'#pragma omp critical'"));
+    cr_assert(!fe_test_has_diag(fe, 8, "critical"), "the critical has no scheduling point inside");
     cr_assert(fe_test_has_diag(fe, 10, "'#pragma omp atomic'"));
     ompdag_condag_set_destroy(set);
     ompdag_frontend_destroy(fe);

@@ -330,7 +330,7 @@ Test(per_region, a_refusal_in_a_shared_helper_refuses_every_region_that_reaches_
                                "void helper(int n) {\n"
                                "#pragma omp task\n"
                                "  {\n"
-                               "#pragma omp critical\n"
+                               "#pragma omp ordered\n"
                                "    work(n);\n"
                                "  }\n"
                                "}\n"
@@ -348,7 +348,7 @@ Test(per_region, a_refusal_in_a_shared_helper_refuses_every_region_that_reaches_
                                "    work(n);\n"
                                "  }\n"
                                "}\n",
-                               5, "critical");
+                               5, "ordered");
     cr_assert_eq(graphs, 1, "only the third region extracts, got %zu graphs", graphs);
 }
 

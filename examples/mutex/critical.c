@@ -1,5 +1,7 @@
-/* Refused: critical sections make tasks block each other, which the
- * work-conserving bound of condag.md §2 does not account for. */
+/* Accepted: a critical section in task code, with no task scheduling point
+ * inside it.  The node that holds it carries the lock ("locks" extension),
+ * and the bound charges its possible wait for the other threads' sections
+ * (docs/mutex.md). */
 #include "../work.h"
 
 int main(void)

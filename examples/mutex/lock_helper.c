@@ -1,7 +1,7 @@
-/* Refused: a lock taken in a helper that a task calls.  A task blocked on a
- * lock waits for another task outside taskwait, which the work-conserving
- * bound of condag.md §2 does not account for; the refusal names the lock and
- * the helper. */
+/* Accepted: a lock taken and released in a helper that a task calls.  The
+ * calling node carries the lock "omp_lock" with an unbounded count (a helper
+ * may be called again), so the bound charges every other node's sections on
+ * it (docs/mutex.md). */
 #include <omp.h>
 
 #include "../work.h"
