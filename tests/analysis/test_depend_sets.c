@@ -100,7 +100,7 @@ Test(depend_sets, mutexinoutset_siblings_take_a_lock_with_its_blocking_term)
     /* saved with the locks extension, and reloaded to the same bound */
     json_t *j = ompdag_condag_to_json(g);
     ompdag_condag *h = NULL;
-    cr_assert_eq(ompdag_condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
     json_decref(j);
     cr_assert_eq(bound_of(h, OMPDAG_ALG_EXACT, 2), 440);
     ompdag_condag_destroy(g);
@@ -269,7 +269,7 @@ static ompdag_condag *random_sets(uint64_t seed, ompdag_rng *r)
         json_object_set_new(node, "depend", arr);
     }
     ompdag_condag *g = NULL;
-    cr_assert_eq(ompdag_condag_from_json(j, "sets", &g, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(j, "sets", &g, &err), OMPDAG_OK, "%s", err.message);
     json_decref(j);
     ompdag_condag_destroy(g0);
     return g;

@@ -79,7 +79,7 @@ Test(locks_format, save_and_reload_keep_the_locks)
     cr_assert(json_is_array(ext) && json_array_size(ext) == 1 &&
               !strcmp(json_string_value(json_array_get(ext, 0)), "locks"));
     ompdag_condag *h = NULL;
-    cr_assert_eq(ompdag_condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(j, "copy", &h, &err), OMPDAG_OK, "%s", err.message);
     json_decref(j);
     int32_t y = node_index(h, "y");
     cr_assert_eq(ompdag_condag_node_lock_count(h, y), 1);
@@ -395,7 +395,7 @@ static void one_graph(uint64_t seed, int32_t nlocks, sim_tally *tally)
         if (a) json_object_set_new(json_array_get(nodes, (size_t)v), "locks", a);
     }
     ompdag_condag *g = NULL;
-    cr_assert_eq(ompdag_condag_from_json(j, "locked", &g, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(condag_from_json(j, "locked", &g, &err), OMPDAG_OK, "%s", err.message);
     json_decref(j);
     uint8_t *executed = malloc((size_t)n);
     for (int32_t m = 2; m <= 4; ++m) {
