@@ -77,7 +77,9 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
             (struct option){t->opt[i].name, has_arg(t->opt[i].arg), NULL, opt_value(&t->opt[i], i)};
     short_string(t, shortopts);
     int rc = 0, c;
-    optind = 1;
+    /* 0, not 1: glibc then starts afresh (the '+' ordering and its
+     * permutation state), so a second table in one process parses alike */
+    optind = 0;
     while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const cli_opt *o = row_of(t, c);
         rc = o ? apply(o, optarg) : cli_option_error(t->cmd, argv, longopts, shortopts);
