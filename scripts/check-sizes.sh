@@ -10,7 +10,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 1
 pending=.size-pending
 [ -f "$pending" ] || pending=/dev/null
-files=$(git ls-files '*.c' '*.h' '*.cu' '*.cc' 2>/dev/null || find . -name '*.[ch]' | sed 's|^\./||')
+files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cu' '*.cc' 2>/dev/null || find . -name '*.[ch]' | sed 's|^\./||')
 # examples/ and test inputs keep their layout on purpose; they are inputs, not code
 files=$(printf '%s\n' $files | grep -v -e '^examples/' -e '/progs/' -e '^tests/.*/data/')
 over=$(for f in $files; do
