@@ -3,17 +3,84 @@
  * fills every node's WCET from probe traces with the safe attribution rule of
  * docs/probe.md (library: ompdag_trace, runtime-probe/annotate.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/compact.h"
 #include "ompdag/trace.h"
 
+/* Where annotate's options go (annotate_table's destinations). */
+typedef struct annotate_args {
+    ompdag_annotate_options opt;
+    const char *output;
+    bool quiet;
+    int64_t per_instance; /* 0: graphs as given */
+} annotate_args;
+
+static int set_margin(const char *arg, void *dest);
+static int set_estimator(const char *arg, void *dest);
+static int set_exceedance(const char *arg, void *dest);
+static int set_block(const char *arg, void *dest);
+static int set_unobserved(const char *arg, void *dest);
+static int set_per_instance(const char *arg, void *dest);
+
+enum { ANNOTATE_NOPTS = 11 };
+
+/* annotate's options (cli_opts.h), in --help's order, writing into *a. */
+static void annotate_table(annotate_args *a, cli_opt t[ANNOTATE_NOPTS])
+{
+    const cli_opt opts[ANNOTATE_NOPTS] = {
+        {"output", 'o', CLI_ARG_REQUIRED, "-o, --output FILE",
+         "where to write (default: stdout)", CLI_OPT_STRING, &a->output, NULL, NULL},
+        {"margin", 0, CLI_ARG_REQUIRED, "--margin PCT",
+         "WCET = estimate * (1 + PCT/100), rounded up (default 20)", CLI_OPT_CALL,
+         &a->opt.margin_pct, NULL, set_margin},
+        {"estimator", 0, CLI_ARG_REQUIRED, "--estimator max|evt",
+         "max: high-water mark (default); evt: Gumbel fit of block\n"
+         "maxima by PWM, pWCET at --exceedance (never below the max)",
+         CLI_OPT_CALL, &a->opt.estimator, NULL, set_estimator},
+        {"exceedance", 0, CLI_ARG_REQUIRED, "--exceedance P",
+         "evt: per-segment exceedance probability (default 1e-9)", CLI_OPT_CALL,
+         &a->opt.exceedance, NULL, set_exceedance},
+        {"block", 0, CLI_ARG_REQUIRED, "--block N",
+         "evt: block size (default 10; at least 20 blocks needed)", CLI_OPT_CALL,
+         &a->opt.evt_block, NULL, set_block},
+        {"unobserved", 0, CLI_ARG_REQUIRED, "--unobserved POLICY",
+         "error (default): nodes no segment covered are an error;\n"
+         "zero: give them WCET 0 (marks every graph \"unsafe\")",
+         CLI_OPT_CALL, &a->opt.unobserved, NULL, set_unobserved},
+        {"allow-unmapped", 0, CLI_ARG_NONE, "--allow-unmapped",
+         "segments that fit no path of their graph only warn\n"
+         "(marks every graph \"unsafe\")",
+         CLI_OPT_FLAG, &a->opt.allow_unmapped, NULL, NULL},
+        {"no-overheads", 0, CLI_ARG_NONE, "--no-overheads",
+         "leave the measured dispatch delays out of the WCETs\n"
+         "(marks every graph \"unsafe\": bounds below observed runs)",
+         CLI_OPT_FLAG, &a->opt.no_overheads, NULL, NULL},
+        {"depend-strict", 0, CLI_ARG_NONE, "--depend-strict",
+         "also mark the graph unsafe for a D-edge the run did not\n"
+         "respect when the runtime's depend lists show it is an\n"
+         "extra edge of the aliasing rule (safe by default)",
+         CLI_OPT_FLAG, &a->opt.depend_strict, NULL, NULL},
+        {"per-instance", 0, CLI_ARG_OPTIONAL, "--per-instance[=NODES]",
+         "unfold compact graphs first (up to NODES nodes each,\n"
+         "default 10^6), so that WCETs and dispatch delays are kept\n"
+         "per task instance and the input's DAG can be recorded",
+         CLI_OPT_CALL, &a->per_instance, NULL, set_per_instance},
+        {"quiet", 'q', CLI_ARG_NONE, "--quiet", "no report on stderr", CLI_OPT_FLAG, &a->quiet,
+         NULL, NULL},
+    };
+    memcpy(t, opts, sizeof opts);
+}
+
 void cmd_annotate_help(FILE *out)
 {
+    annotate_args a;
+    cli_opt t[ANNOTATE_NOPTS];
+    annotate_table(&a, t);
     fprintf(out,
             "usage: ompdag annotate GRAPHS.json TRACE... [-o OUT.json] [--margin PCT]\n"
             "                       [--estimator max|evt] [--exceedance P] [--block N]\n"
@@ -32,27 +99,10 @@ void cmd_annotate_help(FILE *out)
             "Programs with depend clauses: the runtime's dependence order (OMPT) is checked\n"
             "against the graph's D-edges (\"depend_check\", docs/probe.md#depend).  A pair the\n"
             "runtime enforced that the graph does not imply, or a D-edge both sides declare\n"
-            "that the run did not respect, marks the graph \"unsafe\" (check fails it).\n\n"
-            "  -o, --output FILE     where to write (default: stdout)\n"
-            "  --margin PCT          WCET = estimate * (1 + PCT/100), rounded up (default 20)\n"
-            "  --estimator max|evt   max: high-water mark (default); evt: Gumbel fit of block\n"
-            "                        maxima by PWM, pWCET at --exceedance (never below the max)\n"
-            "  --exceedance P        evt: per-segment exceedance probability (default 1e-9)\n"
-            "  --block N             evt: block size (default 10; at least 20 blocks needed)\n"
-            "  --unobserved POLICY   error (default): nodes no segment covered are an error;\n"
-            "                        zero: give them WCET 0 (marks every graph \"unsafe\")\n"
-            "  --allow-unmapped      segments that fit no path of their graph only warn\n"
-            "                        (marks every graph \"unsafe\")\n"
-            "  --no-overheads        leave the measured dispatch delays out of the WCETs\n"
-            "                        (marks every graph \"unsafe\": bounds below observed runs)\n"
-            "  --depend-strict       also mark the graph unsafe for a D-edge the run did not\n"
-            "                        respect when the runtime's depend lists show it is an\n"
-            "                        extra edge of the aliasing rule (safe by default)\n"
-            "  --per-instance[=NODES] unfold compact graphs first (up to NODES nodes each,\n"
-            "                        default 10^6), so that WCETs and dispatch delays are kept\n"
-            "                        per task instance and the input's DAG can be recorded\n"
-            "  --quiet               no report on stderr\n\n"
-            "The input's DAG (docs/probe.md#input): when every run reached the same nodes,\n"
+            "that the run did not respect, marks the graph \"unsafe\" (check fails it).\n\n");
+    cli_opts_help(&(cli_opts){"annotate", t, ANNOTATE_NOPTS, false}, out);
+    fprintf(out,
+            "\nThe input's DAG (docs/probe.md#input): when every run reached the same nodes,\n"
             "the graph extra \"input\" lists them with per-instance delays, and `report`\n"
             "gives input_bound_ns, the bound for the task structure of these runs, beside\n"
             "the bound for every input the graph covers.  Runs that differ are named.\n\n"
@@ -123,85 +173,90 @@ static void warn_escape_hatches(const ompdag_annotate_options *opt, uint64_t unm
                 (unsigned long long)unmapped, tail);
 }
 
+static int set_margin(const char *arg, void *dest)
+{
+    if (!parse_double(arg, 0, 1000, dest))
+        return cli_usage_error("annotate", "--margin takes a percentage in [0, 1000]");
+    return 0;
+}
+
+static int set_estimator(const char *arg, void *dest)
+{
+    ompdag_estimator *e = dest;
+    if (!strcmp(arg, "max"))
+        *e = OMPDAG_ESTIMATOR_MAX;
+    else if (!strcmp(arg, "evt"))
+        *e = OMPDAG_ESTIMATOR_EVT;
+    else
+        return cli_usage_error("annotate", "--estimator is max or evt");
+    return 0;
+}
+
+static int set_exceedance(const char *arg, void *dest)
+{
+    if (!parse_double(arg, 1e-300, 0.5, dest))
+        return cli_usage_error("annotate", "--exceedance takes a probability in (0, 0.5]");
+    return 0;
+}
+
+static int set_block(const char *arg, void *dest)
+{
+    int64_t block;
+    if (!cli_parse_i64(arg, 1, 1000000, &block))
+        return cli_usage_error("annotate", "--block takes an integer in [1, 10^6]");
+    *(int32_t *)dest = (int32_t)block;
+    return 0;
+}
+
+static int set_unobserved(const char *arg, void *dest)
+{
+    ompdag_unobserved_policy *u = dest;
+    if (!strcmp(arg, "error"))
+        *u = OMPDAG_UNOBSERVED_ERROR;
+    else if (!strcmp(arg, "zero"))
+        *u = OMPDAG_UNOBSERVED_ZERO;
+    else
+        return cli_usage_error("annotate", "--unobserved is error or zero");
+    return 0;
+}
+
+/* --per-instance[=NODES]: the node limit, 10^6 when none is given. */
+static int set_per_instance(const char *arg, void *dest)
+{
+    int64_t *limit = dest;
+    *limit = 1000000;
+    if (arg && !cli_parse_i64(arg, 1, INT32_MAX, limit))
+        return cli_usage_error("annotate", "--per-instance takes a node limit >= 1");
+    return 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"margin", required_argument, NULL, 'm'},
-                                         {"estimator", required_argument, NULL, 'e'},
-                                         {"exceedance", required_argument, NULL, 'x'},
-                                         {"block", required_argument, NULL, 'b'},
-                                         {"unobserved", required_argument, NULL, 'u'},
-                                         {"allow-unmapped", no_argument, NULL, 'a'},
-                                         {"no-overheads", no_argument, NULL, 'N'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"depend-strict", no_argument, NULL, 'D'},
-                                         {"per-instance", optional_argument, NULL, 'I'},
-                                         {NULL, 0, NULL, 0}};
-    ompdag_annotate_options opt;
-    ompdag_annotate_options_init(&opt);
-    const char *output = "-";
-    bool quiet = false;
-    int c;
-    int64_t block, per_instance = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'm':
-            if (!parse_double(optarg, 0, 1000, &opt.margin_pct))
-                return cli_usage_error("annotate", "--margin takes a percentage in [0, 1000]");
-            break;
-        case 'e':
-            if (!strcmp(optarg, "max"))
-                opt.estimator = OMPDAG_ESTIMATOR_MAX;
-            else if (!strcmp(optarg, "evt"))
-                opt.estimator = OMPDAG_ESTIMATOR_EVT;
-            else
-                return cli_usage_error("annotate", "--estimator is max or evt");
-            break;
-        case 'x':
-            if (!parse_double(optarg, 1e-300, 0.5, &opt.exceedance))
-                return cli_usage_error("annotate", "--exceedance takes a probability in (0, 0.5]");
-            break;
-        case 'b':
-            if (!cli_parse_i64(optarg, 1, 1000000, &block))
-                return cli_usage_error("annotate", "--block takes an integer in [1, 10^6]");
-            opt.evt_block = (int32_t)block;
-            break;
-        case 'u':
-            if (!strcmp(optarg, "error"))
-                opt.unobserved = OMPDAG_UNOBSERVED_ERROR;
-            else if (!strcmp(optarg, "zero"))
-                opt.unobserved = OMPDAG_UNOBSERVED_ZERO;
-            else
-                return cli_usage_error("annotate", "--unobserved is error or zero");
-            break;
-        case 'a': opt.allow_unmapped = true; break;
-        case 'N': opt.no_overheads = true; break;
-        case 'q': quiet = true; break;
-        case 'D': opt.depend_strict = true; break;
-        case 'I':
-            per_instance = 1000000;
-            if (optarg && !cli_parse_i64(optarg, 1, INT32_MAX, &per_instance))
-                return cli_usage_error("annotate", "--per-instance takes a node limit >= 1");
-            break;
-        default: return cli_option_error("annotate", argv, opts, "o:q");
-        }
-    }
-    if (argc - optind < 2)
+    annotate_args args = {.output = "-"};
+    ompdag_annotate_options_init(&args.opt);
+    cli_opt table[ANNOTATE_NOPTS];
+    annotate_table(&args, table);
+    int first, rc = cli_opts_parse(&(cli_opts){"annotate", table, ANNOTATE_NOPTS, false}, argc,
+                                   argv, &first);
+    if (rc)
+        return rc;
+    if (argc - first < 2)
         return cli_usage_error("annotate", "needs GRAPHS.json and at least one TRACE");
+    ompdag_annotate_options opt = args.opt;
+    const char *output = args.output;
+    bool quiet = args.quiet;
+    int64_t per_instance = args.per_instance;
 
     ompdag_error err;
     ompdag_condag_set *set = NULL;
     ompdag_annotation *a = NULL;
-    int rc = CLI_EXIT_OK;
-    if (ompdag_condag_set_load_file(argv[optind], &set, &err) ||
-        (per_instance && unfold_compact(&set, per_instance, argv[optind], &err)) ||
+    if (ompdag_condag_set_load_file(argv[first], &set, &err) ||
+        (per_instance && unfold_compact(&set, per_instance, argv[first], &err)) ||
         ompdag_annotation_create(set, &opt, &a, &err)) {
         rc = cli_fail("annotate", &err);
         goto done;
     }
-    for (int i = optind + 1; i < argc; ++i)
+    for (int i = first + 1; i < argc; ++i)
         if (ompdag_annotation_add_trace(a, argv[i], &err)) {
             rc = cli_fail("annotate", &err);
             goto done;

@@ -18,7 +18,6 @@
  * OMP_THREAD_LIMIT, which also caps num_threads(K) clauses) on N cores.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/trace.h"
 
 /* LLVM's libomp as found at configure time (cmake/OmpdagLLVM.cmake), else the
@@ -50,35 +50,82 @@
  * runtime-probe/annotate_internal.h), so that the two counts agree. */
 #define RUN_RUNQ_DELAY_NS 50000
 
+/* What the child gets besides the probe: decided in the parent (so the
+ * summary can say it), applied in the child between fork and exec. */
+typedef struct run_setup {
+    bool rt;         /* SCHED_FIFO */
+    int rt_priority; /* its priority */
+    int threads;     /* --threads N; 0: the program's own team sizes */
+    bool set_bind;   /* OMP_PROC_BIND=close is ours (the user set none) */
+    char places[32]; /* OMP_PLACES we set; "" keeps the user's (or none) */
+} run_setup;
+
+/* Where run's options go (run_table's destinations). */
+typedef struct run_args {
+    const char *trace, *probe, *libomp; /* libomp: NULL unless --preload-libomp */
+    bool quiet;
+    run_setup setup;
+} run_args;
+
+static int set_rt_priority(const char *arg, void *dest);
+static int set_threads(const char *arg, void *dest);
+
+enum { RUN_NOPTS = 7 };
+
+/* run's options (cli_opts.h), in --help's order, writing into *a. */
+static void run_table(run_args *a, cli_opt t[RUN_NOPTS])
+{
+    const cli_opt opts[RUN_NOPTS] = {
+        {"trace", 't', CLI_ARG_REQUIRED, "--trace FILE", "trace to write (default: ompdag.trace)",
+         CLI_OPT_STRING, &a->trace, NULL, NULL},
+        {"probe", 'p', CLI_ARG_REQUIRED, "--probe LIB",
+         "the probe library (default: $OMPDAG_PROBE_LIB, else\n"
+         "next to this ompdag: ../runtime-probe, ../lib, .)",
+         CLI_OPT_STRING, &a->probe, NULL, NULL},
+        {"preload-libomp", 0, CLI_ARG_OPTIONAL, "--preload-libomp[=L]",
+         "preload LLVM's libomp (default " DEFAULT_LIBOMP "), for programs\n"
+         "linked with GCC's libgomp, which has no OMPT",
+         CLI_OPT_STRING, &a->libomp, DEFAULT_LIBOMP, NULL},
+        {"quiet", 'q', CLI_ARG_NONE, "--quiet", "print no summary", CLI_OPT_FLAG, &a->quiet, NULL,
+         NULL},
+        {"rt", 0, CLI_ARG_NONE, "--rt",
+         "run PROG under SCHED_FIFO (priority 1) with its threads\n"
+         "pinned one per core (OMP_PROC_BIND=close, OMP_PLACES=cores\n"
+         "unless set), so that runs are not interfered; needs\n"
+         "CAP_SYS_NICE, root or an RLIMIT_RTPRIO >= the priority,\n"
+         "and is refused before PROG runs without it",
+         CLI_OPT_FLAG, &a->setup.rt, NULL, NULL},
+        {"rt-priority", 0, CLI_ARG_REQUIRED, "--rt-priority N",
+         "SCHED_FIFO priority N (1..99; implies --rt)", CLI_OPT_CALL, &a->setup, NULL,
+         set_rt_priority},
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads N",
+         "at most N threads per team (OMP_NUM_THREADS and\n"
+         "OMP_THREAD_LIMIT, which caps num_threads(K) clauses too),\n"
+         "pinned to N cores (OMP_PLACES=cores(N) unless set)",
+         CLI_OPT_CALL, &a->setup.threads, NULL, set_threads},
+    };
+    memcpy(t, opts, sizeof opts);
+}
+
 void cmd_run_help(FILE *out)
 {
+    run_args a;
+    cli_opt t[RUN_NOPTS];
+    run_table(&a, t);
     fprintf(out,
             "usage: ompdag run [--trace FILE] [--probe LIB] [--preload-libomp[=LIB]] [--quiet]\n"
             "                  [--rt] [--rt-priority N] [--threads N] -- PROG [ARGS...]\n\n"
             "Runs PROG (built with clang -fopenmp -g) under the OMPT probe, which records\n"
             "the own time of every task segment between scheduling points, each parallel\n"
-            "region's response time, and the program's build-id and load addresses.\n\n"
-            "  --trace FILE          trace to write (default: ompdag.trace)\n"
-            "  --probe LIB           the probe library (default: $OMPDAG_PROBE_LIB, else\n"
-            "                        next to this ompdag: ../runtime-probe, ../lib, .)\n"
-            "  --preload-libomp[=L]  preload LLVM's libomp (default %s), for programs\n"
-            "                        linked with GCC's libgomp, which has no OMPT\n"
-            "  --quiet               print no summary\n"
-            "  --rt                  run PROG under SCHED_FIFO (priority 1) with its threads\n"
-            "                        pinned one per core (OMP_PROC_BIND=close, OMP_PLACES=cores\n"
-            "                        unless set), so that runs are not interfered; needs\n"
-            "                        CAP_SYS_NICE, root or an RLIMIT_RTPRIO >= the priority,\n"
-            "                        and is refused before PROG runs without it\n"
-            "  --rt-priority N       SCHED_FIFO priority N (1..99; implies --rt)\n"
-            "  --threads N           at most N threads per team (OMP_NUM_THREADS and\n"
-            "                        OMP_THREAD_LIMIT, which caps num_threads(K) clauses too),\n"
-            "                        pinned to N cores (OMP_PLACES=cores(N) unless set)\n\n"
-            "The summary counts the region runs the OS interfered with (a thread preempted,\n"
+            "region's response time, and the program's build-id and load addresses.\n\n");
+    cli_opts_help(&(cli_opts){"run", t, RUN_NOPTS, true}, out);
+    fprintf(out,
+            "\nThe summary counts the region runs the OS interfered with (a thread preempted,\n"
             "more than %d us on the run queue, or migrated): annotate compares only clean\n"
             "runs with the bound.\n\n"
             "The exit status is PROG's; 1 when ompdag cannot run it (--rt refused, no probe,\n"
             "no program).  Then: ompdag annotate GRAPHS.json FILE\n",
-            DEFAULT_LIBOMP, RUN_RUNQ_DELAY_NS / 1000);
+            RUN_RUNQ_DELAY_NS / 1000);
 }
 
 static bool readable(const char *p)
@@ -131,16 +178,6 @@ static bool resolve_program(const char *prog, char *out, size_t n)
 }
 
 /* ---- --rt and --threads ----------------------------------------------------- */
-
-/* What the child gets besides the probe: decided in the parent (so the
- * summary can say it), applied in the child between fork and exec. */
-typedef struct run_setup {
-    bool rt;         /* SCHED_FIFO */
-    int rt_priority; /* its priority */
-    int threads;     /* --threads N; 0: the program's own team sizes */
-    bool set_bind;   /* OMP_PROC_BIND=close is ours (the user set none) */
-    char places[32]; /* OMP_PLACES we set; "" keeps the user's (or none) */
-} run_setup;
 
 static bool env_set(const char *name)
 {
@@ -396,83 +433,36 @@ static int follow_links(char *path, size_t size)
     return ELOOP;
 }
 
-int cmd_run(int argc, char **argv)
+static int set_rt_priority(const char *arg, void *dest)
 {
-    static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
-                                         {"probe", required_argument, NULL, 'p'},
-                                         {"preload-libomp", optional_argument, NULL, 'L'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"rt", no_argument, NULL, 'R'},
-                                         {"rt-priority", required_argument, NULL, 'P'},
-                                         {"threads", required_argument, NULL, 'n'},
-                                         {NULL, 0, NULL, 0}};
-    const char *trace = "ompdag.trace", *probe = NULL, *libomp = NULL;
-    bool quiet = false;
-    run_setup setup = {.rt_priority = 1};
+    run_setup *setup = dest;
     int64_t v;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+t:p:q", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            trace = optarg;
-            break;
-        case 'p':
-            probe = optarg;
-            break;
-        case 'L':
-            libomp = optarg ? optarg : DEFAULT_LIBOMP;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'R':
-            setup.rt = true;
-            break;
-        case 'P':
-            if (!cli_parse_i64(optarg, sched_get_priority_min(SCHED_FIFO),
-                               sched_get_priority_max(SCHED_FIFO), &v))
-                return cli_usage_error("run",
-                                       "--rt-priority '%s': give a SCHED_FIFO priority "
-                                       "%d..%d",
-                                       optarg, sched_get_priority_min(SCHED_FIFO),
-                                       sched_get_priority_max(SCHED_FIFO));
-            setup.rt = true, setup.rt_priority = (int)v;
-            break;
-        case 'n':
-            if (!cli_parse_i64(optarg, 1, CPU_SETSIZE, &v))
-                return cli_usage_error("run", "--threads '%s': give a thread count 1..%d", optarg,
-                                       CPU_SETSIZE);
-            setup.threads = (int)v;
-            break;
-        default:
-            return cli_option_error("run", argv, opts, "+t:p:q");
-        }
-    }
-    if (optind >= argc)
-        return cli_usage_error("run", "no program given (ompdag run [OPTIONS] -- PROG ARGS...)");
-    char **prog_argv = argv + optind;
-    int refused = setup.rt ? fifo_refusal(setup.rt_priority) : 0;
-    if (refused) return refuse_rt(setup.rt_priority, refused);
-    plan_binding(&setup);
-    int cpus = usable_cpus();
-    if (setup.threads > cpus && cpus > 0 && !quiet)
-        fprintf(stderr,
-                "ompdag run: warning: --threads %d on %d CPU(s): threads share CPUs, so "
-                "runs are interfered\n",
-                setup.threads, cpus);
+    if (!cli_parse_i64(arg, sched_get_priority_min(SCHED_FIFO),
+                       sched_get_priority_max(SCHED_FIFO), &v))
+        return cli_usage_error("run",
+                               "--rt-priority '%s': give a SCHED_FIFO priority "
+                               "%d..%d",
+                               arg, sched_get_priority_min(SCHED_FIFO),
+                               sched_get_priority_max(SCHED_FIFO));
+    setup->rt = true, setup->rt_priority = (int)v;
+    return 0;
+}
 
-    char probe_path[PATH_MAX];
-    if (!find_probe(probe, probe_path, sizeof probe_path)) {
-        fprintf(stderr, "ompdag run: cannot find libompdag_probe.so (pass --probe or set "
-                        "OMPDAG_PROBE_LIB)\n");
-        return CLI_EXIT_FAIL;
-    }
-    char prog[PATH_MAX];
-    if (!resolve_program(prog_argv[0], prog, sizeof prog)) {
-        fprintf(stderr, "ompdag run: cannot find program '%s'\n", prog_argv[0]);
-        return CLI_EXIT_FAIL;
-    }
+static int set_threads(const char *arg, void *dest)
+{
+    int64_t v;
+    if (!cli_parse_i64(arg, 1, CPU_SETSIZE, &v))
+        return cli_usage_error("run", "--threads '%s': give a thread count 1..%d", arg,
+                               CPU_SETSIZE);
+    *(int *)dest = (int)v;
+    return 0;
+}
+
+/* PROG's OpenMP runtime: refuses GCC's libgomp unless LLVM's libomp is
+ * preloaded, and warns when the runtime cannot be seen.  0, or the exit
+ * code after saying why. */
+static int check_program(const char *prog, const char *libomp, bool quiet)
+{
     ompdag_omp_runtime rt = OMPDAG_OMP_RUNTIME_NONE;
     ompdag_error err;
     bool inspected = ompdag_program_omp_runtime(prog, &rt, &err) == OMPDAG_OK;
@@ -496,21 +486,26 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "ompdag run: cannot read %s\n", libomp);
         return CLI_EXIT_FAIL;
     }
+    return 0;
+}
 
-    char trace_abs[PATH_MAX + 2];
+/* The trace's absolute path into trace_abs (links followed), checked
+ * writable and emptied: 0, or the exit code after saying why. */
+static int prepare_trace(const char *trace, char *trace_abs, size_t size)
+{
     if (trace[0] == '/') {
-        snprintf(trace_abs, sizeof trace_abs, "%s", trace);
+        snprintf(trace_abs, size, "%s", trace);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd))
             return fprintf(stderr, "ompdag run: getcwd: %s\n", strerror(errno)), CLI_EXIT_FAIL;
-        if (snprintf(trace_abs, sizeof trace_abs, "%s/%s", cwd, trace) >= (int)sizeof trace_abs)
+        if (snprintf(trace_abs, size, "%s/%s", cwd, trace) >= (int)size)
             return fprintf(stderr, "ompdag run: trace path too long\n"), CLI_EXIT_FAIL;
     }
     /* A symbolic link is followed: its target is the trace, the link stays
      * (a dangling one names the file to create; a loop is refused: it was
      * removed and replaced by a regular file, issue 26 item 13). */
-    int loop = follow_links(trace_abs, sizeof trace_abs);
+    int loop = follow_links(trace_abs, size);
     if (loop) {
         fprintf(stderr, "ompdag run: cannot write the trace %s: %s\n", trace, strerror(loop));
         return CLI_EXIT_FAIL;
@@ -540,42 +535,61 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "ompdag run: cannot replace %s: %s\n", trace_abs, strerror(errno));
         return CLI_EXIT_FAIL;
     }
+    return 0;
+}
 
+/* In the child: the probe's environment, the setup, then PROG; never returns. */
+static void exec_child(const char *prog, char **prog_argv, const char *probe_path,
+                       const char *trace_abs, const char *libomp, const run_setup *setup)
+{
+    setenv("OMP_TOOL", "enabled", 1);
+    setenv("OMP_TOOL_LIBRARIES", probe_path, 1);
+    setenv("OMPDAG_TRACE", trace_abs, 1);
+    if (libomp) {
+        const char *old = getenv("LD_PRELOAD");
+        char pre[2 * PATH_MAX];
+        snprintf(pre, sizeof pre, "%s%s%s", libomp, old && *old ? ":" : "", old ? old : "");
+        setenv("LD_PRELOAD", pre, 1);
+    }
+    if (!apply_setup(setup)) {
+        fprintf(stderr, "ompdag run: cannot set up %s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    execv(prog, prog_argv);
+    fprintf(stderr, "ompdag run: cannot execute %s: %s\n", prog, strerror(errno));
+    _exit(127);
+}
+
+/* Forks PROG and waits for it: its wait status in *status; false when
+ * fork failed (said). */
+static bool run_child(const char *prog, char **prog_argv, const char *probe_path,
+                      const char *trace_abs, const char *libomp, const run_setup *setup,
+                      int *status)
+{
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_term;
     sigemptyset(&ign.sa_mask);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "ompdag run: fork: %s\n", strerror(errno));
-        return CLI_EXIT_FAIL;
+        return false;
     }
-    if (pid == 0) {
-        setenv("OMP_TOOL", "enabled", 1);
-        setenv("OMP_TOOL_LIBRARIES", probe_path, 1);
-        setenv("OMPDAG_TRACE", trace_abs, 1);
-        if (libomp) {
-            const char *old = getenv("LD_PRELOAD");
-            char pre[2 * PATH_MAX];
-            snprintf(pre, sizeof pre, "%s%s%s", libomp, old && *old ? ":" : "", old ? old : "");
-            setenv("LD_PRELOAD", pre, 1);
-        }
-        if (!apply_setup(&setup)) {
-            fprintf(stderr, "ompdag run: cannot set up %s: %s\n", prog, strerror(errno));
-            _exit(127);
-        }
-        execv(prog, prog_argv);
-        fprintf(stderr, "ompdag run: cannot execute %s: %s\n", prog, strerror(errno));
-        _exit(127);
-    }
+    if (pid == 0) exec_child(prog, prog_argv, probe_path, trace_abs, libomp, setup);
     /* Ctrl-C reaches the child (same process group); its probe flushes. */
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGTERM, &ign, &old_term);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    *status = 0;
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
         ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+}
 
+/* After PROG: PROG's exit status (128 + signal), or the failure to write
+ * a trace; the summaries unless --quiet. */
+static int report_run(const char *prog, const char *trace_abs, const run_args *a, int status)
+{
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     struct stat st;
     if (stat(trace_abs, &st) != 0) {
         fprintf(stderr,
@@ -585,12 +599,53 @@ int cmd_run(int argc, char **argv)
                 prog);
         return code ? code : CLI_EXIT_FAIL;
     }
-    if (!quiet) {
+    if (!a->quiet) {
         if (WIFSIGNALED(status))
             fprintf(stderr, "ompdag run: %s was killed by signal %d\n", prog, WTERMSIG(status));
-        print_setup(&setup);
+        print_setup(&a->setup);
         print_summary(trace_abs);
-        print_interference(trace_abs, &setup);
+        print_interference(trace_abs, &a->setup);
     }
     return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a = {.trace = "ompdag.trace", .setup = {.rt_priority = 1}};
+    cli_opt table[RUN_NOPTS];
+    run_table(&a, table);
+    int first, rc = cli_opts_parse(&(cli_opts){"run", table, RUN_NOPTS, true}, argc, argv, &first);
+    if (rc) return rc;
+    if (first >= argc)
+        return cli_usage_error("run", "no program given (ompdag run [OPTIONS] -- PROG ARGS...)");
+    char **prog_argv = argv + first;
+    int refused = a.setup.rt ? fifo_refusal(a.setup.rt_priority) : 0;
+    if (refused) return refuse_rt(a.setup.rt_priority, refused);
+    plan_binding(&a.setup);
+    int cpus = usable_cpus();
+    if (a.setup.threads > cpus && cpus > 0 && !a.quiet)
+        fprintf(stderr,
+                "ompdag run: warning: --threads %d on %d CPU(s): threads share CPUs, so "
+                "runs are interfered\n",
+                a.setup.threads, cpus);
+
+    char probe_path[PATH_MAX];
+    if (!find_probe(a.probe, probe_path, sizeof probe_path)) {
+        fprintf(stderr, "ompdag run: cannot find libompdag_probe.so (pass --probe or set "
+                        "OMPDAG_PROBE_LIB)\n");
+        return CLI_EXIT_FAIL;
+    }
+    char prog[PATH_MAX];
+    if (!resolve_program(prog_argv[0], prog, sizeof prog)) {
+        fprintf(stderr, "ompdag run: cannot find program '%s'\n", prog_argv[0]);
+        return CLI_EXIT_FAIL;
+    }
+    char trace_abs[PATH_MAX + 2];
+    if ((rc = check_program(prog, a.libomp, a.quiet)) ||
+        (rc = prepare_trace(a.trace, trace_abs, sizeof trace_abs)))
+        return rc;
+    int status;
+    if (!run_child(prog, prog_argv, probe_path, trace_abs, a.libomp, &a.setup, &status))
+        return CLI_EXIT_FAIL;
+    return report_run(prog, trace_abs, &a, status);
 }

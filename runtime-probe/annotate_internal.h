@@ -29,8 +29,11 @@
  * P covers it; the others are reported (--unobserved).
  *
  * The module is split by stage: annotate_paths.c (graphs and segment paths),
- * annotate_classes.c (lifecycle, segment classes), annotate_trace.c (reading
- * traces, mapping segments), annotate_offload.c (offloaded loops),
+ * annotate_classes.c (lifecycle, segment classes), annotate_trace.c (the
+ * entry: one trace, stage by stage) with annotate_read.c (reading the trace),
+ * annotate_tasks.c (the task table), annotate_sort.c (sorting the segments),
+ * annotate_map.c (mapping them) and annotate_alloc.c (large arrays),
+ * annotate_offload.c (offloaded loops),
  * annotate_apply.c (WCETs written into the graphs).  Cross-file functions
  * carry the annot_ prefix.
  */
@@ -274,7 +277,7 @@ typedef struct creation_entry {
     int32_t tnode;
 } creation_entry;
 
-/* Memo of find_end (annotate_trace.c): where a segment that starts at
+/* Memo of find_end (annotate_map.c): where a segment that starts at
  * (task, ck, cn) and ends at a scheduling point of kind `rk` at code address
  * cp (its name in trace_ctx.cps) ends in the graph.  The answer depends on
  * nothing else, and a trace of 10^6 tasks asks the same few questions
@@ -426,20 +429,78 @@ ompdag_status annot_fill_by_location(const ompdag_annotation *a, size_t graph,
                                      annot_node_values *nv, uint8_t *mark, int32_t *stack,
                                      ompdag_error *err);
 
-/* annotate_trace.c */
+/* annotate_trace.c: the entry, ompdag_annotation_add_trace. */
 /* Tests only: true makes annotate take its reference paths — qsort for
  * annot_sort_records, a hash table of tasks, find_end without its memo —
  * so that a test can check the fast paths give the same result. */
 extern bool annot_reference_paths;
+
+/* annotate_alloc.c */
 /* malloc for arrays of up to 10^7 records: at 4 MiB and more, 2 MiB aligned
  * and marked for transparent huge pages (Linux), which cuts page faults and
  * TLB misses of the random accesses into them by up to 512x.  Free with free(). */
 void *annot_alloc_big(size_t bytes);
+
+/* annotate_tasks.c: the task table and the creations reached by mapped segments. */
+/* Open-addressing tables (tasks, made) grow past this load, 7/10. */
+static inline bool annot_table_full(size_t used, size_t cap)
+{
+    return 10 * (used + 1) > 7 * cap;
+}
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
 /* The entry of task `id`, or NULL; never writes (annot_task_slot zeroes
  * c->dmiss on a miss), so annot_overhead_collect may call it while
  * map_pending runs beside it. */
 const task_entry *annot_task_find(const trace_ctx *c, uint64_t id);
+/* Where task `id` is, or would go, in c->tasks: its direct slot, or where
+ * its hash probe stops (an empty slot when absent); SIZE_MAX when the id
+ * lies outside the direct table. */
+static inline size_t annot_task_index(const trace_ctx *c, uint64_t id)
+{
+    if (c->dbase) {
+        uint64_t t = id >> 40, seq = id & ((1ull << 40) - 1);
+        return t + 1 < c->ndbase && seq < c->dbase[t + 1] - c->dbase[t] ? c->dbase[t] + seq
+                                                                        : SIZE_MAX;
+    }
+    size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
+    while (c->tasks[i].id && c->tasks[i].id != id)
+        i = (i + 1) & (c->tasks_cap - 1);
+    return i;
+}
+
+/* The hash of a creation (parent, time) in `made`. */
+static inline size_t annot_made_hash(const trace_ctx *c, uint64_t parent, uint64_t time)
+{
+    return (size_t)(((parent * 0x9e3779b97f4a7c15ull) ^ (time * 0xff51afd7ed558ccdull)) >> 16) &
+           (c->made_cap - 1);
+}
+
+/* Where the probe for (parent, time) in `made` starts. */
+static inline const creation_entry *annot_made_slot_at(const trace_ctx *c, uint64_t parent,
+                                                       uint64_t time)
+{
+    return &c->made[annot_made_hash(c, parent, time)];
+}
+/* The task table of the creation records c->created (a later record of one id
+ * wins); they become c->spare.  false on ENOMEM. */
+bool annot_task_table(trace_ctx *c);
+/* Records that segment (parent, time) of a mapped chain created T node tnode. */
+bool annot_made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tnode);
+int32_t annot_made_by(trace_ctx *c, uint64_t id); /* -1: unknown */
+
+/* annotate_read.c: reading a trace into the context. */
+/* One pass over the records of reader r (path: the trace file, for its
+ * size): buffers segments, creations and dependence records, and gathers
+ * the region runs. */
+ompdag_status annot_read_records(trace_ctx *c, ompdag_trace_reader *r, const char *path,
+                                 ompdag_error *err);
+/* After annot_task_table: each buffered segment's creation time, and its
+ * task's run, first start and completion. */
+void annot_resolve_segments(trace_ctx *c);
+/* Refuses a trace whose program holds none of the graphs' sources. */
+ompdag_status annot_check_sources(trace_ctx *c, ompdag_error *err);
+/* The response times of the runs read, each with its team size. */
+ompdag_status annot_finish_runs(trace_ctx *c, ompdag_error *err);
 /* The name of code address cp in t, given on first sight (0, 1, ...);
  * false: out of memory, or 2^32 - 1 distinct addresses. */
 bool annot_cp_name(cp_names *t, uint64_t cp, uint32_t *name);
@@ -448,11 +509,8 @@ static inline uint64_t annot_cp(const trace_ctx *c, uint32_t name)
 {
     return c->cps.value[name];
 }
-/* Open-addressing tables (tasks, made) grow past this load, 7/10. */
-static inline bool annot_table_full(size_t used, size_t cap)
-{
-    return 10 * (used + 1) > 7 * cap;
-}
+
+/* annotate_sort.c */
 /* Sorts n records of `size` bytes by nkeys 64-bit keys, key_of(rec, 0)
  * most significant: LSD radix sort (16-bit digits, constant digits
  * skipped) on an index, then the records are permuted in place; qsort with
@@ -476,6 +534,12 @@ bool annot_sort_u64_with(uint64_t *a, size_t n, uint64_t *b);
  * instances in creation order (creators before the tasks they create).
  * false on ENOMEM. */
 bool annot_sort_pending(trace_ctx *c);
+
+/* annotate_map.c: mapping the sorted segments onto the graphs. */
+/* Maps every buffered segment, one task instance at a time, creators
+ * before the tasks they create; c->pend stays (annot_overhead_collect may
+ * still read it). */
+ompdag_status annot_map_pending(trace_ctx *c, ompdag_error *err);
 const char *annot_point_name(uint8_t kind); /* "taskwait", "task creation", ... */
 
 /* annotate_overhead.c */
@@ -511,7 +575,7 @@ void annot_full_delete(struct full_set *f);
  * overhead_and_map releases them), and the graph extra "floor". */
 ompdag_status annot_floor_collect(trace_ctx *c, ompdag_error *err);
 json_t *annot_floor_json(const graph_info *g); /* NULL on ENOMEM */
-/* annotate_trace.c: a region run's team size (the m its run is judged at). */
+/* annotate_read.c: a region run's team size (the m its run is judged at). */
 int64_t annot_run_team(const region_run *run);
 
 /* annotate_apply.c */
@@ -553,8 +617,7 @@ bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out);
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
-void annot_depend_ready(trace_ctx *c);            /* before annot_overhead_collect */
-int32_t annot_made_by(trace_ctx *c, uint64_t id); /* annotate_trace.c */
+void annot_depend_ready(trace_ctx *c); /* before annot_overhead_collect */
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

@@ -39,10 +39,8 @@
  * the overhead benchmark), OMPDAG_PROBE_DEBUG=1 prints every callback.
  */
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <omp-tools.h>
 #include <pthread.h>
 #include <signal.h>
@@ -58,8 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ompdag/internal/fingerprint.h"
 #include "ompdag/probe.h"
+#include "probe_internal.h"
 
 #define OMPDAG_PROBE_BUF_RECS 4096u
 #define EXPORT __attribute__((visibility("default")))
@@ -231,28 +229,6 @@ static inline uint64_t now_ns(void)
 
 /* ---- output ----------------------------------------------------------------- */
 
-static bool write_all(int fd, struct iovec *iov, int cnt)
-{
-    while (cnt > 0) {
-        ssize_t w = writev(fd, iov, cnt);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        while (cnt > 0 && (size_t)w >= iov->iov_len) {
-            w -= (ssize_t)iov->iov_len;
-            ++iov;
-            --cnt;
-        }
-        if (cnt > 0) {
-            iov->iov_base = (char *)iov->iov_base + w;
-            iov->iov_len -= (size_t)w;
-        }
-    }
-    return true;
-}
-
 /* Writes `count` records as one chunk.  Caller holds g_write_lock (or is the
  * signal handler that could not get it). */
 static void write_chunk(uint32_t thread, const ompdag_trace_rec *recs, uint32_t count)
@@ -262,7 +238,7 @@ static void write_chunk(uint32_t thread, const ompdag_trace_rec *recs, uint32_t 
     ompdag_trace_chunk ch = {OMPDAG_TRACE_CHUNK_MAGIC, thread, count,
                              ompdag_trace_chunk_check(g_header_hash, thread, count, recs)};
     struct iovec iov[2] = {{&ch, sizeof ch}, {(void *)recs, count * sizeof *recs}};
-    if (!write_all(g_fd, iov, 2)) {
+    if (!probe_write_all(g_fd, iov, 2)) {
         atomic_fetch_add(&g_dropped, count);
         return;
     }
@@ -846,142 +822,6 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *par, ompt_dat
     root_scope(endpoint, task, cp);
 }
 
-/* ---- header ----------------------------------------------------------------------- */
-
-typedef struct module_list {
-    char buf[1 << 16];
-    size_t len;
-    uint32_t count;
-    const char *exe;
-    const uint8_t *exe_id;
-    uint32_t exe_id_len;
-} module_list;
-
-static void find_build_id(const struct dl_phdr_info *info, const uint8_t **id, uint32_t *len)
-{
-    *id = NULL;
-    *len = 0;
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
-        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-        const uint8_t *end = p + ph->p_memsz;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            const uint8_t *name = p + sizeof *nh;
-            const uint8_t *desc = name + ((nh->n_namesz + 3u) & ~3u);
-            if (desc + nh->n_descsz > end)
-                break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
-                nh->n_descsz <= OMPDAG_TRACE_MAX_BUILD_ID) {
-                *id = desc;
-                *len = nh->n_descsz;
-                return;
-            }
-            p = desc + ((nh->n_descsz + 3u) & ~3u);
-        }
-    }
-}
-
-static void put_padded(module_list *m, const void *data, size_t len)
-{
-    if (m->len + len + 8 > sizeof m->buf)
-        return;
-    memcpy(m->buf + m->len, data, len);
-    m->len += len;
-    while (m->len % 8)
-        m->buf[m->len++] = 0;
-}
-
-static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    module_list *m = arg;
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
-    bool is_main = m->count == 0 && !path;
-    if (is_main)
-        path = m->exe;
-    if (!path)
-        return 0;
-    ompdag_trace_module mod = {.base = info->dlpi_addr, .vaddr_lo = UINT64_MAX};
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        if (ph->p_vaddr < mod.vaddr_lo)
-            mod.vaddr_lo = ph->p_vaddr;
-        if (ph->p_vaddr + ph->p_memsz > mod.vaddr_hi)
-            mod.vaddr_hi = ph->p_vaddr + ph->p_memsz;
-    }
-    if (mod.vaddr_lo == UINT64_MAX)
-        return 0;
-    const uint8_t *id;
-    uint32_t id_len;
-    find_build_id(info, &id, &id_len);
-    /* an executable without a build-id is identified by its contents
-     * (include/ompdag/internal/fingerprint.h), so a rebuilt one is refused */
-    static uint8_t exe_fingerprint[OMPDAG_FINGERPRINT_LEN];
-    if (!id_len && is_main && ompdag_file_fingerprint(path, exe_fingerprint))
-        id = exe_fingerprint, id_len = OMPDAG_FINGERPRINT_LEN;
-    size_t plen = strlen(path);
-    if (plen > OMPDAG_TRACE_MAX_PATH)
-        return 0;
-    mod.path_len = (uint32_t)plen;
-    mod.build_id_len = id_len;
-    size_t need = sizeof mod + plen + id_len + 16;
-    if (m->len + need > sizeof m->buf || m->count >= OMPDAG_TRACE_MAX_MODULES)
-        return 0;
-    memcpy(m->buf + m->len, &mod, sizeof mod);
-    m->len += sizeof mod;
-    memcpy(m->buf + m->len, path, plen);
-    m->len += plen;
-    put_padded(m, id, id_len);
-    if (is_main) {
-        m->exe_id = id;
-        m->exe_id_len = id_len;
-    }
-    ++m->count;
-    return 0;
-}
-
-static bool write_header(void)
-{
-    static char exe[OMPDAG_TRACE_MAX_PATH + 1];
-    ssize_t n = readlink("/proc/self/exe", exe, OMPDAG_TRACE_MAX_PATH);
-    exe[n > 0 ? n : 0] = 0;
-    module_list *m = calloc(1, sizeof *m);
-    if (!m)
-        return false;
-    m->exe = exe;
-    dl_iterate_phdr(add_module, m);
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    ompdag_trace_header h = {.version = OMPDAG_TRACE_VERSION,
-                             .record_size = sizeof(ompdag_trace_rec),
-                             .start_ns = now_ns(),
-                             .realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
-                             .pid = (uint32_t)getpid(),
-                             .exe_path_len = (uint32_t)strlen(exe),
-                             .build_id_len = m->exe_id_len,
-                             .module_count = m->count};
-    memcpy(h.magic, OMPDAG_TRACE_MAGIC, 8);
-    char pad[16] = {0};
-    size_t strings = h.exe_path_len + h.build_id_len;
-    size_t padlen = (8 - strings % 8) % 8;
-    struct iovec iov[5] = {{&h, sizeof h},
-                           {exe, h.exe_path_len},
-                           {(void *)(m->exe_id ? m->exe_id : (const uint8_t *)pad), h.build_id_len},
-                           {pad, padlen},
-                           {m->buf, m->len}};
-    bool ok = write_all(g_fd, iov, 5);
-    uint64_t hash = OMPDAG_TRACE_HASH_SEED; /* every chunk's checksum is seeded with it */
-    for (int i = 0; i < 5; ++i)
-        hash = ompdag_trace_hash_bytes(hash, iov[i].iov_base, iov[i].iov_len);
-    g_header_hash = hash;
-    free(m);
-    return ok;
-}
-
 /* ---- signals, initialisation ------------------------------------------------------ */
 
 static void on_signal(int sig)
@@ -1038,7 +878,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
         fprintf(stderr, "ompdag probe: cannot open trace '%s': %s\n", path, strerror(errno));
         return 0;
     }
-    if (!write_header()) {
+    if (!probe_write_header(g_fd, now_ns, &g_header_hash)) {
         fprintf(stderr, "ompdag probe: cannot write trace '%s': %s\n", path, strerror(errno));
         close(g_fd);
         g_fd = -1;

@@ -265,6 +265,33 @@ static ompdag_status build_report(const off_sched *s, double wall_s, ompdag_offl
     return OMPDAG_OK;
 }
 
+/* Iterations no device would take (a failed GPU chunk given back after
+ * the static blocks were handed out, or a thread that could not start):
+ * the calling thread runs them, counted on the first CPU-kind device.
+ * After every worker has stopped (no lock). */
+static void run_leftovers(run_state *rs)
+{
+    off_sched *s = rs->s;
+    int d = 0;
+    while (d < s->ndev && s->dev[d].kind != OFF_CPU)
+        ++d;
+    while (s->nback > 0 || s->next < s->n) {
+        off_range r;
+        if (s->nback > 0) {
+            r = s->back[--s->nback];
+        } else {
+            r = (off_range){s->next, s->n};
+            s->next = s->n;
+        }
+        double a = ompdag_now_s();
+        rs->body(r.begin, r.end, rs->ctx);
+        double b = ompdag_now_s();
+        s->R -= r.end - r.begin;
+        if (d < s->ndev)
+            off_sched_record(s, d, -1, r.end - r.begin, b - a, b - rs->t0);
+    }
+}
+
 ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
                       const ompdag_offload_opts *opts_in, off_gpu **gpus, int ngpus,
                       ompdag_offload_report **report, ompdag_error *err)
@@ -351,29 +378,8 @@ ompdag_status off_run(int64_t n, ompdag_offload_cpu_fn cpu_body, void *ctx,
     for (int i = 0; i < ncpu + ngpus; ++i)
         if ((i > 0 || ncpu == 0) && i - (ncpu > 0 ? 1 : 0) < started)
             pthread_join(ws[i].thread, NULL);
-    /* Iterations no device would take (a failed GPU chunk given back after
-     * the static blocks were handed out, or a thread that could not start):
-     * the calling thread runs them, counted on the first CPU-kind device. */
-    if (rs.s->R > 0) {
-        int d = 0;
-        while (d < rs.s->ndev && rs.s->dev[d].kind != OFF_CPU)
-            ++d;
-        while (rs.s->nback > 0 || rs.s->next < rs.s->n) {
-            off_range r;
-            if (rs.s->nback > 0) {
-                r = rs.s->back[--rs.s->nback];
-            } else {
-                r = (off_range){rs.s->next, rs.s->n};
-                rs.s->next = rs.s->n;
-            }
-            double a = ompdag_now_s();
-            cpu_body(r.begin, r.end, ctx);
-            double b = ompdag_now_s();
-            rs.s->R -= r.end - r.begin;
-            if (d < rs.s->ndev)
-                off_sched_record(rs.s, d, -1, r.end - r.begin, b - a, b - rs.t0);
-        }
-    }
+    if (rs.s->R > 0)
+        run_leftovers(&rs);
     double wall = ompdag_now_s() - rs.t0;
     pthread_mutex_destroy(&rs.mu);
 

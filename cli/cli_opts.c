@@ -1,0 +1,106 @@
+/*
+ * cli/cli_opts.c — the table-driven option parser (cli_opts.h): the table
+ * becomes getopt_long's long options and short-option string, and each option
+ * found is applied as its row says.  Model: gapbs's CommandLine.
+ */
+#include "cli_opts.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* getopt_long's value for row i: its letter, or 256 + i, which no letter
+ * can be (so a long-only option has no short form). */
+static int opt_value(const cli_opt *o, size_t i)
+{
+    return o->letter ? (unsigned char)o->letter : 256 + (int)i;
+}
+
+static int has_arg(cli_opt_arg a)
+{
+    return a == CLI_ARG_REQUIRED   ? required_argument
+           : a == CLI_ARG_OPTIONAL ? optional_argument
+                                   : no_argument;
+}
+
+/* The short-option string: '+' when options stop at the first operand, then
+ * each letter in table order with ':' (required) or '::' (optional). */
+static void short_string(const cli_opts *t, char *s)
+{
+    if (t->stop_at_operand) *s++ = '+';
+    for (size_t i = 0; i < t->n; ++i) {
+        if (!t->opt[i].letter) continue;
+        *s++ = t->opt[i].letter;
+        if (t->opt[i].arg != CLI_ARG_NONE) *s++ = ':';
+        if (t->opt[i].arg == CLI_ARG_OPTIONAL) *s++ = ':';
+    }
+    *s = '\0';
+}
+
+/* Applies row o to its argument (NULL when none was given). */
+static int apply(const cli_opt *o, const char *arg)
+{
+    switch (o->kind) {
+    case CLI_OPT_FLAG:
+        *(bool *)o->dest = true;
+        return 0;
+    case CLI_OPT_STRING:
+        *(const char **)o->dest = arg ? arg : o->dflt;
+        return 0;
+    case CLI_OPT_CALL:
+        return o->call(arg, o->dest);
+    }
+    return 0;
+}
+
+/* The row getopt_long returned value c for, or NULL ('?': refused). */
+static const cli_opt *row_of(const cli_opts *t, int c)
+{
+    for (size_t i = 0; i < t->n; ++i)
+        if (opt_value(&t->opt[i], i) == c) return &t->opt[i];
+    return NULL;
+}
+
+int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
+{
+    struct option *longopts = calloc(t->n + 1, sizeof *longopts);
+    char *shortopts = malloc(3 * t->n + 2);
+    if (!longopts || !shortopts) {
+        free(longopts), free(shortopts);
+        fprintf(stderr, "ompdag %s: out of memory\n", t->cmd);
+        return CLI_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < t->n; ++i)
+        longopts[i] =
+            (struct option){t->opt[i].name, has_arg(t->opt[i].arg), NULL, opt_value(&t->opt[i], i)};
+    short_string(t, shortopts);
+    int rc = 0, c;
+    /* 0, not 1: glibc then starts afresh (the '+' ordering and its
+     * permutation state), so a second table in one process parses alike */
+    optind = 0;
+    while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const cli_opt *o = row_of(t, c);
+        rc = o ? apply(o, optarg) : cli_option_error(t->cmd, argv, longopts, shortopts);
+    }
+    *first = optind;
+    free(longopts), free(shortopts);
+    return rc;
+}
+
+void cli_opts_help(const cli_opts *t, FILE *out)
+{
+    for (size_t i = 0; i < t->n; ++i) {
+        const cli_opt *o = &t->opt[i];
+        if (!o->label) continue;
+        const char *line = o->help ? o->help : "";
+        size_t len = strcspn(line, "\n");
+        fprintf(out, "  %-21s %.*s\n", o->label, (int)len, line);
+        for (line += len; *line == '\n'; line += len) {
+            ++line;
+            len = strcspn(line, "\n");
+            fprintf(out, "%24s%.*s\n", "", (int)len, line);
+        }
+    }
+}

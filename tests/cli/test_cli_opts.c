@@ -1,0 +1,166 @@
+/*
+ * tests/cli/test_cli_opts.c — the table-driven option parser (cli/cli_opts.h,
+ * issue 27 item 4): each kind of row sets its destination, operands and
+ * option order follow getopt_long (GNU permutation, or stop at the first
+ * operand), refusals give the commands' messages and exit codes, and --help
+ * lays out the table in the commands' columns.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+
+typedef struct args {
+    const char *output, *preload;
+    bool quiet, strict;
+    int level;
+    int calls;
+} args;
+
+/* --level N: 1..9, counted, refused otherwise with a usage error. */
+static int set_level(const char *arg, void *dest)
+{
+    args *a = dest;
+    int64_t v;
+    ++a->calls;
+    if (!cli_parse_i64(arg ? arg : "5", 1, 9, &v))
+        return cli_usage_error("t", "--level takes 1..9");
+    a->level = (int)v;
+    return 0;
+}
+
+enum { NOPTS = 5 };
+
+static void table(args *a, cli_opt t[NOPTS])
+{
+    const cli_opt opts[NOPTS] = {
+        {"output", 'o', CLI_ARG_REQUIRED, "-o, --output FILE", "where to write", CLI_OPT_STRING,
+         &a->output, NULL, NULL},
+        {"quiet", 'q', CLI_ARG_NONE, "--quiet", "say nothing", CLI_OPT_FLAG, &a->quiet, NULL, NULL},
+        {"preload", 0, CLI_ARG_OPTIONAL, "--preload[=LIB]", "preload LIB\n(default: libx.so)",
+         CLI_OPT_STRING, &a->preload, "libx.so", NULL},
+        {"level", 0, CLI_ARG_OPTIONAL, "--level-of-detail[=N]", "a long label\ntwo\nthree",
+         CLI_OPT_CALL, a, NULL, set_level},
+        {"strict", 0, CLI_ARG_NONE, NULL, NULL, CLI_OPT_FLAG, &a->strict, NULL, NULL},
+    };
+    memcpy(t, opts, sizeof opts);
+}
+
+static int parse(args *a, bool stop, int argc, char **argv, int *first)
+{
+    cli_opt t[NOPTS];
+    table(a, t);
+    opterr = 0; /* getopt's own messages are not ours to test */
+    return cli_opts_parse(&(cli_opts){"t", t, NOPTS, stop}, argc, argv, first);
+}
+
+Test(cli_opts, every_kind_of_row_sets_its_destination)
+{
+    char *argv[] = {"t", "-o", "out.json", "--quiet", "--preload", "--level=7", "--strict", "G"};
+    args a = {0};
+    int first = 0;
+    cr_assert_eq(parse(&a, false, 8, argv, &first), 0);
+    cr_assert_str_eq(a.output, "out.json");
+    cr_assert(a.quiet && a.strict);
+    cr_assert_str_eq(a.preload, "libx.so", "a bare optional argument takes the row's default");
+    cr_assert_eq(a.level, 7);
+    cr_assert_eq(a.calls, 1);
+    cr_assert_eq(first, 7);
+    cr_assert_str_eq(argv[first], "G");
+}
+
+Test(cli_opts, operands_are_permuted_unless_options_stop_at_the_first)
+{
+    char *argv[] = {"t", "G", "-q", "T", "--preload=liby.so"};
+    args a = {0};
+    int first = 0;
+    cr_assert_eq(parse(&a, false, 5, argv, &first), 0);
+    cr_assert(a.quiet);
+    cr_assert_str_eq(a.preload, "liby.so");
+    cr_assert_eq(first, 3);
+    cr_assert_str_eq(argv[3], "G");
+    cr_assert_str_eq(argv[4], "T");
+
+    char *argv2[] = {"t", "-q", "PROG", "--quiet", "-o", "x"};
+    args b = {0};
+    cr_assert_eq(parse(&b, true, 6, argv2, &first), 0);
+    cr_assert_eq(first, 2, "PROG's own options are left to PROG");
+    cr_assert_null(b.output);
+}
+
+Test(cli_opts, an_unknown_option_is_a_usage_error, .init = cr_redirect_stderr)
+{
+    char *argv[] = {"t", "--bogus", "G"};
+    args a = {0};
+    int first;
+    cr_assert_eq(parse(&a, false, 3, argv, &first), CLI_EXIT_USAGE);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: unknown option '--bogus'\n(see 'ompdag t --help')\n");
+}
+
+Test(cli_opts, a_missing_argument_is_named, .init = cr_redirect_stderr)
+{
+    char *argv[] = {"t", "G", "--output"};
+    args a = {0};
+    int first;
+    cr_assert_eq(parse(&a, false, 3, argv, &first), CLI_EXIT_USAGE);
+    fflush(stderr);
+    cr_assert_stderr_eq_str(
+        "ompdag t: option '--output' needs an argument\n(see 'ompdag t --help')\n");
+}
+
+Test(cli_opts, a_short_option_without_its_argument_is_named, .init = cr_redirect_stderr)
+{
+    char *argv[] = {"t", "-o"};
+    args a = {0};
+    int first;
+    cr_assert_eq(parse(&a, false, 2, argv, &first), CLI_EXIT_USAGE);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: option '-o' needs an argument\n(see 'ompdag t --help')\n");
+}
+
+Test(cli_opts, a_long_only_row_has_no_short_form, .init = cr_redirect_stderr)
+{
+    char *argv[] = {"t", "-s"}; /* --strict has no letter */
+    args a = {0};
+    int first;
+    cr_assert_eq(parse(&a, false, 2, argv, &first), CLI_EXIT_USAGE);
+    cr_assert_not(a.strict);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: unknown option '-s'\n(see 'ompdag t --help')\n");
+}
+
+Test(cli_opts, a_handler_refusal_stops_parsing_with_its_code, .init = cr_redirect_stderr)
+{
+    char *argv[] = {"t", "--level=10", "--level=3", "-q"};
+    args a = {0};
+    int first;
+    cr_assert_eq(parse(&a, false, 4, argv, &first), CLI_EXIT_USAGE);
+    cr_assert_eq(a.calls, 1, "nothing after the refusal is applied");
+    cr_assert_not(a.quiet);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: --level takes 1..9\n(see 'ompdag t --help')\n");
+}
+
+Test(cli_opts, help_lays_out_the_table_in_the_commands_columns)
+{
+    args a = {0};
+    cli_opt t[NOPTS];
+    table(&a, t);
+    char buf[1024] = "";
+    FILE *out = fmemopen(buf, sizeof buf - 1, "w");
+    cr_assert_not_null(out);
+    cli_opts_help(&(cli_opts){"t", t, NOPTS, false}, out);
+    fclose(out);
+    cr_assert_str_eq(buf, "  -o, --output FILE     where to write\n"
+                          "  --quiet               say nothing\n"
+                          "  --preload[=LIB]       preload LIB\n"
+                          "                        (default: libx.so)\n"
+                          "  --level-of-detail[=N] a long label\n"
+                          "                        two\n"
+                          "                        three\n");
+}
