@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fe_test.h"
+#include "fe_expect.h"
 
 static char buf[4096];
 #define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
@@ -25,38 +25,14 @@ static char buf[4096];
 /* line 6 is the first line of the single block */
 #define REGION_TAIL "  }\n}\n"
 
-static ompdag_condag *ok_graph(const char *src, ompdag_condag_set **set)
-{
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
-    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
-    cr_assert_eq(ompdag_condag_set_count(*set), 1);
-    ompdag_frontend_destroy(fe);
-    return ompdag_condag_set_graph(*set, 0);
-}
-
-static void refused_src(const char *src, int line, const char *needle)
-{
-    ompdag_condag_set *set = NULL;
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
-    if (!fe_test_has_diag(fe, line, needle)) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
-    cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
-              needle);
-    ompdag_condag_set_destroy(set);
-    ompdag_frontend_destroy(fe);
-}
-
 Test(loops, step_and_inclusive_bound)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 10; i >= 0; i -= 3) {\n"
-                                            "#pragma omp task\n"
-                                            "      work(i);\n"
-                                            "    }\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    for (int i = 10; i >= 0; i -= 3) {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(i);\n"
+                                                   "    }\n" REGION_TAIL,
+                                       &set);
     /* i = 10, 7, 4, 1 */
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7,7");
     ompdag_condag_set_destroy(set);
@@ -64,31 +40,31 @@ Test(loops, step_and_inclusive_bound)
 
 Test(loops, variable_written_in_body_is_not_constant)
 {
-    refused_src(REGION_HEAD "    for (int i = 0; i < 4; ++i) {\n"
-                            "#pragma omp task\n"
-                            "      work(i);\n"
-                            "      i += n;\n"
-                            "    }\n" REGION_TAIL,
-                6, "loop_bound");
+    fe_expect_refused(REGION_HEAD "    for (int i = 0; i < 4; ++i) {\n"
+                                  "#pragma omp task\n"
+                                  "      work(i);\n"
+                                  "      i += n;\n"
+                                  "    }\n" REGION_TAIL,
+                      6, "loop_bound");
 }
 
 Test(loops, break_and_continue_in_unrolled_loop)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 0; i < 3; ++i) {\n"
-                                            "#pragma omp task\n"
-                                            "      work(i);\n"
-                                            "      if (n == i) {\n"
-                                            "#pragma omp taskwait\n"
-                                            "        break;\n"
-                                            "      }\n"
-                                            "      if (n > i) {\n"
-                                            "#pragma omp taskwait\n"
-                                            "        continue;\n"
-                                            "      }\n"
-                                            "    }\n"
-                                            "#pragma omp taskwait\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    for (int i = 0; i < 3; ++i) {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(i);\n"
+                                                   "      if (n == i) {\n"
+                                                   "#pragma omp taskwait\n"
+                                                   "        break;\n"
+                                                   "      }\n"
+                                                   "      if (n > i) {\n"
+                                                   "#pragma omp taskwait\n"
+                                                   "        continue;\n"
+                                                   "      }\n"
+                                                   "    }\n"
+                                                   "#pragma omp taskwait\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "9,9,9,13,13,13");
     /* taskwait at line 10 of iteration k waits for the task of iteration k;
@@ -100,12 +76,12 @@ Test(loops, break_and_continue_in_unrolled_loop)
 Test(loops, zero_trip_loop_makes_no_task)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    for (int i = 0; i < 0; ++i) {\n"
-                                            "#pragma omp task\n"
-                                            "      work(i);\n"
-                                            "    }\n"
-                                            "    work(1);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    for (int i = 0; i < 0; ++i) {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(i);\n"
+                                                   "    }\n"
+                                                   "    work(1);\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(ompdag_condag_task_count(g), 1);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_T), 0);
     ompdag_condag_set_destroy(set);
@@ -113,21 +89,22 @@ Test(loops, zero_trip_loop_makes_no_task)
 
 Test(loops, loop_bound_must_precede_a_loop)
 {
-    refused_src(REGION_HEAD "#pragma ompdag loop_bound(3)\n"
-                            "    work(1);\n"
-                            "#pragma omp task\n"
-                            "    work(2);\n" REGION_TAIL,
-                6, "must precede a loop");
+    fe_expect_refused(REGION_HEAD "#pragma ompdag loop_bound(3)\n"
+                                  "    work(1);\n"
+                                  "#pragma omp task\n"
+                                  "    work(2);\n" REGION_TAIL,
+                      6, "must precede a loop");
 }
 
 Test(branches, plain_branches_fold_into_one_node)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    if (n) work(1); else { work(2); work(3); }\n"
-                                            "    for (int i = 0; i < n; ++i) work(i);\n"
-                                            "#pragma omp task\n"
-                                            "    work(4);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g =
+        fe_expect_graph(REGION_HEAD "    if (n) work(1); else { work(2); work(3); }\n"
+                                    "    for (int i = 0; i < n; ++i) work(i);\n"
+                                    "#pragma omp task\n"
+                                    "    work(4);\n" REGION_TAIL,
+                        &set);
     /* everything before the task is one T node; the task body one N node */
     cr_assert_eq(ompdag_condag_node_count(g), 2);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
@@ -137,11 +114,11 @@ Test(branches, plain_branches_fold_into_one_node)
 Test(branches, if_without_else_and_task_in_then)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    if (n > 1)\n"
-                                            "#pragma omp task\n"
-                                            "      work(1);\n"
-                                            "#pragma omp taskwait\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    if (n > 1)\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(1);\n"
+                                                   "#pragma omp taskwait\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "6");
     cr_assert_str_eq(WEDGES(g), "7>9");
     ompdag_condag_set_destroy(set);
@@ -150,12 +127,12 @@ Test(branches, if_without_else_and_task_in_then)
 Test(pragmas, skipped_if0_blocks_are_ignored)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#if 0\n"
-                                            "#pragma omp task depend(in: n)\n"
-                                            "#endif\n"
-                                            "#pragma omp task\n"
-                                            "    work(1);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#if 0\n"
+                                                   "#pragma omp task depend(in: n)\n"
+                                                   "#endif\n"
+                                                   "#pragma omp task\n"
+                                                   "    work(1);\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "9");
     ompdag_condag_set_destroy(set);
 }
@@ -163,23 +140,23 @@ Test(pragmas, skipped_if0_blocks_are_ignored)
 Test(pragmas, openmp_macro_is_defined)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#ifdef _OPENMP\n"
-                                            "#pragma omp task\n"
-                                            "    work(1);\n"
-                                            "#endif\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#ifdef _OPENMP\n"
+                                                   "#pragma omp task\n"
+                                                   "    work(1);\n"
+                                                   "#endif\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(ompdag_condag_task_count(g), 2);
     ompdag_condag_set_destroy(set);
 }
 
 Test(pragmas, underscore_pragma_is_refused)
 {
-    refused_src(REGION_HEAD "    _Pragma(\"omp task\") work(1);\n" REGION_TAIL, 6, "_Pragma");
+    fe_expect_refused(REGION_HEAD "    _Pragma(\"omp task\") work(1);\n" REGION_TAIL, 6, "_Pragma");
 }
 
 Test(pragmas, unknown_ompdag_directive_is_refused)
 {
-    refused_src("#pragma ompdag wcet(5)\nvoid f(void) {}\n", 1, "unknown directive");
+    fe_expect_refused("#pragma ompdag wcet(5)\nvoid f(void) {}\n", 1, "unknown directive");
 }
 
 Test(regions, parallel_for_without_tasks_has_no_graph)
@@ -223,20 +200,20 @@ Test(regions, two_regions_two_graphs)
 
 Test(regions, nested_parallel_is_refused)
 {
-    refused_src(REGION_HEAD "#pragma omp parallel\n"
-                            "    work(1);\n" REGION_TAIL,
-                6, "nested");
+    fe_expect_refused(REGION_HEAD "#pragma omp parallel\n"
+                                  "    work(1);\n" REGION_TAIL,
+                      6, "nested");
 }
 
 Test(regions, return_out_of_a_task_is_refused)
 {
-    refused_src(REGION_HEAD "#pragma omp task\n"
-                            "    {\n"
-                            "#pragma omp task\n"
-                            "      work(1);\n"
-                            "      return;\n"
-                            "    }\n" REGION_TAIL,
-                10, "leaves a task body");
+    fe_expect_refused(REGION_HEAD "#pragma omp task\n"
+                                  "    {\n"
+                                  "#pragma omp task\n"
+                                  "      work(1);\n"
+                                  "      return;\n"
+                                  "    }\n" REGION_TAIL,
+                      10, "leaves a task body");
 }
 
 Test(regions, parse_errors_are_reported)
@@ -293,17 +270,17 @@ Test(regions, openmp_version_sets_the_macro)
 Test(regions, function_deadline_and_masked)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "#pragma ompdag deadline(250us)\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel num_threads(8)\n"
-                                "#pragma omp masked\n"
-                                "  {\n"
-                                "#pragma omp task\n"
-                                "    work(n);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "#pragma ompdag deadline(250us)\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel num_threads(8)\n"
+                                       "#pragma omp masked\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(n);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(json_string_value(json_object_get(ompdag_condag_extra(g, -1), "deadline")),
                      "250us");
     cr_assert_eq(ompdag_condag_threads(g), 8);
@@ -314,13 +291,13 @@ Test(regions, function_deadline_and_masked)
 Test(loops, do_while_with_loop_bound)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma ompdag loop_bound(2)\n"
-                                            "    do {\n"
-                                            "#pragma omp task\n"
-                                            "      work(n);\n"
-                                            "    } while (--n > 0);\n"
-                                            "#pragma omp taskwait\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma ompdag loop_bound(2)\n"
+                                                   "    do {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(n);\n"
+                                                   "    } while (--n > 0);\n"
+                                                   "#pragma omp taskwait\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "8,8");
     cr_assert_str_eq(WEDGES(g), "8>11,8>11");
     ompdag_condag_set_destroy(set);
@@ -329,22 +306,22 @@ Test(loops, do_while_with_loop_bound)
 Test(branches, conditional_operator_with_task_creating_calls)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "static int spawn(int x) {\n"
-                                "#pragma omp task\n"
-                                "  work(x);\n"
-                                "  return x;\n"
-                                "}\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp single\n"
-                                "  {\n"
-                                "    int r = n ? spawn(1) : spawn(2);\n"
-                                "#pragma omp taskwait\n"
-                                "    work(r);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "static int spawn(int x) {\n"
+                                       "#pragma omp task\n"
+                                       "  work(x);\n"
+                                       "  return x;\n"
+                                       "}\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "    int r = n ? spawn(1) : spawn(2);\n"
+                                       "#pragma omp taskwait\n"
+                                       "    work(r);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "11");
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "3,3");
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_J), 1);
@@ -398,18 +375,18 @@ Test(calls, helper_in_a_header_is_inlined)
 Test(calls, recursion_beyond_the_bound_is_dropped)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "#pragma ompdag recursion_bound(2)\n"
-                                "static void r(int n) {\n"
-                                "#pragma omp task\n"
-                                "  r(n - 1);\n"
-                                "}\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp single\n"
-                                "  r(n);\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "#pragma ompdag recursion_bound(2)\n"
+                                       "static void r(int n) {\n"
+                                       "#pragma omp task\n"
+                                       "  r(n - 1);\n"
+                                       "}\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  r(n);\n"
+                                       "}\n",
+                                       &set);
     /* r in τ1 creates t2, whose r creates t3, whose call is the third */
     cr_assert_eq(ompdag_condag_task_count(g), 3);
     ompdag_condag_set_destroy(set);
@@ -418,66 +395,66 @@ Test(calls, recursion_beyond_the_bound_is_dropped)
 Test(refusals_inline, nowait_on_taskwait_and_unknown_clause)
 {
     /* taskwait depend is modelled (test_depend_fe.c); with nowait it is no wait */
-    refused_src(REGION_HEAD "#pragma omp task\n"
-                            "    work(1);\n"
-                            "#pragma omp taskwait depend(in: n) nowait\n" REGION_TAIL,
-                8, "taskwait with a nowait clause");
-    refused_src(REGION_HEAD "#pragma omp task bogus(3)\n"
-                            "    work(1);\n" REGION_TAIL,
-                6, "unsupported task clause 'bogus'");
+    fe_expect_refused(REGION_HEAD "#pragma omp task\n"
+                                  "    work(1);\n"
+                                  "#pragma omp taskwait depend(in: n) nowait\n" REGION_TAIL,
+                      8, "taskwait with a nowait clause");
+    fe_expect_refused(REGION_HEAD "#pragma omp task bogus(3)\n"
+                                  "    work(1);\n" REGION_TAIL,
+                      6, "unsupported task clause 'bogus'");
 }
 
 Test(refusals_inline, loop_with_task_calls_in_its_condition)
 {
-    refused_src("void work(int);\n"
-                "static int more(int n) {\n"
-                "#pragma omp task\n"
-                "  work(n);\n"
-                "  return n > 0;\n"
-                "}\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel\n"
-                "#pragma omp single\n"
-                "  while (more(n)) n--;\n"
-                "}\n",
-                10, "loop condition");
+    fe_expect_refused("void work(int);\n"
+                      "static int more(int n) {\n"
+                      "#pragma omp task\n"
+                      "  work(n);\n"
+                      "  return n > 0;\n"
+                      "}\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel\n"
+                      "#pragma omp single\n"
+                      "  while (more(n)) n--;\n"
+                      "}\n",
+                      10, "loop condition");
 }
 
 Test(calls, function_pointer_to_a_task_creating_function_is_refused)
 {
-    refused_src("void work(int);\n"
-                "static void spawn(int n) {\n"
-                "#pragma omp task\n"
-                "  work(n);\n"
-                "}\n"
-                "void (*fp)(int) = spawn;\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel\n"
-                "#pragma omp single\n"
-                "  fp(n);\n"
-                "}\n",
-                10, "function pointer");
+    fe_expect_refused("void work(int);\n"
+                      "static void spawn(int n) {\n"
+                      "#pragma omp task\n"
+                      "  work(n);\n"
+                      "}\n"
+                      "void (*fp)(int) = spawn;\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel\n"
+                      "#pragma omp single\n"
+                      "  fp(n);\n"
+                      "}\n",
+                      10, "function pointer");
 }
 
 Test(calls, function_pointer_to_plain_code_is_plain)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "static void quiet(int n) { work(n); }\n"
-                                "static void spawn(int n) {\n"
-                                "#pragma omp task\n"
-                                "  work(n);\n"
-                                "}\n"
-                                "void (*fp)(int) = quiet;\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp single\n"
-                                "  {\n"
-                                "    fp(n);\n"
-                                "    spawn(n);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "static void quiet(int n) { work(n); }\n"
+                                       "static void spawn(int n) {\n"
+                                       "#pragma omp task\n"
+                                       "  work(n);\n"
+                                       "}\n"
+                                       "void (*fp)(int) = quiet;\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "    fp(n);\n"
+                                       "    spawn(n);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "4");
     ompdag_condag_set_destroy(set);
 }
@@ -485,20 +462,20 @@ Test(calls, function_pointer_to_plain_code_is_plain)
 Test(regions, code_after_the_single_barrier_is_outside_the_graph)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel\n"
-                                "  {\n"
-                                "    work(0);\n"
-                                "#pragma omp single\n"
-                                "    {\n"
-                                "#pragma omp task\n"
-                                "      work(1);\n"
-                                "    }\n"
-                                "    work(2);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "  {\n"
+                                       "    work(0);\n"
+                                       "#pragma omp single\n"
+                                       "    {\n"
+                                       "#pragma omp task\n"
+                                       "      work(1);\n"
+                                       "    }\n"
+                                       "    work(2);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "8");
     /* the graph ends at the single's barrier: work(2) runs after every task,
      * on the implicit tasks, and is not part of the con-DAG */
@@ -511,19 +488,19 @@ Test(regions, code_after_the_single_barrier_is_outside_the_graph)
 
 Test(regions, code_after_master_without_barrier_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel\n"
-                "  {\n"
-                "#pragma omp master\n"
-                "    {\n"
-                "#pragma omp task\n"
-                "      work(1);\n"
-                "    }\n"
-                "    work(2);\n"
-                "  }\n"
-                "}\n",
-                10, "master/masked");
+    fe_expect_refused("void work(int);\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel\n"
+                      "  {\n"
+                      "#pragma omp master\n"
+                      "    {\n"
+                      "#pragma omp task\n"
+                      "      work(1);\n"
+                      "    }\n"
+                      "    work(2);\n"
+                      "  }\n"
+                      "}\n",
+                      10, "master/masked");
 }
 
 Test(regions, code_after_single_with_unawaited_grandchild_is_accepted)
@@ -531,22 +508,22 @@ Test(regions, code_after_single_with_unawaited_grandchild_is_accepted)
     /* the barrier completes every task, grandchildren included: the graph
      * ends there, so no task needs to await its own children */
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel\n"
-                                "  {\n"
-                                "#pragma omp single\n"
-                                "    {\n"
-                                "#pragma omp task\n"
-                                "      {\n"
-                                "#pragma omp task\n"
-                                "        work(1);\n"
-                                "      }\n"
-                                "    }\n"
-                                "    work(2);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "  {\n"
+                                       "#pragma omp single\n"
+                                       "    {\n"
+                                       "#pragma omp task\n"
+                                       "      {\n"
+                                       "#pragma omp task\n"
+                                       "        work(1);\n"
+                                       "      }\n"
+                                       "    }\n"
+                                       "    work(2);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,9");
     ompdag_condag_set_destroy(set);
 }
@@ -554,26 +531,26 @@ Test(regions, code_after_single_with_unawaited_grandchild_is_accepted)
 Test(loops, unsigned_wraparound_never_ends)
 {
     /* i >= 0 always holds for an unsigned variable: no constant trip count */
-    refused_src(REGION_HEAD "    for (unsigned i = 3; i >= 0; i--) {\n"
-                            "#pragma omp task\n"
-                            "      work(1);\n"
-                            "    }\n" REGION_TAIL,
-                6, "more than 4096");
-    refused_src(REGION_HEAD "    for (unsigned char c = 0; c < 300; c++) {\n"
-                            "#pragma omp task\n"
-                            "      work(1);\n"
-                            "    }\n" REGION_TAIL,
-                6, "more than 4096");
+    fe_expect_refused(REGION_HEAD "    for (unsigned i = 3; i >= 0; i--) {\n"
+                                  "#pragma omp task\n"
+                                  "      work(1);\n"
+                                  "    }\n" REGION_TAIL,
+                      6, "more than 4096");
+    fe_expect_refused(REGION_HEAD "    for (unsigned char c = 0; c < 300; c++) {\n"
+                                  "#pragma omp task\n"
+                                  "      work(1);\n"
+                                  "    }\n" REGION_TAIL,
+                      6, "more than 4096");
 }
 
 Test(loops, unsigned_counter_down_to_zero)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    for (unsigned long i = 3; i > 0; --i) {\n"
-                                            "#pragma omp task\n"
-                                            "      work(1);\n"
-                                            "    }\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    for (unsigned long i = 3; i > 0; --i) {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(1);\n"
+                                                   "    }\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
     ompdag_condag_set_destroy(set);
 }
@@ -581,22 +558,22 @@ Test(loops, unsigned_counter_down_to_zero)
 Test(refusals_inline, nest_lock_inside_a_task)
 {
     /* omp_set_lock is modelled (tests/plugin/test_mutex.c); nest locks are not */
-    refused_src("#include <omp.h>\n"
-                "void work(int);\n"
-                "omp_nest_lock_t lock;\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel\n"
-                "#pragma omp single\n"
-                "  {\n"
-                "#pragma omp task\n"
-                "    {\n"
-                "      omp_set_nest_lock(&lock);\n"
-                "      work(n);\n"
-                "      omp_unset_nest_lock(&lock);\n"
-                "    }\n"
-                "  }\n"
-                "}\n",
-                10, "'omp_set_nest_lock' in task code");
+    fe_expect_refused("#include <omp.h>\n"
+                      "void work(int);\n"
+                      "omp_nest_lock_t lock;\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel\n"
+                      "#pragma omp single\n"
+                      "  {\n"
+                      "#pragma omp task\n"
+                      "    {\n"
+                      "      omp_set_nest_lock(&lock);\n"
+                      "      work(n);\n"
+                      "      omp_unset_nest_lock(&lock);\n"
+                      "    }\n"
+                      "  }\n"
+                      "}\n",
+                      10, "'omp_set_nest_lock' in task code");
 }
 
 Test(pragmas, omp_h_parses_without_openmp)
@@ -604,17 +581,17 @@ Test(pragmas, omp_h_parses_without_openmp)
     /* clang's omp.h has declare-variant blocks that only parse with
      * -fopenmp; the front end reads it as OpenMP 4.5 */
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("#include <omp.h>\n"
-                                "void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp single\n"
-                                "  {\n"
-                                "#pragma omp task\n"
-                                "    work(omp_get_thread_num() + omp_is_initial_device());\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("#include <omp.h>\n"
+                                       "void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(omp_get_thread_num() + omp_is_initial_device());\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7");
     ompdag_condag_set_destroy(set);
 }
@@ -622,16 +599,16 @@ Test(pragmas, omp_h_parses_without_openmp)
 Test(pragmas, continued_lines_and_comments)
 {
     /* the clause on the continuation line belongs to the directive */
-    refused_src(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
-                            "        shared(n) \\\n"
-                            "        depend(iterator(i = 0:n), in: n)\n"
-                            "    work(n); // the task\n" REGION_TAIL,
-                6, "depend(iterator(i = 0:n), in: n): the iterator's range");
+    fe_expect_refused(REGION_HEAD "  #  pragma   omp task /* spawn */ \\\n"
+                                  "        shared(n) \\\n"
+                                  "        depend(iterator(i = 0:n), in: n)\n"
+                                  "    work(n); // the task\n" REGION_TAIL,
+                      6, "depend(iterator(i = 0:n), in: n): the iterator's range");
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task \\\n"
-                                            "    untied // comment\n"
-                                            "    work(n);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp task \\\n"
+                                                   "    untied // comment\n"
+                                                   "    work(n);\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "6");
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T)
@@ -644,7 +621,7 @@ Test(pragmas, continued_lines_and_comments)
 static const char *region_class_of(const char *src)
 {
     ompdag_condag_set *set = NULL;
-    ompdag_condag *g = ok_graph(src, &set);
+    ompdag_condag *g = fe_expect_graph(src, &set);
     static char cls[8];
     const char *c =
         json_string_value(json_object_get(ompdag_condag_extra(g, -1), "resource_class"));

@@ -13,33 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fe_test.h"
+#include "fe_expect.h"
 #include "ompdag/locks.h"
 #include "ompdag/rta.h"
-
-static ompdag_condag *extract_ok(const char *src, ompdag_condag_set **set)
-{
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
-    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
-    cr_assert_eq(ompdag_condag_set_count(*set), 1);
-    ompdag_frontend_destroy(fe);
-    return ompdag_condag_set_graph(*set, 0);
-}
-
-static void refused(const char *src, int line, const char *needle)
-{
-    ompdag_condag_set *set = NULL;
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
-    if (!fe_test_has_diag(fe, line, needle)) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
-    cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
-              needle);
-    ompdag_condag_set_destroy(set);
-    ompdag_frontend_destroy(fe);
-}
 
 /* "name=count" of every lock of every node, sorted by node line: e.g.
  * "9:critical=1 12:omp_lock=unbounded". */
@@ -94,18 +70,18 @@ static int64_t bound_with_wcets(ompdag_condag *g, int32_t m)
 Test(mutex, a_critical_section_in_two_tasks_is_a_lock_of_each_node_and_raises_the_bound)
 {
     ompdag_condag_set *set = NULL;
-    ompdag_condag *g = extract_ok(HEAD "#pragma omp task\n"     /* 9 */
-                                       "    {\n"                /* 10 */
-                                       "      work(1);\n"       /* 11 */
-                                       "#pragma omp critical\n" /* 12 */
-                                       "      hits++;\n"        /* 13 */
-                                       "    }\n"
-                                       "#pragma omp task\n" /* 15 */
-                                       "    {\n"
-                                       "#pragma omp critical\n" /* 17 */
-                                       "      hits++;\n"
-                                       "    }\n" TAIL,
-                                  &set);
+    ompdag_condag *g = fe_expect_graph(HEAD "#pragma omp task\n"     /* 9 */
+                                            "    {\n"                /* 10 */
+                                            "      work(1);\n"       /* 11 */
+                                            "#pragma omp critical\n" /* 12 */
+                                            "      hits++;\n"        /* 13 */
+                                            "    }\n"
+                                            "#pragma omp task\n" /* 15 */
+                                            "    {\n"
+                                            "#pragma omp critical\n" /* 17 */
+                                            "      hits++;\n"
+                                            "    }\n" TAIL,
+                                       &set);
     char buf[512];
     /* each task body is one node (loc: its opening brace) holding the lock once */
     cr_assert_str_eq(locks_of(g, buf, sizeof buf), "10:critical=1 16:critical=1");
@@ -118,16 +94,16 @@ Test(mutex, a_critical_section_in_two_tasks_is_a_lock_of_each_node_and_raises_th
     json_decref(j);
     ompdag_condag_set_destroy(set);
     /* the same program without the critical sections */
-    g = extract_ok(HEAD "#pragma omp task\n"
-                        "    {\n"
-                        "      work(1);\n"
-                        "      hits++;\n"
-                        "    }\n"
-                        "#pragma omp task\n"
-                        "    {\n"
-                        "      hits++;\n"
-                        "    }\n" TAIL,
-                   &set);
+    g = fe_expect_graph(HEAD "#pragma omp task\n"
+                             "    {\n"
+                             "      work(1);\n"
+                             "      hits++;\n"
+                             "    }\n"
+                             "#pragma omp task\n"
+                             "    {\n"
+                             "      hits++;\n"
+                             "    }\n" TAIL,
+                        &set);
     cr_assert_not(ompdag_condag_has_locks(g));
     int64_t without = bound_with_wcets(g, 2);
     cr_assert_eq(with, without + 2 * 10 + 10, "two blocking terms of 10 (volume), one on the path");
@@ -137,24 +113,24 @@ Test(mutex, a_critical_section_in_two_tasks_is_a_lock_of_each_node_and_raises_th
 Test(mutex, named_sections_are_distinct_locks)
 {
     ompdag_condag_set *set = NULL;
-    ompdag_condag *g = extract_ok(HEAD "#pragma omp task\n"
-                                       "    {\n"
-                                       "#pragma omp critical(best)\n" /* 11 */
-                                       "      best++;\n"
-                                       "#pragma omp critical\n"
-                                       "      hits++;\n"
-                                       "    }\n" TAIL,
-                                  &set);
+    ompdag_condag *g = fe_expect_graph(HEAD "#pragma omp task\n"
+                                            "    {\n"
+                                            "#pragma omp critical(best)\n" /* 11 */
+                                            "      best++;\n"
+                                            "#pragma omp critical\n"
+                                            "      hits++;\n"
+                                            "    }\n" TAIL,
+                                       &set);
     char buf[512];
     cr_assert_str_eq(locks_of(g, buf, sizeof buf), "10:critical(best)=1 10:critical=1");
     ompdag_condag_set_destroy(set);
     /* a hint may select a lock that is not FIFO: only the count-free term */
-    g = extract_ok(HEAD "#pragma omp task\n"
-                        "    {\n"
-                        "#pragma omp critical(best) hint(omp_sync_hint_contended)\n"
-                        "      best++;\n"
-                        "    }\n" TAIL,
-                   &set);
+    g = fe_expect_graph(HEAD "#pragma omp task\n"
+                             "    {\n"
+                             "#pragma omp critical(best) hint(omp_sync_hint_contended)\n"
+                             "      best++;\n"
+                             "    }\n" TAIL,
+                        &set);
     cr_assert_str_eq(locks_of(g, buf, sizeof buf), "10:critical(best)=unbounded");
     ompdag_condag_set_destroy(set);
 }
@@ -162,34 +138,34 @@ Test(mutex, named_sections_are_distinct_locks)
 Test(mutex, sections_in_loops_and_helpers_have_an_unbounded_count)
 {
     ompdag_condag_set *set = NULL;
-    ompdag_condag *g = extract_ok("#include <omp.h>\n"
-                                  "int hits;\n"
-                                  "omp_lock_t lk;\n"
-                                  "static void bump(void) {\n"
-                                  "  omp_set_lock(&lk);\n"
-                                  "  hits++;\n"
-                                  "  omp_unset_lock(&lk);\n"
-                                  "}\n"
-                                  "void f(int n) {\n"
-                                  "#pragma omp parallel\n"
-                                  "#pragma omp single\n"
-                                  "  {\n"
-                                  "#pragma omp task\n"                  /* 13 */
-                                  "    for (int i = 0; i < n; ++i) {\n" /* 14 */
-                                  "#pragma omp critical\n"
-                                  "      hits++;\n"
-                                  "    }\n"
-                                  "#pragma omp task\n" /* 18 */
-                                  "    bump();\n"      /* 19 */
-                                  "#pragma omp task\n"
-                                  "    {\n"
-                                  "      omp_set_lock(&lk);\n" /* 22 */
-                                  "      hits++;\n"
-                                  "      omp_unset_lock(&lk);\n"
-                                  "    }\n"
-                                  "  }\n"
-                                  "}\n",
-                                  &set);
+    ompdag_condag *g = fe_expect_graph("#include <omp.h>\n"
+                                       "int hits;\n"
+                                       "omp_lock_t lk;\n"
+                                       "static void bump(void) {\n"
+                                       "  omp_set_lock(&lk);\n"
+                                       "  hits++;\n"
+                                       "  omp_unset_lock(&lk);\n"
+                                       "}\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"                  /* 13 */
+                                       "    for (int i = 0; i < n; ++i) {\n" /* 14 */
+                                       "#pragma omp critical\n"
+                                       "      hits++;\n"
+                                       "    }\n"
+                                       "#pragma omp task\n" /* 18 */
+                                       "    bump();\n"      /* 19 */
+                                       "#pragma omp task\n"
+                                       "    {\n"
+                                       "      omp_set_lock(&lk);\n" /* 22 */
+                                       "      hits++;\n"
+                                       "      omp_unset_lock(&lk);\n"
+                                       "    }\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     char buf[512];
     cr_assert_str_eq(locks_of(g, buf, sizeof buf),
                      "14:critical=unbounded 19:omp_lock=unbounded 21:omp_lock=1");
@@ -201,24 +177,24 @@ Test(mutex, sections_in_loops_and_helpers_have_an_unbounded_count)
 Test(mutex, a_call_through_a_pointer_takes_the_locks_of_address_taken_functions)
 {
     ompdag_condag_set *set = NULL;
-    ompdag_condag *g = extract_ok("#include <omp.h>\n"
-                                  "int hits;\n"
-                                  "omp_lock_t lk;\n"
-                                  "static void bump(void) {\n"
-                                  "  omp_set_lock(&lk);\n"
-                                  "  hits++;\n"
-                                  "  omp_unset_lock(&lk);\n"
-                                  "}\n"
-                                  "void (*op)(void) = bump;\n"
-                                  "void f(int n) {\n"
-                                  "#pragma omp parallel\n"
-                                  "#pragma omp single\n"
-                                  "  {\n"
-                                  "#pragma omp task\n" /* 14 */
-                                  "    op();\n"        /* 15 */
-                                  "  }\n"
-                                  "}\n",
-                                  &set);
+    ompdag_condag *g = fe_expect_graph("#include <omp.h>\n"
+                                       "int hits;\n"
+                                       "omp_lock_t lk;\n"
+                                       "static void bump(void) {\n"
+                                       "  omp_set_lock(&lk);\n"
+                                       "  hits++;\n"
+                                       "  omp_unset_lock(&lk);\n"
+                                       "}\n"
+                                       "void (*op)(void) = bump;\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "#pragma omp task\n" /* 14 */
+                                       "    op();\n"        /* 15 */
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     char buf[512];
     cr_assert_str_eq(locks_of(g, buf, sizeof buf), "15:omp_lock=unbounded");
     ompdag_condag_set_destroy(set);
@@ -246,68 +222,68 @@ Test(mutex, the_examples_extract_with_their_locks)
 
 Test(mutex_refusals, a_task_or_taskwait_inside_a_critical_section)
 {
-    refused(HEAD "#pragma omp critical\n" /* 9 */
-                 "    {\n"
-                 "#pragma omp task\n"
-                 "      work(1);\n"
-                 "    }\n" TAIL,
-            9,
-            "task scheduling point (task creation, taskwait or blocking call) inside "
-            "'#pragma omp critical'");
-    refused(HEAD "#pragma omp task\n"
-                 "    work(1);\n"
-                 "#pragma omp critical\n" /* 11 */
-                 "    {\n"
-                 "#pragma omp taskwait\n"
-                 "    }\n" TAIL,
-            11, "inside '#pragma omp critical'");
+    fe_expect_refused(HEAD "#pragma omp critical\n" /* 9 */
+                           "    {\n"
+                           "#pragma omp task\n"
+                           "      work(1);\n"
+                           "    }\n" TAIL,
+                      9,
+                      "task scheduling point (task creation, taskwait or blocking call) inside "
+                      "'#pragma omp critical'");
+    fe_expect_refused(HEAD "#pragma omp task\n"
+                           "    work(1);\n"
+                           "#pragma omp critical\n" /* 11 */
+                           "    {\n"
+                           "#pragma omp taskwait\n"
+                           "    }\n" TAIL,
+                      11, "inside '#pragma omp critical'");
 }
 
 Test(mutex_refusals, a_lock_held_across_a_scheduling_point)
 {
-    refused(HEAD "    omp_set_lock(&lk);\n" /* 9 */
-                 "#pragma omp task\n"
-                 "    work(1);\n"
-                 "    omp_unset_lock(&lk);\n" TAIL,
-            9, "held across");
-    refused(HEAD "#pragma omp task\n"
-                 "    {\n"
-                 "      omp_set_lock(&lk);\n" /* 11 */
-                 "      work(1);\n"
-                 "    }\n" TAIL,
-            11, "omp_set_lock without its omp_unset_lock");
+    fe_expect_refused(HEAD "    omp_set_lock(&lk);\n" /* 9 */
+                           "#pragma omp task\n"
+                           "    work(1);\n"
+                           "    omp_unset_lock(&lk);\n" TAIL,
+                      9, "held across");
+    fe_expect_refused(HEAD "#pragma omp task\n"
+                           "    {\n"
+                           "      omp_set_lock(&lk);\n" /* 11 */
+                           "      work(1);\n"
+                           "    }\n" TAIL,
+                      11, "omp_set_lock without its omp_unset_lock");
 }
 
 Test(mutex_refusals, nested_sections)
 {
-    refused(HEAD "#pragma omp task\n"
-                 "    {\n"
-                 "#pragma omp critical(a)\n"
-                 "      {\n"
-                 "#pragma omp critical(b)\n" /* 13 */
-                 "        hits++;\n"
-                 "      }\n"
-                 "    }\n" TAIL,
-            13, "lock acquired while 'critical(a)' is held");
-    refused(HEAD "#pragma omp task\n"
-                 "    {\n"
-                 "      omp_set_lock(&lk);\n"
-                 "#pragma omp critical\n" /* 12 */
-                 "      hits++;\n"
-                 "      omp_unset_lock(&lk);\n"
-                 "    }\n" TAIL,
-            12, "lock acquired while 'omp_lock' is held");
+    fe_expect_refused(HEAD "#pragma omp task\n"
+                           "    {\n"
+                           "#pragma omp critical(a)\n"
+                           "      {\n"
+                           "#pragma omp critical(b)\n" /* 13 */
+                           "        hits++;\n"
+                           "      }\n"
+                           "    }\n" TAIL,
+                      13, "lock acquired while 'critical(a)' is held");
+    fe_expect_refused(HEAD "#pragma omp task\n"
+                           "    {\n"
+                           "      omp_set_lock(&lk);\n"
+                           "#pragma omp critical\n" /* 12 */
+                           "      hits++;\n"
+                           "      omp_unset_lock(&lk);\n"
+                           "    }\n" TAIL,
+                      12, "lock acquired while 'omp_lock' is held");
 }
 
 Test(mutex_refusals, polling_and_nest_locks_stay_refused)
 {
-    refused(HEAD "#pragma omp task\n"
-                 "    {\n"
-                 "      while (!omp_test_lock(&lk)) ;\n" /* 11 */
-                 "      hits++;\n"
-                 "      omp_unset_lock(&lk);\n"
-                 "    }\n" TAIL,
-            11, "'omp_test_lock'");
+    fe_expect_refused(HEAD "#pragma omp task\n"
+                           "    {\n"
+                           "      while (!omp_test_lock(&lk)) ;\n" /* 11 */
+                           "      hits++;\n"
+                           "      omp_unset_lock(&lk);\n"
+                           "    }\n" TAIL,
+                      11, "'omp_test_lock'");
 }
 
 /* ---- BOTS idioms ------------------------------------------------------------------------ */

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fe_test.h"
+#include "fe_expect.h"
 
 static char buf[4096];
 #define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
@@ -25,30 +25,6 @@ static char buf[4096];
     "  {\n"
 /* line 6 is the first line of the single block */
 #define REGION_TAIL "  }\n}\n"
-
-static ompdag_condag *ok_graph(const char *src, ompdag_condag_set **set)
-{
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
-    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
-    cr_assert_eq(ompdag_condag_set_count(*set), 1);
-    ompdag_frontend_destroy(fe);
-    return ompdag_condag_set_graph(*set, 0);
-}
-
-static void refused_src(const char *src, int line, const char *needle)
-{
-    ompdag_condag_set *set = NULL;
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
-    if (!fe_test_has_diag(fe, line, needle)) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
-    cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
-              needle);
-    ompdag_condag_set_destroy(set);
-    ompdag_frontend_destroy(fe);
-}
 
 /* Number of tasks created by T nodes at `line`. */
 static int created_at(const ompdag_condag *g, int line)
@@ -65,12 +41,12 @@ static int created_at(const ompdag_condag *g, int line)
 Test(taskloop, num_tasks_over_a_constant_trip_count_is_exact)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "    work(0);\n"
-                                            "#pragma omp taskloop num_tasks(3)\n"
-                                            "    for (int i = 0; i < 10; ++i)\n"
-                                            "      work(i);\n"
-                                            "    work(1);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "    work(0);\n"
+                                                   "#pragma omp taskloop num_tasks(3)\n"
+                                                   "    for (int i = 0; i < 10; ++i)\n"
+                                                   "      work(i);\n"
+                                                   "    work(1);\n" REGION_TAIL,
+                                       &set);
     /* min(3, 10) chunks, exactly: no C node; the implicit taskgroup waits */
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "7,7,7");
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
@@ -82,10 +58,10 @@ Test(taskloop, num_tasks_over_a_constant_trip_count_is_exact)
 Test(taskloop, num_tasks_above_the_trip_count_gives_one_chunk_per_iteration)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop num_tasks(8)\n"
-                                            "    for (int i = 0; i < 2; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop num_tasks(8)\n"
+                                                   "    for (int i = 0; i < 2; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "6,6");
     ompdag_condag_set_destroy(set);
 }
@@ -93,10 +69,10 @@ Test(taskloop, num_tasks_above_the_trip_count_gives_one_chunk_per_iteration)
 Test(taskloop, grainsize_gives_at_most_n_over_g_chunks)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop grainsize(4)\n"
-                                            "    for (int i = 0; i < 10; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop grainsize(4)\n"
+                                                   "    for (int i = 0; i < 10; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     /* every chunk holds at least 4 iterations: at most 2, each may be the last */
     cr_assert_eq(created_at(g, 6), 2);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 2);
@@ -106,10 +82,10 @@ Test(taskloop, grainsize_gives_at_most_n_over_g_chunks)
 Test(taskloop, strict_grainsize_is_exact_with_a_shorter_last_chunk)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop grainsize(strict: 4)\n"
-                                            "    for (int i = 0; i < 10; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop grainsize(strict: 4)\n"
+                                                   "    for (int i = 0; i < 10; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(created_at(g, 6), 3); /* 4 + 4 + 2 */
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
     ompdag_condag_set_destroy(set);
@@ -118,10 +94,10 @@ Test(taskloop, strict_grainsize_is_exact_with_a_shorter_last_chunk)
 Test(taskloop, no_clause_gives_at_most_one_chunk_per_iteration)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop simd reduction(+: n)\n"
-                                            "    for (int i = 0; i < 5; ++i)\n"
-                                            "      n += i;\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop simd reduction(+: n)\n"
+                                                   "    for (int i = 0; i < 5; ++i)\n"
+                                                   "      n += i;\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(created_at(g, 6), 5);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 5);
     ompdag_condag_set_destroy(set);
@@ -130,13 +106,13 @@ Test(taskloop, no_clause_gives_at_most_one_chunk_per_iteration)
 Test(taskloop, a_body_with_tasks_is_unrolled_as_at_most_the_chunk_size)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
-                                            "    for (int i = 0; i < 6; ++i) {\n"
-                                            "#pragma omp task\n"
-                                            "      work(i);\n"
-                                            "#pragma omp taskwait\n"
-                                            "    }\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
+                                                   "    for (int i = 0; i < 6; ++i) {\n"
+                                                   "#pragma omp task\n"
+                                                   "      work(i);\n"
+                                                   "#pragma omp taskwait\n"
+                                                   "    }\n" REGION_TAIL,
+                                       &set);
     /* 2 chunks; a chunk holds at most 6 - 2 + 1 = 5 iterations (the spec does
      * not require balanced chunks) */
     cr_assert_eq(created_at(g, 6), 2);
@@ -148,11 +124,11 @@ Test(taskloop, a_body_with_tasks_is_unrolled_as_at_most_the_chunk_size)
 Test(taskloop, loop_bound_bounds_a_variable_trip_count)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop grainsize(2)\n"
-                                            "#pragma ompdag loop_bound(7)\n"
-                                            "    for (int i = 0; i < n; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop grainsize(2)\n"
+                                                   "#pragma ompdag loop_bound(7)\n"
+                                                   "    for (int i = 0; i < n; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(created_at(g, 6), 3); /* at most 7 / 2 */
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 3);
     ompdag_condag_set_destroy(set);
@@ -161,10 +137,10 @@ Test(taskloop, loop_bound_bounds_a_variable_trip_count)
 Test(taskloop, num_tasks_bounds_a_folding_body_without_a_trip_count)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop num_tasks(4)\n"
-                                            "    for (int i = 0; i < n; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop num_tasks(4)\n"
+                                                   "    for (int i = 0; i < n; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     cr_assert_eq(created_at(g, 6), 4);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 4); /* n may be below 4 */
     ompdag_condag_set_destroy(set);
@@ -173,16 +149,16 @@ Test(taskloop, num_tasks_bounds_a_folding_body_without_a_trip_count)
 Test(taskloop, clause_arguments_may_be_constant_expressions)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("#define NT 3\n"
-                                "void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp single\n"
-                                "#pragma omp taskloop num_tasks(NT * 2)\n"
-                                "  for (int i = 0; i < 10; ++i)\n"
-                                "    work(i);\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("#define NT 3\n"
+                                       "void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp single\n"
+                                       "#pragma omp taskloop num_tasks(NT * 2)\n"
+                                       "  for (int i = 0; i < 10; ++i)\n"
+                                       "    work(i);\n"
+                                       "}\n",
+                                       &set);
     cr_assert_eq(created_at(g, 6), 6);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 0);
     ompdag_condag_set_destroy(set);
@@ -193,11 +169,11 @@ Test(taskloop, clause_arguments_may_be_constant_expressions)
 Test(taskloop, nogroup_has_no_wait)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop nogroup num_tasks(2)\n"
-                                            "    for (int i = 0; i < 4; ++i)\n"
-                                            "      work(i);\n"
-                                            "#pragma omp taskwait\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop nogroup num_tasks(2)\n"
+                                                   "    for (int i = 0; i < 4; ++i)\n"
+                                                   "      work(i);\n"
+                                                   "#pragma omp taskwait\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "9");
     ompdag_condag_set_destroy(set);
 }
@@ -205,10 +181,10 @@ Test(taskloop, nogroup_has_no_wait)
 Test(taskloop, the_taskgroup_waits_for_every_chunk)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
-                                            "    for (int i = 0; i < 4; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
+                                                   "    for (int i = 0; i < 4; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(fe_test_wedges(g, buf, sizeof buf), "6>6,6>6");
     ompdag_condag_set_destroy(set);
 }
@@ -216,10 +192,10 @@ Test(taskloop, the_taskgroup_waits_for_every_chunk)
 Test(taskloop, if_false_makes_every_chunk_undeferred)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2) if(n > 3)\n"
-                                            "    for (int i = 0; i < 4; ++i)\n"
-                                            "      work(i);\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp taskloop num_tasks(2) if(n > 3)\n"
+                                                   "    for (int i = 0; i < 4; ++i)\n"
+                                                   "      work(i);\n" REGION_TAIL,
+                                       &set);
     /* T W T W: each chunk's wait is also the taskgroup's (annotate could not
      * tell a W node of its own from the last chunk's: same line) */
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "6,6");
@@ -228,12 +204,12 @@ Test(taskloop, if_false_makes_every_chunk_undeferred)
 
 Test(taskloop, a_descendant_the_chunk_does_not_await_is_refused)
 {
-    refused_src(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
-                            "    for (int i = 0; i < 4; ++i) {\n"
-                            "#pragma omp task\n"
-                            "      work(i);\n"
-                            "    }\n" REGION_TAIL,
-                6, "implicit taskgroup");
+    fe_expect_refused(REGION_HEAD "#pragma omp taskloop num_tasks(2)\n"
+                                  "    for (int i = 0; i < 4; ++i) {\n"
+                                  "#pragma omp task\n"
+                                  "      work(i);\n"
+                                  "    }\n" REGION_TAIL,
+                      6, "implicit taskgroup");
 }
 
 /* ---- combined forms -------------------------------------------------------------------- */
@@ -241,13 +217,14 @@ Test(taskloop, a_descendant_the_chunk_does_not_await_is_refused)
 Test(taskloop, parallel_masked_taskloop_is_a_region)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel masked taskloop num_tasks(2) num_threads(4)\n"
-                                "  for (int i = 0; i < 8; ++i)\n"
-                                "    work(i);\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g =
+        fe_expect_graph("void work(int);\n"
+                        "void f(void) {\n"
+                        "#pragma omp parallel masked taskloop num_tasks(2) num_threads(4)\n"
+                        "  for (int i = 0; i < 8; ++i)\n"
+                        "    work(i);\n"
+                        "}\n",
+                        &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "3,3");
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "3");
     cr_assert_eq(ompdag_condag_threads(g), 4);
@@ -257,14 +234,14 @@ Test(taskloop, parallel_masked_taskloop_is_a_region)
 Test(taskloop, parallel_master_taskloop_simd_with_a_loop_bound)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(int n) {\n"
-                                "#pragma omp parallel master taskloop simd grainsize(2)\n"
-                                "#pragma ompdag loop_bound(4)\n"
-                                "  for (int i = 0; i < n; ++i)\n"
-                                "    work(i);\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(int n) {\n"
+                                       "#pragma omp parallel master taskloop simd grainsize(2)\n"
+                                       "#pragma ompdag loop_bound(4)\n"
+                                       "  for (int i = 0; i < n; ++i)\n"
+                                       "    work(i);\n"
+                                       "}\n",
+                                       &set);
     cr_assert_eq(created_at(g, 3), 2);
     ompdag_condag_set_destroy(set);
 }
@@ -272,16 +249,16 @@ Test(taskloop, parallel_master_taskloop_simd_with_a_loop_bound)
 Test(taskloop, masked_taskloop_in_a_parallel_block)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel\n"
-                                "  {\n"
-                                "#pragma omp masked taskloop num_tasks(3)\n"
-                                "    for (int i = 0; i < 9; ++i)\n"
-                                "      work(i);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel\n"
+                                       "  {\n"
+                                       "#pragma omp masked taskloop num_tasks(3)\n"
+                                       "    for (int i = 0; i < 9; ++i)\n"
+                                       "      work(i);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "5,5,5");
     ompdag_condag_set_destroy(set);
 }
@@ -289,14 +266,14 @@ Test(taskloop, masked_taskloop_in_a_parallel_block)
 Test(taskloop, stacked_master_taskloop_on_the_parallel)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel\n"
-                                "#pragma omp master taskloop num_tasks(2)\n"
-                                "  for (int i = 0; i < 9; ++i)\n"
-                                "    work(i);\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel\n"
+                                       "#pragma omp master taskloop num_tasks(2)\n"
+                                       "  for (int i = 0; i < 9; ++i)\n"
+                                       "    work(i);\n"
+                                       "}\n",
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "4,4");
     ompdag_condag_set_destroy(set);
 }
@@ -304,13 +281,13 @@ Test(taskloop, stacked_master_taskloop_on_the_parallel)
 Test(taskloop, taskloop_inside_a_task)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph(REGION_HEAD "#pragma omp task\n"
-                                            "    {\n"
-                                            "#pragma omp taskloop num_tasks(2)\n"
-                                            "      for (int i = 0; i < 4; ++i)\n"
-                                            "        work(i);\n"
-                                            "    }\n" REGION_TAIL,
-                                &set);
+    ompdag_condag *g = fe_expect_graph(REGION_HEAD "#pragma omp task\n"
+                                                   "    {\n"
+                                                   "#pragma omp taskloop num_tasks(2)\n"
+                                                   "      for (int i = 0; i < 4; ++i)\n"
+                                                   "        work(i);\n"
+                                                   "    }\n" REGION_TAIL,
+                                       &set);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_T), "6,8,8");
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "8");
     ompdag_condag_set_destroy(set);
@@ -320,50 +297,50 @@ Test(taskloop, taskloop_inside_a_task)
 
 Test(taskloop, masked_taskloop_inside_a_task_region_is_refused)
 {
-    refused_src(REGION_HEAD "#pragma omp masked taskloop num_tasks(2)\n"
-                            "    for (int i = 0; i < 4; ++i)\n"
-                            "      work(i);\n" REGION_TAIL,
-                6, "master and masked may not be nested");
+    fe_expect_refused(REGION_HEAD "#pragma omp masked taskloop num_tasks(2)\n"
+                                  "    for (int i = 0; i < 4; ++i)\n"
+                                  "      work(i);\n" REGION_TAIL,
+                      6, "master and masked may not be nested");
 }
 
 Test(taskloop, a_variable_trip_count_without_a_bound_names_loop_bound)
 {
-    refused_src(REGION_HEAD "#pragma omp taskloop grainsize(2)\n"
-                            "    for (int i = 0; i < n; ++i)\n"
-                            "      work(i);\n" REGION_TAIL,
-                7, "loop_bound(N)");
+    fe_expect_refused(REGION_HEAD "#pragma omp taskloop grainsize(2)\n"
+                                  "    for (int i = 0; i < n; ++i)\n"
+                                  "      work(i);\n" REGION_TAIL,
+                      7, "loop_bound(N)");
 }
 
 Test(taskloop, collapse_is_refused_by_name)
 {
-    refused_src(REGION_HEAD "#pragma omp taskloop collapse(2) num_tasks(2)\n"
-                            "    for (int i = 0; i < 4; ++i)\n"
-                            "      for (int j = 0; j < 4; ++j)\n"
-                            "        work(i + j);\n" REGION_TAIL,
-                6, "collapse");
+    fe_expect_refused(REGION_HEAD "#pragma omp taskloop collapse(2) num_tasks(2)\n"
+                                  "    for (int i = 0; i < 4; ++i)\n"
+                                  "      for (int j = 0; j < 4; ++j)\n"
+                                  "        work(i + j);\n" REGION_TAIL,
+                      6, "collapse");
 }
 
 Test(taskloop, an_unknown_clause_is_refused_by_name)
 {
-    refused_src(REGION_HEAD "#pragma omp taskloop num_tasks(2) bogus(3)\n"
-                            "    for (int i = 0; i < 4; ++i)\n"
-                            "      work(i);\n" REGION_TAIL,
-                6, "unsupported clause 'bogus'");
+    fe_expect_refused(REGION_HEAD "#pragma omp taskloop num_tasks(2) bogus(3)\n"
+                                  "    for (int i = 0; i < 4; ++i)\n"
+                                  "      work(i);\n" REGION_TAIL,
+                      6, "unsupported clause 'bogus'");
 }
 
 Test(taskloop, taskloop_run_by_every_thread_of_a_team)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(2)\n"
-                                "  {\n"
-                                "#pragma omp taskloop num_tasks(2)\n"
-                                "    for (int i = 0; i < 4; ++i)\n"
-                                "      work(i);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp taskloop num_tasks(2)\n"
+                                       "    for (int i = 0; i < 4; ++i)\n"
+                                       "      work(i);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     /* each of the 2 implicit tasks (fe_team.c) runs the taskloop */
     cr_assert_eq(created_at(g, 5), 4);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "5,5");
@@ -372,19 +349,19 @@ Test(taskloop, taskloop_run_by_every_thread_of_a_team)
 
 Test(taskloop, taskloop_of_every_thread_beside_a_single_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(void) {\n"
-                "#pragma omp parallel\n"
-                "  {\n"
-                "#pragma omp taskloop num_tasks(2)\n"
-                "    for (int i = 0; i < 4; ++i)\n"
-                "      work(i);\n"
-                "    work(9);\n"
-                "#pragma omp single\n"
-                "    work(0);\n"
-                "  }\n"
-                "}\n",
-                5, "every thread runs the taskloop");
+    fe_expect_refused("void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel\n"
+                      "  {\n"
+                      "#pragma omp taskloop num_tasks(2)\n"
+                      "    for (int i = 0; i < 4; ++i)\n"
+                      "      work(i);\n"
+                      "    work(9);\n"
+                      "#pragma omp single\n"
+                      "    work(0);\n"
+                      "  }\n"
+                      "}\n",
+                      5, "every thread runs the taskloop");
 }
 
 /* ---- a real run ------------------------------------------------------------------------ */

@@ -13,34 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fe_test.h"
+#include "fe_expect.h"
 
 static char buf[4096];
 #define LINES(g, k) fe_test_lines(g, k, buf, sizeof buf)
-
-static ompdag_condag *ok_graph(const char *src, ompdag_condag_set **set)
-{
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, set, &fe, NULL);
-    if (st != OMPDAG_OK) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_OK, "%s", ompdag_status_name(st));
-    cr_assert_eq(ompdag_condag_set_count(*set), 1);
-    ompdag_frontend_destroy(fe);
-    return ompdag_condag_set_graph(*set, 0);
-}
-
-static void refused_src(const char *src, int line, const char *needle)
-{
-    ompdag_condag_set *set = NULL;
-    ompdag_frontend *fe = NULL;
-    ompdag_status st = fe_test_extract_source(src, &set, &fe, NULL);
-    if (!fe_test_has_diag(fe, line, needle)) ompdag_frontend_print_diags(fe, stderr);
-    cr_assert_eq(st, OMPDAG_ERR_UNSUPPORTED, "%s", ompdag_status_name(st));
-    cr_assert(fe_test_has_diag(fe, line, needle), "no diagnostic at line %d with '%s'", line,
-              needle);
-    ompdag_condag_set_destroy(set);
-    ompdag_frontend_destroy(fe);
-}
 
 /* Number of T nodes at `line`. */
 static int created_at(const ompdag_condag *g, int line)
@@ -62,16 +38,16 @@ static long long team_of(const ompdag_condag *g)
 Test(team, every_thread_creates_the_task)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(3)\n"
-                                "  {\n"
-                                "    work(0);\n"
-                                "#pragma omp task\n"
-                                "    work(1);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(3)\n"
+                                       "  {\n"
+                                       "    work(0);\n"
+                                       "#pragma omp task\n"
+                                       "    work(1);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     /* tau1 creates 3 implicit tasks (line 3), each creates the task */
     cr_assert_eq(created_at(g, 3), 3);
     cr_assert_eq(created_at(g, 6), 3);
@@ -84,18 +60,18 @@ Test(team, every_thread_creates_the_task)
 Test(team, a_barrier_cuts_phases_and_waits_for_every_thread)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(2)\n"
-                                "  {\n"
-                                "#pragma omp task\n"
-                                "    work(1);\n"
-                                "#pragma omp barrier\n"
-                                "#pragma omp task\n"
-                                "    work(2);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(1);\n"
+                                       "#pragma omp barrier\n"
+                                       "#pragma omp task\n"
+                                       "    work(2);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     /* 2 threads x 2 phases; each phase task waits for its own child (W at
      * the barrier's line 7 and at the region's end), tau1 waits at line 7 */
     cr_assert_eq(created_at(g, 3), 4);
@@ -106,15 +82,16 @@ Test(team, a_barrier_cuts_phases_and_waits_for_every_thread)
 Test(team, static_schedule_gives_each_thread_its_share)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel for num_threads(2) schedule(static, 1)\n"
-                                "  for (int i = 0; i < 3; i++) {\n"
-                                "#pragma omp task\n"
-                                "    work(i);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g =
+        fe_expect_graph("void work(int);\n"
+                        "void f(void) {\n"
+                        "#pragma omp parallel for num_threads(2) schedule(static, 1)\n"
+                        "  for (int i = 0; i < 3; i++) {\n"
+                        "#pragma omp task\n"
+                        "    work(i);\n"
+                        "  }\n"
+                        "}\n",
+                        &set);
     /* chunks of 1 round-robin: thread 1 runs at most 2, thread 2 at most 1 */
     cr_assert_eq(created_at(g, 5), 3);
     cr_assert_eq(fe_test_count(g, OMPDAG_KIND_C), 3);
@@ -124,18 +101,18 @@ Test(team, static_schedule_gives_each_thread_its_share)
 Test(team, dynamic_schedule_lets_every_thread_run_every_iteration)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(2)\n"
-                                "  {\n"
-                                "#pragma omp for schedule(dynamic)\n"
-                                "    for (int i = 0; i < 3; i++) {\n"
-                                "#pragma omp task\n"
-                                "      work(i);\n"
-                                "    }\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp for schedule(dynamic)\n"
+                                       "    for (int i = 0; i < 3; i++) {\n"
+                                       "#pragma omp task\n"
+                                       "      work(i);\n"
+                                       "    }\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_eq(created_at(g, 7), 6);
     ompdag_condag_set_destroy(set);
 }
@@ -143,26 +120,26 @@ Test(team, dynamic_schedule_lets_every_thread_run_every_iteration)
 Test(team, a_worksharing_barrier_ends_a_phase_and_nowait_does_not)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(2)\n"
-                                "  {\n"
-                                "#pragma omp for schedule(static) nowait\n"
-                                "    for (int i = 0; i < 2; i++) {\n"
-                                "#pragma omp task\n"
-                                "      work(i);\n"
-                                "    }\n"
-                                "#pragma omp for schedule(static)\n"
-                                "    for (int i = 0; i < 2; i++) {\n"
-                                "#pragma omp task\n"
-                                "      work(i);\n"
-                                "    }\n"
-                                "    work(5);\n"
-                                "#pragma omp task\n"
-                                "    work(6);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp for schedule(static) nowait\n"
+                                       "    for (int i = 0; i < 2; i++) {\n"
+                                       "#pragma omp task\n"
+                                       "      work(i);\n"
+                                       "    }\n"
+                                       "#pragma omp for schedule(static)\n"
+                                       "    for (int i = 0; i < 2; i++) {\n"
+                                       "#pragma omp task\n"
+                                       "      work(i);\n"
+                                       "    }\n"
+                                       "    work(5);\n"
+                                       "#pragma omp task\n"
+                                       "    work(6);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     /* phase 1: both loops (the first has no barrier); phase 2: the rest */
     cr_assert_eq(created_at(g, 3), 4);
     cr_assert_eq(created_at(g, 16), 2);
@@ -172,20 +149,20 @@ Test(team, a_worksharing_barrier_ends_a_phase_and_nowait_does_not)
 Test(team, sections_are_run_here_or_not_by_each_thread)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel sections num_threads(2)\n"
-                                "  {\n"
-                                "#pragma omp section\n"
-                                "    {\n"
-                                "#pragma omp task\n"
-                                "      work(1);\n"
-                                "    }\n"
-                                "#pragma omp section\n"
-                                "    work(2);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel sections num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp section\n"
+                                       "    {\n"
+                                       "#pragma omp task\n"
+                                       "      work(1);\n"
+                                       "    }\n"
+                                       "#pragma omp section\n"
+                                       "    work(2);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_eq(created_at(g, 7), 2);
     cr_assert_str_eq(LINES(g, OMPDAG_KIND_C), "6,6");
     ompdag_condag_set_destroy(set);
@@ -194,16 +171,16 @@ Test(team, sections_are_run_here_or_not_by_each_thread)
 Test(team, a_single_region_is_no_team)
 {
     ompdag_condag_set *set;
-    ompdag_condag *g = ok_graph("void work(int);\n"
-                                "void f(void) {\n"
-                                "#pragma omp parallel num_threads(2)\n"
-                                "#pragma omp single\n"
-                                "  {\n"
-                                "#pragma omp task\n"
-                                "    work(1);\n"
-                                "  }\n"
-                                "}\n",
-                                &set);
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "#pragma omp single\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(1);\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
     cr_assert_eq(team_of(g), 0);
     cr_assert_eq(ompdag_condag_task_count(g), 2);
     ompdag_condag_set_destroy(set);
@@ -213,15 +190,15 @@ Test(team, a_single_region_is_no_team)
 
 Test(team, no_constant_num_threads_is_refused_by_name)
 {
-    refused_src("void work(int);\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel num_threads(n)\n"
-                "  {\n"
-                "#pragma omp task\n"
-                "    work(1);\n"
-                "  }\n"
-                "}\n",
-                3, "constant num_threads(N)");
+    fe_expect_refused("void work(int);\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel num_threads(n)\n"
+                      "  {\n"
+                      "#pragma omp task\n"
+                      "    work(1);\n"
+                      "  }\n"
+                      "}\n",
+                      3, "constant num_threads(N)");
 }
 
 Test(team, one_run_names_num_threads_and_what_else_the_team_holds)
@@ -235,102 +212,102 @@ Test(team, one_run_names_num_threads_and_what_else_the_team_holds)
                       "    work(1);\n"
                       "  }\n"
                       "}\n";
-    refused_src(src, 3, "constant num_threads(N)");
-    refused_src(src, 6, "detach");
+    fe_expect_refused(src, 3, "constant num_threads(N)");
+    fe_expect_refused(src, 6, "detach");
 }
 
 Test(team, an_if_clause_on_the_parallel_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel for num_threads(2) if(n > 8) schedule(static)\n"
-                "  for (int i = 0; i < 4; i++) {\n"
-                "#pragma omp task\n"
-                "    work(i);\n"
-                "  }\n"
-                "}\n",
-                3, "the team may be a single thread");
+    fe_expect_refused("void work(int);\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel for num_threads(2) if(n > 8) schedule(static)\n"
+                      "  for (int i = 0; i < 4; i++) {\n"
+                      "#pragma omp task\n"
+                      "    work(i);\n"
+                      "  }\n"
+                      "}\n",
+                      3, "the team may be a single thread");
 }
 
 Test(team, a_barrier_inside_a_branch_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel num_threads(2)\n"
-                "  {\n"
-                "#pragma omp task\n"
-                "    work(1);\n"
-                "    if (n) {\n"
-                "#pragma omp barrier\n"
-                "      work(2);\n"
-                "    }\n"
-                "  }\n"
-                "}\n",
-                8, "barrier inside a branch");
+    fe_expect_refused("void work(int);\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel num_threads(2)\n"
+                      "  {\n"
+                      "#pragma omp task\n"
+                      "    work(1);\n"
+                      "    if (n) {\n"
+                      "#pragma omp barrier\n"
+                      "      work(2);\n"
+                      "    }\n"
+                      "  }\n"
+                      "}\n",
+                      8, "barrier inside a branch");
 }
 
 Test(team, a_nested_worksharing_loop_without_nowait_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(int n) {\n"
-                "#pragma omp parallel num_threads(2)\n"
-                "  {\n"
-                "    if (n) {\n"
-                "#pragma omp for\n"
-                "      for (int i = 0; i < 2; i++) {\n"
-                "#pragma omp task\n"
-                "        work(i);\n"
-                "      }\n"
-                "    }\n"
-                "  }\n"
-                "}\n",
-                6, "without nowait inside a branch");
+    fe_expect_refused("void work(int);\n"
+                      "void f(int n) {\n"
+                      "#pragma omp parallel num_threads(2)\n"
+                      "  {\n"
+                      "    if (n) {\n"
+                      "#pragma omp for\n"
+                      "      for (int i = 0; i < 2; i++) {\n"
+                      "#pragma omp task\n"
+                      "        work(i);\n"
+                      "      }\n"
+                      "    }\n"
+                      "  }\n"
+                      "}\n",
+                      6, "without nowait inside a branch");
 }
 
 Test(team, a_grandchild_not_awaited_before_a_barrier_is_refused)
 {
-    refused_src("void work(int);\n"
-                "void f(void) {\n"
-                "#pragma omp parallel num_threads(2)\n"
-                "  {\n"
-                "#pragma omp task\n"
-                "    {\n"
-                "#pragma omp task\n"
-                "      work(1);\n"
-                "    }\n"
-                "#pragma omp barrier\n"
-                "    work(2);\n"
-                "  }\n"
-                "}\n",
-                10, "the barrier waits for every task of the team");
+    fe_expect_refused("void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel num_threads(2)\n"
+                      "  {\n"
+                      "#pragma omp task\n"
+                      "    {\n"
+                      "#pragma omp task\n"
+                      "      work(1);\n"
+                      "    }\n"
+                      "#pragma omp barrier\n"
+                      "    work(2);\n"
+                      "  }\n"
+                      "}\n",
+                      10, "the barrier waits for every task of the team");
 }
 
 Test(team, a_nested_parallel_for_stacked_on_the_team_is_no_worksharing_loop)
 {
-    refused_src("void work(int);\n"
-                "void f(void) {\n"
-                "#pragma omp parallel num_threads(2)\n"
-                "#pragma omp parallel for\n"
-                "  for (int i = 0; i < 2; i++) {\n"
-                "#pragma omp task\n"
-                "    work(i);\n"
-                "  }\n"
-                "}\n",
-                4, "directly on '#pragma omp parallel'");
+    fe_expect_refused("void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel num_threads(2)\n"
+                      "#pragma omp parallel for\n"
+                      "  for (int i = 0; i < 2; i++) {\n"
+                      "#pragma omp task\n"
+                      "    work(i);\n"
+                      "  }\n"
+                      "}\n",
+                      4, "directly on '#pragma omp parallel'");
 }
 
 Test(team, collapse_is_refused_by_name)
 {
-    refused_src("void work(int);\n"
-                "void f(void) {\n"
-                "#pragma omp parallel for num_threads(2) collapse(2)\n"
-                "  for (int i = 0; i < 2; i++)\n"
-                "    for (int j = 0; j < 2; j++) {\n"
-                "#pragma omp task\n"
-                "      work(i);\n"
-                "    }\n"
-                "}\n",
-                3, "collapse");
+    fe_expect_refused("void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel for num_threads(2) collapse(2)\n"
+                      "  for (int i = 0; i < 2; i++)\n"
+                      "    for (int j = 0; j < 2; j++) {\n"
+                      "#pragma omp task\n"
+                      "      work(i);\n"
+                      "    }\n"
+                      "}\n",
+                      3, "collapse");
 }
 
 /* ---- a real run ------------------------------------------------------------------------ */
