@@ -327,8 +327,8 @@ static uint64_t continuation_ready(const run_ctx *r, uint64_t id, uint64_t creat
  * per-instance delays of the input's DAG (annotate_input.c). */
 static bool sample(run_ctx *r, i64vec *into, const pending_seg *s, int kind, int64_t value)
 {
-    bool clean = into == &r->g->start_delay || into == &r->g->wake_delay ||
-                 into == &r->g->cont_delay;
+    bool clean =
+        into == &r->g->start_delay || into == &r->g->wake_delay || into == &r->g->cont_delay;
     return annot_i64vec_push(into, value) && (!clean || annot_input_delay(r->c, s, kind, value));
 }
 
