@@ -23,6 +23,7 @@
 
 #include "ompdag/exact_kernel.h"
 #include "rta_internal.h"
+#include "rta_loop.h"
 
 typedef struct exact_tables {
     ompdag_exact_row *row;
@@ -159,7 +160,15 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
     ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, !opt->bound_only);
     ompdag_status st =
         r && t.row ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    if (!st) {
+    if (!st && g->loops) { /* compact loops: analysis/rta_loop.c */
+        st = rta_loop_tables(g, opt, t.row, err);
+        if (!st) r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
+        if (!st && !opt->bound_only)
+            st = ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
+                                  "the worst flow of a graph with compact loops is not computed "
+                                  "yet (issue 29): ask for the bound only, or unfold the graph "
+                                  "with `ompdag expand`");
+    } else if (!st) {
         compute_tables(g, opt, &t);
         r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
         if (!opt->bound_only)
