@@ -6,9 +6,9 @@
  * them, tasks created in them — are unrolled by ompdag_compact_expand, and
  * the loop dynamic program's bound (analysis/rta_loop.c) must equal Alg1 on
  * the unrolled graph bit for bit, for several m, with WFS and BFS migration
- * overhead.  Plus: closed forms at 10^6 and 10^15 iterations, the unrolled
- * shape (the front end's at-most unrolling), the format (round trip, refusal
- * without the extension) and the errors. */
+ * overhead, with dispatch delays on the chain only and folded.  Plus: closed forms at 10^6 and
+ * 10^15 iterations, the unrolled shape (the front end's at-most unrolling), the format (round trip,
+ * refusal without the extension) and the errors. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +32,7 @@ typedef struct loop_gen {
     ompdag_rng *r;
     int body, nbodies, count;
     bool *created;
+    bool delays; /* dispatch delays on some nodes (docs/overheads.md) */
 } loop_gen;
 
 static int32_t add(loop_gen *b, char kind, const char *creates)
@@ -49,6 +50,9 @@ static int32_t add(loop_gen *b, char kind, const char *creates)
     int32_t v;
     ompdag_error err;
     cr_assert_eq(ompdag_condag_add_node(b->g, &s, &v, &err), OMPDAG_OK, "%s", err.message);
+    if (b->delays && ompdag_rng_unit(b->r) < 0.3)
+        cr_assert_eq(ompdag_condag_set_delay(b->g, v, ompdag_rng_range(b->r, 1, 6), &err),
+                     OMPDAG_OK, "%s", err.message);
     return v;
 }
 
@@ -132,9 +136,9 @@ static ompdag_condag *random_loops(ompdag_rng *r, int bodies, uint64_t limit)
         ompdag_error err;
         cr_assert_eq(ompdag_compact_enable_loops(g, &err), OMPDAG_OK);
         int nb = (int)ompdag_rng_range(r, 1, bodies);
-        bool created[16] = {false};
+        bool created[16] = {false}, delays = ompdag_rng_unit(r) < 0.3;
         for (int i = 0; i < nb; ++i) {
-            loop_gen b = {g, r, i, nb, 0, created};
+            loop_gen b = {g, r, i, nb, 0, created, delays};
             int32_t tail = sequence(&b, add(&b, 'N', NULL), (int)ompdag_rng_range(r, 1, 5), 0);
             if (i + 1 < nb && !created[i + 1]) {
                 char creates[32];
@@ -184,7 +188,7 @@ Test(loops, random_loop_programs_match_the_unrolling)
     static const int32_t ms[] = {1, 2, 3, 4, 8, 16};
     ompdag_rng r;
     ompdag_rng_seed(&r, 2929);
-    long loops = 0, nested = 0, repeated_tasks = 0;
+    long loops = 0, nested = 0, repeated_tasks = 0, delayed = 0;
     for (int i = 0; i < 1200; ++i) {
         ompdag_condag *g = random_loops(&r, 5, 2500);
         ompdag_condag *x = unroll_ok(g);
@@ -197,11 +201,15 @@ Test(loops, random_loop_programs_match_the_unrolling)
         }
         for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
             repeated_tasks += ompdag_compact_task_instances(g, t) > 1;
-        loops += any, nested += deep;
+        loops += any, nested += deep, delayed += ompdag_condag_has_delays(g);
         for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
             ompdag_rta_options opt;
             ompdag_rta_options_init(&opt, ms[k]);
             compare(g, x, &opt);
+            if (k == 1) {
+                opt.fold_delays = true; /* delays everywhere, not on the chain only */
+                compare(g, x, &opt);
+            }
             if (k == 2) {
                 opt.migration_overhead = 7;
                 compare(g, x, &opt);
@@ -215,6 +223,7 @@ Test(loops, random_loop_programs_match_the_unrolling)
     /* the generator really exercises loops, nesting and tasks created in loops */
     cr_assert_gt(loops, 700, "only %ld programs with a loop", loops);
     cr_assert_gt(nested, 150, "only %ld programs with many copies of a node", nested);
+    cr_assert_gt(delayed, 200, "only %ld programs with dispatch delays", delayed);
     cr_assert_gt(repeated_tasks, 500, "only %ld tasks created more than once", repeated_tasks);
 }
 
