@@ -50,4 +50,10 @@ static inline uint64_t condag_loops_mult(const ompdag_condag *g, int32_t v)
     return g->loops && g->loops->loop_of[v] >= 0 ? g->loops->mult[g->loops->loop_of[v]] : 1;
 }
 
+/* The last node of the body of the loop tested by v (v must be a test). */
+static inline int32_t condag_loops_end(const ompdag_condag *g, int32_t v)
+{
+    return g->loops->end[g->loops->test_of[v]];
+}
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ompdag/compact.h"
+#include "ompdag/dot.h"
 #include "support.h"
 
 static bool has_fedge(const ompdag_condag *g, int32_t from, int32_t to)
@@ -389,5 +390,26 @@ Test(loops, the_bound_comes_without_a_witness)
     r = NULL;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &r, &err), OMPDAG_ERR_UNSUPPORTED);
     cr_assert_null(r);
+    ompdag_condag_destroy(g);
+}
+
+/* dot draws the loop once, with its bound, and an edge back to the test. */
+Test(loops, dot_draws_the_loop_once_with_its_bound)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "100000"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(ompdag_dot_write(out, g, NULL, &err), OMPDAG_OK, "%s", err.message);
+    fclose(out);
+    cr_assert(strstr(text, "loop: at most 100000 iterations"), "%s", text);
+    char back[64];
+    snprintf(back, sizeof back, "n%d -> n%d [style=bold", node_index(g, "w"), node_index(g, "L"));
+    cr_assert(strstr(text, back), "%s", text);
+    cr_assert(strstr(text, "k (x 100000)"), "%s", text);
+    free(text);
     ompdag_condag_destroy(g);
 }
