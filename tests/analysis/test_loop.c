@@ -10,6 +10,7 @@
  * 10^15 iterations, the unrolled shape (the front end's at-most unrolling), the format (round trip,
  * refusal without the extension) and the errors. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -412,4 +413,68 @@ Test(loops, dot_draws_the_loop_once_with_its_bound)
     cr_assert(strstr(text, "k (x 100000)"), "%s", text);
     free(text);
     ompdag_condag_destroy(g);
+}
+
+/* ---- mutated files: an error or the same bound as the unrolling ------------- */
+
+/* One random change to a loop graph's file: an extra F-edge, a lost edge,
+ * the two edges of a test swapped, or "repeat" moved to another node. */
+static void mutate(json_t *o, ompdag_rng *r)
+{
+    json_t *nodes = json_object_get(o, "nodes"), *edges = json_object_get(o, "edges");
+    size_t nn = json_array_size(nodes), ne = json_array_size(edges);
+    double x = ompdag_rng_unit(r);
+    if (x < 0.35 && nn > 1) {
+        json_t *a = json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1));
+        json_t *b = json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1));
+        json_array_append_new(
+            edges, json_pack("[OO]", json_object_get(a, "id"), json_object_get(b, "id")));
+    } else if (x < 0.6 && ne > 0) {
+        json_array_remove(edges, (size_t)ompdag_rng_range(r, 0, (int64_t)ne - 1));
+    } else if (x < 0.8 && ne > 1) {
+        size_t i = (size_t)ompdag_rng_range(r, 0, (int64_t)ne - 2);
+        json_t *e = json_incref(json_array_get(edges, i));
+        json_array_remove(edges, i);
+        json_array_append_new(edges, e); /* a test's body edge may now come second */
+    } else {
+        for (size_t i = 0; i < nn; ++i)
+            json_object_del(json_array_get(nodes, i), "repeat");
+        json_object_set_new(json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1)),
+                            "repeat", json_integer(ompdag_rng_range(r, 1, 3)));
+    }
+}
+
+Test(loops, mutated_files_are_refused_or_agree_with_the_unrolling)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 4242);
+    long accepted = 0, with_loops = 0;
+    for (int i = 0; i < 1500; ++i) {
+        ompdag_condag *g = random_loops(&r, 3, 800);
+        json_t *o = ompdag_condag_to_json(g);
+        ompdag_condag_destroy(g);
+        mutate(o, &r);
+        ompdag_error err;
+        ompdag_condag *m = NULL;
+        ompdag_status st = condag_from_json(o, "mutated", &m, &err);
+        json_decref(o);
+        if (st) {
+            cr_assert(strlen(err.message) > 0);
+            continue;
+        }
+        ++accepted;
+        with_loops += ompdag_compact_has_loops(m);
+        ompdag_condag *x = NULL;
+        if (ompdag_compact_expand(m, 20000, &x, &err) == OMPDAG_OK) {
+            for (int32_t k = 1; k <= 3; ++k) {
+                ompdag_rta_options opt;
+                ompdag_rta_options_init(&opt, k);
+                compare(m, x, &opt);
+            }
+            ompdag_condag_destroy(x);
+        }
+        ompdag_condag_destroy(m);
+    }
+    cr_assert_gt(accepted, 100, "only %ld mutated files load", accepted);
+    cr_assert_gt(with_loops, 50, "only %ld mutated files with loops load", with_loops);
 }
