@@ -247,3 +247,18 @@ ompdag_status condag_loops_derive(ompdag_condag *g, ompdag_error *err)
     g->loops = l;
     return OMPDAG_OK;
 }
+
+void condag_loops_name_largest(const ompdag_condag *g, char *buf, size_t cap)
+{
+    const condag_loops *l = g->loops;
+    buf[0] = 0;
+    if (!l || !l->n) return;
+    int32_t best = 0;
+    for (int32_t i = 1; i < l->n; ++i)
+        if (l->mult[i] > l->mult[best]) best = i;
+    ompdag_loc loc = ompdag_condag_node_loc(g, l->test[best]);
+    char where[160] = "";
+    if (loc.file) snprintf(where, sizeof where, " at %s:%d", loc.file, loc.line);
+    snprintf(buf, cap, "; the loop tested by node '%s'%s repeats up to %lld times",
+             node_name(g, l->test[best]), where, (long long)l->repeat[best]);
+}

@@ -44,6 +44,11 @@ ompdag_status condag_loops_refuse_plain(const ompdag_condag *g, ompdag_error *er
 
 void condag_loops_free(condag_loops *l);
 
+/* Names the loop with the most copies of its body, for overflow messages:
+ * "; the loop tested by node 'L' at f.c:4 repeats up to K times" (empty
+ * when the graph has no loop).  Always NUL-terminates buf. */
+void condag_loops_name_largest(const ompdag_condag *g, char *buf, size_t cap);
+
 /* Copies of node v per instance of its task: 1 outside loops. */
 static inline uint64_t condag_loops_mult(const ompdag_condag *g, int32_t v)
 {

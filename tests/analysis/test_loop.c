@@ -307,6 +307,8 @@ Test(loops, overflow_is_an_error)
     ompdag_rta_result *r = NULL;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_ERR_OVERFLOW);
     cr_assert_null(r);
+    cr_assert(strstr(err.message, "node 'L' at l.c:4 repeats up to 1000000000000000000 times"),
+              "%s", err.message);
     ompdag_condag_destroy(g);
 }
 
