@@ -134,6 +134,38 @@ Test(compact_loops, nested_compact_loops_multiply)
     ompdag_condag_destroy(g);
 }
 
+/* Recursion inside a compact loop: each depth's body holds its own loop, so
+ * the creations multiply: 1 + 5000 + 5000·4999 + … tasks, from a graph of a
+ * few dozen nodes. */
+Test(compact_loops, recursion_inside_a_compact_loop)
+{
+    ompdag_condag *g = extract_timed("void work(int);\n"
+                                     "#pragma ompdag recursion_bound(3)\n"
+                                     "void g(int d) {\n"
+                                     "  if (d == 0) return;\n"
+                                     "#pragma ompdag loop_bound(5000)\n"
+                                     "  for (int i = 0; i < d; i++) {\n"
+                                     "#pragma omp task\n"
+                                     "    g(d - 1);\n"
+                                     "  }\n"
+                                     "#pragma omp taskwait\n"
+                                     "}\n"
+                                     "void f(int n) {\n"
+                                     "#pragma omp parallel\n"
+                                     "#pragma omp single\n"
+                                     "  g(n);\n"
+                                     "}\n");
+    cr_assert(ompdag_compact_has_loops(g));
+    cr_assert_lt(ompdag_condag_node_count(g), 100);
+    uint64_t most = 0;
+    for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
+        if (ompdag_compact_task_instances(g, t) > most) most = ompdag_compact_task_instances(g, t);
+    cr_assert_geq(most, 5000ull * 5000ull, "the deepest body has %llu instances",
+                  (unsigned long long)most);
+    cr_assert_gt(bound(g, 2), 0);
+    ompdag_condag_destroy(g);
+}
+
 /* A break that only shortens the loop is covered by the at-most reading; one
  * after a taskwait leaves the loop from inside the body: refused. */
 Test(compact_loops, a_break_in_a_compact_loop_is_refused)
