@@ -721,7 +721,8 @@ static int parse_args(int argc, char **argv, extract_opts *o)
                                        argv[i]);
         } else if (!strcmp(a, "--loop-bound") && has_next) {
             if (!cli_parse_i64(argv[++i], 0, INT32_MAX, &o->loop_bound))
-                return cli_usage_error("extract", "--loop-bound needs 0..4096, got '%s'", argv[i]);
+                return cli_usage_error("extract", "--loop-bound needs 0..%d, got '%s'", INT32_MAX,
+                                       argv[i]);
         } else if (!strcmp(a, "--assume") && has_next) {
             o->assume[o->nassume++] = argv[++i];
         } else if (!strncmp(a, "--assume=", 9)) {
