@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "condag_loops.h"
 #include "internal.h"
 #include "ompdag/internal/condag_csr.h"
 
@@ -35,6 +36,7 @@ void ompdag_condag_destroy(ompdag_condag *g)
         free(arrays[i]);
     condag_depend_free(g->dep);
     condag_locks_free(g->locks);
+    condag_loops_free(g->loops);
     idmap_free(&g->node_map);
     idmap_free(&g->task_map);
     strpool_free(&g->pool);

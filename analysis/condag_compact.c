@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "condag_loops.h"
 #include "internal.h"
 #include "ompdag/compact.h"
 #include "ompdag/locks.h"
@@ -50,9 +51,53 @@ uint64_t ompdag_compact_task_instances(const ompdag_condag *g, int32_t t)
     return g->task_inst && t >= 0 && t < g->nt ? g->task_inst[t] : 1;
 }
 
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? OMPDAG_COMPACT_MANY : p;
+}
+
+/* A node inside compact loops has one copy per iteration of each (condag_loops.c). */
 uint64_t ompdag_compact_node_instances(const ompdag_condag *g, int32_t v)
 {
-    return v >= 0 && v < g->n ? ompdag_compact_task_instances(g, g->node_task[v]) : 0;
+    if (v < 0 || v >= g->n) return 0;
+    return sat_mul(ompdag_compact_task_instances(g, g->node_task[v]), condag_loops_mult(g, v));
+}
+
+ompdag_status ompdag_compact_enable_loops(ompdag_condag *g, ompdag_error *err)
+{
+    ompdag_status st = ompdag_compact_enable(g, err);
+    if (!st) g->loops_declared = true;
+    return st;
+}
+
+ompdag_status ompdag_compact_set_repeat(ompdag_condag *g, int32_t v, int64_t repeat,
+                                        ompdag_error *err)
+{
+    if (g->finalized || !g->loops_declared || v < 0 || v >= g->n || repeat < 1)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "a loop's repeat (>= 1) is set on an existing node of a graph "
+                                "with the loops extension, before finalize");
+    json_t *old = ompdag_condag_extra(g, v);
+    json_t *o = old ? json_deep_copy(old) : json_object(); /* extras may be shared */
+    if (!o || json_object_set_new(o, "repeat", json_integer(repeat)) ||
+        ompdag_condag_set_extra(g, v, o)) {
+        json_decref(o);
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    }
+    json_decref(o);
+    return OMPDAG_OK;
+}
+
+bool ompdag_compact_has_loops(const ompdag_condag *g)
+{
+    return g->loops != NULL;
+}
+
+int64_t ompdag_compact_loop_repeat(const ompdag_condag *g, int32_t v)
+{
+    if (!g->loops || v < 0 || v >= g->n || g->loops->test_of[v] < 0) return 0;
+    return g->loops->repeat[g->loops->test_of[v]];
 }
 
 uint64_t ompdag_compact_expanded_node_count(const ompdag_condag *g)
@@ -108,10 +153,14 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
             g->locks_declared = true;
             continue;
         }
+        if (!strcmp(json_string_value(e), "loops")) { /* compact loops, node "repeat" */
+            g->loops_declared = g->compact = true;
+            continue;
+        }
         if (strcmp(json_string_value(e), EXTENSION))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                     "%s: unsupported extension '%s' (this ompdag knows "
-                                    "\"" EXTENSION "\", \"delays\" and \"locks\")",
+                                    "\"" EXTENSION "\", \"loops\", \"delays\" and \"locks\")",
                                     where, json_string_value(e));
         g->compact = true;
     }
@@ -122,6 +171,7 @@ void condag_compact_write_meta(const ompdag_condag *g, json_t *o)
 {
     json_t *ext = json_array();
     if (g->compact) json_array_append_new(ext, json_string(EXTENSION));
+    if (g->loops_declared) json_array_append_new(ext, json_string("loops"));
     if (g->total_delay > 0) json_array_append_new(ext, json_string("delays"));
     if (ompdag_condag_has_locks(g)) json_array_append_new(ext, json_string("locks"));
     if (json_array_size(ext))
@@ -202,11 +252,14 @@ static void dedup_wsucc(ompdag_condag *g)
     g->wsucc_off[g->n] = out;
 }
 
-/* Instances per task: each creator instance creates one, in F+T order (every
- * creator precedes the created task's source, and its own task's source). */
+/* Instances per task: each creator instance (one per instance of its task
+ * and iteration of its loops) creates one, in F+T order (every creator
+ * precedes the created task's source, and its own task's source). */
 ompdag_status condag_compact_derive(ompdag_condag *g, ompdag_error *err)
 {
     dedup_wsucc(g);
+    ompdag_status st = condag_loops_derive(g, err);
+    if (st) return st;
     g->task_inst = calloc((size_t)g->nt, sizeof *g->task_inst);
     if (!g->task_inst) return NOMEM(err);
     g->task_inst[g->root] = 1;
@@ -214,7 +267,7 @@ ompdag_status condag_compact_derive(ompdag_condag *g, ompdag_error *err)
         int32_t v = g->topo[i];
         if (g->creates[v] >= 0)
             g->task_inst[g->creates[v]] =
-                sat_add(g->task_inst[g->creates[v]], g->task_inst[g->node_task[v]]);
+                sat_add(g->task_inst[g->creates[v]], ompdag_compact_node_instances(g, v));
     }
     return OMPDAG_OK;
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "condag_loops.h"
 #include "internal.h"
 #include "ompdag/compact.h"
 #include "ompdag/locks.h"
@@ -203,6 +204,110 @@ static ompdag_status expand_all(expander *e, ompdag_error *err)
     return st;
 }
 
+/* ---- compact loops: the front end's at-most unrolling --------------------- */
+
+/* Node v's copy k (k indexes the iterations of v's loops, outermost digit
+ * first, innermost last) is "v" for k = 0 and "v~i1~i2…" after. */
+static const char *copy_id(char **buf, size_t *cap, const ompdag_condag *g, int32_t v, uint64_t k)
+{
+    const condag_loops *l = g->loops;
+    char digits[512] = "";
+    size_t len = 0;
+    for (int32_t i = l->loop_of[v]; k && i >= 0; i = l->outer[i]) { /* innermost first */
+        char d[24];
+        int n = snprintf(d, sizeof d, "~%llu", (unsigned long long)(k % (uint64_t)l->repeat[i]));
+        k /= (uint64_t)l->repeat[i];
+        if (len + (size_t)n + 1 > sizeof digits) return NULL;
+        memmove(digits + n, digits, len + 1);
+        memcpy(digits, d, (size_t)n);
+        len += (size_t)n;
+    }
+    size_t need = strlen(node_name(g, v)) + len + 1;
+    if (need > *cap) {
+        char *nb = realloc(*buf, need);
+        if (!nb) return NULL;
+        *buf = nb, *cap = need;
+    }
+    snprintf(*buf, *cap, "%s%s", node_name(g, v), len ? digits : "");
+    return *buf;
+}
+
+/* Copy k of node v; a loop test's copies lose "repeat" (they are plain C nodes). */
+static ompdag_status add_copy(const ompdag_condag *g, int32_t v, uint64_t k, ompdag_condag *x,
+                              char **buf, size_t *cap, ompdag_error *err)
+{
+    ompdag_node_spec s = {.kind = (ompdag_kind)g->kind[v],
+                          .wcet = g->wcet[v],
+                          .task = task_name(g, g->node_task[v]),
+                          .creates = g->creates[v] >= 0 ? task_name(g, g->creates[v]) : NULL,
+                          .loc = ompdag_condag_node_loc(g, v),
+                          .label = ompdag_condag_node_label(g, v),
+                          .id = copy_id(buf, cap, g, v, k)};
+    int32_t nv;
+    ompdag_status st = s.id ? ompdag_condag_add_node(x, &s, &nv, err) : NOMEM(err);
+    if (!st && g->delay) st = ompdag_condag_set_delay(x, nv, g->delay[v], err);
+    if (st) return st;
+    if (g->extra && g->extra[v]) {
+        json_t *e = json_deep_copy(g->extra[v]);
+        if (!e) return NOMEM(err);
+        json_object_del(e, "repeat");
+        bool bad = json_object_size(e) && ompdag_condag_set_extra(x, nv, e);
+        json_decref(e);
+        if (bad) return NOMEM(err);
+    }
+    return copy_depend(g, v, x, nv, err);
+}
+
+/* The copy of w that copy k of u leads to along the F-edge u -> w. */
+static int64_t edge_target(const ompdag_condag *g, const int64_t *base, int32_t u, int32_t w,
+                           uint64_t k)
+{
+    const condag_loops *l = g->loops;
+    int32_t i = l->loop_of[u];
+    if (i >= 0 && w == l->exit[i]) { /* leaving loop i: from its test or its body's end */
+        uint64_t it = k % (uint64_t)l->repeat[i];
+        if (u == l->end[i] && it + 1 < (uint64_t)l->repeat[i])
+            return base[l->test[i]] + (int64_t)k + 1; /* the next iteration's test */
+        return base[w] + (int64_t)(k / (uint64_t)l->repeat[i]);
+    }
+    if (l->test_of[w] >= 0) /* entering loop test_of[w]: its first test */
+        return base[w] + (int64_t)(k * (uint64_t)l->repeat[l->test_of[w]]);
+    return base[w] + (int64_t)k; /* inside the same loops */
+}
+
+/* g with every compact loop unrolled as plugin/fe_loop.c does for a
+ * loop_bound: a compact graph without loops (bodies stay shared), *out owned
+ * by the caller.  The caller has checked the unfolded size. */
+static ompdag_status unroll_loops(const ompdag_condag *g, ompdag_condag **out, ompdag_error *err)
+{
+    ompdag_condag *x = ompdag_condag_create();
+    int64_t *base = malloc(sizeof *base * ((size_t)g->n + 1));
+    char *buf = NULL;
+    size_t cap = 0;
+    ompdag_status st = x && base ? OMPDAG_OK : NOMEM(err);
+    if (!st && (copy_meta(g, x) || ompdag_compact_enable(x, err))) st = NOMEM(err);
+    for (int32_t v = 0; v < g->n && !st; ++v) {
+        base[v] = x->n;
+        for (uint64_t k = 0; k < condag_loops_mult(g, v) && !st; ++k)
+            st = add_copy(g, v, k, x, &buf, &cap, err);
+    }
+    for (int32_t u = 0; u < g->n && !st; ++u)
+        for (uint64_t k = 0; k < condag_loops_mult(g, u) && !st; ++k)
+            for (int32_t e = g->fsucc_off[u]; e < g->fsucc_off[u + 1] && !st; ++e)
+                st = ompdag_condag_add_edge(x, (int32_t)(base[u] + (int64_t)k),
+                                            (int32_t)edge_target(g, base, u, g->fsucc[e], k), err);
+    ompdag_error inner;
+    if (!st && (st = ompdag_condag_finalize(x, &inner)))
+        ompdag_error_set(err, st, "unrolled loops: %s", inner.message);
+    free(base), free(buf);
+    if (st) {
+        ompdag_condag_destroy(x);
+        return st;
+    }
+    *out = x;
+    return OMPDAG_OK;
+}
+
 ompdag_status ompdag_compact_expand(const ompdag_condag *g, int64_t node_limit, ompdag_condag **out,
                                     ompdag_error *err)
 {
@@ -219,6 +324,13 @@ ompdag_status ompdag_compact_expand(const ompdag_condag *g, int64_t node_limit, 
                                 "the unfolded graph has %s nodes, above the limit of %lld "
                                 "(raise --node-limit, or analyse the compact graph directly)",
                                 n, (long long)node_limit);
+    }
+    if (g->loops) { /* unroll the loops, then unfold the bodies */
+        ompdag_condag *mid = NULL;
+        ompdag_status st = unroll_loops(g, &mid, err);
+        if (!st) st = ompdag_compact_expand(mid, node_limit, out, err);
+        ompdag_condag_destroy(mid);
+        return st;
     }
     expander e = {.g = g, .x = ompdag_condag_create()};
     e.next = calloc((size_t)g->nt, sizeof *e.next);

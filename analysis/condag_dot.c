@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "condag_loops.h"
 #include "ompdag/compact.h"
 #include "ompdag/dot.h"
 #include "rta_internal.h"
@@ -49,6 +50,8 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
     fprintf(out, " (%c)\\n%" PRId64, (char)g->kind[v], g->wcet[v]);
     ompdag_loc loc = ompdag_condag_node_loc(g, v);
     if (loc.line) fprintf(out, " @%d", loc.line);
+    if (ompdag_compact_loop_repeat(g, v)) /* a compact loop's test (docs/compact.md) */
+        fprintf(out, "\\nloop: at most %" PRId64 " iterations", ompdag_compact_loop_repeat(g, v));
     const char *label = ompdag_condag_node_label(g, v);
     if (label) {
         fputs("\\n", out);
@@ -165,6 +168,11 @@ static bool write_body(FILE *out, const ompdag_condag *g, const highlight *h)
     for (int32_t v = 0; v < g->n; ++v) {
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->fsucc[i], "dotted");
+        if (ompdag_compact_loop_repeat(g, v)) /* the loop, drawn once: back to its test */
+            fprintf(out,
+                    "  n%d -> n%d [style=bold, color=blue, constraint=false, label=\"x %" PRId64
+                    "\"];\n",
+                    condag_loops_end(g, v), v, ompdag_compact_loop_repeat(g, v));
         if (g->creates[v] >= 0) write_edge(out, h, v, g->task_source[g->creates[v]], "dashed");
         for (int32_t i = g->wsucc_off[v]; i < g->wsucc_off[v + 1]; ++i)
             write_edge(out, h, v, g->wsucc[i], "solid");

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "condag_loops.h"
 #include "internal.h"
 
 #define NOMEM(err) ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory")
@@ -392,6 +393,7 @@ ompdag_status condag_validate_and_derive(ompdag_condag *g, ompdag_error *err)
     if (!st) st = derive_wsucc(g, forder, err);
     if (!st) st = derive_topo(g, err);
     if (!st && g->compact) st = condag_compact_derive(g, err);
+    if (!st && !g->compact) st = condag_loops_refuse_plain(g, err);
     if (!st) st = condag_depend_finalize(g, err);
     free(indeg);
     free(forder);

@@ -105,6 +105,9 @@ struct ompdag_condag {
     bool compact;          /* tasks may be created by several T nodes (shared bodies) */
     uint64_t *task_inst;   /* compact, after finalize: instances of each task in the
                               unfolding, saturating at UINT64_MAX */
+    /* the "loops" extension (docs/compact.md, condag_loops.c): implies compact */
+    bool loops_declared;
+    struct condag_loops *loops; /* after finalize, NULL when no node has "repeat" */
 
     struct condag_dep *dep; /* depend clauses (§6), NULL when none: condag_depend.c */
     struct condag_locks *locks; /* locks nodes acquire (docs/mutex.md): condag_locks.c */

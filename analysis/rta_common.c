@@ -2,6 +2,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "condag_loops.h"
 #include "ompdag/compact.h"
 #include "rta_internal.h"
 
@@ -23,12 +24,14 @@ static ompdag_status check_compact_total(const ompdag_condag *g, const ompdag_rt
                 : opt->migration_model == OMPDAG_MIGRATION_WFS ? 'T'
                                                                : 'W';
     int64_t total, scaled;
+    char loop[512]; /* compact loops: name the one that multiplies most */
+    condag_loops_name_largest(g, loop, sizeof loop);
     if (!ompdag_compact_expanded_total(g, opt->migration_overhead, site, &total) ||
         __builtin_mul_overflow(total, 2 * (int64_t)opt->m, &scaled) || scaled == INT64_MAX)
         return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                 "2·m (m = %d) times the total WCET of the unfolded compact graph "
-                                "does not fit in int64; use a coarser time unit",
-                                opt->m);
+                                "does not fit in int64%s; use a coarser time unit%s",
+                                opt->m, loop, loop[0] ? " or a lower loop bound" : "");
     return OMPDAG_OK;
 }
 

@@ -45,9 +45,10 @@ void cmd_extract_help(FILE *out)
             "                       names them); exact repeats are taken once\n"
             "  --recursion-bound N  recursion depth assumed for recursive functions that\n"
             "                       carry no '#pragma ompdag recursion_bound(N)'\n"
-            "  --loop-bound N       at most N iterations (0..4096) for loops with tasks that\n"
+            "  --loop-bound N       at most N iterations for loops with tasks that\n"
             "                       have no constant trip count and no\n"
-            "                       '#pragma ompdag loop_bound(N)'\n"
+            "                       '#pragma ompdag loop_bound(N)'; above 4096 the loop\n"
+            "                       stays compact (docs/compact.md)\n"
             "  --assume NAME=VALUE  build the graphs for one input: the global variable or\n"
             "                       parameter (of the function with the parallel region)\n"
             "                       NAME holds the integer VALUE; values are carried down\n"
@@ -719,8 +720,9 @@ static int parse_args(int argc, char **argv, extract_opts *o)
                 return cli_usage_error("extract", "--recursion-bound needs 1..64, got '%s'",
                                        argv[i]);
         } else if (!strcmp(a, "--loop-bound") && has_next) {
-            if (!cli_parse_i64(argv[++i], 0, 4096, &o->loop_bound))
-                return cli_usage_error("extract", "--loop-bound needs 0..4096, got '%s'", argv[i]);
+            if (!cli_parse_i64(argv[++i], 0, INT32_MAX, &o->loop_bound))
+                return cli_usage_error("extract", "--loop-bound needs 0..%d, got '%s'", INT32_MAX,
+                                       argv[i]);
         } else if (!strcmp(a, "--assume") && has_next) {
             o->assume[o->nassume++] = argv[++i];
         } else if (!strncmp(a, "--assume=", 9)) {

@@ -277,6 +277,7 @@ typedef struct fe_node {
     int32_t npred;
     struct fe_dep *dep; /* T: the created task's depend clauses (fe_depend.c), or NULL */
     struct fe_locks *locks; /* locks its code takes (fe_mutex.c), or NULL */
+    int64_t repeat;     /* C: the test of a compact loop of at most `repeat` iterations (fe_loop.c) */
 } fe_node;
 
 typedef struct fe_task {
@@ -296,6 +297,7 @@ typedef struct fe_graph {
     /* fe_share.c: task bodies built once per context (docs/compact.md) */
     struct fe_share *share;
     bool shared;        /* some task is created by several T nodes: a compact graph */
+    bool loops;         /* some loop is compact (fe_loop.c, docs/compact.md "Compact loops") */
     int32_t taskgroups; /* taskgroups being walked: nothing is shared inside */
     /* fe_team.c: tasks created by every thread of a team of `team` threads
      * (0: a single/master region); team_stmt: the top-level statement of the

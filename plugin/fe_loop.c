@@ -12,7 +12,8 @@
  * iterations is then a flow of the graph (the probe maps a shorter run onto
  * it), and the longest flow is the N-iteration one, so the bound covers
  * them all.  break and continue at the loop's own level are exact edges
- * (jump frames).
+ * (jump frames).  Above the unroll limit a loop_bound loop is not unrolled
+ * but kept compact (compact_loop, docs/compact.md "Compact loops").
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -360,6 +361,61 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
     return ok;
 }
 
+/* A loop_bound above the unroll limit: the body is walked once and kept as a
+ * compact loop (docs/compact.md, "Compact loops"): a test C node with
+ * "repeat" n whose first successor starts the body, the body's end J, and
+ * the exit J reached from the test and the body's end.  The analysis reads
+ * it as the at-most unrolling unroll() would write.  break (a second way
+ * out) and a body that does not come back to the test are refused. */
+static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n)
+{
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    int32_t c = fe_attach(w, 'C', f->name, sp.line, sp.col,
+                          fe_label_text(w, sp, "loop test:", true), false);
+    if (c < 0) return false;
+    fe_jump jf = {JUMP_LOOP,
+                  {0},
+                  {0},
+                  {0},
+                  -1,
+                  false,
+                  0,
+                  w->jumps,
+                  clang_getNullCursor(),
+                  false,
+                  clang_getNullCursor(),
+                  NULL};
+    fe_jump *outer = jf.up; /* where a return or `goto end` in the body would go */
+    while (outer && outer->kind != JUMP_FUNC && outer->kind != JUMP_TASK)
+        outer = outer->up;
+    int32_t rets_before = outer ? outer->rets.n : 0;
+    w->jumps = &jf;
+    bool ok = fe_walk_stmt(w, body, sp.begin) && fe_flow_union(w, w->flow, &jf.conts);
+    w->jumps = jf.up;
+    bool returns = outer && outer->rets.n > rets_before;
+    bool back_at_test = false; /* a path through the body that creates nothing (continue) */
+    for (int32_t i = 0; ok && i < w->flow->tails.n; ++i)
+        back_at_test |= w->flow->tails.v[i] == c;
+    if (ok && (jf.breaks.n || returns || !w->flow->live || back_at_test))
+        ok = fe_refuse(w, f->name, sp.line, sp.col,
+                       "this loop (at most %lld iterations, above the unroll limit of %d) is kept "
+                       "compact, which needs a body that always reaches its end: no break, no "
+                       "return, no continue before the first task directive",
+                       n, w->fe->unroll_limit);
+    int32_t end =
+        ok ? fe_attach(w, 'J', f->name, sp.line, sp.col, fe_strdup("loop body end"), false) : -1;
+    int32_t exit =
+        end >= 0 ? fe_new_node(w, 'J', f->name, sp.line, sp.col, fe_strdup("loop exit")) : -1;
+    ok = exit >= 0 && fe_add_edge(w, end, exit) && fe_add_edge(w, c, exit) &&
+         fe_flow_single(w, w->flow, exit, false);
+    if (ok) w->g->nodes[c].repeat = n, w->g->loops = true;
+    fe_vec_free(&jf.breaks);
+    fe_vec_free(&jf.conts);
+    fe_vec_free(&jf.rets);
+    return ok;
+}
+
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
 {
     cursor_list ch;
@@ -405,7 +461,9 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
                        "loop contains a task scheduling point but its trip count is not a "
                        "compile-time constant: add '#pragma ompdag loop_bound(N)' before it "
                        "or pass --loop-bound N");
-    if (ok)
+    if (ok && trip < 0 && bound > w->fe->unroll_limit)
+        ok = compact_loop(w, body, sp, bound);
+    else if (ok)
         ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0,
                     trip >= 0 && k == CXCursor_ForStmt ? &lv : NULL);
     free(ch.c);

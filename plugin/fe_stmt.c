@@ -929,11 +929,11 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
         if (p->dir == FE_DIR_LOOP_BOUND) {
             long v;
             const fe_clause *a = fe_pragma_clause(p, "");
-            if (!a || !fe_clause_value(w->fe, f, p, "", &v) || v < 0 || v > w->fe->unroll_limit)
+            if (!a || !fe_clause_value(w->fe, f, p, "", &v) || v < 0 || v > INT32_MAX)
                 return fe_refuse(w, f->name, p->line, p->col,
                                  "'#pragma ompdag loop_bound(%s)' needs a constant expression "
                                  "between 0 and %d",
-                                 a && a->arg ? a->arg : "", w->fe->unroll_limit);
+                                 a && a->arg ? a->arg : "", INT32_MAX);
             loop_bound = (int32_t)v;
             enum CXCursorKind k = clang_getCursorKind(s);
             bool is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt;

@@ -235,9 +235,8 @@ ompdag_status ompdag_frontend_set_recursion_bound(ompdag_frontend *fe, int32_t b
 
 ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound, ompdag_error *err)
 {
-    if (!fe || bound < 0 || bound > fe->unroll_limit)
-        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "loop bound must be in 0..%d",
-                                fe ? fe->unroll_limit : 4096);
+    if (!fe || bound < 0) /* above the unroll limit, loops stay compact (fe_loop.c) */
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "loop bound must be >= 0");
     fe->loop_bound = bound;
     return OMPDAG_OK;
 }
@@ -698,7 +697,8 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     if (!st) st = ompdag_condag_set_function(g, fn->name);
     if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
     ompdag_condag_set_threads(g, ro->threads);
-    if (!st && ro->g.shared) st = ompdag_compact_enable(g, err); /* fe_share.c */
+    if (!st && ro->g.loops) st = ompdag_compact_enable_loops(g, err); /* fe_loop.c */
+    if (!st && ro->g.shared && !ro->g.loops) st = ompdag_compact_enable(g, err); /* fe_share.c */
     json_t *extra =
         region_extra(fe, (int32_t)(fn - fe->funcs), f, p, ro->deadline, ro->resource_class);
     if (!st && !extra) st = OMPDAG_ERR_NOMEM;
@@ -731,6 +731,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
                                  nd->label};
         int32_t idx;
         st = ompdag_condag_add_node(g, &spec, &idx, err);
+        if (!st && nd->repeat) st = ompdag_compact_set_repeat(g, idx, nd->repeat, err);
         if (!st && nd->kind == 'T') {
             json_t *x = json_pack("{s:b}", "untied", ro->g.tasks[nd->creates].untied);
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */

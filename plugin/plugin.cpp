@@ -606,10 +606,10 @@ class ExtractAction : public clang::PluginASTAction
                     return false;
                 }
             } else if (s.consume_front("loop-bound=")) {
-                if (s.getAsInteger(10, opts_.loop_bound) || opts_.loop_bound < 0 ||
-                    opts_.loop_bound > 4096) {
+                if (s.getAsInteger(10, opts_.loop_bound) || opts_.loop_bound < 0) {
+                    /* above 4096 the loop stays compact (docs/compact.md) */
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
-                                               "ompdag: bad loop-bound '%0' (0..4096)"))
+                                               "ompdag: bad loop-bound '%0' (0..2147483647)"))
                         << s;
                     return false;
                 }

@@ -135,6 +135,8 @@ static ompdag_status check_graph(const ompdag_condag *g, int32_t m, int64_t *nod
 {
     int64_t scaled, total;
     if (!ompdag_condag_is_finalized(g)) return OMPDAG_ERR_ARGUMENT;
+    /* compact loops (issue 29): the per-node kernel would read one iteration */
+    if (ompdag_compact_has_loops(g)) return OMPDAG_ERR_UNSUPPORTED;
     /* a compact graph's values reach m times its unfolding's total */
     if (ompdag_compact_is_compact(g)) {
         if (!ompdag_compact_expanded_total(g, 0, 0, &total)) return OMPDAG_ERR_OVERFLOW;

@@ -33,12 +33,30 @@ extern "C" {
  * ["compact"]; builders call it before adding shared creations. */
 ompdag_status ompdag_compact_enable(ompdag_condag *g, ompdag_error *err);
 
+/* Compact loops (the "loops" extension, docs/compact.md "Compact loops"):
+ * marks the graph compact and lets C nodes carry "repeat" (before finalize). */
+ompdag_status ompdag_compact_enable_loops(ompdag_condag *g, ompdag_error *err);
+
+/* Makes C node v a loop test of at most `repeat` (>= 1) iterations: its first
+ * F-successor starts the body, its second is the exit J node, which the
+ * body's last node also leads to.  Stored as the node's extra key "repeat"
+ * (a copy of v's extras is made); finalize checks the loop's shape. */
+ompdag_status ompdag_compact_set_repeat(ompdag_condag *g, int32_t v, int64_t repeat,
+                                        ompdag_error *err);
+
+/* True when the finalized graph has at least one compact loop. */
+bool ompdag_compact_has_loops(const ompdag_condag *g);
+
+/* The repeat of loop test v, 0 when v is not one. */
+int64_t ompdag_compact_loop_repeat(const ompdag_condag *g, int32_t v);
+
 /* True when the graph uses the compact extension (whether or not some body
  * is actually shared). */
 bool ompdag_compact_is_compact(const ompdag_condag *g);
 
-/* Instances of task t (or of node v's task) in the unfolding: 1 for every
- * task of a plain graph; saturates at OMPDAG_COMPACT_MANY. */
+/* Instances of task t in the unfolding (1 for every task of a plain graph),
+ * and copies of node v (its task's instances times the iterations of the
+ * compact loops holding it); both saturate at OMPDAG_COMPACT_MANY. */
 uint64_t ompdag_compact_task_instances(const ompdag_condag *g, int32_t t);
 uint64_t ompdag_compact_node_instances(const ompdag_condag *g, int32_t v);
 

@@ -1,0 +1,249 @@
+/*
+ * analysis/rta_loop.c — the exact bound of a graph with compact loops
+ * (docs/compact.md, "Compact loops"; issue 29), without unrolling them.
+ *
+ * Source: Alg1 of Sun et al. (Chinese Journal of Computers 2020), cleaned up
+ * in docs/condag.md §3, applied to the at-most unrolling of every loop
+ * (plugin/fe_loop.c); the idea of a dynamic program over the loop structure
+ * whose cost does not follow the trip count is that of Sun, Guan et al.,
+ * "Calculating worst-case response time bounds for OpenMP programs with loop
+ * structures" (RTSS 2021).  Here it is carried out in the max-plus semiring:
+ *
+ * Each of Alg1's five values (V, A, B, Cw, Dw) of a node is a maximum of sums
+ * that hold exactly one value of its F-successor each (the created child's
+ * values are constants), so the values at the start of a loop body are a
+ * max-plus linear function of the values after it: a 5×5 matrix M, found by
+ * running the recurrences over the body once on matrices (the "continuation"
+ * after the body's last node is the identity).  With d the loop test's own
+ * weights (c, m·c, m·c, c, c) and D = diag(d), the unrolled tests satisfy
+ *     Y_0 = x (the exit's values),   Y_k = D ⊗ (x ⊕ M ⊗ Y_{k−1}),
+ * so with P = D ⊗ M the test with K iterations left has
+ *     Y_K = S ⊗ x,   S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K,
+ * computed by doubling in O(5³·log K).  Max and + on integers are exact and
+ * associative, so Y_K equals Alg1 on the unrolled graph bit for bit; the
+ * maximum over 0..K iterations is in S by construction (every shorter run is
+ * a flow through one of the tests' exits).  Inner loops are closed first
+ * (their tests come later in topological order) and enter the outer body as
+ * their matrix S; a body is evaluated once per loop, O(5²) per node.
+ * Every sum is checked: overflow is an error naming the loop.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "condag_loops.h"
+#include "rta_loop.h"
+
+typedef struct mat5 {
+    int64_t a[QCOUNT][QCOUNT]; /* a[k][j]: value k given the continuation's value j */
+} mat5;
+
+typedef struct loop_pass {
+    const ompdag_condag *g;
+    const ompdag_rta_options *opt;
+    const ompdag_exact_row *row; /* the vector pass's rows (created children) */
+    mat5 *mat;                   /* per slot of the current loop's list */
+    int32_t *slot;               /* per node: its slot in the current list */
+    mat5 *closure;               /* per loop: S */
+    bool overflow;
+} loop_pass;
+
+/* a + b with −∞ absorbing; sets *bad on int64 overflow. */
+static int64_t add_chk(int64_t a, int64_t b, bool *bad)
+{
+    int64_t s;
+    if (a == NEG_INF || b == NEG_INF) return NEG_INF;
+    if (__builtin_add_overflow(a, b, &s)) *bad = true;
+    return s;
+}
+
+static void mat_fill(mat5 *m, bool identity)
+{
+    for (int k = 0; k < QCOUNT; ++k)
+        for (int j = 0; j < QCOUNT; ++j)
+            m->a[k][j] = identity && k == j ? 0 : NEG_INF;
+}
+
+/* out = x ⊗ y (out may not alias). */
+static void mat_mul(const mat5 *x, const mat5 *y, mat5 *out, bool *bad)
+{
+    for (int k = 0; k < QCOUNT; ++k)
+        for (int j = 0; j < QCOUNT; ++j) {
+            int64_t best = NEG_INF;
+            for (int i = 0; i < QCOUNT; ++i)
+                best = max2(best, add_chk(x->a[k][i], y->a[i][j], bad));
+            out->a[k][j] = best;
+        }
+}
+
+static void mat_max(mat5 *acc, const mat5 *y)
+{
+    for (int k = 0; k < QCOUNT; ++k)
+        for (int j = 0; j < QCOUNT; ++j)
+            acc->a[k][j] = max2(acc->a[k][j], y->a[k][j]);
+}
+
+/* out[k] = max(out[k], base + s[j]) for every column: one term of a recurrence. */
+static void row_term(int64_t *out, int64_t base, const int64_t *s, bool *bad)
+{
+    for (int j = 0; j < QCOUNT; ++j)
+        out[j] = max2(out[j], add_chk(base, s[j], bad));
+}
+
+/* ompdag_exact_eval_node on matrices: s is the F-successor's matrix (the
+ * maximum over a C node's successors), j the created child's row or NULL. */
+static void step_matrix(char kind, int64_t c, int64_t mc, const mat5 *s, const ompdag_exact_row *j,
+                        mat5 *o, bool *bad)
+{
+    mat_fill(o, false);
+    if (j) { /* T: skip the child, end in it, or return at the next W */
+        int64_t cv = add_chk(c, j->q[QV], bad);
+        row_term(o->a[QV], cv, s->a[QV], bad);
+        row_term(o->a[QA], add_chk(mc, j->q[QV], bad), s->a[QA], bad);
+        row_term(o->a[QA], add_chk(mc, j->q[QA], bad), s->a[QV], bad);
+        row_term(o->a[QA], add_chk(mc, j->q[QB], bad), s->a[QCW], bad);
+        row_term(o->a[QB], add_chk(mc, j->q[QV], bad), s->a[QB], bad);
+        row_term(o->a[QB], add_chk(mc, j->q[QB], bad), s->a[QDW], bad);
+        row_term(o->a[QCW], cv, s->a[QCW], bad);
+        row_term(o->a[QDW], cv, s->a[QDW], bad);
+        return;
+    }
+    row_term(o->a[QV], c, s->a[QV], bad);
+    row_term(o->a[QA], mc, s->a[QA], bad);
+    row_term(o->a[QB], mc, s->a[QB], bad);
+    if (kind == 'W') { /* a path may start here */
+        memcpy(o->a[QCW], o->a[QA], sizeof o->a[QA]);
+        memcpy(o->a[QDW], o->a[QB], sizeof o->a[QB]);
+    } else {
+        row_term(o->a[QCW], c, s->a[QCW], bad);
+        row_term(o->a[QDW], c, s->a[QDW], bad);
+    }
+}
+
+/* The matrix of F-successor s of a node of loop i: the identity after the
+ * body's last node (the continuation itself). */
+static const mat5 *succ_matrix(const loop_pass *p, int32_t i, int32_t u, int32_t s,
+                               const mat5 *identity)
+{
+    return u == p->g->loops->end[i] ? identity : &p->mat[p->slot[s]];
+}
+
+/* One node of loop i's list, on matrices; an inner test applies its closure. */
+static void eval_list_node(loop_pass *p, int32_t i, int32_t u, const mat5 *identity)
+{
+    const ompdag_condag *g = p->g;
+    const condag_loops *l = g->loops;
+    mat5 *o = &p->mat[p->slot[u]];
+    if (l->test_of[u] >= 0) {
+        int32_t inner = l->test_of[u];
+        mat_mul(&p->closure[inner], &p->mat[p->slot[l->exit[inner]]], o, &p->overflow);
+        return;
+    }
+    mat5 s = *succ_matrix(p, i, u, g->fsucc[g->fsucc_off[u]], identity);
+    for (int32_t k = g->fsucc_off[u] + 1; k < g->fsucc_off[u + 1]; ++k)
+        mat_max(&s, succ_matrix(p, i, u, g->fsucc[k], identity));
+    int64_t pen = rta_penalty(g, p->opt, u);
+    const ompdag_exact_row *j = g->creates[u] >= 0 ? &p->row[g->task_source[g->creates[u]]] : NULL;
+    step_matrix((char)g->kind[u], rta_c(g, p->opt, u) + pen, rta_mc(g, p->opt, u), &s, j, o,
+                &p->overflow);
+}
+
+/* S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K by doubling over K's bits, high bit first:
+ * (Pn, Sn) = (P^n, ⊕_{i<n} P^i);  n -> 2n: Sn ⊕ Pn⊗Sn, Pn⊗Pn;
+ * n -> n+1: I ⊕ P⊗Sn, P⊗Pn. */
+static void close_loop(const mat5 *P, const int64_t d[QCOUNT], int64_t K, mat5 *S, bool *bad)
+{
+    mat5 pn, sn, t, u;
+    mat_fill(&pn, true);
+    mat_fill(&sn, false);
+    for (int bit = 62; bit >= 0; --bit) {
+        mat_mul(&pn, &sn, &t, bad); /* doubling */
+        mat_max(&sn, &t);
+        mat_mul(&pn, &pn, &u, bad);
+        pn = u;
+        if (!((K >> bit) & 1)) continue;
+        mat_mul(P, &sn, &t, bad); /* one more */
+        mat_fill(&sn, true);
+        mat_max(&sn, &t);
+        mat_mul(P, &pn, &u, bad);
+        pn = u;
+    }
+    for (int k = 0; k < QCOUNT; ++k) /* Sn ⊗ D: column j gains d_j */
+        for (int j = 0; j < QCOUNT; ++j)
+            S->a[k][j] = add_chk(sn.a[k][j], d[j], bad);
+    mat_max(S, &pn);
+}
+
+/* Loop i's closure: its body on matrices, then the doubling. */
+static void closure_of(loop_pass *p, int32_t i)
+{
+    const ompdag_condag *g = p->g;
+    const condag_loops *l = g->loops;
+    mat5 identity;
+    mat_fill(&identity, true);
+    int32_t b = l->list_off[i], e = l->list_off[i + 1];
+    for (int32_t k = b; k < e; ++k)
+        p->slot[l->list[k]] = k - b;
+    for (int32_t k = e - 1; k >= b; --k) /* reverse topological order */
+        eval_list_node(p, i, l->list[k], &identity);
+    int32_t t = l->test[i];
+    int64_t c = rta_c(g, p->opt, t) + rta_penalty(g, p->opt, t), mc = rta_mc(g, p->opt, t);
+    int64_t d[QCOUNT] = {[QV] = c, [QA] = mc, [QB] = mc, [QCW] = c, [QDW] = c};
+    mat5 P;
+    const mat5 *M = &p->mat[p->slot[l->body[i]]];
+    for (int k = 0; k < QCOUNT; ++k)
+        for (int j = 0; j < QCOUNT; ++j)
+            P.a[k][j] = add_chk(d[k], M->a[k][j], &p->overflow);
+    close_loop(&P, d, l->repeat[i], &p->closure[i], &p->overflow);
+}
+
+static ompdag_status overflow_error(const ompdag_condag *g, int32_t i, ompdag_error *err)
+{
+    const condag_loops *l = g->loops;
+    ompdag_loc loc = ompdag_condag_node_loc(g, l->test[i]);
+    char where[256] = "";
+    if (loc.file) snprintf(where, sizeof where, " at %s:%d", loc.file, loc.line);
+    return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                            "the loop tested by node '%s'%s (repeat %lld): m·R does not fit in "
+                            "int64 ns; lower the loop bound or use a coarser time unit",
+                            node_name(g, l->test[i]), where, (long long)l->repeat[i]);
+}
+
+ompdag_status rta_loop_tables(const ompdag_condag *g, const ompdag_rta_options *opt,
+                              ompdag_exact_row *row, ompdag_error *err)
+{
+    const condag_loops *l = g->loops;
+    int32_t longest = 1;
+    for (int32_t i = 0; i < l->n; ++i)
+        longest = max2(longest, l->list_off[i + 1] - l->list_off[i]);
+    loop_pass p = {g,
+                   opt,
+                   row,
+                   malloc(sizeof *p.mat * (size_t)longest),
+                   malloc(sizeof *p.slot * (size_t)g->n),
+                   malloc(sizeof *p.closure * (size_t)l->n),
+                   false};
+    ompdag_status st = p.mat && p.slot && p.closure
+                           ? OMPDAG_OK
+                           : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t k = g->n - 1; k >= 0 && !st; --k) {
+        int32_t v = g->topo[k], i = l->test_of[v];
+        if (i < 0) {
+            int32_t child = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
+            ompdag_exact_eval_node(row, v, (char)g->kind[v],
+                                   rta_c(g, opt, v) + rta_penalty(g, opt, v), rta_mc(g, opt, v),
+                                   g->fsucc + g->fsucc_off[v],
+                                   g->fsucc_off[v + 1] - g->fsucc_off[v], child);
+            continue;
+        }
+        closure_of(&p, i);
+        for (int q = 0; q < QCOUNT; ++q) { /* Y_K = S ⊗ x */
+            int64_t best = NEG_INF;
+            for (int j = 0; j < QCOUNT; ++j)
+                best = max2(best, add_chk(p.closure[i].a[q][j], row[l->exit[i]].q[j], &p.overflow));
+            row[v].q[q] = best;
+        }
+        if (p.overflow) st = overflow_error(g, i, err);
+    }
+    free(p.mat), free(p.slot), free(p.closure);
+    return st;
+}

@@ -1,0 +1,482 @@
+/* tests/analysis/test_loop.c — compact loops (docs/compact.md, "Compact
+ * loops"; issue 29).
+ *
+ * Property test: random task programs (shared bodies in a creation DAG) whose
+ * bodies hold loops — nested, with branches and taskwaits inside and after
+ * them, tasks created in them — are unrolled by ompdag_compact_expand, and
+ * the loop dynamic program's bound (analysis/rta_loop.c) must equal Alg1 on
+ * the unrolled graph bit for bit, for several m, with WFS and BFS migration
+ * overhead, with dispatch delays on the chain only and folded.  Plus: closed forms at 10^6 and
+ * 10^15 iterations, the unrolled shape (the front end's at-most unrolling), the format (round trip,
+ * refusal without the extension) and the errors. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ompdag/compact.h"
+#include "ompdag/dot.h"
+#include "support.h"
+
+static bool has_fedge(const ompdag_condag *g, int32_t from, int32_t to)
+{
+    int32_t n;
+    const int32_t *s = ompdag_condag_node_fsucc(g, from, &n);
+    for (int32_t i = 0; i < n; ++i)
+        if (s[i] == to) return true;
+    return false;
+}
+
+/* ---- random programs with loops ----------------------------------------- */
+
+typedef struct loop_gen {
+    ompdag_condag *g;
+    ompdag_rng *r;
+    int body, nbodies, count;
+    bool *created;
+    bool delays; /* dispatch delays on some nodes (docs/overheads.md) */
+} loop_gen;
+
+static int32_t add(loop_gen *b, char kind, const char *creates)
+{
+    char id[32], task[32];
+    snprintf(id, sizeof id, "b%dn%d", b->body, b->count++);
+    snprintf(task, sizeof task, "b%d", b->body);
+    ompdag_node_spec s = {.id = id,
+                          .task = task,
+                          .kind = (ompdag_kind)kind,
+                          .wcet = kind == 'C' || kind == 'J' ? ompdag_rng_range(b->r, 0, 2)
+                                                             : ompdag_rng_range(b->r, 0, 40),
+                          .creates = creates,
+                          .loc = {"loop.c", 10 + b->count % 9, 0}};
+    int32_t v;
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_add_node(b->g, &s, &v, &err), OMPDAG_OK, "%s", err.message);
+    if (b->delays && ompdag_rng_unit(b->r) < 0.3)
+        cr_assert_eq(ompdag_condag_set_delay(b->g, v, ompdag_rng_range(b->r, 1, 6), &err),
+                     OMPDAG_OK, "%s", err.message);
+    return v;
+}
+
+static void edge(loop_gen *b, int32_t from, int32_t to)
+{
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_add_edge(b->g, from, to, &err), OMPDAG_OK, "%s", err.message);
+}
+
+static int32_t leaf(loop_gen *b, int32_t tail)
+{
+    double x = ompdag_rng_unit(b->r);
+    int32_t v;
+    if (x < 0.45 && b->body + 1 < b->nbodies) {
+        int target = (int)ompdag_rng_range(b->r, b->body + 1, b->nbodies - 1);
+        char creates[32];
+        snprintf(creates, sizeof creates, "b%d", target);
+        b->created[target] = true;
+        v = add(b, 'T', creates);
+    } else {
+        v = add(b, x < 0.7 ? 'W' : 'N', NULL);
+    }
+    edge(b, tail, v);
+    return v;
+}
+
+static int32_t sequence(loop_gen *b, int32_t tail, int len, int depth);
+
+/* test -> body -> exit J, test -> exit J, with "repeat" 1..4 (rarely more). */
+static int32_t loop(loop_gen *b, int32_t tail, int depth)
+{
+    int32_t t = add(b, 'C', NULL);
+    edge(b, tail, t);
+    int32_t end = sequence(b, t, (int)ompdag_rng_range(b->r, 1, 3), depth + 1);
+    int32_t x = add(b, 'J', NULL);
+    edge(b, t, x); /* after the body's entry: the test's second successor */
+    edge(b, end, x);
+    int64_t k =
+        ompdag_rng_unit(b->r) < 0.1 ? ompdag_rng_range(b->r, 5, 9) : ompdag_rng_range(b->r, 1, 4);
+    ompdag_error err;
+    cr_assert_eq(ompdag_compact_set_repeat(b->g, t, k, &err), OMPDAG_OK, "%s", err.message);
+    return x;
+}
+
+static int32_t branch(loop_gen *b, int32_t tail, int depth)
+{
+    int32_t c = add(b, 'C', NULL);
+    edge(b, tail, c);
+    int k = (int)ompdag_rng_range(b->r, 2, 3);
+    int32_t ends[3];
+    for (int a = 0; a < k; ++a) {
+        int n = (int)ompdag_rng_range(b->r, a ? 1 : 0, 2);
+        ends[a] = n ? sequence(b, c, n, depth + 1) : c;
+    }
+    int32_t j = add(b, 'J', NULL);
+    for (int a = 0; a < k; ++a)
+        edge(b, ends[a], j);
+    return j;
+}
+
+/* Appends `len` items after tail; nesting is bounded by the constant 3. */
+static int32_t sequence(loop_gen *b, int32_t tail, int len, int depth)
+{
+    for (int i = 0; i < len; ++i) {
+        double x = ompdag_rng_unit(b->r);
+        if (depth < 3 && x < 0.25)
+            tail = loop(b, tail, depth);
+        else if (depth < 3 && x < 0.4)
+            tail = branch(b, tail, depth);
+        else
+            tail = leaf(b, tail);
+    }
+    return tail;
+}
+
+/* A random program with loops whose unrolling has at most `limit` nodes. */
+static ompdag_condag *random_loops(ompdag_rng *r, int bodies, uint64_t limit)
+{
+    for (;;) {
+        ompdag_condag *g = ompdag_condag_create();
+        ompdag_error err;
+        cr_assert_eq(ompdag_compact_enable_loops(g, &err), OMPDAG_OK);
+        int nb = (int)ompdag_rng_range(r, 1, bodies);
+        bool created[16] = {false}, delays = ompdag_rng_unit(r) < 0.3;
+        for (int i = 0; i < nb; ++i) {
+            loop_gen b = {g, r, i, nb, 0, created, delays};
+            int32_t tail = sequence(&b, add(&b, 'N', NULL), (int)ompdag_rng_range(r, 1, 5), 0);
+            if (i + 1 < nb && !created[i + 1]) {
+                char creates[32];
+                snprintf(creates, sizeof creates, "b%d", i + 1);
+                created[i + 1] = true;
+                edge(&b, tail, add(&b, 'T', creates));
+            }
+        }
+        cr_assert_eq(ompdag_condag_finalize(g, &err), OMPDAG_OK, "%s", err.message);
+        if (ompdag_compact_expanded_node_count(g) <= limit) return g;
+        ompdag_condag_destroy(g);
+    }
+}
+
+static ompdag_condag *unroll_ok(const ompdag_condag *g)
+{
+    ompdag_condag *x = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_compact_expand(g, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_not(ompdag_compact_is_compact(x));
+    cr_assert_eq((uint64_t)ompdag_condag_node_count(x), ompdag_compact_expanded_node_count(g));
+    return x;
+}
+
+static int64_t loop_bound(const ompdag_condag *g, const ompdag_rta_options *o)
+{
+    ompdag_rta_options opt = *o;
+    opt.bound_only = true;
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    int64_t b = ompdag_rta_result_bound_times_m(r);
+    ompdag_rta_result_destroy(r);
+    return b;
+}
+
+static void compare(const ompdag_condag *g, const ompdag_condag *x, const ompdag_rta_options *opt)
+{
+    int64_t c = loop_bound(g, opt), u = loop_bound(x, opt);
+    cr_assert_eq(c, u, "m=%d O=%lld model %d: compact loops %lld, unrolled %lld", opt->m,
+                 (long long)opt->migration_overhead, (int)opt->migration_model, (long long)c,
+                 (long long)u);
+}
+
+Test(loops, random_loop_programs_match_the_unrolling)
+{
+    static const int32_t ms[] = {1, 2, 3, 4, 8, 16};
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 2929);
+    long loops = 0, nested = 0, repeated_tasks = 0, delayed = 0;
+    for (int i = 0; i < 1200; ++i) {
+        ompdag_condag *g = random_loops(&r, 5, 2500);
+        ompdag_condag *x = unroll_ok(g);
+        bool any = false, deep = false;
+        for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+            any |= ompdag_compact_loop_repeat(g, v) > 0;
+            deep |= ompdag_compact_node_instances(g, v) > 4 &&
+                    ompdag_compact_node_instances(g, v) >
+                        ompdag_compact_task_instances(g, ompdag_condag_node_task(g, v));
+        }
+        for (int32_t t = 0; t < ompdag_condag_task_count(g); ++t)
+            repeated_tasks += ompdag_compact_task_instances(g, t) > 1;
+        loops += any, nested += deep, delayed += ompdag_condag_has_delays(g);
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            compare(g, x, &opt);
+            if (k == 1) {
+                opt.fold_delays = true; /* delays everywhere, not on the chain only */
+                compare(g, x, &opt);
+            }
+            if (k == 2) {
+                opt.migration_overhead = 7;
+                compare(g, x, &opt);
+                opt.migration_model = OMPDAG_MIGRATION_BFS;
+                compare(g, x, &opt);
+            }
+        }
+        ompdag_condag_destroy(x);
+        ompdag_condag_destroy(g);
+    }
+    /* the generator really exercises loops, nesting and tasks created in loops */
+    cr_assert_gt(loops, 700, "only %ld programs with a loop", loops);
+    cr_assert_gt(nested, 150, "only %ld programs with many copies of a node", nested);
+    cr_assert_gt(delayed, 200, "only %ld programs with dispatch delays", delayed);
+    cr_assert_gt(repeated_tasks, 500, "only %ld tasks created more than once", repeated_tasks);
+}
+
+/* ---- the format ---------------------------------------------------------- */
+
+/* main: a -> L(C, repeat) -> t(T creates k) -> w(W) -> x(J) -> z; L -> x. */
+#define LOOP_JSON(EXT, REPEAT)                                                                     \
+    "{'format': 'ompdag-condag', 'version': 1, " EXT "'nodes': ["                                  \
+    "{'id': 'a', 'task': 'main', 'kind': 'N', 'wcet': 3},"                                         \
+    "{'id': 'L', 'task': 'main', 'kind': 'C', 'wcet': 1, 'repeat': " REPEAT ","                    \
+    " 'loc': {'file': 'l.c', 'line': 4, 'col': 1}},"                                               \
+    "{'id': 't', 'task': 'main', 'kind': 'T', 'wcet': 2, 'creates': 'k'},"                         \
+    "{'id': 'w', 'task': 'main', 'kind': 'W', 'wcet': 5},"                                         \
+    "{'id': 'x', 'task': 'main', 'kind': 'J', 'wcet': 0},"                                         \
+    "{'id': 'z', 'task': 'main', 'kind': 'N', 'wcet': 4},"                                         \
+    "{'id': 'k', 'task': 'k', 'kind': 'N', 'wcet': 10}],"                                          \
+    "'edges': [['a','L'],['L','t'],['L','x'],['t','w'],['w','x'],['x','z']]}"
+
+/* Per iteration: test 1, T 2, child 10, W 5.  The worst flow runs all K
+ * iterations (K tests: the last body leads straight to the exit); the
+ * longest path goes through every child (the W waits for it): per iteration
+ * path 1 + 2 + 10 + 5 = 18, volume 18. */
+static int64_t closed_form(int64_t k, int32_t m)
+{
+    int64_t vol = 3 + 18 * k + 4, len = 3 + 18 * k + 4;
+    return vol + (m - 1) * len;
+}
+
+Test(loops, file_round_trip_and_closed_form)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "1000"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    cr_assert(ompdag_compact_has_loops(g));
+    cr_assert_eq(ompdag_compact_loop_repeat(g, node_index(g, "L")), 1000);
+    cr_assert_eq(ompdag_compact_node_instances(g, node_index(g, "w")), 1000);
+    cr_assert_eq(ompdag_compact_task_instances(g, ompdag_condag_node_task(g, node_index(g, "k"))),
+                 1000);
+    cr_assert_eq(ompdag_compact_expanded_node_count(g), 3 + 3 * 1000 + 1000);
+    for (int32_t m = 1; m <= 8; ++m) {
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, m);
+        cr_assert_eq(loop_bound(g, &opt), closed_form(1000, m), "m=%d", m);
+    }
+    ompdag_condag_destroy(g);
+}
+
+/* A million and 10^15 iterations: the same closed form, no unrolling. */
+Test(loops, a_million_iterations_and_more_without_unrolling)
+{
+    static const char *const ks[] = {"1000000", "1000000000000000"};
+    static const int64_t kv[] = {1000000, 1000000000000000};
+    for (int i = 0; i < 2; ++i) {
+        char json[2048];
+        snprintf(json, sizeof json, LOOP_JSON("'extensions': ['loops'], ", "%s"), ks[i]);
+        ompdag_error err;
+        ompdag_condag *g = load_graph(json, &err);
+        cr_assert_not_null(g, "%s", err.message);
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, 4);
+        cr_assert_eq(loop_bound(g, &opt), closed_form(kv[i], 4), "%lld vs %lld",
+                     (long long)loop_bound(g, &opt), (long long)closed_form(kv[i], 4));
+        ompdag_condag *x = NULL;
+        cr_assert_eq(ompdag_compact_expand(g, 100000, &x, &err), OMPDAG_ERR_LIMIT);
+        ompdag_condag_destroy(g);
+    }
+}
+
+/* m·R beyond int64 is an error, never a wrapped bound. */
+Test(loops, overflow_is_an_error)
+{
+    ompdag_error err;
+    ompdag_condag *g =
+        load_graph(LOOP_JSON("'extensions': ['loops'], ", "1000000000000000000"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 4);
+    opt.bound_only = true;
+    ompdag_rta_result *r = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_ERR_OVERFLOW);
+    cr_assert_null(r);
+    cr_assert(strstr(err.message, "node 'L' at l.c:4 repeats up to 1000000000000000000 times"),
+              "%s", err.message);
+    ompdag_condag_destroy(g);
+}
+
+/* The unrolling is the front end's at-most unrolling: a test before each
+ * iteration, every test and the last body leading to the exit. */
+Test(loops, expand_writes_the_at_most_unrolling)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "3"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    ompdag_condag *x = unroll_ok(g);
+    cr_assert_eq(ompdag_condag_node_count(x), 3 + 3 * 3 + 3);
+    const char *tests[] = {"L", "L~1", "L~2"}, *waits[] = {"w", "w~1", "w~2"};
+    int32_t xj = node_index(x, "x");
+    for (int i = 0; i < 3; ++i) {
+        int32_t t = node_index(x, tests[i]), w = node_index(x, waits[i]);
+        cr_assert_eq(ompdag_condag_node_kind(x, t), OMPDAG_KIND_C);
+        cr_assert_null(ompdag_condag_extra(x, t), "the copies are plain C nodes");
+        cr_assert(has_fedge(x, t, xj), "%s exits", tests[i]);
+        cr_assert(has_fedge(x, w, i < 2 ? node_index(x, tests[i + 1]) : xj));
+    }
+    for (int32_t m = 1; m <= 4; ++m) {
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, m);
+        cr_assert_eq(loop_bound(g, &opt), closed_form(3, m));
+        cr_assert_eq(bound_of(x, OMPDAG_ALG_ENUMERATE, m), closed_form(3, m));
+    }
+    ompdag_condag_destroy(x);
+    ompdag_condag_destroy(g);
+}
+
+/* Without the extension "repeat" would be read as one iteration: refused. */
+Test(loops, repeat_without_the_extension_is_refused)
+{
+    ompdag_error err;
+    cr_assert_null(load_graph(LOOP_JSON("", "4"), &err));
+    cr_assert(strstr(err.message, "'L'") && strstr(err.message, "loops"), "%s", err.message);
+    cr_assert_null(load_graph(LOOP_JSON("'extensions': ['compact'], ", "4"), &err));
+    cr_assert(strstr(err.message, "loops"), "%s", err.message);
+}
+
+Test(loops, bad_loops_are_named)
+{
+    ompdag_error err;
+    cr_assert_null(load_graph(LOOP_JSON("'extensions': ['loops'], ", "0"), &err));
+    cr_assert(strstr(err.message, "'L'") && strstr(err.message, ">= 1"), "%s", err.message);
+    /* a break: the body leaves to the exit from the middle */
+    const char *brk =
+        "{'format': 'ompdag-condag', 'version': 1, 'extensions': ['loops'], 'nodes': ["
+        "{'id': 'L', 'task': 'main', 'kind': 'C', 'wcet': 0, 'repeat': 5},"
+        "{'id': 'c', 'task': 'main', 'kind': 'C', 'wcet': 0},"
+        "{'id': 'w', 'task': 'main', 'kind': 'W', 'wcet': 5},"
+        "{'id': 'x', 'task': 'main', 'kind': 'J', 'wcet': 0}],"
+        "'edges': [['L','c'],['L','x'],['c','w'],['c','x'],['w','x']]}";
+    cr_assert_null(load_graph(brk, &err));
+    cr_assert(strstr(err.message, "'L'"), "%s", err.message);
+    /* a loop test that is not a C node */
+    const char *notc = "{'format': 'ompdag-condag', 'version': 1, 'extensions': ['loops'], "
+                       "'nodes': [{'id': 'a', 'task': 'main', 'kind': 'N', 'wcet': 0, "
+                       "'repeat': 2}], 'edges': []}";
+    cr_assert_null(load_graph(notc, &err));
+    cr_assert(strstr(err.message, "'a'") && strstr(err.message, "C node"), "%s", err.message);
+}
+
+/* The worst flow is not yet computed on compact loops: the result has the
+ * exact bound and says it has no witness; alg0 needs the unrolling. */
+Test(loops, the_bound_comes_without_a_witness)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "3"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 2);
+    ompdag_rta_result *r = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(3, 2));
+    cr_assert_not(ompdag_rta_result_has_witness(r));
+    int32_t n = -1;
+    ompdag_rta_result_critical_path(r, &n);
+    cr_assert_eq(n, 0);
+    ompdag_rta_result_destroy(r);
+    r = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &r, &err), OMPDAG_ERR_UNSUPPORTED);
+    cr_assert_null(r);
+    ompdag_condag_destroy(g);
+}
+
+/* dot draws the loop once, with its bound, and an edge back to the test. */
+Test(loops, dot_draws_the_loop_once_with_its_bound)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "100000"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(ompdag_dot_write(out, g, NULL, &err), OMPDAG_OK, "%s", err.message);
+    fclose(out);
+    cr_assert(strstr(text, "loop: at most 100000 iterations"), "%s", text);
+    char back[64];
+    snprintf(back, sizeof back, "n%d -> n%d [style=bold", node_index(g, "w"), node_index(g, "L"));
+    cr_assert(strstr(text, back), "%s", text);
+    cr_assert(strstr(text, "k (x 100000)"), "%s", text);
+    free(text);
+    ompdag_condag_destroy(g);
+}
+
+/* ---- mutated files: an error or the same bound as the unrolling ------------- */
+
+/* One random change to a loop graph's file: an extra F-edge, a lost edge,
+ * the two edges of a test swapped, or "repeat" moved to another node. */
+static void mutate(json_t *o, ompdag_rng *r)
+{
+    json_t *nodes = json_object_get(o, "nodes"), *edges = json_object_get(o, "edges");
+    size_t nn = json_array_size(nodes), ne = json_array_size(edges);
+    double x = ompdag_rng_unit(r);
+    if (x < 0.35 && nn > 1) {
+        json_t *a = json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1));
+        json_t *b = json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1));
+        json_array_append_new(
+            edges, json_pack("[OO]", json_object_get(a, "id"), json_object_get(b, "id")));
+    } else if (x < 0.6 && ne > 0) {
+        json_array_remove(edges, (size_t)ompdag_rng_range(r, 0, (int64_t)ne - 1));
+    } else if (x < 0.8 && ne > 1) {
+        size_t i = (size_t)ompdag_rng_range(r, 0, (int64_t)ne - 2);
+        json_t *e = json_incref(json_array_get(edges, i));
+        json_array_remove(edges, i);
+        json_array_append_new(edges, e); /* a test's body edge may now come second */
+    } else {
+        for (size_t i = 0; i < nn; ++i)
+            json_object_del(json_array_get(nodes, i), "repeat");
+        json_object_set_new(json_array_get(nodes, (size_t)ompdag_rng_range(r, 0, (int64_t)nn - 1)),
+                            "repeat", json_integer(ompdag_rng_range(r, 1, 3)));
+    }
+}
+
+Test(loops, mutated_files_are_refused_or_agree_with_the_unrolling)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 4242);
+    long accepted = 0, with_loops = 0;
+    for (int i = 0; i < 1500; ++i) {
+        ompdag_condag *g = random_loops(&r, 3, 800);
+        json_t *o = ompdag_condag_to_json(g);
+        ompdag_condag_destroy(g);
+        mutate(o, &r);
+        ompdag_error err;
+        ompdag_condag *m = NULL;
+        ompdag_status st = condag_from_json(o, "mutated", &m, &err);
+        json_decref(o);
+        if (st) {
+            cr_assert(strlen(err.message) > 0);
+            continue;
+        }
+        ++accepted;
+        with_loops += ompdag_compact_has_loops(m);
+        ompdag_condag *x = NULL;
+        if (ompdag_compact_expand(m, 20000, &x, &err) == OMPDAG_OK) {
+            for (int32_t k = 1; k <= 3; ++k) {
+                ompdag_rta_options opt;
+                ompdag_rta_options_init(&opt, k);
+                compare(m, x, &opt);
+            }
+            ompdag_condag_destroy(x);
+        }
+        ompdag_condag_destroy(m);
+    }
+    cr_assert_gt(accepted, 100, "only %ld mutated files load", accepted);
+    cr_assert_gt(with_loops, 50, "only %ld mutated files with loops load", with_loops);
+}
