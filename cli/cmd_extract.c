@@ -56,6 +56,9 @@ void cmd_extract_help(FILE *out)
             "                       then evaluate fold (repeatable; graphs record the claim\n"
             "                       as \"assumptions\"; also #pragma ompdag assume(NAME=VALUE))\n"
             "  --node-limit N       refuse regions with more than N nodes (default 100000)\n"
+            "  --team-size N        the team of a parallel region whose threads all create\n"
+            "                       tasks and that has no constant num_threads: the graph\n"
+            "                       holds N implicit tasks, its bound is for m = N\n"
             "  -- ARGS              compiler flags for FILE.c (-I, -D, -std=...)\n");
 }
 
@@ -69,6 +72,7 @@ typedef struct extract_opts {
     int64_t recursion_bound;
     int64_t loop_bound; /* -1: not given */
     int64_t node_limit;
+    int64_t team_size;
     const char **assume; /* NAME=VALUE texts (argv strings) */
     int nassume;
 } extract_opts;
@@ -730,6 +734,9 @@ static int parse_args(int argc, char **argv, extract_opts *o)
         } else if (!strcmp(a, "--node-limit") && has_next) {
             if (!cli_parse_i64(argv[++i], 1, INT32_MAX, &o->node_limit))
                 return cli_usage_error("extract", "bad --node-limit '%s'", argv[i]);
+        } else if (!strcmp(a, "--team-size") && has_next) {
+            if (!cli_parse_i64(argv[++i], 1, 4096, &o->team_size))
+                return cli_usage_error("extract", "--team-size needs 1..4096, got '%s'", argv[i]);
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("extract", "unknown or incomplete option '%s'", a);
         } else {
@@ -786,6 +793,9 @@ int cmd_extract(int argc, char **argv)
                      : cli_usage_error("extract", "--assume: %s", err.message);
     if (rc == CLI_EXIT_OK && o.node_limit &&
         ompdag_frontend_set_node_limit(fe, (int32_t)o.node_limit, &err))
+        rc = cli_fail("extract", &err);
+    if (rc == CLI_EXIT_OK && o.team_size &&
+        ompdag_frontend_set_team_size(fe, (int32_t)o.team_size, &err))
         rc = cli_fail("extract", &err);
     bool refused = false;
     if (rc == CLI_EXIT_OK && o.build_dir) {

@@ -52,6 +52,7 @@ static struct {
     ompdag_status (*set_recursion_bound)(ompdag_frontend *, int32_t, ompdag_error *);
     ompdag_status (*set_loop_bound)(ompdag_frontend *, int32_t, ompdag_error *);
     ompdag_status (*set_node_limit)(ompdag_frontend *, int32_t, ompdag_error *);
+    ompdag_status (*set_team_size)(ompdag_frontend *, int32_t, ompdag_error *);
     ompdag_status (*assume)(ompdag_frontend *, const char *, ompdag_error *);
     ompdag_status (*extract_project)(ompdag_frontend *, int, const char *const *,
                                      const char *const *const *, const int *, int,
@@ -114,6 +115,7 @@ static bool load_symbols(ompdag_error *err)
     FE_FORWARD(set_recursion_bound, "ompdag_frontend_set_recursion_bound")
     FE_FORWARD(set_loop_bound, "ompdag_frontend_set_loop_bound")
     FE_FORWARD(set_node_limit, "ompdag_frontend_set_node_limit")
+    FE_FORWARD(set_team_size, "ompdag_frontend_set_team_size")
     FE_FORWARD(assume, "ompdag_frontend_assume")
     FE_FORWARD(extract_project, "ompdag_frontend_extract_project")
     FE_FORWARD(extract, "ompdag_frontend_extract")
@@ -188,6 +190,11 @@ ompdag_status ompdag_frontend_extract_project(ompdag_frontend *fe, int nsources,
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err)
 {
     return fe_api.set_node_limit(fe, limit, err);
+}
+
+ompdag_status ompdag_frontend_set_team_size(ompdag_frontend *fe, int32_t n, ompdag_error *err)
+{
+    return fe_api.set_team_size(fe, n, err);
 }
 
 ompdag_status ompdag_frontend_assume(ompdag_frontend *fe, const char *assignment, ompdag_error *err)

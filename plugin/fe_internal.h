@@ -157,6 +157,7 @@ typedef struct fe_assumption {
 struct ompdag_frontend {
     int32_t recursion_bound;
     int32_t loop_bound; /* default loop bound (--loop-bound), 0: none */
+    int32_t team_size;  /* team of a region without constant num_threads (--team-size), 0: none */
     int32_t node_limit;
     int32_t unroll_limit;
     fe_diag_store diags;

@@ -258,6 +258,8 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
     if (!ok) {
     } else if (team) {
         producer = true;
+        /* no constant num_threads: the team the user named (--team-size) */
+        if (out->threads <= 0 && w.fe->team_size > 0) out->threads = w.fe->team_size;
         ok = fe_walk_team(&w, f, par, chain, n, in->stmt, sp, out->threads);
     } else if (par->dir == FE_DIR_PARALLEL_OTHER) {
         if (fe_significant(&w, in->stmt))

@@ -408,8 +408,8 @@ bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pr
     if (no_team) {
         fe_refuse(w, f->name, par->line, par->col,
                   "tasks are created by every thread of this '#pragma omp %s': give it a "
-                  "constant num_threads(N), so the graph can hold the N implicit tasks (its "
-                  "bound is then for m = N, the team the program runs with)",
+                  "constant num_threads(N), or pass --team-size N, so the graph can hold the N "
+                  "implicit tasks (its bound is then for m = N, the team the program runs with)",
                   par->name);
         if (*w->nomem) return false;
         team = 1;

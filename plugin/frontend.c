@@ -241,6 +241,14 @@ ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound,
     return OMPDAG_OK;
 }
 
+ompdag_status ompdag_frontend_set_team_size(ompdag_frontend *fe, int32_t n, ompdag_error *err)
+{
+    if (!fe || n < 0 || n > 4096)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "team size must be in 0..4096");
+    fe->team_size = n;
+    return OMPDAG_OK;
+}
+
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err)
 {
     if (!fe || limit < 1)

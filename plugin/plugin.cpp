@@ -64,6 +64,7 @@ struct PluginOptions {
     int recursion_bound = 0;
     int loop_bound = -1; // -1: not given
     int node_limit = 0;
+    int team_size = 0;
     std::string wcet_db; // annotated graphs of earlier runs: check deadlines at build time
     int threads = 0;     // m for that check; 0: each graph's own "threads"
     std::vector<std::string> assume; // NAME=VALUE: the input the graphs are built for
@@ -364,6 +365,7 @@ class ExtractConsumer : public clang::ASTConsumer
             ompdag_frontend_set_recursion_bound(fe, opts_.recursion_bound, &err);
         if (opts_.loop_bound >= 0) ompdag_frontend_set_loop_bound(fe, opts_.loop_bound, &err);
         if (opts_.node_limit > 0) ompdag_frontend_set_node_limit(fe, opts_.node_limit, &err);
+        if (opts_.team_size > 0) ompdag_frontend_set_team_size(fe, opts_.team_size, &err);
         for (const std::string &a : opts_.assume) // checked in ParseArgs
             ompdag_frontend_assume(fe, a.c_str(), &err);
         // The build's other units, indexed beside this one (-fplugin-arg-ompdag-compdb).
@@ -560,6 +562,7 @@ class ExtractConsumer : public clang::ASTConsumer
             {"--recursion-bound N", "-fplugin-arg-ompdag-recursion-bound=N"},
             {"--loop-bound N", "-fplugin-arg-ompdag-loop-bound=N"},
             {"--node-limit", "-fplugin-arg-ompdag-node-limit=N"},
+            {"--team-size N", "-fplugin-arg-ompdag-team-size=N"},
             {"--assume NAME=VALUE", "-fplugin-arg-ompdag-assume=NAME=VALUE"},
             {"extract the whole project with -p BUILD_DIR",
              "give the plugin the build's compile_commands.json "
@@ -638,6 +641,14 @@ class ExtractAction : public clang::PluginASTAction
                         << s;
                     return false;
                 }
+            } else if (s.consume_front("team-size=")) {
+                if (s.getAsInteger(10, opts_.team_size) || opts_.team_size < 1 ||
+                    opts_.team_size > 4096) {
+                    d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                               "ompdag: bad team-size '%0' (1..4096)"))
+                        << s;
+                    return false;
+                }
             } else if (s.consume_front("recursion-bound=")) {
                 if (s.getAsInteger(10, opts_.recursion_bound) || opts_.recursion_bound < 1) {
                     d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -649,8 +660,8 @@ class ExtractAction : public clang::PluginASTAction
                 d.Report(d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                            "ompdag: unknown plugin argument '%0' (known: out=DIR, "
                                            "werror, recursion-bound=N, loop-bound=N, "
-                                           "node-limit=N, assume=NAME=VALUE, compdb=DIR, "
-                                           "wcet=FILE, threads=N)"))
+                                           "node-limit=N, team-size=N, assume=NAME=VALUE, "
+                                           "compdb=DIR, wcet=FILE, threads=N)"))
                     << a;
                 return false;
             }

@@ -76,6 +76,12 @@ ompdag_status ompdag_frontend_set_loop_bound(ompdag_frontend *fe, int32_t bound,
 ompdag_status ompdag_frontend_assume(ompdag_frontend *fe, const char *assignment,
                                      ompdag_error *err);
 
+/* The team size assumed for a `parallel` region whose threads all create
+ * tasks and that has no constant num_threads (`--team-size N`): the graph
+ * holds N implicit tasks and its bound is for m = N (docs/plugin.md#team);
+ * 0 (the default): such regions are refused.  Fails unless 0 <= n <= 4096. */
+ompdag_status ompdag_frontend_set_team_size(ompdag_frontend *fe, int32_t n, ompdag_error *err);
+
 /* Largest number of nodes one region may have; beyond it the region is
  * refused.  Fails unless limit >= 1. */
 ompdag_status ompdag_frontend_set_node_limit(ompdag_frontend *fe, int32_t limit, ompdag_error *err);

@@ -339,3 +339,35 @@ Test(team, annotate_refuses_a_team_graph_by_name, .timeout = 120)
     sh(cmd);
 }
 #endif
+
+/* --team-size N (ompdag_frontend_set_team_size) stands for a missing
+ * constant num_threads: the team graph holds N implicit tasks, m = N. */
+Test(team, a_team_size_option_stands_for_a_missing_num_threads)
+{
+    char path[128];
+    cr_assert(fe_test_write("void work(int);\n"
+                            "void f(int n) {\n"
+                            "#pragma omp parallel\n"
+                            "  {\n"
+                            "#pragma omp task\n"
+                            "    work(1);\n"
+                            "  }\n"
+                            "}\n",
+                            "team_size.c", path));
+    ompdag_frontend *fe = ompdag_frontend_create();
+    ompdag_error err = {0};
+    cr_assert_neq(ompdag_frontend_set_team_size(fe, 4097, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_frontend_set_team_size(fe, 2, &err), OMPDAG_OK, "%s", err.message);
+    ompdag_condag_set *set = NULL;
+    ompdag_status st = ompdag_frontend_extract(fe, path, NULL, 0, &set, &err);
+    if (st) ompdag_frontend_print_diags(fe, stderr);
+    cr_assert_eq(st, OMPDAG_OK);
+    const ompdag_condag *g = ompdag_condag_set_graph(set, 0);
+    cr_expect_eq(created_at(g, 3), 2, "two implicit tasks");
+    cr_expect_eq(created_at(g, 5), 2);
+    cr_expect_eq(ompdag_condag_threads(g), 2);
+    cr_expect_eq(team_of(g), 2);
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+    fe_test_remove(path);
+}
