@@ -263,6 +263,15 @@ typedef struct fe_first_after {
 } fe_first_after;
 enum CXChildVisitResult fe_first_after_visit(CXCursor c, CXCursor parent, CXClientData data);
 
+/* fe_const_args.c: pragma arguments that are constant expressions.
+ * fe_collect_const_args: those of file f, to evaluate (false on ENOMEM);
+ * fe_evaluate_const_args: their values in the unit being parsed (false on
+ * ENOMEM); fe_main_cxfile: the unit's main file. */
+/* The name prefix of the declarations a unit is parsed again with. */
+#define CONST_ARG_PREFIX "__ompdag_const_arg_"
+bool fe_collect_const_args(ompdag_frontend *fe, const fe_file *f);
+bool fe_evaluate_const_args(ompdag_frontend *fe, const fe_unit *unit);
+CXFile fe_main_cxfile(CXTranslationUnit tu);
 /* The function defined in the TU that `c` (a CallExpr) calls, or -1. */
 int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call);
 

@@ -7,6 +7,9 @@
  * each region's private graph to the ompdag builder
  * (include/ompdag/condag.h).
  *
+ * The helpers every fe_*.c file shares (vectors, strings, diagnostics,
+ * files) live in fe_util.c.
+ *
  * Why OpenMP is off: with -fopenmp, libclang's C API does not walk the
  * CapturedStmt behind each directive, so task bodies would be invisible.
  * Parsing with _OPENMP=201811 defined keeps `#ifdef _OPENMP` code, and
@@ -22,132 +25,6 @@
 #include "fe_mutex.h"
 #include "fe_internal.h"
 #include "ompdag/compact.h"
-
-/* ---- small helpers shared by the front end --------------------------------- */
-
-bool fe_vec_push(fe_vec *a, int32_t x)
-{
-    if (!ompdag_grow_array((void **)&a->v, sizeof *a->v, &a->cap, (int64_t)a->n + 1))
-        return false;
-    a->v[a->n++] = x;
-    return true;
-}
-
-bool fe_vec_push_unique(fe_vec *a, int32_t x)
-{
-    for (int32_t i = 0; i < a->n; ++i)
-        if (a->v[i] == x) return true;
-    return fe_vec_push(a, x);
-}
-
-void fe_vec_free(fe_vec *a)
-{
-    free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
-}
-
-char *fe_strdup(const char *s)
-{
-    return s ? fe_strndup(s, strlen(s)) : NULL;
-}
-
-char *fe_strndup(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-static char *keep_string(ompdag_frontend *fe, char *s)
-{
-    if (!s) return NULL;
-    if (!ompdag_grow_array((void **)&fe->strings, sizeof *fe->strings, &fe->capstrings,
-                           (int64_t)fe->nstrings + 1))
-        return free(s), NULL;
-    return fe->strings[fe->nstrings++] = s;
-}
-
-bool fe_diag(ompdag_frontend *fe, ompdag_diag_severity sev, const char *file, int32_t line,
-             int32_t col, const char *fmt, ...)
-{
-    char buf[OMPDAG_ERROR_MESSAGE_SIZE];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    /* Inlining reaches one construct many times: report it once. */
-    for (size_t i = 0; i < fe->diags.n; ++i) {
-        const ompdag_frontend_diag *d = &fe->diags.d[i];
-        if (d->severity == sev && d->loc.line == line && d->loc.col == col &&
-            !strcmp(d->loc.file, file ? file : "<unknown>") && !strcmp(d->message, buf))
-            return true;
-    }
-    if (!ompdag_grow_array((void **)&fe->diags.d, sizeof *fe->diags.d, &fe->diags.cap,
-                           (int64_t)fe->diags.n + 1))
-        return false;
-    const char *msg = keep_string(fe, fe_strdup(buf));
-    const char *fname = keep_string(fe, fe_strdup(file ? file : "<unknown>"));
-    if (!msg || !fname) return false;
-    fe->diags.d[fe->diags.n++] = (ompdag_frontend_diag){sev, {fname, line, col}, msg};
-    return true;
-}
-
-fe_span fe_cursor_span(CXCursor c)
-{
-    fe_span s = {0};
-    CXSourceRange r = clang_getCursorExtent(c);
-    unsigned line, col;
-    clang_getExpansionLocation(clang_getRangeStart(r), &s.file, &line, &col, &s.begin);
-    clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &s.end);
-    s.line = (int32_t)line;
-    s.col = (int32_t)col;
-    clang_getExpansionLocation(clang_getRangeEnd(r), NULL, &line, NULL, NULL);
-    s.end_line = (int32_t)line;
-    return s;
-}
-
-fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
-{
-    for (int32_t i = 0; i < fe->nfiles; ++i)
-        if (clang_File_isEqual(fe->files[i]->file, file)) return fe->files[i];
-    fe_file *f = calloc(1, sizeof *f);
-    fe_file **nf = realloc(fe->files, sizeof *nf * (size_t)(fe->nfiles + 1));
-    if (!f || !nf) {
-        free(f);
-        if (nf) fe->files = nf;
-        return NULL;
-    }
-    fe->files = nf;
-    fe->files[fe->nfiles++] = f;
-    f->file = file;
-    CXString name = clang_getFileName(file);
-    f->name = fe_strdup(clang_getCString(name));
-    clang_disposeString(name);
-    /* The unit that owns this CXFile: each unit has its own file manager. */
-    f->tu = fe->tu;
-    f->text = fe->tu ? clang_getFileContents(fe->tu, file, &f->size) : NULL;
-    for (int32_t u = 0; !f->text && u < fe->nunits; ++u)
-        if (fe->units[u].tu && (f->text = clang_getFileContents(fe->units[u].tu, file, &f->size)))
-            f->tu = fe->units[u].tu;
-    if (!f->name) return NULL;
-    if (!f->text) f->text = "", f->size = 0;
-    bool refused = false;
-    if (!fe_scan_pragmas(fe, f, &refused)) return NULL;
-    return f;
-}
-
-static int32_t func_index(const ompdag_frontend *fe, CXCursor decl);
-
-int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
-{
-    CXCursor ref = clang_getCursorReferenced(call);
-    if (clang_Cursor_isNull(ref)) return -1;
-    return func_index(fe, ref);
-}
 
 /* ---- lifecycle -------------------------------------------------------------- */
 
@@ -515,6 +392,14 @@ static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
 
 /* Counts, for every TU function, references and direct calls: more
  * references than calls means its address is taken. */
+/* The function a call resolves to (fe_internal.h), -1 when none. */
+int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(ref)) return -1;
+    return func_index(fe, ref);
+}
+
 static enum CXChildVisitResult refs_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -858,134 +743,6 @@ static ompdag_status extract_units(ompdag_frontend *fe, ompdag_condag_set *set, 
     return has_errors(fe) ? first_error(fe, OMPDAG_ERR_UNSUPPORTED, err) : OMPDAG_OK;
 }
 
-/* ---- constant-expression pragma arguments ------------------------------------------ */
-
-/* Arguments the region builder reads as integers. */
-static bool wants_value(const fe_pragma *p, const fe_clause *c)
-{
-    switch (p->dir) {
-    case FE_DIR_LOOP_BOUND:
-    case FE_DIR_RECURSION_BOUND:
-        return !c->name[0];
-    case FE_DIR_PARALLEL:
-    case FE_DIR_PARALLEL_MASTER:
-    case FE_DIR_PARALLEL_OTHER:
-        return !strcmp(c->name, "num_threads") ||
-               (strstr(p->name, "taskloop") && /* parallel masked taskloop */
-                (!strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
-                 !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
-                 !strcmp(c->name, "collapse")));
-    case FE_DIR_TASK:
-        return !strcmp(c->name, "if") || !strcmp(c->name, "final");
-    case FE_DIR_TASKLOOP: /* fe_taskloop.c */
-        return !strcmp(c->name, "if") || !strcmp(c->name, "final") ||
-               !strcmp(c->name, "grainsize") || !strcmp(c->name, "num_tasks") ||
-               !strcmp(c->name, "collapse");
-    default:
-        return false;
-    }
-}
-
-/* The expression of a clause argument without a "modifier:" prefix. */
-static const char *arg_expression(const char *arg)
-{
-    const char *p = arg;
-    while (*p == ' ')
-        ++p;
-    const char *q = p;
-    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
-           (q > p && *q >= '0' && *q <= '9'))
-        ++q;
-    const char *r = q;
-    while (*r == ' ')
-        ++r;
-    return q > p && *r == ':' && r[1] != ':' ? r + 1 : arg;
-}
-
-static bool collect_const_args(ompdag_frontend *fe, const fe_file *f)
-{
-    for (int32_t i = 0; i < f->npragmas; ++i) {
-        const fe_pragma *p = &f->pragmas[i];
-        for (int32_t k = 0; k < p->nclauses; ++k) {
-            const fe_clause *c = &p->clauses[k];
-            long v;
-            if (!wants_value(p, c) || !c->arg || fe_literal_value(c->arg, &v)) continue;
-            fe_const_arg *na = realloc(fe->cargs, sizeof *na * (size_t)(fe->ncargs + 1));
-            if (!na) return false;
-            fe->cargs = na;
-            fe_const_arg *a = &fe->cargs[fe->ncargs++];
-            memset(a, 0, sizeof *a);
-            a->pragma_begin = p->begin;
-            a->clause = fe_strdup(c->name);
-            a->expr = fe_strdup(arg_expression(c->arg));
-            if (!a->clause || !a->expr) return false;
-        }
-    }
-    return true;
-}
-
-static CXFile main_cxfile(CXTranslationUnit tu)
-{
-    CXString sp = clang_getTranslationUnitSpelling(tu);
-    CXFile f = clang_getFile(tu, clang_getCString(sp));
-    clang_disposeString(sp);
-    return f;
-}
-
-#define CONST_ARG_PREFIX "__ompdag_const_arg_"
-
-typedef struct eval_state {
-    ompdag_frontend *fe;
-    const int32_t *bad_lines; /* lines of the appended text with errors */
-    int32_t nbad;
-} eval_state;
-
-static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    eval_state *st = data;
-    if (clang_getCursorKind(c) != CXCursor_VarDecl) return CXChildVisit_Continue;
-    CXString name = clang_getCursorSpelling(c);
-    const char *n = clang_getCString(name);
-    int32_t k = -1;
-    if (n && !strncmp(n, CONST_ARG_PREFIX, sizeof CONST_ARG_PREFIX - 1))
-        k = (int32_t)strtol(n + sizeof CONST_ARG_PREFIX - 1, NULL, 10);
-    clang_disposeString(name);
-    if (k < 0 || k >= st->fe->ncargs) return CXChildVisit_Continue;
-    fe_span sp = fe_cursor_span(c);
-    for (int32_t i = 0; i < st->nbad; ++i)
-        if (st->bad_lines[i] == sp.line) return CXChildVisit_Continue;
-    CXEvalResult r = clang_Cursor_Evaluate(c);
-    if (r && clang_EvalResult_getKind(r) == CXEval_Int) {
-        st->fe->cargs[k].value = clang_EvalResult_getAsLongLong(r);
-        st->fe->cargs[k].ok = true;
-    }
-    if (r) clang_EvalResult_dispose(r);
-    return CXChildVisit_Continue;
-}
-
-/* Evaluates the appended declarations; a line with an error is no constant. */
-static bool evaluate_const_args(ompdag_frontend *fe, const fe_unit *unit)
-{
-    unsigned nd = clang_getNumDiagnostics(fe->tu);
-    int32_t *bad = calloc((size_t)nd + 1, sizeof *bad);
-    if (!bad) return false;
-    eval_state st = {fe, bad, 0};
-    for (unsigned i = 0; i < nd; ++i) {
-        CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
-        CXFile file;
-        unsigned line, off;
-        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, NULL, &off);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
-            clang_File_isEqual(file, unit->main) && off >= unit->const_from)
-            bad[st.nbad++] = (int32_t)line;
-        clang_disposeDiagnostic(d);
-    }
-    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), eval_visit, &st);
-    free(bad);
-    return true;
-}
-
 static enum CXErrorCode parse(ompdag_frontend *fe, CXIndex idx, const char *path,
                               const char *const *argv, int n, struct CXUnsavedFile *uf,
                               unsigned nuf)
@@ -1007,11 +764,11 @@ static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, fe_unit *unit, C
                                            struct CXUnsavedFile shim, bool *nomem)
 {
     fe->tu = unit->tu;
-    unit->main = main_cxfile(unit->tu);
+    unit->main = fe_main_cxfile(unit->tu);
     fe_file *f = unit->main ? fe_file_get(fe, unit->main) : NULL;
     if (unit->main && !f) return *nomem = true, CXError_Success;
     int32_t first = fe->ncargs;
-    if (!f || !collect_const_args(fe, f)) return *nomem = !!f, CXError_Success;
+    if (!f || !fe_collect_const_args(fe, f)) return *nomem = !!f, CXError_Success;
     if (fe->ncargs == first) return CXError_Success;
     size_t cap = f->size + 2;
     for (int32_t k = first; k < fe->ncargs; ++k)
@@ -1046,10 +803,10 @@ static enum CXErrorCode prepare_const_args(ompdag_frontend *fe, fe_unit *unit, C
     free(text);
     free(real);
     if (ec != CXError_Success || !unit->tu) return ec;
-    unit->main = main_cxfile(unit->tu);
+    unit->main = fe_main_cxfile(unit->tu);
     if (!unit->main) return *nomem = true, CXError_Success;
     unit->const_from = from;
-    if (!evaluate_const_args(fe, unit)) *nomem = true;
+    if (!fe_evaluate_const_args(fe, unit)) *nomem = true;
     clear_run(fe);
     return CXError_Success;
 }
