@@ -122,7 +122,9 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, const ch
 {
     uint8_t *keep = calloc((size_t)ompdag_condag_node_count(g) + 1, 1);
     json_t *j = keep ? ompdag_condag_to_json(g) : NULL;
-    *unknown = keep && !keep_mask(g, json_object_get(input, "nodes"), keep);
+    /* every run ends the root: an input without the root's sink is damaged */
+    int32_t root_sink = ompdag_condag_task_sink(g, ompdag_condag_root_task(g));
+    *unknown = keep && (!keep_mask(g, json_object_get(input, "nodes"), keep) || !keep[root_sink]);
     json_t *edges = j ? json_object_get(j, "edges") : NULL;
     json_t *delays = json_object_get(input, delays_key);
     json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep, delays,
@@ -156,8 +158,9 @@ static ompdag_status pruned_bound(const ompdag_condag *g, const json_t *in, cons
     json_t *j = pruned_json(g, in, delays_key, &unknown);
     if (unknown)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "region %s: \"input\" names a node the graph does not have; "
-                                "annotate the graph again",
+                                "region %s: \"input\" names a node the graph does not have, or "
+                                "leaves out the region's last node (a damaged file); annotate "
+                                "the graph again",
                                 ompdag_condag_title(g, graph, title, sizeof title));
     if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
     ompdag_condag *p = NULL;

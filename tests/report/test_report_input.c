@@ -186,3 +186,19 @@ Test(input_bound, the_smaller_delay_model_decides_and_is_named)
     ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
 }
+
+Test(input_bound, an_input_without_the_regions_end_is_damaged)
+{
+    /* w1 is the root's sink: every run ends there */
+    ompdag_condag_set *s = graph_with(", \"input\": {\"recorded\": true, \"runs\": 1, "
+                                      "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\"]}");
+    ompdag_report_options opt;
+    ompdag_report_options_init(&opt);
+    int32_t m = 2;
+    opt.threads = &m, opt.thread_count = 1;
+    ompdag_report *r = NULL;
+    ompdag_error err = {0};
+    cr_assert_neq(ompdag_report_create(s, &opt, &r, &err), OMPDAG_OK);
+    cr_expect(strstr(err.message, "last node"), "%s", err.message);
+    ompdag_condag_set_destroy(s);
+}
