@@ -318,6 +318,62 @@ static ompdag_status map_back(const ompdag_condag *g, const ompdag_condag *x, co
     return OMPDAG_OK;
 }
 
+/* Iterations of loop i's instance o (copies o·K .. o·K + K − 1 of its test,
+ * from base u0): the fewest run where some instance takes the exit at copy
+ * k (k iterations), the most where one takes the body at copy k (k + 1). */
+static void instance_iterations(const ompdag_condag *g, const ompdag_rta_result *xr,
+                                const int32_t *orig, int32_t i, int32_t u0, int64_t *lo,
+                                int64_t *hi)
+{
+    const condag_loops *l = g->loops;
+    int64_t K = l->repeat[i], first_exit = K, last_body = 0;
+    for (int64_t k = 0; k < K; ++k) {
+        int32_t u = u0 + (int32_t)k;
+        if (!xr->reached[u]) continue;
+        int32_t takes[2] = {xr->choice[u], xr->choice_alt ? xr->choice_alt[u] : -1};
+        for (int a = 0; a < 2; ++a) {
+            if (takes[a] < 0) continue;
+            if (orig[takes[a]] == l->exit[i])
+                first_exit = first_exit < k ? first_exit : k;
+            else
+                last_body = k + 1;
+        }
+    }
+    *lo = *lo < first_exit ? *lo : first_exit;
+    *hi = *hi > last_body ? *hi : last_body;
+}
+
+/* r->loop_lo/hi: over the reached instances of every loop test. */
+static ompdag_status loop_iterations(const ompdag_condag *g, const ompdag_rta_result *xr,
+                                     const int32_t *orig, ompdag_rta_result *r, ompdag_error *err)
+{
+    const condag_loops *l = g->loops;
+    r->loop_lo = malloc(sizeof *r->loop_lo * (size_t)g->n);
+    r->loop_hi = malloc(sizeof *r->loop_hi * (size_t)g->n);
+    if (!r->loop_lo || !r->loop_hi) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t v = 0; v < g->n; ++v)
+        r->loop_lo[v] = r->loop_hi[v] = -1;
+    int32_t base = 0;
+    for (int32_t v = 0; v < g->n; base += (int32_t)condag_loops_mult(g, v), ++v) {
+        int32_t i = l->test_of[v];
+        if (i < 0 || !r->reached[v]) continue;
+        int64_t lo = INT64_MAX, hi = 0, K = l->repeat[i];
+        for (uint64_t o = 0; o * (uint64_t)K < condag_loops_mult(g, v); ++o)
+            if (xr->reached[base + (int32_t)(o * (uint64_t)K)]) /* instance o entered the loop */
+                instance_iterations(g, xr, orig, i, base + (int32_t)(o * (uint64_t)K), &lo, &hi);
+        r->loop_lo[v] = lo, r->loop_hi[v] = hi;
+    }
+    return OMPDAG_OK;
+}
+
+bool ompdag_rta_result_loop_iterations(const ompdag_rta_result *r, int32_t v, int64_t *lo,
+                                       int64_t *hi)
+{
+    if (!r->loop_lo || v < 0 || v >= r->n || r->loop_lo[v] < 0) return false;
+    *lo = r->loop_lo[v], *hi = r->loop_hi[v];
+    return true;
+}
+
 /* The witness of the unrolled graph x, whose bound must be r's. */
 static ompdag_status unrolled_witness(const ompdag_condag *x, const ompdag_rta_options *opt,
                                       int64_t bound_times_m, ompdag_rta_result **out,
@@ -362,6 +418,7 @@ ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options 
                                          : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) st = unrolled_witness(x, opt, r->bound_times_m, &xr, err);
     if (!st) st = map_back(g, x, orig, xr, r, err);
+    if (!st) st = loop_iterations(g, xr, orig, r, err);
     ompdag_rta_result_destroy(xr);
     ompdag_condag_destroy(x);
     free(orig);

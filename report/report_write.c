@@ -27,6 +27,19 @@ const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, cha
     return buf;
 }
 
+bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res, int32_t v,
+                            char *buf, size_t size)
+{
+    int64_t lo, hi, K = ompdag_compact_loop_repeat(g, v);
+    if (K <= 0 || !ompdag_rta_result_loop_iterations(res, v, &lo, &hi)) return false;
+    if (lo == hi)
+        snprintf(buf, size, "%" PRId64 " iterations (at most %" PRId64 ")", hi, K);
+    else
+        snprintf(buf, size, "%" PRId64 " to %" PRId64 " iterations (at most %" PRId64 ")", lo, hi,
+                 K);
+    return true;
+}
+
 size_t report_first_row(const ompdag_report *r, size_t gi)
 {
     for (size_t i = 0; i < r->n; ++i)
@@ -60,6 +73,11 @@ static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result
     for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
         int32_t v = gr[i].node, s = gr[i].succ;
         const char *label = ompdag_condag_node_label(g, s);
+        if (report_loop_iterations(g, res, v, b, sizeof b)) { /* a compact loop: its count */
+            fprintf(out, "%s      loop at %s runs %s\n", i ? "" : "    worst flow:\n",
+                    ompdag_condag_node_place(g, v, a, sizeof a), b);
+            continue;
+        }
         fprintf(out, "%s      %s takes %s -> %s%s%s%s", i ? "" : "    worst flow:\n",
                 ompdag_condag_node_place(g, v, a, sizeof a),
                 report_branch_name(g, v, s, br, sizeof br),
@@ -567,6 +585,12 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
                             json_string(ompdag_condag_node_place(g, s, a, sizeof a)));
         if (ompdag_condag_node_label(g, s))
             json_object_set_new(c, "label", json_string(ompdag_condag_node_label(g, s)));
+        int64_t lo, hi;
+        if (ompdag_rta_result_loop_iterations(res, v, &lo, &hi)) /* a compact loop's count */
+            json_object_set_new(c, "iterations",
+                                json_pack("{s:I,s:I,s:I}", "min", (json_int_t)lo, "max",
+                                          (json_int_t)hi, "at_most",
+                                          (json_int_t)ompdag_compact_loop_repeat(g, v)));
         json_array_append_new(choices, c);
     }
     int32_t n;

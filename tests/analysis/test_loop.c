@@ -267,9 +267,14 @@ static void compare_witness(const ompdag_condag *g, const ompdag_condag *x,
         cr_assert_eq(sum, ompdag_rta_result_len(rc), "path weighs %lld, len %lld", (long long)sum,
                      (long long)ompdag_rta_result_len(rc));
     }
-    for (int32_t i = 0; i < n; ++i)
-        if (ompdag_compact_loop_repeat(g, path[i]) > 0)
-            cr_assert_geq(ompdag_rta_result_choice(rc, path[i]), 0);
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) { /* loop counts within bounds */
+        int64_t lo = -1, hi = -1, K = ompdag_compact_loop_repeat(g, v);
+        bool has = ompdag_rta_result_loop_iterations(rc, v, &lo, &hi);
+        cr_assert_eq(has, K > 0 && ompdag_rta_result_choice(rc, v) >= 0);
+        if (has)
+            cr_assert(0 <= lo && lo <= hi && hi <= K, "%lld..%lld of %lld", (long long)lo,
+                      (long long)hi, (long long)K);
+    }
     ompdag_rta_result_destroy(rc);
     ompdag_rta_result_destroy(rx);
 }
@@ -466,6 +471,10 @@ Test(loops, the_witness_has_the_closed_form)
     cr_assert_eq(path[3], node_index(g, "k"));
     cr_assert_eq(ompdag_rta_result_choice(r, node_index(g, "L")), node_index(g, "t"));
     cr_assert_eq(ompdag_rta_result_choice_alt(r, node_index(g, "L")), -1); /* all 3 iterate */
+    int64_t lo = -1, hi = -1;
+    cr_assert(ompdag_rta_result_loop_iterations(r, node_index(g, "L"), &lo, &hi));
+    cr_assert(lo == 3 && hi == 3, "%lld..%lld", (long long)lo, (long long)hi);
+    cr_assert_not(ompdag_rta_result_loop_iterations(r, node_index(g, "t"), &lo, &hi));
     ompdag_rta_result_destroy(r);
     r = NULL;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &r, &err), OMPDAG_ERR_UNSUPPORTED);
