@@ -412,7 +412,7 @@ ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options 
     ompdag_condag *x = NULL;
     ompdag_rta_result *xr = NULL;
     int32_t *orig = NULL;
-    ompdag_status st = condag_loops_unroll(g, &x, err);
+    ompdag_status st = condag_loops_unroll(g, false, &x, err); /* W-edges unread */
     if (!st)
         st = (orig = copy_origins(g, x)) ? OMPDAG_OK
                                          : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");

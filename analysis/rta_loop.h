@@ -23,7 +23,7 @@ ompdag_status rta_loop_tables(const ompdag_condag *g, const ompdag_rta_options *
  * choice_alt) and the iterations of each loop test (rta_loop_iterations).
  * Above RTA_LOOP_WITNESS_LIMIT unrolled nodes the witness is left out
  * (r->has_witness false, vol and len −1): the bound stays exact. */
-#define RTA_LOOP_WITNESS_LIMIT 2000000
+#define RTA_LOOP_WITNESS_LIMIT 200000
 ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                ompdag_rta_result *r, ompdag_error *err);
 

@@ -68,6 +68,12 @@ enum { TEXT_MAX_CHOICES = 20, TEXT_MAX_NODES = 60 };
 static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
 {
     char a[512], b[512], br[32];
+    if (!ompdag_rta_result_has_witness(res) && ompdag_compact_has_loops(g)) {
+        fputs("    worst flow: not computed: its compact loops unroll beyond the witness's limit "
+              "(docs/compact.md); the bound is exact, vol and len are unknown (-1)\n",
+              out);
+        return;
+    }
     int32_t total = 0;
     ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &total);
     for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
