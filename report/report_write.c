@@ -27,19 +27,6 @@ const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, cha
     return buf;
 }
 
-bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res, int32_t v,
-                            char *buf, size_t size)
-{
-    int64_t lo, hi, K = ompdag_compact_loop_repeat(g, v);
-    if (K <= 0 || !ompdag_rta_result_loop_iterations(res, v, &lo, &hi)) return false;
-    if (lo == hi)
-        snprintf(buf, size, "%" PRId64 " iterations (at most %" PRId64 ")", hi, K);
-    else
-        snprintf(buf, size, "%" PRId64 " to %" PRId64 " iterations (at most %" PRId64 ")", lo, hi,
-                 K);
-    return true;
-}
-
 size_t report_first_row(const ompdag_report *r, size_t gi)
 {
     for (size_t i = 0; i < r->n; ++i)
@@ -68,12 +55,7 @@ enum { TEXT_MAX_CHOICES = 20, TEXT_MAX_NODES = 60 };
 static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
 {
     char a[512], b[512], br[32];
-    if (!ompdag_rta_result_has_witness(res) && ompdag_compact_has_loops(g)) {
-        fputs("    worst flow: not computed: its compact loops unroll beyond the witness's limit "
-              "(docs/compact.md); the bound is exact, vol and len are unknown (-1)\n",
-              out);
-        return;
-    }
+    if (report_no_loop_witness(out, g, res)) return;
     int32_t total = 0;
     ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &total);
     for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
