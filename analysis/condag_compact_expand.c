@@ -278,9 +278,11 @@ static int64_t edge_target(const ompdag_condag *g, const int64_t *base, int32_t 
 /* g with every compact loop unrolled as plugin/fe_loop.c does for a
  * loop_bound: a compact graph without loops (bodies stay shared), *out owned
  * by the caller.  The caller has checked the unfolded size. */
-static ompdag_status unroll_loops(const ompdag_condag *g, ompdag_condag **out, ompdag_error *err)
+ompdag_status condag_loops_unroll(const ompdag_condag *g, bool wsucc, ompdag_condag **out,
+                                  ompdag_error *err)
 {
     ompdag_condag *x = ompdag_condag_create();
+    if (x) x->no_wsucc = !wsucc;
     int64_t *base = malloc(sizeof *base * ((size_t)g->n + 1));
     char *buf = NULL;
     size_t cap = 0;
@@ -327,7 +329,7 @@ ompdag_status ompdag_compact_expand(const ompdag_condag *g, int64_t node_limit, 
     }
     if (g->loops) { /* unroll the loops, then unfold the bodies */
         ompdag_condag *mid = NULL;
-        ompdag_status st = unroll_loops(g, &mid, err);
+        ompdag_status st = condag_loops_unroll(g, false, &mid, err); /* unfolded next */
         if (!st) st = ompdag_compact_expand(mid, node_limit, out, err);
         ompdag_condag_destroy(mid);
         return st;

@@ -44,6 +44,17 @@ ompdag_status condag_loops_refuse_plain(const ompdag_condag *g, ompdag_error *er
 
 void condag_loops_free(condag_loops *l);
 
+/* g with every loop unrolled as plugin/fe_loop.c does for a loop_bound: a
+ * compact graph without loops whose bodies stay shared (*out owned by the
+ * caller, destroy with ompdag_condag_destroy).  Node v's copies are added in
+ * order, v's first, so copy k of v has index base(v) + k, base(v) being the
+ * sum of condag_loops_mult over the nodes before v.  The caller checks the
+ * size (analysis/condag_compact_expand.c).  Without wsucc the W-edges are
+ * left out (g->no_wsucc): unrolled they can grow with K², and neither the
+ * unfolding nor the compact witness reads them. */
+ompdag_status condag_loops_unroll(const ompdag_condag *g, bool wsucc, ompdag_condag **out,
+                                  ompdag_error *err);
+
 /* Names the loop with the most copies of its body, for overflow messages:
  * "; the loop tested by node 'L' at f.c:4 repeats up to K times" (empty
  * when the graph has no loop).  Always NUL-terminates buf. */

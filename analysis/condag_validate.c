@@ -293,6 +293,11 @@ static ompdag_status derive_wsucc(ompdag_condag *g, const int32_t *forder, ompda
     f.count = calloc((size_t)g->n, sizeof *f.count);
     g->wsucc_off = calloc((size_t)g->n + 1, sizeof *g->wsucc_off);
     ompdag_status st = OMPDAG_OK;
+    if (g->no_wsucc && g->wsucc_off) { /* none: an internal graph that never reads them */
+        g->wsucc = malloc(sizeof *g->wsucc);
+        if (!g->wsucc) st = NOMEM(err);
+        goto done;
+    }
     if (!f.off || !f.count || !g->wsucc_off || !fw_compute(g, forder, &f)) {
         st = NOMEM(err);
         goto done;

@@ -103,6 +103,8 @@ struct ompdag_condag {
 
     /* the "compact" extension (docs/compact.md, condag_compact.c) */
     bool compact;          /* tasks may be created by several T nodes (shared bodies) */
+    bool no_wsucc; /* finalize leaves the W-edges out: only for rta_loop.c's unrolled witness
+                      graph, which never reads them (unrolled, they grow with K²) */
     uint64_t *task_inst;   /* compact, after finalize: instances of each task in the
                               unfolding, saturating at UINT64_MAX */
     /* the "loops" extension (docs/compact.md, condag_loops.c): implies compact */

@@ -145,6 +145,7 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     free(r->choice);
     free(r->choice_alt);
     free(r->reached);
+    free(r->loop_lo), free(r->loop_hi);
     free(r->path);
     free(r);
 }

@@ -157,13 +157,13 @@ ompdag_status rta_exact(const ompdag_condag *g, const ompdag_rta_options *opt,
                         ompdag_rta_result **out, ompdag_error *err)
 {
     exact_tables t = {malloc(sizeof *t.row * (size_t)g->n)};
-    ompdag_rta_result *r =
-        rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, !opt->bound_only && !g->loops);
+    ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_EXACT, opt->m, !opt->bound_only);
     ompdag_status st =
         r && t.row ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    if (!st && g->loops) { /* compact loops (analysis/rta_loop.c): the bound, no witness yet */
+    if (!st && g->loops) { /* compact loops (analysis/rta_loop.c) */
         st = rta_loop_tables(g, opt, t.row, err);
         if (!st) r->bound_times_m = t.row[g->task_source[g->root]].q[QA];
+        if (!st && !opt->bound_only) st = rta_loop_witness(g, opt, r, err);
     } else if (!st) {
         compute_tables(g, opt, &t);
         r->bound_times_m = t.row[g->task_source[g->root]].q[QA];

@@ -50,6 +50,9 @@ struct ompdag_rta_result {
     uint64_t path_nodes; /* nodes on the whole critical path (path holds a prefix) */
     int32_t *choice_alt; /* per node: another choice some instances make, else -1 */
     uint8_t *reached;    /* per node: 1 when some instance runs in the worst flow */
+    /* a graph with compact loops (rta_loop.c): per node, for a reached loop
+     * test, the fewest and most iterations its instances run, else -1 */
+    int64_t *loop_lo, *loop_hi;
 };
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))

@@ -247,3 +247,180 @@ ompdag_status rta_loop_tables(const ompdag_condag *g, const ompdag_rta_options *
     free(p.mat), free(p.slot), free(p.closure);
     return st;
 }
+
+/* ---- the worst flow: on the unrolled loops, mapped back ------------------ */
+
+/* Unrolled nodes: every node times its copies per instance of its task. */
+static uint64_t unrolled_size(const ompdag_condag *g)
+{
+    uint64_t n = 0;
+    for (int32_t v = 0; v < g->n; ++v)
+        if (__builtin_add_overflow(n, condag_loops_mult(g, v), &n)) return UINT64_MAX;
+    return n;
+}
+
+/* orig[x] = the node of g that node x of the unrolled graph copies
+ * (condag_loops_unroll adds v's copies in a row, in node order). */
+static int32_t *copy_origins(const ompdag_condag *g, const ompdag_condag *x)
+{
+    int32_t *orig = malloc(sizeof *orig * (size_t)x->n);
+    if (!orig) return NULL;
+    int32_t at = 0;
+    for (int32_t v = 0; v < g->n; ++v)
+        for (uint64_t k = 0; k < condag_loops_mult(g, v); ++k)
+            orig[at++] = v;
+    assert(at == x->n);
+    return orig;
+}
+
+/* Alg1's rows on the unrolled graph (the pass of rta_exact.c). */
+static void unrolled_tables(const ompdag_condag *x, const ompdag_rta_options *opt,
+                            ompdag_exact_row *row)
+{
+    for (int32_t i = x->n - 1; i >= 0; --i) {
+        int32_t v = x->topo[i];
+        int32_t child = x->creates[v] >= 0 ? x->task_source[x->creates[v]] : -1;
+        ompdag_exact_eval_node(row, v, (char)x->kind[v], rta_c(x, opt, v) + rta_penalty(x, opt, v),
+                               rta_mc(x, opt, v), x->fsucc + x->fsucc_off[v],
+                               x->fsucc_off[v + 1] - x->fsucc_off[v], child);
+    }
+}
+
+/* Copies the unrolled witness xr onto r, node by node through orig. */
+static ompdag_status map_back(const ompdag_condag *g, const ompdag_condag *x, const int32_t *orig,
+                              ompdag_rta_result *xr, ompdag_rta_result *r, ompdag_error *err)
+{
+    r->choice_alt = malloc(sizeof *r->choice_alt * (size_t)g->n);
+    r->reached = calloc((size_t)g->n, 1);
+    r->path = malloc(sizeof *r->path * (size_t)(xr->path_len ? xr->path_len : 1));
+    if (!r->choice_alt || !r->reached || !r->path)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    memset(r->choice_alt, 0xff, sizeof *r->choice_alt * (size_t)g->n);
+    for (int32_t u = 0; u < x->n; ++u) { /* copies in order: the first copy's choice first */
+        int32_t v = orig[u];
+        r->reached[v] |= xr->reached[u];
+        int32_t alts[2] = {xr->choice[u], xr->choice_alt ? xr->choice_alt[u] : -1};
+        for (int a = 0; a < 2; ++a) {
+            if (alts[a] < 0) continue;
+            int32_t c = orig[alts[a]];
+            if (r->choice[v] < 0)
+                r->choice[v] = c;
+            else if (c != r->choice[v] && r->choice_alt[v] < 0)
+                r->choice_alt[v] = c;
+        }
+    }
+    for (int32_t k = 0; k < xr->path_len; ++k)
+        r->path[k] = orig[xr->path[k]];
+    r->path_len = xr->path_len;
+    r->path_nodes = xr->path_nodes;
+    r->vol = xr->vol, r->len = xr->len, r->migrations = xr->migrations;
+    r->compact = true;
+    return OMPDAG_OK;
+}
+
+/* Iterations of loop i's instance o (copies o·K .. o·K + K − 1 of its test,
+ * from base u0): the fewest run where some instance takes the exit at copy
+ * k (k iterations), the most where one takes the body at copy k (k + 1). */
+static void instance_iterations(const ompdag_condag *g, const ompdag_rta_result *xr,
+                                const int32_t *orig, int32_t i, int32_t u0, int64_t *lo,
+                                int64_t *hi)
+{
+    const condag_loops *l = g->loops;
+    int64_t K = l->repeat[i], first_exit = K, last_body = 0;
+    for (int64_t k = 0; k < K; ++k) {
+        int32_t u = u0 + (int32_t)k;
+        if (!xr->reached[u]) continue;
+        int32_t takes[2] = {xr->choice[u], xr->choice_alt ? xr->choice_alt[u] : -1};
+        for (int a = 0; a < 2; ++a) {
+            if (takes[a] < 0) continue;
+            if (orig[takes[a]] == l->exit[i])
+                first_exit = first_exit < k ? first_exit : k;
+            else
+                last_body = k + 1;
+        }
+    }
+    *lo = *lo < first_exit ? *lo : first_exit;
+    *hi = *hi > last_body ? *hi : last_body;
+}
+
+/* r->loop_lo/hi: over the reached instances of every loop test. */
+static ompdag_status loop_iterations(const ompdag_condag *g, const ompdag_rta_result *xr,
+                                     const int32_t *orig, ompdag_rta_result *r, ompdag_error *err)
+{
+    const condag_loops *l = g->loops;
+    r->loop_lo = malloc(sizeof *r->loop_lo * (size_t)g->n);
+    r->loop_hi = malloc(sizeof *r->loop_hi * (size_t)g->n);
+    if (!r->loop_lo || !r->loop_hi) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    for (int32_t v = 0; v < g->n; ++v)
+        r->loop_lo[v] = r->loop_hi[v] = -1;
+    int32_t base = 0;
+    for (int32_t v = 0; v < g->n; base += (int32_t)condag_loops_mult(g, v), ++v) {
+        int32_t i = l->test_of[v];
+        if (i < 0 || !r->reached[v]) continue;
+        int64_t lo = INT64_MAX, hi = 0, K = l->repeat[i];
+        for (uint64_t o = 0; o * (uint64_t)K < condag_loops_mult(g, v); ++o)
+            if (xr->reached[base + (int32_t)(o * (uint64_t)K)]) /* instance o entered the loop */
+                instance_iterations(g, xr, orig, i, base + (int32_t)(o * (uint64_t)K), &lo, &hi);
+        r->loop_lo[v] = lo, r->loop_hi[v] = hi;
+    }
+    return OMPDAG_OK;
+}
+
+bool ompdag_rta_result_loop_iterations(const ompdag_rta_result *r, int32_t v, int64_t *lo,
+                                       int64_t *hi)
+{
+    if (!r->loop_lo || v < 0 || v >= r->n || r->loop_lo[v] < 0) return false;
+    *lo = r->loop_lo[v], *hi = r->loop_hi[v];
+    return true;
+}
+
+/* The witness of the unrolled graph x, whose bound must be r's. */
+static ompdag_status unrolled_witness(const ompdag_condag *x, const ompdag_rta_options *opt,
+                                      int64_t bound_times_m, ompdag_rta_result **out,
+                                      ompdag_error *err)
+{
+    ompdag_exact_row *row = malloc(sizeof *row * (size_t)x->n);
+    ompdag_rta_result *xr = rta_result_new(x, OMPDAG_ALG_EXACT, opt->m, true);
+    ompdag_status st =
+        row && xr ? OMPDAG_OK : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) {
+        unrolled_tables(x, opt, row);
+        xr->bound_times_m = row[x->task_source[x->root]].q[QA];
+        if (xr->bound_times_m != bound_times_m) /* the closure and the unrolling must agree */
+            st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                  "internal error: the loop closure gives %lld, the unrolled "
+                                  "loops %lld",
+                                  (long long)bound_times_m, (long long)xr->bound_times_m);
+    }
+    if (!st) st = rta_compact_witness(x, opt, row, xr, err);
+    free(row);
+    if (st) {
+        ompdag_rta_result_destroy(xr);
+        return st;
+    }
+    *out = xr;
+    return OMPDAG_OK;
+}
+
+ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
+                               ompdag_rta_result *r, ompdag_error *err)
+{
+    if (unrolled_size(g) > RTA_LOOP_WITNESS_LIMIT) {
+        r->has_witness = false; /* the bound alone; docs/compact.md says why */
+        return OMPDAG_OK;
+    }
+    ompdag_condag *x = NULL;
+    ompdag_rta_result *xr = NULL;
+    int32_t *orig = NULL;
+    ompdag_status st = condag_loops_unroll(g, false, &x, err); /* W-edges unread */
+    if (!st)
+        st = (orig = copy_origins(g, x)) ? OMPDAG_OK
+                                         : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) st = unrolled_witness(x, opt, r->bound_times_m, &xr, err);
+    if (!st) st = map_back(g, x, orig, xr, r, err);
+    if (!st) st = loop_iterations(g, xr, orig, r, err);
+    ompdag_rta_result_destroy(xr);
+    ompdag_condag_destroy(x);
+    free(orig);
+    return st;
+}

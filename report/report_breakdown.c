@@ -9,6 +9,7 @@
  * observed_median, graph keys "floor" and "wcet_method", node "delay") and
  * from Graham's exact result of the row; docs/report.md, "breakdown".
  */
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -225,4 +226,28 @@ void report_breakdown(const ompdag_condag *g, const ompdag_rta_result *res,
     if (row->observed_max_ns > 0 && row->bound_ns >= 0)
         b->bound_over_observed = row->bound_ns / row->observed_max_ns;
     factors(b);
+}
+
+/* ---- compact loops in the worst flow (docs/compact.md, "The worst flow") ---- */
+
+bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res, int32_t v,
+                            char *buf, size_t size)
+{
+    int64_t lo, hi, K = ompdag_compact_loop_repeat(g, v);
+    if (K <= 0 || !ompdag_rta_result_loop_iterations(res, v, &lo, &hi)) return false;
+    if (lo == hi)
+        snprintf(buf, size, "%" PRId64 " iterations (at most %" PRId64 ")", hi, K);
+    else
+        snprintf(buf, size, "%" PRId64 " to %" PRId64 " iterations (at most %" PRId64 ")", lo, hi,
+                 K);
+    return true;
+}
+
+bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    if (ompdag_rta_result_has_witness(res) || !ompdag_compact_has_loops(g)) return false;
+    fputs("    worst flow: not computed: its compact loops unroll beyond the witness's limit "
+          "(docs/compact.md); the bound is exact, vol and len are unknown (-1)\n",
+          out);
+    return true;
 }

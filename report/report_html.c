@@ -375,6 +375,12 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     int32_t choices = 0;
     ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &choices);
     for (int32_t i = 0; i < choices; ++i) {
+        if (report_loop_iterations(g, res, gr[i].node, b, sizeof b)) { /* a compact loop */
+            fputs("<li>loop at <code>", out);
+            esc(out, ompdag_condag_node_place(g, gr[i].node, a, sizeof a));
+            fprintf(out, "</code> runs %s</li>", b);
+            continue;
+        }
         fputs("<li>branch at <code>", out);
         esc(out, ompdag_condag_node_place(g, gr[i].node, a, sizeof a));
         fprintf(out, "</code> takes <b>%s</b> &rarr; <code>",

@@ -100,6 +100,15 @@ void report_observations_line(FILE *out, const ompdag_report_row *row);
 const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf,
                                size_t size);
 
+/* For a compact loop's test v that the worst flow reaches: "5000 iterations"
+ * or "3 to 5 iterations" (instances differ), with " (at most K)", in buf,
+ * and true; false for any other node (report_breakdown.c). */
+bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res, int32_t v,
+                            char *buf, size_t size);
+/* A graph with compact loops whose result has no worst flow (above the
+ * witness's unrolling limit): says so on out and returns true. */
+bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res);
+
 /* The rows of one graph are consecutive; the first row of graph gi, or n. */
 size_t report_first_row(const ompdag_report *r, size_t gi);
 

@@ -55,11 +55,17 @@ enum { TEXT_MAX_CHOICES = 20, TEXT_MAX_NODES = 60 };
 static void text_flow(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
 {
     char a[512], b[512], br[32];
+    if (report_no_loop_witness(out, g, res)) return;
     int32_t total = 0;
     ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &total);
     for (int32_t i = 0; i < total && i < TEXT_MAX_CHOICES; ++i) {
         int32_t v = gr[i].node, s = gr[i].succ;
         const char *label = ompdag_condag_node_label(g, s);
+        if (report_loop_iterations(g, res, v, b, sizeof b)) { /* a compact loop: its count */
+            fprintf(out, "%s      loop at %s runs %s\n", i ? "" : "    worst flow:\n",
+                    ompdag_condag_node_place(g, v, a, sizeof a), b);
+            continue;
+        }
         fprintf(out, "%s      %s takes %s -> %s%s%s%s", i ? "" : "    worst flow:\n",
                 ompdag_condag_node_place(g, v, a, sizeof a),
                 report_branch_name(g, v, s, br, sizeof br),
@@ -567,6 +573,12 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
                             json_string(ompdag_condag_node_place(g, s, a, sizeof a)));
         if (ompdag_condag_node_label(g, s))
             json_object_set_new(c, "label", json_string(ompdag_condag_node_label(g, s)));
+        int64_t lo, hi;
+        if (ompdag_rta_result_loop_iterations(res, v, &lo, &hi)) /* a compact loop's count */
+            json_object_set_new(c, "iterations",
+                                json_pack("{s:I,s:I,s:I}", "min", (json_int_t)lo, "max",
+                                          (json_int_t)hi, "at_most",
+                                          (json_int_t)ompdag_compact_loop_repeat(g, v)));
         json_array_append_new(choices, c);
     }
     int32_t n;

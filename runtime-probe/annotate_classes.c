@@ -23,6 +23,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
     if (!a) return;
     for (size_t i = 0; i < a->ngraphs; ++i) {
         free(a->graphs[i].pred_start);
+        free(a->graphs[i].loops);
         free(a->graphs[i].task_start);
         free(a->graphs[i].inst_delay);
         free(a->graphs[i].ndel);

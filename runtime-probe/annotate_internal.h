@@ -134,7 +134,23 @@ typedef struct graph_info {
     size_t nndel, ndel_cap;
     annot_floor_run *floor; /* per run, in reading order (annotate_floor.c) */
     size_t nfloor, floor_cap;
+    struct annot_loops *loops; /* compact loops (annotate_paths.c), one block; NULL: none */
 } graph_info;
+
+/* A graph's compact loops (docs/compact.md "Compact loops"), for the path
+ * matcher and the iteration check (annotate_paths.c), allocated as one
+ * block.  One node stands for every iteration: a segment crossing a loop's
+ * back edge (the body's last node -> its test) maps to the same nodes. */
+typedef struct annot_loops {
+    int32_t *back;    /* per node: the test a body's last node loops back to, else -1 */
+    int32_t *in;      /* per node: the innermost test whose body holds it, else -1 */
+    uint64_t *limit;  /* per node: runs allowed per instance of its task (Π repeats) */
+    uint64_t *seen;   /* per node: runs in the task instance being mapped */
+    int32_t *touched; /* nodes with seen > 0, to reset between instances */
+    int32_t ntouched;
+    int32_t over; /* the first node run more often than its limit, else -1 */
+    uint64_t over_seen;
+} annot_loops;
 
 typedef struct seg_class {
     size_t graph;
@@ -370,6 +386,10 @@ bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int3
                        uint8_t *mark, int32_t *stack);
 int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
                            ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack);
+/* Counts one run of node v in the current task instance; false (and
+ * loops->over set) past its limit.  annot_loops_next_instance resets. */
+bool annot_loops_count(annot_loops *l, int32_t v);
+void annot_loops_next_instance(annot_loops *l);
 int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
                            ompdag_point ek, int32_t en);
 bool annot_empty_segment(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,

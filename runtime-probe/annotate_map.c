@@ -6,6 +6,7 @@
  * safety argument are in annotate_internal.h and docs/probe.md.
  */
 #include "annotate_internal.h"
+#include "ompdag/compact.h"
 
 static loc_entry *loc_slot(trace_ctx *c, uint64_t cp, size_t graph)
 {
@@ -426,6 +427,7 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
     int32_t cn = -1;
     bool active = false;
     size_t mapped = 0;
+    if (gi->loops && !dry_run) annot_loops_next_instance(gi->loops);
     for (size_t i = 0; i < n; ++i) {
         const pending_seg *r = &seg[i];
         bool ok = true;
@@ -473,6 +475,8 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
             if ((ek == OMPDAG_POINT_CREATE || ek == OMPDAG_POINT_WAIT) &&
                 !annot_exec_push(c, r->run, r->graph, en))
                 return SIZE_MAX;
+            if ((ek == OMPDAG_POINT_CREATE || ek == OMPDAG_POINT_WAIT) && gi->loops)
+                annot_loops_count(gi->loops, en); /* checked by check_loop_runs */
         }
         ck = ek;
         cn = en;
@@ -507,6 +511,32 @@ static ompdag_status check_nesting(trace_ctx *c, size_t graph, const pending_seg
                             "%d levels",
                             reached, ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", have,
                             where, reached);
+}
+
+/* A task instance that ran a node inside compact loops more often than the
+ * loops' bounds allow (annot_loops_count): the run iterated beyond a loop
+ * bound, which the bound does not cover (like recursion beyond its depth). */
+static ompdag_status check_loop_runs(const graph_info *gi, ompdag_error *err)
+{
+    const annot_loops *l = gi->loops;
+    if (!l || l->over < 0) return OMPDAG_OK;
+    const ompdag_condag *g = gi->g;
+    int32_t v = l->over, t = l->in[v];
+    ompdag_loc lv = ompdag_condag_node_loc(g, v), lt = ompdag_condag_node_loc(g, t);
+    return ompdag_error_set(
+        err, OMPDAG_ERR_INVALID,
+        "the %s at %.140s:%d ran %llu times in one instance of its task, but the graph of "
+        "region %s allows %llu (the loop at %.140s:%d, node '%s', repeats at most %lld times%s): "
+        "the run iterated beyond the loop bound, so the bound does not cover it; re-extract "
+        "with '#pragma ompdag loop_bound(N)' for that loop, or --loop-bound, at least as large "
+        "as the run's trip count",
+        ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T ? "task directive" : "taskwait",
+        lv.file ? lv.file : "?", lv.line, (unsigned long long)l->over_seen,
+        ompdag_condag_name(g) ? ompdag_condag_name(g) : "?", (unsigned long long)l->limit[v],
+        lt.file ? lt.file : "?", lt.line, ompdag_condag_node_id(g, t),
+        (long long)ompdag_compact_loop_repeat(g, t),
+        l->limit[v] != (uint64_t)ompdag_compact_loop_repeat(g, t) ? ", times the loops around it"
+                                                                  : "");
 }
 
 /* Refuses when `got` tasks of one directive on a run's chain exceed the
@@ -644,6 +674,7 @@ ompdag_status annot_map_pending(trace_ctx *c, ompdag_error *err)
         if (got == SIZE_MAX)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         a->mapped += got;
+        if ((st = check_loop_runs(&a->graphs[graph], err))) return st;
         if (got < n && (st = check_site_depth(c, graph, seg, n, err))) return st;
     }
     return OMPDAG_OK; /* c->pend stays: annot_overhead_collect may still be reading it */

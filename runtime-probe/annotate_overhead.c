@@ -267,6 +267,21 @@ static size_t first_child(const run_task *t, size_t n, uint64_t parent)
     return lo;
 }
 
+/* The first child of `parent` created at or after `created`: a task with
+ * 10^6 children (a compact loop's) must not scan them all per event. */
+static size_t first_child_from(const run_task *t, size_t n, uint64_t parent, uint64_t created)
+{
+    size_t lo = first_child(t, n, parent), hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].parent == parent && t[mid].created < created)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 typedef struct run_ctx {
     trace_ctx *c;
     graph_info *g;
@@ -293,10 +308,12 @@ static bool wait_ready(run_ctx *r, uint64_t id, uint64_t since, uint64_t wait_be
     bool first = true;
     while (top > 0) {
         uint64_t p = r->stack[--top];
-        for (size_t k = first_child(r->kids, r->nkids, p); k < r->nkids && r->kids[k].parent == p;
-             ++k) {
+        size_t k0 = first ? first_child_from(r->kids, r->nkids, p, since + 1)
+                          : first_child(r->kids, r->nkids, p);
+        for (size_t k = k0; k < r->nkids && r->kids[k].parent == p; ++k) {
             const run_task *t = &r->kids[k];
-            if (first && (t->created <= since || t->created > wait_begin)) continue;
+            if (first && t->created > wait_begin) break; /* sorted by creation */
+            if (first && t->created <= since) continue;
             if (!t->end) return false;
             if (t->end > start) continue;
             if (t->end > *ready) *ready = t->end;
@@ -314,11 +331,10 @@ static bool wait_ready(run_ctx *r, uint64_t id, uint64_t since, uint64_t wait_be
 static uint64_t continuation_ready(const run_ctx *r, uint64_t id, uint64_t created, uint64_t start)
 {
     uint64_t ready = created;
-    for (size_t k = first_child(r->kids, r->nkids, id); k < r->nkids && r->kids[k].parent == id;
-         ++k) {
+    for (size_t k = first_child_from(r->kids, r->nkids, id, created);
+         k < r->nkids && r->kids[k].parent == id && r->kids[k].created == created; ++k) {
         const run_task *t = &r->kids[k];
-        if (t->created == created && t->undeferred && t->end && t->end <= start && t->end > ready)
-            ready = t->end;
+        if (t->undeferred && t->end && t->end <= start && t->end > ready) ready = t->end;
     }
     return ready;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "annotate_internal.h"
+#include "ompdag/compact.h"
 
 /* ---- paths ---------------------------------------------------------------------- */
 
@@ -36,6 +37,129 @@ bool annot_same_file(const char *a, const char *b)
     if (la > lb && a[la - lb - 1] == '/' && !strcmp(a + la - lb, b)) return true;
     if (lb > la && b[lb - la - 1] == '/' && !strcmp(b + lb - la, a)) return true;
     return same_real_file(a, b);
+}
+
+/* ---- compact loops --------------------------------------------------------------- */
+
+/* The body of loop test t (docs/compact.md: its first F-successor starts the
+ * body, the second is the exit x): the nodes reachable from the body's entry
+ * without passing x, into list[]; returns their count. */
+static int32_t loop_body(const ompdag_condag *g, int32_t t, uint8_t *seen, int32_t *list)
+{
+    int32_t c, n = 0, top = 0;
+    const int32_t *s = ompdag_condag_node_fsucc(g, t, &c);
+    if (c != 2) return 0;
+    int32_t x = s[1];
+    list[top++] = s[0], seen[s[0]] = 1;
+    while (top > n) { /* list[n..top) is the stack's unvisited part, kept in order */
+        int32_t v = list[n++];
+        const int32_t *f = ompdag_condag_node_fsucc(g, v, &c);
+        for (int32_t i = 0; i < c; ++i)
+            if (f[i] != x && !seen[f[i]]) seen[f[i]] = 1, list[top++] = f[i];
+    }
+    for (int32_t i = 0; i < n; ++i)
+        seen[list[i]] = 0;
+    return n;
+}
+
+/* The last node of loop t's body: its F-predecessor of the exit x. */
+static int32_t loop_end(const ompdag_condag *g, const int32_t *body, int32_t n, int32_t x)
+{
+    for (int32_t i = 0; i < n; ++i) {
+        int32_t c;
+        const int32_t *f = ompdag_condag_node_fsucc(g, body[i], &c);
+        if (c == 1 && f[0] == x) return body[i];
+    }
+    return -1;
+}
+
+/* One block: the struct, then limit[], seen[] (8-byte), back[], in[], touched[]. */
+static annot_loops *loops_alloc(int32_t n)
+{
+    size_t k = (size_t)n + 1;
+    annot_loops *l = malloc(sizeof *l + 2 * k * sizeof(uint64_t) + 3 * k * sizeof(int32_t));
+    if (!l) return NULL;
+    l->limit = (uint64_t *)(l + 1);
+    l->seen = l->limit + k;
+    l->back = (int32_t *)(l->seen + k);
+    l->in = l->back + k;
+    l->touched = l->in + k;
+    l->ntouched = 0;
+    l->over = -1;
+    l->over_seen = 0;
+    for (int32_t v = 0; v < n; ++v)
+        l->back[v] = l->in[v] = -1, l->seen[v] = 0, l->limit[v] = 1;
+    return l;
+}
+
+/* Loop tests, largest body first, so that inner loops overwrite in[]. */
+static int32_t *tests_by_body_size(const ompdag_condag *g, int32_t n, uint8_t *seen, int32_t *list,
+                                   int32_t *count)
+{
+    int32_t *t = malloc(sizeof *t * 2 * ((size_t)n + 1)), nt = 0;
+    if (!t) return NULL;
+    for (int32_t v = 0; v < n; ++v)
+        if (ompdag_compact_loop_repeat(g, v) > 0)
+            t[2 * nt] = loop_body(g, v, seen, list), t[2 * nt + 1] = v, ++nt;
+    for (int32_t i = 1; i < nt; ++i) /* insertion sort, descending size: loops are few */
+        for (int32_t j = i; j > 0 && t[2 * j] > t[2 * (j - 1)]; --j) {
+            int32_t a = t[2 * j], b = t[2 * j + 1];
+            t[2 * j] = t[2 * (j - 1)], t[2 * j + 1] = t[2 * (j - 1) + 1];
+            t[2 * (j - 1)] = a, t[2 * (j - 1) + 1] = b;
+        }
+    *count = nt;
+    return t;
+}
+
+/* gi->loops for a graph with compact loops: back edges, innermost loops and
+ * the runs each node may make per instance of its task. */
+static ompdag_status loops_prepare(graph_info *gi, ompdag_error *err)
+{
+    const ompdag_condag *g = gi->g;
+    if (!ompdag_compact_has_loops(g)) return OMPDAG_OK;
+    int32_t n = gi->n, nt = 0;
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    int32_t *list = malloc(sizeof *list * ((size_t)n + 1));
+    int32_t *tests = seen && list ? tests_by_body_size(g, n, seen, list, &nt) : NULL;
+    annot_loops *l = tests ? loops_alloc(n) : NULL;
+    for (int32_t i = 0; l && i < nt; ++i) {
+        int32_t t = tests[2 * i + 1], c, nb = loop_body(g, t, seen, list);
+        int32_t e = loop_end(g, list, nb, ompdag_condag_node_fsucc(g, t, &c)[1]);
+        if (e >= 0) l->back[e] = t;
+        for (int32_t k = 0; k < nb; ++k)
+            l->in[list[k]] = t;
+    }
+    for (int32_t v = 0; l && v < n; ++v) /* Π of the repeats around v, saturating */
+        for (int32_t u = l->in[v]; u >= 0; u = l->in[u])
+            if (__builtin_mul_overflow(l->limit[v], (uint64_t)ompdag_compact_loop_repeat(g, u),
+                                       &l->limit[v]))
+                l->limit[v] = UINT64_MAX;
+    free(seen), free(list), free(tests);
+    if (!l) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+    gi->loops = l;
+    return OMPDAG_OK;
+}
+
+bool annot_loops_count(annot_loops *l, int32_t v)
+{
+    if (l->in[v] < 0) return true; /* outside loops: once per instance by construction */
+    if (!l->seen[v]++) l->touched[l->ntouched++] = v;
+    if (l->seen[v] <= l->limit[v] || l->over >= 0) return true;
+    l->over = v, l->over_seen = l->seen[v];
+    return false;
+}
+
+void annot_loops_next_instance(annot_loops *l)
+{
+    for (int32_t i = 0; i < l->ntouched; ++i)
+        l->seen[l->touched[i]] = 0;
+    l->ntouched = 0;
+}
+
+/* The back edge from v, if v ends a loop body, else -1. */
+static int32_t back_edge(const graph_info *gi, int32_t v)
+{
+    return gi->loops ? gi->loops->back[v] : -1;
 }
 
 /* ---- graphs ---------------------------------------------------------------------- */
@@ -91,12 +215,14 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
         gi->region_file = loc.file;
         gi->region_line = loc.line;
     }
+    ompdag_status st = loops_prepare(gi, err);
+    if (st) return st;
     gi->pred_start = calloc((size_t)gi->n + 1, sizeof *gi->pred_start);
     int32_t edges = 0;
     for (int32_t v = 0; v < gi->n; ++v) {
         int32_t c;
         ompdag_condag_node_fsucc(g, v, &c);
-        edges += c;
+        edges += c + (back_edge(gi, v) >= 0);
     }
     gi->pred = malloc(((size_t)edges + 1) * sizeof *gi->pred);
     if (!gi->pred_start || !gi->pred)
@@ -106,6 +232,7 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
         const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
         for (int32_t i = 0; i < c; ++i)
             ++gi->pred_start[s[i] + 1];
+        if (back_edge(gi, v) >= 0) ++gi->pred_start[back_edge(gi, v) + 1];
     }
     for (int32_t v = 0; v < gi->n; ++v)
         gi->pred_start[v + 1] += gi->pred_start[v];
@@ -116,6 +243,8 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
         const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
         for (int32_t i = 0; i < c; ++i)
             gi->pred[gi->pred_start[s[i]] + fill[s[i]]++] = v;
+        int32_t b = back_edge(gi, v); /* a loop's back edge, as a predecessor of its test */
+        if (b >= 0) gi->pred[gi->pred_start[b] + fill[b]++] = v;
     }
     free(fill);
     return task_index(gi, err);
@@ -159,6 +288,7 @@ bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int3
             if (ompdag_condag_node_kind(g, s[i]) != OMPDAG_KIND_W ||
                 annot_undeferred_wait(g, sn, s[i]))
                 stack[top++] = s[i];
+        if (back_edge(gi, sn) >= 0) stack[top++] = back_edge(gi, sn); /* the next iteration */
     } else {
         return false;
     }
@@ -174,6 +304,11 @@ bool annot_forward_set(const graph_info *gi, int32_t task, ompdag_point sk, int3
                 mark[s[i]] |= 1;
                 stack[top++] = s[i];
             }
+        int32_t b = back_edge(gi, x); /* a loop test: never a W node */
+        if (b >= 0 && !(mark[b] & 1)) {
+            mark[b] |= 1;
+            stack[top++] = b;
+        }
     }
     return true;
 }
@@ -222,6 +357,34 @@ int32_t annot_segment_path(const graph_info *gi, int32_t task, ompdag_point sk, 
     return count;
 }
 
+/* sn's only F-successor x: when sn ends a compact loop's body, x is the
+ * loop's exit and the segment may run on into the next iteration through
+ * the back edge.  Charge a node on every path: the test when the end lies in
+ * the body (the body is entered only through it), else x (the only way out). */
+static int32_t loop_charge(const ompdag_condag *g, int32_t task, int32_t sn, int32_t x,
+                           ompdag_point ek, int32_t en)
+{
+    if (ek != OMPDAG_POINT_WAIT || !ompdag_compact_has_loops(g)) return x;
+    int32_t n = ompdag_condag_node_count(g), t = -1;
+    for (int32_t v = 0; v < n && t < 0; ++v) { /* the test whose exit is x */
+        int32_t c;
+        const int32_t *s = ompdag_condag_node_fsucc(g, v, &c);
+        if (ompdag_condag_node_task(g, v) == task && c == 2 && s[1] == x && v != sn &&
+            ompdag_compact_loop_repeat(g, v) > 0)
+            t = v;
+    }
+    if (t < 0) return x;
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    int32_t *list = malloc(sizeof *list * ((size_t)n + 1));
+    bool inside = false;
+    int32_t nb = seen && list ? loop_body(g, t, seen, list) : 0;
+    for (int32_t i = 0; i < nb; ++i)
+        inside |= list[i] == en;
+    if (!seen || !list) inside = true; /* out of memory: the test is on the looping paths */
+    free(seen), free(list);
+    return inside ? t : x;
+}
+
 /* The node a class is charged to (rule 1-3 above). */
 int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk, int32_t sn,
                            ompdag_point ek, int32_t en)
@@ -239,6 +402,7 @@ int32_t annot_charged_node(const ompdag_condag *g, int32_t task, ompdag_point sk
         int32_t c;
         const int32_t *s = ompdag_condag_node_fsucc(g, sn, &c);
         v = c > 0 ? s[0] : sn;
+        if (c == 1) v = loop_charge(g, task, sn, s[0], ek, en);
     }
     /* A class's time stays in its own task (the safety argument sums WCETs
      * along paths of that task). */

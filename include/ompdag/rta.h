@@ -123,6 +123,12 @@ const int32_t *ompdag_rta_result_critical_path(const ompdag_rta_result *r, int32
 bool ompdag_rta_result_is_compact(const ompdag_rta_result *r);
 uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r);
 int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v);
+/* Compact loops (docs/compact.md, "Compact loops"): when v is a loop test
+ * that the worst flow reaches, the fewest and most iterations its instances
+ * run there (equal when every instance runs the same count), and true;
+ * false otherwise (then *lo and *hi are untouched). */
+bool ompdag_rta_result_loop_iterations(const ompdag_rta_result *r, int32_t v, int64_t *lo,
+                                       int64_t *hi);
 
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);

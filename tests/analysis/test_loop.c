@@ -229,6 +229,80 @@ Test(loops, random_loop_programs_match_the_unrolling)
     cr_assert_gt(repeated_tasks, 500, "only %ld tasks created more than once", repeated_tasks);
 }
 
+/* ---- the worst flow ------------------------------------------------------- */
+
+static ompdag_rta_result *witness_ok(const ompdag_condag *g, const ompdag_rta_options *opt)
+{
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert(ompdag_rta_result_has_witness(r));
+    return r;
+}
+
+/* The compact-loop witness against Alg1's on the full unrolling (plain
+ * graph, build_witness): vol, len and migrations equal; the critical path,
+ * one node per copy, is whole, starts at the root and (without delays)
+ * weighs len; every reached loop test has a choice. */
+static void compare_witness(const ompdag_condag *g, const ompdag_condag *x,
+                            const ompdag_rta_options *opt)
+{
+    ompdag_rta_result *rc = witness_ok(g, opt), *rx = witness_ok(x, opt);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(rc), ompdag_rta_result_bound_times_m(rx));
+    cr_assert_eq(ompdag_rta_result_vol(rc), ompdag_rta_result_vol(rx),
+                 "m=%d O=%lld: vol %lld, unrolled %lld", opt->m, (long long)opt->migration_overhead,
+                 (long long)ompdag_rta_result_vol(rc), (long long)ompdag_rta_result_vol(rx));
+    cr_assert_eq(ompdag_rta_result_len(rc), ompdag_rta_result_len(rx),
+                 "m=%d O=%lld: len %lld, unrolled %lld", opt->m, (long long)opt->migration_overhead,
+                 (long long)ompdag_rta_result_len(rc), (long long)ompdag_rta_result_len(rx));
+    cr_assert_eq(ompdag_rta_result_migrations(rc), ompdag_rta_result_migrations(rx));
+    int32_t n;
+    const int32_t *path = ompdag_rta_result_critical_path(rc, &n);
+    cr_assert_eq((uint64_t)n, ompdag_rta_result_path_nodes(rc));
+    cr_assert_eq(path[0], ompdag_condag_task_source(g, ompdag_condag_root_task(g)));
+    if (!ompdag_condag_has_delays(g)) {
+        int64_t sum = 0;
+        for (int32_t i = 0; i < n; ++i)
+            sum += ompdag_condag_node_wcet(g, path[i]);
+        cr_assert_eq(sum, ompdag_rta_result_len(rc), "path weighs %lld, len %lld", (long long)sum,
+                     (long long)ompdag_rta_result_len(rc));
+    }
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) { /* loop counts within bounds */
+        int64_t lo = -1, hi = -1, K = ompdag_compact_loop_repeat(g, v);
+        bool has = ompdag_rta_result_loop_iterations(rc, v, &lo, &hi);
+        cr_assert_eq(has, K > 0 && ompdag_rta_result_choice(rc, v) >= 0);
+        if (has)
+            cr_assert(0 <= lo && lo <= hi && hi <= K, "%lld..%lld of %lld", (long long)lo,
+                      (long long)hi, (long long)K);
+    }
+    ompdag_rta_result_destroy(rc);
+    ompdag_rta_result_destroy(rx);
+}
+
+Test(loops, the_witness_matches_alg1_on_the_unrolling)
+{
+    static const int32_t ms[] = {1, 2, 3, 8};
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 2930);
+    for (int i = 0; i < 500; ++i) {
+        ompdag_condag *g = random_loops(&r, 5, 2000);
+        ompdag_condag *x = unroll_ok(g);
+        for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
+            ompdag_rta_options opt;
+            ompdag_rta_options_init(&opt, ms[k]);
+            compare_witness(g, x, &opt);
+            if (k == 2) {
+                opt.migration_overhead = 7;
+                compare_witness(g, x, &opt);
+                opt.migration_model = OMPDAG_MIGRATION_BFS;
+                compare_witness(g, x, &opt);
+            }
+        }
+        ompdag_condag_destroy(x);
+        ompdag_condag_destroy(g);
+    }
+}
+
 /* ---- the format ---------------------------------------------------------- */
 
 /* main: a -> L(C, repeat) -> t(T creates k) -> w(W) -> x(J) -> z; L -> x. */
@@ -373,9 +447,11 @@ Test(loops, bad_loops_are_named)
     cr_assert(strstr(err.message, "'a'") && strstr(err.message, "C node"), "%s", err.message);
 }
 
-/* The worst flow is not yet computed on compact loops: the result has the
- * exact bound and says it has no witness; alg0 needs the unrolling. */
-Test(loops, the_bound_comes_without_a_witness)
+/* The worst flow of a compact loop: the closed form's vol and len, a
+ * critical path of one node per copy (the iteration block K times), the
+ * test's choice the body; alg0 needs the unrolling.  Above the unrolling
+ * limit of the witness the bound comes alone. */
+Test(loops, the_witness_has_the_closed_form)
 {
     ompdag_error err;
     ompdag_condag *g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "3"), &err);
@@ -385,14 +461,31 @@ Test(loops, the_bound_comes_without_a_witness)
     ompdag_rta_result *r = NULL;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(3, 2));
-    cr_assert_not(ompdag_rta_result_has_witness(r));
+    cr_assert(ompdag_rta_result_has_witness(r));
+    cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * 3 + 4);
+    cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * 3 + 4);
     int32_t n = -1;
-    ompdag_rta_result_critical_path(r, &n);
-    cr_assert_eq(n, 0);
+    const int32_t *path = ompdag_rta_result_critical_path(r, &n);
+    cr_assert_eq(n, 1 + 4 * 3 + 2); /* a, (L t k w) x3, x, z: the last body leads to x */
+    cr_assert_eq(path[1], node_index(g, "L"));
+    cr_assert_eq(path[3], node_index(g, "k"));
+    cr_assert_eq(ompdag_rta_result_choice(r, node_index(g, "L")), node_index(g, "t"));
+    cr_assert_eq(ompdag_rta_result_choice_alt(r, node_index(g, "L")), -1); /* all 3 iterate */
+    int64_t lo = -1, hi = -1;
+    cr_assert(ompdag_rta_result_loop_iterations(r, node_index(g, "L"), &lo, &hi));
+    cr_assert(lo == 3 && hi == 3, "%lld..%lld", (long long)lo, (long long)hi);
+    cr_assert_not(ompdag_rta_result_loop_iterations(r, node_index(g, "t"), &lo, &hi));
     ompdag_rta_result_destroy(r);
     r = NULL;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_ALG0, &opt, &r, &err), OMPDAG_ERR_UNSUPPORTED);
     cr_assert_null(r);
+    ompdag_condag_destroy(g);
+    g = load_graph(LOOP_JSON("'extensions': ['loops'], ", "100000000"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(100000000, 2));
+    cr_assert_not(ompdag_rta_result_has_witness(r));
+    ompdag_rta_result_destroy(r);
     ompdag_condag_destroy(g);
 }
 
