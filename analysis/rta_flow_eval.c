@@ -330,3 +330,16 @@ ompdag_status ompdag_flow_evaluator_run(ompdag_flow_evaluator *ev, const int32_t
                                 node_name(g, bad));
     return OMPDAG_OK;
 }
+
+/* The worst flow of a result as executed[] (include/ompdag/rta.h): kept
+ * beside ompdag_flow_mark, which it calls, so that the result object
+ * (rta_shared.c) depends on no algorithm. */
+ompdag_status ompdag_rta_result_mark_flow(const ompdag_rta_result *r, const ompdag_condag *g,
+                                          uint8_t *executed, ompdag_error *err)
+{
+    if (!r->choice || r->n != g->n)
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "the result has no worst flow");
+    if (!r->compact) return ompdag_flow_mark(g, r->choice, executed, err);
+    memcpy(executed, r->reached, (size_t)g->n);
+    return OMPDAG_OK;
+}

@@ -274,6 +274,7 @@ bool fe_evaluate_const_args(ompdag_frontend *fe, const fe_unit *unit);
 CXFile fe_main_cxfile(CXTranslationUnit tu);
 /* The function defined in the TU that `c` (a CallExpr) calls, or -1. */
 int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call);
+int32_t fe_func_index(const ompdag_frontend *fe, CXCursor decl); /* fe_util.c */
 
 /* ---- the private graph of one region --------------------------------------- */
 typedef struct fe_node {

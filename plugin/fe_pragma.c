@@ -439,3 +439,33 @@ void fe_file_free(fe_file *f)
     free(f->name);
     free(f);
 }
+
+fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
+{
+    for (int32_t i = 0; i < fe->nfiles; ++i)
+        if (clang_File_isEqual(fe->files[i]->file, file)) return fe->files[i];
+    fe_file *f = calloc(1, sizeof *f);
+    fe_file **nf = realloc(fe->files, sizeof *nf * (size_t)(fe->nfiles + 1));
+    if (!f || !nf) {
+        free(f);
+        if (nf) fe->files = nf;
+        return NULL;
+    }
+    fe->files = nf;
+    fe->files[fe->nfiles++] = f;
+    f->file = file;
+    CXString name = clang_getFileName(file);
+    f->name = fe_strdup(clang_getCString(name));
+    clang_disposeString(name);
+    /* The unit that owns this CXFile: each unit has its own file manager. */
+    f->tu = fe->tu;
+    f->text = fe->tu ? clang_getFileContents(fe->tu, file, &f->size) : NULL;
+    for (int32_t u = 0; !f->text && u < fe->nunits; ++u)
+        if (fe->units[u].tu && (f->text = clang_getFileContents(fe->units[u].tu, file, &f->size)))
+            f->tu = fe->units[u].tu;
+    if (!f->name) return NULL;
+    if (!f->text) f->text = "", f->size = 0;
+    bool refused = false;
+    if (!fe_scan_pragmas(fe, f, &refused)) return NULL;
+    return f;
+}

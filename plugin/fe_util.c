@@ -2,8 +2,8 @@
  * plugin/fe_util.c — the small helpers every part of the front end shares
  * (declared in fe_internal.h): growable node-index vectors, string copies,
  * diagnostics (each reported once, strings kept by the front end), source
- * spans and the file table.  Moved out of frontend.c so
- * that the API's entry file is called into by no other part.
+ * spans, function lookup by cursor, and the first statement after a pragma.  Moved out of
+ * frontend.c so that the API's entry file is called into by no other part.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -95,32 +95,55 @@ fe_span fe_cursor_span(CXCursor c)
     return s;
 }
 
-fe_file *fe_file_get(ompdag_frontend *fe, CXFile file)
+/* The index of the function decl declares or defines, -1 when none is
+ * indexed (a call into another unit resolves by USR). */
+int32_t fe_func_index(const ompdag_frontend *fe, CXCursor decl)
 {
-    for (int32_t i = 0; i < fe->nfiles; ++i)
-        if (clang_File_isEqual(fe->files[i]->file, file)) return fe->files[i];
-    fe_file *f = calloc(1, sizeof *f);
-    fe_file **nf = realloc(fe->files, sizeof *nf * (size_t)(fe->nfiles + 1));
-    if (!f || !nf) {
-        free(f);
-        if (nf) fe->files = nf;
-        return NULL;
+    CXCursor def = clang_getCursorDefinition(decl);
+    if (clang_Cursor_isNull(def)) {
+        if (fe->nunits < 2 || clang_getCursorLinkage(decl) != CXLinkage_External) return -1;
+        CXString usr = clang_getCursorUSR(decl);
+        const char *u = clang_getCString(usr);
+        int32_t found = -1;
+        for (int32_t i = 0; u && *u && found < 0 && i < fe->nfuncs; ++i)
+            if (fe->funcs[i].external && !strcmp(fe->funcs[i].usr, u)) found = i;
+        clang_disposeString(usr);
+        return found;
     }
-    fe->files = nf;
-    fe->files[fe->nfiles++] = f;
-    f->file = file;
-    CXString name = clang_getFileName(file);
-    f->name = fe_strdup(clang_getCString(name));
-    clang_disposeString(name);
-    /* The unit that owns this CXFile: each unit has its own file manager. */
-    f->tu = fe->tu;
-    f->text = fe->tu ? clang_getFileContents(fe->tu, file, &f->size) : NULL;
-    for (int32_t u = 0; !f->text && u < fe->nunits; ++u)
-        if (fe->units[u].tu && (f->text = clang_getFileContents(fe->units[u].tu, file, &f->size)))
-            f->tu = fe->units[u].tu;
-    if (!f->name) return NULL;
-    if (!f->text) f->text = "", f->size = 0;
-    bool refused = false;
-    if (!fe_scan_pragmas(fe, f, &refused)) return NULL;
-    return f;
+    unsigned h = clang_hashCursor(def);
+    for (int32_t i = 0; i < fe->nfuncs; ++i)
+        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def)) return i;
+    return -1;
+}
+
+/* The function a call resolves to (fe_internal.h), -1 when none. */
+int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(ref)) return -1;
+    return fe_func_index(fe, ref);
+}
+
+/* Finds, in preorder, the first cursor that starts after `offset`: the
+ * outermost statement that a pragma ending at `offset` prefixes. */
+enum CXChildVisitResult fe_first_after_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    fe_first_after *st = data;
+    fe_span sp = fe_cursor_span(c);
+    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.begin > st->offset) {
+        st->found = c;
+        st->hit = true;
+        return CXChildVisit_Break;
+    }
+    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.end <= st->offset)
+        return CXChildVisit_Continue;
+    return CXChildVisit_Recurse;
+}
+
+/* A call through a pointer (or to no function declaration). */
+bool fe_call_is_indirect(CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    return clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl;
 }

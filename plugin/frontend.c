@@ -363,43 +363,9 @@ static enum CXChildVisitResult callee_visit(CXCursor c, CXCursor parent, CXClien
     return CXChildVisit_Recurse;
 }
 
-bool fe_call_is_indirect(CXCursor call)
-{
-    CXCursor ref = clang_getCursorReferenced(call);
-    return clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl;
-}
-
-/* The definition a declaration names: in its own unit, or (a project)
- * the external definition with the same USR in another unit. */
-static int32_t func_index(const ompdag_frontend *fe, CXCursor decl)
-{
-    CXCursor def = clang_getCursorDefinition(decl);
-    if (clang_Cursor_isNull(def)) {
-        if (fe->nunits < 2 || clang_getCursorLinkage(decl) != CXLinkage_External) return -1;
-        CXString usr = clang_getCursorUSR(decl);
-        const char *u = clang_getCString(usr);
-        int32_t found = -1;
-        for (int32_t i = 0; u && *u && found < 0 && i < fe->nfuncs; ++i)
-            if (fe->funcs[i].external && !strcmp(fe->funcs[i].usr, u)) found = i;
-        clang_disposeString(usr);
-        return found;
-    }
-    unsigned h = clang_hashCursor(def);
-    for (int32_t i = 0; i < fe->nfuncs; ++i)
-        if (fe->funcs[i].hash == h && clang_equalCursors(fe->funcs[i].cursor, def)) return i;
-    return -1;
-}
 
 /* Counts, for every TU function, references and direct calls: more
  * references than calls means its address is taken. */
-/* The function a call resolves to (fe_internal.h), -1 when none. */
-int32_t fe_func_of_call(const ompdag_frontend *fe, CXCursor call)
-{
-    CXCursor ref = clang_getCursorReferenced(call);
-    if (clang_Cursor_isNull(ref)) return -1;
-    return func_index(fe, ref);
-}
-
 static enum CXChildVisitResult refs_visit(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -412,7 +378,7 @@ static enum CXChildVisitResult refs_visit(CXCursor c, CXCursor parent, CXClientD
     } else if (k == CXCursor_DeclRefExpr) {
         CXCursor ref = clang_getCursorReferenced(c);
         if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
-            int32_t f = func_index(fe, ref);
+            int32_t f = fe_func_index(fe, ref);
             if (f >= 0) fe->funcs[f].refs++;
         }
     }
@@ -478,23 +444,6 @@ static bool index_functions(ompdag_frontend *fe)
 }
 
 /* ---- finding regions -------------------------------------------------------------- */
-
-/* Finds, in preorder, the first cursor that starts after `offset`: the
- * outermost statement that a pragma ending at `offset` prefixes. */
-enum CXChildVisitResult fe_first_after_visit(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    fe_first_after *st = data;
-    fe_span sp = fe_cursor_span(c);
-    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.begin > st->offset) {
-        st->found = c;
-        st->hit = true;
-        return CXChildVisit_Break;
-    }
-    if (sp.file && clang_File_isEqual(sp.file, st->file) && sp.end <= st->offset)
-        return CXChildVisit_Continue;
-    return CXChildVisit_Recurse;
-}
 
 static bool is_parallel(fe_dir d)
 {
