@@ -395,8 +395,8 @@ static void mpi_print_search(const mpi_out *o, int index, int64_t source,
     }
 }
 
-/* Builds this rank's part: generated in parallel, or read from the file by
- * every rank (each keeps its rows). */
+/* Builds this rank's part: generated in parallel, or read in parallel from
+ * the file (each rank its byte range, bfs_mpi_read.c). */
 static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, ompdag_error *err)
 {
     bool kron;
@@ -406,12 +406,8 @@ static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, 
     if (gen)
         return ompdag_dgraph_generate(kron ? OMPDAG_DGRAPH_KRONECKER : OMPDAG_DGRAPH_UNIFORM,
                                       *scale, c->edge_factor, c->seed, c->opts.threads, dg, err);
-    ompdag_graph *full = NULL;
-    ompdag_graph_read_limited(c->graph_spec, OMPDAG_GRAPH_FORMAT_AUTO, file_flags(c),
-                              c->max_vertices, &full, err);
-    ompdag_status st = ompdag_dgraph_from_graph(full, c->opts.threads, dg, err);
-    ompdag_graph_destroy(full);
-    return st;
+    return ompdag_dgraph_read(c->graph_spec, file_flags(c), c->max_vertices, c->opts.threads, dg,
+                              err);
 }
 
 /* Runs every search; returns the number of invalid ones, -1 on an error. */

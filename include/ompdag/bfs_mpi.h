@@ -64,6 +64,28 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
 ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *g, int threads, ompdag_dgraph **out,
                                        ompdag_error *err);
 
+/* Reads a graph file in parallel: each rank reads only its byte range of
+ * an edge list (the lines starting in bytes [r·S/P, (r+1)·S/P)), or of a
+ * binary .csr file its offsets and neighbour ids, and every arc goes to the
+ * rank owning its tail.  The result equals ompdag_graph_read_limited's graph
+ * (path, OMPDAG_GRAPH_FORMAT_AUTO, flags, max_vertices) row for row, and a
+ * malformed file gives the error one process gives (file:line or byte),
+ * reported by the rank that read it.  Matrix Market files, pipes, and ranks
+ * naming different files (or sizes) fall back to every rank reading the
+ * whole file (ompdag_dgraph_from_graph).  Collective.
+ * The caller frees *out with ompdag_dgraph_destroy(). */
+ompdag_status ompdag_dgraph_read(const char *path, unsigned flags, int64_t max_vertices,
+                                 int threads, ompdag_dgraph **out, ompdag_error *err);
+
+/* Bytes this rank read from the graph file: its share when read in
+ * parallel, -1 when every rank read the whole file, 0 when generated. */
+int64_t ompdag_dgraph_file_bytes(const ompdag_dgraph *g);
+
+/* Out-degree and i-th neighbour (global id) of v, a vertex this rank owns
+ * (first <= v < first + local_vertices).  Not collective. */
+int64_t ompdag_dgraph_degree(const ompdag_dgraph *g, int64_t v);
+int64_t ompdag_dgraph_neighbor(const ompdag_dgraph *g, int64_t v, int64_t i);
+
 /* Frees g.  NULL is allowed.  Not collective. */
 void ompdag_dgraph_destroy(ompdag_dgraph *g);
 
