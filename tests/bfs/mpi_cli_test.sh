@@ -98,6 +98,20 @@ else
     cat "$tmp/f.out" "$tmp/f.err"
 fi
 
+# The same file read in parallel (each rank its byte range): a bad line near
+# the end is reported by the last rank with the file:line one process gives.
+{ cat "$tmp/good.el"; echo "5 7 x"; } >"$tmp/late.el"
+"$ompdag" bfs --graph "$tmp/late.el" >/dev/null 2>"$tmp/late1.err"
+run -np 3 "$ompdag" bfs --graph "$tmp/late.el" >"$tmp/late.out" 2>"$tmp/late.err"
+rc=$?
+line=$(grep -o 'late.el:[0-9]*: .*' "$tmp/late1.err")
+if [ $rc -eq 1 ] && [ -n "$line" ] && [ "$(grep -c "rank 2: .*$line" "$tmp/late.err")" -eq 1 ]; then
+    ok "a file read by byte range: the last rank reports one process's error ($line)"
+else
+    bad "bad line read by the last rank (rc $rc, one process: '$line')"
+    cat "$tmp/late.out" "$tmp/late.err"
+fi
+
 # Ranks that read different graphs are refused.
 run -np 1 "$ompdag" bfs --graph "$tmp/good.el" : -np 1 "$ompdag" bfs --graph kron:4 \
     >"$tmp/d.out" 2>"$tmp/d.err"
