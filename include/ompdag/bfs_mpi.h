@@ -21,6 +21,7 @@
 #include "ompdag/bfs.h"
 #include "ompdag/error.h"
 #include "ompdag/graph.h"
+#include "ompdag/offload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,6 +151,20 @@ int64_t ompdag_dbfs_result_bytes(const ompdag_dbfs_result *r); /* all levels, em
  * rule, on every rank. */
 ompdag_status ompdag_dbfs_validate(const ompdag_dgraph *g, const ompdag_dbfs_result *r,
                                    ompdag_bfs_rule *rule, int64_t *vertex, ompdag_error *err);
+
+/* Maps task regions over the targets of several nodes with co-location of
+ * neighbours per node (Sheng et al. 2015): first each region to a node (a
+ * node is one resource of its targets' summed capacity, CG when it has a
+ * GPU) by ompdag_map_regions's rules, so an adjacent region's node is
+ * preferred while within its share; then each node's regions over that
+ * node's targets by the same rules.  node[t] in [0, ntargets) is target t's
+ * node; every node index up to the largest must have a target.  assign[r]
+ * receives region r's target index.  Errors as ompdag_map_regions's.  Not
+ * collective (no MPI): `ompdag map` calls it on rank 0. */
+ompdag_status ompdag_map_over_nodes(const ompdag_map_region *regions, int nregions,
+                                    const int32_t *edges, int nedges,
+                                    const ompdag_map_resource *targets, const int *node,
+                                    int ntargets, int32_t *assign, ompdag_error *err);
 
 #ifdef __cplusplus
 }

@@ -451,6 +451,55 @@ static void validator_catches(void)
     ompdag_graph_destroy(g);
 }
 
+/* Edges whose regions sit on different nodes. */
+static int split_edges(const int32_t *edges, int nedges, const int *node, const int32_t *assign)
+{
+    int split = 0;
+    for (int e = 0; e < nedges; ++e)
+        split += node[assign[edges[2 * e]]] != node[assign[edges[2 * e + 1]]];
+    return split;
+}
+
+/* ompdag_map_over_nodes keeps neighbours on one node where the one-level
+ * rule (ompdag_map_regions over all targets) scatters them: two nodes of
+ * two targets each; a chain r0-r1-r2-r3 (loads 2, 3, 1, 3) and r4-r5
+ * (1, 2).  One level: r2 finds r1's target full and takes the least-loaded
+ * target, on the other node, and r5 lands on node A: 2 edges cross nodes.
+ * Per node: r2 stays on node A (within A's share), r3 moves, r4-r5 stay
+ * together: 1 edge crosses. */
+static void map_colocates_per_node(void)
+{
+    const ompdag_map_region regions[] = {{"r0", OMPDAG_REGION_CO, 2}, {"r1", OMPDAG_REGION_CO, 3},
+                                         {"r2", OMPDAG_REGION_CO, 1}, {"r3", OMPDAG_REGION_CO, 3},
+                                         {"r4", OMPDAG_REGION_CO, 1}, {"r5", OMPDAG_REGION_CO, 2}};
+    const int32_t edges[] = {0, 1, 1, 2, 2, 3, 4, 5};
+    const ompdag_map_resource targets[] = {{"a:numa0", OMPDAG_REGION_CO, 1},
+                                           {"a:numa1", OMPDAG_REGION_CO, 1},
+                                           {"b:numa0", OMPDAG_REGION_CO, 1},
+                                           {"b:numa1", OMPDAG_REGION_CO, 1}};
+    const int node[] = {0, 0, 1, 1};
+    int32_t flat[6], two[6];
+    ompdag_error err = {0};
+    require(ompdag_map_regions(regions, 6, edges, 4, targets, 4, flat, &err), &err, "map");
+    require(ompdag_map_over_nodes(regions, 6, edges, 4, targets, node, 4, two, &err), &err,
+            "map over nodes");
+    const int32_t want[] = {0, 1, 0, 2, 3, 3};
+    check(!memcmp(two, want, sizeof want), "map over nodes: %d %d %d %d %d %d", two[0], two[1],
+          two[2], two[3], two[4], two[5]);
+    check(split_edges(edges, 4, node, flat) == 2 && split_edges(edges, 4, node, two) == 1,
+          "map: %d edges cross nodes one level, %d per node (want 2, 1)",
+          split_edges(edges, 4, node, flat), split_edges(edges, 4, node, two));
+    /* a CG region goes to the node with the GPU, and to its GPU */
+    const ompdag_map_region cg[] = {{"co", OMPDAG_REGION_CO, 1}, {"cg", OMPDAG_REGION_CG, 1}};
+    const ompdag_map_resource gpu_b[] = {{"a:numa0", OMPDAG_REGION_CO, 1},
+                                         {"b:numa0", OMPDAG_REGION_CO, 1},
+                                         {"b:gpu0", OMPDAG_REGION_CG, 1}};
+    const int gnode[] = {0, 1, 1};
+    int32_t ga[2];
+    require(ompdag_map_over_nodes(cg, 2, edges, 1, gpu_b, gnode, 3, ga, &err), &err, "map cg");
+    check(ga[1] == 2, "map: the CG region went to target %d, not b:gpu0", ga[1]);
+}
+
 /* A failure on the last rank only reaches every rank, with its message. */
 static void agreement(void)
 {
@@ -493,6 +542,7 @@ int main(int argc, char **argv)
     generated(OMPDAG_DGRAPH_UNIFORM, 12, 3, "uniform:12, 3 threads per rank");
     from_file();
     bad_files();
+    map_colocates_per_node();
     validator_catches();
     int total;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
