@@ -358,10 +358,30 @@ ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *full, int threads, om
     return OMPDAG_OK;
 }
 
+ompdag_status ompdag_dgraph_use_gpu(ompdag_dgraph *g, ompdag_error *err)
+{
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    char why[200] = "";
+    ompdag_status st = OMPDAG_OK;
+    if (!g->gpu)
+        g->gpu =
+            bfs_mpi_gpu_open(local, g->nl, g->n, g->offsets, g->adj32, g->adj64, why, sizeof why);
+    if (!g->gpu)
+        st = ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "no GPU for this rank: %s", why);
+    return bfs_mpi_agree(g->comm, st, err);
+}
+
 void ompdag_dgraph_destroy(ompdag_dgraph *g)
 {
     if (!g) return;
     if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
+    bfs_mpi_gpu_close(g->gpu);
     free(g->offsets);
     free(g->adj32);
     free(g->adj64);

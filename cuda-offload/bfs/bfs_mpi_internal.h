@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "bfs_mpi_gpu.h"
 #include "graph_internal.h"
 #include "ompdag/bfs_mpi.h"
 
@@ -27,6 +28,7 @@ struct ompdag_dgraph {
     int64_t *adj64;     /* ml global ids otherwise */
     bool symmetric;     /* every arc has its reverse (global) */
     int64_t file_bytes; /* bytes this rank read from a graph file (0: generated) */
+    bfs_mpi_gpu *gpu;   /* this rank's device, when ompdag_dgraph_use_gpu bound one */
 };
 
 static inline int64_t dg_nbr(const ompdag_dgraph *g, int64_t e)

@@ -87,6 +87,13 @@ int64_t ompdag_dgraph_file_bytes(const ompdag_dgraph *g);
 int64_t ompdag_dgraph_degree(const ompdag_dgraph *g, int64_t v);
 int64_t ompdag_dgraph_neighbor(const ompdag_dgraph *g, int64_t v, int64_t i);
 
+/* Collective: binds each rank to a GPU of its node (local rank modulo the
+ * node's devices), uploads its rows, and from then on runs the bottom-up
+ * levels of ompdag_dbfs_run there (top-down levels stay on the CPU;
+ * results are the same).  OMPDAG_ERR_UNSUPPORTED on every rank when a rank
+ * has no device or the build has no CUDA; g then stays on the CPU. */
+ompdag_status ompdag_dgraph_use_gpu(ompdag_dgraph *g, ompdag_error *err);
+
 /* Frees g.  NULL is allowed.  Not collective. */
 void ompdag_dgraph_destroy(ompdag_dgraph *g);
 

@@ -112,6 +112,20 @@ else
     cat "$tmp/late.out" "$tmp/late.err"
 fi
 
+# --engine gpu under mpirun: each rank binds a GPU of its node; a rank with
+# none (this build box) stops every rank with one error naming the reason.
+# Where every rank has a device the search runs (not run here: no GPU).
+run -np 2 "$ompdag" bfs --graph kron:8 --sources 2 --engine gpu >"$tmp/gpu.out" 2>"$tmp/gpu.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^engine gpu on 2 ranks" "$tmp/gpu.out"; then
+    ok "--engine gpu on 2 ranks ran on the ranks' GPUs"
+elif [ $rc -eq 1 ] && [ "$(grep -c "rank [01]: no GPU for this rank" "$tmp/gpu.err")" -eq 1 ]; then
+    ok "--engine gpu on 2 ranks without a GPU: one error ($(grep -o 'no GPU for this rank: .*' "$tmp/gpu.err" | head -1))"
+else
+    bad "--engine gpu under mpirun (rc $rc)"
+    cat "$tmp/gpu.out" "$tmp/gpu.err"
+fi
+
 # Ranks that read different graphs are refused.
 run -np 1 "$ompdag" bfs --graph "$tmp/good.el" : -np 1 "$ompdag" bfs --graph kron:4 \
     >"$tmp/d.out" 2>"$tmp/d.err"
