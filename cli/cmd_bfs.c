@@ -476,6 +476,12 @@ static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scal
            "vertices on rank 0, %d thread%s per rank)\n",
            c->graph_spec, (long long)ompdag_dgraph_vertices(dg), (long long)ompdag_dgraph_edges(dg),
            ranks, (long long)ompdag_dgraph_local_vertices(dg), threads, threads == 1 ? "" : "s");
+    const int64_t file_bytes = ompdag_dgraph_file_bytes(dg);
+    if (file_bytes > 0)
+        printf("file read in parallel: rank 0 read %lld bytes of it\n", (long long)file_bytes);
+    else if (file_bytes < 0)
+        printf("file read whole by every rank (Matrix Market, a pipe, or ranks given different "
+               "files)\n");
     printf("engine %s on %d ranks: %d searches%s\n", engine, ranks, nkeys,
            c->engines[0] == OMPDAG_BFS_GPU ? " (bottom-up levels on each rank's GPU)" : "");
     printf("  %6s  %10s  %12s  %10s  %6s  %5s  %12s  %s\n", "search", "source", "TEPS", "time_s",

@@ -50,6 +50,9 @@ same_as_one_process() { # NAME NP GRAPH...
     grep -q "levels of search 0, with the bytes sent between the $np ranks" "$tmp/many.txt" ||
         bad "$name: no per-level communication"
     [ "$(grep -c '^engine cpu on' "$tmp/many.txt")" -eq 1 ] || bad "$name: report not printed once"
+    case $name in file*) grep -q "^file read in parallel: rank 0 read [0-9]* bytes" "$tmp/many.txt" ||
+        bad "$name: the parallel read is not reported" ;;
+    esac
 }
 
 same_as_one_process kron:10 2 --graph kron:10
