@@ -70,7 +70,8 @@ void cmd_bfs_help(FILE *out)
         "  --distributed      under mpirun: run the distributed engine even on one rank\n\n"
         "Under mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
         "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
-        "every level; the report gives the ranks and the bytes sent per level.\n"
+        "every level; the report gives the ranks and the bytes sent per level.  With\n"
+        "--engine gpu each rank runs its bottom-up levels on a GPU of its node.\n"
         "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
         "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
         OMPDAG_BFS_DEFAULT_TAU);
@@ -395,8 +396,8 @@ static void mpi_print_search(const mpi_out *o, int index, int64_t source,
     }
 }
 
-/* Builds this rank's part: generated in parallel, or read from the file by
- * every rank (each keeps its rows). */
+/* Builds this rank's part: generated in parallel, or read in parallel from
+ * the file (each rank its byte range, bfs_mpi_read.c). */
 static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, ompdag_error *err)
 {
     bool kron;
@@ -406,12 +407,8 @@ static ompdag_status mpi_load(const bfs_cli *c, ompdag_dgraph **dg, int *scale, 
     if (gen)
         return ompdag_dgraph_generate(kron ? OMPDAG_DGRAPH_KRONECKER : OMPDAG_DGRAPH_UNIFORM,
                                       *scale, c->edge_factor, c->seed, c->opts.threads, dg, err);
-    ompdag_graph *full = NULL;
-    ompdag_graph_read_limited(c->graph_spec, OMPDAG_GRAPH_FORMAT_AUTO, file_flags(c),
-                              c->max_vertices, &full, err);
-    ompdag_status st = ompdag_dgraph_from_graph(full, c->opts.threads, dg, err);
-    ompdag_graph_destroy(full);
-    return st;
+    return ompdag_dgraph_read(c->graph_spec, file_flags(c), c->max_vertices, c->opts.threads, dg,
+                              err);
 }
 
 /* Runs every search; returns the number of invalid ones, -1 on an error. */
@@ -460,8 +457,10 @@ static int mpi_searches(const bfs_cli *c, const ompdag_dgraph *dg, const int64_t
 static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scale, int nkeys)
 {
     const int ranks = ompdag_dgraph_ranks(dg), threads = ompdag_dgraph_threads(dg);
+    const char *engine = c->engines[0] == OMPDAG_BFS_GPU ? "gpu" : "cpu";
     if (c->json) {
-        printf("{\"engine\": \"cpu\", \"ranks\": %d, \"threads_per_rank\": %d, ", ranks, threads);
+        printf("{\"engine\": \"%s\", \"ranks\": %d, \"threads_per_rank\": %d, ", engine, ranks,
+               threads);
         if (scale >= 0)
             printf("\"scale\": %d, ", scale);
         else {
@@ -477,7 +476,14 @@ static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scal
            "vertices on rank 0, %d thread%s per rank)\n",
            c->graph_spec, (long long)ompdag_dgraph_vertices(dg), (long long)ompdag_dgraph_edges(dg),
            ranks, (long long)ompdag_dgraph_local_vertices(dg), threads, threads == 1 ? "" : "s");
-    printf("engine cpu on %d ranks: %d searches\n", ranks, nkeys);
+    const int64_t file_bytes = ompdag_dgraph_file_bytes(dg);
+    if (file_bytes > 0)
+        printf("file read in parallel: rank 0 read %lld bytes of it\n", (long long)file_bytes);
+    else if (file_bytes < 0)
+        printf("file read whole by every rank (Matrix Market, a pipe, or ranks given different "
+               "files)\n");
+    printf("engine %s on %d ranks: %d searches%s\n", engine, ranks, nkeys,
+           c->engines[0] == OMPDAG_BFS_GPU ? " (bottom-up levels on each rank's GPU)" : "");
     printf("  %6s  %10s  %12s  %10s  %6s  %5s  %12s  %s\n", "search", "source", "TEPS", "time_s",
            "levels", "valid", "comm_bytes", "directions (T top-down, B bottom-up)");
 }
@@ -508,9 +514,10 @@ static void mpi_print_summary(const bfs_cli *c, const ompdag_bfs_trials_summary 
 static int mpi_check_options(const bfs_cli *c, bool root)
 {
     const char *why = NULL;
-    if (c->engine_count != 1 || c->engines[0] != OMPDAG_BFS_CPU)
-        why = "with several MPI ranks the engine is cpu (each rank runs it on its part); "
-              "leave --engine out";
+    if (c->engine_count != 1 ||
+        (c->engines[0] != OMPDAG_BFS_CPU && c->engines[0] != OMPDAG_BFS_GPU))
+        why = "with several MPI ranks the engine is cpu, or gpu (each rank's bottom-up levels on "
+              "its GPU); give one of them";
     else if (c->save)
         why = "--save writes a whole graph, which no rank holds under mpirun; run it in one "
               "process";
@@ -558,6 +565,10 @@ static int bfs_mpi_run(const bfs_cli *c, bool root)
     ompdag_dgraph *dg = NULL;
     int scale;
     if (mpi_load(c, &dg, &scale, &err) != OMPDAG_OK) return root ? cli_fail("bfs", &err) : 1;
+    if (c->engines[0] == OMPDAG_BFS_GPU && ompdag_dgraph_use_gpu(dg, &err) != OMPDAG_OK) {
+        ompdag_dgraph_destroy(dg);
+        return root ? cli_fail("bfs", &err) : 1;
+    }
     int64_t *keys = malloc((size_t)c->sources * sizeof *keys);
     int nkeys = keys ? ompdag_dgraph_pick_sources(dg, c->sources, c->seed, keys) : 0;
     if (nkeys == 0) {

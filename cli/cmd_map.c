@@ -6,7 +6,9 @@
  * least-loaded resource.  A region's load is its total WCET; regions that
  * follow each other in one function are adjacent.  Under mpirun the targets
  * of every node are gathered (named HOST:TARGET) and rank 0 maps over all of
- * them with the same rules (issue 30 item 3).
+ * them with the same rules, first to nodes then within each node, so that
+ * neighbours are co-located per node (ompdag_map_over_nodes; issue 30
+ * item 3).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -145,10 +147,42 @@ static ompdag_status targets(const ompdag_resources *res, int assumed, ompdag_ma
 }
 
 #ifdef OMPDAG_HAVE_MPI
+/* Rank 0: the gathered "name\tkind\tcapacity" lines (rank r's bytes from
+ * counts[size + r], counts[r] long: one node per rank that sent any) as
+ * targets whose names point into text, cut in place. */
+static ompdag_status parse_targets(char *text, const int *counts, int size,
+                                   ompdag_map_resource **out, int **node, int *count,
+                                   ompdag_error *err)
+{
+    for (char *p = text; *p; p = strchr(p, '\n') + 1)
+        ++*count;
+    *out = malloc(sizeof **out * (size_t)(*count ? *count : 1));
+    *node = malloc(sizeof **node * (size_t)(*count ? *count : 1));
+    if (!*out || !*node) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    int i = 0, k = 0;
+    for (int r = 0; r < size; ++r) {
+        if (!counts[r]) continue;
+        for (char *line = text + counts[size + r]; line < text + counts[size + r] + counts[r];
+             ++i) {
+            char *tab = strchr(line, '\t'), *end = strchr(line, '\n');
+            *tab = *end = '\0';
+            int kind = 0;
+            double capacity = 1;
+            sscanf(tab + 1, "%d\t%lg", &kind, &capacity);
+            (*out)[i] = (ompdag_map_resource){line, (ompdag_region_class)kind, capacity};
+            (*node)[i] = k;
+            line = end + 1;
+        }
+        ++k;
+    }
+    return OMPDAG_OK;
+}
+
 /* Under mpirun: every node's targets, named HOST:TARGET, on rank 0 (the
- * first rank of each node describes it as "name\tkind\tcapacity" lines).
- * *text keeps the names alive; the caller frees it and *out. */
-static ompdag_status node_targets(ompdag_map_resource **out, int *count, char **text,
+ * first rank of each node describes it as "name\tkind\tcapacity" lines),
+ * and (*node_of)[t], the node of target t (numbered in rank order).
+ * *text keeps the names alive; the caller frees it, *out and *node_of. */
+static ompdag_status node_targets(ompdag_map_resource **out, int **node_of, int *count, char **text,
                                   ompdag_error *err)
 {
     int rank, size, local;
@@ -186,26 +220,13 @@ static ompdag_status node_targets(ompdag_map_resource **out, int *count, char **
     MPI_Gatherv(mine, bytes, MPI_CHAR, *text, counts, counts ? counts + size : NULL, MPI_CHAR, 0,
                 MPI_COMM_WORLD);
     free(mine);
-    free(counts);
     *out = NULL;
+    *node_of = NULL;
     *count = 0;
-    if (rank != 0) return OMPDAG_OK;
-    /* one target per line: cut the text in place, names point into it */
-    for (char *p = *text; *p; p = strchr(p, '\n') + 1)
-        ++*count;
-    *out = malloc(sizeof **out * (size_t)(*count ? *count : 1));
-    if (!*out) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    char *line = *text;
-    for (int i = 0; i < *count; ++i) {
-        char *tab = strchr(line, '\t'), *end = strchr(line, '\n');
-        *tab = *end = '\0';
-        int kind = 0;
-        double capacity = 1;
-        sscanf(tab + 1, "%d\t%lg", &kind, &capacity);
-        (*out)[i] = (ompdag_map_resource){line, (ompdag_region_class)kind, capacity};
-        line = end + 1;
-    }
-    return OMPDAG_OK;
+    ompdag_status st2 =
+        rank == 0 ? parse_targets(*text, counts, size, out, node_of, count, err) : OMPDAG_OK;
+    free(counts);
+    return st2;
 }
 
 /* The whole command under mpirun: rank 0 maps the regions of the graphs
@@ -217,14 +238,14 @@ static int map_mpi(const char *graphs, const char *out, int64_t assumed)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ompdag_error err = {0};
     ompdag_map_resource *targ = NULL;
-    int ntarg = 0;
+    int ntarg = 0, *node = NULL;
     char *text = NULL;
     ompdag_status st = assumed > 0 ? ompdag_error_set(&err, OMPDAG_ERR_ARGUMENT,
                                                       "--assume-gpus is for one machine; under "
                                                       "mpirun every node's GPUs are discovered")
                                    : OMPDAG_OK;
     if ((st = ompdag_mpi_agree(st, &err)) == OMPDAG_OK)
-        st = node_targets(&targ, &ntarg, &text, &err);
+        st = node_targets(&targ, &node, &ntarg, &text, &err);
     map_input in = {0};
     int32_t *assign = NULL;
     if (!st && rank == 0) {
@@ -233,13 +254,13 @@ static int map_mpi(const char *graphs, const char *out, int64_t assumed)
         if (!st && !(assign = malloc(sizeof *assign * (size_t)(in.nregions ? in.nregions : 1))))
             st = ompdag_error_set(&err, OMPDAG_ERR_NOMEM, "out of memory");
         if (!st)
-            st = ompdag_map_regions(in.regions, in.nregions, in.edges, in.nedges, targ, ntarg,
-                                    assign, &err);
+            st = ompdag_map_over_nodes(in.regions, in.nregions, in.edges, in.nedges, targ, node,
+                                       ntarg, assign, &err);
         if (!st) st = ompdag_map_write(out, in.regions, in.nregions, targ, ntarg, assign, &err);
     }
     int rc = st ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     if (st && rank == 0 && err.message[0]) rc = cli_fail("map", &err);
-    free(assign), free(targ), free(text);
+    free(assign), free(targ), free(node), free(text);
     map_input_free(&in);
     MPI_Finalize();
     return rc;

@@ -375,6 +375,18 @@ static inline bool bit_get(const uint64_t *b, int64_t v)
     return (b[v >> 6] >> (v & 63)) & 1u;
 }
 
+/* The end of a bottom-up level: the found bits become the frontier. */
+static void bu_swap(ompdag_dbfs_result *r, int64_t awake, const dbfs_state *s,
+                    int64_t out[LV_COUNT])
+{
+    uint64_t *t = r->front;
+    r->front = r->next;
+    r->next = t;
+    out[LV_FOUND] = awake;
+    out[LV_DEGREE] = 0;
+    out[LV_FAILED] = s->oom;
+}
+
 /* One bottom-up level over the local vertices: each unvisited one takes its
  * first (smallest) neighbour in the frontier.  Its words of r->next get the
  * vertices found; out[] this rank's figures. */
@@ -386,6 +398,12 @@ static void bu_step(dbfs_state *s, int32_t depth, int64_t out[LV_COUNT])
     uint64_t *next = r->next + g->lo / 64;
     const int64_t words = (g->nl + 63) / 64;
     int64_t awake = 0;
+    if (g->gpu) { /* the rank's device (bfs_mpi_gpu.cu); a CUDA error fails the level */
+        awake = bfs_mpi_gpu_bottom_up(g->gpu, front, r->levels, r->parents, next, depth);
+        s->oom |= awake < 0;
+        bu_swap(r, awake < 0 ? 0 : awake, s, out);
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(g->threads)
     for (int64_t w = 0; w < words; ++w) {
         uint64_t bits = 0;
@@ -405,12 +423,7 @@ static void bu_step(dbfs_state *s, int32_t depth, int64_t out[LV_COUNT])
         }
         next[w] = bits;
     }
-    uint64_t *t = r->front;
-    r->front = r->next;
-    r->next = t;
-    out[LV_FOUND] = awake;
-    out[LV_DEGREE] = 0;
-    out[LV_FAILED] = s->oom;
+    bu_swap(r, awake, s, out);
 }
 
 /* Sums every rank's figures of a level. */
@@ -504,7 +517,8 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
     MPI_Allreduce(&seconds, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, g->comm);
     if (failed)
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
-                              "dbfs: a rank ran out of memory at level %d of the search from %lld",
+                              "dbfs: a rank ran out of memory (or its GPU failed) at level %d of "
+                              "the search from %lld",
                               depth, (long long)source);
     if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
     count_traversed(g, r);
@@ -568,3 +582,27 @@ int64_t ompdag_dbfs_result_bytes(const ompdag_dbfs_result *r)
 {
     return r->bytes;
 }
+
+#ifndef OMPDAG_HAVE_CUDA
+/* A build without CUDA: no rank has a GPU to bind (bfs_mpi_gpu.h). */
+bfs_mpi_gpu *bfs_mpi_gpu_open(int local_rank, int64_t nl, int64_t n, const int64_t *offsets,
+                              const int32_t *adj32, const int64_t *adj64, char *why,
+                              size_t why_size)
+{
+    (void)local_rank, (void)nl, (void)n, (void)offsets, (void)adj32, (void)adj64;
+    snprintf(why, why_size, "this ompdag was built without CUDA (nvcc not found)");
+    return NULL;
+}
+
+int64_t bfs_mpi_gpu_bottom_up(bfs_mpi_gpu *g, const uint64_t *front, int32_t *levels,
+                              int64_t *parents, uint64_t *next, int32_t depth)
+{
+    (void)g, (void)front, (void)levels, (void)parents, (void)next, (void)depth;
+    return -1;
+}
+
+void bfs_mpi_gpu_close(bfs_mpi_gpu *g)
+{
+    (void)g;
+}
+#endif

@@ -118,9 +118,8 @@ static int default_threads(MPI_Comm comm)
     return t > 0 ? t : 1;
 }
 
-/* An empty dgraph on comm for n vertices; rows are filled by the caller. */
-static ompdag_status dg_alloc(MPI_Comm comm, int64_t n, int threads, ompdag_dgraph **out,
-                              ompdag_error *err)
+ompdag_status bfs_dg_alloc(MPI_Comm comm, int64_t n, int threads, ompdag_dgraph **out,
+                           ompdag_error *err)
 {
     ompdag_dgraph *g = calloc(1, sizeof *g);
     if (!g) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dgraph: out of memory");
@@ -144,7 +143,7 @@ static ompdag_status dg_alloc(MPI_Comm comm, int64_t n, int threads, ompdag_dgra
     return OMPDAG_OK;
 }
 
-static bool dg_alloc_adj(ompdag_dgraph *g, int64_t ml)
+bool bfs_dg_alloc_adj(ompdag_dgraph *g, int64_t ml)
 {
     g->ml = ml;
     size_t k = (size_t)(ml > 0 ? ml : 1);
@@ -155,23 +154,13 @@ static bool dg_alloc_adj(ompdag_dgraph *g, int64_t ml)
     return g->adj32 || g->adj64;
 }
 
-static inline void dg_set_nbr(ompdag_dgraph *g, int64_t e, int64_t v)
-{
-    if (g->adj32)
-        g->adj32[e] = (int32_t)v;
-    else
-        g->adj64[e] = v;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* Builds the local rows from arcs (tail, head) owned here: counting sort by
- * tail, then each row sorted and deduplicated (graph_build.c's result). */
-static bool dg_build_rows(ompdag_dgraph *g, const dg_pair *arc, int64_t count)
+bool bfs_dg_build_rows(ompdag_dgraph *g, const dg_pair *arc, int64_t count, bool dedup)
 {
     int64_t *deg = calloc((size_t)g->nl + 1, sizeof *deg);
     int64_t *heads = malloc((size_t)(count > 0 ? count : 1) * sizeof *heads);
@@ -193,11 +182,11 @@ static bool dg_build_rows(ompdag_dgraph *g, const dg_pair *arc, int64_t count)
         qsort(heads + b, (size_t)(e - b), sizeof *heads, cmp_i64);
         g->offsets[v] = kept;
         for (int64_t i = b; i < e; ++i)
-            if (i == b || heads[i] != heads[i - 1]) heads[kept++] = heads[i];
+            if (!dedup || i == b || heads[i] != heads[i - 1]) heads[kept++] = heads[i];
     }
     g->offsets[g->nl] = kept;
     free(deg);
-    bool ok = dg_alloc_adj(g, kept);
+    bool ok = bfs_dg_alloc_adj(g, kept);
     for (int64_t e = 0; ok && e < kept; ++e)
         dg_set_nbr(g, e, heads[e]);
     free(heads);
@@ -223,10 +212,25 @@ static ompdag_status dg_draw_edges(const ompdag_dgraph *g, ompdag_dgraph_kind ki
     return OMPDAG_OK;
 }
 
-/* Packs both arcs of every edge (self-loops dropped) by owner of the tail. */
-static dg_pair *dg_pack_arcs(const ompdag_dgraph *g, const int64_t *src, const int64_t *dst,
-                             int64_t count, int *scount)
+/* Calls EMIT for every arc the flags make of edge i (graph_build.c's
+ * FOR_EACH_ARC): (s, d) unless a dropped self-loop, and (d, s) too when
+ * symmetrizing a non-loop. */
+#define DG_FOR_EACH_ARC(i, s, d, EMIT)                                                             \
+    do {                                                                                           \
+        const int64_t s_ = src[i], d_ = dst[i];                                                    \
+        if (s_ == d_ && (flags & OMPDAG_GRAPH_DROP_SELF_LOOPS)) break;                             \
+        s = s_, d = d_;                                                                            \
+        EMIT;                                                                                      \
+        if ((flags & OMPDAG_GRAPH_SYMMETRIZE) && s_ != d_) {                                       \
+            s = d_, d = s_;                                                                        \
+            EMIT;                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+dg_pair *bfs_dg_pack_arcs(const ompdag_dgraph *g, const int64_t *src, const int64_t *dst,
+                          int64_t count, unsigned flags, int *scount)
 {
+    int64_t s, d;
     int64_t *fill = calloc((size_t)g->size + 1, sizeof *fill);
     dg_pair *send = malloc((size_t)(2 * count > 0 ? 2 * count : 1) * sizeof *send);
     if (!fill || !send) {
@@ -235,25 +239,18 @@ static dg_pair *dg_pack_arcs(const ompdag_dgraph *g, const int64_t *src, const i
         return NULL;
     }
     for (int64_t i = 0; i < count; ++i)
-        if (src[i] != dst[i]) {
-            ++fill[dg_owner(g, src[i]) + 1];
-            ++fill[dg_owner(g, dst[i]) + 1];
-        }
+        DG_FOR_EACH_ARC(i, s, d, ++fill[dg_owner(g, s) + 1]);
     for (int r = 0; r < g->size; ++r) {
         scount[r] = (int)fill[r + 1];
         fill[r + 1] += fill[r];
     }
     for (int64_t i = 0; i < count; ++i)
-        if (src[i] != dst[i]) {
-            send[fill[dg_owner(g, src[i])]++] = (dg_pair){src[i], dst[i]};
-            send[fill[dg_owner(g, dst[i])]++] = (dg_pair){dst[i], src[i]};
-        }
+        DG_FOR_EACH_ARC(i, s, d, send[fill[dg_owner(g, s)]++] = ((dg_pair){s, d}));
     free(fill);
     return send;
 }
 
-/* Global arc count and the symmetric flag, once the rows are built. */
-static void dg_finish(ompdag_dgraph *g, bool symmetric)
+void bfs_dg_finish(ompdag_dgraph *g, bool symmetric)
 {
     MPI_Allreduce(&g->ml, &g->arcs, 1, MPI_INT64_T, MPI_SUM, g->comm);
     int sym = symmetric, all;
@@ -270,7 +267,7 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
     ompdag_status st = graph_check_scale(scale, edge_factor, err);
     ompdag_dgraph *g = NULL;
     int64_t n = (int64_t)1 << (st == OMPDAG_OK ? scale : 1), m = n * edge_factor;
-    if (st == OMPDAG_OK) st = dg_alloc(comm, n, threads, &g, err);
+    if (st == OMPDAG_OK) st = bfs_dg_alloc(comm, n, threads, &g, err);
     if ((st = bfs_mpi_agree(comm, st, err)) != OMPDAG_OK) {
         ompdag_dgraph_destroy(g);
         return st;
@@ -285,7 +282,8 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
                               "dgraph: %lld arcs to send from one rank exceed MPI's int counts; "
                               "run on more ranks",
                               (long long)(2 * count));
-    if (st == OMPDAG_OK && !(send = dg_pack_arcs(g, src, dst, count, scount)))
+    if (st == OMPDAG_OK &&
+        !(send = bfs_dg_pack_arcs(g, src, dst, count, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, scount)))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dgraph: out of memory for %lld arcs",
                               (long long)(2 * count));
     free(src);
@@ -299,7 +297,7 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
                                   "2^31 arcs per rank)");
         free(send);
         send = NULL;
-        if (st == OMPDAG_OK && !dg_build_rows(g, recv, nrecv))
+        if (st == OMPDAG_OK && !bfs_dg_build_rows(g, recv, nrecv, true))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dgraph: out of memory building rows");
         free(recv);
         st = bfs_mpi_agree(comm, st, err);
@@ -310,7 +308,7 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
         ompdag_dgraph_destroy(g);
         return st;
     }
-    dg_finish(g, true);
+    bfs_dg_finish(g, true);
     *out = g;
     return OMPDAG_OK;
 }
@@ -335,12 +333,12 @@ ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *full, int threads, om
                                 (long long)lo[0], (long long)hi[0], (long long)lo[1],
                                 (long long)hi[1]);
     ompdag_dgraph *g = NULL;
-    st = dg_alloc(comm, full->n, threads, &g, err);
+    st = bfs_dg_alloc(comm, full->n, threads, &g, err);
     if (st == OMPDAG_OK) {
         const int64_t base = full->offsets[g->lo];
         for (int64_t v = 0; v <= g->nl; ++v)
             g->offsets[v] = full->offsets[g->lo + v] - base;
-        if (!dg_alloc_adj(g, g->offsets[g->nl]))
+        if (!bfs_dg_alloc_adj(g, g->offsets[g->nl]))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dgraph: out of memory for %lld arcs",
                                   (long long)g->offsets[g->nl]);
         for (int64_t e = 0; st == OMPDAG_OK && e < g->ml; ++e)
@@ -355,15 +353,35 @@ ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *full, int threads, om
         ompdag_dgraph_destroy(g);
         return st;
     }
-    dg_finish(g, full->symmetric);
+    bfs_dg_finish(g, full->symmetric);
     *out = g;
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_dgraph_use_gpu(ompdag_dgraph *g, ompdag_error *err)
+{
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    char why[200] = "";
+    ompdag_status st = OMPDAG_OK;
+    if (!g->gpu)
+        g->gpu =
+            bfs_mpi_gpu_open(local, g->nl, g->n, g->offsets, g->adj32, g->adj64, why, sizeof why);
+    if (!g->gpu)
+        st = ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED, "no GPU for this rank: %s", why);
+    return bfs_mpi_agree(g->comm, st, err);
 }
 
 void ompdag_dgraph_destroy(ompdag_dgraph *g)
 {
     if (!g) return;
     if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
+    bfs_mpi_gpu_close(g->gpu);
     free(g->offsets);
     free(g->adj32);
     free(g->adj64);

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "bfs_mpi_gpu.h"
 #include "graph_internal.h"
 #include "ompdag/bfs_mpi.h"
 
@@ -18,19 +19,29 @@ ompdag_status bfs_mpi_agree(MPI_Comm comm, ompdag_status local, ompdag_error *er
 struct ompdag_dgraph {
     MPI_Comm comm; /* a duplicate of the caller's, freed at destroy */
     int rank, size, threads;
-    int64_t n, arcs;  /* global vertices and stored arcs */
-    int64_t block;    /* vertices per rank, a multiple of 64: v is owned by v / block */
-    int64_t lo, nl;   /* this rank owns [lo, lo + nl) */
-    int64_t ml;       /* local arcs */
-    int64_t *offsets; /* nl + 1 entries, local row v - lo */
-    int32_t *adj32;   /* ml global ids when n <= INT32_MAX, else NULL */
-    int64_t *adj64;   /* ml global ids otherwise */
-    bool symmetric;   /* every arc has its reverse (global) */
+    int64_t n, arcs;    /* global vertices and stored arcs */
+    int64_t block;      /* vertices per rank, a multiple of 64: v is owned by v / block */
+    int64_t lo, nl;     /* this rank owns [lo, lo + nl) */
+    int64_t ml;         /* local arcs */
+    int64_t *offsets;   /* nl + 1 entries, local row v - lo */
+    int32_t *adj32;     /* ml global ids when n <= INT32_MAX, else NULL */
+    int64_t *adj64;     /* ml global ids otherwise */
+    bool symmetric;     /* every arc has its reverse (global) */
+    int64_t file_bytes; /* bytes this rank read from a graph file (0: generated) */
+    bfs_mpi_gpu *gpu;   /* this rank's device, when ompdag_dgraph_use_gpu bound one */
 };
 
 static inline int64_t dg_nbr(const ompdag_dgraph *g, int64_t e)
 {
     return g->adj32 ? (int64_t)g->adj32[e] : g->adj64[e];
+}
+
+static inline void dg_set_nbr(ompdag_dgraph *g, int64_t e, int64_t v)
+{
+    if (g->adj32)
+        g->adj32[e] = (int32_t)v;
+    else
+        g->adj64[e] = v;
 }
 
 static inline int dg_owner(const ompdag_dgraph *g, int64_t v)
@@ -66,6 +77,26 @@ MPI_Datatype bfs_mpi_pair_type(void);
  * rank cannot allocate; the caller agrees on the failure. */
 bool bfs_mpi_exchange_pairs(MPI_Comm comm, int size, const dg_pair *send, const int *scount,
                             dg_pair **recv, int64_t *recv_cap, int64_t *nrecv);
+
+/* The builder's steps, shared by generation (bfs_mpi_graph.c) and the
+ * parallel file reader (bfs_mpi_read.c):
+ * bfs_dg_alloc: an empty dgraph on a duplicate of comm for n vertices (its
+ *   offsets allocated, rows to fill); threads 0: the node's CPUs / ranks.
+ * bfs_dg_alloc_adj: room for ml local neighbour ids.
+ * bfs_dg_pack_arcs: the arcs that flags (OMPDAG_GRAPH_*) make of edges
+ *   (src[i], dst[i]), grouped by the owner of their tail, scount[r] per
+ *   rank; NULL when out of memory.  The caller frees the result.
+ * bfs_dg_build_rows: the local rows from arcs (tail, head) owned here:
+ *   counting sort by tail, each row sorted (and deduplicated when dedup),
+ *   as graph_build.c builds them.
+ * bfs_dg_finish (collective): global arc count and the symmetric flag. */
+ompdag_status bfs_dg_alloc(MPI_Comm comm, int64_t n, int threads, ompdag_dgraph **out,
+                           ompdag_error *err);
+bool bfs_dg_alloc_adj(ompdag_dgraph *g, int64_t ml);
+dg_pair *bfs_dg_pack_arcs(const ompdag_dgraph *g, const int64_t *src, const int64_t *dst,
+                          int64_t count, unsigned flags, int *scount);
+bool bfs_dg_build_rows(ompdag_dgraph *g, const dg_pair *arc, int64_t count, bool dedup);
+void bfs_dg_finish(ompdag_dgraph *g, bool symmetric);
 
 struct ompdag_dbfs_result {
     int64_t nl, source, reached, edges, bytes;

@@ -53,6 +53,19 @@ void graph_kron_edges(int scale, uint64_t seed, int64_t first, int64_t count, in
 void graph_uniform_edges(int scale, uint64_t seed, int64_t first, int64_t count, int64_t *src,
                          int64_t *dst);
 
+/* In graph_io.c, shared with the MPI reader (bfs_mpi_read.c) so that both
+ * apply one set of rules.  graph_edgelist_line parses one NUL-terminated
+ * line of an edge list: a comment or blank line gives *is_edge false (a
+ * "# vertices N" comment sets *declared), an edge gives *u, *v; errors name
+ * path:lineno.  graph_binary_header reads and checks the header of a binary
+ * CSR file (GRAPH_BINARY_HEADER_BYTES long; offsets, then ids, follow). */
+#define GRAPH_BINARY_HEADER_BYTES 40
+ompdag_status graph_edgelist_line(char *line, const char *path, long lineno, int64_t max_n,
+                                  int64_t *declared, bool *is_edge, int64_t *u, int64_t *v,
+                                  ompdag_error *err);
+ompdag_status graph_binary_header(FILE *f, const char *path, int64_t size, int64_t *n, int64_t *m,
+                                  int *id_bytes, ompdag_error *err);
+
 /* splitmix64: the seeded, counter-based random source of the generators. */
 static inline uint64_t bfs_splitmix64(uint64_t x)
 {

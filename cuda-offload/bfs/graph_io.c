@@ -26,6 +26,7 @@ typedef struct bin_header {
     uint32_t flags;
     uint32_t reserved;
 } bin_header;
+_Static_assert(sizeof(bin_header) == GRAPH_BINARY_HEADER_BYTES, "graph_internal.h's header size");
 
 static ompdag_graph_format pick_format(const char *path, ompdag_graph_format f)
 {
@@ -151,6 +152,48 @@ static int64_t line_cap(int64_t max_n)
     return max_n < 0 ? INT64_MAX - 2 : max_n;
 }
 
+/* One line of an edge list (shared with the MPI reader, bfs_mpi_read.c, so
+ * both apply the same rules): a comment or blank line sets *is_edge false
+ * (a "# vertices N" comment sets *declared), an edge line sets *u and *v.
+ * line is NUL-terminated; errors name path:lineno. */
+ompdag_status graph_edgelist_line(char *line, const char *path, long lineno, int64_t max_n,
+                                  int64_t *declared, bool *is_edge, int64_t *u, int64_t *v,
+                                  ompdag_error *err)
+{
+    *is_edge = false;
+    char *p = line;
+    while (*p == ' ' || *p == '\t')
+        ++p;
+    if (*p == '#' || *p == '%') {
+        long long nv;
+        if (sscanf(p, "# vertices %lld", &nv) == 1 && nv >= 0) {
+            if (nv > max_n) return too_many_vertices(path, lineno, nv, max_n, err);
+            *declared = nv;
+        }
+        return OMPDAG_OK;
+    }
+    if (rest_blank(p)) return OMPDAG_OK;
+    if (!parse_id(&p, u) || !parse_id(&p, v))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                "%s:%ld: expected two non-negative vertex ids \"u v\"", path, lineno);
+    if (!rest_blank(p) && !skip_number(&p))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the vertex ids",
+                                path, lineno);
+    if (!rest_blank(p))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the edge weight",
+                                path, lineno);
+    if (*u >= INT64_MAX - 1 || *v >= INT64_MAX - 1)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
+    if (*u >= max_n || *v >= max_n)
+        return too_many_vertices(path, lineno, (long long)(*u > *v ? *u : *v) + 1, max_n, err);
+    if (*declared >= 0 && (*u >= *declared || *v >= *declared))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                                "%s:%ld: vertex id outside the declared %lld vertices", path, lineno,
+                                (long long)*declared);
+    *is_edge = true;
+    return OMPDAG_OK;
+}
+
 static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, int64_t max_n,
                                    ompdag_graph **out, ompdag_error *err)
 {
@@ -168,52 +211,11 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
     while ((got = getline(&line, &cap, f)) != -1) {
         ++lineno;
         bytes += got;
-        char *p = line;
-        while (*p == ' ' || *p == '\t')
-            ++p;
-        if (*p == '#' || *p == '%') {
-            long long nv;
-            if (sscanf(p, "# vertices %lld", &nv) == 1 && nv >= 0) {
-                if (nv > max_n) {
-                    st = too_many_vertices(path, lineno, nv, max_n, err);
-                    break;
-                }
-                declared = nv;
-            }
-            continue;
-        }
-        if (rest_blank(p))
-            continue;
+        bool is_edge;
         int64_t u, v;
-        if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE,
-                          "%s:%ld: expected two non-negative vertex ids \"u v\"", path, lineno);
-            break;
-        }
-        if (!rest_blank(p) && !skip_number(&p)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the vertex ids",
-                          path, lineno);
-            break;
-        }
-        if (!rest_blank(p)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the edge weight",
-                          path, lineno);
-            break;
-        }
-        if (u >= INT64_MAX - 1 || v >= INT64_MAX - 1) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: vertex id too large", path, lineno);
-            break;
-        }
-        if (u >= max_n || v >= max_n) {
-            st = too_many_vertices(path, lineno, (long long)(u > v ? u : v) + 1, max_n, err);
-            break;
-        }
-        if (declared >= 0 && (u >= declared || v >= declared)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE,
-                          "%s:%ld: vertex id outside the declared %lld vertices", path, lineno,
-                          (long long)declared);
-            break;
-        }
+        st = graph_edgelist_line(line, path, lineno, max_n, &declared, &is_edge, &u, &v, err);
+        if (st != OMPDAG_OK) break;
+        if (!is_edge) continue;
         if (!edge_push(&b, u, v)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
             break;
@@ -373,8 +375,11 @@ static const char *csr_body_bytes(int64_t n, int64_t m, uint32_t id_bytes)
     return buf;
 }
 
-static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag_graph **out,
-                                 ompdag_error *err)
+/* Reads and checks a binary CSR header at the start of f (shared with the
+ * MPI reader, bfs_mpi_read.c): its vertex and arc counts and id width must
+ * fit the file's size (size < 0: unknown, a stream). */
+ompdag_status graph_binary_header(FILE *f, const char *path, int64_t size, int64_t *n, int64_t *m,
+                                  int *id_bytes, ompdag_error *err)
 {
     bin_header h;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, BIN_MAGIC, sizeof BIN_MAGIC) != 0)
@@ -392,6 +397,20 @@ static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag
                                 "ids need %s bytes after the header, the file has %lld",
                                 path, (long long)h.n, (long long)h.m, h.id_bytes,
                                 csr_body_bytes(h.n, h.m, h.id_bytes), (long long)body);
+    *n = h.n;
+    *m = h.m;
+    *id_bytes = (int)h.id_bytes;
+    return OMPDAG_OK;
+}
+
+static ompdag_status read_binary(FILE *f, const char *path, int64_t size, ompdag_graph **out,
+                                 ompdag_error *err)
+{
+    int64_t hn, hm;
+    int id_bytes;
+    ompdag_status hst = graph_binary_header(f, path, size, &hn, &hm, &id_bytes, err);
+    if (hst != OMPDAG_OK) return hst;
+    bin_header h = {.n = hn, .m = hm, .id_bytes = (uint32_t)id_bytes};
     ompdag_graph *g;
     ompdag_status st = graph_alloc(h.n, h.m, h.id_bytes == 8, &g, err);
     if (st != OMPDAG_OK)

@@ -21,6 +21,7 @@
 #include "ompdag/bfs.h"
 #include "ompdag/error.h"
 #include "ompdag/graph.h"
+#include "ompdag/offload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,35 @@ ompdag_status ompdag_dgraph_generate(ompdag_dgraph_kind kind, int scale, int edg
  * The caller frees *out with ompdag_dgraph_destroy(); g stays the caller's. */
 ompdag_status ompdag_dgraph_from_graph(const ompdag_graph *g, int threads, ompdag_dgraph **out,
                                        ompdag_error *err);
+
+/* Reads a graph file in parallel: each rank reads only its byte range of
+ * an edge list (the lines starting in bytes [r·S/P, (r+1)·S/P)), or of a
+ * binary .csr file its offsets and neighbour ids, and every arc goes to the
+ * rank owning its tail.  The result equals ompdag_graph_read_limited's graph
+ * (path, OMPDAG_GRAPH_FORMAT_AUTO, flags, max_vertices) row for row, and a
+ * malformed file gives the error one process gives (file:line or byte),
+ * reported by the rank that read it.  Matrix Market files, pipes, and ranks
+ * naming different files (or sizes) fall back to every rank reading the
+ * whole file (ompdag_dgraph_from_graph).  Collective.
+ * The caller frees *out with ompdag_dgraph_destroy(). */
+ompdag_status ompdag_dgraph_read(const char *path, unsigned flags, int64_t max_vertices,
+                                 int threads, ompdag_dgraph **out, ompdag_error *err);
+
+/* Bytes this rank read from the graph file: its share when read in
+ * parallel, -1 when every rank read the whole file, 0 when generated. */
+int64_t ompdag_dgraph_file_bytes(const ompdag_dgraph *g);
+
+/* Out-degree and i-th neighbour (global id) of v, a vertex this rank owns
+ * (first <= v < first + local_vertices).  Not collective. */
+int64_t ompdag_dgraph_degree(const ompdag_dgraph *g, int64_t v);
+int64_t ompdag_dgraph_neighbor(const ompdag_dgraph *g, int64_t v, int64_t i);
+
+/* Collective: binds each rank to a GPU of its node (local rank modulo the
+ * node's devices), uploads its rows, and from then on runs the bottom-up
+ * levels of ompdag_dbfs_run there (top-down levels stay on the CPU;
+ * results are the same).  OMPDAG_ERR_UNSUPPORTED on every rank when a rank
+ * has no device or the build has no CUDA; g then stays on the CPU. */
+ompdag_status ompdag_dgraph_use_gpu(ompdag_dgraph *g, ompdag_error *err);
 
 /* Frees g.  NULL is allowed.  Not collective. */
 void ompdag_dgraph_destroy(ompdag_dgraph *g);
@@ -128,6 +158,20 @@ int64_t ompdag_dbfs_result_bytes(const ompdag_dbfs_result *r); /* all levels, em
  * rule, on every rank. */
 ompdag_status ompdag_dbfs_validate(const ompdag_dgraph *g, const ompdag_dbfs_result *r,
                                    ompdag_bfs_rule *rule, int64_t *vertex, ompdag_error *err);
+
+/* Maps task regions over the targets of several nodes with co-location of
+ * neighbours per node (Sheng et al. 2015): first each region to a node (a
+ * node is one resource of its targets' summed capacity, CG when it has a
+ * GPU) by ompdag_map_regions's rules, so an adjacent region's node is
+ * preferred while within its share; then each node's regions over that
+ * node's targets by the same rules.  node[t] in [0, ntargets) is target t's
+ * node; every node index up to the largest must have a target.  assign[r]
+ * receives region r's target index.  Errors as ompdag_map_regions's.  Not
+ * collective (no MPI): `ompdag map` calls it on rank 0. */
+ompdag_status ompdag_map_over_nodes(const ompdag_map_region *regions, int nregions,
+                                    const int32_t *edges, int nedges,
+                                    const ompdag_map_resource *targets, const int *node,
+                                    int ntargets, int32_t *assign, ompdag_error *err);
 
 #ifdef __cplusplus
 }

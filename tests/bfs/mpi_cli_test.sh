@@ -50,6 +50,9 @@ same_as_one_process() { # NAME NP GRAPH...
     grep -q "levels of search 0, with the bytes sent between the $np ranks" "$tmp/many.txt" ||
         bad "$name: no per-level communication"
     [ "$(grep -c '^engine cpu on' "$tmp/many.txt")" -eq 1 ] || bad "$name: report not printed once"
+    case $name in file*) grep -q "^file read in parallel: rank 0 read [0-9]* bytes" "$tmp/many.txt" ||
+        bad "$name: the parallel read is not reported" ;;
+    esac
 }
 
 same_as_one_process kron:10 2 --graph kron:10
@@ -96,6 +99,34 @@ if [ $rc -eq 1 ] && [ "$(grep -c "rank 1: .*bad.el:2" "$tmp/f.err")" -eq 1 ] &&
 else
     bad "bad file on one rank (rc $rc; 124 is a hang)"
     cat "$tmp/f.out" "$tmp/f.err"
+fi
+
+# The same file read in parallel (each rank its byte range): a bad line near
+# the end is reported by the last rank with the file:line one process gives.
+{ cat "$tmp/good.el"; echo "5 7 x"; } >"$tmp/late.el"
+"$ompdag" bfs --graph "$tmp/late.el" >/dev/null 2>"$tmp/late1.err"
+run -np 3 "$ompdag" bfs --graph "$tmp/late.el" >"$tmp/late.out" 2>"$tmp/late.err"
+rc=$?
+line=$(grep -o 'late.el:[0-9]*: .*' "$tmp/late1.err")
+if [ $rc -eq 1 ] && [ -n "$line" ] && [ "$(grep -c "rank 2: .*$line" "$tmp/late.err")" -eq 1 ]; then
+    ok "a file read by byte range: the last rank reports one process's error ($line)"
+else
+    bad "bad line read by the last rank (rc $rc, one process: '$line')"
+    cat "$tmp/late.out" "$tmp/late.err"
+fi
+
+# --engine gpu under mpirun: each rank binds a GPU of its node; a rank with
+# none (this build box) stops every rank with one error naming the reason.
+# Where every rank has a device the search runs (not run here: no GPU).
+run -np 2 "$ompdag" bfs --graph kron:8 --sources 2 --engine gpu >"$tmp/gpu.out" 2>"$tmp/gpu.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^engine gpu on 2 ranks" "$tmp/gpu.out"; then
+    ok "--engine gpu on 2 ranks ran on the ranks' GPUs"
+elif [ $rc -eq 1 ] && [ "$(grep -c "rank [01]: no GPU for this rank" "$tmp/gpu.err")" -eq 1 ]; then
+    ok "--engine gpu on 2 ranks without a GPU: one error ($(grep -o 'no GPU for this rank: .*' "$tmp/gpu.err" | head -1))"
+else
+    bad "--engine gpu under mpirun (rc $rc)"
+    cat "$tmp/gpu.out" "$tmp/gpu.err"
 fi
 
 # Ranks that read different graphs are refused.

@@ -53,6 +53,14 @@ static void require(ompdag_status st, const ompdag_error *err, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* For steps one rank does alone (writing a file): no collective. */
+static void must(int ok, const char *what)
+{
+    if (ok) return;
+    fprintf(stderr, "rank %d: FAIL: %s\n", rank, what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static void rows_equal(const ompdag_graph *g, const ompdag_dgraph *dg, const char *name)
 {
     const int64_t lo = ompdag_dgraph_first(dg), nl = ompdag_dgraph_local_vertices(dg);
@@ -166,38 +174,164 @@ static void generated(ompdag_dgraph_kind kind, int scale, int threads, const cha
     ompdag_graph_destroy(g);
 }
 
-/* A file of two components and a path, read by every rank in parallel;
- * directed too (top-down only; parent arcs checked by their owners). */
+/* Every row this rank owns is the one-process graph's row, neighbour for
+ * neighbour (rows are sorted in both). */
+static void rows_identical(const ompdag_graph *g, const ompdag_dgraph *dg, const char *name)
+{
+    const int64_t lo = ompdag_dgraph_first(dg), nl = ompdag_dgraph_local_vertices(dg);
+    int64_t bad = -1;
+    for (int64_t v = lo; v < lo + nl && bad < 0; ++v) {
+        if (ompdag_dgraph_degree(dg, v) != ompdag_graph_degree(g, v)) bad = v;
+        for (int64_t i = 0; bad < 0 && i < ompdag_graph_degree(g, v); ++i)
+            if (ompdag_dgraph_neighbor(dg, v, i) != ompdag_graph_neighbor(g, v, i)) bad = v;
+    }
+    check(bad < 0, "%s: row %lld differs from one process's", name, (long long)bad);
+}
+
+/* A path in rank 0's temporary directory (every rank reads the same file;
+ * rank 0 writes it, and removes the directory at exit). */
+static const char *tmp_path(const char *file)
+{
+    static char dir[512], path[4][600];
+    static int next;
+    if (!dir[0]) {
+        if (rank == 0) {
+            const char *d = test_tmpdir();
+            must(d != NULL && strlen(d) < sizeof dir, "temp dir");
+            snprintf(dir, sizeof dir, "%s", d);
+        }
+        MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    }
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, file);
+    return p;
+}
+
+static int64_t file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* The graph of path read in parallel (ompdag_dgraph_read) is the one
+ * process reads, and each rank read only a share of the bytes. */
+static void read_in_parallel(const char *path, unsigned flags, const char *name)
+{
+    ompdag_error err = {0};
+    ompdag_graph *g = NULL;
+    ompdag_dgraph *dg = NULL;
+    require(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, flags, &g, &err), &err, name);
+    require(ompdag_dgraph_read(path, flags, 0, 1, &dg, &err), &err, name);
+    rows_equal(g, dg, name);
+    rows_identical(g, dg, name);
+    const int64_t bytes = ompdag_dgraph_file_bytes(dg), whole = file_size(path);
+    /* an edge list splits by bytes; a CSR by vertex blocks (of 64) */
+    const bool csr = strstr(name, ".csr") != NULL;
+    check(bytes > 0 && (size == 1 || bytes < (csr ? whole : whole / size + whole / 8 + 64)),
+          "%s: rank read %lld of the file's %lld bytes (not its share of %d ranks)", name,
+          (long long)bytes, (long long)whole, size);
+    searches_equal(g, dg, name);
+    search_equal(g, dg, 0, name);   /* the path's end: ~200 levels */
+    search_equal(g, dg, 250, name); /* the other component */
+    ompdag_dgraph_destroy(dg);
+    ompdag_graph_destroy(g);
+}
+
+/* A file of two components and a path, read by the ranks in parallel
+ * (edge list and binary CSR, undirected and directed; parent arcs of a
+ * directed graph are checked by their owners). */
 static void from_file(void)
 {
-    const char *dir = test_tmpdir();
-    require(dir ? OMPDAG_OK : OMPDAG_ERR_IO, &(ompdag_error){0}, "temp dir");
-    char path[600];
-    snprintf(path, sizeof path, "%s/graph.el", dir);
-    FILE *f = fopen(path, "w");
-    require(f ? OMPDAG_OK : OMPDAG_ERR_IO, &(ompdag_error){0}, "write graph file");
-    fprintf(f, "# vertices 300\n");
-    for (int v = 0; v < 199; ++v) /* a path 0-1-...-199 with chords */
-        fprintf(f, "%d %d\n%d %d\n", v, v + 1, v, (v * 7 + 3) % 200);
-    for (int v = 200; v < 299; ++v) /* a second component */
-        fprintf(f, "%d %d\n", v, 200 + (v * 13) % 100);
-    fclose(f);
+    const char *path = tmp_path("graph.el");
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        must(f != NULL, "write graph file");
+        fprintf(f, "# vertices 300\n");
+        for (int v = 0; v < 199; ++v) /* a path 0-1-...-199 with chords, weights on some */
+            fprintf(f, v % 5 ? "%d %d\n%d %d\n" : "%d %d 1.5\n  %d\t%d\n", v, v + 1, v,
+                    (v * 7 + 3) % 200);
+        fprintf(f, "%% a comment\n\n7 7\n3 4\n"); /* a self-loop, a repeat */
+        for (int v = 200; v < 299; ++v)           /* a second component */
+            fprintf(f, "%d %d\n", v, 200 + (v * 13) % 100);
+        fprintf(f, "298 299"); /* no newline at the end */
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int directed = 0; directed < 2; ++directed) {
         const unsigned flags = directed ? 0u : (unsigned)OMPDAG_GRAPH_UNDIRECTED_SIMPLE;
+        read_in_parallel(path, flags, directed ? "file (directed)" : "file");
+        /* the same graph as binary CSR, stored directed with its loop */
+        const char *csr = tmp_path("graph.csr");
+        if (rank == 0) {
+            ompdag_error err = {0};
+            ompdag_graph *g = NULL;
+            must(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, 0, &g, &err) == OMPDAG_OK, "el");
+            must(ompdag_graph_write(g, csr, OMPDAG_GRAPH_FORMAT_AUTO, &err) == OMPDAG_OK, "csr");
+            ompdag_graph_destroy(g);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        read_in_parallel(csr, flags, directed ? "file .csr (directed)" : "file .csr");
+    }
+}
+
+/* A malformed file read in parallel: the error is one process's, reported
+ * by the rank that read the bad part (the last rank: the defect is near the
+ * end), so every rank stops with "rank P-1: <one process's message>". */
+static void bad_file(const char *path, const char *what)
+{
+    ompdag_error one = {0}, err = {0};
+    ompdag_graph *g = NULL;
+    ompdag_dgraph *dg = NULL;
+    check(ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, &g,
+                            &one) != OMPDAG_OK,
+          "%s: one process accepted it", what);
+    ompdag_status st = ompdag_dgraph_read(path, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, 0, 1, &dg, &err);
+    char want[sizeof one.message + 32];
+    snprintf(want, sizeof want, "rank %d: %s", size - 1, one.message);
+    check(st == one.code && dg == NULL && !strcmp(err.message, want),
+          "%s: distributed read gave %d '%s', want '%s'", what, (int)st, err.message, want);
+    ompdag_graph_destroy(g);
+    ompdag_dgraph_destroy(dg);
+}
+
+static void bad_files(void)
+{
+    const char *el = tmp_path("bad.el"), *el2 = tmp_path("bad2.el"), *csr = tmp_path("bad.csr");
+    if (rank == 0) {
+        FILE *f = fopen(el, "w"), *f2 = fopen(el2, "w");
+        must(f && f2, "write bad files");
+        fprintf(f, "# vertices 500\n");
+        fprintf(f2, "# vertices 400\n");
+        for (int v = 0; v < 400; ++v) {
+            fprintf(f, "%d %d\n", v, (v * 3 + 1) % 400);
+            fprintf(f2, "%d %d\n", v, (v * 3 + 1) % 400);
+        }
+        fprintf(f, "12 x\n3 4\n");                 /* line 402: not a vertex id */
+        fprintf(f2, "# vertices 10\n9 9\n10 3\n"); /* line 404: outside the declared 10 */
+        fclose(f);
+        fclose(f2);
+        /* a CSR whose offsets decrease at a vertex of the last rank's block */
         ompdag_error err = {0};
         ompdag_graph *g = NULL;
-        ompdag_dgraph *dg = NULL;
-        ompdag_status st = ompdag_graph_read(path, OMPDAG_GRAPH_FORMAT_AUTO, flags, &g, &err);
-        require(ompdag_dgraph_from_graph(st == OMPDAG_OK ? g : NULL, 1, &dg, &err), &err,
-                "graph from file");
-        const char *name = directed ? "file (directed)" : "file";
-        rows_equal(g, dg, name);
-        searches_equal(g, dg, name);
-        search_equal(g, dg, 0, name);   /* the path's end: ~200 levels */
-        search_equal(g, dg, 250, name); /* the other component */
-        ompdag_dgraph_destroy(dg);
+        must(ompdag_graph_kronecker(9, 4, 2, &g, &err) == OMPDAG_OK, "kron");
+        must(ompdag_graph_write(g, csr, OMPDAG_GRAPH_FORMAT_AUTO, &err) == OMPDAG_OK, "csr");
         ompdag_graph_destroy(g);
+        FILE *c = fopen(csr, "r+b");
+        int64_t off;
+        must(c && !fseek(c, 40 + 8 * 500, SEEK_SET) && fread(&off, 8, 1, c) == 1, "csr offset");
+        off += 1000;
+        fseek(c, 40 + 8 * 500, SEEK_SET);
+        fwrite(&off, 8, 1, c);
+        fclose(c);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file(el, "a bad id near the end");
+    bad_file(el2, "an id outside a declaration made late");
+    bad_file(csr, "offsets that decrease near the end");
 }
 
 /* Every rank's levels/parents gathered into a one-process result of g. */
@@ -317,6 +451,55 @@ static void validator_catches(void)
     ompdag_graph_destroy(g);
 }
 
+/* Edges whose regions sit on different nodes. */
+static int split_edges(const int32_t *edges, int nedges, const int *node, const int32_t *assign)
+{
+    int split = 0;
+    for (int e = 0; e < nedges; ++e)
+        split += node[assign[edges[2 * e]]] != node[assign[edges[2 * e + 1]]];
+    return split;
+}
+
+/* ompdag_map_over_nodes keeps neighbours on one node where the one-level
+ * rule (ompdag_map_regions over all targets) scatters them: two nodes of
+ * two targets each; a chain r0-r1-r2-r3 (loads 2, 3, 1, 3) and r4-r5
+ * (1, 2).  One level: r2 finds r1's target full and takes the least-loaded
+ * target, on the other node, and r5 lands on node A: 2 edges cross nodes.
+ * Per node: r2 stays on node A (within A's share), r3 moves, r4-r5 stay
+ * together: 1 edge crosses. */
+static void map_colocates_per_node(void)
+{
+    const ompdag_map_region regions[] = {{"r0", OMPDAG_REGION_CO, 2}, {"r1", OMPDAG_REGION_CO, 3},
+                                         {"r2", OMPDAG_REGION_CO, 1}, {"r3", OMPDAG_REGION_CO, 3},
+                                         {"r4", OMPDAG_REGION_CO, 1}, {"r5", OMPDAG_REGION_CO, 2}};
+    const int32_t edges[] = {0, 1, 1, 2, 2, 3, 4, 5};
+    const ompdag_map_resource targets[] = {{"a:numa0", OMPDAG_REGION_CO, 1},
+                                           {"a:numa1", OMPDAG_REGION_CO, 1},
+                                           {"b:numa0", OMPDAG_REGION_CO, 1},
+                                           {"b:numa1", OMPDAG_REGION_CO, 1}};
+    const int node[] = {0, 0, 1, 1};
+    int32_t flat[6], two[6];
+    ompdag_error err = {0};
+    require(ompdag_map_regions(regions, 6, edges, 4, targets, 4, flat, &err), &err, "map");
+    require(ompdag_map_over_nodes(regions, 6, edges, 4, targets, node, 4, two, &err), &err,
+            "map over nodes");
+    const int32_t want[] = {0, 1, 0, 2, 3, 3};
+    check(!memcmp(two, want, sizeof want), "map over nodes: %d %d %d %d %d %d", two[0], two[1],
+          two[2], two[3], two[4], two[5]);
+    check(split_edges(edges, 4, node, flat) == 2 && split_edges(edges, 4, node, two) == 1,
+          "map: %d edges cross nodes one level, %d per node (want 2, 1)",
+          split_edges(edges, 4, node, flat), split_edges(edges, 4, node, two));
+    /* a CG region goes to the node with the GPU, and to its GPU */
+    const ompdag_map_region cg[] = {{"co", OMPDAG_REGION_CO, 1}, {"cg", OMPDAG_REGION_CG, 1}};
+    const ompdag_map_resource gpu_b[] = {{"a:numa0", OMPDAG_REGION_CO, 1},
+                                         {"b:numa0", OMPDAG_REGION_CO, 1},
+                                         {"b:gpu0", OMPDAG_REGION_CG, 1}};
+    const int gnode[] = {0, 1, 1};
+    int32_t ga[2];
+    require(ompdag_map_over_nodes(cg, 2, edges, 1, gpu_b, gnode, 3, ga, &err), &err, "map cg");
+    check(ga[1] == 2, "map: the CG region went to target %d, not b:gpu0", ga[1]);
+}
+
 /* A failure on the last rank only reaches every rank, with its message. */
 static void agreement(void)
 {
@@ -358,6 +541,8 @@ int main(int argc, char **argv)
     generated(OMPDAG_DGRAPH_KRONECKER, 12, 3, "kron:12, 3 threads per rank");
     generated(OMPDAG_DGRAPH_UNIFORM, 12, 3, "uniform:12, 3 threads per rank");
     from_file();
+    bad_files();
+    map_colocates_per_node();
     validator_catches();
     int total;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
