@@ -76,7 +76,7 @@ PY
   fi
   "$ompdag" report "$tmp/$name.a.json" --threads 2 --format json >"$tmp/$name.r.json"
   # the same without the measured dispatch delays (annotate --no-overheads)
-  "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero --no-overheads -q \
+  "$ompdag" annotate "$tmp/$name.json" "${traces[@]}" --unobserved zero --no-overheads -q --per-instance \
     -o "$tmp/$name.n.json"
   "$ompdag" report "$tmp/$name.n.json" --threads 2 --format json >"$tmp/$name.nr.json"
   row=$(python3 - "$tmp/$name.a.json" "$tmp/$name.r.json" "$tmp/$name.nr.json" <<'PY'
