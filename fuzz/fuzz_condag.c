@@ -2,7 +2,9 @@
  * fuzz/fuzz_condag.c — libFuzzer target for the con-DAG loader: any byte
  * string must either load into a graph whose bounds can be computed, or fail
  * with a message; never crash, leak or trip a sanitizer.  A loaded graph is
- * also analysed and saved back, so validation gaps surface as bad bounds.
+ * also analysed, reported (so a damaged "input" key, the recorded input's
+ * DAG of docs/probe.md#input, meets report/report_input.c) and saved back,
+ * so validation gaps surface as bad bounds.
  */
 #include <assert.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "ompdag/condag.h"
+#include "ompdag/report.h"
 #include "ompdag/rta.h"
 
 static void analyse(const ompdag_condag *g)
@@ -39,6 +42,27 @@ static void analyse(const ompdag_condag *g)
     ompdag_rta_result_destroy(a0);
 }
 
+/* The report at m = 2: it may refuse the set, with a message; when it
+ * bounds a recorded input, that bound never exceeds the graph's. */
+static void report(const ompdag_condag_set *s)
+{
+    ompdag_report_options opt;
+    ompdag_report_options_init(&opt);
+    int32_t m = 2;
+    opt.threads = &m, opt.thread_count = 1;
+    ompdag_report *r = NULL;
+    ompdag_error err = {0};
+    if (ompdag_report_create(s, &opt, &r, &err) != OMPDAG_OK) {
+        assert(err.message[0] != '\0');
+        return;
+    }
+    for (size_t i = 0; i < ompdag_report_row_count(r); ++i) {
+        const ompdag_report_row *row = ompdag_report_row_get(r, i);
+        if (row->input_bound_times_m > row->bound_times_m) __builtin_trap();
+    }
+    ompdag_report_destroy(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* This process's temporary directory for the save round trip, removed at exit
@@ -61,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < ompdag_condag_set_count(s); ++i)
         analyse(ompdag_condag_set_graph(s, i));
+    report(s);
     /* Save into this process's own temporary file, never a system path: run as
      * root, a save to /dev/null once replaced the device with a regular file. */
     if (!save_tmp[0] && mkdtemp(save_dir)) {
