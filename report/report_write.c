@@ -664,6 +664,20 @@ static json_t *breakdown_json(const ompdag_report_row *row)
     json_object_set_new(fl, "max", real_or_null(b->floor_max));
     json_object_set_new(fl, "below_one", json_integer(b->floor_below_one));
     json_object_set_new(o, "floor", fl);
+    json_object_set_new(o, "bound_over_observed", real_or_null(b->bound_over_observed));
+    json_object_set_new(fa, "graph", real_or_null(b->factor_graph));
+    json_object_set_new(fa, "wcets", real_or_null(b->factor_wcets));
+    json_object_set_new(fa, "delays", real_or_null(b->factor_delays));
+    json_object_set_new(fa, "margin", real_or_null(b->factor_margin));
+    json_object_set_new(fa, "floor", real_or_null(b->floor_median));
+    json_object_set_new(o, "factors", fa);
+    json_object_set_new(o, "largest", b->largest ? json_string(b->largest) : json_null());
+    return o;
+}
+
+/* The bound for the input the traces ran (report_input.c), on the row. */
+static void input_json(json_t *o, const ompdag_report_row *row)
+{
     json_object_set_new(o, "input_bound_ns", real_or_null(row->input_bound_ns));
     json_object_set_new(o, "input_bound_times_m",
                         row->input_bound_times_m >= 0 ? json_integer(row->input_bound_times_m)
@@ -685,15 +699,6 @@ static json_t *breakdown_json(const ompdag_report_row *row)
                         row->observed_max_ns > 0 && row->input_bound_ns >= 0
                             ? json_real(row->input_bound_ns / row->observed_max_ns)
                             : json_null());
-    json_object_set_new(o, "bound_over_observed", real_or_null(b->bound_over_observed));
-    json_object_set_new(fa, "graph", real_or_null(b->factor_graph));
-    json_object_set_new(fa, "wcets", real_or_null(b->factor_wcets));
-    json_object_set_new(fa, "delays", real_or_null(b->factor_delays));
-    json_object_set_new(fa, "margin", real_or_null(b->factor_margin));
-    json_object_set_new(fa, "floor", real_or_null(b->floor_median));
-    json_object_set_new(o, "factors", fa);
-    json_object_set_new(o, "largest", b->largest ? json_string(b->largest) : json_null());
-    return o;
 }
 
 json_t *report_row_json(const ompdag_report *r, size_t i)
@@ -752,24 +757,7 @@ json_t *report_row_json(const ompdag_report *r, size_t i)
                                       (json_int_t)row->depend_disagreements, "extra_dedges",
                                       (json_int_t)row->depend_extra, "list",
                                       report_depend_list(g) ? report_depend_list(g) : json_null()));
-    json_object_set_new(o, "input_bound_ns", real_or_null(row->input_bound_ns));
-    json_object_set_new(o, "input_bound_times_m",
-                        row->input_bound_times_m >= 0 ? json_integer(row->input_bound_times_m)
-                                                      : json_null());
-    if (row->input_bound_times_m >= 0)
-        json_object_set_new(o, "input_tied_rule",
-                            json_string(ompdag_tied_rule_name(row->input_tied_rule)));
-    json_object_set_new(o, "input_claim",
-                        row->input_claim ? json_string(row->input_claim) : json_null());
-    json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());
-    json_object_set_new(o, "input_delay_model",
-                        row->input_delay_model ? json_string(row->input_delay_model) : json_null());
-    json_object_set_new(o, "judged_for_input", json_boolean(row->judged_for_input));
-    json_object_set_new(o, "refuted_input", json_boolean(row->refuted_input));
-    json_object_set_new(o, "input_bound_over_observed",
-                        row->observed_max_ns > 0 && row->input_bound_ns >= 0
-                            ? json_real(row->input_bound_ns / row->observed_max_ns)
-                            : json_null());
+    input_json(o, row);
     json_object_set_new(o, "bound_over_observed",
                         row->observed_max_ns > 0 && row->bound_ns >= 0
                             ? json_real(row->bound_ns / row->observed_max_ns)
