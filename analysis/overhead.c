@@ -22,8 +22,8 @@ int64_t ompdag_overheads_formation_delay(const ompdag_overheads *o)
 }
 
 /* The delay classes of v, given whether an F-predecessor of v is a T node. */
-static bool delay_of(const ompdag_condag *g, int32_t v, bool after_create,
-                     const ompdag_overheads *o, int64_t *d)
+bool ompdag_overheads_delay_of(const ompdag_condag *g, int32_t v, bool after_create,
+                               const ompdag_overheads *o, int64_t *d)
 {
     *d = 0;
     int32_t t = ompdag_condag_node_task(g, v);
@@ -51,7 +51,7 @@ int64_t ompdag_overhead_of_node(const ompdag_condag *g, int32_t v, const ompdag_
             after_create |= s[k] == v;
     }
     int64_t d;
-    return delay_of(g, v, after_create, o, &d) ? d : INT64_MAX;
+    return ompdag_overheads_delay_of(g, v, after_create, o, &d) ? d : INT64_MAX;
 }
 
 ompdag_status ompdag_overheads_node_delays(const ompdag_condag *g, const ompdag_overheads *o,
@@ -72,7 +72,7 @@ ompdag_status ompdag_overheads_node_delays(const ompdag_condag *g, const ompdag_
     }
     int64_t total = 0;
     for (int32_t v = 0; v < n; ++v)
-        if (!delay_of(g, v, delay[v] == 1, o, &delay[v]) ||
+        if (!ompdag_overheads_delay_of(g, v, delay[v] == 1, o, &delay[v]) ||
             __builtin_add_overflow(total, delay[v], &total))
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                     "node '%s': the dispatch delays overflow int64",

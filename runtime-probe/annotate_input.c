@@ -187,7 +187,7 @@ static json_t *incomplete(const graph_info *g, const uint8_t *reached)
     return NULL;
 }
 
-/* D(v) of a reached node: delay_of's classes (analysis/overhead.c), each
+/* D(v) of a reached node: the classes of ompdag_overheads_delay_of (analysis/overhead.c), each
  * from the node's own samples when it has them, else the graph's value;
  * team formation on the root's source as there. */
 static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t v,
@@ -203,18 +203,15 @@ static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t 
             assert(part[k] <= graph_value[k]);
             *measured = true;
         }
-    *d = 0;
-    int32_t t = ompdag_condag_node_task(g->g, v);
-    bool root_source =
-        t == ompdag_condag_root_task(g->g) && ompdag_condag_task_source(g->g, t) == v;
-    if (!root_source && ompdag_condag_task_source(g->g, t) == v) *d = part[IN_START];
-    if (ompdag_condag_node_kind(g->g, v) == OMPDAG_KIND_W) *d = part[IN_WAKE];
-    /* team formation is a run's, not an instance's: the graph's value; and
-     * the median model's run excess, charged once where every chain starts */
-    if (root_source && (__builtin_add_overflow(*d, ompdag_overheads_formation_delay(o), d) ||
-                        __builtin_add_overflow(*d, root_extra, d)))
-        return false;
-    return !after_create || !__builtin_add_overflow(*d, part[IN_CONT], d);
+    /* the graph's rule with this node's class values; team formation is a
+     * run's, not an instance's, so it keeps the graph's value */
+    ompdag_overheads mine = *o;
+    mine.start_delay = part[IN_START], mine.wake_delay = part[IN_WAKE];
+    mine.cont_delay = part[IN_CONT];
+    if (!ompdag_overheads_delay_of(g->g, v, after_create, &mine, d)) return false;
+    /* the median model's run excess, charged once where every chain starts */
+    int32_t root = ompdag_condag_root_task(g->g);
+    return v != ompdag_condag_task_source(g->g, root) || !__builtin_add_overflow(*d, root_extra, d);
 }
 
 /* nodes: the reached ids; delays: id -> D for the nonzero ones. */

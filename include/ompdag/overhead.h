@@ -63,6 +63,13 @@ typedef struct ompdag_overheads {
  * root task's source (o->threads 0 is taken as 1). */
 int64_t ompdag_overheads_formation_delay(const ompdag_overheads *o);
 
+/* D(v) of node v of the finalized graph g from the classes of o (see
+ * above), given whether an F-predecessor of v is a T node: *d; false when
+ * the sum overflows int64.  The rule itself, for callers that choose each
+ * class's value per node (the input's DAG, runtime-probe/annotate_input.c). */
+bool ompdag_overheads_delay_of(const ompdag_condag *g, int32_t v, bool after_create,
+                               const ompdag_overheads *o, int64_t *d);
+
 /* Which delay D(v) applies to node v of the finalized graph g (see above).
  * O(nodes) per call (it looks for a T node among v's F-predecessors): for
  * every node at once use ompdag_overheads_node_delays(). */
