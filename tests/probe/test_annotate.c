@@ -11,6 +11,7 @@
 
 #include "ompdag/overhead.h"
 #include "ompdag/rta.h"
+#include "probe/probe_expect.h"
 #include "probe/probe_util.h"
 
 static char g_t1[128], g_t0[128], g_dir[64];
@@ -26,16 +27,6 @@ static void make_traces(void)
     int s1 = probe_run("tasks", a1, 2, g_t1, NULL, NULL);
     int s0 = probe_run("tasks", a0, 2, g_t0, NULL, NULL);
     cr_assert(WIFEXITED(s1) && WEXITSTATUS(s1) == 0 && WIFEXITED(s0) && WEXITSTATUS(s0) == 0);
-}
-
-static ompdag_condag_set *load_graphs(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_DATA, name);
-    ompdag_condag_set *set;
-    ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
-    return set;
 }
 
 static ompdag_annotation *annotate(ompdag_condag_set *set, const ompdag_annotate_options *opt,

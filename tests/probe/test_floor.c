@@ -18,17 +18,8 @@
 
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
+#include "probe/probe_expect.h"
 #include "probe/probe_util.h"
-
-static ompdag_condag_set *load_graphs(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_DATA, name);
-    ompdag_condag_set *set;
-    ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
-    return set;
-}
 
 /* Runs prog with each argument list (2 threads) under the probe and
  * annotates `graphs` with the traces; returns the annotated set. */

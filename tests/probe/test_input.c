@@ -19,17 +19,8 @@
 #include <string.h>
 
 #include "ompdag/report.h"
+#include "probe/probe_expect.h"
 #include "probe/probe_util.h"
-
-static ompdag_condag_set *load_graphs(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", OMPDAG_PROBE_DATA, name);
-    ompdag_condag_set *set;
-    ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_load_file(path, &set, &err), OMPDAG_OK, "%s", err.message);
-    return set;
-}
 
 /* Traces of progs/tasks, one per branch argument ("0"/"1"), at 2 threads. */
 static void run_tasks(const char *const *branches, int n, char traces[][128])
