@@ -117,8 +117,7 @@ static bool with_delays_extension(json_t *j)
 
 /* The pruned graph as JSON; NULL on ENOMEM, *unknown set when "input"
  * names a node the graph does not have. */
-static json_t *pruned_json(const ompdag_condag *g, const json_t *input, const char *delays_key,
-                           bool *unknown)
+static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *unknown)
 {
     uint8_t *keep = calloc((size_t)ompdag_condag_node_count(g) + 1, 1);
     json_t *j = keep ? ompdag_condag_to_json(g) : NULL;
@@ -126,7 +125,7 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, const ch
     int32_t root_sink = ompdag_condag_task_sink(g, ompdag_condag_root_task(g));
     *unknown = keep && (!keep_mask(g, json_object_get(input, "nodes"), keep) || !keep[root_sink]);
     json_t *edges = j ? json_object_get(j, "edges") : NULL;
-    json_t *delays = json_object_get(input, delays_key);
+    json_t *delays = json_object_get(input, "delays");
     json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep, delays,
                                                 json_object_get(input, "wcets"))
                                    : NULL;
@@ -147,15 +146,14 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, const ch
     return j;
 }
 
-/* The tied bound (and Graham's) of g pruned to "input" with the delays of
- * "input".delays_key. */
-static ompdag_status pruned_bound(const ompdag_condag *g, const json_t *in, const char *delays_key,
-                                  const ompdag_rta_options *ro, size_t graph, int64_t *x,
-                                  ompdag_tied_rule *rule, int64_t *graham, ompdag_error *err)
+/* g pruned to "input", with the per-instance maxima as delays (*p owned by
+ * the caller). */
+static ompdag_status pruned_graph(const ompdag_condag *g, const json_t *in, size_t graph,
+                                  ompdag_condag **p, ompdag_error *err)
 {
     char title[256];
     bool unknown = false;
-    json_t *j = pruned_json(g, in, delays_key, &unknown);
+    json_t *j = pruned_json(g, in, &unknown);
     if (unknown)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "region %s: \"input\" names a node the graph does not have, or "
@@ -163,21 +161,43 @@ static ompdag_status pruned_bound(const ompdag_condag *g, const json_t *in, cons
                                 "the graph again",
                                 ompdag_condag_title(g, graph, title, sizeof title));
     if (!j) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "report: out of memory");
-    ompdag_condag *p = NULL;
     ompdag_error inner;
-    ompdag_status st = condag_from_json(j, "input", &p, &inner);
+    ompdag_status st = condag_from_json(j, "input", p, &inner);
     json_decref(j);
     if (st)
         return ompdag_error_set(err, st,
                                 "region %s: the recorded input's nodes (\"input\") do not form a "
                                 "graph: %s; annotate the graph again",
                                 ompdag_condag_title(g, graph, title, sizeof title), inner.message);
-    st = ompdag_rta_tied_bound(p, ro, x, rule, err);
+    return OMPDAG_OK;
+}
+
+/* Replaces every node's delay of p by "input".delays_median's (0 where it
+ * names none): the second delay model on the same pruned structure. */
+static ompdag_status use_median_delays(ompdag_condag *p, const json_t *delays, ompdag_error *err)
+{
+    for (int32_t v = 0; v < ompdag_condag_node_count(p); ++v) {
+        const json_t *d = json_object_get(delays, ompdag_condag_node_id(p, v));
+        if (d && !json_is_integer(d))
+            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                    "\"input\".delays_median of node '%s' is not an integer; "
+                                    "annotate the graph again",
+                                    ompdag_condag_node_id(p, v));
+        ompdag_status st = ompdag_condag_set_delay(p, v, d ? json_integer_value(d) : 0, err);
+        if (st) return st;
+    }
+    return OMPDAG_OK;
+}
+
+/* The tied bound of p, and Graham's. */
+static ompdag_status bound_of(const ompdag_condag *p, const ompdag_rta_options *ro, int64_t *x,
+                              ompdag_tied_rule *rule, int64_t *graham, ompdag_error *err)
+{
+    ompdag_status st = ompdag_rta_tied_bound(p, ro, x, rule, err);
     ompdag_rta_result *res = NULL;
     if (!st) st = ompdag_rta_run(p, OMPDAG_ALG_EXACT, ro, &res, err);
     if (!st) *graham = ompdag_rta_result_bound_times_m(res);
     ompdag_rta_result_destroy(res);
-    ompdag_condag_destroy(p);
     return st;
 }
 
@@ -195,10 +215,13 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     }
     int64_t x = 0, graham = 0, xm = INT64_MAX, gm = 0;
     ompdag_tied_rule rule_m = OMPDAG_TIED_NONE;
-    ompdag_status st =
-        pruned_bound(g, in, "delays", ro, row->graph, &x, &row->input_tied_rule, &graham, err);
-    if (!st && json_is_object(json_object_get(in, "delays_median")))
-        st = pruned_bound(g, in, "delays_median", ro, row->graph, &xm, &rule_m, &gm, err);
+    ompdag_condag *p = NULL;
+    const json_t *median = json_object_get(in, "delays_median");
+    ompdag_status st = pruned_graph(g, in, row->graph, &p, err);
+    if (!st) st = bound_of(p, ro, &x, &row->input_tied_rule, &graham, err);
+    if (!st && json_is_object(median)) st = use_median_delays(p, median, err);
+    if (!st && json_is_object(median)) st = bound_of(p, ro, &xm, &rule_m, &gm, err);
+    ompdag_condag_destroy(p);
     if (st) return st;
     /* per-instance maxima: a sub-flow with no larger delays (the top of the file) */
     assert(x <= row->bound_times_m);
