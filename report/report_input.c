@@ -52,8 +52,19 @@ static void kept_degrees(const ompdag_condag *g, const uint8_t *keep, int32_t *o
 }
 
 /* Kept nodes with their input delays and WCETs, C/J with one branch left as N. */
+/* A kept T node's clauses, by the runtime's addresses when annotate recorded
+ * them ("input"."depend", annotate_depend_input.c): then every T node takes
+ * its list there, or none. */
+static bool input_clauses(json_t *node, const char *id, const json_t *depend)
+{
+    if (!depend) return true;
+    json_t *list = json_object_get(depend, id);
+    json_object_del(node, "depend");
+    return !list || json_object_set(node, "depend", list) == 0;
+}
+
 static json_t *kept_nodes(const ompdag_condag *g, const json_t *nodes, const uint8_t *keep,
-                          const json_t *delays, const json_t *wcets)
+                          const json_t *delays, const json_t *wcets, const json_t *depend)
 {
     int32_t n = ompdag_condag_node_count(g);
     int32_t *out = calloc((size_t)n + 1, sizeof *out), *in = calloc((size_t)n + 1, sizeof *in);
@@ -73,7 +84,8 @@ static json_t *kept_nodes(const ompdag_condag *g, const json_t *nodes, const uin
         if (c) json_object_del(c, "delay");
         bool ok = c && (!one || json_object_set_new(c, "kind", json_string("N")) == 0) &&
                   (!d || json_object_set(c, "delay", d) == 0) &&
-                  (!w || json_object_set(c, "wcet", w) == 0) && json_array_append_new(res, c) == 0;
+                  (!w || json_object_set(c, "wcet", w) == 0) && input_clauses(c, id, depend) &&
+                  json_array_append_new(res, c) == 0;
         if (!ok) {
             json_decref(res);
             res = NULL;
@@ -126,8 +138,10 @@ static json_t *pruned_json(const ompdag_condag *g, const json_t *input, bool *un
     *unknown = keep && (!keep_mask(g, json_object_get(input, "nodes"), keep) || !keep[root_sink]);
     json_t *edges = j ? json_object_get(j, "edges") : NULL;
     json_t *delays = json_object_get(input, "delays");
+    const json_t *depend = json_object_get(input, "depend");
     json_t *nodes = j && !*unknown ? kept_nodes(g, json_object_get(j, "nodes"), keep, delays,
-                                                json_object_get(input, "wcets"))
+                                                json_object_get(input, "wcets"),
+                                                json_is_object(depend) ? depend : NULL)
                                    : NULL;
     json_t *kedges = !nodes ? NULL : edges ? kept_edges(g, edges, keep) : json_array();
     free(keep);
@@ -173,17 +187,24 @@ static ompdag_status pruned_graph(const ompdag_condag *g, const json_t *in, size
 }
 
 /* Replaces every node's delay of p by "input".delays_median's (0 where it
- * names none): the second delay model on the same pruned structure. */
-static ompdag_status use_median_delays(ompdag_condag *p, const json_t *delays, ompdag_error *err)
+ * names none) and its WCET by "wcets_median"'s where it names one: the
+ * second model on the same pruned structure (annotate_input_budget.c; its
+ * run excess is in the root source's median delay). */
+static ompdag_status use_medians(ompdag_condag *p, const json_t *in, ompdag_error *err)
 {
+    const json_t *delays = json_object_get(in, "delays_median");
+    const json_t *wcets = json_object_get(in, "wcets_median");
     for (int32_t v = 0; v < ompdag_condag_node_count(p); ++v) {
-        const json_t *d = json_object_get(delays, ompdag_condag_node_id(p, v));
-        if (d && !json_is_integer(d))
+        const char *id = ompdag_condag_node_id(p, v);
+        const json_t *d = json_object_get(delays, id), *w = json_object_get(wcets, id);
+        if ((d && !json_is_integer(d)) || (w && !json_is_integer(w)))
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                    "\"input\".delays_median of node '%s' is not an integer; "
-                                    "annotate the graph again",
-                                    ompdag_condag_node_id(p, v));
+                                    "\"input\".%s of node '%s' is not an integer; annotate the "
+                                    "graph again",
+                                    d && !json_is_integer(d) ? "delays_median" : "wcets_median",
+                                    id);
         ompdag_status st = ompdag_condag_set_delay(p, v, d ? json_integer_value(d) : 0, err);
+        if (!st && w) st = ompdag_condag_set_wcet(p, v, json_integer_value(w), err);
         if (st) return st;
     }
     return OMPDAG_OK;
@@ -219,7 +240,7 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     const json_t *median = json_object_get(in, "delays_median");
     ompdag_status st = pruned_graph(g, in, row->graph, &p, err);
     if (!st) st = bound_of(p, ro, &x, &row->input_tied_rule, &graham, err);
-    if (!st && json_is_object(median)) st = use_median_delays(p, median, err);
+    if (!st && json_is_object(median)) st = use_medians(p, in, err);
     if (!st && json_is_object(median)) st = bound_of(p, ro, &xm, &rule_m, &gm, err);
     ompdag_condag_destroy(p);
     if (st) return st;

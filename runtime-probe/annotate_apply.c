@@ -142,6 +142,7 @@ typedef struct apply_plan {
     int64_t *basis;    /* charged estimates, before margin */
     int64_t *input_basis; /* the same from the classes the runs reached only (no twins):
                              the input's DAG (annotate_input.c) */
+    int64_t *input_median; /* the same with each group's largest median (the budget model) */
     int64_t *omax, *omed;
     json_t **nodeoff;                   /* device -> largest share of an offloaded loop, or NULL */
     int64_t *wcet;                      /* the WCETs to write */
@@ -191,6 +192,7 @@ static void plan_free(apply_plan *p)
     free(p->samples);
     free(p->basis);
     free(p->input_basis);
+    free(p->input_median);
     free(p->omax);
     free(p->omed);
     free(p->wcet);
@@ -241,6 +243,7 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     p->samples = calloc(t, sizeof *p->samples);
     p->basis = calloc(t, sizeof *p->basis);
     p->input_basis = calloc(t, sizeof *p->input_basis);
+    p->input_median = calloc(t, sizeof *p->input_median);
     p->omax = calloc(t, sizeof *p->omax);
     p->omed = calloc(t, sizeof *p->omed);
     p->wcet = calloc(t, sizeof *p->wcet);
@@ -255,7 +258,7 @@ static ompdag_status plan_alloc(const ompdag_annotation *a, apply_plan *p, ompda
     p->from_location = calloc(t, sizeof *p->from_location);
     p->total = t - 1;
     p->ngraphs = a->ngraphs;
-    if (!p->samples || !p->basis || !p->input_basis || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
+    if (!p->samples || !p->basis || !p->input_basis || !p->input_median || !p->omax || !p->omed || !p->wcet || !p->nodeoff ||
         !p->node_extra || !p->graph_extra || !p->mark || !p->stack || !p->locs || !p->own ||
         !p->cover || !p->from_location)
         return nomem(err);
@@ -327,12 +330,13 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
     for (size_t k = 0; k < nc && !st; ++k) {
         if (leader[k] != k) continue;
         const seg_class *c = plan_class(a, p, k);
-        int64_t e = 0, mx = 0, md = 0, in = 0;
+        int64_t e = 0, mx = 0, md = 0, in = 0, inmd = 0;
         for (size_t k2 = k; k2 < nc; ++k2)
             if (leader[k2] == k) {
                 const seg_class *d = plan_class(a, p, k2);
                 e = d->estimate > e ? d->estimate : e;
                 if (d->hit_runs) in = d->estimate > in ? d->estimate : in;
+                if (d->hit_runs) inmd = d->median > inmd ? d->median : inmd;
                 mx = d->max > mx ? d->max : mx;
                 md = d->median > md ? d->median : md;
             }
@@ -340,6 +344,7 @@ static ompdag_status plan_charges(const ompdag_annotation *a, apply_plan *p, omp
         size_t i = p->offset[c->graph] + (size_t)c->charged;
         if (__builtin_add_overflow(p->basis[i], e, &p->basis[i]) ||
             __builtin_add_overflow(p->input_basis[i], in, &p->input_basis[i]) ||
+            __builtin_add_overflow(p->input_median[i], inmd, &p->input_median[i]) ||
             __builtin_add_overflow(p->omax[i], mx, &p->omax[i]) ||
             __builtin_add_overflow(p->omed[i], md, &p->omed[i]))
             st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW, "annotate: charged time overflows");
@@ -716,7 +721,8 @@ static json_t *graph_extra(const ompdag_annotation *a, const apply_plan *p, cons
         if (!graph_overheads(a, g, &o)) ok = false;
         size_t gi = (size_t)(g - a->graphs);
         jset(gx, "input",
-             annot_input_json(a, gi, &o, p->input_basis + p->offset[gi], p->wcet + p->offset[gi]),
+             annot_input_json(a, gi, &o, p->input_basis + p->offset[gi],
+                              p->input_median + p->offset[gi], p->wcet + p->offset[gi]),
              &ok);
     }
     if (ompdag_condag_has_depend(g->g) || g->dep_items || g->dep_pairs)

@@ -26,6 +26,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].loops);
         free(a->graphs[i].task_start);
         free(a->graphs[i].inst_delay);
+        free(a->graphs[i].din_sig);
         free(a->graphs[i].ndel);
         free(a->graphs[i].task_nodes);
         free(a->graphs[i].pred);
@@ -56,6 +57,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
     }
     free(a->graphs);
     free(a->classes);
+    free(a->wsamp);
     free(a->class_index);
     free(a);
 }

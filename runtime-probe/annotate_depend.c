@@ -384,7 +384,8 @@ static ompdag_status check_run(trace_ctx *c, const inst *in, size_t nin, const e
     }
     if ((st = ompdag_condag_flow_depend_edges(g, x.executed, &x.doff, &x.dsucc, err))) goto done;
     if ((st = check_edges(&x, err))) goto done;
-    st = check_pairs(&x, pr, npr, err);
+    if ((st = check_pairs(&x, pr, npr, err))) goto done;
+    st = annot_depend_input_run(c, gi, x.at, x.dup, err);
 done:
     free(x.executed), free(x.at), free(x.dup), free(x.seen), free(x.queue), free(x.doff),
         free(x.dsucc);

@@ -60,6 +60,14 @@ void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index)
         ++g->input_runs;
     }
     if (c->class_of) c->class_of[seg_index] = (uint32_t)(k - c->a->classes) + 1;
+    /* a clean run's sample, for the WCET budget (annotate_input_budget.c) */
+    ompdag_annotation *a = c->a;
+    if (ompdag_compact_is_compact(g->g) || annot_run_interfered(c, r->run)) return;
+    if (annot_grow((void **)&a->wsamp, &a->wsamp_cap, a->nwsamp + 1, sizeof *a->wsamp))
+        a->wsamp[a->nwsamp++] = (annot_wsample){(uint32_t)(k - a->classes), (uint32_t)a->traces,
+                                                r->run, (int64_t)r->dur};
+    else
+        a->wsamp_lost = true;
 }
 
 bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value)
@@ -116,6 +124,31 @@ ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err)
     }
     c->ndevents = 0;
     return OMPDAG_OK;
+}
+
+/* ---- the runtime the runs used (docs/tied.md §4b) ------------------------------ */
+
+void annot_runtime_record(ompdag_annotation *a, const ompdag_trace_rec *r)
+{
+    if (!a->rt_traces++)
+        a->rt_name = r->aux;
+    else if (r->aux != a->rt_name)
+        a->rt_mixed = true;
+    if (r->flags & OMPDAG_RUNTIME_NO_THROTTLING) ++a->rt_unthrottled;
+    if (r->flags & OMPDAG_RUNTIME_TASKING_SET) a->rt_tasking_set = true;
+}
+
+/* "runtime": {"version", "throttling", "tasking"}, or NULL when some trace did
+ * not say (an older probe): report then assumes nothing of the runtime. */
+static json_t *runtime_json(const ompdag_annotation *a)
+{
+    if (!a->traces || a->rt_traces != a->traces) return NULL;
+    char name[sizeof a->rt_name + 1] = {0};
+    memcpy(name, &a->rt_name, sizeof a->rt_name);
+    for (size_t i = 0; name[i]; ++i) /* a name for JSON: printable ASCII only */
+        if (name[i] < 0x20 || name[i] > 0x7e) name[i] = '?';
+    return json_pack("{s:s,s:b,s:b}", "version", a->rt_mixed ? "mixed" : name, "throttling",
+                     a->rt_unthrottled != a->traces, "tasking", !a->rt_tasking_set);
 }
 
 /* ---- the graph extra "input" --------------------------------------------------- */
@@ -215,15 +248,22 @@ static bool node_delay(const ompdag_annotation *a, const graph_info *g, int32_t 
 }
 
 /* nodes: the reached ids; delays: id -> D for the nonzero ones. */
-static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const uint8_t *reached,
-                        const ompdag_overheads *o, const int64_t *input_basis, const int64_t *wcet)
+static json_t *recorded(const ompdag_annotation *a, size_t graph, const uint8_t *reached,
+                        const ompdag_overheads *o, const int64_t *input_basis,
+                        const int64_t *input_median, const int64_t *wcet)
 {
+    const graph_info *g = &a->graphs[graph];
     uint8_t *after = calloc((size_t)g->n + 1, 1);
     json_t *nodes = json_array(), *delays = json_object(), *wcets = json_object();
-    json_t *med_delays = json_object();
-    int64_t *median = malloc(((size_t)g->n * IN_KINDS + 1) * sizeof *median), excess = 0, ex = 0;
-    bool ok = after && nodes && delays && wcets && med_delays && median &&
-              annot_input_budget(g, median, &excess) && annot_with_margin(a, excess, &ex);
+    json_t *med_delays = json_object(), *med_wcets = json_object();
+    int64_t *median = malloc(((size_t)g->n * IN_KINDS + 1) * sizeof *median), ex = 0;
+    int64_t ex_path = 0, ex_work = 0, ex_waits = 0, ex_root = 0;
+    annot_budget b;
+    bool ok = after && nodes && delays && wcets && med_delays && med_wcets && median &&
+              annot_input_budget(a, graph, median, &b) && annot_with_margin(a, b.all, &ex) &&
+              annot_with_margin(a, b.path, &ex_path) && annot_with_margin(a, b.work, &ex_work) &&
+              annot_with_margin(a, b.root_waits, &ex_waits) &&
+              annot_with_margin(a, b.root, &ex_root);
     for (int32_t u = 0; ok && u < g->n; ++u) {
         /* only a kept T node: a J after a task creation the runs skipped
          * (`if (p) { task }` with p false) follows no creation there */
@@ -247,9 +287,11 @@ static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const u
         }
         own += measured;
         const char *id = ompdag_condag_node_id(g->g, v);
-        int64_t w;
+        int64_t w, wm;
         ok = annot_with_margin(a, input_basis[v], &w) &&
+             annot_with_margin(a, input_median[v], &wm) &&
              json_array_append_new(nodes, json_string(id)) == 0 &&
+             (wm == w || json_object_set_new(med_wcets, id, json_integer(wm)) == 0) &&
              (!d || json_object_set_new(delays, id, json_integer(d)) == 0) &&
              (!dm || json_object_set_new(med_delays, id, json_integer(dm)) == 0) &&
              (w == wcet[v] || json_object_set_new(wcets, id, json_integer(w)) == 0);
@@ -257,22 +299,45 @@ static json_t *recorded(const ompdag_annotation *a, const graph_info *g, const u
         assert(!ok || w <= wcet[v]);
     }
     free(after), free(median);
+    json_t *dep = ok ? annot_depend_input_json(g) : NULL;
     char claim[200];
-    snprintf(claim, sizeof claim, "the task structure of these %llu runs",
-             (unsigned long long)g->input_runs);
+    snprintf(claim, sizeof claim, "the task structure of these %llu runs%s",
+             (unsigned long long)g->input_runs, dep ? ", with their depend items by address" : "");
     json_t *out =
-        ok ? json_pack("{s:b,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:O,s:I,s:s}", "recorded", 1, "runs",
+        ok ? json_pack("{s:b,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:s}", "recorded", 1, "runs",
                        (json_int_t)g->input_runs, "claim", claim, "nodes_kept", (json_int_t)kept,
                        "nodes_with_own_delays", (json_int_t)own, "nodes", nodes, "delays", delays,
-                       "delays_median", med_delays, "wcets", wcets, "run_excess_ns",
-                       (json_int_t)(a->opt.no_overheads ? 0 : ex), "rule", "docs/probe.md#input")
+                       "wcets", wcets, "rule", "docs/probe.md#input")
            : NULL;
+    /* the budget model needs every clean sample (annot_input_hit) */
+    json_t *budget = out && !a->wsamp_lost
+                         ? json_pack("{s:O,s:O,s:I,s:{s:I,s:I,s:I,s:I}}", "delays_median",
+                                     med_delays, "wcets_median", med_wcets, "run_excess_ns",
+                                     (json_int_t)ex, "run_excess_paths", "graham",
+                                     (json_int_t)ex_path, "tied-root-waits", (json_int_t)ex_waits,
+                                     "tied-root", (json_int_t)ex_root, "work", (json_int_t)ex_work)
+                         : NULL;
+    if (out && !a->wsamp_lost && (!budget || json_object_update(out, budget)))
+        json_decref(out), out = NULL;
+    json_decref(budget);
     json_decref(nodes), json_decref(delays), json_decref(wcets), json_decref(med_delays);
+    json_decref(med_wcets);
+    json_t *rt = out ? runtime_json(a) : NULL;
+    if (rt && json_object_set_new(out, "runtime", rt)) json_decref(out), out = NULL;
+    if (out && dep && json_object_set(out, "depend", dep)) json_decref(out), out = NULL;
+    json_decref(dep);
+    const char *why = g->din_state == DIN_REFUSED ? g->din_why
+                      : g->din_state == DIN_NONE && ompdag_condag_has_depend(g->g)
+                          ? "no run reported the runtime's depend lists"
+                          : NULL;
+    if (out && why && json_object_set_new(out, "depend_why", json_string(why)))
+        json_decref(out), out = NULL;
     return out;
 }
 
 json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const ompdag_overheads *o,
-                         const int64_t *input_basis, const int64_t *wcet)
+                         const int64_t *input_basis, const int64_t *input_median,
+                         const int64_t *wcet)
 {
     const graph_info *g = &a->graphs[graph];
     if (ompdag_compact_is_compact(g->g))
@@ -293,7 +358,7 @@ json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const ompdag_
         return NULL;
     }
     json_t *out = incomplete(g, reached);
-    if (!out) out = recorded(a, g, reached, o, input_basis, wcet);
+    if (!out) out = recorded(a, graph, reached, o, input_basis, input_median, wcet);
     free(reached);
     return out;
 }

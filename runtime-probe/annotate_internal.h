@@ -135,7 +135,16 @@ typedef struct graph_info {
     annot_floor_run *floor; /* per run, in reading order (annotate_floor.c) */
     size_t nfloor, floor_cap;
     struct annot_loops *loops; /* compact loops (annotate_paths.c), one block; NULL: none */
+    /* The input's dependences by address (annotate_depend_input.c): the
+     * first run's (T node, type, address number) triples, and whether every
+     * run agreed (din_why says why not). */
+    int din_state; /* DIN_NONE, DIN_AGREED, DIN_REFUSED */
+    int32_t *din_sig;
+    size_t din_n;
+    char din_why[300];
 } graph_info;
+
+enum { DIN_NONE = 0, DIN_AGREED = 1, DIN_REFUSED = 2 };
 
 /* A graph's compact loops (docs/compact.md "Compact loops"), for the path
  * matcher and the iteration check (annotate_paths.c), allocated as one
@@ -222,6 +231,14 @@ struct ompdag_annotation {
     char first_unmapped[512];
     char unmapped_depth[200]; /* where recursion is involved: the depth of that segment's task */
     bool applied;
+    /* OMPDAG_REC_RUNTIME over the traces (annot_runtime_record) */
+    uint64_t rt_traces;      /* traces that named their runtime */
+    uint64_t rt_name;        /* the first one's name; rt_mixed when another differs */
+    uint64_t rt_unthrottled; /* traces run with task throttling off */
+    bool rt_mixed, rt_tasking_set;
+    struct annot_wsample *wsamp; /* clean runs' class samples of plain graphs (the budget) */
+    size_t nwsamp, wsamp_cap;
+    bool wsamp_lost; /* out of memory: no budget model (its WCET excess would be short) */
 };
 
 /* ---- reading traces: per-trace state ---- */
@@ -619,19 +636,56 @@ typedef struct annot_node_delay {
     uint64_t run;
     int64_t value;
 } annot_node_delay;
-/* annotate_input_budget.c: the second delay model of the input's DAG: per
- * node and kind the median over the clean runs (median[v * 3 + kind], -1:
- * none) and the largest excess one run had over them, summed over its nodes
- * (*excess).  false on ENOMEM. */
-bool annot_input_budget(const graph_info *g, int64_t *median, int64_t *excess);
+/* annotate_input_budget.c: the second model of the input's DAG: per node
+ * and kind the median delay over the clean runs (median[v * 3 + kind], -1:
+ * none), and the largest excesses one clean run had over the delay medians
+ * and its classes' WCET medians: summed over every node (all), along the
+ * worst path of G_r (path), and the WCET part alone (work).  false on
+ * ENOMEM. */
+typedef struct annot_budget {
+    int64_t all;        /* delay + WCET excesses over every node */
+    int64_t path;       /* along the longest path of G (Graham's chain) */
+    int64_t root_waits; /* of G_r' (rule tied-root-waits) */
+    int64_t root;       /* of G_r (rule tied-root) */
+    int64_t work;       /* WCET excesses over every node */
+} annot_budget;
+bool annot_input_budget(const ompdag_annotation *a, size_t graph, int64_t *median,
+                        annot_budget *out);
+
+/* annotate_input_paths.c: longest paths of node weights w (w[v] >= 0) in G
+ * (F, T, W and the union of the D-edges) or, with root_waits, in the tied
+ * ROOT_WAITS graph G_r' (docs/tied.md §4b).  create: NULL on ENOMEM or when
+ * the root's walks are too long; longest: false on overflow. */
+typedef struct annot_paths annot_paths;
+annot_paths *annot_paths_create(const ompdag_condag *g);
+void annot_paths_destroy(annot_paths *p);
+bool annot_paths_longest(annot_paths *p, const int64_t *w, bool root_waits, int64_t *out);
+
+/* One clean run's sample of a class (annot_input_hit), for the budget. */
+typedef struct annot_wsample {
+    uint32_t cls, trace;
+    uint64_t run;
+    int64_t dur;
+} annot_wsample;
 void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index);
 bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value);
 ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err);
 struct ompdag_overheads;
 json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const struct ompdag_overheads *o,
-                         const int64_t *input_basis, const int64_t *wcet);
+                         const int64_t *input_basis, const int64_t *input_median,
+                         const int64_t *wcet);
+/* Notes a trace's OMPDAG_REC_RUNTIME record (annotate_input.c). */
+void annot_runtime_record(ompdag_annotation *a, const ompdag_trace_rec *r);
 /* annotate_apply.c: ceil(x · (1 + margin/100)); false when it does not fit. */
 bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out);
+
+/* annotate_depend_input.c: the input's dependences by the runtime's
+ * addresses.  _run notes one run of gi (at: T node -> its instance, dup: T
+ * nodes with several); _json gives "input"."depend", or NULL when the runs
+ * did not agree (gi->din_why) or reported nothing. */
+ompdag_status annot_depend_input_run(const trace_ctx *c, graph_info *gi, task_entry *const *at,
+                                     const uint8_t *dup, ompdag_error *err);
+json_t *annot_depend_input_json(const graph_info *gi);
 
 /* annotate_depend.c: the runtime's dependence order against the graph */
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);

@@ -368,6 +368,7 @@ ompdag_status annot_read_records(trace_ctx *c, ompdag_trace_reader *r, const cha
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
+        if (rec.type == OMPDAG_REC_RUNTIME) annot_runtime_record(c->a, &rec);
         if (rec.type == OMPDAG_REC_OFFLOAD && rec.id && !annot_off_push(c, &rec)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;

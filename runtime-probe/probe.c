@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
@@ -126,6 +127,7 @@ static __thread task_state *tls_cur; /* task the probe believes runs here */
 static __thread uint64_t tls_events;
 
 static ompt_start_tool_result_t g_tool;
+static uint64_t g_runtime_name; /* the first 8 bytes of the runtime's version string */
 
 /* A task's ompt_data_t holds its task_state while it lives.  A task with a
  * depend list may be named as the *predecessor* of a dependence
@@ -862,6 +864,27 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, &g_old_term);
 }
 
+/* A false value as libomp reads its boolean settings ("0", "false", "off", "no",
+ * any case); unset or anything else leaves the default (on). */
+static bool env_false(const char *name)
+{
+    const char *v = getenv(name);
+    return v && (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "off") ||
+                 !strcasecmp(v, "no") || !strcasecmp(v, ".false."));
+}
+
+/* OMPDAG_REC_RUNTIME: which runtime ran, and whether the environment changed
+ * when it runs a new task in place of its creator (docs/tied.md §4b). */
+static void emit_runtime(void)
+{
+    uint8_t flags = 0;
+    if (env_false("KMP_ENABLE_TASK_THROTTLING")) flags |= OMPDAG_RUNTIME_NO_THROTTLING;
+    if (getenv("KMP_TASKING")) flags |= OMPDAG_RUNTIME_TASKING_SET;
+    ompdag_trace_rec r = {.type = OMPDAG_REC_RUNTIME, .flags = flags, .time = now_ns(),
+                          .aux = g_runtime_name};
+    emit(&r);
+}
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                            ompt_data_t *tool_data)
 {
@@ -908,6 +931,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 #undef REGISTER
     install_signals();
     pthread_atfork(NULL, NULL, atfork_child);
+    emit_runtime();
     return 1;
 }
 
@@ -949,5 +973,9 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         g_tool.finalize = tool_finalize;
     }
     g_tool.tool_data.value = 0;
+    g_runtime_name = 0;
+    if (runtime_version) /* bytes past a shorter string stay 0 */
+        memcpy(&g_runtime_name, runtime_version,
+               strnlen(runtime_version, sizeof g_runtime_name));
     return &g_tool;
 }

@@ -323,7 +323,7 @@ static uint64_t *thread_time(ompdag_trace_reader *r, uint32_t t)
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_DEP_START ||
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_RUNTIME ||
         rec->type == OMPDAG_REC_TASK_END)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,
@@ -360,7 +360,10 @@ static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec
     if (rec->type == OMPDAG_REC_OFFLOAD && rec->dur >= (UINT64_C(1) << 62))
         return corrupt(r, r->chunk_at, err, "an offload's busy time (ns, limit)", rec->dur,
                        UINT64_C(1) << 62);
-    bool needs_id = rec->type != OMPDAG_REC_OFFLOAD;
+    if (rec->type == OMPDAG_REC_RUNTIME &&
+        (rec->id || rec->flags > (OMPDAG_RUNTIME_NO_THROTTLING | OMPDAG_RUNTIME_TASKING_SET)))
+        return corrupt(r, r->chunk_at, err, "a runtime record (id, flags)", rec->id, rec->flags);
+    bool needs_id = rec->type != OMPDAG_REC_OFFLOAD && rec->type != OMPDAG_REC_RUNTIME;
     if ((needs_id && (rec->id & ((UINT64_C(1) << 40) - 1)) == 0) ||
         id_thread(rec->id) > OMPDAG_TRACE_MAX_THREADS)
         return corrupt(r, r->chunk_at, err, "an id no thread could have made (id, type)", rec->id,

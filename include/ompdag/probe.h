@@ -15,7 +15,9 @@
  * Records of kinds 9..11 (depend lists, runtime dependence pairs, first start
  * of a task with dependences) are written only by programs with `depend`
  * clauses; a reader that predates them refuses such a trace ("record type")
- * rather than ignoring the runtime's dependence order.
+ * rather than ignoring the runtime's dependence order.  Kind 12 (the runtime
+ * and its task-scheduler settings) is written once by every probe since the
+ * input's tied rule depends on it (docs/tied.md §4b).
  *
  * Version 2 adds integrity: every chunk carries a checksum of its thread,
  * count and records, seeded with a hash of all the header bytes (header,
@@ -115,11 +117,21 @@ typedef enum ompdag_rec_type {
     OMPDAG_REC_DEP_START = 11,   /* a task with a depend list starts running for the first
                                     time: id, time (so annotate can check that it did not
                                     start before a predecessor completed), cp_task */
+    OMPDAG_REC_RUNTIME = 12,     /* the OpenMP runtime the probe ran in, written once at tool
+                                    initialisation: aux=the first 8 bytes of the runtime's
+                                    version string (ompt_start_tool's runtime_version,
+                                    NUL-padded; libomp: "LLVM OMP"), time, id=0, flags
+                                    (OMPDAG_RUNTIME_*): what the environment asked of its task
+                                    scheduler (docs/tied.md §4b) */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
                                     created, dur=explicit tasks ended (last segments),
                                     cp_start=records dropped, cp_end=anomalies, time,
                                     flags (OMPDAG_FOOTER_*) */
 } ompdag_rec_type;
+
+/* OMPDAG_REC_RUNTIME flags. */
+#define OMPDAG_RUNTIME_NO_THROTTLING 1u /* KMP_ENABLE_TASK_THROTTLING set to a false value */
+#define OMPDAG_RUNTIME_TASKING_SET 2u   /* KMP_TASKING set (a non-default tasking mode) */
 
 /* Scheduling points that delimit a segment (start_kind / end_kind). */
 typedef enum ompdag_point_kind {

@@ -313,7 +313,7 @@ static void item_past_its_list(ompdag_trace_rec *r)
 }
 static void unknown_kind(ompdag_trace_rec *r)
 {
-    r->type = OMPDAG_REC_DEP_START + 1;
+    r->type = OMPDAG_REC_RUNTIME + 1;
 }
 
 Test(depend_probe, forged_dependence_records_are_refused)
