@@ -269,15 +269,17 @@ ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_opt
 
 /* What ompdag_rta_tied_bound() would give if every explicit task were marked
  * `untied` (the root stays tied: it is the implicit task): Theorem 1 when the
- * root never waits to resume (rule NONE), else rule ROOT (ROOT_WAITS) or VOLUME.  This,
- * not ompdag_rta_run's Graham bound, is what adding `untied` can reach. */
+ * root never waits to resume (rule NONE), else rule ROOT (ROOT_WAITS) or
+ * VOLUME.  This, not ompdag_rta_run's Graham bound, is what adding `untied`
+ * can reach. */
 ompdag_status ompdag_rta_tied_bound_if_untied(const ompdag_condag *g, const ompdag_rta_options *opt,
                                               int64_t *bound_times_m, ompdag_tied_rule *rule,
                                               ompdag_error *err);
 
-/* Lr of rule OMPDAG_TIED_ROOT (never of ROOT_WAITS): the longest path (sum of WCETs) of g plus, for
- * every T node t of the root with F-successor s, an edge to s from every node
- * of the tasks created under t; F-, T-, W- and every flow's D-edges (union).
+/* Lr of rule OMPDAG_TIED_ROOT (not ROOT_WAITS's Lr'): the longest path (sum
+ * of WCETs) of g plus, for every T node t of the root with F-successor s, an
+ * edge to s from every node of the tasks created under t; F-, T-, W- and
+ * every flow's D-edges (union).
  * O(nodes + edges + D-edges).  Refuses compact graphs (OMPDAG_ERR_UNSUPPORTED). */
 ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err);
 
