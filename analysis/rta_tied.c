@@ -20,6 +20,11 @@
  *       chain then may jump from any node y under root T node t to the root
  *       after t, so  m·R <= vol(e) + (m−1)·Lr  with Lr the longest path of the
  *       graph G_r = G + {y -> F-succ(t)} (linear, over every flow at once).
+ *   ROOT_WAITS  ROOT when the caller knows that no root creation point
+ *       suspends the root (libomp with at most 256 explicit tasks per flow,
+ *       docs/tied.md §4b): the root then waits only at its W nodes, so the
+ *       jump from y goes to the first root W nodes after t instead:
+ *       G_r' = G + {y -> w : w a first W after t}, never longer than G_r.
  *   VOLUME  otherwise: while work remains some thread runs graph code, so
  *       R <= vol(e) and m·R <= m·max vol (Alg1 at m = 1).
  *
@@ -46,6 +51,8 @@ const char *ompdag_tied_rule_name(ompdag_tied_rule rule)
         return "tied-volume";
     case OMPDAG_TIED_ROOT:
         return "tied-root";
+    case OMPDAG_TIED_ROOT_WAITS:
+        return "tied-root-waits";
     default:
         return "untied";
     }
@@ -89,6 +96,34 @@ static ompdag_status scan_tasks(const ompdag_condag *g, tied_scan *out, ompdag_e
     return OMPDAG_OK;
 }
 
+/* Under root_creation_never_suspends (docs/tied.md §4b) the root can wait to
+ * resume only before a W node that some earlier root T node's task may still
+ * hold up: true when a root W node is reachable from a root T node along
+ * root F-edges.  One backward pass over the root in reverse topological
+ * order (w_after[p]: a W node follows p).  Compact graphs answer true: a
+ * loop's back edge is not an F-edge, so a W in the next iteration would be
+ * missed; their G_r' is computed on the unfolding anyway. */
+static ompdag_status root_may_wait_at_w(const ompdag_condag *g, bool *out, ompdag_error *err)
+{
+    *out = true;
+    if (g->compact) return OMPDAG_OK;
+    int32_t n = ompdag_condag_node_count(g), root = ompdag_condag_root_task(g);
+    uint8_t *w_after = calloc((size_t)n + 1, 1);
+    if (!w_after) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    const int32_t *topo = ompdag_condag_topo_order(g);
+    *out = false;
+    for (int32_t i = n - 1; i >= 0; --i) {
+        int32_t p = topo[i], cnt;
+        if (ompdag_condag_node_task(g, p) != root) continue;
+        const int32_t *s = ompdag_condag_node_fsucc(g, p, &cnt);
+        for (int32_t k = 0; k < cnt; ++k)
+            if (ompdag_condag_node_kind(g, s[k]) == OMPDAG_KIND_W || w_after[s[k]]) w_after[p] = 1;
+        if (w_after[p] && ompdag_condag_node_kind(g, p) == OMPDAG_KIND_T) *out = true;
+    }
+    free(w_after);
+    return OMPDAG_OK;
+}
+
 static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t m,
                                  int64_t *bound_times_m, ompdag_error *err)
 {
@@ -112,11 +147,24 @@ static ompdag_status exact_bound(const ompdag_condag *g, const ompdag_rta_option
  * G_r adds, for each T node t of the root with F-successor s, an edge y -> s
  * from every node y of the tasks t's child and its descendants (the nodes
  * "under t").  Every non-root node lies under exactly one root T node, so
- * G_r has at most n extra edges; docs/tied.md §4 shows it is acyclic. */
+ * G_r has at most n extra edges; docs/tied.md §4 shows it is acyclic.
+ *
+ * Rule ROOT_WAITS (docs/tied.md §4b) adds instead y -> w for every root W
+ * node w that is *first* after t: reachable from t along root F-edges
+ * without passing another W node.  With branches t may have many first W's,
+ * and many T nodes share them, so listing the edges could be quadratic.
+ * Instead every root node p gets a virtual node p' of weight 0 ("the first
+ * W's after p"): p' -> s for each F-successor s of p that is a W node, and
+ * p' -> s' for every other one; y goes to under(y)'.  A path through the
+ * virtual nodes reaches exactly the first W's, so the longest path is the
+ * same as with the explicit edges, and G_r' has at most n + F-edges more
+ * edges.  Virtual node of p is n + p. */
 
 typedef struct root_graph {
     const ompdag_condag *g;
-    int32_t n;
+    int32_t n;             /* real nodes */
+    int32_t total;         /* nodes of G_r: n, or 2n with ROOT_WAITS's virtual nodes */
+    bool waits;            /* ROOT_WAITS: jumps go to the first W's, not to F-succ(t) */
     int32_t *under;        /* root T node a node lies under, -1 for root nodes */
     int32_t *indeg;        /* predecessors over F, T, W, D and G_r's edges */
     int32_t *doff, *dsucc; /* D-edges of every flow (union), CSR */
@@ -139,19 +187,40 @@ static void root_graph_free(root_graph *r)
     free(r->chain_end);
 }
 
-/* The extra edge y -> F-succ(under[y]), or -1. */
+/* The extra edge of real node y: F-succ(under[y]) for ROOT, the virtual
+ * node of under[y] for ROOT_WAITS; -1 for root nodes and a T node that ends
+ * the root (nothing of the root after it can wait for y). */
 static int32_t root_edge(const root_graph *r, int32_t y)
 {
     if (r->under[y] < 0) return -1;
     int32_t cnt;
     const int32_t *s = ompdag_condag_node_fsucc(r->g, r->under[y], &cnt);
-    return cnt > 0 ? s[0] : -1;
+    if (cnt == 0) return -1;
+    return r->waits ? r->n + r->under[y] : s[0];
 }
 
-/* Runs BODY with x bound to every successor of v in G_r (union over flows). */
+/* ROOT_WAITS: where the first-W walk from root node p goes after F-successor
+ * s: s itself when it is a W node, else on to s's virtual node. */
+static int32_t first_w_step(const root_graph *r, int32_t s)
+{
+    return ompdag_condag_node_kind(r->g, s) == OMPDAG_KIND_W ? s : r->n + s;
+}
+
+/* Runs BODY with x bound to every successor of v in G_r (union over flows);
+ * v >= n is a virtual node (ROOT_WAITS), whose successors follow its root
+ * node's F-edges (non-root virtual nodes have none). */
 #define FOR_EACH_RSUCC(R, v, x, BODY)                                                              \
     do {                                                                                           \
         int32_t cnt_;                                                                              \
+        if ((v) >= (R)->n) {                                                                       \
+            int32_t p_ = (v) - (R)->n;                                                             \
+            const int32_t *ps_ = ompdag_condag_node_fsucc((R)->g, p_, &cnt_);                      \
+            for (int32_t k_ = 0; k_ < cnt_ && (R)->under[p_] < 0; ++k_) {                          \
+                int32_t x = first_w_step(R, ps_[k_]);                                              \
+                BODY;                                                                              \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
         const int32_t *fs_ = ompdag_condag_node_fsucc((R)->g, v, &cnt_);                           \
         for (int32_t k_ = 0; k_ < cnt_; ++k_) {                                                    \
             int32_t x = fs_[k_];                                                                   \
@@ -167,7 +236,7 @@ static int32_t root_edge(const root_graph *r, int32_t y)
             int32_t x = ompdag_condag_task_source((R)->g, ct_);                                    \
             BODY;                                                                                  \
         }                                                                                          \
-        for (int32_t k_ = (R)->doff[v]; k_ < (R)->doff[v + 1]; ++k_) {                             \
+        for (int32_t k_ = (R)->doff[v]; k_ < (R)->doff[(v) + 1]; ++k_) {                           \
             int32_t x = (R)->dsucc[k_];                                                            \
             BODY;                                                                                  \
         }                                                                                          \
@@ -227,6 +296,10 @@ static ompdag_status depend_csr(root_graph *r, ompdag_error *err)
  * false on overflow. */
 static bool root_weights(const root_graph *r, int32_t v, int64_t *folded, int64_t *chain)
 {
+    if (v >= r->n) { /* a virtual node of ROOT_WAITS */
+        *folded = *chain = 0;
+        return true;
+    }
     int64_t c = ompdag_condag_node_wcet(r->g, v), d = ompdag_condag_node_delay(r->g, v), a, b;
     return !__builtin_add_overflow(c, d, folded) &&
            !__builtin_mul_overflow(c, (int64_t)(r->m - 1), &a) &&
@@ -236,10 +309,10 @@ static bool root_weights(const root_graph *r, int32_t v, int64_t *folded, int64_
 /* Lr: Kahn's order over G_r, longest paths ending at each node. */
 static ompdag_status longest_root_path(root_graph *r, root_paths *lr, ompdag_error *err)
 {
-    for (int32_t v = 0; v < r->n; ++v)
+    for (int32_t v = 0; v < r->total; ++v)
         FOR_EACH_RSUCC(r, v, x, ++r->indeg[x]);
     int32_t head = 0, tail = 0;
-    for (int32_t v = 0; v < r->n; ++v)
+    for (int32_t v = 0; v < r->total; ++v)
         if (!r->indeg[v]) r->queue[tail++] = v;
     root_paths best = {0, 0};
     while (head < tail) {
@@ -257,21 +330,25 @@ static ompdag_status longest_root_path(root_graph *r, root_paths *lr, ompdag_err
             if (--r->indeg[x] == 0) r->queue[tail++] = x;
         });
     }
-    if (tail != r->n) /* docs/tied.md §4: cannot happen on a valid graph */
+    if (tail != r->total) /* docs/tied.md §4, §4b: cannot happen on a valid graph */
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                 "tied bound: the root-tied graph has a cycle (%d of %d nodes "
                                 "ordered); please report this graph",
-                                (int)tail, (int)r->n);
+                                (int)tail, (int)r->total);
     *lr = best;
     return OMPDAG_OK;
 }
 
-/* Both paths of a plain graph at m. */
-static ompdag_status root_paths_of(const ompdag_condag *g, int32_t m, root_paths *lr,
+/* Both paths of a plain graph at m; `waits` builds G_r' (ROOT_WAITS). */
+static ompdag_status root_paths_of(const ompdag_condag *g, int32_t m, bool waits, root_paths *lr,
                                    ompdag_error *err)
 {
-    root_graph r = {.g = g, .n = ompdag_condag_node_count(g), .m = m};
-    size_t n1 = (size_t)r.n + (size_t)ompdag_condag_task_count(g) + 1;
+    root_graph r = {.g = g, .n = ompdag_condag_node_count(g), .m = m, .waits = waits};
+    if (waits && r.n > INT32_MAX / 2)
+        return ompdag_error_set(err, OMPDAG_ERR_LIMIT, "tied bound: %d nodes are too many",
+                                (int)r.n);
+    r.total = waits ? 2 * r.n : r.n;
+    size_t n1 = (size_t)r.total + (size_t)ompdag_condag_task_count(g) + 1;
     r.under = malloc(n1 * sizeof *r.under);
     r.indeg = calloc(n1, sizeof *r.indeg);
     r.queue = malloc(n1 * sizeof *r.queue);
@@ -295,7 +372,7 @@ ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, omp
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "tied bound: the root-tied path is not defined on compact graphs");
     root_paths p;
-    ompdag_status st = root_paths_of(g, 2, &p, err);
+    ompdag_status st = root_paths_of(g, 2, false, &p, err);
     if (!st) *lr = p.folded;
     return st;
 }
@@ -307,19 +384,19 @@ enum { TIED_UNFOLD_LIMIT = 1000000 };
 
 /* Lr of g at m, on its unfolding for a compact graph; *have is false when
  * the unfolding is too large (the caller keeps VOLUME). */
-static ompdag_status root_path_any(const ompdag_condag *g, int32_t m, root_paths *lr, bool *have,
-                                   ompdag_error *err)
+static ompdag_status root_path_any(const ompdag_condag *g, int32_t m, bool waits, root_paths *lr,
+                                   bool *have, ompdag_error *err)
 {
     *have = false;
     if (!g->compact) {
-        ompdag_status st = root_paths_of(g, m, lr, err);
+        ompdag_status st = root_paths_of(g, m, waits, lr, err);
         *have = st == OMPDAG_OK;
         return st;
     }
     if (ompdag_compact_expanded_node_count(g) > TIED_UNFOLD_LIMIT) return OMPDAG_OK;
     ompdag_condag *x = NULL;
     ompdag_status st = ompdag_compact_expand(g, TIED_UNFOLD_LIMIT, &x, err);
-    if (!st) st = root_paths_of(x, m, lr, err);
+    if (!st) st = root_paths_of(x, m, waits, lr, err);
     ompdag_condag_destroy(x);
     *have = st == OMPDAG_OK;
     return st;
@@ -360,6 +437,10 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
     tied_scan sc = {0};
     if ((st = scan_tasks(g, &sc, err))) return st;
     if (all_untied) sc.tied = sc.tied_suspending = 0;
+    /* §4b: when no creation point suspends the root, it waits to resume
+     * only at a W node after one of its T nodes; with none, §3 holds */
+    bool waits = opt->root_creation_never_suspends;
+    if (waits && sc.root_waits && (st = root_may_wait_at_w(g, &sc.root_waits, err))) return st;
     if (!sc.tied_suspending && !sc.root_waits) { /* §3: Theorem 1 as is */
         *rule = sc.tied ? OMPDAG_TIED_NEVER_SUSPENDS : OMPDAG_TIED_NONE;
         *bound_times_m = untied;
@@ -372,7 +453,7 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
                                 "tied bound: m·vol overflows int64 (m = %d)", (int)opt->m);
     *rule = OMPDAG_TIED_VOLUME;
     *bound_times_m = mvol;
-    /* §4 needs the root to be the only task that can wait to resume; it is
+    /* §4 (§4b) needs the root to be the only task that can wait to resume; it is
      * not derived with migration overhead (the chain would have to carry
      * it), where VOLUME stands; compact graphs are unfolded for Lr.  Nor with
      * locks: Lr is a path of WCETs without the blocking term (docs/mutex.md). */
@@ -380,7 +461,7 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
         root_paths lr = {0, 0};
         int64_t r = 0, bare = 0, chain;
         bool have = false;
-        if ((st = root_path_any(g, opt->m, &lr, &have, err))) return st;
+        if ((st = root_path_any(g, opt->m, waits, &lr, &have, err))) return st;
         if (have && (st = root_rule_value(vol, lr.folded, opt->m, &r, err))) return st;
         /* docs/tied.md §4 with the delays on the chain only: vol without
          * delays + the chain-weighted Lr; both forms hold, take the finer */
@@ -388,8 +469,9 @@ static ompdag_status tied_bound(const ompdag_condag *g, const ompdag_rta_options
         if (have && __builtin_add_overflow(bare, lr.chain, &chain))
             return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
                                     "tied bound: vol + Lr overflows int64 (m = %d)", (int)opt->m);
-        if (have && chain < r) r = chain;
-        if (have && r <= mvol) *rule = OMPDAG_TIED_ROOT, *bound_times_m = r; /* the finer one */
+        if (have && (opt->delays_on_chain_only || chain < r)) r = chain;
+        if (have && r <= mvol) /* the finer one */
+            *rule = waits ? OMPDAG_TIED_ROOT_WAITS : OMPDAG_TIED_ROOT, *bound_times_m = r;
     }
     /* Theorem 1 is a lower bound of both (vol ≥ len, Lr ≥ len): clamp. */
     if (*bound_times_m < untied) *bound_times_m = untied;

@@ -15,14 +15,23 @@
  * the input's bound is at most the graph's.  Both bounds cover the input;
  * input_bound_times_m is the smaller, and a pruned bound above the graph's
  * (which the argument rules out) is asserted, not hidden.
+ *
+ * When annotate recorded the runtime ("input"."runtime") and it is libomp
+ * with its default tasking, the input's tied bound may assume that no task
+ * creation suspends the root (docs/tied.md §4b, rule tied-root-waits): with
+ * at most 256 explicit tasks the creating thread's deque never fills, and
+ * with throttling off it grows instead.  The graph's own bound (any input)
+ * keeps the general rule.
  */
 #include <assert.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "ompdag/compact.h"
 #include "ompdag/internal/condag_json.h"
 #include "report_internal.h"
 
@@ -222,12 +231,117 @@ static ompdag_status bound_of(const ompdag_condag *p, const ompdag_rta_options *
     return st;
 }
 
+/* libomp's initial task deque (kmp.h: INITIAL_TASK_DEQUE_SIZE = 1 << 8). */
+enum { LIBOMP_DEQUE_SIZE = 256 };
+
+/* Explicit tasks the graph can create, all flows together (T node copies of
+ * the unfolding, saturating): at least the tasks of any one flow. */
+static uint64_t explicit_tasks(const ompdag_condag *p)
+{
+    uint64_t n = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(p); ++v)
+        if (ompdag_condag_node_kind(p, v) == OMPDAG_KIND_T &&
+            __builtin_add_overflow(n, ompdag_compact_node_instances(p, v), &n))
+            return UINT64_MAX;
+    return n;
+}
+
+/* Whether the input's bound may assume that no creation point of the root
+ * suspends it (docs/tied.md §4b), with the reason in row->input_root_creation
+ * ("" when annotate recorded no runtime: unknown, so no). */
+static bool root_creation_never_suspends(const json_t *in, const ompdag_condag *p,
+                                         ompdag_report_row *row)
+{
+    char *why = row->input_root_creation;
+    size_t cap = sizeof row->input_root_creation;
+    const json_t *rt = json_object_get(in, "runtime");
+    if (!json_is_object(rt)) return false;
+    const char *ver = json_string_value(json_object_get(rt, "version"));
+    bool libomp = ver && (!strncmp(ver, "LLVM OMP", 8) || !strncmp(ver, "Intel(R) OMP", 12));
+    if (!libomp) {
+        snprintf(why, cap, "runtime %s is not libomp: a task creation may suspend the root",
+                 ver ? ver : "(version not recorded)");
+        return false;
+    }
+    if (!json_is_true(json_object_get(rt, "tasking"))) {
+        snprintf(why, cap, "libomp with KMP_TASKING set in some run: tasks may run in place");
+        return false;
+    }
+    if (json_is_false(json_object_get(rt, "throttling"))) {
+        snprintf(why, cap,
+                 "libomp, task throttling off in every run: the deque grows, so no creation "
+                 "suspends the root (docs/tied.md §4b)");
+        return true;
+    }
+    uint64_t n = explicit_tasks(p);
+    if (n <= LIBOMP_DEQUE_SIZE) {
+        snprintf(why, cap,
+                 "libomp: at most %llu <= %d explicit tasks, so no creation suspends the root "
+                 "(docs/tied.md §4b)",
+                 (unsigned long long)n, LIBOMP_DEQUE_SIZE);
+        return true;
+    }
+    snprintf(why, cap,
+             "libomp: %llu > %d explicit tasks may fill the creating thread's deque, which then "
+             "runs a task in place and suspends the root",
+             (unsigned long long)n, LIBOMP_DEQUE_SIZE);
+    return false;
+}
+
+/* The run excess along the chain of `rule` (annotate_input_budget.c:
+ * "run_excess_paths"), plus the WCET excess of every node spread over the m
+ * threads: what the chain-only forms must charge, m times, on the root's
+ * source.  -1 when the rule has no chain form (VOLUME) or the file has no
+ * paths. */
+static int64_t chain_excess(const json_t *in, ompdag_tied_rule rule, int32_t m)
+{
+    const json_t *paths = json_object_get(in, "run_excess_paths");
+    const char *key = rule == OMPDAG_TIED_NONE || rule == OMPDAG_TIED_NEVER_SUSPENDS ? "graham"
+                      : rule == OMPDAG_TIED_ROOT_WAITS ? "tied-root-waits"
+                      : rule == OMPDAG_TIED_ROOT       ? "tied-root"
+                                                       : NULL;
+    const json_t *path = key ? json_object_get(paths, key) : NULL;
+    const json_t *work = json_object_get(paths, "work");
+    if (!json_is_integer(path) || !json_is_integer(work) || json_integer_value(path) < 0 ||
+        json_integer_value(work) < 0)
+        return -1;
+    int64_t w = json_integer_value(work), share = w / m + (w % m != 0), e;
+    return __builtin_add_overflow(json_integer_value(path), share, &e) ? -1 : e;
+}
+
+/* The median model with the run excess along the chain of the rule the
+ * all-node budget gave (rule_m) instead of summed over every node: p holds
+ * the medians with "run_excess_ns" on the root's source; it is swapped for
+ * chain_excess and bounded with the chain-only forms.  *x stays when that
+ * does not apply (another rule, VOLUME, no paths) or is not smaller. */
+static ompdag_status path_budget(ompdag_condag *p, const json_t *in, const ompdag_rta_options *o,
+                                 ompdag_tied_rule rule_m, int64_t *x, int64_t *graham,
+                                 ompdag_error *err)
+{
+    const json_t *all = json_object_get(in, "run_excess_ns");
+    int64_t e = chain_excess(in, rule_m, o->m);
+    int32_t src = ompdag_condag_task_source(p, ompdag_condag_root_task(p));
+    int64_t d = ompdag_condag_node_delay(p, src);
+    if (e < 0 || !json_is_integer(all) || e >= json_integer_value(all) ||
+        d < json_integer_value(all))
+        return OMPDAG_OK;
+    ompdag_status st = ompdag_condag_set_delay(p, src, d - json_integer_value(all) + e, err);
+    ompdag_rta_options chain = *o;
+    chain.delays_on_chain_only = true;
+    int64_t xb = 0, gb = 0;
+    ompdag_tied_rule rule_b = OMPDAG_TIED_VOLUME;
+    if (!st) st = bound_of(p, &chain, &xb, &rule_b, &gb, err);
+    if (!st && rule_b == rule_m && rule_b != OMPDAG_TIED_VOLUME && xb < *x) *x = xb, *graham = gb;
+    return st;
+}
+
 ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_options *ro,
                                  ompdag_report_row *row, ompdag_error *err)
 {
     row->input_bound_times_m = row->input_graham_times_m = -1;
     row->input_bound_ns = -1;
     row->input_claim = row->input_why = row->input_delay_model = NULL;
+    row->input_root_creation[0] = '\0';
     const json_t *in = json_object_get(ompdag_condag_extra(g, -1), "input");
     if (!json_is_object(in)) return OMPDAG_OK;
     if (!json_is_true(json_object_get(in, "recorded"))) {
@@ -238,10 +352,13 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     ompdag_tied_rule rule_m = OMPDAG_TIED_NONE;
     ompdag_condag *p = NULL;
     const json_t *median = json_object_get(in, "delays_median");
+    ompdag_rta_options o = *ro; /* the input's runtime may sharpen the tied rule */
     ompdag_status st = pruned_graph(g, in, row->graph, &p, err);
-    if (!st) st = bound_of(p, ro, &x, &row->input_tied_rule, &graham, err);
+    if (!st) o.root_creation_never_suspends = root_creation_never_suspends(in, p, row);
+    if (!st) st = bound_of(p, &o, &x, &row->input_tied_rule, &graham, err);
     if (!st && json_is_object(median)) st = use_medians(p, in, err);
-    if (!st && json_is_object(median)) st = bound_of(p, ro, &xm, &rule_m, &gm, err);
+    if (!st && json_is_object(median)) st = bound_of(p, &o, &xm, &rule_m, &gm, err);
+    if (!st && json_is_object(median)) st = path_budget(p, in, &o, rule_m, &xm, &gm, err);
     ompdag_condag_destroy(p);
     if (st) return st;
     /* per-instance maxima: a sub-flow with no larger delays (the top of the file) */

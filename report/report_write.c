@@ -399,6 +399,8 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
                     ompdag_tied_rule_name(row->input_tied_rule),
                     (double)row->input_bound_times_m / (double)row->input_graham_times_m);
         fputc('\n', out);
+        if (row->input_root_creation[0])
+            fprintf(out, "    for this input: %s\n", row->input_root_creation);
     } else if (row->input_why)
         fprintf(out, "    for this input: no bound recorded: %s\n", row->input_why);
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
@@ -685,6 +687,8 @@ static void input_json(json_t *o, const ompdag_report_row *row)
     if (row->input_bound_times_m >= 0)
         json_object_set_new(o, "input_tied_rule",
                             json_string(ompdag_tied_rule_name(row->input_tied_rule)));
+    if (row->input_root_creation[0])
+        json_object_set_new(o, "input_root_creation", json_string(row->input_root_creation));
     json_object_set_new(o, "input_claim",
                         row->input_claim ? json_string(row->input_claim) : json_null());
     json_object_set_new(o, "input_why", row->input_why ? json_string(row->input_why) : json_null());

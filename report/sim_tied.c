@@ -18,6 +18,9 @@
  *           a tied one only if it descends from every tied task the thread
  *           began and has not finished (TSC 1); an untied one anywhere, or
  *           under the same rule with `strict`.
+ * With `root_continues_at_creation` (docs/tied.md §4b) the root's thread is
+ * pinned to the root after each root T node: its only legal action is to
+ * resume the root once the next node is ready (after its dispatch delay).
  * Nothing here uses the bound's recurrences.
  */
 #include <stdlib.h>
@@ -45,8 +48,10 @@ typedef struct tsim {
     int32_t *created, *suspended; /* per thread: the task its last T node created / that just
                                      suspended on it, -1 none (policy hints) */
     int32_t *stk, *depth;         /* per thread: tied tasks begun and unfinished, innermost last */
-    int32_t *acts;                /* scratch: legal actions, task index, negative for resume */
-    int64_t *eligible;            /* per node: when its dispatch delay has passed */
+    int32_t *pinned;   /* per thread: the root, which it must resume next (it has just created a
+                          task and root_continues_at_creation holds), -1 none */
+    int32_t *acts;     /* scratch: legal actions, task index, negative for resume */
+    int64_t *eligible; /* per node: when its dispatch delay has passed */
     int64_t now, counter;
     ompdag_rng rng;
     ompdag_tied_sim_result res;
@@ -80,7 +85,7 @@ static void tsim_free(tsim *s)
     free(s->executed), free(s->pending), free(s->seq), free(s->fnext), free(s->doff);
     free(s->dsucc), free(s->tied), free(s->parent), free(s->state), free(s->owner);
     free(s->next), free(s->run), free(s->fin), free(s->created), free(s->suspended);
-    free(s->stk), free(s->depth), free(s->acts), free(s->eligible);
+    free(s->stk), free(s->depth), free(s->acts), free(s->eligible), free(s->pinned);
 }
 
 static bool tsim_alloc(tsim *s)
@@ -103,9 +108,10 @@ static bool tsim_alloc(tsim *s)
     s->depth = calloc(m, sizeof *s->depth);
     s->acts = malloc(2 * t1 * sizeof *s->acts);
     s->eligible = calloc(n1, sizeof *s->eligible);
-    return s->eligible && s->executed && s->pending && s->seq && s->fnext && s->tied && s->parent &&
-           s->state && s->owner && s->next && s->run && s->fin && s->created && s->suspended &&
-           s->stk && s->depth && s->acts;
+    s->pinned = malloc(m * sizeof *s->pinned);
+    return s->eligible && s->pinned && s->executed && s->pending && s->seq && s->fnext && s->tied &&
+           s->parent && s->state && s->owner && s->next && s->run && s->fin && s->created &&
+           s->suspended && s->stk && s->depth && s->acts;
 }
 
 /* Runs BODY with x bound to every executed successor of v (F, T, W, D). */
@@ -172,7 +178,7 @@ static ompdag_status tsim_prepare(tsim *s, const int32_t *choice, ompdag_error *
         s->owner[t] = -1, s->next[t] = ompdag_condag_task_source(s->g, t);
     }
     for (int32_t p = 0; p < s->m; ++p)
-        s->run[p] = s->created[p] = s->suspended[p] = -1;
+        s->run[p] = s->created[p] = s->suspended[p] = s->pinned[p] = -1;
     return OMPDAG_OK;
 }
 
@@ -231,7 +237,11 @@ static int64_t next_eligible(const tsim *s)
  * to resume.  Returns their number. */
 static int32_t legal_actions(const tsim *s, int32_t p)
 {
-    int32_t k = 0;
+    int32_t k = 0, root = s->pinned[p];
+    if (root >= 0) { /* the root continues after its creation point, nothing else */
+        if (task_ready(s, root)) s->acts[k++] = -(root + 1);
+        return k;
+    }
     for (int32_t x = 0; x < s->nt; ++x) {
         if (!task_ready(s, x)) continue;
         if (s->state[x] == UNSTARTED ? may_start(s, p, x) : may_resume(s, p, x))
@@ -277,6 +287,7 @@ static void run_node(tsim *s, int32_t p, int32_t v)
 static void apply(tsim *s, int32_t p, int32_t a)
 {
     int32_t x = act_task(a);
+    if (s->pinned[p] == x) s->pinned[p] = -1;
     if (a > 0 && s->tied[x]) {
         s->owner[x] = p;
         s->stk[(size_t)p * (size_t)(s->nt + 1) + (size_t)s->depth[p]++] = x;
@@ -366,6 +377,10 @@ static void complete(tsim *s, int32_t p, int32_t v)
     }
     s->state[x] = SUSPENDED, s->next[x] = nx, s->suspended[p] = x;
     if (k == OMPDAG_KIND_T) s->created[p] = ompdag_condag_node_creates(s->g, v);
+    /* a W node next is a scheduling point of its own, where the root may wait */
+    if (k == OMPDAG_KIND_T && s->parent[x] < 0 && s->opt->root_continues_at_creation &&
+        ompdag_condag_node_kind(s->g, nx) != OMPDAG_KIND_W)
+        s->pinned[p] = x;
 }
 
 static ompdag_status tsim_loop(tsim *s, ompdag_error *err)

@@ -256,6 +256,10 @@ typedef struct ompdag_report_row {
     int64_t input_graham_times_m; /* Graham's exact bound of the same DAG (what the bound would
                                      be if no task, the root included, were tied); -1: none */
     ompdag_tied_rule input_tied_rule;
+    /* Why the input's tied rule may assume, or may not, that no task creation
+     * suspends the root (docs/tied.md §4b), from the runtime annotate
+     * recorded; "" when it recorded none (then it does not). */
+    char input_root_creation[192];
     const char *input_claim;       /* "the task structure of these 15 runs" */
     const char *input_delay_model; /* which delay model gave input_bound (docs/probe.md#input):
                                       "instance maxima" or "instance medians + the largest run

@@ -68,6 +68,22 @@ typedef struct ompdag_rta_options {
      * the algorithm at another m for a volume (the tied bound at m = 1) keeps
      * the real team size here, since the other threads still spin. */
     int32_t blocking_m;
+    /* Tied bound (ompdag_rta_tied_bound) only.  true: the caller knows that
+     * no task-creation point of the root suspends the root; after each of
+     * its T nodes the root's thread goes on with the root at once.  That is
+     * libomp with at most 256 explicit tasks per flow (or task throttling
+     * off) and KMP_TASKING at its default (docs/tied.md §4b).  An undeferred
+     * task (if(0)) is still a T node followed by a W node, and the root still
+     * suspends at that W.  The root rule then becomes OMPDAG_TIED_ROOT_WAITS.
+     * false (default): any creation point may suspend the root. */
+    bool root_creation_never_suspends;
+    /* Tied bound only.  true: the rules ROOT and ROOT_WAITS take their
+     * chain-only form (docs/tied.md §4, "Dispatch delays") even where the
+     * folded one is smaller, because the caller's delays hold on one chain
+     * only (the input's run budget along a path, docs/probe.md#input);
+     * VOLUME still folds, and a caller with such delays must not use a
+     * VOLUME result.  false (default): the smaller of the two forms. */
+    bool delays_on_chain_only;
 } ompdag_rta_options;
 
 /* Fills defaults: max_flows = 10^6, no migration overhead, WFS, witness on,
@@ -232,11 +248,14 @@ typedef enum ompdag_tied_rule {
     OMPDAG_TIED_NEVER_SUSPENDS = 1, /* every explicit tied task is free of scheduling points
                                        and the root never waits: Theorem 1 holds */
     OMPDAG_TIED_VOLUME = 2,         /* some thread always makes progress: R <= vol(e) */
-    OMPDAG_TIED_ROOT = 3            /* no explicit tied task suspends, the root may wait:
+    OMPDAG_TIED_ROOT = 3,           /* no explicit tied task suspends, the root may wait:
                                        m·R <= max vol + (m−1)·Lr (docs/tied.md §4) */
+    OMPDAG_TIED_ROOT_WAITS = 4      /* as ROOT, with root_creation_never_suspends: the root
+                                       waits only at its W nodes, Lr on G_r' (docs/tied.md §4b) */
 } ompdag_tied_rule;
 
-/* "untied", "tied-never-suspends", "tied-volume" or "tied-root". */
+/* "untied", "tied-never-suspends", "tied-volume", "tied-root" or
+ * "tied-root-waits". */
 const char *ompdag_tied_rule_name(ompdag_tied_rule rule);
 
 /* True when task t of finalized g is tied: the root task always (it is the
@@ -257,15 +276,17 @@ ompdag_status ompdag_rta_tied_bound(const ompdag_condag *g, const ompdag_rta_opt
 
 /* What ompdag_rta_tied_bound() would give if every explicit task were marked
  * `untied` (the root stays tied: it is the implicit task): Theorem 1 when the
- * root never waits to resume (rule NONE), else rule ROOT or VOLUME.  This,
- * not ompdag_rta_run's Graham bound, is what adding `untied` can reach. */
+ * root never waits to resume (rule NONE), else rule ROOT (ROOT_WAITS) or
+ * VOLUME.  This, not ompdag_rta_run's Graham bound, is what adding `untied`
+ * can reach. */
 ompdag_status ompdag_rta_tied_bound_if_untied(const ompdag_condag *g, const ompdag_rta_options *opt,
                                               int64_t *bound_times_m, ompdag_tied_rule *rule,
                                               ompdag_error *err);
 
-/* Lr of rule OMPDAG_TIED_ROOT: the longest path (sum of WCETs) of g plus, for
- * every T node t of the root with F-successor s, an edge to s from every node
- * of the tasks created under t; F-, T-, W- and every flow's D-edges (union).
+/* Lr of rule OMPDAG_TIED_ROOT (not ROOT_WAITS's Lr'): the longest path (sum
+ * of WCETs) of g plus, for every T node t of the root with F-successor s, an
+ * edge to s from every node of the tasks created under t; F-, T-, W- and
+ * every flow's D-edges (union).
  * O(nodes + edges + D-edges).  Refuses compact graphs (OMPDAG_ERR_UNSUPPORTED). */
 ompdag_status ompdag_rta_tied_root_path(const ompdag_condag *g, int64_t *lr, ompdag_error *err);
 

@@ -54,6 +54,13 @@ typedef struct ompdag_tied_sim_options {
      * node at a scheduling point (a task's source, a W node, the node after a
      * T node); elsewhere the task runs on and it is not waited for. */
     const int64_t *delay;
+    /* true: the root's thread never leaves the root at one of its creation
+     * points; after each root T node it waits for the next root node (its
+     * dispatch delay, if any) and runs it, with no adversary choice there
+     * (libomp with a deque that never fills, docs/tied.md §4b).  The root
+     * still suspends before its W nodes; other tasks keep every adversary.
+     * false (default): the adversary may suspend the root there too. */
+    bool root_continues_at_creation;
 } ompdag_tied_sim_options;
 
 /* Defaults: CHILD_FIRST, stack, not strict, seed 1, WCETs. */
