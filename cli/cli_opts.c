@@ -39,20 +39,62 @@ static void short_string(const cli_opts *t, char *s)
     *s = '\0';
 }
 
-/* Applies row o to its argument (NULL when none was given). */
-static int apply(const cli_opt *o, const char *arg)
+/* The refusal of a typed row's value: its `bad` message, the first "%s"
+ * replaced by the argument, or "bad option or value 'WORD'". */
+static int refuse(const char *cmd, const cli_opt *o, const char *arg, const char *word)
+{
+    const char *bad = o->typed.bad;
+    if (!bad) return cli_usage_error(cmd, "bad option or value '%s'", word);
+    const char *s = strstr(bad, "%s");
+    if (!s) return cli_usage_error(cmd, "%s", bad);
+    return cli_usage_error(cmd, "%.*s%s%s", (int)(s - bad), bad, arg, s + 2);
+}
+
+/* Parses a typed row's argument into its destination; false when refused. */
+static bool parse_typed(const cli_opt *o, const char *arg)
+{
+    int64_t v;
+    if (!arg) return false; /* a typed row given CLI_ARG_OPTIONAL, bare */
+    switch (o->kind) {
+    case CLI_OPT_INT:
+        if (!cli_parse_i64(arg, o->typed.lo, o->typed.hi, &v)) return false;
+        *(int *)o->dest = (int)v;
+        return true;
+    case CLI_OPT_INT64:
+        return cli_parse_i64(arg, o->typed.lo, o->typed.hi, o->dest);
+    case CLI_OPT_INT_LIST: {
+        cli_int_list *list = o->dest;
+        free(list->v);
+        list->v = NULL, list->n = 0;
+        return cli_parse_i32_list(arg, (int32_t)o->typed.lo, (int32_t)o->typed.hi, &list->v,
+                                  &list->n);
+    }
+    case CLI_OPT_PROB:
+        return cli_parse_prob(arg, o->dest);
+    default:
+        return false;
+    }
+}
+
+/* Applies row o to its argument (NULL when none was given); word is the
+ * command-line word that carried it, for refusals. */
+static int apply(const char *cmd, const cli_opt *o, const char *arg, const char *word)
 {
     switch (o->kind) {
     case CLI_OPT_FLAG:
         *(bool *)o->dest = true;
+        return 0;
+    case CLI_OPT_CLEAR:
+        *(bool *)o->dest = false;
         return 0;
     case CLI_OPT_STRING:
         *(const char **)o->dest = arg ? arg : o->dflt;
         return 0;
     case CLI_OPT_CALL:
         return o->call(arg, o->dest);
+    default:
+        return parse_typed(o, arg) ? 0 : refuse(cmd, o, arg, word);
     }
-    return 0;
 }
 
 /* The row getopt_long returned value c for, or NULL ('?': refused). */
@@ -82,25 +124,37 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
     optind = 0;
     while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const cli_opt *o = row_of(t, c);
-        rc = o ? apply(o, optarg) : cli_option_error(t->cmd, argv, longopts, shortopts);
+        rc = o ? apply(t->cmd, o, optarg, argv[optind - 1])
+               : cli_option_error(t->cmd, argv, longopts, shortopts);
     }
     *first = optind;
     free(longopts), free(shortopts);
     return rc;
 }
 
+int cli_opts_parse_quiet(const cli_opts *t, int argc, char **argv, int *first)
+{
+    opterr = 0;
+    return cli_opts_parse(t, argc, argv, first);
+}
+
 void cli_opts_help(const cli_opts *t, FILE *out)
+{
+    cli_opts_help_at(t, 24, out);
+}
+
+void cli_opts_help_at(const cli_opts *t, int col, FILE *out)
 {
     for (size_t i = 0; i < t->n; ++i) {
         const cli_opt *o = &t->opt[i];
         if (!o->label) continue;
         const char *line = o->help ? o->help : "";
         size_t len = strcspn(line, "\n");
-        fprintf(out, "  %-21s %.*s\n", o->label, (int)len, line);
+        fprintf(out, "  %-*s %.*s\n", col - 3, o->label, (int)len, line);
         for (line += len; *line == '\n'; line += len) {
             ++line;
             len = strcspn(line, "\n");
-            fprintf(out, "%24s%.*s\n", "", (int)len, line);
+            fprintf(out, "%*s%.*s\n", col, "", (int)len, line);
         }
     }
 }
