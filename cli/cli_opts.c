@@ -114,9 +114,12 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
         fprintf(stderr, "ompdag %s: out of memory\n", t->cmd);
         return CLI_EXIT_FAIL;
     }
-    for (size_t i = 0; i < t->n; ++i)
-        longopts[i] =
-            (struct option){t->opt[i].name, has_arg(t->opt[i].arg), NULL, opt_value(&t->opt[i], i)};
+    /* a row without a long name (`-o` alone) has no entry: a NULL name would
+     * end getopt_long's list */
+    for (size_t i = 0, k = 0; i < t->n; ++i)
+        if (t->opt[i].name)
+            longopts[k++] = (struct option){t->opt[i].name, has_arg(t->opt[i].arg), NULL,
+                                            opt_value(&t->opt[i], i)};
     short_string(t, shortopts);
     int rc = 0, c;
     /* 0, not 1: glibc then starts afresh (the '+' ordering and its

@@ -60,7 +60,7 @@ typedef int (*cli_opt_handler)(const char *arg, void *dest);
  * tables, since a FLAG row has no handler nor range to give. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 typedef struct cli_opt {
-    const char *name;     /* long name, without "--" */
+    const char *name;     /* long name, without "--"; NULL: the letter only */
     char letter;          /* short option letter, 0 for none */
     cli_opt_arg arg;      /* argument kind */
     const char *label;    /* --help's left column ("-o, --output FILE"); NULL: not listed */

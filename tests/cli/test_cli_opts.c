@@ -285,3 +285,26 @@ Test(cli_opts, help_at_sets_the_column_of_the_help_text)
     cr_assert_str_eq(buf, "  -l, --level N   1..9\n"
                           "  --seed S        seed\n");
 }
+
+/* A row may have only a letter (`-o FILE`, no --output): it is parsed, and
+ * the long options after it in the table still are. */
+Test(cli_opts, a_row_without_long_name_is_a_short_option_only, .init = cr_redirect_stderr)
+{
+    const char *out = NULL;
+    bool quiet = false;
+    const cli_opt t[] = {
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o FILE", "output", CLI_OPT_STRING, &out},
+        {"quiet", 0, CLI_ARG_NONE, "--quiet", "say nothing", CLI_OPT_FLAG, &quiet},
+    };
+    char *argv[] = {"t", "-o", "x.json", "--quiet", "G"};
+    int first;
+    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 2, false}, 5, argv, &first), 0);
+    cr_assert_str_eq(out, "x.json");
+    cr_assert(quiet);
+    cr_assert_eq(first, 4);
+    char *argv2[] = {"t", "--o=y"};
+    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 2, false}, 2, argv2, &first),
+                 CLI_EXIT_USAGE);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: unknown option '--o'\n(see 'ompdag t --help')\n");
+}
