@@ -39,6 +39,14 @@ static void short_string(const cli_opts *t, char *s)
     *s = '\0';
 }
 
+/* The argv of the parse in progress, for cli_opts_word. */
+static char **parsing_argv;
+
+const char *cli_opts_word(void)
+{
+    return parsing_argv && optind > 0 ? parsing_argv[optind - 1] : "";
+}
+
 /* The refusal of a typed row's value: its `bad` message, the first "%s"
  * replaced by the argument, or "bad option or value 'WORD'". */
 static int refuse(const char *cmd, const cli_opt *o, const char *arg, const char *word)
@@ -76,9 +84,8 @@ static bool parse_typed(const cli_opt *o, const char *arg)
     }
 }
 
-/* Applies row o to its argument (NULL when none was given); word is the
- * command-line word that carried it, for refusals. */
-static int apply(const char *cmd, const cli_opt *o, const char *arg, const char *word)
+/* Applies row o to its argument (NULL when none was given). */
+static int apply(const char *cmd, const cli_opt *o, const char *arg)
 {
     switch (o->kind) {
     case CLI_OPT_FLAG:
@@ -93,7 +100,7 @@ static int apply(const char *cmd, const cli_opt *o, const char *arg, const char 
     case CLI_OPT_CALL:
         return o->call(arg, o->dest);
     default:
-        return parse_typed(o, arg) ? 0 : refuse(cmd, o, arg, word);
+        return parse_typed(o, arg) ? 0 : refuse(cmd, o, arg, cli_opts_word());
     }
 }
 
@@ -125,12 +132,13 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
     /* 0, not 1: glibc then starts afresh (the '+' ordering and its
      * permutation state), so a second table in one process parses alike */
     optind = 0;
+    parsing_argv = argv;
     while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const cli_opt *o = row_of(t, c);
-        rc = o ? apply(t->cmd, o, optarg, argv[optind - 1])
-               : cli_option_error(t->cmd, argv, longopts, shortopts);
+        rc = o ? apply(t->cmd, o, optarg) : cli_option_error(t->cmd, argv, longopts, shortopts);
     }
     *first = optind;
+    parsing_argv = NULL;
     free(longopts), free(shortopts);
     return rc;
 }

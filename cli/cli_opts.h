@@ -99,6 +99,11 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first);
  * annotate's (which print getopt's line too). */
 int cli_opts_parse_quiet(const cli_opts *t, int argc, char **argv, int *first);
 
+/* While a handler runs: the command-line word that carried its argument
+ * ("--graph=x", or "x" after "--graph"), for refusals that quote it as
+ * typed ("bad option or value 'WORD'"); "" outside a parse. */
+const char *cli_opts_word(void);
+
 /* Writes the table's option list for --help: "  LABEL" padded to 24
  * columns (one space after a longer label), then the help text, its
  * continued lines indented to column 24. */

@@ -308,3 +308,30 @@ Test(cli_opts, a_row_without_long_name_is_a_short_option_only, .init = cr_redire
     fflush(stderr);
     cr_assert_stderr_eq_str("ompdag t: unknown option '--o'\n(see 'ompdag t --help')\n");
 }
+
+/* A handler refusing with the word as typed. */
+static int set_mode(const char *arg, void *dest)
+{
+    if (strcmp(arg, "worst"))
+        return cli_usage_error("t", "bad option or value '%s'", cli_opts_word());
+    *(bool *)dest = true;
+    return 0;
+}
+
+Test(cli_opts, a_handler_can_quote_the_word_that_carried_its_argument, .init = cr_redirect_stderr)
+{
+    bool worst = false;
+    const cli_opt t[] = {
+        {"flow", 0, CLI_ARG_REQUIRED, "--flow worst", "the worst flow", CLI_OPT_CALL, &worst, NULL,
+         set_mode},
+    };
+    char *argv[] = {"t", "--flow", "worst", "--flow=best"};
+    int first;
+    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 1, false}, 4, argv, &first),
+                 CLI_EXIT_USAGE);
+    cr_assert(worst);
+    cr_assert_str_eq(cli_opts_word(), "", "no word outside a parse");
+    fflush(stderr);
+    cr_assert_stderr_eq_str(
+        "ompdag t: bad option or value '--flow=best'\n(see 'ompdag t --help')\n");
+}
