@@ -135,7 +135,12 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
     parsing_argv = argv;
     while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const cli_opt *o = row_of(t, c);
-        rc = o ? apply(t->cmd, o, optarg) : cli_option_error(t->cmd, argv, longopts, shortopts);
+        if (o)
+            rc = apply(t->cmd, o, optarg);
+        else if (t->unknown_as_value)
+            rc = cli_usage_error(t->cmd, "bad option or value '%s'", cli_opts_word());
+        else
+            rc = cli_option_error(t->cmd, argv, longopts, shortopts);
     }
     *first = optind;
     parsing_argv = NULL;

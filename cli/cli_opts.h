@@ -85,6 +85,8 @@ typedef struct cli_opts {
     const cli_opt *opt;
     size_t n;
     bool stop_at_operand;
+    bool unknown_as_value; /* an unknown option or a missing argument is refused as
+                              "bad option or value 'WORD'" (expand's way) */
 } cli_opts;
 
 /* Parses the options of argv[0..argc) (argv[0] is the subcommand) by the

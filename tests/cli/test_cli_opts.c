@@ -335,3 +335,17 @@ Test(cli_opts, a_handler_can_quote_the_word_that_carried_its_argument, .init = c
     cr_assert_stderr_eq_str(
         "ompdag t: bad option or value '--flow=best'\n(see 'ompdag t --help')\n");
 }
+
+Test(cli_opts, unknown_as_value_refuses_an_unknown_option_as_a_bad_value,
+     .init = cr_redirect_stderr)
+{
+    bool quiet = false;
+    const cli_opt t[] = {{"quiet", 0, CLI_ARG_NONE, "--quiet", "", CLI_OPT_FLAG, &quiet}};
+    char *argv[] = {"t", "--bogus"};
+    int first;
+    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 1, false, .unknown_as_value = true}, 2,
+                                      argv, &first),
+                 CLI_EXIT_USAGE);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("ompdag t: bad option or value '--bogus'\n(see 'ompdag t --help')\n");
+}
