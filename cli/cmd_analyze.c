@@ -65,7 +65,8 @@ static int set_migration_model(const char *arg, void *dest)
 {
     if (strcmp(arg, "wfs") && strcmp(arg, "bfs"))
         return cli_usage_error("analyze", "--migration-model is wfs or bfs");
-    *(ompdag_migration_model *)dest = strcmp(arg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+    *(ompdag_migration_model *)dest =
+        strcmp(arg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
     return 0;
 }
 
@@ -74,7 +75,9 @@ static int set_device(const char *arg, void *dest)
     analyze_opts *o = dest;
     o->batch = true;
     if (!ompdag_eval_device_parse(arg, &o->device))
-        return cli_usage_error("analyze", "--device is cpu, cpu-par, gpu-sim, gpu, gpu-sim-graphs or gpu-graphs, got '%s'", arg);
+        return cli_usage_error(
+            "analyze",
+            "--device is cpu, cpu-par, gpu-sim, gpu, gpu-sim-graphs or gpu-graphs, got '%s'", arg);
     return 0;
 }
 
@@ -84,23 +87,25 @@ enum { ANALYZE_NOPTS = 7 };
 static void analyze_table(analyze_opts *o, cli_opt t[ANALYZE_NOPTS])
 {
     const cli_opt rows[ANALYZE_NOPTS] = {
-        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]", "thread counts (default: the file's \"threads\")",
-         CLI_OPT_INT_LIST, &o->threads, .typed = {1, 1 << 20, "--threads wants integers in [1, 1048576], got '%s'"}},
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
+         "thread counts (default: the file's \"threads\")", CLI_OPT_INT_LIST, &o->threads,
+         .typed = {1, 1 << 20, "--threads wants integers in [1, 1048576], got '%s'"}},
         {"algorithm", 0, CLI_ARG_REQUIRED, "--algorithm A[,A...]",
          "exact (default), alg0, enumerate, depend, or all\n"
          "(a graph with depend clauses: exact runs depend, which\n"
          "says whether its figure is exact; alg0 refuses it)",
          CLI_OPT_CALL, o, NULL, set_algorithms},
-        {"format", 0, CLI_ARG_REQUIRED, "--format text|json", "output format (default text)", CLI_OPT_CALL,
-         &o->json, NULL, set_format},
-        {"max-flows", 0, CLI_ARG_REQUIRED, "--max-flows N", "enumeration limit (default 1000000)", CLI_OPT_INT64,
-         &o->rta.max_flows, .typed = {1, INT64_MAX, "--max-flows wants a positive integer"}},
+        {"format", 0, CLI_ARG_REQUIRED, "--format text|json", "output format (default text)",
+         CLI_OPT_CALL, &o->json, NULL, set_format},
+        {"max-flows", 0, CLI_ARG_REQUIRED, "--max-flows N", "enumeration limit (default 1000000)",
+         CLI_OPT_INT64, &o->rta.max_flows,
+         .typed = {1, INT64_MAX, "--max-flows wants a positive integer"}},
         {"migration-overhead", 0, CLI_ARG_REQUIRED, "--migration-overhead O",
          "charge O per migration, counted on the flow", CLI_OPT_INT64, &o->rta.migration_overhead,
          .typed = {0, INT64_MAX, "--migration-overhead wants an integer >= 0"}},
         {"migration-model", 0, CLI_ARG_REQUIRED, "--migration-model wfs|bfs",
-         "WFS: one per T node (default); BFS: one per W node", CLI_OPT_CALL, &o->rta.migration_model, NULL,
-         set_migration_model},
+         "WFS: one per T node (default); BFS: one per W node", CLI_OPT_CALL,
+         &o->rta.migration_model, NULL, set_migration_model},
         {"device", 0, CLI_ARG_REQUIRED, "--device DEVICE",
          "batch mode: exact bounds of every graph of every FILE\n"
          "at once, level-synchronously (gpu-sim runs the GPU\n"
@@ -118,12 +123,11 @@ void cmd_analyze_help(FILE *out)
     analyze_opts o;
     cli_opt t[ANALYZE_NOPTS];
     analyze_table(&o, t);
-    fprintf(out,
-            "usage: ompdag analyze FILE [options]\n"
-            "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
-            "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
-            "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
-            "options:\n");
+    fprintf(out, "usage: ompdag analyze FILE [options]\n"
+                 "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
+                 "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
+                 "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
+                 "options:\n");
     cli_opts_help_at(&(cli_opts){"analyze", t, ANALYZE_NOPTS, false}, 25, out);
     fprintf(out, "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
 }
@@ -134,14 +138,15 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
     o->algs[0] = OMPDAG_ALG_EXACT, o->alg_count = 1;
     cli_opt t[ANALYZE_NOPTS];
     analyze_table(o, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"analyze", t, ANALYZE_NOPTS, false}, argc, argv, &first);
+    int first, rc = cli_opts_parse_quiet(&(cli_opts){"analyze", t, ANALYZE_NOPTS, false}, argc,
+                                         argv, &first);
     if (!rc && o->batch && (o->alg_count != 1 || o->algs[0] != OMPDAG_ALG_EXACT))
         rc = cli_usage_error("analyze", "--device computes the exact bound only");
     if (!rc && o->batch && o->rta.migration_overhead)
         rc = cli_usage_error("analyze", "--device does not support --migration-overhead");
     if (!rc && (o->batch ? first >= argc : first != argc - 1))
-        rc = cli_usage_error("analyze", o->batch ? "expected at least one FILE"
-                                                 : "expected exactly one FILE");
+        rc = cli_usage_error("analyze",
+                             o->batch ? "expected at least one FILE" : "expected exactly one FILE");
     if (!rc) {
         o->file = argv[first];
         o->files = argv + first;

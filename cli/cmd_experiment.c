@@ -458,8 +458,7 @@ static void experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
         {"sweep", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &e->kind, NULL, set_sweep},
         {"graphs", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT64, &e->graphs,
          .typed = {1, 100000000}},
-        {"seed", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT64, &e->seed,
-         .typed = {0, INT64_MAX}},
+        {"seed", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT64, &e->seed, .typed = {0, INT64_MAX}},
         {"out", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_STRING, &e->dir},
         {"no-plot", 0, CLI_ARG_NONE, NULL, NULL, CLI_OPT_CLEAR, &e->plot},
         {"p-dep", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_PROB, &e->p_dep},
@@ -471,14 +470,12 @@ static void experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
 
 int cmd_experiment(int argc, char **argv)
 {
-    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true,
-                    .dep_vars = 4};
+    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true, .dep_vars = 4};
     cli_opt t[EXPERIMENT_NOPTS];
     experiment_table(&e, t);
     int first, rc = cli_opts_parse_quiet(&(cli_opts){"experiment", t, EXPERIMENT_NOPTS, false},
                                          argc, argv, &first);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if ((int)e.kind < 0)
         return cli_usage_error("experiment",
                                "--sweep must be threads, tasks, p-if, p-cre, p-wait or p-dep");
