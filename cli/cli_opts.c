@@ -132,6 +132,7 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
     /* 0, not 1: glibc then starts afresh (the '+' ordering and its
      * permutation state), so a second table in one process parses alike */
     optind = 0;
+    if (t->quiet_getopt) opterr = 0;
     parsing_argv = argv;
     while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const cli_opt *o = row_of(t, c);
@@ -148,19 +149,9 @@ int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first)
     return rc;
 }
 
-int cli_opts_parse_quiet(const cli_opts *t, int argc, char **argv, int *first)
-{
-    opterr = 0;
-    return cli_opts_parse(t, argc, argv, first);
-}
-
 void cli_opts_help(const cli_opts *t, FILE *out)
 {
-    cli_opts_help_at(t, 24, out);
-}
-
-void cli_opts_help_at(const cli_opts *t, int col, FILE *out)
-{
+    const int col = t->help_col > 3 ? t->help_col : 24;
     for (size_t i = 0; i < t->n; ++i) {
         const cli_opt *o = &t->opt[i];
         if (!o->label) continue;

@@ -55,9 +55,10 @@ typedef int (*cli_opt_handler)(const char *arg, void *dest);
 /* One row of a command's option table.  The table and what it points to are
  * the caller's; nothing here is freed by the parser.  A typed row names its
  * range and refusal with a designated `.typed = {lo, hi, "..."}` after
- * `dest`.  A row lists only the fields its kind uses (C zeroes the rest):
- * -Wextra's missing-field-initializers is off for the files that build
- * tables, since a FLAG row has no handler nor range to give. */
+ * `dest`.  A row lists only the fields its kind uses, and a cli_opts only
+ * the settings it needs (C zeroes the rest): -Wextra's
+ * missing-field-initializers is off for the files that build tables, since
+ * a FLAG row has no handler nor range to give. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 typedef struct cli_opt {
     const char *name;     /* long name, without "--"; NULL: the letter only */
@@ -78,41 +79,38 @@ typedef struct cli_opt {
     } typed;             /* the typed kinds only */
 } cli_opt;
 
-/* A command's table.  stop_at_operand: options end at the first operand
- * (getopt's '+'; `run -- PROG ARGS` keeps PROG's options for PROG). */
+/* A command's table and how it is parsed and listed.  A table function
+ * returns it with only the settings it needs designated, e.g.
+ * `(cli_opts){"gen", t, GEN_NOPTS, .quiet_getopt = true, .help_col = 22}`. */
 typedef struct cli_opts {
     const char *cmd; /* the subcommand, for "ompdag CMD: ..." messages */
     const cli_opt *opt;
     size_t n;
-    bool stop_at_operand;
+    bool stop_at_operand;  /* options end at the first operand (getopt's '+';
+                              `run -- PROG ARGS` keeps PROG's options for PROG) */
     bool unknown_as_value; /* an unknown option or a missing argument is refused as
                               "bad option or value 'WORD'" (expand's way) */
+    bool quiet_getopt;     /* opterr = 0: a refusal prints only our message, as every
+                              command's but run's and annotate's (getopt's line too) */
+    int help_col;          /* --help's column for the help text; 0: 24 */
 } cli_opts;
 
 /* Parses the options of argv[0..argc) (argv[0] is the subcommand) by the
- * table, leaving getopt's opterr as the caller set it.  Returns 0 with
- * *first = the index of the first operand, or the exit code of the first
- * refusal (CLI_EXIT_USAGE for an unknown option, a missing argument or a
- * typed value refused, or what a handler returned), its message printed. */
+ * table; getopt's opterr is left as the caller set it unless quiet_getopt.
+ * Returns 0 with *first = the index of the first operand, or the exit code
+ * of the first refusal (CLI_EXIT_USAGE for an unknown option, a missing
+ * argument or a typed value refused, or what a handler returned), its
+ * message printed. */
 int cli_opts_parse(const cli_opts *t, int argc, char **argv, int *first);
-
-/* cli_opts_parse with getopt's own messages off (opterr = 0), so that a
- * refusal prints only ours: every command's parsing but run's and
- * annotate's (which print getopt's line too). */
-int cli_opts_parse_quiet(const cli_opts *t, int argc, char **argv, int *first);
 
 /* While a handler runs: the command-line word that carried its argument
  * ("--graph=x", or "x" after "--graph"), for refusals that quote it as
  * typed ("bad option or value 'WORD'"); "" outside a parse. */
 const char *cli_opts_word(void);
 
-/* Writes the table's option list for --help: "  LABEL" padded to 24
- * columns (one space after a longer label), then the help text, its
- * continued lines indented to column 24. */
+/* Writes the table's option list for --help: "  LABEL" padded to help_col
+ * (24 unless set; one space after a longer label), then the help text, its
+ * continued lines indented to the same column. */
 void cli_opts_help(const cli_opts *t, FILE *out);
-
-/* cli_opts_help with the help text at column `col` (> 3) instead of 24:
- * each command keeps the column its option list always had. */
-void cli_opts_help_at(const cli_opts *t, int col, FILE *out);
 
 #endif

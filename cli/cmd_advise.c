@@ -48,7 +48,7 @@ enum { ADVISE_NOPTS = 8, ADVISE_MODEL_ROW = 1 };
 
 /* advise's options, in --help's order, writing into *a; the --model row's
  * help names the default path, which cmd_advise_help fills in. */
-static void advise_table(advise_args *a, cli_opt t[ADVISE_NOPTS])
+static cli_opts advise_table(advise_args *a, cli_opt t[ADVISE_NOPTS])
 {
     const cli_opt rows[ADVISE_NOPTS] = {
         {"threads", 0, CLI_ARG_REQUIRED, "--threads M",
@@ -75,13 +75,14 @@ static void advise_table(advise_args *a, cli_opt t[ADVISE_NOPTS])
         {"help", 'h', CLI_ARG_NONE, NULL, NULL, CLI_OPT_CALL, NULL, NULL, print_help},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"advise", t, ADVISE_NOPTS, .quiet_getopt = true, .help_col = 21};
 }
 
 void cmd_advise_help(FILE *out)
 {
     advise_args a;
     cli_opt t[ADVISE_NOPTS];
-    advise_table(&a, t);
+    cli_opts table = advise_table(&a, t);
     char model_help[4096];
     snprintf(model_help, sizeof model_help,
              "the advisor model (default: $OMPDAG_ADVISOR_MODEL, else\n%s)",
@@ -98,7 +99,7 @@ void cmd_advise_help(FILE *out)
         "features, the thresholds the K=10 nearest training examples predict (grain\n"
         "min/max, recursion cutoff depth or loop chunk), a verdict (too-fine, ok,\n"
         "too-coarse) and a suggested change.\n\n");
-    cli_opts_help_at(&(cli_opts){"advise", t, ADVISE_NOPTS, false}, 21, out);
+    cli_opts_help(&table, out);
     fprintf(out, "\nexit status: 0 ok, 1 bad input, 2 usage error\n");
 }
 
@@ -107,9 +108,8 @@ void cmd_advise_help(FILE *out)
 static int parse_args(int argc, char **argv, advise_args *a)
 {
     cli_opt t[ADVISE_NOPTS];
-    advise_table(a, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"advise", t, ADVISE_NOPTS, false}, argc, argv,
-                                         &first);
+    cli_opts table = advise_table(a, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     a->first = first;
     int modes = a->validate + a->trace_stats + (a->build != NULL);

@@ -84,7 +84,7 @@ static int set_device(const char *arg, void *dest)
 enum { ANALYZE_NOPTS = 7 };
 
 /* analyze's options, in --help's order, writing into *o. */
-static void analyze_table(analyze_opts *o, cli_opt t[ANALYZE_NOPTS])
+static cli_opts analyze_table(analyze_opts *o, cli_opt t[ANALYZE_NOPTS])
 {
     const cli_opt rows[ANALYZE_NOPTS] = {
         {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
@@ -116,19 +116,20 @@ static void analyze_table(analyze_opts *o, cli_opt t[ANALYZE_NOPTS])
          CLI_OPT_CALL, o, NULL, set_device},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"analyze", t, ANALYZE_NOPTS, .quiet_getopt = true, .help_col = 25};
 }
 
 void cmd_analyze_help(FILE *out)
 {
     analyze_opts o;
     cli_opt t[ANALYZE_NOPTS];
-    analyze_table(&o, t);
+    cli_opts table = analyze_table(&o, t);
     fprintf(out, "usage: ompdag analyze FILE [options]\n"
                  "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
                  "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
                  "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
                  "options:\n");
-    cli_opts_help_at(&(cli_opts){"analyze", t, ANALYZE_NOPTS, false}, 25, out);
+    cli_opts_help(&table, out);
     fprintf(out, "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
 }
 
@@ -137,9 +138,8 @@ static int parse_args(int argc, char **argv, analyze_opts *o)
     ompdag_rta_options_init(&o->rta, 1);
     o->algs[0] = OMPDAG_ALG_EXACT, o->alg_count = 1;
     cli_opt t[ANALYZE_NOPTS];
-    analyze_table(o, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"analyze", t, ANALYZE_NOPTS, false}, argc,
-                                         argv, &first);
+    cli_opts table = analyze_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && o->batch && (o->alg_count != 1 || o->algs[0] != OMPDAG_ALG_EXACT))
         rc = cli_usage_error("analyze", "--device computes the exact bound only");
     if (!rc && o->batch && o->rta.migration_overhead)

@@ -217,7 +217,7 @@ static cli_opts bfs_table(bfs_cli *c, cli_opt t[BFS_NOPTS])
 {
     bfs_graph_rows(c, t);
     bfs_engine_rows(c, t + BFS_GRAPH_NOPTS);
-    return (cli_opts){"bfs", t, BFS_NOPTS, false};
+    return (cli_opts){"bfs", t, BFS_NOPTS, .quiet_getopt = true, .help_col = 21};
 }
 
 void cmd_bfs_help(FILE *out)
@@ -227,7 +227,7 @@ void cmd_bfs_help(FILE *out)
     cli_opts table = bfs_table(&c, t);
     fprintf(out, "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
                  "Breadth-first search with TEPS measurement and Graph500 validation.\n\n");
-    cli_opts_help_at(&table, 21, out);
+    cli_opts_help(&table, out);
     fprintf(out,
             "\nUnder mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
             "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
@@ -250,7 +250,7 @@ static int bfs_parse(int argc, char **argv, bfs_cli *c)
     ompdag_bfs_options_init(&c->opts);
     cli_opt t[BFS_NOPTS];
     cli_opts table = bfs_table(c, t);
-    int first, rc = cli_opts_parse_quiet(&table, argc, argv, &first);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if (first < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[first]);
     if (!c->graph_spec)

@@ -33,7 +33,7 @@ static int add_deadline(const char *arg, void *dest)
 enum { CHECK_NOPTS = 5 };
 
 /* check's options, in --help's order, writing into *o. */
-static void check_table(check_args *o, cli_opt t[CHECK_NOPTS])
+static cli_opts check_table(check_args *o, cli_opt t[CHECK_NOPTS])
 {
     const cli_opt rows[CHECK_NOPTS] = {
         {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
@@ -52,13 +52,14 @@ static void check_table(check_args *o, cli_opt t[CHECK_NOPTS])
         {"quiet", 0, CLI_ARG_NONE, "--quiet", "print violations only", CLI_OPT_FLAG, &o->quiet},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"check", t, CHECK_NOPTS, .quiet_getopt = true, .help_col = 23};
 }
 
 void cmd_check_help(FILE *out)
 {
     check_args o;
     cli_opt t[CHECK_NOPTS];
-    check_table(&o, t);
+    cli_opts table = check_table(&o, t);
     fprintf(out,
             "usage: ompdag check ANNOTATED.json [--threads M[,M...]] [--deadline SPEC...]\n"
             "                    [--require-deadline] [--for-input] [--quiet]\n\n"
@@ -74,7 +75,7 @@ void cmd_check_help(FILE *out)
             "--unobserved zero, --no-overheads) as [ompdag-unsafe]; and one whose WCETs were\n"
             "never measured (not annotated, or annotate mapped no segment or saw no run) as\n"
             "[ompdag-unmeasured] -- whether or not it has a deadline.\n\n");
-    cli_opts_help_at(&(cli_opts){"check", t, CHECK_NOPTS, false}, 23, out);
+    cli_opts_help(&table, out);
     fprintf(out, "\nexit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
                  "unsafe or unmeasured) or the input is bad, 2 usage error\n");
 }
@@ -82,9 +83,8 @@ void cmd_check_help(FILE *out)
 static int parse_check_args(int argc, char **argv, check_args *o)
 {
     cli_opt t[CHECK_NOPTS];
-    check_table(o, t);
-    int first,
-        rc = cli_opts_parse_quiet(&(cli_opts){"check", t, CHECK_NOPTS, false}, argc, argv, &first);
+    cli_opts table = check_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && first != argc - 1)
         rc = cli_usage_error("check", "expected exactly one ANNOTATED.json");
     if (!rc) o->file = argv[first];

@@ -39,7 +39,7 @@ static int set_layout_timeout(const char *arg, void *dest)
 enum { DOT_NOPTS = 6 };
 
 /* dot's options, in --help's order, writing into *o. */
-static void dot_table(dot_opts *o, cli_opt t[DOT_NOPTS])
+static cli_opts dot_table(dot_opts *o, cli_opt t[DOT_NOPTS])
 {
     const cli_opt rows[DOT_NOPTS] = {
         {"graph", 0, CLI_ARG_REQUIRED, "--graph I", "which graph of a set (default 0)",
@@ -61,19 +61,20 @@ static void dot_table(dot_opts *o, cli_opt t[DOT_NOPTS])
          CLI_OPT_STRING, &o->out},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"dot", t, DOT_NOPTS, .quiet_getopt = true, .help_col = 21};
 }
 
 void cmd_dot_help(FILE *out)
 {
     dot_opts o;
     cli_opt t[DOT_NOPTS];
-    dot_table(&o, t);
+    cli_opts table = dot_table(&o, t);
     fprintf(out,
             "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
             "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
             "W-edges solid, one cluster per task (Sun et al. 2020, Figure 4); D-edges of depend\n"
             "clauses (condag.md §6) bold blue with a hollow head.\n\n");
-    cli_opts_help_at(&(cli_opts){"dot", t, DOT_NOPTS, false}, 21, out);
+    cli_opts_help(&table, out);
 }
 
 static int parse_dot_args(int argc, char **argv, dot_opts *o)
@@ -81,9 +82,8 @@ static int parse_dot_args(int argc, char **argv, dot_opts *o)
     o->out = "-";
     o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
     cli_opt t[DOT_NOPTS];
-    dot_table(o, t);
-    int first,
-        rc = cli_opts_parse_quiet(&(cli_opts){"dot", t, DOT_NOPTS, false}, argc, argv, &first);
+    cli_opts table = dot_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if (first != argc - 1) return cli_usage_error("dot", "expected exactly one FILE");
     o->file = argv[first];

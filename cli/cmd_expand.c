@@ -17,7 +17,7 @@ enum { EXPAND_NOPTS = 3 };
 
 /* expand's options, in --help's order, writing into *o; every refusal is
  * "bad option or value". */
-static void expand_table(expand_opts *o, cli_opt t[EXPAND_NOPTS])
+static cli_opts expand_table(expand_opts *o, cli_opt t[EXPAND_NOPTS])
 {
     const cli_opt rows[EXPAND_NOPTS] = {
         {NULL, 'o', CLI_ARG_REQUIRED, "-o OUT", "output file (\"-\": stdout), written atomically",
@@ -31,13 +31,15 @@ static void expand_table(expand_opts *o, cli_opt t[EXPAND_NOPTS])
          CLI_OPT_FLAG, &o->share},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){
+        "expand", t, EXPAND_NOPTS, .quiet_getopt = true, .unknown_as_value = true, .help_col = 19};
 }
 
 void cmd_expand_help(FILE *out)
 {
     expand_opts o;
     cli_opt t[EXPAND_NOPTS];
-    expand_table(&o, t);
+    cli_opts table = expand_table(&o, t);
     fprintf(out,
             "usage: ompdag expand FILE -o OUT [--node-limit N] [--share]\n\n"
             "Unfolds every compact graph of FILE (shared task bodies, docs/compact.md) into a\n"
@@ -45,7 +47,7 @@ void cmd_expand_help(FILE *out)
             "a body gets its own nodes; instance k > 0 of an id gets the suffix \"#k\".\n"
             "Plain graphs are copied unchanged, depend clauses included; --share copies a\n"
             "graph with depend clauses without sharing (compact graphs cannot carry them).\n\n");
-    cli_opts_help_at(&(cli_opts){"expand", t, EXPAND_NOPTS, false}, 19, out);
+    cli_opts_help(&table, out);
     fprintf(out, "exit status: 0 written, 1 error (e.g. over the node limit), 2 usage error\n");
 }
 
@@ -53,10 +55,8 @@ static int parse_expand_args(int argc, char **argv, expand_opts *o)
 {
     o->limit = 10000000;
     cli_opt t[EXPAND_NOPTS];
-    expand_table(o, t);
-    int first, rc = cli_opts_parse_quiet(
-                   &(cli_opts){"expand", t, EXPAND_NOPTS, false, .unknown_as_value = true}, argc,
-                   argv, &first);
+    cli_opts table = expand_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if (first != argc - 1) return cli_usage_error("expand", "expected exactly one FILE");
     if (!o->out) return cli_usage_error("expand", "expected -o OUT");

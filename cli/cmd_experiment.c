@@ -452,7 +452,7 @@ enum { EXPERIMENT_NOPTS = 7 };
 
 /* experiment's options, writing into *e.  --help describes them in its
  * prose (no labels); a value refused is named as given. */
-static void experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
+static cli_opts experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
 {
     const cli_opt rows[EXPERIMENT_NOPTS] = {
         {"sweep", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &e->kind, NULL, set_sweep},
@@ -466,22 +466,21 @@ static void experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
          .typed = {1, 1 << 20}},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"experiment", t, EXPERIMENT_NOPTS, .quiet_getopt = true};
 }
 
 int cmd_experiment(int argc, char **argv)
 {
     experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true, .dep_vars = 4};
     cli_opt t[EXPERIMENT_NOPTS];
-    experiment_table(&e, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"experiment", t, EXPERIMENT_NOPTS, false},
-                                         argc, argv, &first);
+    cli_opts table = experiment_table(&e, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if ((int)e.kind < 0)
         return cli_usage_error("experiment",
                                "--sweep must be threads, tasks, p-if, p-cre, p-wait or p-dep");
     e.dep_mode = e.kind == SW_PDEP || e.p_dep > 0;
-    if (!e.dir)
-        return cli_usage_error("experiment", "--out DIR is required");
+    if (!e.dir) return cli_usage_error("experiment", "--out DIR is required");
     if (first != argc)
         return cli_usage_error("experiment", "unexpected argument '%s'", argv[first]);
     ompdag_error err = {0};

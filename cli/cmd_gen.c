@@ -29,7 +29,7 @@ enum { GEN_NOPTS = 11 };
 
 /* gen's options, in --help's order, writing into *p and *out.  The seed,
  * a uint64_t, is written as the int64_t it is in [0, INT64_MAX]. */
-static void gen_table(ompdag_gen_params *p, const char **out, cli_opt t[GEN_NOPTS])
+static cli_opts gen_table(ompdag_gen_params *p, const char **out, cli_opt t[GEN_NOPTS])
 {
     const cli_opt rows[GEN_NOPTS] = {
         {"seed", 0, CLI_ARG_REQUIRED, "--seed S", "PRNG seed (default 1; xoshiro256**)",
@@ -59,6 +59,7 @@ static void gen_table(ompdag_gen_params *p, const char **out, cli_opt t[GEN_NOPT
          CLI_OPT_STRING, out},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"gen", t, GEN_NOPTS, .quiet_getopt = true, .help_col = 22};
 }
 
 void cmd_gen_help(FILE *out)
@@ -66,13 +67,13 @@ void cmd_gen_help(FILE *out)
     ompdag_gen_params p;
     const char *file;
     cli_opt t[GEN_NOPTS];
-    gen_table(&p, &file, t);
+    cli_opts table = gen_table(&p, &file, t);
     fprintf(
         out,
         "usage: ompdag gen [options] [-o FILE]\n\n"
         "Generates a random con-DAG as in Sun et al. 2020, section 7 (deterministic per seed).\n\n"
         "options (defaults are the paper's):\n");
-    cli_opts_help_at(&(cli_opts){"gen", t, GEN_NOPTS, false}, 22, out);
+    cli_opts_help(&table, out);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -81,9 +82,8 @@ int cmd_gen(int argc, char **argv)
     ompdag_gen_params_init(&p);
     const char *out = "-";
     cli_opt t[GEN_NOPTS];
-    gen_table(&p, &out, t);
-    int first,
-        rc = cli_opts_parse_quiet(&(cli_opts){"gen", t, GEN_NOPTS, false}, argc, argv, &first);
+    cli_opts table = gen_table(&p, &out, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && first != argc) rc = cli_usage_error("gen", "unexpected argument '%s'", argv[first]);
     if (rc) return rc;
     ompdag_condag *g;

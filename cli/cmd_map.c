@@ -36,7 +36,7 @@ typedef struct map_args {
 enum { MAP_NOPTS = 2 };
 
 /* map's options, in --help's order, writing into *a. */
-static void map_table(map_args *a, cli_opt t[MAP_NOPTS])
+static cli_opts map_table(map_args *a, cli_opt t[MAP_NOPTS])
 {
     const cli_opt rows[MAP_NOPTS] = {
         {NULL, 'o', CLI_ARG_REQUIRED, "-o FILE",
@@ -46,20 +46,21 @@ static void map_table(map_args *a, cli_opt t[MAP_NOPTS])
          .typed = {0, 64}},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"map", t, MAP_NOPTS, .quiet_getopt = true, .help_col = 20};
 }
 
 void cmd_map_help(FILE *out)
 {
     map_args a;
     cli_opt t[MAP_NOPTS];
-    map_table(&a, t);
+    cli_opts table = map_table(&a, t);
     fprintf(out,
             "usage: ompdag map GRAPHS.json [-o MAPPING.json] [--assume-gpus N]\n\n"
             "Maps each task region to a resource of this machine (ompdag resources): CG\n"
             "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
             "neighbouring regions of one function together, otherwise the least-loaded\n"
             "resource (Sheng et al. 2015, StreamMAP).  Load = the region's total WCET.\n\n");
-    cli_opts_help_at(&(cli_opts){"map", t, MAP_NOPTS, false}, 20, out);
+    cli_opts_help(&table, out);
     fprintf(out, "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
 }
 
@@ -294,9 +295,8 @@ int cmd_map(int argc, char **argv)
 {
     map_args args = {"-", 0};
     cli_opt t[MAP_NOPTS];
-    map_table(&args, t);
-    int first,
-        rc = cli_opts_parse_quiet(&(cli_opts){"map", t, MAP_NOPTS, false}, argc, argv, &first);
+    cli_opts table = map_table(&args, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if (first != argc - 1) return cli_usage_error("map", "expected exactly one GRAPHS.json");
     const char *out = args.out;

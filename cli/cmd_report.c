@@ -82,7 +82,7 @@ static int set_layout_timeout(const char *arg, void *dest)
 enum { REPORT_NOPTS = 9 };
 
 /* report's options, in --help's order, writing into *o. */
-static void report_table(report_args *o, cli_opt t[REPORT_NOPTS])
+static cli_opts report_table(report_args *o, cli_opt t[REPORT_NOPTS])
 {
     const cli_opt rows[REPORT_NOPTS] = {
         {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
@@ -119,13 +119,14 @@ static void report_table(report_args *o, cli_opt t[REPORT_NOPTS])
          CLI_OPT_CALL, &o->layout_timeout_ns, NULL, set_layout_timeout},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"report", t, REPORT_NOPTS, .quiet_getopt = true, .help_col = 26};
 }
 
 void cmd_report_help(FILE *out)
 {
     report_args o;
     cli_opt t[REPORT_NOPTS];
-    report_table(&o, t);
+    cli_opts table = report_table(&o, t);
     fprintf(out,
             "usage: ompdag report ANNOTATED.json [options]\n\n"
             "Per function and parallel region: for each m the bound that holds (Graham's exact\n"
@@ -137,7 +138,7 @@ void cmd_report_help(FILE *out)
             "assumptions (tied tasks, WCET method, migration overhead) and every node's WCET\n"
             "with its samples.  A region never annotated says so instead of giving a bound.\n\n"
             "options:\n");
-    cli_opts_help_at(&(cli_opts){"report", t, REPORT_NOPTS, false}, 26, out);
+    cli_opts_help(&table, out);
     fprintf(out, "html draws each region with graphviz's `dot` (inline SVG).\n"
                  "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
 }
@@ -147,9 +148,8 @@ static int parse_report_args(int argc, char **argv, report_args *o)
     o->out = "-";
     o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
     cli_opt t[REPORT_NOPTS];
-    report_table(o, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"report", t, REPORT_NOPTS, false}, argc, argv,
-                                         &first);
+    cli_opts table = report_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && first != argc - 1)
         rc = cli_usage_error("report", "expected exactly one ANNOTATED.json");
     if (!rc) o->file = argv[first];

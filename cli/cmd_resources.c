@@ -35,7 +35,7 @@ static int set_format(const char *arg, void *dest)
 enum { RESOURCES_NOPTS = 2 };
 
 /* resources' options, in --help's order, writing into *a. */
-static void resources_table(resources_args *a, cli_opt t[RESOURCES_NOPTS])
+static cli_opts resources_table(resources_args *a, cli_opt t[RESOURCES_NOPTS])
 {
     const cli_opt rows[RESOURCES_NOPTS] = {
         {"format", 0, CLI_ARG_REQUIRED, "--format F", "text (default) or json", CLI_OPT_CALL,
@@ -44,20 +44,21 @@ static void resources_table(resources_args *a, cli_opt t[RESOURCES_NOPTS])
          CLI_OPT_STRING, &a->path},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"resources", t, RESOURCES_NOPTS, .quiet_getopt = true, .help_col = 15};
 }
 
 void cmd_resources_help(FILE *out)
 {
     resources_args a;
     cli_opt t[RESOURCES_NOPTS];
-    resources_table(&a, t);
+    cli_opts table = resources_table(&a, t);
     fprintf(out, "usage: ompdag resources [--format text|json] [-o OUT]\n\n"
                  "Lists this machine's resources: CPU packages, NUMA nodes, cores, PUs,\n"
                  "caches and memory (hwloc), and CUDA devices with their SMs, memory and\n"
                  "compute capability (when ompdag is built with CUDA).  No GPU is not an\n"
                  "error: the GPU list is empty and a note says why.  Also lists the mapping\n"
                  "targets (CO: one per NUMA node; CG: one per GPU) used to map regions.\n\n");
-    cli_opts_help_at(&(cli_opts){"resources", t, RESOURCES_NOPTS, false}, 15, out);
+    cli_opts_help(&table, out);
 }
 
 static int write_targets(FILE *out, const ompdag_resources *res, bool json, ompdag_error *err)
@@ -170,9 +171,8 @@ int cmd_resources(int argc, char **argv)
 {
     resources_args a = {"-", false};
     cli_opt t[RESOURCES_NOPTS];
-    resources_table(&a, t);
-    int first, rc = cli_opts_parse_quiet(&(cli_opts){"resources", t, RESOURCES_NOPTS, false}, argc,
-                                         argv, &first);
+    cli_opts table = resources_table(&a, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (rc) return rc;
     if (first != argc) return cli_usage_error("resources", "unexpected argument '%s'", argv[first]);
     const char *path = a.path;

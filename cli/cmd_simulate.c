@@ -62,7 +62,7 @@ enum { SIM_NOPTS = 7 };
 
 /* simulate's options, in --help's order (--format is not listed), writing
  * into *o. */
-static void sim_table(sim_args *o, cli_opt t[SIM_NOPTS])
+static cli_opts sim_table(sim_args *o, cli_opt t[SIM_NOPTS])
 {
     const cli_opt rows[SIM_NOPTS] = {
         {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
@@ -86,13 +86,14 @@ static void sim_table(sim_args *o, cli_opt t[SIM_NOPTS])
         {"format", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &o->json, NULL, set_format},
     };
     memcpy(t, rows, sizeof rows);
+    return (cli_opts){"simulate", t, SIM_NOPTS, .quiet_getopt = true, .help_col = 22};
 }
 
 void cmd_simulate_help(FILE *out)
 {
     sim_args o;
     cli_opt t[SIM_NOPTS];
-    sim_table(&o, t);
+    cli_opts table = sim_table(&o, t);
     fprintf(out, "usage: ompdag simulate GRAPH --threads M[,M...] [--scheduler wfs|bfs|both]\n"
                  "                       [--flows all|random:N] [--exec wcet|random] [--seed S]\n"
                  "                       [--graph I] [--format text|json]\n\n"
@@ -100,7 +101,7 @@ void cmd_simulate_help(FILE *out)
                  "creator runs the child, its continuation can be stolen) or BFS (breadth-first:\n"
                  "the creator continues, children are queued).  Gives the response time of every\n"
                  "flow and checks it against the exact bound (m*R <= vol + (m-1)*len).\n\n");
-    cli_opts_help_at(&(cli_opts){"simulate", t, SIM_NOPTS, false}, 22, out);
+    cli_opts_help(&table, out);
     fprintf(out, "exit status: 0 every response within its bound, 1 a response above the bound or\n"
                  "bad input, 2 usage error\n");
 }
@@ -109,9 +110,8 @@ static int parse_sim_args(int argc, char **argv, sim_args *o)
 {
     o->sched_mask = 3, o->seed = 1, o->graph = -1;
     cli_opt t[SIM_NOPTS];
-    sim_table(o, t);
-    int first,
-        rc = cli_opts_parse_quiet(&(cli_opts){"simulate", t, SIM_NOPTS, false}, argc, argv, &first);
+    cli_opts table = sim_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && first != argc - 1)
         rc = cli_usage_error("simulate", "expected exactly one GRAPH file");
     if (!rc) o->file = argv[first];

@@ -198,7 +198,8 @@ static int parse_typed_args(typed *a, int argc, char **argv)
     cli_opt t[TYPED_NOPTS];
     typed_table(a, t);
     int first;
-    return cli_opts_parse_quiet(&(cli_opts){"t", t, TYPED_NOPTS, false}, argc, argv, &first);
+    return cli_opts_parse(&(cli_opts){"t", t, TYPED_NOPTS, .quiet_getopt = true}, argc, argv,
+                          &first);
 }
 
 Test(cli_opts, typed_rows_parse_into_their_destinations)
@@ -262,7 +263,7 @@ Test(cli_opts, a_typed_row_without_message_names_the_word, .init = cr_redirect_s
                             "ompdag t: bad option or value 'x'\n(see 'ompdag t --help')\n");
 }
 
-Test(cli_opts, parse_quiet_leaves_only_our_message, .init = cr_redirect_stderr)
+Test(cli_opts, quiet_getopt_leaves_only_our_message, .init = cr_redirect_stderr)
 {
     char *argv[] = {"t", "--bogus"};
     typed a = {0};
@@ -272,7 +273,7 @@ Test(cli_opts, parse_quiet_leaves_only_our_message, .init = cr_redirect_stderr)
     cr_assert_stderr_eq_str("ompdag t: unknown option '--bogus'\n(see 'ompdag t --help')\n");
 }
 
-Test(cli_opts, help_at_sets_the_column_of_the_help_text)
+Test(cli_opts, help_col_sets_the_column_of_the_help_text)
 {
     typed a = {0};
     cli_opt t[TYPED_NOPTS];
@@ -280,7 +281,7 @@ Test(cli_opts, help_at_sets_the_column_of_the_help_text)
     char buf[1024] = "";
     FILE *out = fmemopen(buf, sizeof buf - 1, "w");
     cr_assert_not_null(out);
-    cli_opts_help_at(&(cli_opts){"t", t, 2, false}, 18, out);
+    cli_opts_help(&(cli_opts){"t", t, 2, .help_col = 18}, out);
     fclose(out);
     cr_assert_str_eq(buf, "  -l, --level N   1..9\n"
                           "  --seed S        seed\n");
@@ -298,12 +299,12 @@ Test(cli_opts, a_row_without_long_name_is_a_short_option_only, .init = cr_redire
     };
     char *argv[] = {"t", "-o", "x.json", "--quiet", "G"};
     int first;
-    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 2, false}, 5, argv, &first), 0);
+    cr_assert_eq(cli_opts_parse(&(cli_opts){"t", t, 2, .quiet_getopt = true}, 5, argv, &first), 0);
     cr_assert_str_eq(out, "x.json");
     cr_assert(quiet);
     cr_assert_eq(first, 4);
     char *argv2[] = {"t", "--o=y"};
-    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 2, false}, 2, argv2, &first),
+    cr_assert_eq(cli_opts_parse(&(cli_opts){"t", t, 2, .quiet_getopt = true}, 2, argv2, &first),
                  CLI_EXIT_USAGE);
     fflush(stderr);
     cr_assert_stderr_eq_str("ompdag t: unknown option '--o'\n(see 'ompdag t --help')\n");
@@ -327,7 +328,7 @@ Test(cli_opts, a_handler_can_quote_the_word_that_carried_its_argument, .init = c
     };
     char *argv[] = {"t", "--flow", "worst", "--flow=best"};
     int first;
-    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 1, false}, 4, argv, &first),
+    cr_assert_eq(cli_opts_parse(&(cli_opts){"t", t, 1, .quiet_getopt = true}, 4, argv, &first),
                  CLI_EXIT_USAGE);
     cr_assert(worst);
     cr_assert_str_eq(cli_opts_word(), "", "no word outside a parse");
@@ -343,9 +344,10 @@ Test(cli_opts, unknown_as_value_refuses_an_unknown_option_as_a_bad_value,
     const cli_opt t[] = {{"quiet", 0, CLI_ARG_NONE, "--quiet", "", CLI_OPT_FLAG, &quiet}};
     char *argv[] = {"t", "--bogus"};
     int first;
-    cr_assert_eq(cli_opts_parse_quiet(&(cli_opts){"t", t, 1, false, .unknown_as_value = true}, 2,
-                                      argv, &first),
-                 CLI_EXIT_USAGE);
+    cr_assert_eq(
+        cli_opts_parse(&(cli_opts){"t", t, 1, .unknown_as_value = true, .quiet_getopt = true}, 2,
+                       argv, &first),
+        CLI_EXIT_USAGE);
     fflush(stderr);
     cr_assert_stderr_eq_str("ompdag t: bad option or value '--bogus'\n(see 'ompdag t --help')\n");
 }
