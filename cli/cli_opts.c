@@ -49,10 +49,10 @@ const char *cli_opts_word(void)
 
 /* The refusal of a typed row's value: its `bad` message, the first "%s"
  * replaced by the argument, or "bad option or value 'WORD'". */
-static int refuse(const char *cmd, const cli_opt *o, const char *arg, const char *word)
+static int refuse(const char *cmd, const cli_opt *o, const char *arg)
 {
     const char *bad = o->typed.bad;
-    if (!bad) return cli_usage_error(cmd, "bad option or value '%s'", word);
+    if (!bad) return cli_usage_error(cmd, "bad option or value '%s'", cli_opts_word());
     const char *s = strstr(bad, "%s");
     if (!s) return cli_usage_error(cmd, "%s", bad);
     return cli_usage_error(cmd, "%.*s%s%s", (int)(s - bad), bad, arg, s + 2);
@@ -100,7 +100,7 @@ static int apply(const char *cmd, const cli_opt *o, const char *arg)
     case CLI_OPT_CALL:
         return o->call(arg, o->dest);
     default:
-        return parse_typed(o, arg) ? 0 : refuse(cmd, o, arg, cli_opts_word());
+        return parse_typed(o, arg) ? 0 : refuse(cmd, o, arg);
     }
 }
 

@@ -34,8 +34,9 @@ typedef enum cli_opt_kind {
     CLI_OPT_STRING,   /* *(const char **)dest = the argument (a bare optional one: `dflt`) */
     CLI_OPT_CALL,     /* call(arg, dest); arg is NULL for a bare optional argument */
     CLI_OPT_CLEAR,    /* *(bool *)dest = false (--no-X beside --X) */
-    CLI_OPT_INT,      /* *(int *)dest = a decimal integer in [lo, hi] */
-    CLI_OPT_INT64,    /* *(int64_t *)dest = a decimal integer in [lo, hi] */
+    CLI_OPT_INT,      /* *(int *)dest = a decimal integer in [lo, hi] (within int) */
+    CLI_OPT_INT64,    /* *(int64_t *)dest = a decimal integer in [lo, hi]; a uint64_t
+                         dest is fine with lo >= 0 (C lets int64_t access it) */
     CLI_OPT_INT_LIST, /* *(cli_int_list *)dest = comma-separated integers in [lo, hi]
                          (32-bit); given again, it replaces the earlier list */
     CLI_OPT_PROB,     /* *(double *)dest = a probability in [0, 1] (cli_parse_prob) */
