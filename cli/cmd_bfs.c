@@ -115,6 +115,7 @@ static int set_switch(const char *arg, void *dest)
     return ompdag_bfs_switch_parse(arg, dest, &err) ? cli_usage_error("bfs", "%s", err.message) : 0;
 }
 
+/* --tau's default in its help text, spelled from bfs.h's value */
 #define BFS_STR(x) #x
 #define BFS_XSTR(x) BFS_STR(x)
 
