@@ -1,13 +1,13 @@
 /* cli/cmd_advise.c — `ompdag advise`: the task-granularity advisor (Ma
  * 2018's KNN over program features, docs/advise.md). */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/advise.h"
 #include "ompdag/fileio.h"
 #include "ompdag/internal/advise_json.h"
@@ -22,8 +22,72 @@ static ompdag_status write_failed(ompdag_atomic_file *af, const char *path, int 
                             strcmp(path, "-") ? path : "standard output", strerror(e ? e : EIO));
 }
 
+typedef struct advise_args {
+    int32_t threads;
+    const char *model, *out, *build;
+    bool json, validate, trace_stats;
+    int first; /* argv's first operand */
+} advise_args;
+
+static int set_format(const char *arg, void *dest)
+{
+    if (strcmp(arg, "text") && strcmp(arg, "json"))
+        return cli_usage_error("advise", "--format is text or json; got '%s'", arg);
+    *(bool *)dest = !strcmp(arg, "json");
+    return 0;
+}
+
+/* -h, --help: the help on stdout, then -1 (exit 0, nothing run). */
+static int print_help(const char *arg, void *dest)
+{
+    cmd_advise_help(stdout);
+    return -1;
+}
+
+enum { ADVISE_NOPTS = 8, ADVISE_MODEL_ROW = 1 };
+
+/* advise's options, in --help's order, writing into *a; the --model row's
+ * help names the default path, which cmd_advise_help fills in. */
+static cli_opts advise_table(advise_args *a, cli_opt t[ADVISE_NOPTS])
+{
+    const cli_opt rows[ADVISE_NOPTS] = {
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M",
+         "m for the parallelism feature (default: the graph's, else\n"
+         "the model's training thread count)",
+         CLI_OPT_INT, &a->threads,
+         .typed = {1, 1 << 20, "--threads wants an integer >= 1, got '%s'"}},
+        [ADVISE_MODEL_ROW] = {"model", 0, CLI_ARG_REQUIRED, "--model FILE", NULL, CLI_OPT_STRING,
+                              &a->model},
+        {"format", 0, CLI_ARG_REQUIRED, "--format F", "text (default) or json", CLI_OPT_CALL,
+         &a->json, NULL, set_format},
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o OUT", "write there instead of stdout", CLI_OPT_STRING,
+         &a->out},
+        {"validate", 0, CLI_ARG_NONE, "--validate",
+         "leave-one-out: error per threshold, and the speed of the\n"
+         "predicted setting against the best and the default",
+         CLI_OPT_FLAG, &a->validate},
+        {"trace-stats", 0, CLI_ARG_NONE, "--trace-stats",
+         "per trace: regions, fastest region ns, tasks per region,\n"
+         "mean task ns (tab-separated; used by make advisor-model)",
+         CLI_OPT_FLAG, &a->trace_stats},
+        {"build-model", 0, CLI_ARG_REQUIRED, "--build-model M",
+         "build the model from the training manifest M", CLI_OPT_STRING, &a->build},
+        {"help", 'h', CLI_ARG_NONE, NULL, NULL, CLI_OPT_CALL, NULL, NULL, print_help},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"advise", t, ADVISE_NOPTS, .quiet_getopt = true, .help_col = 21};
+}
+
 void cmd_advise_help(FILE *out)
 {
+    advise_args a;
+    cli_opt t[ADVISE_NOPTS];
+    cli_opts table = advise_table(&a, t);
+    char model_help[4096];
+    snprintf(model_help, sizeof model_help,
+             "the advisor model (default: $OMPDAG_ADVISOR_MODEL, else\n%s)",
+             ompdag_advise_default_model_path());
+    t[ADVISE_MODEL_ROW].help = model_help;
     fprintf(
         out,
         "usage: ompdag advise ANNOTATED.json [--threads M] [--model FILE] [--format text|json]\n"
@@ -34,89 +98,30 @@ void cmd_advise_help(FILE *out)
         "Per region and task directive of an annotated con-DAG (ompdag annotate): the\n"
         "features, the thresholds the K=10 nearest training examples predict (grain\n"
         "min/max, recursion cutoff depth or loop chunk), a verdict (too-fine, ok,\n"
-        "too-coarse) and a suggested change.\n\n"
-        "  --threads M        m for the parallelism feature (default: the graph's, else\n"
-        "                     the model's training thread count)\n"
-        "  --model FILE       the advisor model (default: $OMPDAG_ADVISOR_MODEL, else\n"
-        "                     %s)\n"
-        "  --format F         text (default) or json\n"
-        "  -o OUT             write there instead of stdout\n"
-        "  --validate         leave-one-out: error per threshold, and the speed of the\n"
-        "                     predicted setting against the best and the default\n"
-        "  --trace-stats      per trace: regions, fastest region ns, tasks per region,\n"
-        "                     mean task ns (tab-separated; used by make advisor-model)\n"
-        "  --build-model M    build the model from the training manifest M\n\n"
-        "exit status: 0 ok, 1 bad input, 2 usage error\n",
-        ompdag_advise_default_model_path());
+        "too-coarse) and a suggested change.\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "\nexit status: 0 ok, 1 bad input, 2 usage error\n");
 }
 
-enum { OPT_THREADS = 1, OPT_MODEL, OPT_FORMAT, OPT_VALIDATE, OPT_TRACE_STATS, OPT_BUILD };
-
-typedef struct advise_args {
-    int32_t threads;
-    const char *model, *out, *build;
-    bool json, validate, trace_stats;
-} advise_args;
-
+/* The options, then which mode the operands fit: 0, -1 after --help, or
+ * the exit code of a refusal. */
 static int parse_args(int argc, char **argv, advise_args *a)
 {
-    static const struct option opts[] = {{"threads", required_argument, 0, OPT_THREADS},
-                                         {"model", required_argument, 0, OPT_MODEL},
-                                         {"format", required_argument, 0, OPT_FORMAT},
-                                         {"validate", no_argument, 0, OPT_VALIDATE},
-                                         {"trace-stats", no_argument, 0, OPT_TRACE_STATS},
-                                         {"build-model", required_argument, 0, OPT_BUILD},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    int64_t v;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            cmd_advise_help(stdout);
-            return -1;
-        case 'o':
-            a->out = optarg;
-            break;
-        case OPT_THREADS:
-            if (!cli_parse_i64(optarg, 1, 1 << 20, &v))
-                return cli_usage_error("advise", "--threads wants an integer >= 1, got '%s'",
-                                       optarg);
-            a->threads = (int32_t)v;
-            break;
-        case OPT_MODEL:
-            a->model = optarg;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-                return cli_usage_error("advise", "--format is text or json; got '%s'", optarg);
-            a->json = !strcmp(optarg, "json");
-            break;
-        case OPT_VALIDATE:
-            a->validate = true;
-            break;
-        case OPT_TRACE_STATS:
-            a->trace_stats = true;
-            break;
-        case OPT_BUILD:
-            a->build = optarg;
-            break;
-        default:
-            return cli_option_error("advise", argv, opts, "o:h");
-        }
-    }
+    cli_opt t[ADVISE_NOPTS];
+    cli_opts table = advise_table(a, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    a->first = first;
     int modes = a->validate + a->trace_stats + (a->build != NULL);
     if (modes > 1)
         return cli_usage_error("advise", "--validate, --trace-stats and --build-model exclude "
                                          "each other");
-    if (a->build && (!a->out || optind != argc))
+    if (a->build && (!a->out || first != argc))
         return cli_usage_error("advise", "--build-model MANIFEST wants -o MODEL and no file");
-    if (a->validate && optind != argc) return cli_usage_error("advise", "--validate takes no file");
-    if (a->trace_stats && optind >= argc)
+    if (a->validate && first != argc) return cli_usage_error("advise", "--validate takes no file");
+    if (a->trace_stats && first >= argc)
         return cli_usage_error("advise", "--trace-stats wants at least one TRACE");
-    if (!modes && optind != argc - 1)
+    if (!modes && first != argc - 1)
         return cli_usage_error("advise", "expected exactly one ANNOTATED.json");
     return 0;
 }
@@ -130,7 +135,7 @@ static int trace_stats(const advise_args *a, int argc, char **argv)
     if (ompdag_atomic_file_open(a->out ? a->out : "-", &af, &err)) return cli_fail("advise", &err);
     FILE *f = ompdag_atomic_file_stream(af);
     int rc = CLI_EXIT_OK;
-    for (int i = optind; i < argc; ++i) {
+    for (int i = a->first; i < argc; ++i) {
         ompdag_advise_trace_stats s;
         if (ompdag_advise_trace_stats_read(argv[i], &s, &err)) {
             rc = cli_fail("advise", &err);
@@ -201,7 +206,7 @@ int cmd_advise(int argc, char **argv)
     ompdag_condag_set *s = NULL;
     ompdag_advice *adv = NULL;
     if (!a.validate) {
-        s = cli_load_graphs("advise", argv[optind]);
+        s = cli_load_graphs("advise", argv[a.first]);
         if (!s)
             rc = CLI_EXIT_FAIL;
         else if (ompdag_advise_graphs(s, m, a.threads, &adv, &err))

@@ -1,12 +1,12 @@
 /* cli/cmd_analyze.c — `ompdag analyze`: bounds of every graph in a file, for
  * each requested m and algorithm (include/ompdag/rta.h). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/compact.h"
 #include "ompdag/condag_gpu.h"
 #include "ompdag/rta.h"
@@ -16,47 +16,19 @@
 #include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
 #endif
 
-void cmd_analyze_help(FILE *out)
-{
-    fprintf(out,
-            "usage: ompdag analyze FILE [options]\n"
-            "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
-            "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
-            "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
-            "options:\n"
-            "  --threads M[,M...]     thread counts (default: the file's \"threads\")\n"
-            "  --algorithm A[,A...]   exact (default), alg0, enumerate, depend, or all\n"
-            "                         (a graph with depend clauses: exact runs depend, which\n"
-            "                         says whether its figure is exact; alg0 refuses it)\n"
-            "  --format text|json     output format (default text)\n"
-            "  --max-flows N          enumeration limit (default 1000000)\n"
-            "  --migration-overhead O charge O per migration, counted on the flow\n"
-            "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
-            "  --device DEVICE        batch mode: exact bounds of every graph of every FILE\n"
-            "                         at once, level-synchronously (gpu-sim runs the GPU\n"
-            "                         kernel's code on the CPU); no witness; several FILEs allowed;\n"
-            "                         DEVICE: cpu, cpu-par (OpenMP over graphs), gpu / gpu-sim\n"
-            "                         (one launch per height level), gpu-graphs / gpu-sim-graphs\n"
-            "                         (one launch, a thread per graph)\n"
-            "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
-}
-
 typedef struct analyze_opts {
     const char *file;
     char **files; /* --device: all FILEs */
     int file_count;
     bool batch;
     ompdag_eval_device device;
-    int32_t *threads;
-    int thread_count;
+    cli_int_list threads;
     ompdag_algorithm algs[4];
     int alg_count;
     bool json;
     bool all; /* --algorithm all: skip alg0 on graphs it refuses (depend) */
     ompdag_rta_options rta;
 } analyze_opts;
-
-enum { OPT_THREADS = 256, OPT_ALG, OPT_FORMAT, OPT_MAX_FLOWS, OPT_MIG, OPT_MIG_MODEL, OPT_DEVICE };
 
 /* "all", or a comma-separated list such as "exact,alg0". */
 static int parse_algorithms(const char *s, analyze_opts *o)
@@ -76,68 +48,109 @@ static int parse_algorithms(const char *s, analyze_opts *o)
     return o->alg_count ? 0 : cli_usage_error("analyze", "--algorithm needs a value");
 }
 
+static int set_algorithms(const char *arg, void *dest)
+{
+    return parse_algorithms(arg, dest);
+}
+
+static int set_format(const char *arg, void *dest)
+{
+    *(bool *)dest = !strcmp(arg, "json");
+    if (!*(bool *)dest && strcmp(arg, "text"))
+        return cli_usage_error("analyze", "--format is text or json, got '%s'", arg);
+    return 0;
+}
+
+static int set_migration_model(const char *arg, void *dest)
+{
+    if (strcmp(arg, "wfs") && strcmp(arg, "bfs"))
+        return cli_usage_error("analyze", "--migration-model is wfs or bfs");
+    *(ompdag_migration_model *)dest =
+        strcmp(arg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+    return 0;
+}
+
+static int set_device(const char *arg, void *dest)
+{
+    analyze_opts *o = dest;
+    o->batch = true;
+    if (!ompdag_eval_device_parse(arg, &o->device))
+        return cli_usage_error(
+            "analyze",
+            "--device is cpu, cpu-par, gpu-sim, gpu, gpu-sim-graphs or gpu-graphs, got '%s'", arg);
+    return 0;
+}
+
+enum { ANALYZE_NOPTS = 7 };
+
+/* analyze's options, in --help's order, writing into *o. */
+static cli_opts analyze_table(analyze_opts *o, cli_opt t[ANALYZE_NOPTS])
+{
+    const cli_opt rows[ANALYZE_NOPTS] = {
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
+         "thread counts (default: the file's \"threads\")", CLI_OPT_INT_LIST, &o->threads,
+         .typed = {1, 1 << 20, "--threads wants integers in [1, 1048576], got '%s'"}},
+        {"algorithm", 0, CLI_ARG_REQUIRED, "--algorithm A[,A...]",
+         "exact (default), alg0, enumerate, depend, or all\n"
+         "(a graph with depend clauses: exact runs depend, which\n"
+         "says whether its figure is exact; alg0 refuses it)",
+         CLI_OPT_CALL, o, NULL, set_algorithms},
+        {"format", 0, CLI_ARG_REQUIRED, "--format text|json", "output format (default text)",
+         CLI_OPT_CALL, &o->json, NULL, set_format},
+        {"max-flows", 0, CLI_ARG_REQUIRED, "--max-flows N", "enumeration limit (default 1000000)",
+         CLI_OPT_INT64, &o->rta.max_flows,
+         .typed = {1, INT64_MAX, "--max-flows wants a positive integer"}},
+        {"migration-overhead", 0, CLI_ARG_REQUIRED, "--migration-overhead O",
+         "charge O per migration, counted on the flow", CLI_OPT_INT64, &o->rta.migration_overhead,
+         .typed = {0, INT64_MAX, "--migration-overhead wants an integer >= 0"}},
+        {"migration-model", 0, CLI_ARG_REQUIRED, "--migration-model wfs|bfs",
+         "WFS: one per T node (default); BFS: one per W node", CLI_OPT_CALL,
+         &o->rta.migration_model, NULL, set_migration_model},
+        {"device", 0, CLI_ARG_REQUIRED, "--device DEVICE",
+         "batch mode: exact bounds of every graph of every FILE\n"
+         "at once, level-synchronously (gpu-sim runs the GPU\n"
+         "kernel's code on the CPU); no witness; several FILEs allowed;\n"
+         "DEVICE: cpu, cpu-par (OpenMP over graphs), gpu / gpu-sim\n"
+         "(one launch per height level), gpu-graphs / gpu-sim-graphs\n"
+         "(one launch, a thread per graph)",
+         CLI_OPT_CALL, o, NULL, set_device},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"analyze", t, ANALYZE_NOPTS, .quiet_getopt = true, .help_col = 25};
+}
+
+void cmd_analyze_help(FILE *out)
+{
+    analyze_opts o;
+    cli_opt t[ANALYZE_NOPTS];
+    cli_opts table = analyze_table(&o, t);
+    fprintf(out, "usage: ompdag analyze FILE [options]\n"
+                 "       ompdag analyze --device DEVICE FILE... [--threads M,...] [--format F]\n\n"
+                 "Computes the response-time bound of every con-DAG in FILE (\"-\" = stdin):\n"
+                 "  R <= max over flows of len + (vol - len)/m, exactly, as the integer m*R.\n\n"
+                 "options:\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "exit status: 0 ok, 1 bad input or analysis error, 2 usage error\n");
+}
+
 static int parse_args(int argc, char **argv, analyze_opts *o)
 {
-    static const struct option longopts[] = {
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"algorithm", required_argument, 0, OPT_ALG},
-        {"format", required_argument, 0, OPT_FORMAT},
-        {"max-flows", required_argument, 0, OPT_MAX_FLOWS},
-        {"migration-overhead", required_argument, 0, OPT_MIG},
-        {"migration-model", required_argument, 0, OPT_MIG_MODEL},
-        {"device", required_argument, 0, OPT_DEVICE},
-        {0, 0, 0, 0}};
     ompdag_rta_options_init(&o->rta, 1);
     o->algs[0] = OMPDAG_ALG_EXACT, o->alg_count = 1;
-    int c, rc = 0;
-    int64_t v;
-    opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_THREADS:
-            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("analyze", "--threads wants integers in [1, 1048576], got '%s'", optarg);
-            break;
-        case OPT_ALG: rc = parse_algorithms(optarg, o); break;
-        case OPT_FORMAT:
-            o->json = !strcmp(optarg, "json");
-            if (!o->json && strcmp(optarg, "text"))
-                rc = cli_usage_error("analyze", "--format is text or json, got '%s'", optarg);
-            break;
-        case OPT_MAX_FLOWS:
-            if (!cli_parse_i64(optarg, 1, INT64_MAX, &v))
-                rc = cli_usage_error("analyze", "--max-flows wants a positive integer");
-            o->rta.max_flows = (uint64_t)v;
-            break;
-        case OPT_MIG:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &v))
-                rc = cli_usage_error("analyze", "--migration-overhead wants an integer >= 0");
-            o->rta.migration_overhead = v;
-            break;
-        case OPT_MIG_MODEL:
-            if (strcmp(optarg, "wfs") && strcmp(optarg, "bfs"))
-                rc = cli_usage_error("analyze", "--migration-model is wfs or bfs");
-            o->rta.migration_model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
-            break;
-        case OPT_DEVICE:
-            o->batch = true;
-            if (!ompdag_eval_device_parse(optarg, &o->device))
-                rc = cli_usage_error("analyze", "--device is cpu, cpu-par, gpu-sim, gpu, gpu-sim-graphs or gpu-graphs, got '%s'", optarg);
-            break;
-        default: rc = cli_option_error("analyze", argv, longopts, "");
-        }
-    }
+    cli_opt t[ANALYZE_NOPTS];
+    cli_opts table = analyze_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
     if (!rc && o->batch && (o->alg_count != 1 || o->algs[0] != OMPDAG_ALG_EXACT))
         rc = cli_usage_error("analyze", "--device computes the exact bound only");
     if (!rc && o->batch && o->rta.migration_overhead)
         rc = cli_usage_error("analyze", "--device does not support --migration-overhead");
-    if (!rc && (o->batch ? optind >= argc : optind != argc - 1))
-        rc = cli_usage_error("analyze", o->batch ? "expected at least one FILE"
-                                                 : "expected exactly one FILE");
+    if (!rc && (o->batch ? first >= argc : first != argc - 1))
+        rc = cli_usage_error("analyze",
+                             o->batch ? "expected at least one FILE" : "expected exactly one FILE");
     if (!rc) {
-        o->file = argv[optind];
-        o->files = argv + optind;
-        o->file_count = argc - optind;
+        o->file = argv[first];
+        o->files = argv + first;
+        o->file_count = argc - first;
     }
     return rc;
 }
@@ -266,7 +279,7 @@ static bool analyze_graph(const analyze_opts *o, const ompdag_condag *g, size_t 
     const int32_t *ms;
     int nm;
     int32_t own;
-    if (!cli_threads_for(g, o->threads, o->thread_count, &ms, &nm, &own)) {
+    if (!cli_threads_for(g, o->threads.v, o->threads.n, &ms, &nm, &own)) {
         fprintf(stderr, "ompdag analyze: %s: graph %zu has no \"threads\"; pass --threads M\n",
                 o->file, i);
         return false;
@@ -411,9 +424,9 @@ static int analyze_batch(const analyze_opts *o)
 #endif
     int64_t *btm = malloc(sizeof *btm * (in.count ? in.count : 1));
     json_t *results = json_array();
-    for (int k = 0; !rc && btm && k < (o->thread_count ? o->thread_count : 1); ++k) {
+    for (int k = 0; !rc && btm && k < (o->threads.n ? o->threads.n : 1); ++k) {
         /* without --threads, the first graph's "threads" holds for the batch */
-        int32_t m = o->thread_count ? o->threads[k] : 0;
+        int32_t m = o->threads.n ? o->threads.v[k] : 0;
         for (size_t i = 0; !m && i < in.count; ++i)
             m = ompdag_condag_threads(in.graphs[i]);
         ompdag_error err = {0};
@@ -440,7 +453,7 @@ int cmd_analyze(int argc, char **argv)
     analyze_opts o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
-        return free(o.threads), rc;
+        return free(o.threads.v), rc;
     if (o.batch) {
 #ifdef OMPDAG_HAVE_MPI
         /* under mpirun the batch's graphs are split over the ranks */
@@ -456,12 +469,12 @@ int cmd_analyze(int argc, char **argv)
 #else
         rc = analyze_batch(&o);
 #endif
-        free(o.threads);
+        free(o.threads.v);
         return rc;
     }
     ompdag_condag_set *s = cli_load_graphs("analyze", o.file);
     if (!s)
-        return free(o.threads), CLI_EXIT_FAIL;
+        return free(o.threads.v), CLI_EXIT_FAIL;
     json_t *results = json_array();
     bool ok = true;
     for (size_t i = 0; i < ompdag_condag_set_count(s) && ok; ++i)
@@ -473,6 +486,6 @@ int cmd_analyze(int argc, char **argv)
     }
     json_decref(results);
     ompdag_condag_set_destroy(s);
-    free(o.threads);
+    free(o.threads.v);
     return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

@@ -8,13 +8,14 @@
  * one rank (a build with MPI), the graph is split over the ranks and the
  * distributed engine of bfs_mpi.c runs instead (issue 30).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/bfs.h"
+#include "ompdag/fileio.h"
 #include "ompdag/graph.h"
 #ifdef OMPDAG_HAVE_MPI
 #include <mpi.h>
@@ -25,58 +26,6 @@
 #define MAX_ENGINES 8
 #define DIRECTIONS_SHOWN 64
 
-void cmd_bfs_help(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
-        "Breadth-first search with TEPS measurement and Graph500 validation.\n\n"
-        "  --graph G          kron:SCALE (Graph500 Kronecker), uniform:SCALE, or a file\n"
-        "                     (.csr binary, .mtx Matrix Market, else an edge list \"u v\")\n"
-        "  --engine LIST      comma-separated: cpu-topdown, cpu, gpu, gpu-sim (default cpu)\n"
-        "  --sources N        searches per engine from random keys of degree >= 1 (64)\n"
-        "  --validate         check every search against the Graph500 rules; exit 1 on failure\n"
-        "  --format F         text (default) or json\n"
-        "  --seed S           generator and key seed (1)\n"
-        "  --edge-factor EF   edges per vertex of generated graphs (16)\n"
-        "  --directed         keep an edge-list/Matrix Market file directed (default: undirected,\n"
-        "                     self-loops and duplicate edges removed)\n"
-        "  --max-vertices N   refuse a file whose ids ask for more than N vertices\n"
-        "                     (default 2^20 + 16 per byte of the file)\n"
-        "  --threads T        OpenMP threads of the cpu engine (default: all)\n"
-        "  --alpha A --beta B direction-optimizing thresholds (15, 18)\n"
-        "  --tau T            gpu: hub threshold τ, out-degree > τ (%d)\n"
-        "  --gamma G          gpu: go bottom-up when γ = Fh/Th > G (0.30)\n"
-        "  --devices D        gpu-sim: simulated devices; gpu: CUDA devices; 1-D partitioned "
-        "(1..8, 1)\n"
-        "  --hub-cache        gpu: switch the hub-vertex cache on (off by default: measured "
-        "slower)\n"
-        "  --no-hub-cache     gpu: switch the hub-vertex cache off\n"
-        "  --loop L           gpu, gpu-sim: device (one cooperative kernel per search, the default "
-        "on\n"
-        "                     one device), host (one launch + host sync per phase), enterprise "
-        "(the\n"
-        "                     seed's host-driven pipeline; the default with --devices > 1)\n"
-        "  --switch R         gpu device/host loops: top-down -> bottom-up rule gamma "
-        "(Enterprise,\n"
-        "                     default), alpha (Beamer) or none (top-down only)\n"
-        "  --bitmap           gpu device/host loops: bottom-up reads a bitmap of the frontier\n"
-        "                     (default: the status array, measured 3-4%% faster on an H100)\n"
-        "  --no-bitmap        gpu device/host loops: bottom-up reads the status array\n"
-        "  --no-balance       gpu device/host loops: one thread per vertex, no degree classes\n"
-        "  --save FILE        write the built graph (.csr binary, .mtx Matrix Market, else an\n"
-        "                     edge list) so another BFS code can run on the same graph\n"
-        "  --levels           text: print every level of the first search\n"
-        "  --distributed      under mpirun: run the distributed engine even on one rank\n\n"
-        "Under mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
-        "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
-        "every level; the report gives the ranks and the bytes sent per level.  With\n"
-        "--engine gpu each rank runs its bottom-up levels on a GPU of its node.\n"
-        "The gpu engine needs a CUDA build and a device; without one it stops with the reason.\n"
-        "gpu-sim runs the same kernel logic on the host (its times are host times).\n",
-        OMPDAG_BFS_DEFAULT_TAU);
-}
-
 typedef struct bfs_cli {
     const char *graph_spec;
     ompdag_bfs_engine engines[MAX_ENGINES];
@@ -84,27 +33,12 @@ typedef struct bfs_cli {
     int sources;
     bool validate, json, directed, show_levels;
     bool distributed; /* --distributed: the MPI engine even on one rank */
-    uint64_t seed;
+    int64_t seed;     /* >= 0 */
     int edge_factor;
     const char *save;     /* --save FILE: write the built graph */
     int64_t max_vertices; /* file readers' cap; 0: by file size */
     ompdag_bfs_options opts;
 } bfs_cli;
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 static bool parse_engines(const char *list, bfs_cli *c, ompdag_error *err)
 {
@@ -130,6 +64,199 @@ static bool parse_double(const char *s, double lo, double *out)
     if (end == s || *end || !(x >= lo)) return false;
     *out = x;
     return true;
+}
+
+static int set_engines(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    if (!parse_engines(arg, dest, &err))
+        return cli_usage_error("bfs", "bad --engine '%s': %s", arg,
+                               err.message[0] ? err.message : "empty list");
+    return 0;
+}
+
+static int set_format(const char *arg, void *dest)
+{
+    if (strcmp(arg, "json") && strcmp(arg, "text"))
+        return cli_usage_error("bfs", "--format is text or json, not '%s'", arg);
+    *(bool *)dest = !strcmp(arg, "json");
+    return 0;
+}
+
+static int set_alpha(const char *arg, void *dest)
+{
+    return parse_double(arg, 1e-9, dest)
+               ? 0
+               : cli_usage_error("bfs", "--alpha needs a positive number");
+}
+
+static int set_beta(const char *arg, void *dest)
+{
+    return parse_double(arg, 1e-9, dest) ? 0
+                                         : cli_usage_error("bfs", "--beta needs a positive number");
+}
+
+static int set_gamma(const char *arg, void *dest)
+{
+    return parse_double(arg, 0, dest)
+               ? 0
+               : cli_usage_error("bfs", "--gamma needs a non-negative number");
+}
+
+static int set_loop(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    return ompdag_bfs_loop_parse(arg, dest, &err) ? cli_usage_error("bfs", "%s", err.message) : 0;
+}
+
+static int set_switch(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    return ompdag_bfs_switch_parse(arg, dest, &err) ? cli_usage_error("bfs", "%s", err.message) : 0;
+}
+
+/* --tau's default in its help text, spelled from bfs.h's value */
+#define BFS_STR(x) #x
+#define BFS_XSTR(x) BFS_STR(x)
+
+enum { BFS_GRAPH_NOPTS = 10, BFS_NOPTS = 25 };
+
+/* bfs's options for the graph and the searches, in --help's order. */
+static void bfs_graph_rows(bfs_cli *c, cli_opt t[BFS_GRAPH_NOPTS])
+{
+    const cli_opt rows[BFS_GRAPH_NOPTS] = {
+        {"graph", 0, CLI_ARG_REQUIRED, "--graph G",
+         "kron:SCALE (Graph500 Kronecker), uniform:SCALE, or a file\n"
+         "(.csr binary, .mtx Matrix Market, else an edge list \"u v\")",
+         CLI_OPT_STRING, &c->graph_spec},
+        {"engine", 0, CLI_ARG_REQUIRED, "--engine LIST",
+         "comma-separated: cpu-topdown, cpu, gpu, gpu-sim (default cpu)", CLI_OPT_CALL, c, NULL,
+         set_engines},
+        {"sources", 0, CLI_ARG_REQUIRED, "--sources N",
+         "searches per engine from random keys of degree >= 1 (64)", CLI_OPT_INT, &c->sources,
+         .typed = {1, 1 << 20, "--sources needs an integer in [1, 1048576]"}},
+        {"validate", 0, CLI_ARG_NONE, "--validate",
+         "check every search against the Graph500 rules; exit 1 on failure", CLI_OPT_FLAG,
+         &c->validate},
+        {"format", 0, CLI_ARG_REQUIRED, "--format F", "text (default) or json", CLI_OPT_CALL,
+         &c->json, NULL, set_format},
+        {"seed", 0, CLI_ARG_REQUIRED, "--seed S", "generator and key seed (1)", CLI_OPT_INT64,
+         &c->seed, .typed = {0, INT64_MAX, "--seed needs a non-negative integer"}},
+        {"edge-factor", 0, CLI_ARG_REQUIRED, "--edge-factor EF",
+         "edges per vertex of generated graphs (16)", CLI_OPT_INT, &c->edge_factor,
+         .typed = {1, 1024, "--edge-factor needs an integer in [1, 1024]"}},
+        {"directed", 0, CLI_ARG_NONE, "--directed",
+         "keep an edge-list/Matrix Market file directed (default: undirected,\n"
+         "self-loops and duplicate edges removed)",
+         CLI_OPT_FLAG, &c->directed},
+        {"max-vertices", 0, CLI_ARG_REQUIRED, "--max-vertices N",
+         "refuse a file whose ids ask for more than N vertices\n"
+         "(default 2^20 + 16 per byte of the file)",
+         CLI_OPT_INT64, &c->max_vertices,
+         .typed = {1, INT64_MAX - 2, "--max-vertices needs a positive integer"}},
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads T",
+         "OpenMP threads of the cpu engine (default: all)", CLI_OPT_INT, &c->opts.threads,
+         .typed = {1, 4096, "--threads needs an integer in [1, 4096]"}},
+    };
+    memcpy(t, rows, sizeof rows);
+}
+
+/* bfs's options for the engines and the output, in --help's order. */
+static void bfs_engine_rows(bfs_cli *c, cli_opt t[BFS_NOPTS - BFS_GRAPH_NOPTS])
+{
+    ompdag_bfs_options *o = &c->opts;
+    const cli_opt rows[BFS_NOPTS - BFS_GRAPH_NOPTS] = {
+        {"alpha", 0, CLI_ARG_REQUIRED, "--alpha A --beta B",
+         "direction-optimizing thresholds (15, 18)", CLI_OPT_CALL, &o->alpha, NULL, set_alpha},
+        {"beta", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &o->beta, NULL, set_beta},
+        {"tau", 0, CLI_ARG_REQUIRED, "--tau T",
+         "gpu: hub threshold τ, out-degree > τ (" BFS_XSTR(OMPDAG_BFS_DEFAULT_TAU) ")",
+         CLI_OPT_INT64, &o->tau, .typed = {0, INT64_MAX, "--tau needs a non-negative integer"}},
+        {"gamma", 0, CLI_ARG_REQUIRED, "--gamma G", "gpu: go bottom-up when γ = Fh/Th > G (0.30)",
+         CLI_OPT_CALL, &o->gamma, NULL, set_gamma},
+        {"devices", 0, CLI_ARG_REQUIRED, "--devices D",
+         "gpu-sim: simulated devices; gpu: CUDA devices; 1-D partitioned (1..8, 1)", CLI_OPT_INT,
+         &o->devices, .typed = {1, 8, "--devices needs an integer in [1, 8]"}},
+        {"hub-cache", 0, CLI_ARG_NONE, "--hub-cache",
+         "gpu: switch the hub-vertex cache on (off by default: measured slower)", CLI_OPT_FLAG,
+         &o->hub_cache},
+        {"no-hub-cache", 0, CLI_ARG_NONE, "--no-hub-cache", "gpu: switch the hub-vertex cache off",
+         CLI_OPT_CLEAR, &o->hub_cache},
+        {"loop", 0, CLI_ARG_REQUIRED, "--loop L",
+         "gpu, gpu-sim: device (one cooperative kernel per search, the default on\n"
+         "one device), host (one launch + host sync per phase), enterprise (the\n"
+         "seed's host-driven pipeline; the default with --devices > 1)",
+         CLI_OPT_CALL, &o->loop, NULL, set_loop},
+        {"switch", 0, CLI_ARG_REQUIRED, "--switch R",
+         "gpu device/host loops: top-down -> bottom-up rule gamma (Enterprise,\n"
+         "default), alpha (Beamer) or none (top-down only)",
+         CLI_OPT_CALL, &o->direction, NULL, set_switch},
+        {"bitmap", 0, CLI_ARG_NONE, "--bitmap",
+         "gpu device/host loops: bottom-up reads a bitmap of the frontier\n"
+         "(default: the status array, measured 3-4% faster on an H100)",
+         CLI_OPT_FLAG, &o->bitmap},
+        {"no-bitmap", 0, CLI_ARG_NONE, "--no-bitmap",
+         "gpu device/host loops: bottom-up reads the status array", CLI_OPT_CLEAR, &o->bitmap},
+        {"no-balance", 0, CLI_ARG_NONE, "--no-balance",
+         "gpu device/host loops: one thread per vertex, no degree classes", CLI_OPT_CLEAR,
+         &o->balance},
+        {"save", 0, CLI_ARG_REQUIRED, "--save FILE",
+         "write the built graph (.csr binary, .mtx Matrix Market, else an\n"
+         "edge list) so another BFS code can run on the same graph",
+         CLI_OPT_STRING, &c->save},
+        {"levels", 0, CLI_ARG_NONE, "--levels", "text: print every level of the first search",
+         CLI_OPT_FLAG, &c->show_levels},
+        {"distributed", 0, CLI_ARG_NONE, "--distributed",
+         "under mpirun: run the distributed engine even on one rank", CLI_OPT_FLAG,
+         &c->distributed},
+    };
+    memcpy(t, rows, sizeof rows);
+}
+
+/* bfs's option table, writing into *c. */
+static cli_opts bfs_table(bfs_cli *c, cli_opt t[BFS_NOPTS])
+{
+    bfs_graph_rows(c, t);
+    bfs_engine_rows(c, t + BFS_GRAPH_NOPTS);
+    return (cli_opts){"bfs", t, BFS_NOPTS, .quiet_getopt = true, .help_col = 21};
+}
+
+void cmd_bfs_help(FILE *out)
+{
+    bfs_cli c;
+    cli_opt t[BFS_NOPTS];
+    cli_opts table = bfs_table(&c, t);
+    fprintf(out, "usage: ompdag bfs --graph kron:SCALE|uniform:SCALE|FILE [options]\n\n"
+                 "Breadth-first search with TEPS measurement and Graph500 validation.\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out,
+            "\nUnder mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
+            "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
+            "every level; the report gives the ranks and the bytes sent per level.  With\n"
+            "--engine gpu each rank runs its bottom-up levels on a GPU of its node.\n"
+            "The gpu engine needs a CUDA build and a device; without one it stops with the "
+            "reason.\n"
+            "gpu-sim runs the same kernel logic on the host (its times are host times).\n");
+}
+
+/* The defaults, then the options of argv; 0 or the exit code of a refusal. */
+static int bfs_parse(int argc, char **argv, bfs_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->engines[0] = OMPDAG_BFS_CPU;
+    c->engine_count = 1;
+    c->sources = 64;
+    c->seed = 1;
+    c->edge_factor = 16;
+    ompdag_bfs_options_init(&c->opts);
+    cli_opt t[BFS_NOPTS];
+    cli_opts table = bfs_table(c, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    if (first < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[first]);
+    if (!c->graph_spec)
+        return cli_usage_error("bfs", "--graph is required (kron:SCALE, uniform:SCALE or a file)");
+    return CLI_EXIT_OK;
 }
 
 /* kron:SCALE or uniform:SCALE: 1 with *kron and *scale set; a file: 0; a bad
@@ -257,7 +384,7 @@ static int run_engine(const bfs_cli *c, const ompdag_graph *g, int scale, ompdag
             fprintf(out, "\"scale\": %d, ", scale);
         else {
             fprintf(out, "\"graph\": ");
-            json_string(out, c->graph_spec);
+            ompdag_json_write_string(out, c->graph_spec);
             fprintf(out, ", ");
         }
         fprintf(out, "\"vertices\": %lld, \"edges\": %lld, \"searches\": [",
@@ -465,7 +592,7 @@ static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scal
             printf("\"scale\": %d, ", scale);
         else {
             printf("\"graph\": ");
-            json_string(stdout, c->graph_spec);
+            ompdag_json_write_string(stdout, c->graph_spec);
             printf(", ");
         }
         printf("\"vertices\": %lld, \"edges\": %lld, \"searches\": [",
@@ -629,216 +756,55 @@ static int bfs_mpi(const bfs_cli *c)
 }
 #endif
 
-int cmd_bfs(int argc, char **argv)
+/* Under mpirun: the distributed run, or -1 when this process runs the
+ * one-process search (one rank without --distributed, or no MPI build). */
+static int bfs_launch(const bfs_cli *c)
 {
-    bfs_cli c;
-    memset(&c, 0, sizeof c);
-    c.engines[0] = OMPDAG_BFS_CPU;
-    c.engine_count = 1;
-    c.sources = 64;
-    c.seed = 1;
-    c.edge_factor = 16;
-    ompdag_bfs_options_init(&c.opts);
-    enum {
-        O_GRAPH = 256,
-        O_ENGINE,
-        O_SOURCES,
-        O_VALIDATE,
-        O_FORMAT,
-        O_SEED,
-        O_EF,
-        O_DIRECTED,
-        O_THREADS,
-        O_ALPHA,
-        O_BETA,
-        O_TAU,
-        O_GAMMA,
-        O_DEVICES,
-        O_NOHC,
-        O_LEVELS,
-        O_HC,
-        O_LOOP,
-        O_SWITCH,
-        O_NOBITMAP,
-        O_BITMAP,
-        O_NOBALANCE,
-        O_SAVE,
-        O_MAXV,
-        O_DISTRIBUTED
-    };
-    static const struct option longopts[] = {{"graph", required_argument, NULL, O_GRAPH},
-                                             {"engine", required_argument, NULL, O_ENGINE},
-                                             {"sources", required_argument, NULL, O_SOURCES},
-                                             {"validate", no_argument, NULL, O_VALIDATE},
-                                             {"format", required_argument, NULL, O_FORMAT},
-                                             {"seed", required_argument, NULL, O_SEED},
-                                             {"edge-factor", required_argument, NULL, O_EF},
-                                             {"directed", no_argument, NULL, O_DIRECTED},
-                                             {"threads", required_argument, NULL, O_THREADS},
-                                             {"alpha", required_argument, NULL, O_ALPHA},
-                                             {"beta", required_argument, NULL, O_BETA},
-                                             {"tau", required_argument, NULL, O_TAU},
-                                             {"gamma", required_argument, NULL, O_GAMMA},
-                                             {"devices", required_argument, NULL, O_DEVICES},
-                                             {"no-hub-cache", no_argument, NULL, O_NOHC},
-                                             {"levels", no_argument, NULL, O_LEVELS},
-                                             {"hub-cache", no_argument, NULL, O_HC},
-                                             {"loop", required_argument, NULL, O_LOOP},
-                                             {"switch", required_argument, NULL, O_SWITCH},
-                                             {"no-bitmap", no_argument, NULL, O_NOBITMAP},
-                                             {"bitmap", no_argument, NULL, O_BITMAP},
-                                             {"no-balance", no_argument, NULL, O_NOBALANCE},
-                                             {"save", required_argument, NULL, O_SAVE},
-                                             {"max-vertices", required_argument, NULL, O_MAXV},
-                                             {"distributed", no_argument, NULL, O_DISTRIBUTED},
-                                             {NULL, 0, NULL, 0}};
-    optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
-    opterr = 0;
-    int opt;
-    int64_t x;
-    ompdag_error err = {0};
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (opt) {
-        case O_GRAPH:
-            c.graph_spec = optarg;
-            break;
-        case O_ENGINE:
-            if (!parse_engines(optarg, &c, &err))
-                return cli_usage_error("bfs", "bad --engine '%s': %s", optarg,
-                                       err.message[0] ? err.message : "empty list");
-            break;
-        case O_SOURCES:
-            if (!cli_parse_i64(optarg, 1, 1 << 20, &x))
-                return cli_usage_error("bfs", "--sources needs an integer in [1, 1048576]");
-            c.sources = (int)x;
-            break;
-        case O_VALIDATE:
-            c.validate = true;
-            break;
-        case O_FORMAT:
-            if (strcmp(optarg, "json") == 0)
-                c.json = true;
-            else if (strcmp(optarg, "text") == 0)
-                c.json = false;
-            else
-                return cli_usage_error("bfs", "--format is text or json, not '%s'", optarg);
-            break;
-        case O_SEED:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &x))
-                return cli_usage_error("bfs", "--seed needs a non-negative integer");
-            c.seed = (uint64_t)x;
-            break;
-        case O_EF:
-            if (!cli_parse_i64(optarg, 1, 1024, &x))
-                return cli_usage_error("bfs", "--edge-factor needs an integer in [1, 1024]");
-            c.edge_factor = (int)x;
-            break;
-        case O_DIRECTED:
-            c.directed = true;
-            break;
-        case O_THREADS:
-            if (!cli_parse_i64(optarg, 1, 4096, &x))
-                return cli_usage_error("bfs", "--threads needs an integer in [1, 4096]");
-            c.opts.threads = (int)x;
-            break;
-        case O_ALPHA:
-            if (!parse_double(optarg, 1e-9, &c.opts.alpha))
-                return cli_usage_error("bfs", "--alpha needs a positive number");
-            break;
-        case O_BETA:
-            if (!parse_double(optarg, 1e-9, &c.opts.beta))
-                return cli_usage_error("bfs", "--beta needs a positive number");
-            break;
-        case O_TAU:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &c.opts.tau))
-                return cli_usage_error("bfs", "--tau needs a non-negative integer");
-            break;
-        case O_GAMMA:
-            if (!parse_double(optarg, 0, &c.opts.gamma))
-                return cli_usage_error("bfs", "--gamma needs a non-negative number");
-            break;
-        case O_DEVICES:
-            if (!cli_parse_i64(optarg, 1, 8, &x))
-                return cli_usage_error("bfs", "--devices needs an integer in [1, 8]");
-            c.opts.devices = (int)x;
-            break;
-        case O_NOHC:
-            c.opts.hub_cache = false;
-            break;
-        case O_HC:
-            c.opts.hub_cache = true;
-            break;
-        case O_BITMAP:
-            c.opts.bitmap = true;
-            break;
-        case O_NOBITMAP:
-            c.opts.bitmap = false;
-            break;
-        case O_NOBALANCE:
-            c.opts.balance = false;
-            break;
-        case O_SAVE:
-            c.save = optarg;
-            break;
-        case O_LOOP:
-            if (ompdag_bfs_loop_parse(optarg, &c.opts.loop, &err) != OMPDAG_OK)
-                return cli_usage_error("bfs", "%s", err.message);
-            break;
-        case O_SWITCH:
-            if (ompdag_bfs_switch_parse(optarg, &c.opts.direction, &err) != OMPDAG_OK)
-                return cli_usage_error("bfs", "%s", err.message);
-            break;
-        case O_LEVELS:
-            c.show_levels = true;
-            break;
-        case O_MAXV:
-            if (!cli_parse_i64(optarg, 1, INT64_MAX - 2, &c.max_vertices))
-                return cli_usage_error("bfs", "--max-vertices needs a positive integer");
-            break;
-        case O_DISTRIBUTED:
-            c.distributed = true;
-            break;
-        default:
-            return cli_option_error("bfs", argv, longopts, "");
-        }
-    }
-    if (optind < argc) return cli_usage_error("bfs", "unexpected argument '%s'", argv[optind]);
-    if (!c.graph_spec)
-        return cli_usage_error("bfs", "--graph is required (kron:SCALE, uniform:SCALE or a file)");
 #ifdef OMPDAG_HAVE_MPI
-    if (ompdag_mpi_launched()) {
-        int rc = bfs_mpi(&c);
-        if (rc >= 0) return rc;
-        /* one rank without --distributed: the one-process run below */
-    } else if (c.distributed) {
+    if (ompdag_mpi_launched()) return bfs_mpi(c);
+    if (c->distributed)
         return cli_usage_error("bfs",
                                "--distributed runs under mpirun (mpirun -np N ompdag bfs ...)");
-    }
 #else
-    if (c.distributed)
+    if (c->distributed)
         return cli_usage_error("bfs", "--distributed needs a build with MPI "
                                       "(scripts/install-deps.sh installs Open MPI; then rebuild)");
     if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE"))
         fprintf(stderr, "ompdag bfs: warning: this ompdag was built without MPI, so every rank "
                         "runs the whole search on its own\n");
 #endif
+    return -1;
+}
+
+/* --save: writes the built graph (undirected, simple unless --directed), so
+ * that any other BFS code can be run on exactly this graph.  0, or the exit
+ * code after saying why. */
+static int save_graph(const bfs_cli *c, const ompdag_graph *g)
+{
+    ompdag_error err = {0};
+    if (ompdag_graph_write(g, c->save, OMPDAG_GRAPH_FORMAT_AUTO, &err) != OMPDAG_OK)
+        return cli_fail("bfs", &err);
+    /* with --save -, the graph was standard output: the report goes to
+     * standard error from here on, so the two never mix */
+    if (!strcmp(c->save, "-") && (fflush(stdout) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0))
+        return CLI_EXIT_FAIL;
+    if (!c->json) printf("saved %s\n", c->save);
+    return 0;
+}
+
+int cmd_bfs(int argc, char **argv)
+{
+    bfs_cli c;
+    int rc = bfs_parse(argc, argv, &c);
+    if (rc) return rc;
+    if ((rc = bfs_launch(&c)) >= 0) return rc;
+    ompdag_error err = {0};
     ompdag_graph *g = NULL;
     int scale;
     if (load_graph(&c, &g, &scale, &err) != OMPDAG_OK) return cli_fail("bfs", &err);
-    if (c.save) {
-        /* The built graph (undirected, simple unless --directed), so that any
-         * other BFS code can be run on exactly this graph. */
-        if (ompdag_graph_write(g, c.save, OMPDAG_GRAPH_FORMAT_AUTO, &err) != OMPDAG_OK) {
-            ompdag_graph_destroy(g);
-            return cli_fail("bfs", &err);
-        }
-        /* with --save -, the graph was standard output: the report goes to
-         * standard error from here on, so the two never mix */
-        if (!strcmp(c.save, "-") && (fflush(stdout) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
-            ompdag_graph_destroy(g);
-            return CLI_EXIT_FAIL;
-        }
-        if (!c.json) printf("saved %s\n", c.save);
+    if (c.save && (rc = save_graph(&c, g))) {
+        ompdag_graph_destroy(g);
+        return rc;
     }
     int64_t *keys = malloc((size_t)c.sources * sizeof *keys);
     if (!keys) {

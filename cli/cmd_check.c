@@ -7,15 +7,59 @@
  * 2 on a usage or input error (include/ompdag/report.h decides the verdicts
  * exactly, against the bound that holds: with tied tasks, the bound under the
  * task scheduling constraint). */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/report.h"
+
+typedef struct check_args {
+    const char *file;
+    cli_int_list threads;
+    ompdag_deadlines *deadlines;
+    bool require, quiet, for_input;
+} check_args;
+
+/* --deadline SPEC, added to the set *dest points to. */
+static int add_deadline(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    if (ompdag_deadlines_add(*(ompdag_deadlines **)dest, arg, &err))
+        return cli_usage_error("check", "%s", err.message);
+    return 0;
+}
+
+enum { CHECK_NOPTS = 5 };
+
+/* check's options, in --help's order, writing into *o. */
+static cli_opts check_table(check_args *o, cli_opt t[CHECK_NOPTS])
+{
+    const cli_opt rows[CHECK_NOPTS] = {
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
+         "thread counts (default: the file's \"threads\")", CLI_OPT_INT_LIST, &o->threads,
+         .typed = {1, 1 << 20, "--threads wants integers in [1, 1048576], got '%s'"}},
+        {"deadline", 0, CLI_ARG_REQUIRED, "--deadline SPEC",
+         "repeatable; overrides the source's deadline", CLI_OPT_CALL, &o->deadlines, NULL,
+         add_deadline},
+        {"require-deadline", 0, CLI_ARG_NONE, "--require-deadline",
+         "a region without a deadline fails too", CLI_OPT_FLAG, &o->require},
+        {"for-input", 0, CLI_ARG_NONE, "--for-input",
+         "judge by the bound for the input the traces ran, where\n"
+         "annotate recorded the runs' task structure (input_bound_ns,\n"
+         "docs/probe.md#input); regions without one keep the graph's",
+         CLI_OPT_FLAG, &o->for_input},
+        {"quiet", 0, CLI_ARG_NONE, "--quiet", "print violations only", CLI_OPT_FLAG, &o->quiet},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"check", t, CHECK_NOPTS, .quiet_getopt = true, .help_col = 23};
+}
 
 void cmd_check_help(FILE *out)
 {
+    check_args o;
+    cli_opt t[CHECK_NOPTS];
+    cli_opts table = check_table(&o, t);
     fprintf(out,
             "usage: ompdag check ANNOTATED.json [--threads M[,M...]] [--deadline SPEC...]\n"
             "                    [--require-deadline] [--for-input] [--quiet]\n\n"
@@ -30,68 +74,20 @@ void cmd_check_help(FILE *out)
             "as [ompdag-refuted]; one annotated with an escape hatch (--allow-unmapped,\n"
             "--unobserved zero, --no-overheads) as [ompdag-unsafe]; and one whose WCETs were\n"
             "never measured (not annotated, or annotate mapped no segment or saw no run) as\n"
-            "[ompdag-unmeasured] -- whether or not it has a deadline.\n\n"
-            "  --threads M[,M...]   thread counts (default: the file's \"threads\")\n"
-            "  --deadline SPEC      repeatable; overrides the source's deadline\n"
-            "  --require-deadline   a region without a deadline fails too\n"
-            "  --for-input          judge by the bound for the input the traces ran, where\n"
-            "                       annotate recorded the runs' task structure (input_bound_ns,\n"
-            "                       docs/probe.md#input); regions without one keep the graph's\n"
-            "  --quiet              print violations only\n\n"
-            "exit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
-            "unsafe or unmeasured) or the input is bad, 2 usage error\n");
+            "[ompdag-unmeasured] -- whether or not it has a deadline.\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "\nexit status: 0 all regions pass, 1 some region fails (deadline, refuted,\n"
+                 "unsafe or unmeasured) or the input is bad, 2 usage error\n");
 }
-
-typedef struct check_args {
-    const char *file;
-    int32_t *threads;
-    int thread_count;
-    ompdag_deadlines *deadlines;
-    bool require, quiet, for_input;
-} check_args;
-
-enum { OPT_THREADS = 256, OPT_DEADLINE, OPT_REQUIRE, OPT_QUIET, OPT_FOR_INPUT };
 
 static int parse_check_args(int argc, char **argv, check_args *o)
 {
-    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
-                                             {"deadline", required_argument, 0, OPT_DEADLINE},
-                                             {"require-deadline", no_argument, 0, OPT_REQUIRE},
-                                             {"quiet", no_argument, 0, OPT_QUIET},
-                                             {"for-input", no_argument, 0, OPT_FOR_INPUT},
-                                             {0, 0, 0, 0}};
-    int c, rc = 0;
-    opterr = 0;
-    ompdag_error err = {0};
-    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_THREADS:
-            free(o->threads);
-            o->threads = NULL;
-            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("check", "--threads wants integers in [1, 1048576], got '%s'",
-                                     optarg);
-            break;
-        case OPT_DEADLINE:
-            if (ompdag_deadlines_add(o->deadlines, optarg, &err))
-                rc = cli_usage_error("check", "%s", err.message);
-            break;
-        case OPT_REQUIRE:
-            o->require = true;
-            break;
-        case OPT_QUIET:
-            o->quiet = true;
-            break;
-        case OPT_FOR_INPUT:
-            o->for_input = true;
-            break;
-        default:
-            rc = cli_option_error("check", argv, longopts, "");
-        }
-    }
-    if (!rc && optind != argc - 1)
+    cli_opt t[CHECK_NOPTS];
+    cli_opts table = check_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (!rc && first != argc - 1)
         rc = cli_usage_error("check", "expected exactly one ANNOTATED.json");
-    if (!rc) o->file = argv[optind];
+    if (!rc) o->file = argv[first];
     return rc;
 }
 
@@ -214,7 +210,7 @@ int cmd_check(int argc, char **argv)
     if (!rc) {
         ompdag_report_options opt;
         ompdag_report_options_init(&opt);
-        opt.threads = o.threads, opt.thread_count = o.thread_count;
+        opt.threads = o.threads.v, opt.thread_count = o.threads.n;
         opt.deadlines = o.deadlines;
         opt.for_input = o.for_input;
         opt.input_name = o.file;
@@ -244,6 +240,6 @@ int cmd_check(int argc, char **argv)
     ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
     ompdag_deadlines_destroy(o.deadlines);
-    free(o.threads);
+    free(o.threads.v);
     return rc;
 }

@@ -1,30 +1,13 @@
 /* cli/cmd_dot.c — `ompdag dot`: Graphviz drawing of a con-DAG
  * (include/ompdag/dot.h), optionally rendered to SVG by graphviz's `dot`. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/dot.h"
 #include "ompdag/fileio.h"
 #include "ompdag/report.h"
-
-void cmd_dot_help(FILE *out)
-{
-    fprintf(out,
-            "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
-            "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
-            "W-edges solid, one cluster per task (Sun et al. 2020, Figure 4); D-edges of depend\n"
-            "clauses (condag.md §6) bold blue with a hollow head.\n\n"
-            "  --graph I          which graph of a set (default 0)\n"
-            "  --flow worst       fill the exact worst-case flow, critical path in red\n"
-            "  --threads M        m for --flow (default: the file's \"threads\")\n"
-            "  --svg              render with graphviz's dot to SVG\n"
-            "  --layout-timeout D stop graphviz after D (default 8s; 0 = no limit): exit 1\n"
-            "                     naming the limit, nothing written (the DOT text without\n"
-            "                     --svg needs no layout)\n"
-            "  -o OUT             output file (default stdout), written atomically\n");
-}
 
 typedef struct dot_opts {
     const char *file, *out;
@@ -33,47 +16,77 @@ typedef struct dot_opts {
     int64_t layout_timeout_ns; /* 0: none */
 } dot_opts;
 
-enum { OPT_GRAPH = 256, OPT_FLOW, OPT_THREADS, OPT_SVG, OPT_LAYOUT_TIMEOUT };
+/* --flow worst (the only flow drawn) */
+static int set_flow(const char *arg, void *dest)
+{
+    if (strcmp(arg, "worst"))
+        return cli_usage_error("dot", "bad option or value '%s'", cli_opts_word());
+    *(bool *)dest = true;
+    return 0;
+}
+
+/* --layout-timeout D: a duration, 0 for no limit. */
+static int set_layout_timeout(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    if (!strcmp(arg, "0"))
+        *(int64_t *)dest = 0;
+    else if (ompdag_duration_parse(arg, dest, &err) != OMPDAG_OK)
+        return cli_usage_error("dot", "--layout-timeout: %s", err.message);
+    return 0;
+}
+
+enum { DOT_NOPTS = 6 };
+
+/* dot's options, in --help's order, writing into *o. */
+static cli_opts dot_table(dot_opts *o, cli_opt t[DOT_NOPTS])
+{
+    const cli_opt rows[DOT_NOPTS] = {
+        {"graph", 0, CLI_ARG_REQUIRED, "--graph I", "which graph of a set (default 0)",
+         CLI_OPT_INT64, &o->graph, .typed = {0, INT32_MAX}},
+        {"flow", 0, CLI_ARG_REQUIRED, "--flow worst",
+         "fill the exact worst-case flow, critical path in red", CLI_OPT_CALL, &o->flow, NULL,
+         set_flow},
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M",
+         "m for --flow (default: the file's \"threads\")", CLI_OPT_INT64, &o->threads,
+         .typed = {1, 1 << 20}},
+        {"svg", 0, CLI_ARG_NONE, "--svg", "render with graphviz's dot to SVG", CLI_OPT_FLAG,
+         &o->svg},
+        {"layout-timeout", 0, CLI_ARG_REQUIRED, "--layout-timeout D",
+         "stop graphviz after D (default 8s; 0 = no limit): exit 1\n"
+         "naming the limit, nothing written (the DOT text without\n"
+         "--svg needs no layout)",
+         CLI_OPT_CALL, &o->layout_timeout_ns, NULL, set_layout_timeout},
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o OUT", "output file (default stdout), written atomically",
+         CLI_OPT_STRING, &o->out},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"dot", t, DOT_NOPTS, .quiet_getopt = true, .help_col = 21};
+}
+
+void cmd_dot_help(FILE *out)
+{
+    dot_opts o;
+    cli_opt t[DOT_NOPTS];
+    cli_opts table = dot_table(&o, t);
+    fprintf(out,
+            "usage: ompdag dot FILE [--graph I] [--flow worst --threads M] [--svg] [-o OUT]\n\n"
+            "Draws a con-DAG: C diamonds, J triangles, F-edges dotted, T-edges dashed,\n"
+            "W-edges solid, one cluster per task (Sun et al. 2020, Figure 4); D-edges of depend\n"
+            "clauses (condag.md §6) bold blue with a hollow head.\n\n");
+    cli_opts_help(&table, out);
+}
 
 static int parse_dot_args(int argc, char **argv, dot_opts *o)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, 0, OPT_GRAPH},
-        {"flow", required_argument, 0, OPT_FLOW},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"svg", no_argument, 0, OPT_SVG},
-        {"layout-timeout", required_argument, 0, OPT_LAYOUT_TIMEOUT},
-        {0, 0, 0, 0}};
-    int c;
-    opterr = 0;
     o->out = "-";
     o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
-    ompdag_error err = {0};
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        if (c == 'o')
-            o->out = optarg;
-        else if (c == OPT_GRAPH && cli_parse_i64(optarg, 0, INT32_MAX, &o->graph))
-            continue;
-        else if (c == OPT_THREADS && cli_parse_i64(optarg, 1, 1 << 20, &o->threads))
-            continue;
-        else if (c == OPT_FLOW && !strcmp(optarg, "worst"))
-            o->flow = true;
-        else if (c == OPT_SVG)
-            o->svg = true;
-        else if (c == OPT_LAYOUT_TIMEOUT && !strcmp(optarg, "0"))
-            o->layout_timeout_ns = 0;
-        else if (c == OPT_LAYOUT_TIMEOUT &&
-                 ompdag_duration_parse(optarg, &o->layout_timeout_ns, &err) == OMPDAG_OK)
-            continue;
-        else if (c == OPT_LAYOUT_TIMEOUT)
-            return cli_usage_error("dot", "--layout-timeout: %s", err.message);
-        else if (c == '?')
-            return cli_option_error("dot", argv, longopts, "o:");
-        else
-            return cli_usage_error("dot", "bad option or value '%s'", argv[optind - 1]);
-    }
-    if (optind != argc - 1) return cli_usage_error("dot", "expected exactly one FILE");
-    o->file = argv[optind];
+    cli_opt t[DOT_NOPTS];
+    cli_opts table = dot_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    if (first != argc - 1) return cli_usage_error("dot", "expected exactly one FILE");
+    o->file = argv[first];
     return 0;
 }
 

@@ -1,27 +1,11 @@
 /* cli/cmd_expand.c — `ompdag expand`: unfolds compact graphs (docs/compact.md)
  * into plain ompdag-condag v1 graphs, or (--share) the inverse. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/compact.h"
-
-void cmd_expand_help(FILE *out)
-{
-    fprintf(out,
-            "usage: ompdag expand FILE -o OUT [--node-limit N] [--share]\n\n"
-            "Unfolds every compact graph of FILE (shared task bodies, docs/compact.md) into a\n"
-            "plain ompdag-condag v1 graph, for other tools and for checking: each instance of\n"
-            "a body gets its own nodes; instance k > 0 of an id gets the suffix \"#k\".\n"
-            "Plain graphs are copied unchanged, depend clauses included; --share copies a\n"
-            "graph with depend clauses without sharing (compact graphs cannot carry them).\n\n"
-            "  -o OUT           output file (\"-\": stdout), written atomically\n"
-            "  --node-limit N   refuse an unfolding of more than N nodes (default 10000000)\n"
-            "  --share          the inverse: merge structurally identical task subtrees into\n"
-            "                   shared bodies and write compact graphs\n"
-            "exit status: 0 written, 1 error (e.g. over the node limit), 2 usage error\n");
-}
 
 typedef struct expand_opts {
     const char *file, *out;
@@ -29,29 +13,54 @@ typedef struct expand_opts {
     bool share;
 } expand_opts;
 
-enum { OPT_LIMIT = 256, OPT_SHARE };
+enum { EXPAND_NOPTS = 3 };
+
+/* expand's options, in --help's order, writing into *o; every refusal is
+ * "bad option or value". */
+static cli_opts expand_table(expand_opts *o, cli_opt t[EXPAND_NOPTS])
+{
+    const cli_opt rows[EXPAND_NOPTS] = {
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o OUT", "output file (\"-\": stdout), written atomically",
+         CLI_OPT_STRING, &o->out},
+        {"node-limit", 0, CLI_ARG_REQUIRED, "--node-limit N",
+         "refuse an unfolding of more than N nodes (default 10000000)", CLI_OPT_INT64, &o->limit,
+         .typed = {1, INT32_MAX}},
+        {"share", 0, CLI_ARG_NONE, "--share",
+         "the inverse: merge structurally identical task subtrees into\n"
+         "shared bodies and write compact graphs",
+         CLI_OPT_FLAG, &o->share},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){
+        "expand", t, EXPAND_NOPTS, .quiet_getopt = true, .unknown_as_value = true, .help_col = 19};
+}
+
+void cmd_expand_help(FILE *out)
+{
+    expand_opts o;
+    cli_opt t[EXPAND_NOPTS];
+    cli_opts table = expand_table(&o, t);
+    fprintf(out,
+            "usage: ompdag expand FILE -o OUT [--node-limit N] [--share]\n\n"
+            "Unfolds every compact graph of FILE (shared task bodies, docs/compact.md) into a\n"
+            "plain ompdag-condag v1 graph, for other tools and for checking: each instance of\n"
+            "a body gets its own nodes; instance k > 0 of an id gets the suffix \"#k\".\n"
+            "Plain graphs are copied unchanged, depend clauses included; --share copies a\n"
+            "graph with depend clauses without sharing (compact graphs cannot carry them).\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "exit status: 0 written, 1 error (e.g. over the node limit), 2 usage error\n");
+}
 
 static int parse_expand_args(int argc, char **argv, expand_opts *o)
 {
-    static const struct option longopts[] = {{"node-limit", required_argument, 0, OPT_LIMIT},
-                                             {"share", no_argument, 0, OPT_SHARE},
-                                             {0, 0, 0, 0}};
-    int c;
-    opterr = 0;
     o->limit = 10000000;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        if (c == 'o')
-            o->out = optarg;
-        else if (c == OPT_LIMIT && cli_parse_i64(optarg, 1, INT32_MAX, &o->limit))
-            continue;
-        else if (c == OPT_SHARE)
-            o->share = true;
-        else
-            return cli_usage_error("expand", "bad option or value '%s'", argv[optind - 1]);
-    }
-    if (optind != argc - 1) return cli_usage_error("expand", "expected exactly one FILE");
+    cli_opt t[EXPAND_NOPTS];
+    cli_opts table = expand_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    if (first != argc - 1) return cli_usage_error("expand", "expected exactly one FILE");
     if (!o->out) return cli_usage_error("expand", "expected -o OUT");
-    o->file = argv[optind];
+    o->file = argv[first];
     return 0;
 }
 

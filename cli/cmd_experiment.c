@@ -14,7 +14,6 @@
  * files (issue 30 item 2).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/fileio.h"
 #include "ompdag/gen.h"
 #include "ompdag/internal/stats.h"
@@ -128,8 +128,8 @@ static double percentile(const double *sorted, long n, double q)
 
 typedef struct experiment {
     sweep_kind kind;
-    long graphs;
-    uint64_t seed;
+    int64_t graphs;
+    int64_t seed; /* >= 0 */
     const char *dir;
     bool plot;
     double p_dep;     /* --p-dep */
@@ -439,48 +439,50 @@ static ompdag_status run_experiment(const experiment *e, ompdag_error *err)
     return st;
 }
 
+/* --sweep NAME: a name not known leaves the sweep unset, refused after
+ * parsing ("--sweep must be ..."). */
+static int set_sweep(const char *arg, void *dest)
+{
+    for (int k = 0; k < SWEEPS; ++k)
+        if (!strcmp(arg, sweep_names[k])) *(sweep_kind *)dest = (sweep_kind)k;
+    return 0;
+}
+
+enum { EXPERIMENT_NOPTS = 7 };
+
+/* experiment's options, writing into *e.  --help describes them in its
+ * prose (no labels); a value refused is named as given. */
+static cli_opts experiment_table(experiment *e, cli_opt t[EXPERIMENT_NOPTS])
+{
+    const cli_opt rows[EXPERIMENT_NOPTS] = {
+        {"sweep", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &e->kind, NULL, set_sweep},
+        {"graphs", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT64, &e->graphs,
+         .typed = {1, 100000000}},
+        {"seed", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT64, &e->seed, .typed = {0, INT64_MAX}},
+        {"out", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_STRING, &e->dir},
+        {"no-plot", 0, CLI_ARG_NONE, NULL, NULL, CLI_OPT_CLEAR, &e->plot},
+        {"p-dep", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_PROB, &e->p_dep},
+        {"dep-vars", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_INT, &e->dep_vars,
+         .typed = {1, 1 << 20}},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"experiment", t, EXPERIMENT_NOPTS, .quiet_getopt = true};
+}
+
 int cmd_experiment(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"sweep", required_argument, 0, 's'}, {"graphs", required_argument, 0, 'g'},
-        {"seed", required_argument, 0, 'S'},  {"out", required_argument, 0, 'o'},
-        {"no-plot", no_argument, 0, 'P'},     {"p-dep", required_argument, 0, 'D'},
-        {"dep-vars", required_argument, 0, 'V'}, {0, 0, 0, 0}};
-    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true,
-                    .dep_vars = 4};
-    int c;
-    int64_t v;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 's') {
-            for (int k = 0; k < SWEEPS; ++k)
-                if (!strcmp(optarg, sweep_names[k]))
-                    e.kind = (sweep_kind)k;
-        } else if (c == 'g' && cli_parse_i64(optarg, 1, 100000000, &v)) {
-            e.graphs = (long)v;
-        } else if (c == 'S' && cli_parse_i64(optarg, 0, INT64_MAX, &v)) {
-            e.seed = (uint64_t)v;
-        } else if (c == 'o') {
-            e.dir = optarg;
-        } else if (c == 'P') {
-            e.plot = false;
-        } else if (c == 'D' && cli_parse_prob(optarg, &e.p_dep)) {
-        } else if (c == 'V' && cli_parse_i64(optarg, 1, 1 << 20, &v)) {
-            e.dep_vars = (int32_t)v;
-        } else if (c == '?') {
-            return cli_option_error("experiment", argv, longopts, "");
-        } else {
-            return cli_usage_error("experiment", "bad option or value '%s'", argv[optind - 1]);
-        }
-    }
+    experiment e = {.kind = (sweep_kind)-1, .graphs = 1000, .seed = 1, .plot = true, .dep_vars = 4};
+    cli_opt t[EXPERIMENT_NOPTS];
+    cli_opts table = experiment_table(&e, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
     if ((int)e.kind < 0)
         return cli_usage_error("experiment",
                                "--sweep must be threads, tasks, p-if, p-cre, p-wait or p-dep");
     e.dep_mode = e.kind == SW_PDEP || e.p_dep > 0;
-    if (!e.dir)
-        return cli_usage_error("experiment", "--out DIR is required");
-    if (optind != argc)
-        return cli_usage_error("experiment", "unexpected argument '%s'", argv[optind]);
+    if (!e.dir) return cli_usage_error("experiment", "--out DIR is required");
+    if (first != argc)
+        return cli_usage_error("experiment", "unexpected argument '%s'", argv[first]);
     ompdag_error err = {0};
     if (mkdir(e.dir, 0777) != 0 && errno != EEXIST) {
         ompdag_error_set(&err, OMPDAG_ERR_IO, "%s: cannot create directory", e.dir);

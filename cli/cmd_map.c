@@ -10,13 +10,13 @@
  * neighbours are co-located per node (ompdag_map_over_nodes; issue 30
  * item 3).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/compact.h"
 #include "ompdag/offload.h"
 #ifdef OMPDAG_HAVE_MPI
@@ -27,17 +27,41 @@
 #include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
 #endif
 
+/* Where map's options go. */
+typedef struct map_args {
+    const char *out;
+    int64_t assumed; /* --assume-gpus */
+} map_args;
+
+enum { MAP_NOPTS = 2 };
+
+/* map's options, in --help's order, writing into *a. */
+static cli_opts map_table(map_args *a, cli_opt t[MAP_NOPTS])
+{
+    const cli_opt rows[MAP_NOPTS] = {
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o FILE",
+         "mapping file (JSON, written atomically; default stdout)", CLI_OPT_STRING, &a->out},
+        {"assume-gpus", 0, CLI_ARG_REQUIRED, "--assume-gpus N",
+         "plan for N more GPUs than this machine has (CG resources)", CLI_OPT_INT64, &a->assumed,
+         .typed = {0, 64}},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"map", t, MAP_NOPTS, .quiet_getopt = true, .help_col = 20};
+}
+
 void cmd_map_help(FILE *out)
 {
+    map_args a;
+    cli_opt t[MAP_NOPTS];
+    cli_opts table = map_table(&a, t);
     fprintf(out,
             "usage: ompdag map GRAPHS.json [-o MAPPING.json] [--assume-gpus N]\n\n"
             "Maps each task region to a resource of this machine (ompdag resources): CG\n"
             "regions (they launch GPU work, see the graph's \"resource_class\") to GPUs only,\n"
             "neighbouring regions of one function together, otherwise the least-loaded\n"
-            "resource (Sheng et al. 2015, StreamMAP).  Load = the region's total WCET.\n\n"
-            "  -o FILE           mapping file (JSON, written atomically; default stdout)\n"
-            "  --assume-gpus N   plan for N more GPUs than this machine has (CG resources)\n"
-            "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
+            "resource (Sheng et al. 2015, StreamMAP).  Load = the region's total WCET.\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "exit status: 0 mapped, 1 bad input or no resource for a CG region, 2 usage\n");
 }
 
 typedef struct map_input {
@@ -269,26 +293,19 @@ static int map_mpi(const char *graphs, const char *out, int64_t assumed)
 
 int cmd_map(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"assume-gpus", required_argument, 0, 'g'},
-                                             {0, 0, 0, 0}};
-    const char *out = "-";
-    int64_t assumed = 0;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        if (c == 'o')
-            out = optarg;
-        else if (c == '?')
-            return cli_option_error("map", argv, longopts, "o:");
-        else if (!(c == 'g' && cli_parse_i64(optarg, 0, 64, &assumed)))
-            return cli_usage_error("map", "bad option or value '%s'", argv[optind - 1]);
-    }
-    if (optind != argc - 1) return cli_usage_error("map", "expected exactly one GRAPHS.json");
+    map_args args = {"-", 0};
+    cli_opt t[MAP_NOPTS];
+    cli_opts table = map_table(&args, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    if (first != argc - 1) return cli_usage_error("map", "expected exactly one GRAPHS.json");
+    const char *out = args.out;
+    int64_t assumed = args.assumed;
 #ifdef OMPDAG_HAVE_MPI
-    if (ompdag_mpi_launched()) return map_mpi(argv[optind], out, assumed);
+    if (ompdag_mpi_launched()) return map_mpi(argv[first], out, assumed);
 #endif
     map_input in = {0};
-    if (!(in.set = cli_load_graphs("map", argv[optind]))) return CLI_EXIT_FAIL;
+    if (!(in.set = cli_load_graphs("map", argv[first]))) return CLI_EXIT_FAIL;
     ompdag_error err = {0};
     ompdag_resources *res = NULL;
     ompdag_map_resource *targ = NULL;

@@ -2,11 +2,11 @@
  * verdicts, as text, JSON, CSV, SARIF 2.1.0 or one self-contained HTML page
  * (include/ompdag/report.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/advise.h"
 #include "ompdag/fileio.h"
 #include "ompdag/report.h"
@@ -21,43 +21,9 @@ static ompdag_status write_failed(ompdag_atomic_file *af, const char *path, int 
                             strcmp(path, "-") ? path : "standard output", strerror(e ? e : EIO));
 }
 
-void cmd_report_help(FILE *out)
-{
-    fprintf(out,
-            "usage: ompdag report ANNOTATED.json [options]\n\n"
-            "Per function and parallel region: for each m the bound that holds (Graham's exact\n"
-            "bound, or with tied tasks the bound under the task scheduling constraint, with\n"
-            "Graham's beside it as what `untied` would give), vol and len, the worst-case flow\n"
-            "(branch choices by file:line) and critical path, observed response times per team\n"
-            "size and bound / observed, the bound that decides the verdict next to the deadline\n"
-            "and slack, the verdict (pass, fail, no-deadline, refuted, unsafe, unmeasured), the\n"
-            "assumptions (tied tasks, WCET method, migration overhead) and every node's WCET\n"
-            "with its samples.  A region never annotated says so instead of giving a bound.\n\n"
-            "options:\n"
-            "  --threads M[,M...]      thread counts (default: the file's \"threads\")\n"
-            "  --deadline SPEC         FUNCTION=5ms or FILE:LINE=800us (the `parallel` line);\n"
-            "                          units ns, us, ms, s, decimals allowed; repeatable;\n"
-            "                          overrides `#pragma ompdag deadline(...)`\n"
-            "  --format F              text (default), json, csv, sarif, html\n"
-            "  -o FILE                 output file (default stdout), written atomically\n"
-            "  --migration-overhead O  charge O (graph time unit) per migration, on the flow\n"
-            "  --migration-model wfs|bfs  WFS: one per T node (default); BFS: one per W node\n"
-            "  --advise[=MODEL]        add task-granularity advice (ompdag advise); SARIF then\n"
-            "                          warns `ompdag-too-fine` at each too-fine task directive\n"
-            "  --for-input             judge deadlines by the bound for the input the traces\n"
-            "                          ran (input_bound_ns: annotate recorded the runs' task\n"
-            "                          structure, docs/probe.md#input), where there is one\n"
-            "  --layout-timeout D      stop graphviz after D (default 8s; 0 = no limit): a\n"
-            "                          drawing over the limit is replaced by a note, and the\n"
-            "                          rest of the page is written\n"
-            "html draws each region with graphviz's `dot` (inline SVG).\n"
-            "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
-}
-
 typedef struct report_args {
     const char *file, *out;
-    int32_t *threads;
-    int thread_count;
+    cli_int_list threads;
     ompdag_report_format format;
     ompdag_deadlines *deadlines;
     int64_t overhead;
@@ -68,83 +34,125 @@ typedef struct report_args {
     bool for_input;
 } report_args;
 
-enum {
-    OPT_THREADS = 256,
-    OPT_DEADLINE,
-    OPT_FORMAT,
-    OPT_MIG,
-    OPT_MIG_MODEL,
-    OPT_ADVISE,
-    OPT_LAYOUT_TIMEOUT,
-    OPT_FOR_INPUT
-};
+/* --deadline SPEC, added to the set *dest points to. */
+static int add_deadline(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    if (ompdag_deadlines_add(*(ompdag_deadlines **)dest, arg, &err))
+        return cli_usage_error("report", "%s", err.message);
+    return 0;
+}
+
+static int set_format(const char *arg, void *dest)
+{
+    if (!ompdag_report_format_parse(arg, dest))
+        return cli_usage_error("report", "--format is text, json, csv, sarif or html; got '%s'",
+                               arg);
+    return 0;
+}
+
+static int set_migration_model(const char *arg, void *dest)
+{
+    if (strcmp(arg, "wfs") && strcmp(arg, "bfs"))
+        return cli_usage_error("report", "--migration-model is wfs or bfs");
+    *(ompdag_migration_model *)dest =
+        strcmp(arg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
+    return 0;
+}
+
+/* --advise[=MODEL] */
+static int set_advise(const char *arg, void *dest)
+{
+    report_args *o = dest;
+    o->advise = true, o->advise_model = arg;
+    return 0;
+}
+
+/* --layout-timeout D: a duration, 0 for no limit. */
+static int set_layout_timeout(const char *arg, void *dest)
+{
+    ompdag_error err = {0};
+    if (!strcmp(arg, "0"))
+        *(int64_t *)dest = 0;
+    else if (ompdag_duration_parse(arg, dest, &err))
+        return cli_usage_error("report", "--layout-timeout: %s", err.message);
+    return 0;
+}
+
+enum { REPORT_NOPTS = 9 };
+
+/* report's options, in --help's order, writing into *o. */
+static cli_opts report_table(report_args *o, cli_opt t[REPORT_NOPTS])
+{
+    const cli_opt rows[REPORT_NOPTS] = {
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
+         "thread counts (default: the file's \"threads\")", CLI_OPT_INT_LIST, &o->threads,
+         .typed = {1, 1 << 20, "--threads wants integers in [1, 1048576], got '%s'"}},
+        {"deadline", 0, CLI_ARG_REQUIRED, "--deadline SPEC",
+         "FUNCTION=5ms or FILE:LINE=800us (the `parallel` line);\n"
+         "units ns, us, ms, s, decimals allowed; repeatable;\n"
+         "overrides `#pragma ompdag deadline(...)`",
+         CLI_OPT_CALL, &o->deadlines, NULL, add_deadline},
+        {"format", 0, CLI_ARG_REQUIRED, "--format F", "text (default), json, csv, sarif, html",
+         CLI_OPT_CALL, &o->format, NULL, set_format},
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o FILE", "output file (default stdout), written atomically",
+         CLI_OPT_STRING, &o->out},
+        {"migration-overhead", 0, CLI_ARG_REQUIRED, "--migration-overhead O",
+         "charge O (graph time unit) per migration, on the flow", CLI_OPT_INT64, &o->overhead,
+         .typed = {0, INT64_MAX, "--migration-overhead wants an integer >= 0"}},
+        {"migration-model", 0, CLI_ARG_REQUIRED, "--migration-model wfs|bfs",
+         "WFS: one per T node (default); BFS: one per W node", CLI_OPT_CALL, &o->model, NULL,
+         set_migration_model},
+        {"advise", 0, CLI_ARG_OPTIONAL, "--advise[=MODEL]",
+         "add task-granularity advice (ompdag advise); SARIF then\n"
+         "warns `ompdag-too-fine` at each too-fine task directive",
+         CLI_OPT_CALL, o, NULL, set_advise},
+        {"for-input", 0, CLI_ARG_NONE, "--for-input",
+         "judge deadlines by the bound for the input the traces\n"
+         "ran (input_bound_ns: annotate recorded the runs' task\n"
+         "structure, docs/probe.md#input), where there is one",
+         CLI_OPT_FLAG, &o->for_input},
+        {"layout-timeout", 0, CLI_ARG_REQUIRED, "--layout-timeout D",
+         "stop graphviz after D (default 8s; 0 = no limit): a\n"
+         "drawing over the limit is replaced by a note, and the\n"
+         "rest of the page is written",
+         CLI_OPT_CALL, &o->layout_timeout_ns, NULL, set_layout_timeout},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"report", t, REPORT_NOPTS, .quiet_getopt = true, .help_col = 26};
+}
+
+void cmd_report_help(FILE *out)
+{
+    report_args o;
+    cli_opt t[REPORT_NOPTS];
+    cli_opts table = report_table(&o, t);
+    fprintf(out,
+            "usage: ompdag report ANNOTATED.json [options]\n\n"
+            "Per function and parallel region: for each m the bound that holds (Graham's exact\n"
+            "bound, or with tied tasks the bound under the task scheduling constraint, with\n"
+            "Graham's beside it as what `untied` would give), vol and len, the worst-case flow\n"
+            "(branch choices by file:line) and critical path, observed response times per team\n"
+            "size and bound / observed, the bound that decides the verdict next to the deadline\n"
+            "and slack, the verdict (pass, fail, no-deadline, refuted, unsafe, unmeasured), the\n"
+            "assumptions (tied tasks, WCET method, migration overhead) and every node's WCET\n"
+            "with its samples.  A region never annotated says so instead of giving a bound.\n\n"
+            "options:\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "html draws each region with graphviz's `dot` (inline SVG).\n"
+                 "exit status: 0 report written, 1 bad input or analysis error, 2 usage error\n");
+}
 
 static int parse_report_args(int argc, char **argv, report_args *o)
 {
-    static const struct option longopts[] = {
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"deadline", required_argument, 0, OPT_DEADLINE},
-        {"format", required_argument, 0, OPT_FORMAT},
-        {"migration-overhead", required_argument, 0, OPT_MIG},
-        {"migration-model", required_argument, 0, OPT_MIG_MODEL},
-        {"advise", optional_argument, 0, OPT_ADVISE},
-        {"layout-timeout", required_argument, 0, OPT_LAYOUT_TIMEOUT},
-        {"for-input", no_argument, 0, OPT_FOR_INPUT},
-        {0, 0, 0, 0}};
     o->out = "-";
     o->layout_timeout_ns = CLI_LAYOUT_TIMEOUT_NS;
-    int c, rc = 0;
-    opterr = 0;
-    ompdag_error err = {0};
-    while (!rc && (c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            o->out = optarg;
-            break;
-        case OPT_THREADS:
-            free(o->threads);
-            o->threads = NULL;
-            if (!cli_parse_i32_list(optarg, 1, 1 << 20, &o->threads, &o->thread_count))
-                rc = cli_usage_error("report", "--threads wants integers in [1, 1048576], got '%s'",
-                                     optarg);
-            break;
-        case OPT_DEADLINE:
-            if (ompdag_deadlines_add(o->deadlines, optarg, &err))
-                rc = cli_usage_error("report", "%s", err.message);
-            break;
-        case OPT_FORMAT:
-            if (!ompdag_report_format_parse(optarg, &o->format))
-                rc = cli_usage_error(
-                    "report", "--format is text, json, csv, sarif or html; got '%s'", optarg);
-            break;
-        case OPT_MIG:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &o->overhead))
-                rc = cli_usage_error("report", "--migration-overhead wants an integer >= 0");
-            break;
-        case OPT_MIG_MODEL:
-            if (strcmp(optarg, "wfs") && strcmp(optarg, "bfs"))
-                rc = cli_usage_error("report", "--migration-model is wfs or bfs");
-            o->model = strcmp(optarg, "bfs") ? OMPDAG_MIGRATION_WFS : OMPDAG_MIGRATION_BFS;
-            break;
-        case OPT_FOR_INPUT:
-            o->for_input = true;
-            break;
-        case OPT_ADVISE:
-            o->advise = true, o->advise_model = optarg;
-            break;
-        case OPT_LAYOUT_TIMEOUT:
-            if (!strcmp(optarg, "0"))
-                o->layout_timeout_ns = 0;
-            else if (ompdag_duration_parse(optarg, &o->layout_timeout_ns, &err))
-                rc = cli_usage_error("report", "--layout-timeout: %s", err.message);
-            break;
-        default:
-            rc = cli_option_error("report", argv, longopts, "o:");
-        }
-    }
-    if (!rc && optind != argc - 1)
+    cli_opt t[REPORT_NOPTS];
+    cli_opts table = report_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (!rc && first != argc - 1)
         rc = cli_usage_error("report", "expected exactly one ANNOTATED.json");
-    if (!rc) o->file = argv[optind];
+    if (!rc) o->file = argv[first];
     return rc;
 }
 
@@ -215,12 +223,11 @@ int cmd_report(int argc, char **argv)
     ompdag_report *r = NULL;
     ompdag_advice *advice = NULL;
     if (!rc && o.advise)
-        rc =
-            cli_advice_for("report", s, o.advise_model, o.thread_count ? o.threads[0] : 0, &advice);
+        rc = cli_advice_for("report", s, o.advise_model, o.threads.n ? o.threads.v[0] : 0, &advice);
     if (!rc) {
         ompdag_report_options opt;
         ompdag_report_options_init(&opt);
-        opt.threads = o.threads, opt.thread_count = o.thread_count;
+        opt.threads = o.threads.v, opt.thread_count = o.threads.n;
         opt.deadlines = o.deadlines;
         opt.for_input = o.for_input;
         opt.migration_overhead = o.overhead, opt.migration_model = o.model;
@@ -248,6 +255,6 @@ int cmd_report(int argc, char **argv)
     ompdag_advice_destroy(advice);
     ompdag_condag_set_destroy(s);
     ompdag_deadlines_destroy(o.deadlines);
-    free(o.threads);
+    free(o.threads.v);
     return rc;
 }

@@ -3,11 +3,11 @@
  * devices from the CUDA runtime (include/ompdag/offload.h).  Zero GPUs is a
  * normal answer.  Under mpirun, one table per node: the first rank of each
  * node discovers its node and rank 0 writes them all (issue 30 item 3). */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/fileio.h"
 #include "ompdag/offload.h"
 #ifdef OMPDAG_HAVE_MPI
@@ -17,19 +17,49 @@
 #include "ompdag/bfs_mpi.h" /* ompdag_mpi_launched, ompdag_mpi_agree */
 #endif
 
+/* Where resources' options go. */
+typedef struct resources_args {
+    const char *path;
+    bool json;
+} resources_args;
+
+/* --format text|json; anything else is "bad option or value 'WORD'". */
+static int set_format(const char *arg, void *dest)
+{
+    if (strcmp(arg, "json") && strcmp(arg, "text"))
+        return cli_usage_error("resources", "bad option or value '%s'", cli_opts_word());
+    *(bool *)dest = !strcmp(arg, "json");
+    return 0;
+}
+
+enum { RESOURCES_NOPTS = 2 };
+
+/* resources' options, in --help's order, writing into *a. */
+static cli_opts resources_table(resources_args *a, cli_opt t[RESOURCES_NOPTS])
+{
+    const cli_opt rows[RESOURCES_NOPTS] = {
+        {"format", 0, CLI_ARG_REQUIRED, "--format F", "text (default) or json", CLI_OPT_CALL,
+         &a->json, NULL, set_format},
+        {NULL, 'o', CLI_ARG_REQUIRED, "-o OUT", "output file (default stdout), written atomically",
+         CLI_OPT_STRING, &a->path},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"resources", t, RESOURCES_NOPTS, .quiet_getopt = true, .help_col = 15};
+}
+
 void cmd_resources_help(FILE *out)
 {
+    resources_args a;
+    cli_opt t[RESOURCES_NOPTS];
+    cli_opts table = resources_table(&a, t);
     fprintf(out, "usage: ompdag resources [--format text|json] [-o OUT]\n\n"
                  "Lists this machine's resources: CPU packages, NUMA nodes, cores, PUs,\n"
                  "caches and memory (hwloc), and CUDA devices with their SMs, memory and\n"
                  "compute capability (when ompdag is built with CUDA).  No GPU is not an\n"
                  "error: the GPU list is empty and a note says why.  Also lists the mapping\n"
-                 "targets (CO: one per NUMA node; CG: one per GPU) used to map regions.\n\n"
-                 "  --format F   text (default) or json\n"
-                 "  -o OUT       output file (default stdout), written atomically\n");
+                 "targets (CO: one per NUMA node; CG: one per GPU) used to map regions.\n\n");
+    cli_opts_help(&table, out);
 }
-
-enum { OPT_FORMAT = 256 };
 
 static int write_targets(FILE *out, const ompdag_resources *res, bool json, ompdag_error *err)
 {
@@ -139,27 +169,14 @@ static int resources_mpi(const char *path, bool json)
 
 int cmd_resources(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"format", required_argument, 0, OPT_FORMAT},
-                                             {0, 0, 0, 0}};
-    const char *path = "-";
-    bool json = false;
-    int c;
-    opterr = 0;
-    optind = 0; /* glibc: full re-initialisation, so the handler can run twice */
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        if (c == 'o')
-            path = optarg;
-        else if (c == OPT_FORMAT && !strcmp(optarg, "json"))
-            json = true;
-        else if (c == OPT_FORMAT && !strcmp(optarg, "text"))
-            json = false;
-        else if (c == '?')
-            return cli_option_error("resources", argv, longopts, "o:");
-        else
-            return cli_usage_error("resources", "bad option or value '%s'", argv[optind - 1]);
-    }
-    if (optind != argc)
-        return cli_usage_error("resources", "unexpected argument '%s'", argv[optind]);
+    resources_args a = {"-", false};
+    cli_opt t[RESOURCES_NOPTS];
+    cli_opts table = resources_table(&a, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (rc) return rc;
+    if (first != argc) return cli_usage_error("resources", "unexpected argument '%s'", argv[first]);
+    const char *path = a.path;
+    bool json = a.json;
 
 #ifdef OMPDAG_HAVE_MPI
     if (ompdag_mpi_launched()) return resources_mpi(path, json);

@@ -1,117 +1,120 @@
 /* cli/cmd_simulate.c — `ompdag simulate`: work-conserving schedules (WFS or
  * BFS) of a con-DAG's flows on M threads, each response time checked against
  * the exact bound (include/ompdag/report.h, simulator section). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "ompdag/compact.h"
 #include "ompdag/gen.h"
 #include "ompdag/report.h"
 #include "ompdag/rta.h"
 
-void cmd_simulate_help(FILE *out)
-{
-    fprintf(out,
-            "usage: ompdag simulate GRAPH --threads M[,M...] [--scheduler wfs|bfs|both]\n"
-            "                       [--flows all|random:N] [--exec wcet|random] [--seed S]\n"
-            "                       [--graph I] [--format text|json]\n\n"
-            "Simulates work-conserving list scheduling of untied tasks: WFS (work-first: the\n"
-            "creator runs the child, its continuation can be stolen) or BFS (breadth-first:\n"
-            "the creator continues, children are queued).  Gives the response time of every\n"
-            "flow and checks it against the exact bound (m*R <= vol + (m-1)*len).\n\n"
-            "  --threads M[,M...]  thread counts (default: the file's \"threads\")\n"
-            "  --scheduler S       wfs, bfs or both (default both)\n"
-            "  --flows F           all (every branch combination, default; at most 100000)\n"
-            "                      or random:N (N random flows); the worst flow is always run\n"
-            "  --exec E            wcet: every node runs its WCET (default); random: uniform\n"
-            "                      in [0, WCET] per node and flow\n"
-            "  --seed S            seed for random flows, times and steal victims (default 1)\n"
-            "  --graph I           only graph I of a set (default: every graph)\n"
-            "exit status: 0 every response within its bound, 1 a response above the bound or\n"
-            "bad input, 2 usage error\n");
-}
-
 enum { MAX_ALL_FLOWS = 100000, TEXT_MAX_FLOWS = 20 };
 
 typedef struct sim_args {
     const char *file;
-    int32_t *threads;
-    int thread_count;
+    cli_int_list threads;
     int sched_mask;       /* bit 0 wfs, bit 1 bfs */
     int64_t random_flows; /* 0: all */
     bool random_exec, json;
     int64_t seed, graph;
 } sim_args;
 
-enum { OPT_THREADS = 256, OPT_SCHED, OPT_FLOWS, OPT_EXEC, OPT_SEED, OPT_GRAPH, OPT_FORMAT };
+static int set_scheduler(const char *arg, void *dest)
+{
+    int *mask = dest;
+    *mask = !strcmp(arg, "wfs") ? 1 : !strcmp(arg, "bfs") ? 2 : !strcmp(arg, "both") ? 3 : 0;
+    return *mask ? 0
+                 : cli_usage_error("simulate", "--scheduler is wfs, bfs or both; got '%s'", arg);
+}
+
+/* --flows all or random:N: *dest = N, 0 for all. */
+static int set_flows(const char *arg, void *dest)
+{
+    if (!strcmp(arg, "all"))
+        *(int64_t *)dest = 0;
+    else if (strncmp(arg, "random:", 7) || !cli_parse_i64(arg + 7, 1, 100000000, dest))
+        return cli_usage_error("simulate", "--flows is all or random:N; got '%s'", arg);
+    return 0;
+}
+
+static int set_exec(const char *arg, void *dest)
+{
+    *(bool *)dest = !strcmp(arg, "random");
+    if (!*(bool *)dest && strcmp(arg, "wcet"))
+        return cli_usage_error("simulate", "--exec is wcet or random; got '%s'", arg);
+    return 0;
+}
+
+static int set_format(const char *arg, void *dest)
+{
+    *(bool *)dest = !strcmp(arg, "json");
+    if (!*(bool *)dest && strcmp(arg, "text"))
+        return cli_usage_error("simulate", "--format is text or json; got '%s'", arg);
+    return 0;
+}
+
+enum { SIM_NOPTS = 7 };
+
+/* simulate's options, in --help's order (--format is not listed), writing
+ * into *o. */
+static cli_opts sim_table(sim_args *o, cli_opt t[SIM_NOPTS])
+{
+    const cli_opt rows[SIM_NOPTS] = {
+        {"threads", 0, CLI_ARG_REQUIRED, "--threads M[,M...]",
+         "thread counts (default: the file's \"threads\")", CLI_OPT_INT_LIST, &o->threads,
+         .typed = {1, 1 << 16, "--threads wants integers in [1, 65536], got '%s'"}},
+        {"scheduler", 0, CLI_ARG_REQUIRED, "--scheduler S", "wfs, bfs or both (default both)",
+         CLI_OPT_CALL, &o->sched_mask, NULL, set_scheduler},
+        {"flows", 0, CLI_ARG_REQUIRED, "--flows F",
+         "all (every branch combination, default; at most 100000)\n"
+         "or random:N (N random flows); the worst flow is always run",
+         CLI_OPT_CALL, &o->random_flows, NULL, set_flows},
+        {"exec", 0, CLI_ARG_REQUIRED, "--exec E",
+         "wcet: every node runs its WCET (default); random: uniform\n"
+         "in [0, WCET] per node and flow",
+         CLI_OPT_CALL, &o->random_exec, NULL, set_exec},
+        {"seed", 0, CLI_ARG_REQUIRED, "--seed S",
+         "seed for random flows, times and steal victims (default 1)", CLI_OPT_INT64, &o->seed,
+         .typed = {0, INT64_MAX, "--seed wants an integer >= 0"}},
+        {"graph", 0, CLI_ARG_REQUIRED, "--graph I", "only graph I of a set (default: every graph)",
+         CLI_OPT_INT64, &o->graph, .typed = {0, INT32_MAX, "--graph wants an index >= 0"}},
+        {"format", 0, CLI_ARG_REQUIRED, NULL, NULL, CLI_OPT_CALL, &o->json, NULL, set_format},
+    };
+    memcpy(t, rows, sizeof rows);
+    return (cli_opts){"simulate", t, SIM_NOPTS, .quiet_getopt = true, .help_col = 22};
+}
+
+void cmd_simulate_help(FILE *out)
+{
+    sim_args o;
+    cli_opt t[SIM_NOPTS];
+    cli_opts table = sim_table(&o, t);
+    fprintf(out, "usage: ompdag simulate GRAPH --threads M[,M...] [--scheduler wfs|bfs|both]\n"
+                 "                       [--flows all|random:N] [--exec wcet|random] [--seed S]\n"
+                 "                       [--graph I] [--format text|json]\n\n"
+                 "Simulates work-conserving list scheduling of untied tasks: WFS (work-first: the\n"
+                 "creator runs the child, its continuation can be stolen) or BFS (breadth-first:\n"
+                 "the creator continues, children are queued).  Gives the response time of every\n"
+                 "flow and checks it against the exact bound (m*R <= vol + (m-1)*len).\n\n");
+    cli_opts_help(&table, out);
+    fprintf(out, "exit status: 0 every response within its bound, 1 a response above the bound or\n"
+                 "bad input, 2 usage error\n");
+}
 
 static int parse_sim_args(int argc, char **argv, sim_args *o)
 {
-    static const struct option longopts[] = {{"threads", required_argument, 0, OPT_THREADS},
-                                             {"scheduler", required_argument, 0, OPT_SCHED},
-                                             {"flows", required_argument, 0, OPT_FLOWS},
-                                             {"exec", required_argument, 0, OPT_EXEC},
-                                             {"seed", required_argument, 0, OPT_SEED},
-                                             {"graph", required_argument, 0, OPT_GRAPH},
-                                             {"format", required_argument, 0, OPT_FORMAT},
-                                             {0, 0, 0, 0}};
     o->sched_mask = 3, o->seed = 1, o->graph = -1;
-    int c, rc = 0;
-    opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_THREADS:
-            free(o->threads);
-            o->threads = NULL;
-            if (!cli_parse_i32_list(optarg, 1, 1 << 16, &o->threads, &o->thread_count))
-                rc = cli_usage_error("simulate", "--threads wants integers in [1, 65536], got '%s'",
-                                     optarg);
-            break;
-        case OPT_SCHED:
-            o->sched_mask = !strcmp(optarg, "wfs")    ? 1
-                            : !strcmp(optarg, "bfs")  ? 2
-                            : !strcmp(optarg, "both") ? 3
-                                                      : 0;
-            if (!o->sched_mask)
-                rc = cli_usage_error("simulate", "--scheduler is wfs, bfs or both; got '%s'",
-                                     optarg);
-            break;
-        case OPT_FLOWS:
-            if (!strcmp(optarg, "all"))
-                o->random_flows = 0;
-            else if (strncmp(optarg, "random:", 7) ||
-                     !cli_parse_i64(optarg + 7, 1, 100000000, &o->random_flows))
-                rc = cli_usage_error("simulate", "--flows is all or random:N; got '%s'", optarg);
-            break;
-        case OPT_EXEC:
-            o->random_exec = !strcmp(optarg, "random");
-            if (!o->random_exec && strcmp(optarg, "wcet"))
-                rc = cli_usage_error("simulate", "--exec is wcet or random; got '%s'", optarg);
-            break;
-        case OPT_SEED:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &o->seed))
-                rc = cli_usage_error("simulate", "--seed wants an integer >= 0");
-            break;
-        case OPT_GRAPH:
-            if (!cli_parse_i64(optarg, 0, INT32_MAX, &o->graph))
-                rc = cli_usage_error("simulate", "--graph wants an index >= 0");
-            break;
-        case OPT_FORMAT:
-            o->json = !strcmp(optarg, "json");
-            if (!o->json && strcmp(optarg, "text"))
-                rc = cli_usage_error("simulate", "--format is text or json; got '%s'", optarg);
-            break;
-        default:
-            rc = cli_option_error("simulate", argv, longopts, "");
-        }
-    }
-    if (!rc && optind != argc - 1)
+    cli_opt t[SIM_NOPTS];
+    cli_opts table = sim_table(o, t);
+    int first, rc = cli_opts_parse(&table, argc, argv, &first);
+    if (!rc && first != argc - 1)
         rc = cli_usage_error("simulate", "expected exactly one GRAPH file");
-    if (!rc) o->file = argv[optind];
+    if (!rc) o->file = argv[first];
     return rc;
 }
 
@@ -301,7 +304,7 @@ static int simulate_graph(const sim_args *o, const ompdag_condag *g, size_t gi, 
     const int32_t *ms;
     int nm;
     int32_t own;
-    if (!cli_threads_for(g, o->threads, o->thread_count, &ms, &nm, &own)) {
+    if (!cli_threads_for(g, o->threads.v, o->threads.n, &ms, &nm, &own)) {
         fprintf(stderr, "ompdag simulate: %s: graph %zu has no \"threads\"; pass --threads M\n",
                 o->file, gi);
         return CLI_EXIT_FAIL;
@@ -418,6 +421,6 @@ int cmd_simulate(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
     }
     ompdag_condag_set_destroy(s);
-    free(o.threads);
+    free(o.threads.v);
     return rc;
 }
