@@ -54,7 +54,10 @@ echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | 
 # the manual cutoff.)  The sources are used as they are: the front end takes
 # BOTS' stacked directives, and loops with run-time trip counts get the
 # default `--loop-bound LB` (at most LB iterations), named per program below.
+# ONLY="fib sort" runs those programs alone; SPARSELU_N (default 8) sizes sparselu_single
+slu=${SPARSELU_N:-8}
 while read -r name dir srcs def rb lb args; do
+  case " ${ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
   cd "$tmp/omp-tasks/$dir"
   [ "$def" = "-" ] && def=""
   prog="$tmp/$name"
@@ -131,11 +134,11 @@ PY
 )
   echo "| $name$unobs | $args $(assume_for "$name") | $rb | $mapped | $row |"
   case "$row" in *refuted*|*REFUTED*) status=3 ;; esac
-done <<'LIST'
+done <<LIST
 fib fib fib.c -DMANUAL_CUTOFF 3 1 -n 20 -x 3
 nqueens nqueens nqueens.c -DMANUAL_CUTOFF 4 6 -n 6 -x 3
 sort sort sort.c - 4 1 -n 32768 -y 2048 -a 2048 -b 20
 strassen strassen strassen.c -DMANUAL_CUTOFF 2 1 -n 128 -x 2 -y 32
-sparselu_single sparselu/sparselu_single sparselu.c - 1 8 -n 8 -m 8
+sparselu_single sparselu/sparselu_single sparselu.c - 1 $slu -n $slu -m 8
 LIST
 exit $status

@@ -30,13 +30,16 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 [ -n "${KEEP:-}" ] && echo "scratch: $tmp" >&2
 cp -r "$src" "$tmp/k"
 k="$tmp/k"
-# loop_bound lines (the inputs below: jacobi -n 16 -r 2, sparselu -n 4)
-sed -i 's|^\( *\)for (it = itold + 1; it <= itnew; it++) {|#pragma ompdag loop_bound(2)\n&|;
-        s|^\( *\)for (i = 0; i < nx; i++) {|#pragma ompdag loop_bound(16)\n&|' \
+# loop_bound lines (the inputs below: jacobi -n JN -r 2, sparselu -n SN; JACOBI_N and
+# SPARSELU_N, default 16 and 4, give larger inputs)
+jn=${JACOBI_N:-16}
+sn=${SPARSELU_N:-4}
+sed -i "s|^\( *\)for (it = itold + 1; it <= itnew; it++) {|#pragma ompdag loop_bound(2)\n&|;
+        s|^\( *\)for (i = 0; i < nx; i++) {|#pragma ompdag loop_bound($jn)\n&|" \
   "$k/jacobi/src/jacobi-task-dep.c"
-sed -i 's|^\( *\)for (kk=0; kk<matrix_size; kk++)$|#pragma ompdag loop_bound(4)\n&|;
-        s|^\( *\)for (jj=kk+1; jj<matrix_size; jj++)$|#pragma ompdag loop_bound(3)\n&|;
-        s|^\( *\)for (ii=kk+1; ii<matrix_size; ii++)$|#pragma ompdag loop_bound(3)\n&|' \
+sed -i "s|^\( *\)for (kk=0; kk<matrix_size; kk++)\$|#pragma ompdag loop_bound($sn)\n&|;
+        s|^\( *\)for (jj=kk+1; jj<matrix_size; jj++)\$|#pragma ompdag loop_bound($((sn - 1)))\n&|;
+        s|^\( *\)for (ii=kk+1; ii<matrix_size; ii++)\$|#pragma ompdag loop_bound($((sn - 1)))\n&|" \
   "$k/sparselu/src/sparselu-task-dep.c"
 status=0
 echo "| program | input | nodes / tasks / vars | runtime pairs (implied by the graph) | D-edges between tasks that ran: respected / extra / unchecked | disagreements | runs clean / interfered | bound m=2 (us) | without dispatch delays (us) | clean observed max (us) | bound ÷ observed | without delays ÷ observed | input bound ÷ observed (rule) | floor median | verdict |"
@@ -114,9 +117,9 @@ sys.exit(3 if v != "holds" else 0)
 PY
   ) || status=3
   echo "| $name | \`$args\` | $row |"
-done <<'EOF'
-jacobi-task-dep|jacobi|jacobi-task-dep.c|src/poisson-task.c src/jacobi-seq.c|-DMSIZE -DBSIZE -DTITER||-n 16 -b 4 -r 2 -i 1
-sparselu-task-dep|sparselu|sparselu-task-dep.c|src/sparselu.c src/sparselu-seq.c|-DMSIZE -DSMSIZE||-n 4 -m 64 -i 1
+done <<EOF
+jacobi-task-dep|jacobi|jacobi-task-dep.c|src/poisson-task.c src/jacobi-seq.c|-DMSIZE -DBSIZE -DTITER||-n $jn -b 4 -r 2 -i 1
+sparselu-task-dep|sparselu|sparselu-task-dep.c|src/sparselu.c src/sparselu-seq.c|-DMSIZE -DSMSIZE||-n $sn -m 64 -i 1
 strassen-task-dep|strassen|strassen-task-dep.c|src/strassen.c src/strassen-seq.c|-DMSIZE -DCUTOFF_SIZE -DCUTOFF_DEPTH|--recursion-bound 2|-n 128 -s 64 -d 2 -i 1
 EOF
 exit $status
