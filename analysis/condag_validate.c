@@ -172,27 +172,6 @@ static ompdag_status find_sources_and_sinks(ompdag_condag *g, const int32_t *ind
     return OMPDAG_OK;
 }
 
-/* Exactly one task is uncreated: the root. */
-ompdag_status condag_find_root(ompdag_condag *g, ompdag_error *err)
-{
-    g->root = -1;
-    for (int32_t t = 0; t < g->nt; ++t) {
-        if (g->task_creator[t] >= 0) continue;
-        if (g->root >= 0)
-            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                    "task '%s' is unreachable: no T node creates it, and '%s' is "
-                                    "already the root task",
-                                    task_name(g, t), task_name(g, g->root));
-        g->root = t;
-    }
-    if (g->root < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "no root task: every task is created by a T node (creation cycle "
-                                "through task '%s')",
-                                task_name(g, 0));
-    return OMPDAG_OK;
-}
-
 /* Exactly one task is uncreated (the root) and every task descends from it. */
 static ompdag_status check_task_tree(ompdag_condag *g, ompdag_error *err)
 {
