@@ -298,12 +298,9 @@ static void region_rows(FILE *out, const ompdag_report *r, size_t first)
     fputs("</ul>\n", out);
 }
 
-static void region_body(FILE *out, const ompdag_report *r, size_t first)
+/* Why the region's numbers cannot be trusted, before anything else. */
+static void region_warnings(FILE *out, const ompdag_report_row *row)
 {
-    const ompdag_report_row *row = &r->rows[first];
-    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
-    const ompdag_rta_result *res = r->results[first];
-    char a[512], b[512], br[32];
     if (row->unmeasured_reason) {
         fputs("<p class=\"fail\"><b>UNMEASURED:</b> ", out);
         esc(out, row->unmeasured_reason);
@@ -314,29 +311,38 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
         esc(out, row->unsafe_reason);
         fputs("; this bound proves nothing.</p>\n", out);
     }
-    region_rows(out, r, first);
-    if (row->depend_pairs >= 0) {
-        fprintf(out,
-                "<p class=\"%s\">Runtime dependence order: %lld enforced pair(s), %lld "
-                "disagreement(s) with the D-edges, %lld extra D-edge(s) (safe).</p>\n",
-                row->depend_disagreements > 0 ? "fail" : "pass", (long long)row->depend_pairs,
-                (long long)row->depend_disagreements, (long long)row->depend_extra);
-        size_t k;
-        const json_t *d;
-        json_t *list = report_depend_list(g);
-        if (list) {
-            fputs("<ul>\n", out);
-            json_array_foreach(list, k, d)
-            {
-                fputs(json_is_true(json_object_get(d, "unsafe")) ? "<li class=\"fail\">" : "<li>",
-                      out);
-                esc(out, json_string_value(json_object_get(d, "message")));
-                fputs("</li>\n", out);
-            }
-            fputs("</ul>\n", out);
-        }
+}
+
+/* What annotate's depend check found: the runtime's order against the D-edges. */
+static void region_depend(FILE *out, const ompdag_report_row *row, const ompdag_condag *g)
+{
+    if (row->depend_pairs < 0)
+        return;
+    fprintf(out,
+            "<p class=\"%s\">Runtime dependence order: %lld enforced pair(s), %lld "
+            "disagreement(s) with the D-edges, %lld extra D-edge(s) (safe).</p>\n",
+            row->depend_disagreements > 0 ? "fail" : "pass", (long long)row->depend_pairs,
+            (long long)row->depend_disagreements, (long long)row->depend_extra);
+    size_t k;
+    const json_t *d;
+    json_t *list = report_depend_list(g);
+    if (!list)
+        return;
+    fputs("<ul>\n", out);
+    json_array_foreach(list, k, d)
+    {
+        fputs(json_is_true(json_object_get(d, "unsafe")) ? "<li class=\"fail\">" : "<li>", out);
+        esc(out, json_string_value(json_object_get(d, "message")));
+        fputs("</li>\n", out);
     }
-    for (size_t i = first; i < r->n && r->rows[i].graph == row->graph; ++i) {
+    fputs("</ul>\n", out);
+}
+
+/* One line per thread count at which a clean run outlasted the bound. */
+static void region_refuted(FILE *out, const ompdag_report *r, size_t first)
+{
+    char a[512], b[512];
+    for (size_t i = first; i < r->n && r->rows[i].graph == r->rows[first].graph; ++i) {
         const ompdag_report_row *x = &r->rows[i];
         if (x->verdict == OMPDAG_VERDICT_REFUTED)
             fprintf(out, "<p class=\"fail\"><b>REFUTED</b> at m = %d: a clean run took %s, "
@@ -348,6 +354,13 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
                     ompdag_duration_format(x->refuted_by_region ? x->region_bound_ns : x->bound_ns,
                                            b, sizeof b));
     }
+}
+
+/* The runs left out of the comparison, and the overheads the probe measured. */
+static void region_runs_and_overheads(FILE *out, const ompdag_report_row *row,
+                                      const ompdag_condag *g)
+{
+    char a[512], b[512];
     if (row->runs_interfered > 0)
         fprintf(out, "<p>%lld interfered run(s) (threads preempted or migrated; max %s) are not "
                      "compared with the bound.</p>\n",
@@ -370,8 +383,13 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
                 (long long)json_integer_value(
                     json_object_get(json_object_get(ro, "wake"), "samples")),
                 (long long)json_integer_value(json_object_get(ro, "threads")));
-    fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
-            row->tasks, row->nodes, row->m);
+}
+
+/* The worst flow's choices, one <li> each: loops by their iterations, branches
+ * by the successor taken (and the one other instances take). */
+static void region_choices(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    char a[512], b[512], br[32];
     int32_t choices = 0;
     ompdag_choice_group *gr = ompdag_rta_result_choice_groups(res, g, &choices);
     for (int32_t i = 0; i < choices; ++i) {
@@ -400,6 +418,15 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     free(gr);
     if (choices <= 0)
         fputs("<li>no branches</li>", out);
+}
+
+/* The worst flow and critical path at the region's first m, as one list. */
+static void region_worst_flow(FILE *out, const ompdag_report_row *row, const ompdag_condag *g,
+                              const ompdag_rta_result *res)
+{
+    fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
+            row->tasks, row->nodes, row->m);
+    region_choices(out, g, res);
     char *path = NULL; /* the shared printer's compressed form: context x depth */
     size_t plen = 0;
     FILE *mem = open_memstream(&path, &plen);
@@ -410,8 +437,15 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
     fputs("<li>", out);
     esc(out, path);
     free(path);
+    fputs("</li></ul>\n", out);
+}
+
+/* What the bound covers and what it assumes: scheduling, WCETs, migrations. */
+static void region_assumptions(FILE *out, const ompdag_report *r, const ompdag_report_row *row,
+                               const ompdag_condag *g)
+{
     char covers[512];
-    fputs("</li></ul>\n<p>Covers: ", out);
+    fputs("<p>Covers: ", out);
     esc(out, report_covers(g, covers, sizeof covers));
     fputs(".</p>\n<p>Assumptions: ", out);
     fputs(row->tied_tasks ? "tied tasks under OpenMP's task scheduling constraint (the bound "
@@ -433,6 +467,12 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
         fprintf(out, "; migration overhead %" PRId64 " per %s", r->migration_overhead,
                 r->migration_model == OMPDAG_MIGRATION_BFS ? "W node" : "T node");
     fputs(".</p>\n", out);
+}
+
+/* A warning at each tied task directive: its bound is the larger, tied one. */
+static void region_tied_warnings(FILE *out, const ompdag_condag *g)
+{
+    char a[512];
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T &&
             json_is_false(json_object_get(ompdag_condag_extra(g, v), "untied"))) {
@@ -440,6 +480,21 @@ static void region_body(FILE *out, const ompdag_report *r, size_t first)
             esc(out, ompdag_condag_node_place(g, v, a, sizeof a));
             fputs("</code> is tied.</p>\n", out);
         }
+}
+
+/* One region's text, a section at a time in page order; `first` is its first row. */
+static void region_body(FILE *out, const ompdag_report *r, size_t first)
+{
+    const ompdag_report_row *row = &r->rows[first];
+    const ompdag_condag *g = ompdag_condag_set_graph(r->set, row->graph);
+    region_warnings(out, row);
+    region_rows(out, r, first);
+    region_depend(out, row, g);
+    region_refuted(out, r, first);
+    region_runs_and_overheads(out, row, g);
+    region_worst_flow(out, row, g, r->results[first]);
+    region_assumptions(out, r, row, g);
+    region_tied_warnings(out, g);
 }
 
 static void node_table(FILE *out, const ompdag_condag *g, size_t gi)
