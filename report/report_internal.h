@@ -46,6 +46,9 @@ int32_t report_tied_tasks(const ompdag_condag *g);
 /* What the bound covers: the assumed input, or every input within the graph's
  * bounds (report_write.c); written into buf, returned. */
 const char *report_covers(const ompdag_condag *g, char *buf, size_t size);
+/* report_phrases.c: a duration in ns as text ("1.2 ms"), and a ratio ("3.1×"). */
+const char *report_dur(double ns, char *buf, size_t size);
+const char *report_times(double f, char *buf, size_t size);
 /* The distinct disagreements annotate listed in the graph's "depend_check"
  * (docs/probe.md#depend), borrowed from the graph; NULL when none. */
 struct json_t *report_depend_list(const ompdag_condag *g);

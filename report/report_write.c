@@ -13,30 +13,11 @@
 #include "ompdag/fileio.h"
 #include "report_internal.h"
 
-const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, char *buf, size_t size)
-{
-    int32_t n;
-    const int32_t *succ = ompdag_condag_node_fsucc(g, c, &n);
-    int32_t k = 0;
-    while (k < n && succ[k] != s)
-        ++k;
-    if (n == 2)
-        snprintf(buf, size, "%s", k == 0 ? "then" : "else");
-    else
-        snprintf(buf, size, "case %d of %d", k + 1, n);
-    return buf;
-}
-
 size_t report_first_row(const ompdag_report *r, size_t gi)
 {
     for (size_t i = 0; i < r->n; ++i)
         if (r->rows[i].graph == gi) return i;
     return r->n;
-}
-
-static const char *dur(double ns, char *buf, size_t size)
-{
-    return ns < 0 ? "n/a" : ompdag_duration_format(ns, buf, size);
 }
 
 /* A value in the graph's unit, as a duration when the unit is a time. */
@@ -91,8 +72,8 @@ static void text_sample(FILE *out, const char *what, const json_t *k)
     json_int_t n = json_integer_value(json_object_get(k, "samples"));
     if (!n) return;
     fprintf(out, "; %s max %s over %" JSON_INTEGER_FORMAT " (median %s)", what,
-            dur((double)json_integer_value(json_object_get(k, "max_ns")), a, sizeof a), n,
-            dur((double)json_integer_value(json_object_get(k, "median_ns")), b, sizeof b));
+            report_dur((double)json_integer_value(json_object_get(k, "max_ns")), a, sizeof a), n,
+            report_dur((double)json_integer_value(json_object_get(k, "median_ns")), b, sizeof b));
 }
 
 /* The runtime overheads annotate measured and added (docs/overheads.md). */
@@ -107,21 +88,22 @@ static void text_overheads(FILE *out, const json_t *o)
     /* chain-only delays (issue 23) state a third class; older files folded two */
     json_t *cont = json_object_get(o, "cont_delay_ns");
     char c[64];
-    fprintf(out,
-            "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
-            "delay %s per taskwait%s%s%s",
-            json_string_value(json_object_get(o, "source")),
-            dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
-            dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
-            cont ? ", continuation delay " : "",
-            cont ? dur((double)json_integer_value(cont), c, sizeof c) : "",
-            cont ? " per task creation, on the critical chain only" : ", in the WCETs");
+    fprintf(
+        out,
+        "    runtime overheads (%s, docs/overheads.md): start delay %s per task, wake "
+        "delay %s per taskwait%s%s%s",
+        json_string_value(json_object_get(o, "source")),
+        report_dur((double)json_integer_value(json_object_get(o, "start_delay_ns")), a, sizeof a),
+        report_dur((double)json_integer_value(json_object_get(o, "wake_delay_ns")), b, sizeof b),
+        cont ? ", continuation delay " : "",
+        cont ? report_dur((double)json_integer_value(cont), c, sizeof c) : "",
+        cont ? " per task creation, on the critical chain only" : ", in the WCETs");
     json_t *fm = json_object_get(o, "formation_ns");
     if (fm) /* issue 23: threads joining late, charged once on the root's source */
-        fprintf(
-            out, ", team formation %s once (%s on the root's source)",
-            dur((double)json_integer_value(fm), a, sizeof a),
-            dur((double)json_integer_value(json_object_get(o, "formation_delay_ns")), b, sizeof b));
+        fprintf(out, ", team formation %s once (%s on the root's source)",
+                report_dur((double)json_integer_value(fm), a, sizeof a),
+                report_dur((double)json_integer_value(json_object_get(o, "formation_delay_ns")), b,
+                           sizeof b));
     fprintf(out, "\n      samples at %" JSON_INTEGER_FORMAT " threads",
             json_integer_value(json_object_get(o, "threads")));
     text_sample(out, "start", json_object_get(o, "start"));
@@ -197,10 +179,11 @@ static void text_offload(FILE *out, const json_t *split)
     json_array_foreach(split, i, d)
     {
         const char *kind = json_string_value(json_object_get(d, "kind"));
-        fprintf(out, "%s %s#%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " it in %s",
-                i ? "," : "", kind ? kind : "?", json_integer_value(json_object_get(d, "device")),
-                json_integer_value(json_object_get(d, "iterations_max")),
-                dur((double)json_integer_value(json_object_get(d, "busy_ns_max")), a, sizeof a));
+        fprintf(
+            out, "%s %s#%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " it in %s", i ? "," : "",
+            kind ? kind : "?", json_integer_value(json_object_get(d, "device")),
+            json_integer_value(json_object_get(d, "iterations_max")),
+            report_dur((double)json_integer_value(json_object_get(d, "busy_ns_max")), a, sizeof a));
     }
     fputc('\n', out);
 }
@@ -269,21 +252,6 @@ static void text_tied(FILE *out, const ompdag_report_row *row, const ompdag_cond
     fputc('\n', out);
 }
 
-void report_observations_line(FILE *out, const ompdag_report_row *row)
-{
-    char a[64];
-    if (!row->observation_count) return;
-    fputs(row->team_size_recorded ? "runs by team size: "
-                                  : "team size not recorded (every run is compared with every m): ",
-          out);
-    for (size_t k = 0; k < row->observation_count; ++k) {
-        const ompdag_report_observation *o = &row->observations[k];
-        if (row->team_size_recorded) fprintf(out, "%s%d thread(s): ", k ? "; " : "", o->threads);
-        fprintf(out, "%" PRId64 " run(s) (%" PRId64 " clean, %" PRId64 " interfered), max %s",
-                o->runs, o->clean, o->interfered, dur(o->max_ns, a, sizeof a));
-    }
-}
-
 /* The deadline line: the bound that decides the verdict, the deadline, the
  * slack and the verdict, side by side (issue 22 item 6). */
 static void text_deadline(FILE *out, const ompdag_report_row *row)
@@ -292,85 +260,21 @@ static void text_deadline(FILE *out, const ompdag_report_row *row)
     if (row->deadline_ns >= 0 && row->deadline_from && row->unmeasured_reason &&
         row->bound_times_m == 0)
         fprintf(out, "    deadline %s (%s%s): no bound (not annotated) -> %s\n",
-                dur((double)row->deadline_ns, a, sizeof a),
+                report_dur((double)row->deadline_ns, a, sizeof a),
                 strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
                 report_verdict_upper(row->verdict));
     else if (row->deadline_ns >= 0 && row->deadline_from)
         fprintf(out, "    deadline %s (%s%s): bound %s%s, slack %s%s -> %s\n",
-                dur((double)row->deadline_ns, a, sizeof a),
+                report_dur((double)row->deadline_ns, a, sizeof a),
                 strcmp(row->deadline_from, "pragma") ? "--deadline " : "", row->deadline_from,
-                dur(row->verdict_bound_ns, c, sizeof c),
+                report_dur(row->verdict_bound_ns, c, sizeof c),
                 row->region_bound_ns >= 0 ? " (whole region)" : "", row->slack_ns < 0 ? "-" : "",
-                dur(fabs(row->slack_ns), b, sizeof b), report_verdict_upper(row->verdict));
+                report_dur(fabs(row->slack_ns), b, sizeof b), report_verdict_upper(row->verdict));
     else
         fprintf(out, "    deadline: none%s%s\n",
                 row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? " -> " : "",
                 row->verdict != OMPDAG_VERDICT_NO_DEADLINE ? report_verdict_upper(row->verdict)
                                                            : "");
-}
-
-/* "1.2×", or "n/a" for a factor that is not known (-1). */
-static const char *times(double f, char *buf, size_t size)
-{
-    if (f < 0) return "n/a";
-    snprintf(buf, size, "%.3g×", f);
-    return buf;
-}
-
-/* Why the bound is what it is (report_breakdown.c, docs/report.md
- * "breakdown"): the terms, the outliers, the floor, and which factor to
- * attack first. */
-void report_breakdown_text(FILE *out, const ompdag_report_row *row)
-{
-    const ompdag_report_breakdown *b = &row->breakdown;
-    char a[64], c[64], f[5][32];
-    if (b->vol_ns < 0 || !b->has_floor) return; /* not a time; annotated before the floor */
-    fputs("    breakdown: ", out);
-    if (b->flow_tasks >= 0)
-        fprintf(out, "%" PRId64 " task(s) in the worst flow", b->flow_tasks);
-    else
-        fputs("tasks in the worst flow n/a (compact graph)", out);
-    if (b->observed_tasks >= 0) fprintf(out, " vs %" PRId64 " run", b->observed_tasks);
-    fprintf(out, "; volume %s vs work %s per clean run", dur(b->vol_ns, a, sizeof a),
-            dur(b->observed_work_ns, c, sizeof c));
-    if (b->delay_share >= 0)
-        fprintf(out, "; dispatch delays %s = %.1f%% of Graham's bound%s",
-                dur(b->delay_ns, a, sizeof a), 100 * b->delay_share,
-                b->delays_folded ? " (folded into the WCETs)" : "");
-    if (b->delay_share >= 0 && b->formation_ns > 0)
-        fprintf(out, " (team formation %s of it)", dur(b->formation_ns, a, sizeof a));
-    if (b->margin_pct >= 0) fprintf(out, "; margin %.3g%%", b->margin_pct);
-    fputc('\n', out);
-    if (b->outlier_count) {
-        fputs("    outliers (max ÷ median):", out);
-        for (int32_t k = 0; k < b->outlier_count; ++k)
-            fprintf(out, "%s %s %.3g× (%s ÷ %s)", k ? "," : "", b->outliers[k].place,
-                    b->outliers[k].ratio, dur(b->outliers[k].max_ns, a, sizeof a),
-                    dur(b->outliers[k].median_ns, c, sizeof c));
-        fputc('\n', out);
-    }
-    if (b->floor_runs > 0)
-        fprintf(out,
-                "    floor %.3g / %.3g / %.3g (min / median / max over %" PRId64
-                " clean run(s): Graham of each run's own DAG ÷ its response) vs bound ÷ observed "
-                "%s\n",
-                b->floor_min, b->floor_median, b->floor_max, b->floor_runs,
-                times(b->bound_over_observed, f[0], sizeof f[0]));
-    else
-        fputs("    floor: n/a (no clean run at this m)\n", out);
-    fprintf(out, "    factors: graph %s, WCETs per location %s, delays %s, margin %s, floor %s",
-            times(b->factor_graph, f[0], sizeof f[0]), times(b->factor_wcets, f[1], sizeof f[1]),
-            times(b->factor_delays, f[2], sizeof f[2]), times(b->factor_margin, f[3], sizeof f[3]),
-            times(b->floor_median, f[4], sizeof f[4]));
-    if (b->largest) fprintf(out, " -> attack first: %s", b->largest);
-    fputc('\n', out);
-    if (b->floor_below_one)
-        fprintf(out,
-                "    FLOOR BELOW 1 in %" PRId64
-                " run(s): Graham's bound of a run's own DAG is below its response, so a dispatch "
-                "delay was measured short — a bug in the probe or annotate: please report it with "
-                "the trace\n",
-                b->floor_below_one);
 }
 
 static void text_row(FILE *out, const ompdag_report *r, size_t i)
@@ -384,18 +288,19 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
         fprintf(out,
                 "    whole region: bound %s (task system + fork/join %s, measured with the "
                 "WCET margin)%s\n",
-                dur(row->region_bound_ns, a, sizeof a), dur((double)row->fork_join_ns, b, sizeof b),
+                report_dur(row->region_bound_ns, a, sizeof a),
+                report_dur((double)row->fork_join_ns, b, sizeof b),
                 row->deadline_ns >= 0 ? "; the deadline applies to it" : "");
     if (row->input_bound_ns >= 0) {
         fprintf(out, "    for this input: bound %s (%s; delays: %s)",
-                dur(row->input_bound_ns, a, sizeof a),
+                report_dur(row->input_bound_ns, a, sizeof a),
                 row->input_claim ? row->input_claim : "recorded by annotate",
                 row->input_delay_model ? row->input_delay_model : "instance maxima");
         if (row->input_graham_times_m >= 0 && row->input_graham_times_m < row->input_bound_times_m)
             fprintf(out, "; Graham's bound of the same DAG %s: the tied rule %s costs %.3g×",
-                    dur(row->input_bound_ns * (double)row->input_graham_times_m /
-                            (double)row->input_bound_times_m,
-                        b, sizeof b),
+                    report_dur(row->input_bound_ns * (double)row->input_graham_times_m /
+                                   (double)row->input_bound_times_m,
+                               b, sizeof b),
                     ompdag_tied_rule_name(row->input_tied_rule),
                     (double)row->input_bound_times_m / (double)row->input_graham_times_m);
         fputc('\n', out);
@@ -405,14 +310,14 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
         fprintf(out, "    for this input: no bound recorded: %s\n", row->input_why);
     if (row->observed_max_ns >= 0 && row->bound_ns >= 0) {
         fprintf(out, "    observed max %s over %" PRId64 " clean run(s)",
-                dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
+                report_dur(row->observed_max_ns, a, sizeof a), row->runs - row->runs_interfered);
         if (row->team_size_recorded)
             fprintf(out, " of %d thread(s)", row->m);
         else
             fputs(" (team size not recorded)", out);
         if (row->observed_region_max_ns >= 0 && row->observed_region_max_ns != row->observed_max_ns)
             fprintf(out, " (task system; whole region with fork/join %s)",
-                    dur(row->observed_region_max_ns, b, sizeof b));
+                    report_dur(row->observed_region_max_ns, b, sizeof b));
         fprintf(out, "; bound / observed = %.3g",
                 row->observed_max_ns > 0 ? row->bound_ns / row->observed_max_ns : INFINITY);
         if (row->input_bound_ns >= 0 && row->observed_max_ns > 0)
@@ -431,20 +336,21 @@ static void text_row(FILE *out, const ompdag_report *r, size_t i)
         fprintf(out,
                 "    %" PRId64 " interfered run(s) (threads preempted or migrated), max %s: "
                 "not compared with the bound\n",
-                row->runs_interfered, dur(row->observed_interfered_max_ns, a, sizeof a));
+                row->runs_interfered, report_dur(row->observed_interfered_max_ns, a, sizeof a));
     report_breakdown_text(out, row);
     if (row->unmeasured_reason) fprintf(out, "    UNMEASURED: %s\n", row->unmeasured_reason);
     if (row->verdict == OMPDAG_VERDICT_REFUTED && !row->refuted_by_region)
         fprintf(out,
                 "    REFUTED: a clean run took %s, longer than the bound %s; the bound does "
                 "not hold for this program (a cost the model misses, or WCETs too low)\n",
-                dur(row->observed_max_ns, a, sizeof a), dur(row->bound_ns, b, sizeof b));
+                report_dur(row->observed_max_ns, a, sizeof a),
+                report_dur(row->bound_ns, b, sizeof b));
     else if (row->verdict == OMPDAG_VERDICT_REFUTED)
         fprintf(out,
                 "    REFUTED: a clean run of the whole region took %s, longer than its bound "
                 "%s; fork/join cost more than the traces measured\n",
-                dur(row->observed_region_max_ns, a, sizeof a),
-                dur(row->region_bound_ns, b, sizeof b));
+                report_dur(row->observed_region_max_ns, a, sizeof a),
+                report_dur(row->region_bound_ns, b, sizeof b));
     if (row->unsafe_reason)
         fprintf(out, "    UNSAFE: %s; this bound proves nothing\n", row->unsafe_reason);
     if (row->depend_pairs >= 0)
@@ -474,34 +380,6 @@ static void text_size(FILE *out, const ompdag_condag *g, const ompdag_report_row
         }
     }
     fprintf(out, ", total WCET %" PRId64 " %s)\n", total, ompdag_condag_time_unit(g));
-}
-
-/* What the bound covers (issue 23 item 5): the input the graph was extracted
- * for (`extract --assume`, the graph key "assumptions"), else every input
- * whose recursion and loops stay within the bounds it was extracted with.
- * Written into buf, which is returned. */
-const char *report_covers(const ompdag_condag *g, char *buf, size_t size)
-{
-    json_t *as = json_object_get(ompdag_condag_extra(g, -1), "assumptions");
-    if (!json_is_object(as) || !json_object_size(as)) {
-        snprintf(buf, size,
-                 "every input within the recursion and loop bounds the graph was "
-                 "extracted with");
-        return buf;
-    }
-    size_t len = (size_t)snprintf(buf, size, "the input with ");
-    const char *name;
-    json_t *v;
-    const char *sep = "";
-    json_object_foreach(as, name, v)
-    {
-        if (len >= size) break;
-        len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", sep, name,
-                                (long long)json_integer_value(v));
-        sep = ", ";
-    }
-    if (len < size) snprintf(buf + len, size - len, " (extract --assume)");
-    return buf;
 }
 
 ompdag_status report_write_text(const ompdag_report *r, FILE *out, ompdag_error *err)
