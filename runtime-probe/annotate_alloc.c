@@ -1,6 +1,7 @@
 /*
  * runtime-probe/annotate_alloc.c — the allocator of annotate's large arrays:
- * huge pages for the arrays of 10^7 records, and doubling growth.
+ * huge pages for the arrays of 10^7 records (and, zeroed, for the large hash
+ * tables), and doubling growth.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its
  * safety argument are in annotate_internal.h and docs/probe.md.
  */
@@ -19,6 +20,13 @@ void *annot_alloc_big(size_t bytes)
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is harmless */
 #endif
+    return p;
+}
+
+void *annot_zalloc_big(size_t bytes)
+{
+    void *p = annot_alloc_big(bytes);
+    if (p) memset(p, 0, bytes ? bytes : 1);
     return p;
 }
 
