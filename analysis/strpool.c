@@ -1,5 +1,7 @@
 /* analysis/strpool.c — string pool and id map for the
- * structure-of-arrays graph (internal.h). */
+ * structure-of-arrays graph (internal.h): the pool grows by
+ * ompdag_grown_capacity, the id map is an index map of the one hash map
+ * (ompdag/internal/hashmap.h). */
 #include <string.h>
 
 #include "internal.h"
@@ -9,11 +11,11 @@ int64_t strpool_add(strpool *p, const char *s)
     if (!s)
         return NO_STR;
     size_t n = strlen(s) + 1;
+    if (n > SIZE_MAX - p->len)
+        return -2;
     if (p->len + n > p->cap) {
-        size_t ncap = p->cap ? p->cap : 256;
-        while (ncap < p->len + n)
-            ncap *= 2;
-        char *b = realloc(p->buf, ncap);
+        size_t ncap = ompdag_grown_capacity(p->cap, p->len + n, 1, 256);
+        char *b = ncap ? realloc(p->buf, ncap) : NULL;
         if (!b)
             return -2;
         p->buf = b;

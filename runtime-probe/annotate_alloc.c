@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "annotate_internal.h"
+#include "ompdag/internal/array.h"
 
 /* A transparent huge page (x86-64 and arm64 with 4 KiB base pages). */
 static const size_t huge = (size_t)2 << 20;
@@ -43,11 +44,8 @@ void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes)
 bool annot_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return true;
-    size_t cap2 = *cap ? *cap : 64;
-    while (cap2 < need) {
-        if (cap2 > SIZE_MAX / 2 / size) return false;
-        cap2 *= 2;
-    }
+    size_t cap2 = ompdag_grown_capacity(*cap, need, size, 64);
+    if (!cap2) return false;
     void *q = annot_realloc_big(*p, *cap * size, cap2 * size);
     if (!q) return false;
     *p = q, *cap = cap2;

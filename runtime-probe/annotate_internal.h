@@ -67,13 +67,8 @@ bool annot_grow(void **p, size_t *cap, size_t need, size_t size);
 
 static inline bool annot_i64vec_push(i64vec *a, int64_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 16;
-        int64_t *p = annot_realloc_big(a->v, a->cap * sizeof *p, cap * sizeof *p);
-        if (!p) return false;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (a->n == a->cap && !annot_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v))
+        return false;
     a->v[a->n++] = x;
     return true;
 }

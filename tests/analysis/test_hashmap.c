@@ -4,12 +4,14 @@
  * every key in one bucket, the empty key), index maps (keys in the
  * caller's array, index 0 and the refused last index), the load bound and
  * the overflow checks, and 100 000 random operations of both flavours
- * against a brute-force array.
+ * against a brute-force array; and the growable array of
+ * ompdag/internal/array.h, whose capacity step the tables share.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ompdag/internal/array.h"
 #include "ompdag/internal/hashmap.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
@@ -299,4 +301,39 @@ Test(hashmap, random_operations_match_brute_force)
     free(t.slot);
     free(c.slot);
     ompdag_imap_free(&m);
+}
+
+/* ---- the one growable array (ompdag/internal/array.h) ---- */
+
+Test(array, grown_capacity_doubles_from_first_and_refuses_overflow)
+{
+    cr_assert_eq(ompdag_grown_capacity(0, 1, 8, 16), 16);
+    cr_assert_eq(ompdag_grown_capacity(16, 17, 8, 16), 32);
+    cr_assert_eq(ompdag_grown_capacity(16, 1000, 8, 16), 1024);
+    cr_assert_eq(ompdag_grown_capacity(0, 300, 1, 256), 512);
+    cr_assert_eq(ompdag_grown_capacity(0, 5, 0, 16), 0, "no element size");
+    cr_assert_eq(ompdag_grown_capacity(SIZE_MAX / 2 + 1, SIZE_MAX, 1, 1), 0, "doubling overflows");
+    cr_assert_eq(ompdag_grown_capacity((size_t)1 << 60, ((size_t)1 << 60) + 1, 16, 1), 0,
+                 "bytes overflow");
+    cr_assert_eq(ompdag_grown_capacity((size_t)1 << 58, ((size_t)1 << 58) + 1, 16, 1),
+                 (size_t)1 << 59, "the largest that fits");
+}
+
+Test(array, grow_array_keeps_contents_and_refuses_bad_sizes)
+{
+    int32_t *v = NULL;
+    int64_t cap = 0;
+    for (int32_t i = 0; i < 1000; ++i) {
+        cr_assert(ompdag_grow_array((void **)&v, sizeof *v, &cap, (int64_t)i + 1));
+        v[i] = 3 * i;
+    }
+    cr_assert_eq(cap, 1024, "doubling from 16");
+    for (int32_t i = 0; i < 1000; ++i)
+        cr_assert_eq(v[i], 3 * i);
+    int32_t *keep = v;
+    cr_assert(ompdag_grow_array((void **)&v, sizeof *v, &cap, -1), "nothing to grow");
+    cr_assert_not(ompdag_grow_array((void **)&v, sizeof *v, &cap, INT64_MAX));
+    cr_assert_eq(v, keep, "a refused growth leaves the array");
+    cr_assert_eq(cap, 1024);
+    free(v);
 }
