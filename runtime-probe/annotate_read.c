@@ -22,15 +22,11 @@ static size_t region_graph(trace_ctx *c, uint64_t cp)
             if (c->a->graphs[gi].region_line == loc.line &&
                 annot_same_file(c->a->graphs[gi].region_file, loc.file))
                 found = gi + 1;
-    if (c->region_n == c->region_cap) {
-        size_t cap = c->region_cap ? 2 * c->region_cap : 16;
-        uint64_t *p = realloc(c->region_cp, cap * sizeof *p);
-        if (p) c->region_cp = p;
-        size_t *q = realloc(c->region_graph, cap * sizeof *q);
-        if (q) c->region_graph = q;
-        if (!p || !q) return found;
-        c->region_cap = cap;
-    }
+    size_t cp_cap = c->region_cap; /* region_cp grows first; region_cap counts once both have */
+    if (!annot_grow((void **)&c->region_cp, &cp_cap, c->region_n + 1, sizeof *c->region_cp) ||
+        !annot_grow((void **)&c->region_graph, &c->region_cap, c->region_n + 1,
+                    sizeof *c->region_graph))
+        return found; /* not remembered: looked up again next time */
     c->region_cp[c->region_n] = cp;
     c->region_graph[c->region_n++] = found;
     return found;
