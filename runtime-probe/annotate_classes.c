@@ -106,18 +106,16 @@ typedef struct class_key {
     ompdag_point sk, ek;
 } class_key;
 
-static uint32_t class_hash(const class_key *k)
+static inline uint32_t class_hash(const class_key *k)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the six points */
-    uint64_t parts[6] = {k->graph,        (uint64_t)(uint32_t)k->task,
-                         (uint64_t)k->sk, (uint64_t)(uint32_t)k->sn,
-                         (uint64_t)k->ek, (uint64_t)(uint32_t)k->en};
-    for (int i = 0; i < 6; ++i)
-        h = (h ^ parts[i]) * 1099511628211ull;
-    return ompdag_imap_hash32(h);
+    uint64_t where = (uint64_t)k->graph << 32 ^ (uint32_t)k->task;
+    uint64_t nodes = (uint64_t)(uint32_t)k->sn << 32 ^ (uint32_t)k->en;
+    uint64_t h = where * 0x9e3779b97f4a7c15ull ^ nodes * 0xff51afd7ed558ccdull ^
+                 ((uint64_t)k->sk << 8 | (uint64_t)k->ek);
+    return ompdag_imap_hash32(ompdag_hmap_mix64(h));
 }
 
-static bool class_is(const void *classes, uint32_t index, const void *key)
+static inline bool class_is(const void *classes, uint32_t index, const void *key)
 {
     const seg_class *c = (const seg_class *)classes + index;
     const class_key *k = key;
@@ -125,7 +123,7 @@ static bool class_is(const void *classes, uint32_t index, const void *key)
            c->ek == k->ek && c->en == k->en;
 }
 
-static seg_class *class_lookup(const ompdag_annotation *a, const class_key *k, uint32_t hash)
+static inline seg_class *class_lookup(const ompdag_annotation *a, const class_key *k, uint32_t hash)
 {
     int64_t x = ompdag_imap_find(&a->class_index, hash, class_is, a->classes, k);
     return x < 0 ? NULL : &a->classes[x];

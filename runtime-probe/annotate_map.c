@@ -371,10 +371,19 @@ static bool end_empty(const void *slot)
     return !((const end_memo *)slot)->used;
 }
 
+/* The question a memo entry answers. */
+typedef struct end_key {
+    uint64_t cp;
+    uint32_t graph;
+    int32_t task, cn;
+    uint8_t ck, rk;
+} end_key;
+
 static bool end_holds(const void *ctx, const void *slot, const void *key)
 {
     (void)ctx;
-    const end_memo *t = slot, *k = key;
+    const end_memo *t = slot;
+    const end_key *k = key;
     return t->cp == k->cp && t->graph == k->graph && t->task == k->task && t->ck == k->ck &&
            t->cn == k->cn && t->rk == k->rk;
 }
@@ -402,8 +411,7 @@ static bool find_end_memo(trace_ctx *c, const graph_info *gi, int32_t task, ompd
     }
     if (annot_reference_paths) return find_end(c, gi, task, sk, sn, r, ek, en, why);
     uint32_t graph = r->graph;
-    end_memo key = {
-        .cp = r->cp_end, .graph = graph, .task = task, .cn = sn, .ck = (uint8_t)sk, .rk = r->ek};
+    end_key key = {r->cp_end, graph, task, sn, (uint8_t)sk, r->ek};
     end_memo *m =
         &c->ends[ompdag_hmap_probe(&end_kind, NULL, c->ends, c->ends_cap,
                                    end_hash(r->cp_end, graph, task, (uint8_t)sk, sn, r->ek), &key)];

@@ -76,7 +76,7 @@ static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
 }
 
 /* The names are an index map (hashmap.h) over t->value. */
-static bool cp_is(const void *value, uint32_t name, const void *cp)
+static inline bool cp_is(const void *value, uint32_t name, const void *cp)
 {
     return ((const uint64_t *)value)[name] == *(const uint64_t *)cp;
 }
@@ -159,7 +159,7 @@ void annot_resolve_segments(trace_ctx *c)
 /* The runs are an index map (hashmap.h) over c->runs, by id: a time-step
  * loop around a `parallel` makes 10^6 runs, and a linear search here made
  * reading such a trace quadratic. */
-static bool run_is(const void *runs, uint32_t index, const void *id)
+static inline bool run_is(const void *runs, uint32_t index, const void *id)
 {
     return ((const region_run *)runs)[index].id == *(const uint64_t *)id;
 }

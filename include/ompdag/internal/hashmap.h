@@ -44,7 +44,8 @@ typedef struct ompdag_hmap_kind {
     /* Whether a slot is empty; true for an all-zero slot. */
     bool (*empty)(const void *slot);
     /* Whether the non-empty slot holds `key`; ctx is the caller's (say, the
-     * array an index points into), passed through. */
+     * array an index points into), passed through.  NULL in a kind that
+     * ompdag_hmap_probe never sees (ompdag_imap's). */
     bool (*holds)(const void *ctx, const void *slot, const void *key);
     /* The hash of the non-empty slot's key: the one the caller probes with. */
     uint64_t (*hash)(const void *ctx, const void *slot);
@@ -55,11 +56,14 @@ typedef struct ompdag_hmap_kind {
 } ompdag_hmap_kind;
 
 /* Whether n entries fit in cap slots within the load bound:
- * n <= floor(cap · max_load_pct / 100), computed without overflow.  With a
- * bound under 100 % a table that fits keeps an empty slot. */
+ * n <= floor(cap · max_load_pct / 100), exactly and without overflow (one
+ * multiplication on every capacity a table can allocate; annotate asks
+ * this once per segment).  With a bound under 100 % a table that fits
+ * keeps an empty slot. */
 static inline bool ompdag_hmap_fits(const ompdag_hmap_kind *k, size_t n, size_t cap)
 {
     assert(k->max_load_pct >= 1 && k->max_load_pct <= 90);
+    if (cap <= SIZE_MAX / 100) return n <= cap && n * 100 <= cap * k->max_load_pct;
     return n <= cap / 100 * k->max_load_pct + cap % 100 * k->max_load_pct / 100;
 }
 
@@ -138,6 +142,21 @@ static inline void *ompdag_hmap_rehash(const ompdag_hmap_kind *k, const void *ct
     return fresh;
 }
 
+/* ompdag_hmap_reserve's growth: the table (*slots, *cap) of `used`
+ * entries, rehashed into the capacity that fits `need`; the old array is
+ * freed.  false, with the table unchanged, on out of memory or overflow. */
+static inline bool ompdag_hmap_grow(const ompdag_hmap_kind *k, const void *ctx, void **slots,
+                                    size_t *cap, size_t need)
+{
+    size_t ncap = ompdag_hmap_grown_cap(k, *cap, need);
+    void *fresh = ncap ? ompdag_hmap_rehash(k, ctx, *slots, *cap, ncap) : NULL;
+    if (!fresh) return false;
+    free(*slots);
+    *slots = fresh;
+    *cap = ncap;
+    return true;
+}
+
 /* Makes the table (*slots, *cap: 0 and NULL before the first call), which
  * holds `used` entries, fit `need` (at least used + 1 before an insert):
  * when it does not, it grows (ompdag_hmap_grown_cap) and rehashes, and the
@@ -147,14 +166,8 @@ static inline bool ompdag_hmap_reserve(const ompdag_hmap_kind *k, const void *ct
                                        size_t *cap, size_t used, size_t need)
 {
     assert(used <= need);
-    if (*cap && ompdag_hmap_fits(k, need, *cap)) return true;
-    size_t ncap = ompdag_hmap_grown_cap(k, *cap, need);
-    void *fresh = ncap ? ompdag_hmap_rehash(k, ctx, *slots, *cap, ncap) : NULL;
-    if (!fresh) return false;
-    free(*slots);
-    *slots = fresh;
-    *cap = ncap;
-    return true;
+    (void)used;
+    return (*cap && ompdag_hmap_fits(k, need, *cap)) || ompdag_hmap_grow(k, ctx, slots, cap, need);
 }
 
 /* A 64-bit finalizer (splitmix64's): every input bit reaches the low bits. */
@@ -187,24 +200,9 @@ typedef struct ompdag_imap {
 /* Whether index `index` of the caller's array (ctx) has key `key`. */
 typedef bool (*ompdag_imap_same)(const void *ctx, uint32_t index, const void *key);
 
-/* What a lookup carries to the slot test. */
-typedef struct ompdag_imap_query {
-    uint32_t hash;
-    ompdag_imap_same same;
-    const void *ctx, *key;
-} ompdag_imap_query;
-
 static inline bool ompdag_imap_slot_empty(const void *slot)
 {
     return !((const ompdag_imap_slot *)slot)->index1;
-}
-
-static inline bool ompdag_imap_slot_holds(const void *ctx, const void *slot, const void *key)
-{
-    (void)ctx;
-    const ompdag_imap_slot *s = slot;
-    const ompdag_imap_query *q = key;
-    return s->hash == q->hash && q->same(q->ctx, s->index1 - 1, q->key);
 }
 
 static inline uint64_t ompdag_imap_slot_hash(const void *ctx, const void *slot)
@@ -213,12 +211,13 @@ static inline uint64_t ompdag_imap_slot_hash(const void *ctx, const void *slot)
     return ((const ompdag_imap_slot *)slot)->hash;
 }
 
-/* Index maps keep their load under 1/2: short probes, 8 bytes per slot. */
+/* Index maps keep their load under 1/2: short probes, 8 bytes per slot.
+ * Their lookups compare hash bits, then the caller's keys (ompdag_imap_find),
+ * so the kind needs no `holds`. */
 static inline const ompdag_hmap_kind *ompdag_imap_kind(void)
 {
     static const ompdag_hmap_kind kind = {.slot_size = sizeof(ompdag_imap_slot),
                                           .empty = ompdag_imap_slot_empty,
-                                          .holds = ompdag_imap_slot_holds,
                                           .hash = ompdag_imap_slot_hash,
                                           .max_load_pct = 50,
                                           .first_cap = 64};
@@ -226,14 +225,18 @@ static inline const ompdag_hmap_kind *ompdag_imap_kind(void)
 }
 
 /* The index whose key is `key` (hash: its 32-bit hash, the one it was added
- * with), or -1. */
+ * with), or -1.  The probe of ompdag_hmap_probe, written out so that
+ * `same`, a constant where this is inlined, is inlined too (through a
+ * kind's `holds` it stayed a call). */
 static inline int64_t ompdag_imap_find(const ompdag_imap *m, uint32_t hash, ompdag_imap_same same,
                                        const void *ctx, const void *key)
 {
     if (!m->cap) return -1;
-    ompdag_imap_query q = {hash, same, ctx, key};
-    size_t i = ompdag_hmap_probe(ompdag_imap_kind(), NULL, m->slot, m->cap, hash, &q);
-    return m->slot[i].index1 ? (int64_t)m->slot[i].index1 - 1 : -1;
+    size_t mask = m->cap - 1;
+    for (size_t i = hash & mask; m->slot[i].index1; i = (i + 1) & mask)
+        if (m->slot[i].hash == hash && same(ctx, m->slot[i].index1 - 1, key))
+            return (int64_t)m->slot[i].index1 - 1;
+    return -1;
 }
 
 /* Adds `index`, whose key has 32-bit hash `hash` and is not in the map yet
