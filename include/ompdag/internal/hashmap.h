@@ -216,11 +216,13 @@ static inline uint64_t ompdag_imap_slot_hash(const void *ctx, const void *slot)
  * so the kind needs no `holds`. */
 static inline const ompdag_hmap_kind *ompdag_imap_kind(void)
 {
-    static const ompdag_hmap_kind kind = {.slot_size = sizeof(ompdag_imap_slot),
-                                          .empty = ompdag_imap_slot_empty,
-                                          .hash = ompdag_imap_slot_hash,
-                                          .max_load_pct = 50,
-                                          .first_cap = 64};
+    static const ompdag_hmap_kind kind = {sizeof(ompdag_imap_slot),
+                                          ompdag_imap_slot_empty,
+                                          NULL,
+                                          ompdag_imap_slot_hash,
+                                          50,
+                                          64,
+                                          NULL};
     return &kind;
 }
 
@@ -257,7 +259,8 @@ static inline bool ompdag_imap_add(ompdag_imap *m, uint32_t hash, uint32_t index
 static inline void ompdag_imap_free(ompdag_imap *m)
 {
     free(m->slot);
-    *m = (ompdag_imap){0};
+    m->slot = NULL;
+    m->cap = m->used = 0;
 }
 
 /* 32 bits of a 64-bit hash for an index map, both halves folded in. */
