@@ -359,20 +359,17 @@ ompdag_status ompdag_compact_expand(const ompdag_condag *g, int64_t node_limit, 
  * tasks with equal signatures have identical unfoldings. */
 typedef struct sig_buf {
     char *s;
-    size_t len, cap;
+    int64_t len, cap; /* cap: ompdag_grow_array */
 } sig_buf;
 
 static bool sig_put(sig_buf *b, const char *text)
 {
     size_t n = strlen(text);
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *nb = realloc(b->s, cap);
-        if (!nb) return false;
-        b->s = nb, b->cap = cap;
-    }
+    if (n >= (size_t)(INT64_MAX - b->len) ||
+        !ompdag_grow_array((void **)&b->s, 1, &b->cap, b->len + (int64_t)n + 1))
+        return false;
     memcpy(b->s + b->len, text, n + 1);
-    b->len += n;
+    b->len += (int64_t)n;
     return true;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ompdag/condag.h"
 #include "ompdag/internal/array.h"
+#include "ompdag/internal/hashmap.h"
 #include "ompdag/internal/stats.h"
 #include "ompdag/internal/condag_json.h"
 
@@ -34,13 +35,11 @@ static inline const char *strpool_get(const strpool *p, int64_t off)
 }
 void strpool_free(strpool *p);
 
-/* Open-addressing map from pooled strings to int32 indices.  The keys are
- * the strings at keys[index] in the pool, so the map stores indices only. */
+/* Map from pooled strings to int32 indices (strpool.c).  The keys are the
+ * strings at keys[index] in the pool, so the map stores indices only: an
+ * index map of the one hash map, ompdag/internal/hashmap.h. */
 typedef struct idmap {
-    int32_t *slots;  /* -1 = empty */
-    uint32_t *hashes; /* hash of each slot's key: most mismatches skip the strcmp */
-    uint32_t cap;   /* power of two */
-    uint32_t count;
+    ompdag_imap map;
 } idmap;
 
 int32_t idmap_find(const idmap *m, const strpool *p, const int64_t *keys, const char *key);

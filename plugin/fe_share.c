@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fe_walk.h"
+#include "ompdag/internal/hashmap.h"
 
 typedef struct share_key {
     void *file, *stmt_file;
@@ -28,16 +29,20 @@ typedef struct share_key {
     fe_env env;     /* known parameter values (--assume): they decide what folds */
 } share_key;
 
+/* A context met before and the task its body became. */
+typedef struct share_entry {
+    share_key key;
+    int32_t task;
+} share_entry;
+
 struct fe_share {
-    share_key *keys;
-    int32_t *task;
+    share_entry *e;
     int32_t n;
-    int64_t cap;    /* of keys and task */
-    int32_t *slots; /* open addressing, -1 empty */
-    uint32_t nslots;
+    int64_t cap;       /* of e (ompdag_grow_array) */
+    ompdag_imap index; /* key -> its entry (hashmap.h) */
 };
 
-static uint64_t key_hash(const share_key *k)
+static uint32_t key_hash(const share_key *k)
 {
     uint64_t h = 1469598103934665603ull;
 #define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
@@ -49,7 +54,7 @@ static uint64_t key_hash(const share_key *k)
     for (int32_t i = 0; i < FE_ENV_MAX; ++i)
         MIX((uint64_t)k->env.value[i]);
 #undef MIX
-    return h;
+    return ompdag_imap_hash32(h);
 }
 
 static bool key_eq(const share_key *a, const share_key *b)
@@ -88,31 +93,15 @@ static bool make_key(const walker *w, CXCursor s, int32_t loop_bound, bool final
     return true;
 }
 
-static int32_t lookup(const struct fe_share *m, const share_key *k)
+static bool entry_is(const void *entries, uint32_t index, const void *key)
 {
-    if (!m || !m->nslots) return -1;
-    for (uint32_t i = (uint32_t)key_hash(k) & (m->nslots - 1);; i = (i + 1) & (m->nslots - 1)) {
-        int32_t x = m->slots[i];
-        if (x < 0) return -1;
-        if (key_eq(&m->keys[x], k)) return x;
-    }
+    return key_eq(&((const share_entry *)entries)[index].key, key);
 }
 
-static bool rehash(struct fe_share *m)
+/* The entry of context k, or -1. */
+static int32_t lookup(const struct fe_share *m, const share_key *k)
 {
-    uint32_t ns = m->nslots ? 2 * m->nslots : 64;
-    int32_t *slots = malloc(sizeof *slots * ns);
-    if (!slots) return false;
-    memset(slots, 0xff, sizeof *slots * ns);
-    for (int32_t x = 0; x < m->n; ++x) {
-        uint32_t i = (uint32_t)key_hash(&m->keys[x]) & (ns - 1);
-        while (slots[i] >= 0)
-            i = (i + 1) & (ns - 1);
-        slots[i] = x;
-    }
-    free(m->slots);
-    m->slots = slots, m->nslots = ns;
-    return true;
+    return m ? (int32_t)ompdag_imap_find(&m->index, key_hash(k), entry_is, m->e, k) : -1;
 }
 
 /* Sharing is for recursion: some function is active twice in the chain.
@@ -135,7 +124,7 @@ int32_t fe_share_find(walker *w, CXCursor s, int32_t loop_bound, bool final)
     free(k.chain);
     if (x < 0) return -1;
     w->g->shared = true;
-    return w->g->share->task[x];
+    return w->g->share->e[x].task;
 }
 
 bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t task)
@@ -146,20 +135,11 @@ bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t
     share_key k;
     if (!make_key(w, s, loop_bound, final, &k)) return fe_nomem(w);
     if (lookup(m, &k) >= 0) return free(k.chain), true;
-    if (!ompdag_grow_array((void **)&m->keys, sizeof *m->keys, &(int64_t){m->cap},
-                           (int64_t)m->n + 1) ||
-        !ompdag_grow_array((void **)&m->task, sizeof *m->task, &m->cap, (int64_t)m->n + 1))
+    if (m->n == INT32_MAX ||
+        !ompdag_grow_array((void **)&m->e, sizeof *m->e, &m->cap, (int64_t)m->n + 1) ||
+        !ompdag_imap_add(&m->index, key_hash(&k), (uint32_t)m->n))
         return free(k.chain), fe_nomem(w);
-    m->keys[m->n] = k;
-    m->task[m->n++] = task;
-    if ((uint32_t)m->n * 2 > m->nslots) {
-        if (!rehash(m)) return fe_nomem(w);
-    } else {
-        uint32_t i = (uint32_t)key_hash(&k) & (m->nslots - 1);
-        while (m->slots[i] >= 0)
-            i = (i + 1) & (m->nslots - 1);
-        m->slots[i] = m->n - 1;
-    }
+    m->e[m->n++] = (share_entry){k, task};
     return true;
 }
 
@@ -167,6 +147,7 @@ void fe_share_free(struct fe_share *m)
 {
     if (!m) return;
     for (int32_t i = 0; i < m->n; ++i)
-        free(m->keys[i].chain);
-    free(m->keys), free(m->task), free(m->slots), free(m);
+        free(m->e[i].key.chain);
+    ompdag_imap_free(&m->index);
+    free(m->e), free(m);
 }

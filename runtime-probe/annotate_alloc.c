@@ -1,12 +1,14 @@
 /*
  * runtime-probe/annotate_alloc.c — the allocator of annotate's large arrays:
- * huge pages for the arrays of 10^7 records, and doubling growth.
+ * huge pages for the arrays of 10^7 records (and, zeroed, for the large hash
+ * tables), and doubling growth.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its
  * safety argument are in annotate_internal.h and docs/probe.md.
  */
 #include <sys/mman.h>
 
 #include "annotate_internal.h"
+#include "ompdag/internal/array.h"
 
 /* A transparent huge page (x86-64 and arm64 with 4 KiB base pages). */
 static const size_t huge = (size_t)2 << 20;
@@ -19,6 +21,13 @@ void *annot_alloc_big(size_t bytes)
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is harmless */
 #endif
+    return p;
+}
+
+void *annot_zalloc_big(size_t bytes)
+{
+    void *p = annot_alloc_big(bytes);
+    if (p) memset(p, 0, bytes ? bytes : 1);
     return p;
 }
 
@@ -35,11 +44,8 @@ void *annot_realloc_big(void *p, size_t old_bytes, size_t bytes)
 bool annot_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return true;
-    size_t cap2 = *cap ? *cap : 64;
-    while (cap2 < need) {
-        if (cap2 > SIZE_MAX / 2 / size) return false;
-        cap2 *= 2;
-    }
+    size_t cap2 = ompdag_grown_capacity(*cap, need, size, 64);
+    if (!cap2) return false;
     void *q = annot_realloc_big(*p, *cap * size, cap2 * size);
     if (!q) return false;
     *p = q, *cap = cap2;

@@ -58,7 +58,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
     free(a->graphs);
     free(a->classes);
     free(a->wsamp);
-    free(a->class_index);
+    ompdag_imap_free(&a->class_index);
     free(a);
 }
 
@@ -83,9 +83,7 @@ ompdag_status ompdag_annotation_create(ompdag_condag_set *set, const ompdag_anno
     }
     a->ngraphs = ompdag_condag_set_count(set);
     a->graphs = calloc(a->ngraphs ? a->ngraphs : 1, sizeof *a->graphs);
-    a->class_index_cap = 1024;
-    a->class_index = calloc(a->class_index_cap, sizeof *a->class_index);
-    if (!a->graphs || !a->class_index) {
+    if (!a->graphs) {
         ompdag_annotation_destroy(a);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     }
@@ -102,47 +100,42 @@ ompdag_status ompdag_annotation_create(ompdag_condag_set *set, const ompdag_anno
 
 /* ---- classes ------------------------------------------------------------------------ */
 
-static uint64_t class_hash(size_t graph, int32_t task, int sk, int32_t sn, int ek, int32_t en)
+/* The classes are an index map (hashmap.h) over a->classes, keyed by their
+ * six points. */
+typedef struct class_key {
+    size_t graph;
+    int32_t task, sn, en;
+    ompdag_point sk, ek;
+} class_key;
+
+static inline uint32_t class_hash(const class_key *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    uint64_t parts[6] = {graph,        (uint64_t)(uint32_t)task,
-                         (uint64_t)sk, (uint64_t)(uint32_t)sn,
-                         (uint64_t)ek, (uint64_t)(uint32_t)en};
-    for (int i = 0; i < 6; ++i)
-        h = (h ^ parts[i]) * 1099511628211ull;
-    return h;
+    uint64_t where = (uint64_t)k->graph << 32 ^ (uint32_t)k->task;
+    uint64_t nodes = (uint64_t)(uint32_t)k->sn << 32 ^ (uint32_t)k->en;
+    uint64_t h = where * 0x9e3779b97f4a7c15ull ^ nodes * 0xff51afd7ed558ccdull ^
+                 ((uint64_t)k->sk << 8 | (uint64_t)k->ek);
+    return ompdag_imap_hash32(ompdag_hmap_mix64(h));
 }
 
-static bool class_rehash(ompdag_annotation *a)
+static inline bool class_is(const void *classes, uint32_t index, const void *key)
 {
-    size_t cap = 2 * a->class_index_cap;
-    size_t *idx = calloc(cap, sizeof *idx);
-    if (!idx) return false;
-    for (size_t k = 0; k < a->nclasses; ++k) {
-        const seg_class *c = &a->classes[k];
-        size_t i = class_hash(c->graph, c->task, c->sk, c->sn, c->ek, c->en) & (cap - 1);
-        while (idx[i])
-            i = (i + 1) & (cap - 1);
-        idx[i] = k + 1;
-    }
-    free(a->class_index);
-    a->class_index = idx;
-    a->class_index_cap = cap;
-    return true;
+    const seg_class *c = (const seg_class *)classes + index;
+    const class_key *k = key;
+    return c->graph == k->graph && c->task == k->task && c->sk == k->sk && c->sn == k->sn &&
+           c->ek == k->ek && c->en == k->en;
+}
+
+static inline seg_class *class_lookup(const ompdag_annotation *a, const class_key *k, uint32_t hash)
+{
+    int64_t x = ompdag_imap_find(&a->class_index, hash, class_is, a->classes, k);
+    return x < 0 ? NULL : &a->classes[x];
 }
 
 const seg_class *annot_class_find(const ompdag_annotation *a, size_t graph, int32_t task,
                                   ompdag_point sk, int32_t sn, ompdag_point ek, int32_t en)
 {
-    size_t mask = a->class_index_cap - 1;
-    for (size_t i = class_hash(graph, task, sk, sn, ek, en) & mask; a->class_index[i];
-         i = (i + 1) & mask) {
-        const seg_class *c = &a->classes[a->class_index[i] - 1];
-        if (c->graph == graph && c->task == task && c->sk == sk && c->sn == sn && c->ek == ek &&
-            c->en == en)
-            return c;
-    }
-    return NULL;
+    class_key k = {graph, task, sn, en, sk, ek};
+    return class_lookup(a, &k, class_hash(&k));
 }
 
 /* Finds or creates the class; returns NULL when the points have no path in
@@ -151,28 +144,19 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
                            int32_t sn, ompdag_point ek, int32_t en, uint8_t *mark, int32_t *stack,
                            bool *nomem)
 {
-    size_t mask = a->class_index_cap - 1;
-    size_t i = class_hash(graph, task, sk, sn, ek, en) & mask;
-    while (a->class_index[i]) {
-        seg_class *c = &a->classes[a->class_index[i] - 1];
-        if (c->graph == graph && c->task == task && c->sk == sk && c->sn == sn && c->ek == ek &&
-            c->en == en)
-            return c;
-        i = (i + 1) & mask;
-    }
+    class_key k = {graph, task, sn, en, sk, ek};
+    uint32_t hash = class_hash(&k);
+    seg_class *found = class_lookup(a, &k, hash);
+    if (found) return found;
     const graph_info *gi = &a->graphs[graph];
     int32_t len = annot_segment_path(gi, task, sk, sn, ek, en, mark, stack);
     bool empty_ok = len == 0 && annot_empty_segment(gi->g, task, sk, sn, ek, en);
     if (len == 0 && !empty_ok) return NULL;
-    if (a->nclasses == a->class_cap) {
-        size_t cap = a->class_cap ? 2 * a->class_cap : 64;
-        seg_class *p = realloc(a->classes, cap * sizeof *p);
-        if (!p) {
-            *nomem = true;
-            return NULL;
-        }
-        a->classes = p;
-        a->class_cap = cap;
+    if (a->nclasses >= UINT32_MAX || /* the index map's indices are 32 bits */
+        !annot_grow((void **)&a->classes, &a->class_cap, a->nclasses + 1, sizeof *a->classes) ||
+        !ompdag_imap_add(&a->class_index, hash, (uint32_t)a->nclasses)) {
+        *nomem = true;
+        return NULL;
     }
     seg_class *c = &a->classes[a->nclasses++];
     memset(c, 0, sizeof *c);
@@ -183,10 +167,5 @@ seg_class *annot_class_get(ompdag_annotation *a, size_t graph, int32_t task, omp
     c->ek = ek;
     c->en = en;
     c->charged = annot_charged_node(gi->g, task, sk, sn, ek, en);
-    a->class_index[i] = a->nclasses;
-    if (2 * a->nclasses > a->class_index_cap && !class_rehash(a)) {
-        *nomem = true;
-        return NULL;
-    }
-    return &a->classes[a->nclasses - 1];
+    return c;
 }

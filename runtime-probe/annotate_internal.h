@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "ompdag/internal/condag_json.h"
+#include "ompdag/internal/hashmap.h"
 #include "ompdag/trace.h"
 
 #define MAX_CANDIDATES 64
@@ -66,13 +67,8 @@ bool annot_grow(void **p, size_t *cap, size_t need, size_t size);
 
 static inline bool annot_i64vec_push(i64vec *a, int64_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 16;
-        int64_t *p = annot_realloc_big(a->v, a->cap * sizeof *p, cap * sizeof *p);
-        if (!p) return false;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (a->n == a->cap && !annot_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v))
+        return false;
     a->v[a->n++] = x;
     return true;
 }
@@ -223,8 +219,7 @@ struct ompdag_annotation {
     size_t ngraphs;
     seg_class *classes;
     size_t nclasses, class_cap;
-    size_t *class_index; /* open addressing over class ids + 1 */
-    size_t class_index_cap;
+    ompdag_imap class_index; /* the classes by their points (annotate_classes.c) */
     uint64_t segments, mapped, unmapped, outside, traces;
     uint64_t dropped_records; /* the probe's footer: records it could not store */
     uint64_t by_structure;    /* end points matched by the graph's structure, not the line (-O2) */
@@ -260,9 +255,9 @@ _Static_assert(sizeof(pending_seg) == 64, "a pending segment is one cache line")
 /* Distinct code addresses numbered in order of first sight (annot_cp_name). */
 typedef struct cp_names {
     uint64_t *value; /* value[name] */
-    uint32_t n, cap;
-    uint32_t *slot;  /* open addressing over addresses: name + 1, 0 empty */
-    size_t slot_cap; /* a power of two, at least twice cap */
+    uint32_t n;
+    size_t cap;        /* of value (annot_grow) */
+    ompdag_imap index; /* address -> name */
 } cp_names;
 
 /* One explicit task instance: who created it, where, and (once resolved)
@@ -340,9 +335,8 @@ typedef struct trace_ctx {
     size_t region_n, region_cap;
     region_run *runs;
     size_t nruns, runs_cap;
-    size_t *run_index; /* open addressing, id -> run + 1 (0: empty); power-of-two size */
-    size_t run_index_cap;
-    pending_seg *pend; /* segments of matched graphs, mapped per task instance */
+    ompdag_imap run_index; /* run id -> its index in runs */
+    pending_seg *pend;     /* segments of matched graphs, mapped per task instance */
     size_t npend, pend_cap;
     cp_names cps;      /* the code addresses pend names */
     task_entry *tasks; /* explicit task instances of matched regions (task_table) */
@@ -477,12 +471,40 @@ extern bool annot_reference_paths;
  * and marked for transparent huge pages (Linux), which cuts page faults and
  * TLB misses of the random accesses into them by up to 512x.  Free with free(). */
 void *annot_alloc_big(size_t bytes);
+/* annot_alloc_big, zeroed: the allocator of annotate's large hash tables. */
+void *annot_zalloc_big(size_t bytes);
 
 /* annotate_tasks.c: the task table and the creations reached by mapped segments. */
-/* Open-addressing tables (tasks, made) grow past this load, 7/10. */
-static inline bool annot_table_full(size_t used, size_t cap)
+/* The task table as a hash table (hashmap.h): slots are task entries, id 0
+ * empty, at most 7/10 full, sized once from 1024 slots. */
+static inline uint64_t annot_task_hash(uint64_t id)
 {
-    return 10 * (used + 1) > 7 * cap;
+    return (id * 0x9e3779b97f4a7c15ull) >> 16;
+}
+static inline bool annot_task_empty(const void *slot)
+{
+    return !((const task_entry *)slot)->id;
+}
+static inline bool annot_task_holds(const void *ctx, const void *slot, const void *id)
+{
+    (void)ctx;
+    return ((const task_entry *)slot)->id == *(const uint64_t *)id;
+}
+static inline uint64_t annot_task_slot_hash(const void *ctx, const void *slot)
+{
+    (void)ctx;
+    return annot_task_hash(((const task_entry *)slot)->id);
+}
+static inline const ompdag_hmap_kind *annot_task_kind(void)
+{
+    static const ompdag_hmap_kind kind = {sizeof(task_entry),
+                                          annot_task_empty,
+                                          annot_task_holds,
+                                          annot_task_slot_hash,
+                                          70,
+                                          1024,
+                                          NULL};
+    return &kind;
 }
 task_entry *annot_task_slot(trace_ctx *c, uint64_t id); /* tasks_cap > 0; id 0 = empty */
 /* The entry of task `id`, or NULL; never writes (annot_task_slot zeroes
@@ -499,24 +521,21 @@ static inline size_t annot_task_index(const trace_ctx *c, uint64_t id)
         return t + 1 < c->ndbase && seq < c->dbase[t + 1] - c->dbase[t] ? c->dbase[t] + seq
                                                                         : SIZE_MAX;
     }
-    size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 16) & (c->tasks_cap - 1);
-    while (c->tasks[i].id && c->tasks[i].id != id)
-        i = (i + 1) & (c->tasks_cap - 1);
-    return i;
+    return ompdag_hmap_probe(annot_task_kind(), NULL, c->tasks, c->tasks_cap, annot_task_hash(id),
+                             &id);
 }
 
-/* The hash of a creation (parent, time) in `made`. */
-static inline size_t annot_made_hash(const trace_ctx *c, uint64_t parent, uint64_t time)
+/* The hash of a creation (parent, time) in `made` (a hashmap.h table). */
+static inline uint64_t annot_made_hash(uint64_t parent, uint64_t time)
 {
-    return (size_t)(((parent * 0x9e3779b97f4a7c15ull) ^ (time * 0xff51afd7ed558ccdull)) >> 16) &
-           (c->made_cap - 1);
+    return ((parent * 0x9e3779b97f4a7c15ull) ^ (time * 0xff51afd7ed558ccdull)) >> 16;
 }
 
 /* Where the probe for (parent, time) in `made` starts. */
 static inline const creation_entry *annot_made_slot_at(const trace_ctx *c, uint64_t parent,
                                                        uint64_t time)
 {
-    return &c->made[annot_made_hash(c, parent, time)];
+    return &c->made[annot_made_hash(parent, time) & (c->made_cap - 1)];
 }
 /* The task table of the creation records c->created (a later record of one id
  * wins); they become c->spare.  false on ENOMEM. */

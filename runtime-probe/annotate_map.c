@@ -8,31 +8,43 @@
 #include "annotate_internal.h"
 #include "ompdag/compact.h"
 
-static loc_entry *loc_slot(trace_ctx *c, uint64_t cp, size_t graph)
+/* c->locs is a hashmap.h table of entries keyed by (graph, address). */
+static uint64_t loc_hash(uint64_t cp, size_t graph)
 {
-    size_t i = (size_t)(((cp ^ (graph * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 17) &
-               (c->loc_cap - 1);
-    while (c->locs[i].used && (c->locs[i].cp != cp || c->locs[i].graph != graph))
-        i = (i + 1) & (c->loc_cap - 1);
-    return &c->locs[i];
+    return ((cp ^ (graph * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 17;
 }
+
+static bool loc_empty(const void *slot)
+{
+    return !((const loc_entry *)slot)->used;
+}
+
+static bool loc_holds(const void *ctx, const void *slot, const void *key)
+{
+    (void)ctx;
+    const loc_entry *e = slot, *k = key;
+    return e->cp == k->cp && e->graph == k->graph;
+}
+
+static uint64_t loc_slot_hash(const void *ctx, const void *slot)
+{
+    (void)ctx;
+    const loc_entry *e = slot;
+    return loc_hash(e->cp, e->graph);
+}
+
+static const ompdag_hmap_kind loc_kind = {
+    sizeof(loc_entry), loc_empty, loc_holds, loc_slot_hash, 50, 256, NULL};
 
 /* T and W nodes of `graph` at the line of code address cp. */
 static const loc_entry *loc_nodes(trace_ctx *c, uint64_t cp, size_t graph)
 {
-    if (2 * (c->loc_used + 1) > c->loc_cap) {
-        loc_entry *old = c->locs;
-        size_t oldcap = c->loc_cap;
-        size_t cap = oldcap ? 2 * oldcap : 256;
-        loc_entry *n = calloc(cap, sizeof *n);
-        if (!n) return NULL;
-        c->locs = n;
-        c->loc_cap = cap;
-        for (size_t i = 0; i < oldcap; ++i)
-            if (old[i].used) *loc_slot(c, old[i].cp, old[i].graph) = old[i];
-        free(old);
-    }
-    loc_entry *e = loc_slot(c, cp, graph);
+    if (!ompdag_hmap_reserve(&loc_kind, NULL, (void **)&c->locs, &c->loc_cap, c->loc_used,
+                             c->loc_used + 1))
+        return NULL;
+    loc_entry key = {.cp = cp, .graph = graph};
+    loc_entry *e = &c->locs[ompdag_hmap_probe(&loc_kind, NULL, c->locs, c->loc_cap,
+                                              loc_hash(cp, graph), &key)];
     if (e->used) return e;
     e->used = true;
     e->cp = cp;
@@ -342,26 +354,49 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
     return false;
 }
 
-static size_t end_hash(uint64_t cp, uint32_t graph, int32_t task, uint8_t ck, int32_t cn,
-                       uint8_t rk)
+/* c->ends is a hashmap.h table of memo entries keyed by the question. */
+static uint64_t end_hash(uint64_t cp, uint32_t graph, int32_t task, uint8_t ck, int32_t cn,
+                         uint8_t rk)
 {
     uint64_t h = cp * 0x9e3779b97f4a7c15ull;
     h ^= ((uint64_t)graph << 40) ^ ((uint64_t)(uint32_t)task << 8) ^ ck;
     h *= 0xff51afd7ed558ccdull;
     h ^= ((uint64_t)(uint32_t)cn << 8) ^ rk;
     h *= 0xc4ceb9fe1a85ec53ull;
-    return (size_t)(h >> 20);
+    return h >> 20;
 }
 
-static end_memo *end_slot(end_memo *t, size_t cap, uint64_t cp, uint32_t graph, int32_t task,
-                          uint8_t ck, int32_t cn, uint8_t rk)
+static bool end_empty(const void *slot)
 {
-    size_t i = end_hash(cp, graph, task, ck, cn, rk) & (cap - 1);
-    while (t[i].used && (t[i].cp != cp || t[i].graph != graph || t[i].task != task ||
-                         t[i].ck != ck || t[i].cn != cn || t[i].rk != rk))
-        i = (i + 1) & (cap - 1);
-    return &t[i];
+    return !((const end_memo *)slot)->used;
 }
+
+/* The question a memo entry answers. */
+typedef struct end_key {
+    uint64_t cp;
+    uint32_t graph;
+    int32_t task, cn;
+    uint8_t ck, rk;
+} end_key;
+
+static bool end_holds(const void *ctx, const void *slot, const void *key)
+{
+    (void)ctx;
+    const end_memo *t = slot;
+    const end_key *k = key;
+    return t->cp == k->cp && t->graph == k->graph && t->task == k->task && t->ck == k->ck &&
+           t->cn == k->cn && t->rk == k->rk;
+}
+
+static uint64_t end_slot_hash(const void *ctx, const void *slot)
+{
+    (void)ctx;
+    const end_memo *t = slot;
+    return end_hash(t->cp, t->graph, t->task, t->ck, t->cn, t->rk);
+}
+
+static const ompdag_hmap_kind end_kind = {
+    sizeof(end_memo), end_empty, end_holds, end_slot_hash, 50, 256, NULL};
 
 /* find_end, answered once per distinct question (end_memo).  false with
  * *nomem set on allocation failure. */
@@ -369,25 +404,17 @@ static bool find_end_memo(trace_ctx *c, const graph_info *gi, int32_t task, ompd
                           int32_t sn, const pending_seg *r, ompdag_point *ek, int32_t *en,
                           const char **why, bool *nomem)
 {
-    if (2 * (c->ends_used + 1) > c->ends_cap) {
-        size_t cap = c->ends_cap ? 2 * c->ends_cap : 256;
-        end_memo *t = calloc(cap, sizeof *t);
-        if (!t) {
-            *nomem = true;
-            return false;
-        }
-        for (size_t i = 0; i < c->ends_cap; ++i)
-            if (c->ends[i].used) {
-                const end_memo *o = &c->ends[i];
-                *end_slot(t, cap, o->cp, o->graph, o->task, o->ck, o->cn, o->rk) = *o;
-            }
-        free(c->ends);
-        c->ends = t;
-        c->ends_cap = cap;
+    if (!ompdag_hmap_reserve(&end_kind, NULL, (void **)&c->ends, &c->ends_cap, c->ends_used,
+                             c->ends_used + 1)) {
+        *nomem = true;
+        return false;
     }
     if (annot_reference_paths) return find_end(c, gi, task, sk, sn, r, ek, en, why);
     uint32_t graph = r->graph;
-    end_memo *m = end_slot(c->ends, c->ends_cap, r->cp_end, graph, task, (uint8_t)sk, sn, r->ek);
+    end_key key = {r->cp_end, graph, task, sn, (uint8_t)sk, r->ek};
+    end_memo *m =
+        &c->ends[ompdag_hmap_probe(&end_kind, NULL, c->ends, c->ends_cap,
+                                   end_hash(r->cp_end, graph, task, (uint8_t)sk, sn, r->ek), &key)];
     if (!m->used) {
         uint64_t before = c->a->by_structure;
         ompdag_point k = OMPDAG_POINT_END;

@@ -22,15 +22,11 @@ static size_t region_graph(trace_ctx *c, uint64_t cp)
             if (c->a->graphs[gi].region_line == loc.line &&
                 annot_same_file(c->a->graphs[gi].region_file, loc.file))
                 found = gi + 1;
-    if (c->region_n == c->region_cap) {
-        size_t cap = c->region_cap ? 2 * c->region_cap : 16;
-        uint64_t *p = realloc(c->region_cp, cap * sizeof *p);
-        if (p) c->region_cp = p;
-        size_t *q = realloc(c->region_graph, cap * sizeof *q);
-        if (q) c->region_graph = q;
-        if (!p || !q) return found;
-        c->region_cap = cap;
-    }
+    size_t cp_cap = c->region_cap; /* region_cp grows first; region_cap counts once both have */
+    if (!annot_grow((void **)&c->region_cp, &cp_cap, c->region_n + 1, sizeof *c->region_cp) ||
+        !annot_grow((void **)&c->region_graph, &c->region_cap, c->region_n + 1,
+                    sizeof *c->region_graph))
+        return found; /* not remembered: looked up again next time */
     c->region_cp[c->region_n] = cp;
     c->region_graph[c->region_n++] = found;
     return found;
@@ -79,50 +75,30 @@ static bool task_record(trace_ctx *c, const ompdag_trace_rec *r, size_t graph)
     return true;
 }
 
-static size_t cp_slot(const cp_names *t, uint64_t cp)
+/* The names are an index map (hashmap.h) over t->value. */
+static inline bool cp_is(const void *value, uint32_t name, const void *cp)
 {
-    size_t i = (size_t)((cp * 0x9e3779b97f4a7c15ull) >> 20) & (t->slot_cap - 1);
-    while (t->slot[i] && t->value[t->slot[i] - 1] != cp)
-        i = (i + 1) & (t->slot_cap - 1);
-    return i;
+    return ((const uint64_t *)value)[name] == *(const uint64_t *)cp;
 }
 
-/* Doubles t's capacity; on failure t is left as it was. */
-static bool cp_names_grow(cp_names *t)
+static uint32_t cp_hash(uint64_t cp)
 {
-    if (t->cap >= UINT32_MAX / 2) return false; /* names are uint32_t, slots hold name + 1 */
-    uint32_t cap = t->cap ? 2 * t->cap : 64;
-    size_t slots = 128;
-    while (slots < 2 * (size_t)cap)
-        slots *= 2;
-    uint32_t *slot = calloc(slots, sizeof *slot);
-    uint64_t *v = slot ? realloc(t->value, (size_t)cap * sizeof *v) : NULL;
-    if (!v) {
-        free(slot);
-        return false;
-    }
-    free(t->slot);
-    t->value = v;
-    t->cap = cap;
-    t->slot = slot;
-    t->slot_cap = slots;
-    for (uint32_t k = 0; k < t->n; ++k)
-        t->slot[cp_slot(t, t->value[k])] = k + 1;
-    return true;
+    return (uint32_t)((cp * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
 bool annot_cp_name(cp_names *t, uint64_t cp, uint32_t *name)
 {
-    if (t->slot_cap) {
-        size_t i = cp_slot(t, cp);
-        if (t->slot[i]) {
-            *name = t->slot[i] - 1;
-            return true;
-        }
+    uint32_t hash = cp_hash(cp);
+    int64_t known = ompdag_imap_find(&t->index, hash, cp_is, t->value, &cp);
+    if (known >= 0) {
+        *name = (uint32_t)known;
+        return true;
     }
-    if (t->n == t->cap && !cp_names_grow(t)) return false;
+    if (t->n == UINT32_MAX || /* names are uint32_t */
+        !annot_grow((void **)&t->value, &t->cap, (size_t)t->n + 1, sizeof *t->value) ||
+        !ompdag_imap_add(&t->index, hash, t->n))
+        return false;
     t->value[t->n] = cp;
-    t->slot[cp_slot(t, cp)] = t->n + 1;
     *name = t->n++;
     return true;
 }
@@ -180,36 +156,25 @@ void annot_resolve_segments(trace_ctx *c)
     }
 }
 
+/* The runs are an index map (hashmap.h) over c->runs, by id: a time-step
+ * loop around a `parallel` makes 10^6 runs, and a linear search here made
+ * reading such a trace quadratic. */
+static inline bool run_is(const void *runs, uint32_t index, const void *id)
+{
+    return ((const region_run *)runs)[index].id == *(const uint64_t *)id;
+}
+
 /* The run of region instance `id` (created on first sight), or NULL. */
 static region_run *region_run_get(trace_ctx *c, uint64_t id, size_t graph)
 {
-    /* hashed: a time-step loop around a `parallel` makes 10^6 runs, and a
-     * linear search here made reading such a trace quadratic */
-    if (2 * (c->nruns + 1) > c->run_index_cap) {
-        size_t cap = c->run_index_cap ? 2 * c->run_index_cap : 64;
-        size_t *idx = calloc(cap, sizeof *idx);
-        if (!idx) return NULL;
-        for (size_t i = 0; i < c->nruns; ++i) {
-            size_t h = (size_t)((c->runs[i].id * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-            while (idx[h])
-                h = (h + 1) & (cap - 1);
-            idx[h] = i + 1;
-        }
-        free(c->run_index);
-        c->run_index = idx, c->run_index_cap = cap;
-    }
-    size_t h = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (c->run_index_cap - 1);
-    for (; c->run_index[h]; h = (h + 1) & (c->run_index_cap - 1))
-        if (c->runs[c->run_index[h] - 1].id == id) return &c->runs[c->run_index[h] - 1];
-    if (c->nruns == c->runs_cap) {
-        size_t cap = c->runs_cap ? 2 * c->runs_cap : 16;
-        region_run *p = realloc(c->runs, cap * sizeof *p);
-        if (!p) return NULL;
-        c->runs = p;
-        c->runs_cap = cap;
-    }
+    uint32_t hash = (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32);
+    int64_t known = ompdag_imap_find(&c->run_index, hash, run_is, c->runs, &id);
+    if (known >= 0) return &c->runs[known];
+    if (c->nruns >= UINT32_MAX || /* the index map's indices are 32 bits */
+        !annot_grow((void **)&c->runs, &c->runs_cap, c->nruns + 1, sizeof *c->runs) ||
+        !ompdag_imap_add(&c->run_index, hash, (uint32_t)c->nruns))
+        return NULL;
     c->runs[c->nruns] = (region_run){.id = id, .graph = graph};
-    c->run_index[h] = c->nruns + 1;
     return &c->runs[c->nruns++];
 }
 

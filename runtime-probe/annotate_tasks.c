@@ -91,10 +91,9 @@ bool annot_task_table(trace_ctx *c)
         spend_created(c);
         return !nomem;
     }
-    size_t cap = 1024;
-    while (annot_table_full(c->ncreated, cap))
-        cap *= 2;
-    c->tasks = calloc(cap, sizeof *c->tasks);
+    /* room for one more than the records, as a table that grew would have */
+    size_t cap = ompdag_hmap_capacity_for(annot_task_kind(), c->ncreated + 1);
+    c->tasks = cap ? calloc(cap, sizeof *c->tasks) : NULL;
     if (!c->tasks) return false;
     c->tasks_cap = cap;
     for (size_t i = 0; i < c->ncreated; ++i) {
@@ -106,35 +105,45 @@ bool annot_task_table(trace_ctx *c)
     return true;
 }
 
+/* `made` as a hashmap.h table: slots are creations, parent 0 empty, at most
+ * 7/10 full, in annot_alloc_big's huge pages (10^6 tasks, 10^6 creations). */
+static bool made_empty(const void *slot)
+{
+    return !((const creation_entry *)slot)->parent;
+}
+
+static bool made_holds(const void *ctx, const void *slot, const void *key)
+{
+    (void)ctx;
+    const creation_entry *e = slot, *k = key;
+    return e->parent == k->parent && e->time == k->time;
+}
+
+static uint64_t made_slot_hash(const void *ctx, const void *slot)
+{
+    (void)ctx;
+    const creation_entry *e = slot;
+    return annot_made_hash(e->parent, e->time);
+}
+
+static const ompdag_hmap_kind made_kind = {
+    sizeof(creation_entry), made_empty, made_holds, made_slot_hash, 70, 1024, annot_zalloc_big};
+
 static creation_entry *made_slot(trace_ctx *c, uint64_t parent, uint64_t time)
 {
-    size_t i = annot_made_hash(c, parent, time);
-    while (c->made[i].parent && (c->made[i].parent != parent || c->made[i].time != time))
-        i = (i + 1) & (c->made_cap - 1);
-    return &c->made[i];
+    creation_entry key = {parent, time, 0};
+    return &c->made[ompdag_hmap_probe(&made_kind, NULL, c->made, c->made_cap,
+                                      annot_made_hash(parent, time), &key)];
 }
 
 bool annot_made_insert(trace_ctx *c, uint64_t parent, uint64_t time, int32_t tnode)
 {
     if (!parent) return true;
-    if (annot_table_full(c->made_used, c->made_cap)) {
-        creation_entry *old = c->made;
-        size_t oldcap = c->made_cap;
-        size_t cap = oldcap ? 2 * oldcap : 1024;
-        while (!oldcap && annot_table_full(c->tasks_used, cap)) /* one creation per task */
-            cap *= 2;
-        c->made_cap = cap;
-        c->made = annot_alloc_big(c->made_cap * sizeof *c->made);
-        if (c->made) memset(c->made, 0, c->made_cap * sizeof *c->made);
-        if (!c->made) {
-            c->made = old;
-            c->made_cap = oldcap;
-            return false;
-        }
-        for (size_t i = 0; i < oldcap; ++i)
-            if (old[i].parent) *made_slot(c, old[i].parent, old[i].time) = old[i];
-        free(old);
-    }
+    size_t need = c->made_used + 1;
+    if (!c->made_cap && c->tasks_used + 1 > need) /* sized at first for one creation per task */
+        need = c->tasks_used + 1;
+    if (!ompdag_hmap_reserve(&made_kind, NULL, (void **)&c->made, &c->made_cap, c->made_used, need))
+        return false;
     creation_entry *e = made_slot(c, parent, time);
     if (!e->parent) ++c->made_used;
     *e = (creation_entry){parent, time, tnode};

@@ -19,7 +19,7 @@ static void ctx_free(trace_ctx *c)
     free(c->region_graph);
     free(c->runs);
     free(c->interfered_runs);
-    free(c->run_index);
+    ompdag_imap_free(&c->run_index);
     free(c->tasks);
     free(c->created);
     free(c->spare);
@@ -27,7 +27,7 @@ static void ctx_free(trace_ctx *c)
     free(c->dbase);
     free(c->pend);
     free(c->cps.value);
-    free(c->cps.slot);
+    ompdag_imap_free(&c->cps.index);
     free(c->made);
     free(c->ends);
     free(c->mark);

@@ -26,6 +26,7 @@
 
 #include "ompdag/internal/array.h"
 #include "ompdag/internal/fingerprint.h"
+#include "ompdag/internal/hashmap.h"
 #include "ompdag/trace.h"
 
 typedef struct cu_range {
@@ -54,7 +55,7 @@ typedef struct cache_entry {
 struct ompdag_symbolizer {
     sym_module *mods;
     size_t nmods;
-    cache_entry *cache;
+    cache_entry *cache; /* a hashmap.h table by address (cache_kind) */
     size_t cache_cap, cache_used;
 };
 
@@ -72,6 +73,32 @@ void ompdag_symbolizer_destroy(ompdag_symbolizer *s)
     free(s->cache);
     free(s);
 }
+
+/* The cache: entries keyed by code address (never 0: refused before). */
+static uint64_t cache_hash(uint64_t key)
+{
+    return (key * 0x9e3779b97f4a7c15ull) >> 20;
+}
+
+static bool cache_empty(const void *slot)
+{
+    return !((const cache_entry *)slot)->key;
+}
+
+static bool cache_holds(const void *ctx, const void *slot, const void *key)
+{
+    (void)ctx;
+    return ((const cache_entry *)slot)->key == *(const uint64_t *)key;
+}
+
+static uint64_t cache_slot_hash(const void *ctx, const void *slot)
+{
+    (void)ctx;
+    return cache_hash(((const cache_entry *)slot)->key);
+}
+
+static const ompdag_hmap_kind cache_kind = {
+    sizeof(cache_entry), cache_empty, cache_holds, cache_slot_hash, 50, 256, NULL};
 
 ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symbolizer **out,
                                        ompdag_error *err)
@@ -95,9 +122,7 @@ ompdag_status ompdag_symbolizer_create(const ompdag_trace_reader *r, ompdag_symb
         ompdag_trace_reader_module_range(r, i, &m->base, &m->lo, &m->hi);
     }
     s->nmods = n;
-    s->cache_cap = 256;
-    s->cache = calloc(s->cache_cap, sizeof *s->cache);
-    if (!s->cache) {
+    if (!ompdag_hmap_reserve(&cache_kind, NULL, (void **)&s->cache, &s->cache_cap, 0, 1)) {
         ompdag_symbolizer_destroy(s);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "symbolizer: out of memory");
     }
@@ -316,26 +341,8 @@ static ompdag_status lookup_uncached(ompdag_symbolizer *s, uint64_t cp, ompdag_s
 
 static cache_entry *cache_slot(ompdag_symbolizer *s, uint64_t key)
 {
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cache_cap - 1);
-    while (s->cache[i].key && s->cache[i].key != key)
-        i = (i + 1) & (s->cache_cap - 1);
-    return &s->cache[i];
-}
-
-static bool cache_grow(ompdag_symbolizer *s)
-{
-    cache_entry *old = s->cache;
-    size_t oldcap = s->cache_cap;
-    s->cache = calloc(2 * oldcap, sizeof *s->cache);
-    if (!s->cache) {
-        s->cache = old;
-        return false;
-    }
-    s->cache_cap = 2 * oldcap;
-    for (size_t i = 0; i < oldcap; ++i)
-        if (old[i].key) *cache_slot(s, old[i].key) = old[i];
-    free(old);
-    return true;
+    return &s->cache[ompdag_hmap_probe(&cache_kind, NULL, s->cache, s->cache_cap, cache_hash(key),
+                                       &key)];
 }
 
 ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra,
@@ -354,10 +361,10 @@ ompdag_status ompdag_symbolizer_lookup(ompdag_symbolizer *s, uint64_t codeptr_ra
     ompdag_srcloc loc = {0};
     ompdag_status st = lookup_uncached(s, codeptr_ra, &loc, err);
     if (!e->key) {
-        if (2 * (s->cache_used + 1) > s->cache_cap) {
-            if (!cache_grow(s)) return st ? st : (*out = loc, OMPDAG_OK);
-            e = cache_slot(s, codeptr_ra);
-        }
+        if (!ompdag_hmap_reserve(&cache_kind, NULL, (void **)&s->cache, &s->cache_cap,
+                                 s->cache_used, s->cache_used + 1))
+            return st ? st : (*out = loc, OMPDAG_OK);
+        e = cache_slot(s, codeptr_ra); /* the table may have grown */
         e->key = codeptr_ra;
         e->loc = loc;
         e->ok = st == OMPDAG_OK;

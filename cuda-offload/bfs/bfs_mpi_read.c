@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bfs_mpi_internal.h"
+#include "ompdag/internal/array.h"
 
 /* ---- reading bytes ---- */
 
@@ -173,15 +174,10 @@ typedef struct edges {
 
 static bool edges_push(edges *e, int64_t u, int64_t v)
 {
-    if (e->len == e->cap) {
-        int64_t cap = e->cap ? 2 * e->cap : 1024;
-        int64_t *s = realloc(e->src, (size_t)cap * sizeof *s);
-        if (s) e->src = s;
-        int64_t *d = s ? realloc(e->dst, (size_t)cap * sizeof *d) : NULL;
-        if (!d) return false;
-        e->dst = d;
-        e->cap = cap;
-    }
+    int64_t src_cap = e->cap; /* src grows first; e->cap counts once dst has grown too */
+    if (!ompdag_grow_array((void **)&e->src, sizeof *e->src, &src_cap, e->len + 1) ||
+        !ompdag_grow_array((void **)&e->dst, sizeof *e->dst, &e->cap, e->len + 1))
+        return false;
     e->src[e->len] = u;
     e->dst[e->len++] = v;
     if (u + 1 > e->n) e->n = u + 1;

@@ -113,7 +113,7 @@ Test(annotate_large, code_address_names_are_dense_and_invertible)
     }
     cr_assert_eq(c.cps.n, n);
     free(c.cps.value);
-    free(c.cps.slot);
+    ompdag_imap_free(&c.cps.index);
 }
 
 /* annot_grow doubles from 64, keeps the contents, and refuses a size that
