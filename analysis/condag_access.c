@@ -12,7 +12,7 @@
 #include "internal.h"
 #include "ompdag/internal/condag_csr.h"
 
-ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct json_t *extra)
+ompdag_status ompdag_condag_assign_extra(ompdag_condag *g, int32_t node, struct json_t *extra)
 {
     if (node < 0) {
         json_decref(g->graph_extra);

@@ -54,25 +54,25 @@ static ompdag_status set_string(ompdag_condag *g, int64_t *field, const char *s)
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_condag_set_name(ompdag_condag *g, const char *s)
+ompdag_status ompdag_condag_assign_name(ompdag_condag *g, const char *s)
 {
     return set_string(g, &g->name, s);
 }
-ompdag_status ompdag_condag_set_function(ompdag_condag *g, const char *s)
+ompdag_status ompdag_condag_assign_function(ompdag_condag *g, const char *s)
 {
     return set_string(g, &g->function, s);
 }
-ompdag_status ompdag_condag_set_time_unit(ompdag_condag *g, const char *s)
+ompdag_status ompdag_condag_assign_time_unit(ompdag_condag *g, const char *s)
 {
     return set_string(g, &g->time_unit, s);
 }
-ompdag_status ompdag_condag_set_region_loc(ompdag_condag *g, ompdag_loc loc)
+ompdag_status ompdag_condag_assign_region_loc(ompdag_condag *g, ompdag_loc loc)
 {
     g->region_line = loc.line;
     g->region_col = loc.col;
     return set_string(g, &g->region_file, loc.file);
 }
-void ompdag_condag_set_threads(ompdag_condag *g, int32_t m)
+void ompdag_condag_assign_threads(ompdag_condag *g, int32_t m)
 {
     g->threads = m > 0 ? m : 0;
 }
@@ -240,7 +240,7 @@ bool ompdag_condag_is_finalized(const ompdag_condag *g)
     return g->finalized;
 }
 
-ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet, ompdag_error *err)
+ompdag_status ompdag_condag_assign_wcet(ompdag_condag *g, int32_t v, int64_t wcet, ompdag_error *err)
 {
     if (v < 0 || v >= g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);
@@ -267,7 +267,7 @@ static bool ensure_delays(ompdag_condag *g)
     return g->delay != NULL;
 }
 
-ompdag_status ompdag_condag_set_delay(ompdag_condag *g, int32_t v, int64_t delay, ompdag_error *err)
+ompdag_status ompdag_condag_assign_delay(ompdag_condag *g, int32_t v, int64_t delay, ompdag_error *err)
 {
     if (v < 0 || v >= g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);

@@ -81,7 +81,7 @@ ompdag_status ompdag_compact_set_repeat(ompdag_condag *g, int32_t v, int64_t rep
     json_t *old = ompdag_condag_extra(g, v);
     json_t *o = old ? json_deep_copy(old) : json_object(); /* extras may be shared */
     if (!o || json_object_set_new(o, "repeat", json_integer(repeat)) ||
-        ompdag_condag_set_extra(g, v, o)) {
+        ompdag_condag_assign_extra(g, v, o)) {
         json_decref(o);
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     }

@@ -77,13 +77,13 @@ static const char *instance_id(char **buf, size_t *cap, const char *id, uint64_t
 
 static ompdag_status copy_meta(const ompdag_condag *g, ompdag_condag *x)
 {
-    if (ompdag_condag_set_name(x, ompdag_condag_name(g)) ||
-        ompdag_condag_set_function(x, ompdag_condag_function(g)) ||
-        (g->time_unit >= 0 && ompdag_condag_set_time_unit(x, ompdag_condag_time_unit(g))) ||
-        ompdag_condag_set_region_loc(x, ompdag_condag_region_loc(g)))
+    if (ompdag_condag_assign_name(x, ompdag_condag_name(g)) ||
+        ompdag_condag_assign_function(x, ompdag_condag_function(g)) ||
+        (g->time_unit >= 0 && ompdag_condag_assign_time_unit(x, ompdag_condag_time_unit(g))) ||
+        ompdag_condag_assign_region_loc(x, ompdag_condag_region_loc(g)))
         return OMPDAG_ERR_NOMEM;
-    ompdag_condag_set_threads(x, g->threads);
-    if (g->graph_extra) return ompdag_condag_set_extra(x, -1, g->graph_extra);
+    ompdag_condag_assign_threads(x, g->threads);
+    if (g->graph_extra) return ompdag_condag_assign_extra(x, -1, g->graph_extra);
     return OMPDAG_OK;
 }
 
@@ -161,9 +161,9 @@ static ompdag_status expand_instance(expander *e, inst_item it, inst_item *kids,
         int32_t nv;
         ompdag_status st = ompdag_condag_add_node(e->x, &s, &nv, err);
         free(task);
-        if (!st && g->delay) st = ompdag_condag_set_delay(e->x, nv, g->delay[v], err);
+        if (!st && g->delay) st = ompdag_condag_assign_delay(e->x, nv, g->delay[v], err);
         if (st) return st;
-        if (g->extra && g->extra[v] && ompdag_condag_set_extra(e->x, nv, g->extra[v]))
+        if (g->extra && g->extra[v] && ompdag_condag_assign_extra(e->x, nv, g->extra[v]))
             return NOMEM(err);
         if ((st = copy_depend(g, v, e->x, nv, err))) return st;
         if ((st = copy_locks(g, v, e->x, nv, err))) return st;
@@ -245,13 +245,13 @@ static ompdag_status add_copy(const ompdag_condag *g, int32_t v, uint64_t k, omp
                           .id = copy_id(buf, cap, g, v, k)};
     int32_t nv;
     ompdag_status st = s.id ? ompdag_condag_add_node(x, &s, &nv, err) : NOMEM(err);
-    if (!st && g->delay) st = ompdag_condag_set_delay(x, nv, g->delay[v], err);
+    if (!st && g->delay) st = ompdag_condag_assign_delay(x, nv, g->delay[v], err);
     if (st) return st;
     if (g->extra && g->extra[v]) {
         json_t *e = json_deep_copy(g->extra[v]);
         if (!e) return NOMEM(err);
         json_object_del(e, "repeat");
-        bool bad = json_object_size(e) && ompdag_condag_set_extra(x, nv, e);
+        bool bad = json_object_size(e) && ompdag_condag_assign_extra(x, nv, e);
         json_decref(e);
         if (bad) return NOMEM(err);
     }
@@ -458,8 +458,8 @@ static ompdag_status build_shared(const ompdag_condag *g, const int32_t *cls, om
                               .label = ompdag_condag_node_label(g, v)};
         if (g->creates[v] >= 0) s.creates = task_name(g, cls[g->creates[v]]);
         st = ompdag_condag_add_node(x, &s, &map[v], err);
-        if (!st && g->delay) st = ompdag_condag_set_delay(x, map[v], g->delay[v], err);
-        if (!st && g->extra && g->extra[v] && ompdag_condag_set_extra(x, map[v], g->extra[v]))
+        if (!st && g->delay) st = ompdag_condag_assign_delay(x, map[v], g->delay[v], err);
+        if (!st && g->extra && g->extra[v] && ompdag_condag_assign_extra(x, map[v], g->extra[v]))
             st = NOMEM(err);
     }
     for (int32_t v = 0; v < g->n && !st; ++v)

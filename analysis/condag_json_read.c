@@ -170,7 +170,7 @@ static ompdag_status node_delay(ompdag_condag *g, const node_fields *f, const ch
                                 "the graph's time unit)",
                                 node_where(w, sizeof w, gwhere, f, i));
     ompdag_error inner;
-    ompdag_status st = ompdag_condag_set_delay(g, v, f->delay.i, &inner);
+    ompdag_status st = ompdag_condag_assign_delay(g, v, f->delay.i, &inner);
     return st ? ompdag_error_set(err, st, "%s: %s", gwhere, inner.message) : OMPDAG_OK;
 }
 
@@ -185,7 +185,7 @@ ompdag_status condag_json_add_node(ompdag_condag *g, const node_fields *f, const
     if ((st = ompdag_condag_add_node(g, &s, &v, &inner)))
         return ompdag_error_set(err, st, "%s: %s", gwhere, inner.message);
     if ((st = node_delay(g, f, gwhere, i, v, err))) return st;
-    return f->extra ? ompdag_condag_set_extra(g, v, f->extra) : OMPDAG_OK;
+    return f->extra ? ompdag_condag_assign_extra(g, v, f->extra) : OMPDAG_OK;
 }
 
 static field json_field(const json_t *v)
@@ -293,14 +293,14 @@ static ompdag_status read_graph_meta(ompdag_condag *g, const json_t *obj, const 
     ompdag_loc loc;
     ompdag_status st = read_loc(obj, where, &loc, err);
     if (st) return st;
-    if (ompdag_condag_set_name(g, name) || ompdag_condag_set_function(g, function) ||
-        ompdag_condag_set_time_unit(g, unit) || ompdag_condag_set_region_loc(g, loc))
+    if (ompdag_condag_assign_name(g, name) || ompdag_condag_assign_function(g, function) ||
+        ompdag_condag_assign_time_unit(g, unit) || ompdag_condag_assign_region_loc(g, loc))
         return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
-    ompdag_condag_set_threads(g, (int32_t)threads);
+    ompdag_condag_assign_threads(g, (int32_t)threads);
     if ((st = condag_compact_read_meta(g, obj, where, err))) return st;
     json_t *extra = unknown_keys(obj, graph_keys);
     if (extra) {
-        ompdag_condag_set_extra(g, -1, extra);
+        ompdag_condag_assign_extra(g, -1, extra);
         json_decref(extra);
     }
     return OMPDAG_OK;

@@ -17,7 +17,7 @@
  *
  * Storage: (node, lock, count) entries merged per (node, lock), a CSR by
  * node after finalize, and per lock S(L) and Cmax(L), kept current by
- * ompdag_condag_set_wcet (condag_locks_wcet_changed).
+ * ompdag_condag_assign_wcet (condag_locks_wcet_changed).
  */
 #include <jansson.h>
 #include <string.h>

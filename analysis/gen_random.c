@@ -403,8 +403,8 @@ ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
     if (!st) {
         char name[64];
         snprintf(name, sizeof name, "random-seed-%llu", (unsigned long long)p->seed);
-        ompdag_condag_set_name(g, name);
-        ompdag_condag_set_threads(g, p->threads);
+        ompdag_condag_assign_name(g, name);
+        ompdag_condag_assign_threads(g, p->threads);
         st = add_dependences(p, g, err);
     }
     if (!st) {

@@ -104,13 +104,13 @@ static int64_t *checked_delays(const ompdag_condag *g, const ompdag_overheads *o
     return d;
 }
 
-ompdag_status ompdag_condag_set_overheads(ompdag_condag *g, const ompdag_overheads *o,
+ompdag_status ompdag_condag_assign_overheads(ompdag_condag *g, const ompdag_overheads *o,
                                           ompdag_error *err)
 {
     ompdag_status st;
     int64_t *d = checked_delays(g, o, &st, err);
     for (int32_t v = 0; d && !st && v < ompdag_condag_node_count(g); ++v)
-        st = ompdag_condag_set_delay(g, v, d[v], err); /* cannot fail: the sums were checked */
+        st = ompdag_condag_assign_delay(g, v, d[v], err); /* cannot fail: the sums were checked */
     free(d);
     return st;
 }
@@ -121,7 +121,7 @@ ompdag_status ompdag_condag_add_overheads(ompdag_condag *g, const ompdag_overhea
     ompdag_status st;
     int64_t *d = checked_delays(g, o, &st, err);
     for (int32_t v = 0; d && !st && v < ompdag_condag_node_count(g); ++v)
-        if (d[v]) st = ompdag_condag_set_wcet(g, v, ompdag_condag_node_wcet(g, v) + d[v], err);
+        if (d[v]) st = ompdag_condag_assign_wcet(g, v, ompdag_condag_node_wcet(g, v) + d[v], err);
     free(d);
     return st;
 }

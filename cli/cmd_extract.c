@@ -501,7 +501,7 @@ static ompdag_status name_apart(ompdag_condag_set *set, char **objects, ompdag_e
         size_t len = strlen(ompdag_condag_name(g)) + strlen(objects[i]) + 2;
         char *named = malloc(len);
         if (named) snprintf(named, len, "%s@%s", ompdag_condag_name(g), objects[i]);
-        st = named ? ompdag_condag_set_name(g, named) : OMPDAG_ERR_NOMEM;
+        st = named ? ompdag_condag_assign_name(g, named) : OMPDAG_ERR_NOMEM;
         free(named);
         if (st) ompdag_error_set(err, st, "out of memory");
     }

@@ -535,10 +535,10 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
     if (!g) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     char name[512], id[32], task[32], creates[32];
     snprintf(name, sizeof name, "%s:%d", fn->name, p->line);
-    ompdag_status st = ompdag_condag_set_name(g, name);
-    if (!st) st = ompdag_condag_set_function(g, fn->name);
-    if (!st) st = ompdag_condag_set_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
-    ompdag_condag_set_threads(g, ro->threads);
+    ompdag_status st = ompdag_condag_assign_name(g, name);
+    if (!st) st = ompdag_condag_assign_function(g, fn->name);
+    if (!st) st = ompdag_condag_assign_region_loc(g, (ompdag_loc){f->name, p->line, p->col});
+    ompdag_condag_assign_threads(g, ro->threads);
     if (!st && ro->g.loops) st = ompdag_compact_enable_loops(g, err); /* fe_loop.c */
     if (!st && ro->g.shared && !ro->g.loops) st = ompdag_compact_enable(g, err); /* fe_share.c */
     json_t *extra =
@@ -548,7 +548,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
      * bound is for m = team (docs/plugin.md#team) */
     if (!st && ro->g.team > 0 && json_object_set_new(extra, "team", json_integer(ro->g.team)))
         st = OMPDAG_ERR_NOMEM;
-    if (!st) st = ompdag_condag_set_extra(g, -1, extra);
+    if (!st) st = ompdag_condag_assign_extra(g, -1, extra);
     json_decref(extra);
     if (st) {
         ompdag_condag_destroy(g);
@@ -577,7 +577,7 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
         if (!st && nd->kind == 'T') {
             json_t *x = json_pack("{s:b}", "untied", ro->g.tasks[nd->creates].untied);
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
-            st = x ? ompdag_condag_set_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
+            st = x ? ompdag_condag_assign_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
             if (!st) st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         }

@@ -212,8 +212,8 @@ static ompdag_status use_medians(ompdag_condag *p, const json_t *in, ompdag_erro
                                     "graph again",
                                     d && !json_is_integer(d) ? "delays_median" : "wcets_median",
                                     id);
-        ompdag_status st = ompdag_condag_set_delay(p, v, d ? json_integer_value(d) : 0, err);
-        if (!st && w) st = ompdag_condag_set_wcet(p, v, json_integer_value(w), err);
+        ompdag_status st = ompdag_condag_assign_delay(p, v, d ? json_integer_value(d) : 0, err);
+        if (!st && w) st = ompdag_condag_assign_wcet(p, v, json_integer_value(w), err);
         if (st) return st;
     }
     return OMPDAG_OK;
@@ -325,7 +325,7 @@ static ompdag_status path_budget(ompdag_condag *p, const json_t *in, const ompda
     if (e < 0 || !json_is_integer(all) || e >= json_integer_value(all) ||
         d < json_integer_value(all))
         return OMPDAG_OK;
-    ompdag_status st = ompdag_condag_set_delay(p, src, d - json_integer_value(all) + e, err);
+    ompdag_status st = ompdag_condag_assign_delay(p, src, d - json_integer_value(all) + e, err);
     ompdag_rta_options chain = *o;
     chain.delays_on_chain_only = true;
     int64_t xb = 0, gb = 0;

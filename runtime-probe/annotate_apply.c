@@ -775,14 +775,14 @@ static ompdag_status plan_extras(const ompdag_annotation *a, apply_plan *p, ompd
 }
 
 /* Step 9: makes sure each graph has its per-node extra array, the one
- * allocation ompdag_condag_set_extra may need, so that commit cannot fail. */
+ * allocation ompdag_condag_assign_extra may need, so that commit cannot fail. */
 static ompdag_status reserve_extras(ompdag_annotation *a, ompdag_error *err)
 {
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         if (a->graphs[gi].n == 0) continue;
         ompdag_condag *g = a->graphs[gi].g;
         json_t *keep = json_incref(ompdag_condag_extra(g, 0));
-        ompdag_status st = ompdag_condag_set_extra(g, 0, keep);
+        ompdag_status st = ompdag_condag_assign_extra(g, 0, keep);
         json_decref(keep);
         if (st) return nomem(err);
     }
@@ -799,14 +799,14 @@ static ompdag_status commit(ompdag_annotation *a, apply_plan *p, ompdag_error *e
     for (size_t gi = 0; gi < a->ngraphs; ++gi) {
         ompdag_condag *g = a->graphs[gi].g;
         for (int32_t v = 0; v < a->graphs[gi].n; ++v)
-            st = st ? st : ompdag_condag_set_wcet(g, v, 0, err);
+            st = st ? st : ompdag_condag_assign_wcet(g, v, 0, err);
         for (int32_t v = 0; v < a->graphs[gi].n; ++v) {
             size_t i = p->offset[gi] + (size_t)v;
-            st = st ? st : ompdag_condag_set_wcet(g, v, p->wcet[i], err);
-            st = st ? st : ompdag_condag_set_delay(g, v, p->delay[i], err);
-            st = st ? st : ompdag_condag_set_extra(g, v, p->node_extra[i]);
+            st = st ? st : ompdag_condag_assign_wcet(g, v, p->wcet[i], err);
+            st = st ? st : ompdag_condag_assign_delay(g, v, p->delay[i], err);
+            st = st ? st : ompdag_condag_assign_extra(g, v, p->node_extra[i]);
         }
-        st = st ? st : ompdag_condag_set_extra(g, -1, p->graph_extra[gi]);
+        st = st ? st : ompdag_condag_assign_extra(g, -1, p->graph_extra[gi]);
     }
     if (st)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,

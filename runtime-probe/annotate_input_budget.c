@@ -118,8 +118,8 @@ static bool longest_excess_path(ompdag_condag *copy, const int64_t *w, int64_t *
 {
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(copy); ++v)
-        if (ompdag_condag_set_wcet(copy, v, w[v], &err) ||
-            ompdag_condag_set_delay(copy, v, 0, &err))
+        if (ompdag_condag_assign_wcet(copy, v, w[v], &err) ||
+            ompdag_condag_assign_delay(copy, v, 0, &err))
             return false;
     return ompdag_rta_tied_root_path(copy, lp, &err) == OMPDAG_OK;
 }

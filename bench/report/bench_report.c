@@ -55,7 +55,7 @@ static void bench_reports(int regions)
     long nodes = 0;
     for (int i = 0; i < regions; ++i) {
         ompdag_condag *g = graph((uint64_t)i + 1, 10);
-        ompdag_condag_set_function(g, "f");
+        ompdag_condag_assign_function(g, "f");
         nodes += ompdag_condag_node_count(g);
         if (ompdag_condag_set_add(set, g, &err))
             die(&err);

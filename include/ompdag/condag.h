@@ -63,12 +63,12 @@ ompdag_condag *ompdag_condag_create(void);
 void ompdag_condag_destroy(ompdag_condag *g);
 
 /* Graph metadata; strings are copied, NULL clears. */
-ompdag_status ompdag_condag_set_name(ompdag_condag *g, const char *name);
-ompdag_status ompdag_condag_set_function(ompdag_condag *g, const char *function);
-ompdag_status ompdag_condag_set_time_unit(ompdag_condag *g, const char *unit);
-ompdag_status ompdag_condag_set_region_loc(ompdag_condag *g, ompdag_loc loc);
+ompdag_status ompdag_condag_assign_name(ompdag_condag *g, const char *name);
+ompdag_status ompdag_condag_assign_function(ompdag_condag *g, const char *function);
+ompdag_status ompdag_condag_assign_time_unit(ompdag_condag *g, const char *unit);
+ompdag_status ompdag_condag_assign_region_loc(ompdag_condag *g, ompdag_loc loc);
 /* Default thread count m stored in the file; 0 means "none". */
-void ompdag_condag_set_threads(ompdag_condag *g, int32_t m);
+void ompdag_condag_assign_threads(ompdag_condag *g, int32_t m);
 
 /* Adds a node (before finalize only).  On success *index (if non-NULL) gets
  * the new node's index.  Fails on a duplicate id, a negative WCET, or a
@@ -134,7 +134,7 @@ const int32_t *ompdag_condag_topo_order(const ompdag_condag *g);
 
 /* Replaces a node's WCET (allowed after finalize).  Fails if negative or if
  * the graph's total would overflow int64. */
-ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
+ompdag_status ompdag_condag_assign_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
                                      ompdag_error *err);
 
 /* ---- dispatch delays (docs/overheads.md, the "delays" format extension) ----
@@ -146,7 +146,7 @@ ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
  * it would compute a bound too low); saving writes both.  0 by default. */
 /* Sets D(v) (before or after finalize).  Fails if negative or if the sum of
  * delays would overflow int64, naming the node. */
-ompdag_status ompdag_condag_set_delay(ompdag_condag *g, int32_t v, int64_t delay,
+ompdag_status ompdag_condag_assign_delay(ompdag_condag *g, int32_t v, int64_t delay,
                                       ompdag_error *err);
 int64_t ompdag_condag_node_delay(const ompdag_condag *g, int32_t v);
 int64_t ompdag_condag_total_delay(const ompdag_condag *g); /* sum over all nodes */
@@ -241,6 +241,31 @@ ompdag_condag *ompdag_condag_set_graph(const ompdag_condag_set *s, size_t i);
 ompdag_status ompdag_condag_set_add(ompdag_condag_set *s, ompdag_condag *g, ompdag_error *err);
 /* True when the set was loaded from a single-graph file. */
 bool ompdag_condag_set_was_single(const ompdag_condag_set *s);
+
+/* ---- deprecated names (kept for one release) --------------------------------
+ * The graph's setters were ompdag_condag_set_*, which read like functions of
+ * the collection above (ompdag_condag_set); they are ompdag_condag_assign_*
+ * now.  The old names still link, do the same, and warn where they are used. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OMPDAG_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define OMPDAG_DEPRECATED(msg)
+#endif
+OMPDAG_DEPRECATED("use ompdag_condag_assign_name")
+ompdag_status ompdag_condag_set_name(ompdag_condag *g, const char *name);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_function")
+ompdag_status ompdag_condag_set_function(ompdag_condag *g, const char *function);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_time_unit")
+ompdag_status ompdag_condag_set_time_unit(ompdag_condag *g, const char *unit);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_region_loc")
+ompdag_status ompdag_condag_set_region_loc(ompdag_condag *g, ompdag_loc loc);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_threads")
+void ompdag_condag_set_threads(ompdag_condag *g, int32_t m);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_wcet")
+ompdag_status ompdag_condag_set_wcet(ompdag_condag *g, int32_t v, int64_t wcet, ompdag_error *err);
+OMPDAG_DEPRECATED("use ompdag_condag_assign_delay")
+ompdag_status ompdag_condag_set_delay(ompdag_condag *g, int32_t v, int64_t delay,
+                                      ompdag_error *err);
 
 #ifdef __cplusplus
 }

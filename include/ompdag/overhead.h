@@ -31,7 +31,7 @@
  *
  * Then for every flow e and every schedule of it (the critical chain z)
  *     m·R  <=  vol(e) + Σ_{v∈z} ((m − 1)·WCET(v) + m·D(v))
- *          <=  the exact bound with D(v) on the chain only (ompdag_condag_set_overheads
+ *          <=  the exact bound with D(v) on the chain only (ompdag_condag_assign_overheads
  *              stores D in the graph; ompdag_rta_run charges it on the path)
  *          <=  the exact bound of the graph with WCET + D (ompdag_condag_add_overheads,
  *              the older, looser fold).
@@ -82,18 +82,23 @@ int64_t ompdag_overhead_of_node(const ompdag_condag *g, int32_t v, const ompdag_
 ompdag_status ompdag_overheads_node_delays(const ompdag_condag *g, const ompdag_overheads *o,
                                            int64_t *delay, ompdag_error *err);
 
-/* Stores D(v) as each node's dispatch delay (ompdag_condag_set_delay), so
+/* Stores D(v) as each node's dispatch delay (ompdag_condag_assign_delay), so
  * the bound charges it on the critical chain only.  Fails like
  * ompdag_overheads_node_delays, or when a WCET plus its delay would
  * overflow; on failure g is unchanged. */
-ompdag_status ompdag_condag_set_overheads(ompdag_condag *g, const ompdag_overheads *o,
+ompdag_status ompdag_condag_assign_overheads(ompdag_condag *g, const ompdag_overheads *o,
                                           ompdag_error *err);
 
 /* Adds D(v) to every node's WCET of the finalized graph g (the fold: sound,
- * looser than ompdag_condag_set_overheads by Σ_{v∉chain} D(v) / m).  Fails
+ * looser than ompdag_condag_assign_overheads by Σ_{v∉chain} D(v) / m).  Fails
  * like ompdag_overheads_node_delays, or when a WCET or the sum of WCETs would
  * overflow int64; on failure g is unchanged. */
 ompdag_status ompdag_condag_add_overheads(ompdag_condag *g, const ompdag_overheads *o,
+                                          ompdag_error *err);
+
+/* Deprecated name (one release): ompdag_condag_assign_overheads. */
+OMPDAG_DEPRECATED("use ompdag_condag_assign_overheads")
+ompdag_status ompdag_condag_set_overheads(ompdag_condag *g, const ompdag_overheads *o,
                                           ompdag_error *err);
 
 #ifdef __cplusplus

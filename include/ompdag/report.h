@@ -368,7 +368,7 @@ ompdag_status ompdag_sim_run(ompdag_sim *s, const int32_t *choice, const int64_t
  * (threads may idle meanwhile); delay NULL is ompdag_sim_run.  delay[v] >= 0.
  * With delay[v] <= D(v) of include/ompdag/overhead.h, every response stays
  * within the exact bound with D on the critical chain only (the graph's
- * node delays, ompdag_condag_set_overheads), hence within the folded one. */
+ * node delays, ompdag_condag_assign_overheads), hence within the folded one. */
 ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const int64_t *exec,
                                      const int64_t *delay, int32_t m, ompdag_scheduler sched,
                                      uint64_t seed, ompdag_sim_result *out, ompdag_error *err);

@@ -415,7 +415,7 @@ Test(compact, delays_match_the_unfolding)
         ompdag_error err;
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
             if (ompdag_rng_unit(&r) < 0.5)
-                cr_assert_eq(ompdag_condag_set_delay(g, v, ompdag_rng_range(&r, 0, 40), &err),
+                cr_assert_eq(ompdag_condag_assign_delay(g, v, ompdag_rng_range(&r, 0, 40), &err),
                              OMPDAG_OK);
         ompdag_condag *x = expand_ok(g), *s = NULL;
         cr_assert_eq(ompdag_condag_total_delay(x) >= ompdag_condag_total_delay(g), true);

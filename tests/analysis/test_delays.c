@@ -45,7 +45,7 @@ static void random_delays(ompdag_condag *g, ompdag_rng *r)
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_rng_unit(r) < 0.6)
-            cr_assert_eq(ompdag_condag_set_delay(g, v, ompdag_rng_range(r, 0, 60), &err), OMPDAG_OK,
+            cr_assert_eq(ompdag_condag_assign_delay(g, v, ompdag_rng_range(r, 0, 60), &err), OMPDAG_OK,
                          "%s", err.message);
 }
 
@@ -124,9 +124,9 @@ static ompdag_condag_set *folded_copy(const ompdag_condag *g, ompdag_rng *r)
         cr_assert_eq(ompdag_condag_node_delay(f, v), ompdag_condag_node_delay(g, u),
                      "the delay of %s was not saved and loaded", ompdag_condag_node_id(f, v));
         int64_t d = ompdag_condag_node_delay(f, v);
-        cr_assert_eq(ompdag_condag_set_wcet(f, v, ompdag_condag_node_wcet(f, v) + d, &err),
+        cr_assert_eq(ompdag_condag_assign_wcet(f, v, ompdag_condag_node_wcet(f, v) + d, &err),
                      OMPDAG_OK);
-        cr_assert_eq(ompdag_condag_set_delay(f, v, 0, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_delay(f, v, 0, &err), OMPDAG_OK);
     }
     cr_assert_not(ompdag_condag_has_delays(f));
     return s;
@@ -297,7 +297,7 @@ Test(delays, bad_delays_are_errors_naming_the_node)
         "'nodes': [{'id': 'a', 'task': 'r', 'kind': 'N', 'wcet': 5, 'delay': 1}], 'edges': []}");
     ompdag_condag *g = ompdag_condag_set_graph(s, 0);
     ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_delay(g, 0, -3, &err), OMPDAG_ERR_INVALID);
+    cr_assert_eq(ompdag_condag_assign_delay(g, 0, -3, &err), OMPDAG_ERR_INVALID);
     cr_assert(strstr(err.message, "'a'"), "%s", err.message);
     ompdag_condag_set_destroy(s);
 }
@@ -315,8 +315,8 @@ Test(delays, overflow_is_an_error)
     ompdag_error err;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_ERR_OVERFLOW);
     cr_assert(strstr(err.message, "delay"), "%s", err.message);
-    cr_assert_eq(ompdag_condag_set_delay(g, 0, INT64_MAX, &err), OMPDAG_OK);
-    cr_assert_eq(ompdag_condag_set_delay(g, 0, 1, &err), OMPDAG_OK); /* replaces: no sum */
+    cr_assert_eq(ompdag_condag_assign_delay(g, 0, INT64_MAX, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_assign_delay(g, 0, 1, &err), OMPDAG_OK); /* replaces: no sum */
     ompdag_condag_set_destroy(s);
 }
 
@@ -381,7 +381,7 @@ Test(delays, overheads_store_or_fold_the_same_delays)
             cr_assert_eq(d[v], want + (after_t ? o.cont_delay : 0), "node %s",
                          ompdag_condag_node_id(g, v));
         }
-        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &o, &err), OMPDAG_OK);
         cr_assert_eq(ompdag_condag_add_overheads(f, &o, &err), OMPDAG_OK);
         cr_assert_not(ompdag_condag_has_delays(f));
         for (int32_t m = 1; m <= 4; ++m) {
@@ -391,9 +391,32 @@ Test(delays, overheads_store_or_fold_the_same_delays)
             ompdag_rta_result_destroy(fold);
         }
         o.wake_delay = -1;
-        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_ERR_ARGUMENT);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &o, &err), OMPDAG_ERR_ARGUMENT);
         free(d);
         ompdag_condag_set_destroy(copy);
         ompdag_condag_destroy(g);
     }
 }
+
+/* The graph setters' old names (ompdag_condag_set_*, deprecated for one
+ * release) still link and do what their ompdag_condag_assign_* do. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+Test(delays, the_deprecated_setter_names_still_work)
+{
+    ompdag_rng r;
+    ompdag_rng_seed(&r, 11);
+    ompdag_condag *g = seed_graph(&r, 3, 0.0);
+    ompdag_error err;
+    cr_assert_eq(ompdag_condag_set_wcet(g, 0, 1234, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_set_delay(g, 0, 56, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_node_wcet(g, 0), 1234);
+    cr_assert_eq(ompdag_condag_node_delay(g, 0), 56);
+    cr_assert_neq(ompdag_condag_set_wcet(g, 0, -1, &err), OMPDAG_OK, "refused as by the new name");
+    cr_assert_eq(ompdag_condag_set_name(g, "renamed"), OMPDAG_OK);
+    cr_assert_str_eq(ompdag_condag_name(g), "renamed");
+    ompdag_condag_set_threads(g, 7);
+    cr_assert_eq(ompdag_condag_threads(g), 7);
+    ompdag_condag_destroy(g);
+}
+#pragma GCC diagnostic pop

@@ -179,7 +179,7 @@ static int64_t simulate(sim_state *s, int32_t m, const int64_t *arrive, ompdag_r
 static int64_t exact_times_m(ompdag_condag *g, const ompdag_overheads *o, int32_t m)
 {
     ompdag_error err = {0};
-    cr_assert_eq(ompdag_condag_set_overheads(g, o, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_assign_overheads(g, o, &err), OMPDAG_OK, "%s", err.message);
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     ompdag_rta_result *r;

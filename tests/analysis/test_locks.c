@@ -110,7 +110,7 @@ Test(locks_bound, the_term_is_the_smaller_of_fifo_and_the_others_sections)
     /* m = 1: no other thread, no blocking: m·R = vol = 40. */
     cr_assert_eq(bound_of(g, OMPDAG_ALG_EXACT, 1), 40);
     /* The term follows WCET changes (annotate sets them after loading). */
-    cr_assert_eq(ompdag_condag_set_wcet(g, y, 5, &err), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_assign_wcet(g, y, 5, &err), OMPDAG_OK);
     cr_assert_eq(ompdag_condag_node_blocking(g, x, 2), 5);  /* S − c(x) = 5 */
     cr_assert_eq(ompdag_condag_node_blocking(g, y, 2), 10); /* 2·1·Cmax(10) = 20 vs 10 */
     ompdag_condag_destroy(g);

@@ -53,7 +53,7 @@ static int32_t add(loop_gen *b, char kind, const char *creates)
     ompdag_error err;
     cr_assert_eq(ompdag_condag_add_node(b->g, &s, &v, &err), OMPDAG_OK, "%s", err.message);
     if (b->delays && ompdag_rng_unit(b->r) < 0.3)
-        cr_assert_eq(ompdag_condag_set_delay(b->g, v, ompdag_rng_range(b->r, 1, 6), &err),
+        cr_assert_eq(ompdag_condag_assign_delay(b->g, v, ompdag_rng_range(b->r, 1, 6), &err),
                      OMPDAG_OK, "%s", err.message);
     return v;
 }

@@ -334,7 +334,7 @@ Test(condag_gpu, delays_are_folded_on_every_device)
         for (int32_t v = 0; v < ompdag_condag_node_count(batch[i]); ++v)
             if (ompdag_rng_unit(&r) < 0.5)
                 cr_assert_eq(
-                    ompdag_condag_set_delay(batch[i], v, ompdag_rng_range(&r, 0, 500), &err),
+                    ompdag_condag_assign_delay(batch[i], v, ompdag_rng_range(&r, 0, 500), &err),
                     OMPDAG_OK);
     }
     long below = 0;

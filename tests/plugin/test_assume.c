@@ -61,7 +61,7 @@ static int64_t unit_bound(ompdag_condag *g)
 {
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, 1, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, 1, &err), OMPDAG_OK, "%s", err.message);
     ompdag_rta_options opt = {0};
     opt.m = 2;
     ompdag_rta_result *r = NULL;

@@ -270,7 +270,7 @@ Test(depend_fe, inoutset_keeps_its_type_and_orders_a_concurrent_group)
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_condag_node_task(g, v) != ompdag_condag_root_task(g))
-            cr_assert_eq(ompdag_condag_set_wcet(g, v, w[k++], &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_condag_assign_wcet(g, v, w[k++], &err), OMPDAG_OK);
     cr_assert_eq(k, 4);
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, 2);
@@ -295,7 +295,7 @@ Test(depend_fe, clauses_order_the_tasks_in_the_bound)
                                        "    work(3);\n" TAIL,
                                   &set);
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(
+        cr_assert_eq(ompdag_condag_assign_wcet(
                          g, v, ompdag_condag_node_kind(g, v) == OMPDAG_KIND_T ? 0 : 10, NULL),
                      OMPDAG_OK);
     ompdag_rta_options opt;

@@ -290,7 +290,7 @@ Test(refusals, deep_recursion_extracts_compact)
     ompdag_rta_result *r = NULL;
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, 1, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, 1, &err), OMPDAG_OK);
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_gt(ompdag_rta_result_vol(r), (int64_t)1 << 41);
     ompdag_rta_result_destroy(r);
@@ -306,7 +306,7 @@ static void bounds_agree(const char *rel)
     ompdag_condag *c = ompdag_condag_set_graph(set, 0);
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(c); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(c, v, 1 + ompdag_condag_node_loc(c, v).line % 17, &err),
+        cr_assert_eq(ompdag_condag_assign_wcet(c, v, 1 + ompdag_condag_node_loc(c, v).line % 17, &err),
                      OMPDAG_OK);
     /* a compact graph (recursion): alg0 and enumerate run on its unfolding,
      * and the memoised exact bound must equal exact there */
@@ -369,7 +369,7 @@ Test(bounds, fig5_counterexample_gives_the_seed_values)
             c = L;
         else if (ompdag_condag_node_loc(g, v).line == 29)
             c = 1;
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, c, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, c, &err), OMPDAG_OK);
     }
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, (int32_t)m);

@@ -45,7 +45,7 @@ static int64_t bound_with_wcets(ompdag_condag *g, int32_t m)
 {
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, 10, &err), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, 10, &err), OMPDAG_OK);
     ompdag_rta_options opt;
     ompdag_rta_options_init(&opt, m);
     ompdag_rta_result *r = NULL;

@@ -259,7 +259,7 @@ static void deadline_diag(bool werror)
     cr_assert_eq(fe_test_extract(src, NULL, 0, 0, &set, NULL), OMPDAG_OK);
     ompdag_condag *g = ompdag_condag_set_graph(set, 0);
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) /* 10 ms a node: far over 5 ms */
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, 10000000, NULL), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, 10000000, NULL), OMPDAG_OK);
     snprintf(db, sizeof db, "%s/db.json", dir);
     cr_assert_eq(ompdag_condag_set_save_file(set, db, true, NULL), OMPDAG_OK);
     int line = ompdag_condag_region_loc(g).line;

@@ -129,7 +129,7 @@ static void weigh_extracted(ompdag_condag *g)
         for (int i = 0; creator >= 0 && i < 8; ++i)
             if (ompdag_condag_node_loc(g, creator).line == all_memory_lines[i])
                 w = all_memory_wcet[i];
-        cr_assert_eq(ompdag_condag_set_wcet(g, v, w, NULL), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, w, NULL), OMPDAG_OK);
     }
 }
 

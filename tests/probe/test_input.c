@@ -132,7 +132,7 @@ Test(input, a_branch_no_run_took_is_pruned_as_by_hand)
      * kept it would differ */
     ompdag_condag *g = ompdag_condag_set_graph(set, 0);
     ompdag_error err;
-    cr_assert_eq(ompdag_condag_set_wcet(g, ompdag_condag_find_node(g, "c2"), 1000000000, &err),
+    cr_assert_eq(ompdag_condag_assign_wcet(g, ompdag_condag_find_node(g, "c2"), 1000000000, &err),
                  OMPDAG_OK);
     json_object_del(in, "delays_median"); /* the maxima model, as the hand-pruned graph's */
     json_object_del(in, "runtime");       /* and its tied rule */

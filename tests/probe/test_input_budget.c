@@ -169,8 +169,8 @@ Test(input_budget, longest_paths_equal_brute_force)
         /* G_r (ompdag_rta_tied_root_path, WCETs as weights) dominates */
         ompdag_error err;
         for (int32_t v = 0; v < n; ++v) {
-            cr_assert_eq(ompdag_condag_set_wcet(g, v, w[v], &err), OMPDAG_OK);
-            cr_assert_eq(ompdag_condag_set_delay(g, v, 0, &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_condag_assign_wcet(g, v, w[v], &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_condag_assign_delay(g, v, 0, &err), OMPDAG_OK);
         }
         int64_t root;
         cr_assert_eq(ompdag_rta_tied_root_path(g, &root, &err), OMPDAG_OK, "%s", err.message);
@@ -200,7 +200,7 @@ static void mark(ompdag_condag *g, ompdag_rng *rng)
                  ompdag_condag_node_kind(g, u) == OMPDAG_KIND_W))
                 suspends = true;
         json_t *x = json_pack("{s:b}", "untied", !(leaves && !suspends));
-        cr_assert_eq(ompdag_condag_set_extra(g, v, x), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_extra(g, v, x), OMPDAG_OK);
         json_decref(x);
     }
 }
@@ -232,14 +232,14 @@ static ompdag_condag_set *with_input(const ompdag_condag *g, const int64_t *x, c
     ompdag_error err;
     cr_assert_eq(condag_from_json(j, "copy", &copy, &err), OMPDAG_OK, "%s", err.message);
     for (int32_t v = 0; v < n; ++v)
-        ompdag_condag_set_wcet(copy, v, w[v], &err), ompdag_condag_set_delay(copy, v, 0, &err);
+        ompdag_condag_assign_wcet(copy, v, w[v], &err), ompdag_condag_assign_delay(copy, v, 0, &err);
     cr_assert_eq(ompdag_rta_tied_root_path(copy, &path_root, &err), OMPDAG_OK, "%s", err.message);
     /* the file's own values (the all-inputs ones) and the input's maxima:
      * far above this run, so that the report's smaller bound is one of the
      * two median models */
     for (int32_t v = 0; v < n; ++v) {
-        ompdag_condag_set_wcet(copy, v, ompdag_condag_node_wcet(g, v) + y[v] + 1000, &err);
-        ompdag_condag_set_delay(copy, v, ompdag_condag_node_delay(g, v) + x[v] + 1000, &err);
+        ompdag_condag_assign_wcet(copy, v, ompdag_condag_node_wcet(g, v) + y[v] + 1000, &err);
+        ompdag_condag_assign_delay(copy, v, ompdag_condag_node_delay(g, v) + x[v] + 1000, &err);
     }
     json_decref(j);
     j = ompdag_condag_to_json(copy);
@@ -306,7 +306,7 @@ static int64_t simulated(const ompdag_condag *g, const int32_t *choice, int32_t 
     cr_assert_eq(condag_from_json(j, "run", &run, &err), OMPDAG_OK);
     json_decref(j);
     for (int32_t v = 0; v < n; ++v) {
-        cr_assert_eq(ompdag_condag_set_wcet(run, v, ompdag_condag_node_wcet(g, v) + y[v], &err),
+        cr_assert_eq(ompdag_condag_assign_wcet(run, v, ompdag_condag_node_wcet(g, v) + y[v], &err),
                      OMPDAG_OK);
         d[v] = ompdag_condag_node_delay(g, v) + x[v];
     }
@@ -353,7 +353,7 @@ Test(input_budget, runs_within_their_excess_stay_within_the_bound, .timeout = 24
         ompdag_error err;
         cr_assert_eq(ompdag_overheads_node_delays(g, &o, d, &err), OMPDAG_OK, "%s", err.message);
         for (int32_t v = 0; v < n; ++v)
-            cr_assert_eq(ompdag_condag_set_delay(g, v, d[v], &err), OMPDAG_OK);
+            cr_assert_eq(ompdag_condag_assign_delay(g, v, d[v], &err), OMPDAG_OK);
         annot_paths *p = annot_paths_create(g);
         cr_assert(p);
         random_run(g, &shape, x, y);

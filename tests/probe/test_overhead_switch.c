@@ -268,7 +268,7 @@ Test(overhead, team_formation_is_measured_and_charged_once_on_the_root, .timeout
     ompdag_report_destroy(rep);
     /* it enters the bound once: every critical chain starts at the root's source */
     int64_t with_f = exact_times_m(g, m0);
-    cr_assert_eq(ompdag_condag_set_delay(g, src, d[src], &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_assign_delay(g, src, d[src], &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(with_f - exact_times_m(g, m0), (int64_t)m0 * fd);
     cr_assert_geq((int64_t)m0 * fd, f);
     free(d);

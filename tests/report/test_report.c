@@ -286,7 +286,7 @@ Test(report, offload_split_under_its_node)
                                   "chunks_max", 7, "loops", 1, "device", 1, "kind", "sim-gpu",
                                   "iterations_max", 300, "busy_ns_max", 1500000, "chunks_max", 1,
                                   "loops", 1));
-    cr_assert_eq(ompdag_condag_set_extra(g, 0, extra), OMPDAG_OK);
+    cr_assert_eq(ompdag_condag_assign_extra(g, 0, extra), OMPDAG_OK);
     json_decref(extra);
     char path[512];
     snprintf(path, sizeof path, "%s/offload.json", tmpdir());

@@ -386,7 +386,7 @@ Test(sim, dispatch_delays_within_the_bound_with_overheads, .timeout = 240)
         for (size_t k = 0; k < 5; ++k)
             plain[k] = exact_bound(g, ms[k], false);
         ompdag_error err = {0};
-        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &o, &err), OMPDAG_OK, "%s", err.message);
         for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
             int64_t chain = exact_bound(g, ms[k], false), fold = exact_bound(g, ms[k], true);
             cr_assert_leq(chain, fold, "seed %llu m %d: chain-only %lld above folded %lld",
@@ -433,7 +433,7 @@ static void expected_delays(const ompdag_condag *g, const ompdag_overheads *o, i
 /* The third delay class (docs/overheads.md): the creator's continuation after
  * a T node starts late (libomp's switch pair around an untied creation).
  * Simulated with all three classes (delays computed by the test itself), no
- * response exceeds the chain-only bound of ompdag_condag_set_overheads, and
+ * response exceeds the chain-only bound of ompdag_condag_assign_overheads, and
  * the chain-only bound that models only start and wake delays is exceeded:
  * the class is needed, and covered. */
 Test(sim, continuation_delay_is_needed_and_covered, .timeout = 240)
@@ -449,11 +449,11 @@ Test(sim, continuation_delay_is_needed_and_covered, .timeout = 240)
         ompdag_overheads o = random_overheads(&rng, true), no_cont = o;
         no_cont.cont_delay = 0;
         ompdag_error err = {0};
-        cr_assert_eq(ompdag_condag_set_overheads(g, &no_cont, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &no_cont, &err), OMPDAG_OK, "%s", err.message);
         int64_t without[5];
         for (size_t k = 0; k < 5; ++k)
             without[k] = exact_bound(g, ms[k], false);
-        cr_assert_eq(ompdag_condag_set_overheads(g, &o, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &o, &err), OMPDAG_OK, "%s", err.message);
         int64_t *d = malloc(sizeof *d * (size_t)ompdag_condag_node_count(g));
         expected_delays(g, &o, d);
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
@@ -605,7 +605,7 @@ Test(sim, flow_evaluator_equals_flow_evaluate, .timeout = 120)
         if (i % 3 == 0) {
             ompdag_overheads o = random_overheads(&rng, i % 6 == 0);
             ompdag_error e = {0};
-            cr_assert_eq(ompdag_condag_set_overheads(g, &o, &e), OMPDAG_OK, "%s", e.message);
+            cr_assert_eq(ompdag_condag_assign_overheads(g, &o, &e), OMPDAG_OK, "%s", e.message);
             with_delays += ompdag_condag_has_delays(g);
         }
         int32_t n = ompdag_condag_node_count(g);

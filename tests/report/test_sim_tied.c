@@ -320,7 +320,7 @@ static void mark(ompdag_condag *g, int mode, ompdag_rng *rng)
                     : mode == MARK_LEAVES ? !task_suspends(g, ct) && ompdag_rng_range(rng, 0, 1)
                                           : false;
         json_t *x = json_pack("{s:b}", "untied", !tied);
-        cr_assert_eq(ompdag_condag_set_extra(g, v, x), OMPDAG_OK);
+        cr_assert_eq(ompdag_condag_assign_extra(g, v, x), OMPDAG_OK);
         json_decref(x);
     }
 }
@@ -474,7 +474,7 @@ static void random_delays(ompdag_condag *g, ompdag_rng *rng, int64_t *d)
     cr_assert_eq(ompdag_overheads_node_delays(g, &o, d, &err), OMPDAG_OK, "%s", err.message);
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
         d[v] = ompdag_rng_range(rng, 0, d[v]);
-        cr_assert_eq(ompdag_condag_set_delay(g, v, d[v], &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_delay(g, v, d[v], &err), OMPDAG_OK, "%s", err.message);
     }
 }
 

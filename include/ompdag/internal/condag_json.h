@@ -25,7 +25,7 @@ struct json_t; /* jansson's object type */
 /* Attaches a JSON object of keys this version does not interpret; they are
  * written back on save.  The graph takes a reference (json_incref).  node = -1
  * attaches to the graph itself. */
-ompdag_status ompdag_condag_set_extra(ompdag_condag *g, int32_t node, struct json_t *extra);
+ompdag_status ompdag_condag_assign_extra(ompdag_condag *g, int32_t node, struct json_t *extra);
 
 /* The extra keys of a node (-1: of the graph), or NULL.  Borrowed. */
 struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node);
