@@ -240,7 +240,8 @@ bool ompdag_condag_is_finalized(const ompdag_condag *g)
     return g->finalized;
 }
 
-ompdag_status ompdag_condag_assign_wcet(ompdag_condag *g, int32_t v, int64_t wcet, ompdag_error *err)
+ompdag_status ompdag_condag_assign_wcet(ompdag_condag *g, int32_t v, int64_t wcet,
+                                        ompdag_error *err)
 {
     if (v < 0 || v >= g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);
@@ -267,7 +268,8 @@ static bool ensure_delays(ompdag_condag *g)
     return g->delay != NULL;
 }
 
-ompdag_status ompdag_condag_assign_delay(ompdag_condag *g, int32_t v, int64_t delay, ompdag_error *err)
+ompdag_status ompdag_condag_assign_delay(ompdag_condag *g, int32_t v, int64_t delay,
+                                         ompdag_error *err)
 {
     if (v < 0 || v >= g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);

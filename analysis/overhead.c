@@ -105,7 +105,7 @@ static int64_t *checked_delays(const ompdag_condag *g, const ompdag_overheads *o
 }
 
 ompdag_status ompdag_condag_assign_overheads(ompdag_condag *g, const ompdag_overheads *o,
-                                          ompdag_error *err)
+                                             ompdag_error *err)
 {
     ompdag_status st;
     int64_t *d = checked_delays(g, o, &st, err);

@@ -87,7 +87,7 @@ ompdag_status ompdag_overheads_node_delays(const ompdag_condag *g, const ompdag_
  * ompdag_overheads_node_delays, or when a WCET plus its delay would
  * overflow; on failure g is unchanged. */
 ompdag_status ompdag_condag_assign_overheads(ompdag_condag *g, const ompdag_overheads *o,
-                                          ompdag_error *err);
+                                             ompdag_error *err);
 
 /* Adds D(v) to every node's WCET of the finalized graph g (the fold: sound,
  * looser than ompdag_condag_assign_overheads by Σ_{v∉chain} D(v) / m).  Fails

@@ -45,8 +45,8 @@ static void random_delays(ompdag_condag *g, ompdag_rng *r)
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
         if (ompdag_rng_unit(r) < 0.6)
-            cr_assert_eq(ompdag_condag_assign_delay(g, v, ompdag_rng_range(r, 0, 60), &err), OMPDAG_OK,
-                         "%s", err.message);
+            cr_assert_eq(ompdag_condag_assign_delay(g, v, ompdag_rng_range(r, 0, 60), &err),
+                         OMPDAG_OK, "%s", err.message);
 }
 
 /* The closed form on one flow, from the public accessors only: the volume

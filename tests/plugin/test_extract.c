@@ -306,8 +306,9 @@ static void bounds_agree(const char *rel)
     ompdag_condag *c = ompdag_condag_set_graph(set, 0);
     ompdag_error err;
     for (int32_t v = 0; v < ompdag_condag_node_count(c); ++v)
-        cr_assert_eq(ompdag_condag_assign_wcet(c, v, 1 + ompdag_condag_node_loc(c, v).line % 17, &err),
-                     OMPDAG_OK);
+        cr_assert_eq(
+            ompdag_condag_assign_wcet(c, v, 1 + ompdag_condag_node_loc(c, v).line % 17, &err),
+            OMPDAG_OK);
     /* a compact graph (recursion): alg0 and enumerate run on its unfolding,
      * and the memoised exact bound must equal exact there */
     ompdag_condag *g = ompdag_compact_is_compact(c) ? unfolded(c) : c;

@@ -232,7 +232,8 @@ static ompdag_condag_set *with_input(const ompdag_condag *g, const int64_t *x, c
     ompdag_error err;
     cr_assert_eq(condag_from_json(j, "copy", &copy, &err), OMPDAG_OK, "%s", err.message);
     for (int32_t v = 0; v < n; ++v)
-        ompdag_condag_assign_wcet(copy, v, w[v], &err), ompdag_condag_assign_delay(copy, v, 0, &err);
+        ompdag_condag_assign_wcet(copy, v, w[v], &err),
+            ompdag_condag_assign_delay(copy, v, 0, &err);
     cr_assert_eq(ompdag_rta_tied_root_path(copy, &path_root, &err), OMPDAG_OK, "%s", err.message);
     /* the file's own values (the all-inputs ones) and the input's maxima:
      * far above this run, so that the report's smaller bound is one of the

@@ -449,7 +449,8 @@ Test(sim, continuation_delay_is_needed_and_covered, .timeout = 240)
         ompdag_overheads o = random_overheads(&rng, true), no_cont = o;
         no_cont.cont_delay = 0;
         ompdag_error err = {0};
-        cr_assert_eq(ompdag_condag_assign_overheads(g, &no_cont, &err), OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_assign_overheads(g, &no_cont, &err), OMPDAG_OK, "%s",
+                     err.message);
         int64_t without[5];
         for (size_t k = 0; k < 5; ++k)
             without[k] = exact_bound(g, ms[k], false);
