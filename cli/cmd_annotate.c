@@ -150,7 +150,7 @@ static bool parse_double(const char *s, double lo, double hi, double *out)
 }
 
 /* The escape hatches give figures for exploration only: each one given
- * marks every graph annotated "unsafe" (runtime-probe/annotate_apply.c),
+ * marks every graph annotated "unsafe" (annotate/annotate_apply.c),
  * which `check` fails; say so where the user sees it (issue 22). */
 static void warn_escape_hatches(const ompdag_annotate_options *opt, uint64_t unmapped)
 {

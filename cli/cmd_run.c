@@ -9,7 +9,7 @@
  *
  * Clean runs (issue 22 item 7): a run whose thread was preempted, waited on
  * the run queue or migrated is *interfered* (the probe's OMPDAG_REC_SCHED
- * records; runtime-probe/annotate_overhead.c), and annotate never compares it
+ * records; annotate/annotate_overhead.c), and annotate never compares it
  * with the bound.  --rt makes clean runs the rule: the child is put under
  * SCHED_FIFO (sched_setscheduler(2) between fork and exec, so every OpenMP
  * thread inherits it, POSIX "inherit-sched") and its threads are pinned one
@@ -47,7 +47,7 @@
 
 /* A run is interfered when one of its threads waited longer than this on the
  * run queue: the same threshold as annotate's (ANNOT_RUNQ_DELAY_NS,
- * runtime-probe/annotate_internal.h), so that the two counts agree. */
+ * annotate/annotate_internal.h), so that the two counts agree. */
 #define RUN_RUNQ_DELAY_NS 50000
 
 /* What the child gets besides the probe: decided in the parent (so the

@@ -66,7 +66,7 @@ int64_t ompdag_overheads_formation_delay(const ompdag_overheads *o);
 /* D(v) of node v of the finalized graph g from the classes of o (see
  * above), given whether an F-predecessor of v is a T node: *d; false when
  * the sum overflows int64.  The rule itself, for callers that choose each
- * class's value per node (the input's DAG, runtime-probe/annotate_input.c). */
+ * class's value per node (the input's DAG, annotate/annotate_input.c). */
 bool ompdag_overheads_delay_of(const ompdag_condag *g, int32_t v, bool after_create,
                                const ompdag_overheads *o, int64_t *d);
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../runtime-probe/annotate_internal.h"
+#include "../../annotate/annotate_internal.h"
 #include "ompdag/internal/stats.h"
 #include "probe/probe_util.h"
 

@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_annotate_tables.c — annotate's task table and its table
- * of creations (runtime-probe/annotate_tasks.c, on the one hash map of
+ * of creations (annotate/annotate_tasks.c, on the one hash map of
  * ompdag/internal/hashmap.h): every task found by id, through the direct
  * table of the probe's dense ids and through the hash table (the reference
  * path, and ids no probe writes), a later record of one id winning; and
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime-probe/annotate_internal.h"
+#include "../../annotate/annotate_internal.h"
 
 enum { ntasks = 30000 };
 

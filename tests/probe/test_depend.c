@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_depend.c — the runtime's dependence order against the
- * graph's D-edges (runtime-probe/annotate_depend.c, docs/probe.md#depend).
+ * graph's D-edges (annotate/annotate_depend.c, docs/probe.md#depend).
  *
  * progs/depend.c (KASTORS idiom: named blocks and a loop over array rows)
  * runs under the probe and agrees with its extracted graph data/depend.json:

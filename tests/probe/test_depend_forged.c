@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_depend_forged.c — dependence records (kinds 9..11) are
- * checked strictly by annotate (runtime-probe/annotate_depend.c; issue 26
+ * checked strictly by annotate (annotate/annotate_depend.c; issue 26
  * item 4).  Each case edits a real trace of progs/depend, reseals every
  * chunk's checksum (as a forger or a probe bug would, so the reader's own
  * checks pass) and annotates it against data/depend.json:

@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_floor.c — the floor (issue 23 item 6;
- * runtime-probe/annotate_floor.c, docs/probe.md "The floor") on real traces
+ * annotate/annotate_floor.c, docs/probe.md "The floor") on real traces
  * of clang-built programs: per run, Graham's bound of the run's own DAG with
  * its own segment times and dispatch delays, over its response.
  *

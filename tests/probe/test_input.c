@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_input.c — the input's DAG recorded from traces (issue 23
- * items 4 and 5; runtime-probe/annotate_input.c, report/report_input.c,
+ * items 4 and 5; annotate/annotate_input.c, report/report_input.c,
  * docs/probe.md#input) on real runs of progs/tasks, whose argument decides
  * whether a branch creates a third task:
  *

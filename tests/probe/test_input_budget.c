@@ -1,6 +1,6 @@
 /*
  * tests/probe/test_input_budget.c — the median model of the input's DAG with
- * its run excess along one chain (runtime-probe/annotate_input_budget.c,
+ * its run excess along one chain (annotate/annotate_input_budget.c,
  * annotate_input_paths.c, report/report_input.c path_budget;
  * docs/probe.md#input).
  *
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime-probe/annotate_internal.h"
+#include "../../annotate/annotate_internal.h"
 #include "ompdag/gen.h"
 #include "ompdag/internal/condag_json.h"
 #include "ompdag/overhead.h"

@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_tasks.c — the task table (task instances by id,
+ * annotate/annotate_tasks.c — the task table (task instances by id,
  * a direct table for the probe's dense ids or a hash table) and the table of
  * creations reached by mapped segments (which T node made each task).
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its

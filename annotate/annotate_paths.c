@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_paths.c — graphs (F-predecessor CSR) and segment paths P(a, b).
+ * annotate/annotate_paths.c — graphs (F-predecessor CSR) and segment paths P(a, b).
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */

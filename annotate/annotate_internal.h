@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_internal.h — shared types of annotate_*.c,
+ * annotate/annotate_internal.h — shared types of annotate_*.c,
  * which go from measured segments to node WCETs
  * (`ompdag annotate`).  The rule and its safety argument are docs/probe.md;
  * in short:

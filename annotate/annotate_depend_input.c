@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_depend_input.c — the input's dependences, from the
+ * annotate/annotate_depend_input.c — the input's dependences, from the
  * addresses the runtime saw (docs/probe.md#input; condag.md §6).
  *
  * The front end names a depend item by its storage class: items it cannot

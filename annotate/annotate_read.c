@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_read.c — reading a trace: one pass over its records
+ * annotate/annotate_read.c — reading a trace: one pass over its records
  * buffers the segments, creations and dependence records, and gathers the
  * region runs; what the segments need from the task table is filled in after.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its

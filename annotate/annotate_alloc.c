@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_alloc.c — the allocator of annotate's large arrays:
+ * annotate/annotate_alloc.c — the allocator of annotate's large arrays:
  * huge pages for the arrays of 10^7 records (and, zeroed, for the large hash
  * tables), and doubling growth.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its

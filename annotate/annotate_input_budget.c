@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_input_budget.c — the second delay model of the
+ * annotate/annotate_input_budget.c — the second delay model of the
  * input's DAG (docs/probe.md#input): a steady value per instance plus one
  * excess budget per run, after the "per-run excess budget" of the design in
  * the project's tightness study (the budget idea of mixed-criticality

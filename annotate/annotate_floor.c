@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_floor.c — the floor (issue 23 item 6;
+ * annotate/annotate_floor.c — the floor (issue 23 item 6;
  * ../shared/spec/tightness.md, "The floor: Graham is not the problem"):
  * per region run, Graham's bound of that run's OWN task DAG, with that run's
  * own segment times and its own dispatch delays on the critical chain only

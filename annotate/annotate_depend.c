@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_depend.c — does the runtime's dependence order agree
+ * annotate/annotate_depend.c — does the runtime's dependence order agree
  * with the graph's D-edges?  (shared/spec/condag.md §6; issue 13.)
  *
  * The probe records, through OMPT's dependence callbacks (OpenMP 5.1 §4.5.2.16

@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_input_paths.c — the longest paths of one run's
+ * annotate/annotate_input_paths.c — the longest paths of one run's
  * excesses, for the budget model of the input's DAG
  * (annotate_input_budget.c, docs/probe.md#input).
  *

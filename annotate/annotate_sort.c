@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_sort.c — sorting the buffered segments: LSD radix sort
+ * annotate/annotate_sort.c — sorting the buffered segments: LSD radix sort
  * (16-bit digits) of records by 64-bit keys, and of plain 64-bit arrays.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its
  * safety argument are in annotate_internal.h and docs/probe.md.

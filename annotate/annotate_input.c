@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_input.c — the input's DAG, recorded from the traces
+ * annotate/annotate_input.c — the input's DAG, recorded from the traces
  * (issue 23 items 4 and 5; docs/probe.md#input).  The idea is the record and
  * replay of the OpenMP `taskgraph` proposal (Yu, Royuela and Quiñones,
  * "Taskgraph: a low contention OpenMP tasking framework", Euro-Par 2022): one

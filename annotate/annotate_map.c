@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_map.c — mapping the sorted segments, one task
+ * annotate/annotate_map.c — mapping the sorted segments, one task
  * instance at a time, onto the graph's segment paths (find_end, map_chain,
  * map_pending), and the messages that name what did not map.
  * Part of `ompdag annotate` (annotate_trace.c is its entry); the rule and its

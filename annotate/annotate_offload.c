@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_offload.c — offloaded loops: each device's share, charged to segment
+ * annotate/annotate_offload.c — offloaded loops: each device's share, charged to segment
  * classes. Part of `ompdag annotate`; the rule and its safety argument are in annotate_internal.h
  * and docs/probe.md.
  */

@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_compact.c — `ompdag annotate` on compact graphs
+ * annotate/annotate_compact.c — `ompdag annotate` on compact graphs
  * (docs/compact.md, docs/probe.md "Shared bodies").
  *
  * WCETs by code location: in a compact graph the bodies of one recursive

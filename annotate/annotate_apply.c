@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_apply.c — estimates per class, WCETs and extras written into the graphs.
+ * annotate/annotate_apply.c — estimates per class, WCETs and extras written into the graphs.
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */

@@ -1,5 +1,5 @@
 /*
- * runtime-probe/evt.c — probabilistic WCET from extreme value theory.
+ * annotate/evt.c — probabilistic WCET from extreme value theory.
  *
  * Block maxima: the samples, in the order they were observed, are cut into
  * consecutive blocks of `block` samples (a trailing partial block is dropped)

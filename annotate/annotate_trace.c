@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_trace.c — the entry of one trace: read it
+ * annotate/annotate_trace.c — the entry of one trace: read it
  * (annotate_read.c), build the task table (annotate_tasks.c), sort the
  * segments (annotate_sort.c), map them per task instance (annotate_map.c)
  * beside the dispatch delays (annotate_overhead.c), and record the runs.

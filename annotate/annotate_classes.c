@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_classes.c — lifecycle of an annotation and its segment classes.
+ * annotate/annotate_classes.c — lifecycle of an annotation and its segment classes.
  * Part of `ompdag annotate`; the rule and its safety argument are in
  * annotate_internal.h and docs/probe.md.
  */

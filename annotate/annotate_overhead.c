@@ -1,5 +1,5 @@
 /*
- * runtime-probe/annotate_overhead.c — the OpenMP runtime's own costs between
+ * annotate/annotate_overhead.c — the OpenMP runtime's own costs between
  * task segments, measured from the same traces as the WCETs (issue 12), and
  * interference seen by the OS.  The model and its proof are
  * docs/overheads.md (Graham 1966 with dispatch delays; include/ompdag/overhead.h).
