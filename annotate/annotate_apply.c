@@ -431,15 +431,6 @@ static int64_t vec_max(const i64vec *v)
     return m;
 }
 
-/* ceil(x · (1 + margin/100)); false when it does not fit comfortably in int64. */
-bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out)
-{
-    long double w = ceill((long double)x * (100.0L + a->opt.margin_pct) / 100.0L);
-    if (w > (long double)INT64_MAX / 4) return false;
-    *out = (int64_t)w;
-    return true;
-}
-
 /* The dispatch delays of graph g (docs/overheads.md), margin applied. */
 static bool graph_overheads(const ompdag_annotation *a, const graph_info *g, ompdag_overheads *o)
 {

@@ -46,7 +46,7 @@
 /* Delay kinds, as ompdag_overheads' fields. */
 enum { IN_START, IN_WAKE, IN_CONT, IN_KINDS };
 
-void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index)
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, bool clean)
 {
     const pending_seg *r = &c->pend[seg_index];
     uint64_t trace = c->a->traces + 1;
@@ -62,7 +62,7 @@ void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index)
     if (c->class_of) c->class_of[seg_index] = (uint32_t)(k - c->a->classes) + 1;
     /* a clean run's sample, for the WCET budget (annotate_input_budget.c) */
     ompdag_annotation *a = c->a;
-    if (ompdag_compact_is_compact(g->g) || annot_run_interfered(c, r->run)) return;
+    if (ompdag_compact_is_compact(g->g) || !clean) return;
     if (annot_grow((void **)&a->wsamp, &a->wsamp_cap, a->nwsamp + 1, sizeof *a->wsamp))
         a->wsamp[a->nwsamp++] = (annot_wsample){(uint32_t)(k - a->classes), (uint32_t)a->traces,
                                                 r->run, (int64_t)r->dur};
@@ -127,16 +127,6 @@ ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err)
 }
 
 /* ---- the runtime the runs used (docs/tied.md §4b) ------------------------------ */
-
-void annot_runtime_record(ompdag_annotation *a, const ompdag_trace_rec *r)
-{
-    if (!a->rt_traces++)
-        a->rt_name = r->aux;
-    else if (r->aux != a->rt_name)
-        a->rt_mixed = true;
-    if (r->flags & OMPDAG_RUNTIME_NO_THROTTLING) ++a->rt_unthrottled;
-    if (r->flags & OMPDAG_RUNTIME_TASKING_SET) a->rt_tasking_set = true;
-}
 
 /* "runtime": {"version", "throttling", "tasking"}, or NULL when some trace did
  * not say (an older probe): report then assumes nothing of the runtime. */

@@ -686,16 +686,16 @@ typedef struct annot_wsample {
     uint64_t run;
     int64_t dur;
 } annot_wsample;
-void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index);
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, bool clean);
 bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value);
 ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err);
 struct ompdag_overheads;
 json_t *annot_input_json(const ompdag_annotation *a, size_t graph, const struct ompdag_overheads *o,
                          const int64_t *input_basis, const int64_t *input_median,
                          const int64_t *wcet);
-/* Notes a trace's OMPDAG_REC_RUNTIME record (annotate_input.c). */
+/* Notes a trace's OMPDAG_REC_RUNTIME record (annotate_read.c). */
 void annot_runtime_record(ompdag_annotation *a, const ompdag_trace_rec *r);
-/* annotate_apply.c: ceil(x · (1 + margin/100)); false when it does not fit. */
+/* annotate_margin.c: ceil(x · (1 + margin/100)); false when it does not fit. */
 bool annot_with_margin(const ompdag_annotation *a, int64_t x, int64_t *out);
 
 /* annotate_depend_input.c: the input's dependences by the runtime's

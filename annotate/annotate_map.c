@@ -479,11 +479,10 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         seg_class *k = NULL;
         if (ok && !dry_run) {
             k = annot_class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
-            i64vec *into = k && annot_run_interfered(c, r->run) ? &k->samples_if
-                           : k                                  ? &k->samples
-                                                                : NULL;
+            bool clean = !annot_run_interfered(c, r->run);
+            i64vec *into = k && !clean ? &k->samples_if : k ? &k->samples : NULL;
             if (nomem || (k && !annot_i64vec_push(into, (int64_t)r->dur))) return SIZE_MAX;
-            if (k) annot_input_hit(c, k, (size_t)(r - c->pend));
+            if (k) annot_input_hit(c, k, (size_t)(r - c->pend), clean);
             if (k && c->noff &&
                 !annot_offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
                 return SIZE_MAX;

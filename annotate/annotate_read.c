@@ -344,3 +344,15 @@ ompdag_status annot_read_records(trace_ctx *c, ompdag_trace_reader *r, const cha
     }
     return st;
 }
+
+/* OMPDAG_REC_RUNTIME: which runtime each trace named, and its settings
+ * ("input".runtime, annotate_input.c). */
+void annot_runtime_record(ompdag_annotation *a, const ompdag_trace_rec *r)
+{
+    if (!a->rt_traces++)
+        a->rt_name = r->aux;
+    else if (r->aux != a->rt_name)
+        a->rt_mixed = true;
+    if (r->flags & OMPDAG_RUNTIME_NO_THROTTLING) ++a->rt_unthrottled;
+    if (r->flags & OMPDAG_RUNTIME_TASKING_SET) a->rt_tasking_set = true;
+}
