@@ -23,7 +23,12 @@ struct ompdag_condag_set {
     bool was_single;
 };
 
-/* ---- a node as read (condag_json_read.c checks it, both readers fill it) - */
+/* ---- a node as read (condag_json_nodes.c checks it, both readers fill it) */
+
+/* An optional string or integer (in [lo, hi]) of obj; false when present and
+ * of another type or out of range (condag_json_nodes.c). */
+bool condag_json_opt_string(const json_t *obj, const char *key, const char **out);
+bool condag_json_opt_int(const json_t *obj, const char *key, int64_t lo, int64_t hi, int64_t *out);
 
 /* The keys a node may have; any other is kept among its extras. */
 extern const char *const condag_json_node_keys[];
@@ -66,6 +71,11 @@ typedef struct bulk {
 /* Builds the set from a jansson tree in which, when `raw` is given, the
  * graphs' bulk arrays were left in the text for the scanner `sc` (raw[0]:
  * the top-level graph; raw[i+1]: graphs[i]). */
+/* Splits the text of sc into a jansson tree of its small parts (*root) and
+ * the spans of each graph's bulk arrays (*raw, caller frees; raw[0] the
+ * top-level graph, raw[i + 1] graphs[i]), checking the syntax of all of it
+ * (condag_json_scan.c). */
+ompdag_status condag_json_split(jscan *sc, json_t **root, bulk **raw, ompdag_error *err);
 ompdag_status condag_json_set_from(const json_t *root, const bulk *raw, jscan *sc,
                                    const char *origin, ompdag_condag_set *s, ompdag_error *err);
 

@@ -2,7 +2,8 @@
  * analysis/condag_json_scan.c — loading a con-DAG file fast: the text is
  * split into a jansson tree for the small parts and spans for each graph's
  * bulk "nodes" and "edges" arrays, which the scanner (condag_jsonscan.h) reads
- * without building jansson values; the checks are condag_json_read.c's.
+ * without building jansson values (condag_json_split, which the loader in
+ * condag_json_read.c calls); a node's checks are condag_json_nodes.c's.
  */
 #include <string.h>
 
@@ -383,29 +384,16 @@ static ompdag_status split_text(jscan *s, json_t **root, split *sp, ompdag_error
     return OMPDAG_OK;
 }
 
-ompdag_status ompdag_condag_set_load_buffer(const char *text, size_t len, const char *origin,
-                                            ompdag_condag_set **out, ompdag_error *err)
+ompdag_status condag_json_split(jscan *sc, json_t **root, bulk **raw, ompdag_error *err)
 {
-    jscan sc = {.base = text, .p = text, .end = text + len, .origin = origin};
     split sp = {0};
-    json_t *root = NULL;
-    ompdag_condag_set *s = NULL;
-    ompdag_status st = split_text(&sc, &root, &sp, err);
-    if (!st && !(s = ompdag_condag_set_create()))
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    *root = NULL;
+    ompdag_status st = split_text(sc, root, &sp, err);
     if (!st) {
-        bool is_set = json_is_object(root) && json_is_string(json_object_get(root, "format")) &&
-                      !strcmp(json_string_value(json_object_get(root, "format")), FORMAT_SET);
-        if (!is_set && json_is_object(root)) st = unsplit_graphs(&sc, root, &sp, err);
-        if (!st) st = condag_json_set_from(root, sp.raw, &sc, origin, s, err);
+        bool is_set = json_is_object(*root) && json_is_string(json_object_get(*root, "format")) &&
+                      !strcmp(json_string_value(json_object_get(*root, "format")), FORMAT_SET);
+        if (!is_set && json_is_object(*root)) st = unsplit_graphs(sc, *root, &sp, err);
     }
-    json_decref(root);
-    free(sp.raw);
-    free(sc.scratch);
-    if (st) {
-        ompdag_condag_set_destroy(s);
-        return st;
-    }
-    *out = s;
-    return OMPDAG_OK;
+    *raw = sp.raw;
+    return st;
 }
