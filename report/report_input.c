@@ -315,7 +315,7 @@ static int64_t chain_excess(const json_t *in, ompdag_tied_rule rule, int32_t m)
  * chain_excess and bounded with the chain-only forms.  *x stays when that
  * does not apply (another rule, VOLUME, no paths) or is not smaller. */
 static ompdag_status path_budget(ompdag_condag *p, const json_t *in, const ompdag_rta_options *o,
-                                 ompdag_tied_rule rule_m, int64_t *x, int64_t *graham,
+                                 ompdag_tied_rule rule_m, int64_t *x, int64_t *graham, bool *used,
                                  ompdag_error *err)
 {
     const json_t *all = json_object_get(in, "run_excess_ns");
@@ -331,7 +331,8 @@ static ompdag_status path_budget(ompdag_condag *p, const json_t *in, const ompda
     int64_t xb = 0, gb = 0;
     ompdag_tied_rule rule_b = OMPDAG_TIED_VOLUME;
     if (!st) st = bound_of(p, &chain, &xb, &rule_b, &gb, err);
-    if (!st && rule_b == rule_m && rule_b != OMPDAG_TIED_VOLUME && xb < *x) *x = xb, *graham = gb;
+    if (!st && rule_b == rule_m && rule_b != OMPDAG_TIED_VOLUME && xb < *x)
+        *x = xb, *graham = gb, *used = true;
     return st;
 }
 
@@ -358,7 +359,9 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     if (!st) st = bound_of(p, &o, &x, &row->input_tied_rule, &graham, err);
     if (!st && json_is_object(median)) st = use_medians(p, in, err);
     if (!st && json_is_object(median)) st = bound_of(p, &o, &xm, &rule_m, &gm, err);
-    if (!st && json_is_object(median)) st = path_budget(p, in, &o, rule_m, &xm, &gm, err);
+    bool along_chain = false;
+    if (!st && json_is_object(median))
+        st = path_budget(p, in, &o, rule_m, &xm, &gm, &along_chain, err);
     ompdag_condag_destroy(p);
     if (st) return st;
     /* per-instance maxima: a sub-flow with no larger delays (the top of the file) */
@@ -366,7 +369,9 @@ ompdag_status report_input_bound(const ompdag_condag *g, const ompdag_rta_option
     row->input_delay_model = "instance maxima";
     if (xm < x) { /* annotate_input_budget.c: medians + one run's excess */
         x = xm, graham = gm, row->input_tied_rule = rule_m;
-        row->input_delay_model = "instance medians + the largest run excess";
+        row->input_delay_model = along_chain
+                                     ? "instance medians + the largest run excess along the chain"
+                                     : "instance medians + the largest run excess";
     }
     row->input_graham_times_m = graham;
     row->input_bound_times_m = x < row->bound_times_m ? x : row->bound_times_m;

@@ -202,3 +202,38 @@ Test(input_bound, an_input_without_the_regions_end_is_damaged)
     cr_expect(strstr(err.message, "last node"), "%s", err.message);
     ompdag_condag_set_destroy(s);
 }
+
+/* The same run excess charged along the rule's chain ("run_excess_paths",
+ * annotate_input_budget.c): the root's source gets the path's excess (6 on
+ * G_r, rule tied-root) plus the WCET excess spread over m (ceil(2 / 2) = 1)
+ * instead of the all-node 20: 135 + 135 + 2·5 + 2·7 = 294, and the model
+ * says so.  Without the rule's path the all-node charge stays. */
+Test(input_bound, the_run_excess_along_the_chain_is_charged_for_chain_rules)
+{
+    const char *paths = ", \"input\": {\"recorded\": true, \"runs\": 2, \"claim\": \"two runs\", "
+                        "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\", \"w1\", \"a1\"], "
+                        "\"delays\": {\"a1\": 50}, "
+                        "\"delays_median\": {\"a1\": 5, \"r1\": 20}, \"run_excess_ns\": 20, "
+                        "\"run_excess_paths\": {\"graham\": 3, \"tied-root-waits\": 4, "
+                        "\"tied-root\": 6, \"work\": 2}}";
+    ompdag_condag_set *s = graph_with(paths);
+    ompdag_report *r = report_at_2(s, NULL, false);
+    const ompdag_report_row *row = ompdag_report_row_get(r, 0);
+    cr_expect_eq(row->input_bound_times_m, 294, "got %lld", (long long)row->input_bound_times_m);
+    cr_expect_str_eq(row->input_delay_model,
+                     "instance medians + the largest run excess along the chain");
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+    /* no path for the rule that applies: the all-node charge, 320 */
+    s = graph_with(", \"input\": {\"recorded\": true, \"runs\": 2, \"claim\": \"two runs\", "
+                   "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\", \"w1\", \"a1\"], "
+                   "\"delays\": {\"a1\": 50}, "
+                   "\"delays_median\": {\"a1\": 5, \"r1\": 20}, \"run_excess_ns\": 20, "
+                   "\"run_excess_paths\": {\"graham\": 3, \"work\": 2}}");
+    r = report_at_2(s, NULL, false);
+    row = ompdag_report_row_get(r, 0);
+    cr_expect_eq(row->input_bound_times_m, 320, "got %lld", (long long)row->input_bound_times_m);
+    cr_expect_str_eq(row->input_delay_model, "instance medians + the largest run excess");
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+}
