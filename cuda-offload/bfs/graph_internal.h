@@ -68,11 +68,10 @@ ompdag_status graph_binary_header(FILE *f, const char *path, int64_t size, int64
 
 /* In graph_io.c, Matrix Market's rules, shared with the MPI reader
  * (bfs_mpi_read_mtx.c): graph_mtx_banner checks line 1 ("%%MatrixMarket
- * matrix coordinate FIELD SYMMETRY"); graph_mtx_skipped is true for a comment
- * or blank line; graph_mtx_size parses "rows cols entries" (rows, cols <=
- * max_n); graph_mtx_entry parses "row col [value]" into 0-based *u, *v;
- * graph_mtx_too_many and graph_mtx_count give the entry-count errors.  Each
- * error names path:lineno. */
+ * matrix coordinate FIELD SYMMETRY"; NULL: the file is empty); graph_mtx_skipped is true for a
+ * comment or blank line; graph_mtx_size parses "rows cols entries" (rows, cols <= max_n);
+ * graph_mtx_entry parses "row col [value]" into 0-based *u, *v; graph_mtx_too_many and
+ * graph_mtx_count give the entry-count errors.  Each error names path:lineno. */
 ompdag_status graph_mtx_banner(const char *line, const char *path, bool *has_value, bool *symmetric,
                                ompdag_error *err);
 bool graph_mtx_skipped(const char *line);

@@ -245,6 +245,9 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
 ompdag_status graph_mtx_banner(const char *line, const char *path, bool *has_value, bool *symmetric,
                                ompdag_error *err)
 {
+    if (!line)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
+                        path);
     char object[32], layout[32], field[32], sym[32];
     if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
         strcmp(object, "matrix") != 0)
@@ -339,8 +342,7 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
         free(line);
         if (rst)
             return rst;
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
-                        path);
+        return graph_mtx_banner(NULL, path, &has_value, &symmetric, err);
     }
     lineno = 1;
     bytes = got;
