@@ -32,6 +32,8 @@ typedef struct do_state {
     int64_t qsize;
     uint64_t *front, *next; /* frontier as a bitmap, bottom-up */
     const int32_t *first;   /* highest-degree neighbour per vertex, or NULL */
+    const uint64_t *live;   /* vertices with edges (the only ones bottom-up can find) */
+    uint64_t *rest;         /* bottom-up: live vertices still unvisited */
     int64_t words;
     int threads;
     int oom; /* set when a thread's buffer could not grow */
@@ -135,30 +137,43 @@ static inline int64_t bu_parent(const do_state *s, int64_t v)
     return -1;
 }
 
-/* One bottom-up level: each unvisited vertex takes the first neighbour found
- * in the front bitmap as parent.  Returns n_f, the vertices found.  The
- * visited test reads level[] (4 bytes a vertex) rather than parent[] (8): the
- * scan touches every vertex, and half the bytes stay in cache. */
-static int64_t bu_step(do_state *s, int32_t depth)
+/* Word w's live unvisited vertices, read from level[]: the first level of a
+ * bottom-up phase (top-down levels before it did not keep the bitmap). */
+static inline uint64_t unvisited_word(const do_state *s, int64_t w)
+{
+    const int64_t v0 = w << 6, v1 = v0 + 64 < s->g->n ? v0 + 64 : s->g->n;
+    uint64_t bits = 0;
+    for (int64_t v = v0; v < v1; ++v)
+        bits |= (uint64_t)(s->level[v] < 0) << (v - v0);
+    return bits & s->live[w];
+}
+
+/* One bottom-up level: each live unvisited vertex takes the first neighbour
+ * found in the front bitmap as parent.  Returns n_f, the vertices found.
+ * The first level of a phase (scan) reads level[]; the next ones walk the
+ * rest bitmap, so a level that finds few vertices costs n/64 words, not a
+ * pass over every vertex (isolated ones, 29% at kron 16, are never seen). */
+static int64_t bu_step(do_state *s, int32_t depth, bool scan)
 {
     const ompdag_graph *g = s->g;
     const bool par = g->n >= DO_PAR_MIN_VERTICES;
     int64_t awake = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if (par)
     for (int64_t w = 0; w < s->words; ++w) {
-        uint64_t bits = 0;
-        int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
-        for (int64_t v = v0; v < v1; ++v) {
-            if (s->level[v] >= 0) continue;
-            int64_t u = bu_parent(s, v);
+        const uint64_t todo = scan ? unvisited_word(s, w) : s->rest[w];
+        uint64_t found = 0;
+        for (uint64_t bits = todo; bits; bits &= bits - 1) {
+            const int64_t v = (w << 6) + __builtin_ctzll(bits);
+            const int64_t u = bu_parent(s, v);
             if (u >= 0) {
                 s->parent[v] = u;
                 s->level[v] = depth;
-                bits |= 1ull << (v & 63);
+                found |= bits & -bits;
                 ++awake;
             }
         }
-        s->next[w] = bits;
+        s->next[w] = found;
+        s->rest[w] = todo & ~found;
     }
     uint64_t *t = s->front;
     s->front = s->next;
@@ -203,30 +218,44 @@ static void bitmap_to_queue(do_state *s)
     s->qsize = tail;
 }
 
-/* r->cpu_first for g: each vertex's neighbour of highest degree (the first
- * such in its row), -1 for an isolated vertex.  One pass over the arcs, run
- * once per graph before its first search, outside the timed region (as the
- * queues are): a property of the graph, like its CSR, not of a search. */
-static ompdag_status first_neighbours_build(const ompdag_graph *g, int threads,
-                                            ompdag_bfs_result *r, ompdag_error *err)
+/* r's tables for g: cpu_first, each vertex's neighbour of highest degree
+ * (the first such in its row; -1 when isolated; only with 32-bit ids), and
+ * cpu_live, the vertices with edges.  One pass over the arcs, once per graph
+ * before its first search, outside the timed region (as the queues are):
+ * properties of the graph, like its CSR, not of a search. */
+static ompdag_status graph_tables_build(const ompdag_graph *g, int threads, ompdag_bfs_result *r,
+                                        ompdag_error *err)
 {
+    const int64_t words = (g->n + 63) / 64;
     free(r->cpu_first);
-    r->cpu_first_uid = 0;
-    r->cpu_first = malloc((size_t)g->n * sizeof *r->cpu_first);
-    if (!r->cpu_first) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
-    for (int64_t v = 0; v < g->n; ++v) {
-        int64_t best = -1, best_degree = 0;
-        for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
-            int64_t u = g->adj32[e], d = csr_degree(g, u);
-            if (d > best_degree) {
-                best_degree = d;
-                best = u;
+    free(r->cpu_live);
+    free(r->cpu_rest);
+    r->cpu_tables_uid = 0;
+    r->cpu_first = g->adj32 ? malloc((size_t)g->n * sizeof *r->cpu_first) : NULL;
+    r->cpu_live = calloc((size_t)words + 1, sizeof *r->cpu_live);
+    r->cpu_rest = calloc((size_t)words + 1, sizeof *r->cpu_rest);
+    if ((g->adj32 && !r->cpu_first) || !r->cpu_live || !r->cpu_rest)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (int64_t w = 0; w < words; ++w) {
+        const int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
+        uint64_t live = 0;
+        for (int64_t v = v0; v < v1; ++v) {
+            live |= (uint64_t)(csr_degree(g, v) > 0) << (v - v0);
+            if (!g->adj32) continue;
+            int64_t best = -1, best_degree = 0;
+            for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
+                int64_t u = g->adj32[e], d = csr_degree(g, u);
+                if (d > best_degree) {
+                    best_degree = d;
+                    best = u;
+                }
             }
+            r->cpu_first[v] = (int32_t)best;
         }
-        r->cpu_first[v] = (int32_t)best;
+        r->cpu_live[w] = live; /* one thread per word: no shared writes */
     }
-    r->cpu_first_uid = g->uid;
+    r->cpu_tables_uid = g->uid;
     return OMPDAG_OK;
 }
 
@@ -276,11 +305,13 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
         }
         r->cpu_cap = g->n + 1;
     }
-    if (g->adj32 && g->symmetric && r->cpu_first_uid != g->uid) {
-        ompdag_status built = first_neighbours_build(g, s->threads, r, err);
+    if (g->symmetric && r->cpu_tables_uid != g->uid) {
+        ompdag_status built = graph_tables_build(g, s->threads, r, err);
         if (built != OMPDAG_OK) return built;
     }
-    s->first = g->adj32 && g->symmetric ? r->cpu_first : NULL;
+    s->first = r->cpu_first;
+    s->live = r->cpu_live;
+    s->rest = r->cpu_rest;
     s->queue = r->cpu_queue[0];
     s->next_queue = r->cpu_queue[1];
     s->front = r->cpu_bits[0];
@@ -301,9 +332,11 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
             /* Bottom-up until the frontier is small and shrinking. */
             queue_to_bitmap(s);
             int64_t n_f = s->qsize, old;
+            bool scan = true;
             do {
                 old = n_f;
-                n_f = bu_step(s, ++depth);
+                n_f = bu_step(s, ++depth, scan);
+                scan = false;
                 ok = ok && record(r, depth, OMPDAG_BFS_BOTTOM_UP, n_f);
             } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
             bitmap_to_queue(s);

@@ -72,3 +72,49 @@ Test(cpu_do, one_result_across_graphs_of_the_same_size)
     ompdag_bfs_result_destroy(ref);
     ompdag_bfs_result_destroy(r);
 }
+
+/* Two stars (hub and ring) joined by a path: bottom-up in the first star,
+ * top-down along the path, bottom-up again in the second star.  Bottom-up
+ * keeps the unvisited vertices as a bitmap within a phase; the second phase
+ * must take them afresh from the levels (the path was found top-down). */
+enum { STAR = 200, PATH = 30 };
+
+static void add_star(int64_t hub, int64_t *src, int64_t *dst, int64_t *m)
+{
+    for (int64_t i = 1; i < STAR; ++i) {
+        src[*m] = hub, dst[(*m)++] = hub + i;
+        src[*m] = hub + i, dst[(*m)++] = hub + 1 + i % (STAR - 1);
+    }
+}
+
+Test(cpu_do, bottom_up_again_after_top_down)
+{
+    static int64_t src[4 * STAR + PATH + 2], dst[4 * STAR + PATH + 2];
+    int64_t m = 0;
+    add_star(0, src, dst, &m);
+    src[m] = STAR - 1, dst[m++] = STAR; /* the path STAR .. STAR + PATH - 1 */
+    for (int64_t v = STAR; v < STAR + PATH - 1; ++v)
+        src[m] = v, dst[m++] = v + 1;
+    src[m] = STAR + PATH - 1, dst[m++] = STAR + PATH; /* to the second hub */
+    add_star(STAR + PATH, src, dst, &m);
+    ompdag_graph *g = tu_graph(2 * STAR + PATH, m, src, dst, OMPDAG_GRAPH_UNDIRECTED_SIMPLE);
+    ompdag_bfs_result *ref, *r;
+    cr_assert_eq(ompdag_bfs_result_create(&ref, NULL), OMPDAG_OK);
+    cr_assert_eq(ompdag_bfs_result_create(&r, NULL), OMPDAG_OK);
+    tu_run_check(g, 0, OMPDAG_BFS_CPU_TOPDOWN, NULL, ref, NULL);
+    ompdag_bfs_options o;
+    ompdag_bfs_options_init(&o);
+    for (int t = 1; t <= 2; ++t) {
+        o.threads = t;
+        tu_run_check(g, 0, OMPDAG_BFS_CPU, &o, r, ref);
+        char dirs[64] = {0};
+        for (int i = 1; i < ompdag_bfs_result_level_count(r) && i < 63; ++i)
+            dirs[i - 1] =
+                ompdag_bfs_result_level(r, i)->direction == OMPDAG_BFS_BOTTOM_UP ? 'B' : 'T';
+        cr_assert(strstr(dirs, "BT") && strstr(strstr(dirs, "BT"), "TB"),
+                  "directions %s: no bottom-up phase after a top-down one", dirs);
+    }
+    ompdag_bfs_result_destroy(ref);
+    ompdag_bfs_result_destroy(r);
+    ompdag_graph_destroy(g);
+}
