@@ -12,6 +12,11 @@
  * bottom-up each thread owns whole 64-vertex words of the next bitmap, so it
  * needs no atomics.  A directed graph has no in-edge lists here, so on one
  * the engine stays top-down.
+ *
+ * Bottom-up probes each vertex's highest-degree neighbour before its row, and
+ * within a bottom-up phase walks a bitmap of the unvisited vertices that have
+ * edges (graph_tables_build: per-graph tables built before the clock starts;
+ * docs/bfs.md, "cpu: what a bottom-up level costs").
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -181,8 +186,8 @@ static int64_t bu_step(do_state *s, int32_t depth, bool scan)
     return awake;
 }
 
-/* Serial below DO_PAR_MIN_VERTICES, and then with plain ORs: an atomic OR
- * per vertex cost about as much as the rest of the switch. */
+/* Below DO_PAR_MIN_VERTICES frontier vertices, serial with plain ORs: an
+ * atomic OR per vertex cost about as much as the rest of the switch. */
 static void queue_to_bitmap(do_state *s)
 {
     memset(s->front, 0, (size_t)s->words * sizeof *s->front);
@@ -309,9 +314,10 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
         ompdag_status built = graph_tables_build(g, s->threads, r, err);
         if (built != OMPDAG_OK) return built;
     }
-    s->first = r->cpu_first;
-    s->live = r->cpu_live;
-    s->rest = r->cpu_rest;
+    /* only a symmetric graph goes bottom-up, and only its tables are current */
+    s->first = g->symmetric ? r->cpu_first : NULL;
+    s->live = g->symmetric ? r->cpu_live : NULL;
+    s->rest = g->symmetric ? r->cpu_rest : NULL;
     s->queue = r->cpu_queue[0];
     s->next_queue = r->cpu_queue[1];
     s->front = r->cpu_bits[0];
