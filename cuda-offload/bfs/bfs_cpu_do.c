@@ -12,6 +12,11 @@
  * bottom-up each thread owns whole 64-vertex words of the next bitmap, so it
  * needs no atomics.  A directed graph has no in-edge lists here, so on one
  * the engine stays top-down.
+ *
+ * Bottom-up probes each vertex's highest-degree neighbour before its row, and
+ * within a bottom-up phase walks a bitmap of the unvisited vertices that have
+ * edges (graph_tables_build: per-graph tables built before the clock starts;
+ * docs/bfs.md, "cpu: what a bottom-up level costs").
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -31,6 +36,9 @@ typedef struct do_state {
     int64_t *queue, *next_queue; /* frontier as a list */
     int64_t qsize;
     uint64_t *front, *next; /* frontier as a bitmap, bottom-up */
+    const int32_t *first;   /* highest-degree neighbour per vertex, or NULL */
+    const uint64_t *live;   /* vertices with edges (the only ones bottom-up can find) */
+    uint64_t *rest;         /* bottom-up: live vertices still unvisited */
     int64_t words;
     int threads;
     int oom; /* set when a thread's buffer could not grow */
@@ -41,6 +49,7 @@ typedef struct do_state {
  * a whole time slice (a path of 10^6 vertices has 10^6 levels). */
 #define DO_PAR_MIN_EDGES 4096
 #define DO_PAR_MIN_VERTICES 65536
+#define DO_PAR_MIN_WORDS 16384
 #define DO_PARALLEL _Pragma("omp parallel num_threads(s->threads) if(par)")
 
 static inline bool bit_get(const uint64_t *b, int64_t v)
@@ -74,6 +83,11 @@ static inline void lq_push(local_queue *b, int64_t x, int64_t *queue, int64_t *t
     b->buf[b->len++] = x;
 }
 
+static inline int64_t clamp_chunk(int64_t c)
+{
+    return c < 1 ? 1 : c > 64 ? 64 : c;
+}
+
 /* One top-down level: claims unvisited neighbours of the queue; returns m_f,
  * the out-degree sum of the vertices it found. */
 static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
@@ -81,11 +95,14 @@ static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
     const ompdag_graph *g = s->g;
     const bool par = m_f >= DO_PAR_MIN_EDGES || s->qsize * 8 >= DO_PAR_MIN_EDGES;
     int64_t scout = 0, tail = 0;
+    /* Chunks of 64 frontier vertices, fewer when the frontier is short: the
+     * second level's frontier is often a dozen hubs holding most edges. */
+    const int64_t chunk = clamp_chunk(s->qsize / ((int64_t)s->threads * 8));
     DO_PARALLEL
     {
         local_queue lq;
         lq.len = 0;
-#pragma omp for schedule(dynamic, 64) reduction(+ : scout)
+#pragma omp for schedule(dynamic, chunk) reduction(+ : scout)
         for (int64_t i = 0; i < s->qsize; ++i) {
             int64_t u = s->queue[i];
             for (int64_t e = g->offsets[u]; e < g->offsets[u + 1]; ++e) {
@@ -108,31 +125,60 @@ static int64_t td_step(do_state *s, int32_t depth, int64_t m_f)
     return scout;
 }
 
-/* One bottom-up level: each unvisited vertex takes the first neighbour found
- * in the front bitmap as parent.  Returns n_f, the vertices found. */
-static int64_t bu_step(do_state *s, int32_t depth)
+/* The parent bottom-up finds for unvisited v, or -1: its highest-degree
+ * neighbour first (the likeliest to be in a large frontier, so most vertices
+ * stop after one probe instead of a scan of their row), then the row. */
+static inline int64_t bu_parent(const do_state *s, int64_t v)
+{
+    const ompdag_graph *g = s->g;
+    if (s->first) {
+        int64_t hub = s->first[v];
+        if (hub >= 0 && bit_get(s->front, hub)) return hub;
+    }
+    for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
+        int64_t u = csr_nbr(g, e);
+        if (bit_get(s->front, u)) return u;
+    }
+    return -1;
+}
+
+/* Word w's live unvisited vertices, read from level[]: the first level of a
+ * bottom-up phase (top-down levels before it did not keep the bitmap). */
+static inline uint64_t unvisited_word(const do_state *s, int64_t w)
+{
+    const int64_t v0 = w << 6, v1 = v0 + 64 < s->g->n ? v0 + 64 : s->g->n;
+    uint64_t bits = 0;
+    for (int64_t v = v0; v < v1; ++v)
+        bits |= (uint64_t)(s->level[v] < 0) << (v - v0);
+    return bits & s->live[w];
+}
+
+/* One bottom-up level: each live unvisited vertex takes the first neighbour
+ * found in the front bitmap as parent.  Returns n_f, the vertices found.
+ * The first level of a phase (scan) reads level[]; the next ones walk the
+ * rest bitmap, so a level that finds few vertices costs n/64 words, not a
+ * pass over every vertex (isolated ones, 29% at kron 16, are never seen). */
+static int64_t bu_step(do_state *s, int32_t depth, bool scan)
 {
     const ompdag_graph *g = s->g;
     const bool par = g->n >= DO_PAR_MIN_VERTICES;
     int64_t awake = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if (par)
     for (int64_t w = 0; w < s->words; ++w) {
-        uint64_t bits = 0;
-        int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
-        for (int64_t v = v0; v < v1; ++v) {
-            if (s->parent[v] >= 0) continue;
-            for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
-                int64_t u = csr_nbr(g, e);
-                if (bit_get(s->front, u)) {
-                    s->parent[v] = u;
-                    s->level[v] = depth;
-                    bits |= 1ull << (v & 63);
-                    ++awake;
-                    break;
-                }
+        const uint64_t todo = scan ? unvisited_word(s, w) : s->rest[w];
+        uint64_t found = 0;
+        for (uint64_t bits = todo; bits; bits &= bits - 1) {
+            const int64_t v = (w << 6) + __builtin_ctzll(bits);
+            const int64_t u = bu_parent(s, v);
+            if (u >= 0) {
+                s->parent[v] = u;
+                s->level[v] = depth;
+                found |= bits & -bits;
+                ++awake;
             }
         }
-        s->next[w] = bits;
+        s->next[w] = found;
+        s->rest[w] = todo & ~found;
     }
     uint64_t *t = s->front;
     s->front = s->next;
@@ -140,20 +186,29 @@ static int64_t bu_step(do_state *s, int32_t depth)
     return awake;
 }
 
+/* Below DO_PAR_MIN_VERTICES frontier vertices, serial with plain ORs: an
+ * atomic OR per vertex cost about as much as the rest of the switch. */
 static void queue_to_bitmap(do_state *s)
 {
     memset(s->front, 0, (size_t)s->words * sizeof *s->front);
-    const bool par = s->qsize >= DO_PAR_MIN_VERTICES;
-#pragma omp parallel for schedule(static) num_threads(s->threads) if (par)
+    if (s->qsize < DO_PAR_MIN_VERTICES) {
+        for (int64_t i = 0; i < s->qsize; ++i)
+            s->front[s->queue[i] >> 6] |= 1ull << (s->queue[i] & 63);
+        return;
+    }
+#pragma omp parallel for schedule(static) num_threads(s->threads)
     for (int64_t i = 0; i < s->qsize; ++i) {
         int64_t v = s->queue[i];
         __atomic_fetch_or(&s->front[v >> 6], 1ull << (v & 63), __ATOMIC_RELAXED);
     }
 }
 
+/* A scan of n/64 words: in parallel only for large graphs, since a fork and
+ * join (threads asleep under OMP_WAIT_POLICY=passive) cost more than
+ * scanning 1024 words at kron 16. */
 static void bitmap_to_queue(do_state *s)
 {
-    const bool par = s->g->n >= DO_PAR_MIN_VERTICES;
+    const bool par = s->words >= DO_PAR_MIN_WORDS;
     int64_t tail = 0;
     DO_PARALLEL
     {
@@ -166,6 +221,47 @@ static void bitmap_to_queue(do_state *s)
         lq_flush(&lq, s->queue, &tail);
     }
     s->qsize = tail;
+}
+
+/* r's tables for g: cpu_first, each vertex's neighbour of highest degree
+ * (the first such in its row; -1 when isolated; only with 32-bit ids), and
+ * cpu_live, the vertices with edges.  One pass over the arcs, once per graph
+ * before its first search, outside the timed region (as the queues are):
+ * properties of the graph, like its CSR, not of a search. */
+static ompdag_status graph_tables_build(const ompdag_graph *g, int threads, ompdag_bfs_result *r,
+                                        ompdag_error *err)
+{
+    const int64_t words = (g->n + 63) / 64;
+    free(r->cpu_first);
+    free(r->cpu_live);
+    free(r->cpu_rest);
+    r->cpu_tables_uid = 0;
+    r->cpu_first = g->adj32 ? malloc((size_t)g->n * sizeof *r->cpu_first) : NULL;
+    r->cpu_live = calloc((size_t)words + 1, sizeof *r->cpu_live);
+    r->cpu_rest = calloc((size_t)words + 1, sizeof *r->cpu_rest);
+    if ((g->adj32 && !r->cpu_first) || !r->cpu_live || !r->cpu_rest)
+        return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "cpu: out of memory");
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (int64_t w = 0; w < words; ++w) {
+        const int64_t v0 = w << 6, v1 = v0 + 64 < g->n ? v0 + 64 : g->n;
+        uint64_t live = 0;
+        for (int64_t v = v0; v < v1; ++v) {
+            live |= (uint64_t)(csr_degree(g, v) > 0) << (v - v0);
+            if (!g->adj32) continue;
+            int64_t best = -1, best_degree = 0;
+            for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e) {
+                int64_t u = g->adj32[e], d = csr_degree(g, u);
+                if (d > best_degree) {
+                    best_degree = d;
+                    best = u;
+                }
+            }
+            r->cpu_first[v] = (int32_t)best;
+        }
+        r->cpu_live[w] = live; /* one thread per word: no shared writes */
+    }
+    r->cpu_tables_uid = g->uid;
+    return OMPDAG_OK;
 }
 
 static bool record(ompdag_bfs_result *r, int32_t depth, ompdag_bfs_direction dir, int64_t found)
@@ -214,6 +310,14 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
         }
         r->cpu_cap = g->n + 1;
     }
+    if (g->symmetric && r->cpu_tables_uid != g->uid) {
+        ompdag_status built = graph_tables_build(g, s->threads, r, err);
+        if (built != OMPDAG_OK) return built;
+    }
+    /* only a symmetric graph goes bottom-up, and only its tables are current */
+    s->first = g->symmetric ? r->cpu_first : NULL;
+    s->live = g->symmetric ? r->cpu_live : NULL;
+    s->rest = g->symmetric ? r->cpu_rest : NULL;
     s->queue = r->cpu_queue[0];
     s->next_queue = r->cpu_queue[1];
     s->front = r->cpu_bits[0];
@@ -234,9 +338,11 @@ ompdag_status bfs_engine_cpu_do(const ompdag_graph *g, int64_t source,
             /* Bottom-up until the frontier is small and shrinking. */
             queue_to_bitmap(s);
             int64_t n_f = s->qsize, old;
+            bool scan = true;
             do {
                 old = n_f;
-                n_f = bu_step(s, ++depth);
+                n_f = bu_step(s, ++depth, scan);
+                scan = false;
                 ok = ok && record(r, depth, OMPDAG_BFS_BOTTOM_UP, n_f);
             } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
             bitmap_to_queue(s);

@@ -28,6 +28,10 @@ struct ompdag_bfs_result {
     int64_t *cpu_queue[2];   /* cpu: frontier queues and bitmaps kept between searches, */
     uint64_t *cpu_bits[2];   /* touched once when allocated (no page faults in a search) */
     int64_t cpu_cap;         /* vertices they hold */
+    int32_t *cpu_first;      /* cpu: per vertex its highest-degree neighbour, -1 if none, */
+    uint64_t *cpu_live;      /* and a bitmap of the vertices with edges: built for the */
+    uint64_t cpu_tables_uid; /* graph of this uid, outside the timed search */
+    uint64_t *cpu_rest;      /* cpu: bottom-up's unvisited vertices with edges */
     double download_seconds; /* gpu: result copy after the search */
 };
 

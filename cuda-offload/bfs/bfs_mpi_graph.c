@@ -253,6 +253,11 @@ dg_pair *bfs_dg_pack_arcs(const ompdag_dgraph *g, const int64_t *src, const int6
 void bfs_dg_finish(ompdag_dgraph *g, bool symmetric)
 {
     MPI_Allreduce(&g->ml, &g->arcs, 1, MPI_INT64_T, MPI_SUM, g->comm);
+    int64_t loops = 0;
+    for (int64_t v = 0; v < g->nl; ++v)
+        for (int64_t e = g->offsets[v]; e < g->offsets[v + 1]; ++e)
+            loops += dg_nbr(g, e) == g->lo + v;
+    MPI_Allreduce(&loops, &g->loops, 1, MPI_INT64_T, MPI_SUM, g->comm);
     int sym = symmetric, all;
     MPI_Allreduce(&sym, &all, 1, MPI_INT, MPI_MIN, g->comm);
     g->symmetric = all != 0;
@@ -395,7 +400,7 @@ int64_t ompdag_dgraph_vertices(const ompdag_dgraph *g)
 
 int64_t ompdag_dgraph_edges(const ompdag_dgraph *g)
 {
-    return g->symmetric ? (g->arcs + 1) / 2 : g->arcs;
+    return g->symmetric ? (g->arcs - g->loops) / 2 + g->loops : g->arcs; /* as graph_build.c */
 }
 
 int64_t ompdag_dgraph_first(const ompdag_dgraph *g)

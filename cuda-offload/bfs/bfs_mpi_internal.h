@@ -20,6 +20,7 @@ struct ompdag_dgraph {
     MPI_Comm comm; /* a duplicate of the caller's, freed at destroy */
     int rank, size, threads;
     int64_t n, arcs;    /* global vertices and stored arcs */
+    int64_t loops;      /* global self-loop arcs (an edge each, as one process counts) */
     int64_t block;      /* vertices per rank, a multiple of 64: v is owned by v / block */
     int64_t lo, nl;     /* this rank owns [lo, lo + nl) */
     int64_t ml;         /* local arcs */

@@ -19,8 +19,9 @@
  * one process's.  Undirected-simple flags rebuild the rows from the arcs as
  * graph_io.c's normalize step does.
  *
- * Matrix Market files, pipes, and ranks given different files fall back to
- * every rank reading the whole file (ompdag_dgraph_from_graph).
+ * Matrix Market (.mtx): bfs_mpi_read_mtx.c, the edge-list split after the
+ * header.  Pipes, and ranks given different files, fall back to every rank
+ * reading the whole file (ompdag_dgraph_from_graph).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "bfs_mpi_internal.h"
+#include "bfs_mpi_read.h"
 #include "ompdag/internal/array.h"
 
 /* ---- reading bytes ---- */
@@ -74,26 +76,15 @@ static bool same_file_everywhere(MPI_Comm comm, file_key mine)
 
 /* ---- edge lists ---- */
 
-/* A rank's bytes of an edge list: buf holds file bytes [at, at + len) plus
- * a NUL; its lines are those starting in [first, end). */
-typedef struct chunk {
-    char *buf;
-    int64_t at, len;
-    int64_t start, end; /* the raw range [r·S/P, (r+1)·S/P) */
-    int64_t first;      /* the first line start >= start (end: no line) */
-} chunk;
-
 static int64_t range_edge(int64_t size, int r, int P)
 {
     return (int64_t)((__int128)size * r / P);
 }
 
-/* Reads [start - 1, end) and, when the last line runs past end, on to its
- * newline.  Returns false when out of memory or the read fails. */
-static bool read_chunk(int fd, int64_t size, int r, int P, chunk *c)
+bool bfs_rd_read_chunk(int fd, int64_t base, int64_t size, int r, int P, chunk *c)
 {
-    c->start = range_edge(size, r, P);
-    c->end = range_edge(size, r + 1, P);
+    c->start = base + range_edge(size - base, r, P);
+    c->end = base + range_edge(size - base, r + 1, P);
     c->at = c->start > 0 ? c->start - 1 : 0;
     c->len = c->end - c->at;
     int64_t cap = c->len + 1;
@@ -117,21 +108,6 @@ static bool read_chunk(int fd, int64_t size, int r, int P, chunk *c)
     c->buf[c->len] = '\0';
     return true;
 }
-
-/* Runs the body on every line p the chunk owns, NUL-terminated in place
- * (the newline is put back after); the body stops the walk by setting
- * go_on_ false. */
-#define FOR_EACH_LINE(c, p, ...)                                                                   \
-    for (char *p = (c)->buf + ((c)->first - (c)->at), *lim_ = (c)->buf + ((c)->end - (c)->at);     \
-         p < lim_;) {                                                                              \
-        char *nl_ = memchr(p, '\n', (size_t)((c)->buf + (c)->len - p));                            \
-        if (nl_) *nl_ = '\0';                                                                      \
-        bool go_on_ = true;                                                                        \
-        __VA_ARGS__;                                                                               \
-        if (nl_) *nl_ = '\n';                                                                      \
-        if (!go_on_ || !nl_) break;                                                                \
-        p = nl_ + 1;                                                                               \
-    }
 
 /* What a rank's predecessors tell it: newlines before its range and the
  * "# vertices N" declaration in force at its first line; and the file's
@@ -206,9 +182,7 @@ static ompdag_status parse_chunk(chunk *c, const line_context *lc, const char *p
 
 /* ---- building the rows ---- */
 
-/* Sends every arc the flags make of the rank's edges to its owner and
- * builds the rows there.  Collective. */
-static ompdag_status route_arcs(ompdag_dgraph *g, const int64_t *src, const int64_t *dst,
+ompdag_status bfs_rd_route_arcs(ompdag_dgraph *g, const int64_t *src, const int64_t *dst,
                                 int64_t count, unsigned flags, ompdag_error *err)
 {
     int *scount = calloc((size_t)g->size, sizeof *scount);
@@ -286,9 +260,7 @@ static ompdag_status check_symmetry(ompdag_dgraph *g, bool *symmetric, ompdag_er
                                      "dgraph: out of memory checking the graph's symmetry");
 }
 
-/* Rows built: the arc limit of the exchanges, the global counts and the
- * symmetric flag (true when the flags symmetrized, else checked). */
-static ompdag_status finish_rows(ompdag_dgraph *g, unsigned flags, ompdag_error *err)
+ompdag_status bfs_rd_finish_rows(ompdag_dgraph *g, unsigned flags, ompdag_error *err)
 {
     ompdag_status st = OMPDAG_OK;
     if (g->ml > INT32_MAX)
@@ -313,7 +285,7 @@ static ompdag_status read_edgelist(MPI_Comm comm, int fd, int64_t size, const ch
     chunk c = {0};
     line_context lc = {0, -1, -1};
     edges e = {0};
-    ompdag_status st = read_chunk(fd, size, rank, P, &c)
+    ompdag_status st = bfs_rd_read_chunk(fd, 0, size, rank, P, &c)
                            ? OMPDAG_OK
                            : ompdag_error_set(err, OMPDAG_ERR_IO, "%s: read failed: %s", path,
                                               errno ? strerror(errno) : "out of memory");
@@ -329,12 +301,12 @@ static ompdag_status read_edgelist(MPI_Comm comm, int fd, int64_t size, const ch
         if (lc.last_declared > n) n = lc.last_declared;
         st = bfs_dg_alloc(comm, n, threads, &g, err);
         if ((st = bfs_mpi_agree(comm, st, err)) == OMPDAG_OK)
-            st = route_arcs(g, e.src, e.dst, e.len, flags, err);
+            st = bfs_rd_route_arcs(g, e.src, e.dst, e.len, flags, err);
         if (st == OMPDAG_OK) g->file_bytes = c.len;
     }
     free(e.src);
     free(e.dst);
-    if (st == OMPDAG_OK) st = finish_rows(g, flags, err);
+    if (st == OMPDAG_OK) st = bfs_rd_finish_rows(g, flags, err);
     if (st != OMPDAG_OK) {
         ompdag_dgraph_destroy(g);
         return st;
@@ -450,14 +422,14 @@ static ompdag_status read_binary(MPI_Comm comm, int fd, int64_t size, const char
             for (int64_t v = 0; v < g->nl; ++v) /* graph_io.c's normalize: rebuild from arcs */
                 for (int64_t e = off[v]; e < off[v + 1]; ++e)
                     src[e - off[0]] = g->lo + v;
-            st = route_arcs(g, src, ids, count, flags, err);
+            st = bfs_rd_route_arcs(g, src, ids, count, flags, err);
         } else if (st == OMPDAG_OK)
             st = keep_rows(g, off, ids, err);
     }
     free(off);
     free(ids);
     free(src);
-    if (st == OMPDAG_OK) st = finish_rows(g, flags, err);
+    if (st == OMPDAG_OK) st = bfs_rd_finish_rows(g, flags, err);
     if (st != OMPDAG_OK) {
         ompdag_dgraph_destroy(g);
         return st;
@@ -468,13 +440,13 @@ static ompdag_status read_binary(MPI_Comm comm, int fd, int64_t size, const char
 
 /* ---- the entry ---- */
 
-typedef enum file_kind { KIND_EDGELIST, KIND_BINARY, KIND_OTHER } file_kind;
+typedef enum file_kind { KIND_EDGELIST, KIND_BINARY, KIND_MTX, KIND_OTHER } file_kind;
 
 static file_kind kind_of(const char *path)
 {
     const char *dot = strrchr(path, '.');
     if (dot && !strcmp(dot, ".csr")) return KIND_BINARY;
-    if (dot && !strcmp(dot, ".mtx")) return KIND_OTHER;
+    if (dot && !strcmp(dot, ".mtx")) return KIND_MTX;
     return KIND_EDGELIST;
 }
 
@@ -505,13 +477,13 @@ ompdag_status ompdag_dgraph_read(const char *path, unsigned flags, int64_t max_v
         return read_whole(path, flags, max_vertices, threads, out, err);
     }
     ompdag_status st;
+    int64_t max_n = max_vertices > 0 ? max_vertices : ompdag_graph_default_max_vertices(key.size);
     if (kind == KIND_BINARY)
         st = read_binary(comm, fd, key.size, path, flags, threads, out, err);
-    else {
-        int64_t max_n =
-            max_vertices > 0 ? max_vertices : ompdag_graph_default_max_vertices(key.size);
+    else if (kind == KIND_MTX) /* bfs_mpi_read_mtx.c */
+        st = bfs_rd_read_mtx(comm, fd, key.size, path, flags, max_n, threads, out, err);
+    else
         st = read_edgelist(comm, fd, key.size, path, flags, max_n, threads, out, err);
-    }
     close(fd);
     return st;
 }

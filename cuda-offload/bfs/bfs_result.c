@@ -120,6 +120,9 @@ void ompdag_bfs_result_destroy(ompdag_bfs_result *r)
         free(r->cpu_queue[k]);
         free(r->cpu_bits[k]);
     }
+    free(r->cpu_first);
+    free(r->cpu_live);
+    free(r->cpu_rest);
     free(r);
 }
 

@@ -66,6 +66,24 @@ ompdag_status graph_edgelist_line(char *line, const char *path, long lineno, int
 ompdag_status graph_binary_header(FILE *f, const char *path, int64_t size, int64_t *n, int64_t *m,
                                   int *id_bytes, ompdag_error *err);
 
+/* In graph_io.c, Matrix Market's rules, shared with the MPI reader
+ * (bfs_mpi_read_mtx.c): graph_mtx_banner checks line 1 ("%%MatrixMarket
+ * matrix coordinate FIELD SYMMETRY"; NULL: the file is empty); graph_mtx_skipped is true for a
+ * comment or blank line; graph_mtx_size parses "rows cols entries" (rows, cols <= max_n);
+ * graph_mtx_entry parses "row col [value]" into 0-based *u, *v; graph_mtx_too_many and
+ * graph_mtx_count give the entry-count errors.  Each error names path:lineno. */
+ompdag_status graph_mtx_banner(const char *line, const char *path, bool *has_value, bool *symmetric,
+                               ompdag_error *err);
+bool graph_mtx_skipped(const char *line);
+ompdag_status graph_mtx_size(char *line, const char *path, long lineno, int64_t max_n,
+                             int64_t *rows, int64_t *cols, int64_t *nnz, ompdag_error *err);
+ompdag_status graph_mtx_entry(char *line, const char *path, long lineno, bool has_value,
+                              int64_t rows, int64_t cols, int64_t *u, int64_t *v,
+                              ompdag_error *err);
+ompdag_status graph_mtx_too_many(const char *path, long lineno, int64_t nnz, ompdag_error *err);
+ompdag_status graph_mtx_count(const char *path, long lineno, int64_t nnz, int64_t found,
+                              ompdag_error *err);
+
 /* splitmix64: the seeded, counter-based random source of the generators. */
 static inline uint64_t bfs_splitmix64(uint64_t x)
 {

@@ -240,6 +240,88 @@ static ompdag_status read_edgelist(FILE *f, const char *path, unsigned flags, in
     return st;
 }
 
+/* ---- Matrix Market lines (shared with the MPI reader, bfs_mpi_read_mtx.c) ---- */
+
+ompdag_status graph_mtx_banner(const char *line, const char *path, bool *has_value, bool *symmetric,
+                               ompdag_error *err)
+{
+    if (!line)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
+                        path);
+    char object[32], layout[32], field[32], sym[32];
+    if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
+        strcmp(object, "matrix") != 0)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
+                        "%s:1: expected \"%%%%MatrixMarket matrix coordinate FIELD SYMMETRY\"", path);
+    if (strcmp(layout, "coordinate") != 0)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: only the coordinate layout is supported (got %s)",
+                        path, layout);
+    if (strcmp(field, "pattern") == 0)
+        *has_value = false;
+    else if (strcmp(field, "real") == 0 || strcmp(field, "integer") == 0 || strcmp(field, "double") == 0)
+        *has_value = true;
+    else
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported field \"%s\"", path, field);
+    if (strcmp(sym, "symmetric") == 0)
+        *symmetric = true;
+    else if (strcmp(sym, "general") == 0)
+        *symmetric = false;
+    else
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
+    return OMPDAG_OK;
+}
+
+bool graph_mtx_skipped(const char *line)
+{
+    return *line == '%' || rest_blank(line);
+}
+
+ompdag_status graph_mtx_size(char *line, const char *path, long lineno, int64_t max_n, int64_t *rows,
+                             int64_t *cols, int64_t *nnz, ompdag_error *err)
+{
+    char *p = line;
+    if (!parse_id(&p, rows) || !parse_id(&p, cols) || !parse_id(&p, nnz) || !rest_blank(p))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected the size line \"rows cols entries\"",
+                        path, lineno);
+    if (*rows > max_n || *cols > max_n)
+        return too_many_vertices(path, lineno, (long long)(*rows > *cols ? *rows : *cols), max_n, err);
+    return OMPDAG_OK;
+}
+
+ompdag_status graph_mtx_entry(char *line, const char *path, long lineno, bool has_value, int64_t rows,
+                              int64_t cols, int64_t *u, int64_t *v, ompdag_error *err)
+{
+    char *p = line;
+    if (!parse_id(&p, u) || !parse_id(&p, v))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected \"row col%s\"", path, lineno,
+                        has_value ? " value" : "");
+    if (has_value && !skip_number(&p))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected a value after \"row col\"", path,
+                        lineno);
+    if (!rest_blank(p))
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the entry", path, lineno);
+    if (*u < 1 || *u > rows || *v < 1 || *v > cols)
+        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: entry (%lld, %lld) outside the %lldx%lld matrix",
+                        path, lineno, (long long)*u, (long long)*v, (long long)rows, (long long)cols);
+    --*u;
+    --*v;
+    return OMPDAG_OK;
+}
+
+ompdag_status graph_mtx_too_many(const char *path, long lineno, int64_t nnz, ompdag_error *err)
+{
+    return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: more entries than the %lld declared", path,
+                    lineno, (long long)nnz);
+}
+
+ompdag_status graph_mtx_count(const char *path, long lineno, int64_t nnz, int64_t found,
+                              ompdag_error *err)
+{
+    if (found == nnz) return OMPDAG_OK;
+    return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
+                    lineno, (long long)nnz, (long long)found);
+}
+
 static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t max_n,
                               ompdag_graph **out, ompdag_error *err)
 {
@@ -252,7 +334,7 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
     long lineno = 0;
     ompdag_status st = OMPDAG_OK;
     bool symmetric = false, has_value = false, have_size = false;
-    long long rows = 0, cols = 0, nnz = 0;
+    int64_t rows = 0, cols = 0, nnz = 0;
     errno = 0;
     ssize_t got = getline(&line, &cap, f);
     if (got == -1) {
@@ -260,86 +342,33 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
         free(line);
         if (rst)
             return rst;
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: empty file, expected a %%%%MatrixMarket header",
-                        path);
+        return graph_mtx_banner(NULL, path, &has_value, &symmetric, err);
     }
     lineno = 1;
     bytes = got;
-    char object[32], layout[32], field[32], sym[32];
-    if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", object, layout, field, sym) != 4 ||
-        strcmp(object, "matrix") != 0) {
+    if ((st = graph_mtx_banner(line, path, &has_value, &symmetric, err)) != OMPDAG_OK) {
         free(line);
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE,
-                        "%s:1: expected \"%%%%MatrixMarket matrix coordinate FIELD SYMMETRY\"", path);
-    }
-    if (strcmp(layout, "coordinate") != 0) {
-        free(line);
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: only the coordinate layout is supported (got %s)",
-                        path, layout);
-    }
-    if (strcmp(field, "pattern") == 0)
-        has_value = false;
-    else if (strcmp(field, "real") == 0 || strcmp(field, "integer") == 0 || strcmp(field, "double") == 0)
-        has_value = true;
-    else {
-        free(line);
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported field \"%s\"", path, field);
-    }
-    if (strcmp(sym, "symmetric") == 0)
-        symmetric = true;
-    else if (strcmp(sym, "general") != 0) {
-        free(line);
-        return ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:1: unsupported symmetry \"%s\"", path, sym);
+        return st;
     }
     while ((got = getline(&line, &cap, f)) != -1) {
         ++lineno;
         bytes += got;
-        char *p = line;
-        if (*p == '%' || rest_blank(p))
+        if (graph_mtx_skipped(line))
             continue;
         if (!have_size) {
-            int64_t r, c, z;
-            if (!parse_id(&p, &r) || !parse_id(&p, &c) || !parse_id(&p, &z) || !rest_blank(p)) {
-                st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected the size line \"rows cols entries\"",
-                              path, lineno);
+            if ((st = graph_mtx_size(line, path, lineno, max_n, &rows, &cols, &nnz, err)) != OMPDAG_OK)
                 break;
-            }
-            if (r > max_n || c > max_n) {
-                st = too_many_vertices(path, lineno, (long long)(r > c ? r : c), max_n, err);
-                break;
-            }
-            rows = r;
-            cols = c;
-            nnz = z;
             have_size = true;
             continue;
         }
         int64_t u, v;
-        if (!parse_id(&p, &u) || !parse_id(&p, &v)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected \"row col%s\"", path, lineno,
-                          has_value ? " value" : "");
+        if ((st = graph_mtx_entry(line, path, lineno, has_value, rows, cols, &u, &v, err)) != OMPDAG_OK)
             break;
-        }
-        if (has_value && !skip_number(&p)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected a value after \"row col\"", path,
-                          lineno);
-            break;
-        }
-        if (!rest_blank(p)) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: unexpected text after the entry", path, lineno);
-            break;
-        }
-        if (u < 1 || u > rows || v < 1 || v > cols) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: entry (%lld, %lld) outside the %lldx%lld matrix",
-                          path, lineno, (long long)u, (long long)v, rows, cols);
-            break;
-        }
         if (b.len >= nnz) {
-            st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: more entries than the %lld declared", path,
-                          lineno, nnz);
+            st = graph_mtx_too_many(path, lineno, nnz, err);
             break;
         }
-        if (!edge_push(&b, u - 1, v - 1)) {
+        if (!edge_push(&b, u, v)) {
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
             break;
         }
@@ -349,9 +378,8 @@ static ompdag_status read_mtx(FILE *f, const char *path, unsigned flags, int64_t
     free(line);
     if (st == OMPDAG_OK && !have_size)
         st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: missing the size line", path, lineno + 1);
-    if (st == OMPDAG_OK && b.len != nnz)
-        st = ompdag_error_set(err, OMPDAG_ERR_PARSE, "%s:%ld: expected %lld entries, found %lld", path,
-                      lineno + 1, nnz, (long long)b.len);
+    if (st == OMPDAG_OK)
+        st = graph_mtx_count(path, lineno + 1, nnz, b.len, err);
     int64_t n = rows > cols ? rows : cols;
     if (st == OMPDAG_OK) st = check_stream_cap(path, lineno, n, max_stream, bytes, err);
     if (st == OMPDAG_OK) {

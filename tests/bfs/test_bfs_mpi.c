@@ -281,7 +281,7 @@ static void from_file(void)
 /* A malformed file read in parallel: the error is one process's, reported
  * by the rank that read the bad part (the last rank: the defect is near the
  * end), so every rank stops with "rank P-1: <one process's message>". */
-static void bad_file(const char *path, const char *what)
+static void bad_file_from(const char *path, const char *what, int want_rank)
 {
     ompdag_error one = {0}, err = {0};
     ompdag_graph *g = NULL;
@@ -291,11 +291,16 @@ static void bad_file(const char *path, const char *what)
           "%s: one process accepted it", what);
     ompdag_status st = ompdag_dgraph_read(path, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, 0, 1, &dg, &err);
     char want[sizeof one.message + 32];
-    snprintf(want, sizeof want, "rank %d: %s", size - 1, one.message);
+    snprintf(want, sizeof want, "rank %d: %s", want_rank, one.message);
     check(st == one.code && dg == NULL && !strcmp(err.message, want),
           "%s: distributed read gave %d '%s', want '%s'", what, (int)st, err.message, want);
     ompdag_graph_destroy(g);
     ompdag_dgraph_destroy(dg);
+}
+
+static void bad_file(const char *path, const char *what)
+{
+    bad_file_from(path, what, size - 1);
 }
 
 static void bad_files(void)
@@ -332,6 +337,147 @@ static void bad_files(void)
     bad_file(el, "a bad id near the end");
     bad_file(el2, "an id outside a declaration made late");
     bad_file(csr, "offsets that decrease near the end");
+}
+
+/* Matrix Market read in parallel: the header by every rank, the entries by
+ * byte range.  The graph of from_file (a path with chords, a second
+ * component) as entries "row col value" with comments and blank lines
+ * between them, a self-loop, a repeat, and no newline at the end; and its
+ * edges as a pattern-symmetric file (the lower triangle, as stored). */
+static void put_entry(FILE *f, bool symmetric, int u, int v, const char *end)
+{
+    if (symmetric) /* stored as the lower triangle */
+        fprintf(f, "%d %d%s", (u > v ? u : v) + 1, (u > v ? v : u) + 1, end);
+    else
+        fprintf(f, "%d %d %s", u + 1, v + 1, end);
+}
+
+static void write_mtx(const char *path, bool symmetric)
+{
+    FILE *f = fopen(path, "w");
+    must(f != NULL, "write .mtx");
+    fprintf(f, "%%%%MatrixMarket matrix coordinate %s\n%% made by test_bfs_mpi\n\n",
+            symmetric ? "pattern symmetric" : "real general");
+    fprintf(f, "%%  rows cols entries\n  300 300 %d\n", 2 * 199 + 2 + 99 + 1);
+    const char *value = symmetric ? "\n" : "-2.5e3\n";
+    for (int v = 0; v < 199; ++v) {
+        put_entry(f, symmetric, v, v + 1, value);
+        if (v % 5 == 0) fputs("% between entries\n\n", f);
+        put_entry(f, symmetric, v, (v * 7 + 3) % 200, value);
+    }
+    put_entry(f, symmetric, 7, 7, value); /* a self-loop */
+    put_entry(f, symmetric, 3, 4, value); /* a repeat */
+    for (int v = 200; v < 299; ++v)       /* a second component */
+        put_entry(f, symmetric, v, 200 + (v * 13) % 100, value);
+    put_entry(f, symmetric, 298, 299, symmetric ? "" : "1"); /* no newline at the end */
+    fclose(f);
+}
+
+static void from_mtx(void)
+{
+    const char *general = tmp_path("graph.mtx"), *sym = tmp_path("graph_sym.mtx");
+    if (rank == 0) {
+        write_mtx(general, false);
+        write_mtx(sym, true);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    read_in_parallel(general, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, "file .mtx");
+    read_in_parallel(general, 0, "file .mtx (directed)");
+    read_in_parallel(sym, OMPDAG_GRAPH_UNDIRECTED_SIMPLE, "file .mtx (symmetric)");
+    read_in_parallel(sym, 0, "file .mtx (symmetric, kept as stored)");
+}
+
+/* The rank whose byte share of [data, whole) holds byte at: the one that
+ * reads the line starting there. */
+static int share_of(int64_t data, int64_t whole, int64_t at)
+{
+    int r = 0;
+    while (r + 1 < size && data + (int64_t)((__int128)(whole - data) * (r + 1) / size) <= at)
+        ++r;
+    return r;
+}
+
+/* A .mtx of 400 entries with `defect` written before entry `where` (-1:
+ * none) and `nnz` declared; returns the rank that reads the defect's line
+ * (every rank computes it from the offsets rank 0 broadcasts). */
+static int bad_mtx(const char *path, int nnz, int where, const char *defect)
+{
+    int64_t at[3] = {0, 0, 0}; /* data start, defect, size */
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        must(f != NULL, "write bad .mtx");
+        fprintf(f, "%%%%MatrixMarket matrix coordinate pattern general\n%% c\n400 400 %d\n", nnz);
+        at[0] = ftell(f);
+        for (int i = 0; i < 400; ++i) {
+            if (i == where) {
+                at[1] = ftell(f);
+                fputs(defect, f);
+            }
+            fprintf(f, "%d %d\n", i + 1, (i * 3 + 1) % 400 + 1);
+        }
+        at[2] = ftell(f);
+        fclose(f);
+    }
+    MPI_Bcast(at, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    return share_of(at[0], at[2], at[1]);
+}
+
+/* Bad .mtx files: each error is one process's message, from the rank whose
+ * share holds the line (a bad line early, in the middle and late; the entry
+ * past the declared count before a later bad line; too few entries, which
+ * the last rank reports; a bad header, which every rank reads: rank 0). */
+static void bad_mtx_files(void)
+{
+    const char *p = tmp_path("bad.mtx");
+    static const int where[] = {5, 200, 395};
+    static const char *const defect[] = {"12 x\n", "3 401\n", "0 3\n", "4 5 6 7\n"};
+    for (int k = 0; k < 3; ++k)
+        for (int d = 0; d < 4; ++d) {
+            int owner = bad_mtx(p, 401, where[k], defect[d]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            char what[96];
+            snprintf(what, sizeof what, ".mtx: '%.*s' before entry %d", (int)strlen(defect[d]) - 1,
+                     defect[d], where[k]);
+            bad_file_from(p, what, owner);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    /* 400 entries where 10 are declared: the 11th entry's line is the
+     * error, even with a bad line after it */
+    int eleventh = bad_mtx(p, 10, 10, "");
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file_from(p, ".mtx: more entries than declared", eleventh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        FILE *f = fopen(p, "a");
+        must(f != NULL, "append a bad line");
+        fputs("x y\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file_from(p, ".mtx: more entries than declared, then a bad line", eleventh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_mtx(p, 450, -1, "");
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file_from(p, ".mtx: fewer entries than declared", size - 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) { /* the count error names the line after a last line without newline */
+        FILE *f = fopen(p, "a");
+        must(f != NULL, "append an entry");
+        fputs("7 8", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file_from(p, ".mtx: fewer entries, no newline at the end", size - 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        FILE *f = fopen(p, "w");
+        must(f != NULL, "write bad header");
+        fputs("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad_file_from(p, ".mtx: array layout", 0);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* Every rank's levels/parents gathered into a one-process result of g. */
@@ -542,6 +688,8 @@ int main(int argc, char **argv)
     generated(OMPDAG_DGRAPH_UNIFORM, 12, 3, "uniform:12, 3 threads per rank");
     from_file();
     bad_files();
+    from_mtx();
+    bad_mtx_files();
     map_colocates_per_node();
     validator_catches();
     int total;
