@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bfs_mpi_read.h"
+#include "bfs_mpi_chunk.h"
 #include "ompdag/internal/array.h"
 
 typedef struct mtx_header {

@@ -1,12 +1,12 @@
 /*
- * bfs_mpi_read.h — what the parallel file readers share: a rank's byte
- * range of a text file and its lines (bfs_mpi_read.c), and the steps that
+ * bfs_mpi_chunk.h — what the parallel file readers share: a rank's byte
+ * range of a file and a text file's lines (bfs_mpi_chunk.c), and the steps that
  * turn the edges a rank parsed into rows on their owners.  Used by the
  * edge-list reader (bfs_mpi_read.c) and the Matrix Market reader
  * (bfs_mpi_read_mtx.c).
  */
-#ifndef OMPDAG_BFS_MPI_READ_H
-#define OMPDAG_BFS_MPI_READ_H
+#ifndef OMPDAG_BFS_MPI_CHUNK_H
+#define OMPDAG_BFS_MPI_CHUNK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +22,9 @@ typedef struct chunk {
     int64_t start, end; /* the raw range, rank r's share of [base, S) */
     int64_t first;      /* the first line start >= start (end: no line) */
 } chunk;
+
+/* Reads len bytes at off into buf; false on a short read or an error. */
+bool bfs_rd_pread_all(int fd, void *buf, int64_t len, int64_t off);
 
 /* Rank r of P's share of bytes [base, size): reads [start - 1, end) and,
  * when the last line runs past end, on to its newline.  base must be 0 or
