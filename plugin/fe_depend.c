@@ -9,7 +9,7 @@
  * mutexinoutset keep their type: the analysis orders a run of them as a
  * concurrent group (docs/depend.md) and charges mutexinoutset's exclusion
  * as a lock (docs/mutex.md); a mutexinoutset task must be one node that
- * takes no other lock (fe_depend_check).  Refused by name: iterators whose
+ * takes no other lock (fe_mutex.c checks it).  Refused by name: iterators whose
  * range is not constant, depobj objects without a visible initialisation,
  * source/sink (doacross), and `in: omp_all_memory`.
  *
@@ -90,6 +90,13 @@ struct fe_dep {
     int32_t n;
     dep_item *it;
 };
+
+bool fe_depend_has_mutexinoutset(const fe_dep *d)
+{
+    for (int32_t i = 0; d && i < d->n; ++i)
+        if (d->it[i].type == OMPDAG_DEP_MUTEXINOUTSET) return true;
+    return false;
+}
 
 void fe_depend_free(fe_dep *d)
 {
@@ -825,35 +832,4 @@ ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region 
             st = add(g, idx, it->type, MEMORY_VAR, err);
     }
     return st;
-}
-
-/* A task created with a mutexinoutset clause holds the exclusion for its
- * whole body (docs/mutex.md): a scheduling point inside it, or a lock taken
- * inside it (a nested acquisition), is refused at the task directive. */
-bool fe_depend_check(struct walker *w)
-{
-    bool ok = true;
-    for (int32_t v = 0; v < w->g->n; ++v) {
-        const fe_node *nd = &w->g->nodes[v];
-        bool mutex = false;
-        for (int32_t i = 0; nd->dep && i < nd->dep->n; ++i)
-            mutex = mutex || nd->dep->it[i].type == OMPDAG_DEP_MUTEXINOUTSET;
-        if (!mutex || nd->kind != 'T') continue;
-        bool point = w->g->tasks[nd->creates].nnodes > 1; /* a lone T or W node is one too */
-        for (int32_t u = 0; u < w->g->n; ++u)
-            point = point || (w->g->nodes[u].task == nd->creates && w->g->nodes[u].kind != 'N');
-        if (point)
-            ok = fe_refuse(w, nd->file, nd->line, nd->col,
-                           "task with a depend(mutexinoutset: ...) clause and a task scheduling "
-                           "point inside: it holds the mutual exclusion for its whole body, "
-                           "which may not wait nor create tasks (docs/mutex.md)") &&
-                 ok;
-        for (int32_t u = 0; u < w->g->n; ++u)
-            if (w->g->nodes[u].task == nd->creates && fe_mutex_takes_locks(&w->g->nodes[u]))
-                ok = fe_refuse(w, nd->file, nd->line, nd->col,
-                               "task with a depend(mutexinoutset: ...) clause takes a lock inside: "
-                               "nested mutual exclusion is not modelled (docs/mutex.md)") &&
-                     ok;
-    }
-    return ok;
 }

@@ -18,9 +18,8 @@ struct walker;
  * in/out/inout, by name. */
 bool fe_depend_attach(struct walker *w, const char *file, const fe_pragma *p, int32_t t_node);
 void fe_depend_free(fe_dep *d); /* NULL is a no-op */
-/* After the walk: a mutexinoutset task that has a scheduling point inside
- * (more than one node) or takes a lock is refused by name.  true when none. */
-bool fe_depend_check(struct walker *w);
+/* True when a clause of d is mutexinoutset (NULL: none). */
+bool fe_depend_has_mutexinoutset(const fe_dep *d);
 
 /* The region's view of its items (the aliasing rule of fe_depend.c): which
  * are memory-based, and which array bases split into constant cells.  NULL

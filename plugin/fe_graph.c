@@ -1,8 +1,10 @@
 /*
- * plugin/fe_graph.c — the region builder's graph steps: errors, source
- * labels, nodes and F-edges, flows (tails joined by J nodes, the open node
- * that absorbs plain code), tasks, and the "every task awaits its own
- * children" test that taskgroup and the single's barrier rely on.
+ * plugin/fe_graph.c — the region builder's graph steps: nodes and F-edges,
+ * flows (tails joined by J nodes, the open node that absorbs plain code),
+ * tasks, and the "every task awaits its own children" test that taskgroup
+ * and the single's barrier rely on.  Errors, children and labels are
+ * fe_walker.c's; plain code (which may take locks) is fe_mutex.c's
+ * fe_plain.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -13,113 +15,7 @@
 #include "fe_mutex.h"
 #include "fe_walk.h"
 
-/* ---- errors ------------------------------------------------------------------ */
-
-bool fe_nomem(walker *w)
-{
-    *w->nomem = true;
-    return false;
-}
-
-bool fe_refuse(walker *w, const char *file, int32_t line, int32_t col, const char *fmt, ...)
-{
-    char buf[OMPDAG_ERROR_MESSAGE_SIZE];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (!fe_diag(w->fe, OMPDAG_DIAG_ERROR, file, line, col, "%s", buf)) *w->nomem = true;
-    return false;
-}
-
-fe_file *fe_file_of(walker *w, CXFile f)
-{
-    fe_file *ff = f ? fe_file_get(w->fe, f) : NULL;
-    if (!ff) *w->nomem = true;
-    return ff;
-}
-
-/* ---- children and text --------------------------------------------------------- */
-
-enum CXChildVisitResult fe_collect_visit(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    cursor_list *l = data;
-    if (!ompdag_grow_array((void **)&l->c, sizeof *l->c, &l->cap, (int64_t)l->n + 1)) {
-        l->nomem = true;
-        return CXChildVisit_Break;
-    }
-    l->c[l->n++] = c;
-    return CXChildVisit_Continue;
-}
-
-bool fe_children(walker *w, CXCursor s, cursor_list *out)
-{
-    memset(out, 0, sizeof *out);
-    clang_visitChildren(s, fe_collect_visit, out);
-    if (out->nomem) {
-        free(out->c);
-        return fe_nomem(w);
-    }
-    return true;
-}
-
-/* A short label from the source text of sp: whitespace collapsed, cut at the
- * first '{' when `header`, at most 48 characters. */
-char *fe_label_text(walker *w, fe_span sp, const char *prefix, bool header)
-{
-    fe_file *f = fe_file_of(w, sp.file);
-    char buf[64];
-    size_t n = 0;
-    for (const char *p = prefix; p && *p && n < 48; ++p)
-        buf[n++] = *p;
-    bool space = n > 0;
-    for (unsigned i = sp.begin; f && i < sp.end && i < f->size && n < 48; ++i) {
-        char c = f->text[i];
-        if (header && c == '{') {
-            if (i == sp.begin) { /* a block: shown as {...} */
-                if (n > 0) buf[n++] = ' ';
-                memcpy(buf + n, "{...}", 5);
-                n += 5;
-            }
-            break;
-        }
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') {
-            space = n > 0;
-            continue;
-        }
-        if (space && n < 47) buf[n++] = ' ';
-        space = false;
-        buf[n++] = c;
-    }
-    while (n > 0 && buf[n - 1] == ' ')
-        --n;
-    if (n >= 48 && sp.end - sp.begin > 48) {
-        n = 45;
-        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
-    }
-    buf[n] = 0;
-    char *s = fe_strdup(buf);
-    if (!s) *w->nomem = true;
-    return s;
-}
-
 /* ---- graph building --------------------------------------------------------------- */
-
-void fe_graph_free(fe_graph *g)
-{
-    for (int32_t i = 0; i < g->n; ++i) {
-        free(g->nodes[i].label);
-        fe_vec_free(&g->nodes[i].succ);
-        fe_depend_free(g->nodes[i].dep);
-        fe_mutex_free(g->nodes[i].locks);
-    }
-    free(g->nodes);
-    free(g->tasks);
-    fe_share_free(g->share);
-    fe_mutex_memo_free(g->lock_memo);
-    memset(g, 0, sizeof *g);
-}
 
 /* Adds a node; takes ownership of label. */
 int32_t fe_new_node(walker *w, char kind, const char *file, int32_t line, int32_t col, char *label)
@@ -198,26 +94,6 @@ int32_t fe_attach(walker *w, char kind, const char *file, int32_t line, int32_t 
         !fe_flow_single(w, w->flow, v, absorbs))
         return -1;
     return v;
-}
-
-/* Plain code: joins the open node, or opens a new N node. */
-bool fe_plain(walker *w, CXCursor s)
-{
-    if (!w->flow->live) return true;
-    if (w->flow->open >= 0) return fe_mutex_plain(w, s); /* the locks it takes */
-    fe_span sp = fe_cursor_span(s);
-    fe_file *f = fe_file_of(w, sp.file);
-    if (!f) return false;
-    fe_span text = clang_isExpression(clang_getCursorKind(s)) && w->stmt.file ? w->stmt : sp;
-    if (clang_getCursorKind(s) == CXCursor_CompoundStmt) {
-        cursor_list ch;
-        if (!fe_children(w, s, &ch)) return false;
-        if (ch.n > 0) text = fe_cursor_span(ch.c[0]);
-        free(ch.c);
-    }
-    return fe_attach(w, 'N', f->name, sp.line, sp.col, fe_label_text(w, text, NULL, true), true) >=
-               0 &&
-           fe_mutex_plain(w, s);
 }
 
 bool fe_flow_union(walker *w, fe_flow *into, const fe_vec *tails)

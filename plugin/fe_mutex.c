@@ -472,9 +472,38 @@ bool fe_mutex_critical(walker *w, const char *file, const fe_pragma *p, CXCursor
            note(w, w->flow->open, name, fifo_critical(p) ? 1 : OMPDAG_LOCK_UNBOUNDED);
 }
 
+/* A task created with a mutexinoutset clause holds the exclusion for its
+ * whole body (docs/mutex.md): a scheduling point inside it, or a lock taken
+ * inside it (a nested acquisition), is refused at the task directive. */
+static bool mutexinoutset_tasks_check(walker *w)
+{
+    bool ok = true;
+    for (int32_t v = 0; v < w->g->n; ++v) {
+        const fe_node *nd = &w->g->nodes[v];
+        bool mutex = fe_depend_has_mutexinoutset(nd->dep);
+        if (!mutex || nd->kind != 'T') continue;
+        bool point = w->g->tasks[nd->creates].nnodes > 1; /* a lone T or W node is one too */
+        for (int32_t u = 0; u < w->g->n; ++u)
+            point = point || (w->g->nodes[u].task == nd->creates && w->g->nodes[u].kind != 'N');
+        if (point)
+            ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                           "task with a depend(mutexinoutset: ...) clause and a task scheduling "
+                           "point inside: it holds the mutual exclusion for its whole body, "
+                           "which may not wait nor create tasks (docs/mutex.md)") &&
+                 ok;
+        for (int32_t u = 0; u < w->g->n; ++u)
+            if (w->g->nodes[u].task == nd->creates && fe_mutex_takes_locks(&w->g->nodes[u]))
+                ok = fe_refuse(w, nd->file, nd->line, nd->col,
+                               "task with a depend(mutexinoutset: ...) clause takes a lock inside: "
+                               "nested mutual exclusion is not modelled (docs/mutex.md)") &&
+                     ok;
+    }
+    return ok;
+}
+
 bool fe_mutex_check(walker *w)
 {
-    bool ok = fe_depend_check(w); /* mutexinoutset tasks (fe_depend.c) */
+    bool ok = mutexinoutset_tasks_check(w);
     for (int32_t v = 0; v < w->g->n; ++v) {
         const fe_locks *l = w->g->nodes[v].locks;
         if (!l || l->held == 0) continue;
@@ -514,4 +543,28 @@ bool fe_mutex_any(const fe_graph *fg)
     for (int32_t v = 0; v < fg->n; ++v)
         if (fg->nodes[v].locks && fg->nodes[v].locks->n) return true;
     return false;
+}
+
+/* ---- plain code ----------------------------------------------------------- */
+
+/* Plain code is where locks are taken (fe_mutex_plain), so it is built here:
+ * a critical block joins the open node through it too. */
+/* Plain code: joins the open node, or opens a new N node. */
+bool fe_plain(walker *w, CXCursor s)
+{
+    if (!w->flow->live) return true;
+    if (w->flow->open >= 0) return fe_mutex_plain(w, s); /* the locks it takes */
+    fe_span sp = fe_cursor_span(s);
+    fe_file *f = fe_file_of(w, sp.file);
+    if (!f) return false;
+    fe_span text = clang_isExpression(clang_getCursorKind(s)) && w->stmt.file ? w->stmt : sp;
+    if (clang_getCursorKind(s) == CXCursor_CompoundStmt) {
+        cursor_list ch;
+        if (!fe_children(w, s, &ch)) return false;
+        if (ch.n > 0) text = fe_cursor_span(ch.c[0]);
+        free(ch.c);
+    }
+    return fe_attach(w, 'N', f->name, sp.line, sp.col, fe_label_text(w, text, NULL, true), true) >=
+               0 &&
+           fe_mutex_plain(w, s);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_depend.h"
 #include "fe_mutex.h"
 #include "fe_walk.h"
 
@@ -466,4 +467,21 @@ bool fe_build_region(ompdag_frontend *fe, const fe_region_input *in, fe_region_o
     out->has_graph = producer;
     tidy(&out->g);
     return true;
+}
+
+/* Frees a region's graph, with what the depend, lock and sharing steps hung
+ * on it. */
+void fe_graph_free(fe_graph *g)
+{
+    for (int32_t i = 0; i < g->n; ++i) {
+        free(g->nodes[i].label);
+        fe_vec_free(&g->nodes[i].succ);
+        fe_depend_free(g->nodes[i].dep);
+        fe_mutex_free(g->nodes[i].locks);
+    }
+    free(g->nodes);
+    free(g->tasks);
+    fe_share_free(g->share);
+    fe_mutex_memo_free(g->lock_memo);
+    memset(g, 0, sizeof *g);
 }
