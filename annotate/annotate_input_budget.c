@@ -204,7 +204,7 @@ bool annot_input_budget(const ompdag_annotation *a, size_t graph, int64_t *media
     *out = (annot_budget){0, 0, 0, 0, 0};
     annot_node_delay *d = malloc((n + 1) * sizeof *d);
     if (!d) return false;
-    memcpy(d, g->ndel, n * sizeof *d);
+    if (n) memcpy(d, g->ndel, n * sizeof *d); /* ndel is NULL while empty */
     bool ok = !n || annot_sort_records(d, n, sizeof *d, 2, by_node_key, cmp_by_node);
     if (ok) medians(d, n, median);
     free(d);

@@ -125,7 +125,8 @@ static bool root_wait_edges(struct annot_paths *p)
             continue;
         ok = first_waits(g, a, &firsts, &nf, &capf, seen, (uint32_t)stamp++, stack, &budget) &&
              (per[a] = malloc(((size_t)nf + 1) * sizeof **per)) != NULL;
-        if (ok) memcpy(per[a], firsts, (size_t)nf * sizeof *firsts), perc[a] = nf;
+        if (ok && nf) memcpy(per[a], firsts, (size_t)nf * sizeof *firsts); /* NULL while empty */
+        if (ok) perc[a] = nf;
     }
     for (int32_t y = 0; ok && y < p->n; ++y) {
         int32_t a = under[ompdag_condag_node_task(g, y)];
