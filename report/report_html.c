@@ -241,6 +241,31 @@ static void region_breakdown(FILE *out, const ompdag_report_row *x)
 /* Per m of the region: the bound that decides the verdict next to the
  * deadline, slack and verdict; the tied rule and what `untied` would give;
  * the runs by team size (issue 22 items 4-6). */
+/* The bound for the input the traces ran (report_input.c), as the text
+ * report's "for this input" lines. */
+static void region_input(FILE *out, const ompdag_report_row *x)
+{
+    char a[64];
+    if (x->input_bound_ns >= 0) {
+        fprintf(out, "<br>for this input: bound %s (",
+                ompdag_duration_format(x->input_bound_ns, a, sizeof a));
+        esc(out, x->input_claim ? x->input_claim : "recorded by annotate");
+        fprintf(out, "; rule <code>%s</code>", ompdag_tied_rule_name(x->input_tied_rule));
+        if (x->input_delay_model) {
+            fputs("; delays: ", out);
+            esc(out, x->input_delay_model);
+        }
+        fputs(")", out);
+        if (x->input_root_creation[0]) {
+            fputs("<br>for this input: ", out);
+            esc(out, x->input_root_creation);
+        }
+    } else if (x->input_why) {
+        fputs("<br>for this input: no bound recorded: ", out);
+        esc(out, x->input_why);
+    }
+}
+
 static void region_rows(FILE *out, const ompdag_report *r, size_t first)
 {
     char a[64], b[64], c[64], places[1024];
@@ -292,6 +317,7 @@ static void region_rows(FILE *out, const ompdag_report *r, size_t first)
             }
             free(line);
         }
+        region_input(out, x);
         region_breakdown(out, x);
         fputs("</li>\n", out);
     }

@@ -237,3 +237,25 @@ Test(input_bound, the_run_excess_along_the_chain_is_charged_for_chain_rules)
     ompdag_report_destroy(r);
     ompdag_condag_set_destroy(s);
 }
+
+/* The HTML page shows the input's bound as the text report does. */
+Test(input_bound, the_html_page_shows_the_bound_for_the_input)
+{
+    ompdag_condag_set *s =
+        graph_with(", \"input\": {\"recorded\": true, \"runs\": 2, \"claim\": \"two <runs>\", "
+                   "\"nodes\": [\"r1\", \"c1\", \"n1\", \"j1\", \"w1\", \"a1\"], "
+                   "\"delays\": {\"a1\": 50}}");
+    ompdag_report *r = report_at_2(s, NULL, false);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ompdag_error err = {0};
+    cr_assert_eq(ompdag_report_write(r, OMPDAG_REPORT_HTML, mem, NULL, NULL, &err), OMPDAG_OK, "%s",
+                 err.message);
+    fclose(mem);
+    cr_expect(strstr(text, "for this input: bound 185 ns (two &lt;runs&gt;; rule <code>"),
+              "%.2000s", strstr(text, "for this input") ? strstr(text, "for this input") : text);
+    free(text);
+    ompdag_report_destroy(r);
+    ompdag_condag_set_destroy(s);
+}
