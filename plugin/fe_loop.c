@@ -80,6 +80,7 @@ typedef struct loop_var {
     char op[4];
     bool is_unsigned; /* the variable's type, which the simulation follows */
     int bits;
+    long long beyond; /* for_trip_count's -2: the exact count past the unroll limit, or -1 */
 } loop_var;
 
 /* Reads the loop variable's integer type; false for anything else. */
@@ -252,9 +253,36 @@ static bool cond_holds(const loop_var *lv, long long i)
     return i != lv->bound;
 }
 
+/* The trip count of a signed loop variable from i0 by step while `op`
+ * bound holds, in closed form; -1 when the loop would run into the
+ * variable's overflow (undefined behaviour) or never stops. */
+static long long closed_form_count(const loop_var *lv, long long i0)
+{
+    if (lv->is_unsigned) return -1;
+    __int128 b = lv->bound, i = i0, st = lv->step, n;
+    if (!strcmp(lv->op, "<") && st > 0)
+        n = i < b ? (b - i + st - 1) / st : 0;
+    else if (!strcmp(lv->op, "<=") && st > 0)
+        n = i <= b ? (b - i) / st + 1 : 0;
+    else if (!strcmp(lv->op, ">") && st < 0)
+        n = i > b ? (i - b + (-st) - 1) / (-st) : 0;
+    else if (!strcmp(lv->op, ">=") && st < 0)
+        n = i >= b ? (i - b) / (-st) + 1 : 0;
+    else
+        return -1;
+    /* the last increment, after the last test, must still fit the type */
+    __int128 last = i + n * st;
+    long long unused;
+    if (n > LLONG_MAX || last > LLONG_MAX || last < LLONG_MIN ||
+        !to_var_type(lv, (long long)last, &unused))
+        return -1;
+    return (long long)n;
+}
+
 /* The trip count of a `for` loop with constant init, bound and step and a
  * body that does not write the variable; -1 when unknown, -2 when above
- * the unroll limit. */
+ * the unroll limit (out->beyond then holds the exact count when the closed
+ * form gives it, else -1). */
 static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCursor inc,
                                 CXCursor body, loop_var *out)
 {
@@ -268,8 +296,12 @@ static long long for_trip_count(walker *w, CXCursor init, CXCursor cond, CXCurso
     if (ms.modified) return -1;
     long long n = 0, i;
     if (!read_var_type(&lv) || !to_var_type(&lv, lv.init, &i)) return -1;
+    long long i0 = i;
     while (cond_holds(&lv, i)) {
-        if (++n > w->fe->unroll_limit) return -2;
+        if (++n > w->fe->unroll_limit) {
+            out->beyond = closed_form_count(&lv, i0);
+            return -2;
+        }
         if ((lv.step > 0 && i > LLONG_MAX - lv.step) || (lv.step < 0 && i < LLONG_MIN - lv.step))
             return -1;
         if (!to_var_type(&lv, i + lv.step, &i))
@@ -416,6 +448,14 @@ static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n)
     return ok;
 }
 
+/* Does a task created since node `first` carry depend clauses? */
+static bool body_has_depend(const walker *w, int32_t first)
+{
+    for (int32_t v = first; v < w->g->n; ++v)
+        if (w->g->nodes[v].dep) return true;
+    return false;
+}
+
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
 {
     cursor_list ch;
@@ -451,9 +491,15 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
         trip = for_trip_count(w, init, cond, inc, body, &lv);
     else if (ok && !clang_Cursor_isNull(cond) && eval_int(cond, &c0) && c0 == 0)
         trip = k == CXCursor_DoStmt ? 1 : 0;
-    if (ok && trip == -2)
+    /* above the unroll limit with a known count: kept compact, at most that
+     * many iterations, which covers the exact count (docs/compact.md) */
+    if (ok && trip == -2 && lv.beyond > 0 && lv.beyond <= INT32_MAX)
+        trip = -1, bound = (int32_t)lv.beyond;
+    else if (ok && trip == -2)
         ok = fe_refuse(w, f->name, sp.line, sp.col,
-                       "the loop runs more than %d times; it cannot be unrolled into the graph",
+                       "the loop runs more than %d times and its count is not a closed form "
+                       "(a signed variable stepping towards a constant bound) up to 2^31 - 1; it "
+                       "cannot be unrolled into the graph",
                        w->fe->unroll_limit);
     if (ok && trip < 0 && bound <= 0) bound = w->fe->loop_bound;
     if (ok && trip < 0 && bound <= 0)
@@ -461,11 +507,20 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
                        "loop contains a task scheduling point but its trip count is not a "
                        "compile-time constant: add '#pragma ompdag loop_bound(N)' before it "
                        "or pass --loop-bound N");
-    if (ok && trip < 0 && bound > w->fe->unroll_limit)
+    int32_t nodes_before = w->g->n;
+    bool compact = ok && trip < 0 && bound > w->fe->unroll_limit;
+    if (compact) {
         ok = compact_loop(w, body, sp, bound);
-    else if (ok)
+        if (ok && lv.beyond > 0 && body_has_depend(w, nodes_before))
+            ok = fe_refuse(w, f->name, sp.line, sp.col,
+                           "the loop runs %lld times (more than %d, so it is kept compact), and "
+                           "its tasks' depend items would lose the loop variable's values: give "
+                           "the loop at most %d iterations, or drop the depend clauses",
+                           lv.beyond, w->fe->unroll_limit, w->fe->unroll_limit);
+    } else if (ok) {
         ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0,
                     trip >= 0 && k == CXCursor_ForStmt ? &lv : NULL);
+    }
     free(ch.c);
     return ok;
 }

@@ -200,3 +200,83 @@ Test(compact_loops, a_break_in_a_compact_loop_is_refused)
     ompdag_condag_set_destroy(set);
     ompdag_frontend_destroy(fe);
 }
+
+/* A constant trip count above the unroll limit: kept compact with that count
+ * (the closed form of a signed variable stepping towards a constant bound),
+ * the same graph and bound as loop_bound of that count; the lines match
+ * LOOP_SRC's (its pragma line becomes a comment). */
+#define CONST_SRC(HEADER)                                                                          \
+    "void work(int);\n"                                                                            \
+    "void f(int n) {\n"                                                                            \
+    "#pragma omp parallel\n"                                                                       \
+    "#pragma omp single\n"                                                                         \
+    "  {\n"                                                                                        \
+    "    /* no loop_bound */\n"                                                                    \
+    "    for (" HEADER ") {\n"                                                                     \
+    "#pragma omp task\n"                                                                           \
+    "      work(i);\n"                                                                             \
+    "      if (i % 7 == 0) {\n"                                                                    \
+    "#pragma omp taskwait\n"                                                                       \
+    "      }\n"                                                                                    \
+    "    }\n"                                                                                      \
+    "#pragma omp taskwait\n"                                                                       \
+    "  }\n"                                                                                        \
+    "}\n"
+
+static int32_t the_repeat(const ompdag_condag *g)
+{
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_compact_loop_repeat(g, v)) return (int32_t)ompdag_compact_loop_repeat(g, v);
+    return 0;
+}
+
+Test(compact_loops, constant_trip_counts_above_the_limit_stay_compact)
+{
+    ompdag_condag *c = extract_timed(CONST_SRC("int i = 0; i < 100000; i++"));
+    ompdag_condag *b = extract_timed(LOOP_SRC("100000"));
+    cr_assert(ompdag_compact_has_loops(c));
+    cr_assert_eq(the_repeat(c), 100000);
+    for (int32_t m = 1; m <= 4; ++m)
+        cr_assert_eq(bound(c, m), bound(b, m), "m=%d: as loop_bound(100000)", m);
+    ompdag_condag_destroy(c);
+    ompdag_condag_destroy(b);
+    /* closed forms: a step of 3, <=, and counting down */
+    c = extract_timed(CONST_SRC("int i = 0; i < 100000; i += 3"));
+    cr_assert_eq(the_repeat(c), 33334);
+    ompdag_condag_destroy(c);
+    c = extract_timed(CONST_SRC("long i = 5; i <= 100004; i++"));
+    cr_assert_eq(the_repeat(c), 100000);
+    ompdag_condag_destroy(c);
+    c = extract_timed(CONST_SRC("int i = 99999; i >= 0; i--"));
+    cr_assert_eq(the_repeat(c), 100000);
+    ompdag_condag_destroy(c);
+}
+
+/* Refused by line: no closed form (an unsigned variable and !=), and depend
+ * items that would lose the loop variable's values. */
+Test(compact_loops, long_constant_loops_without_a_closed_form_or_with_depend_are_refused)
+{
+    ompdag_condag_set *set = NULL;
+    ompdag_frontend *fe = NULL;
+    cr_assert_eq(
+        fe_test_extract_source(CONST_SRC("unsigned i = 0; i != 100000u; i++"), &set, &fe, NULL),
+        OMPDAG_ERR_UNSUPPORTED);
+    cr_assert(fe_test_has_diag(fe, 7, "closed form"));
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+    static const char *dep = "double a[100000];\n"
+                             "void work(int);\n"
+                             "void f(void) {\n"
+                             "#pragma omp parallel\n"
+                             "#pragma omp single\n"
+                             "  for (int i = 1; i < 100000; i++) {\n"
+                             "#pragma omp task depend(in: a[i - 1]) depend(out: a[i])\n"
+                             "    work(i);\n"
+                             "  }\n"
+                             "}\n";
+    set = NULL, fe = NULL;
+    cr_assert_eq(fe_test_extract_source(dep, &set, &fe, NULL), OMPDAG_ERR_UNSUPPORTED);
+    cr_assert(fe_test_has_diag(fe, 6, "depend items would lose"));
+    ompdag_condag_set_destroy(set);
+    ompdag_frontend_destroy(fe);
+}
