@@ -12,7 +12,8 @@
  *     passes;
  *   - an N x 1 grid (every rank in one column: its expand goes to all, its
  *     fold stays home) sends exactly 8 (N - 1) bytes per reached vertex;
- *     a 1 x 1 grid sends nothing;
+ *     a 1 x N grid (one row: no expand) sends 16 bytes per (rank, vertex of
+ *     another rank its arcs reach), each vertex once per search;
  * and a grid that does not match the rank count fails on every rank with
  * one message, leaving the graph 1-D.
  */
@@ -52,6 +53,29 @@ static void require(ompdag_status st, const ompdag_error *err, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* The fold bytes of a 1 x N grid (its expand is free): each rank sends
+ * every vertex of another rank that an arc out of its reached vertices
+ * hits, once per search (the source excepted), 16 bytes a pair. */
+static int64_t one_row_fold_bytes(const ompdag_dgraph *g, const int32_t *level, int64_t source)
+{
+    const int64_t n = ompdag_dgraph_vertices(g), lo = ompdag_dgraph_first(g),
+                  nl = ompdag_dgraph_local_vertices(g);
+    unsigned char *hit = calloc((size_t)n, 1);
+    int64_t pairs = 0, all = 0;
+    for (int64_t lu = 0; hit && lu < nl; ++lu) {
+        if (level[lu] < 0) continue;
+        for (int64_t i = 0; i < ompdag_dgraph_degree(g, lo + lu); ++i) {
+            const int64_t v = ompdag_dgraph_neighbor(g, lo + lu, i);
+            if ((v < lo || v >= lo + nl) && v != source && !hit[v]) hit[v] = 1, ++pairs;
+        }
+    }
+    check(hit != NULL, "out of memory");
+    free(hit);
+    pairs *= 16;
+    MPI_Allreduce(&pairs, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
 /* A 1-D and a 2-D search from source agree, and the 2-D one validates. */
 static void search_matches(const ompdag_dgraph *one_d, const ompdag_dgraph *two_d, int64_t source,
                            const char *name)
@@ -89,6 +113,10 @@ static void search_matches(const ompdag_dgraph *one_d, const ompdag_dgraph *two_
         check(bytes == 8 * (int64_t)(rows - 1) * reached,
               "%s from %lld on %d x 1: %lld bytes, not 8 (R - 1) x %lld reached", name,
               (long long)source, rows, (long long)bytes, (long long)reached);
+    const int64_t fold = one_row_fold_bytes(one_d, ompdag_dbfs_result_levels(a), source);
+    if (rows == 1) /* each rank folds a vertex once per search, and only that */
+        check(bytes == fold, "%s from %lld on 1 x %d: %lld bytes, not %lld", name,
+              (long long)source, cols, (long long)bytes, (long long)fold);
     ompdag_dbfs_result_destroy(a);
     ompdag_dbfs_result_destroy(b);
 }
