@@ -224,6 +224,8 @@ typedef struct search2d {
     ompdag_dbfs_result *r;
     int64_t qsize;    /* r->queue: vertices this rank owns found last level */
     int64_t *front;   /* the frontier of vertex block j (expand), ≤ col_n ids */
+    uint64_t *bits;   /* ... or as a bitmap of vertex block j, when that is smaller */
+    bool as_bits;     /* this level's expand sent the bitmap */
     uint64_t *sent;   /* row slots this rank already sent: reached, never again */
     int64_t *parent;  /* per row slot: smallest parent this level, -1 none */
     int64_t *touched; /* the row slots reached this level */
@@ -236,6 +238,7 @@ typedef struct search2d {
 static void search_free(search2d *s)
 {
     free(s->front);
+    free(s->bits);
     free(s->sent);
     free(s->parent);
     free(s->touched);
@@ -252,21 +255,49 @@ static bool search_alloc(search2d *s)
     const struct bfs_mpi_2d *grid = s->grid;
     const size_t row = (size_t)(grid->row_n > 0 ? grid->row_n : 1);
     s->front = malloc((size_t)(grid->col_n > 0 ? grid->col_n : 1) * sizeof *s->front);
+    s->bits = calloc((size_t)(grid->col_n + 63) / 64 + 1, sizeof *s->bits);
     s->sent = calloc((row + 63) / 64, sizeof *s->sent);
     s->parent = malloc(row * sizeof *s->parent);
     s->touched = malloc(row * sizeof *s->touched);
     s->send = malloc(row * sizeof *s->send);
     s->counts = calloc((size_t)(grid->rows + grid->cols), sizeof *s->counts);
     s->displs = calloc((size_t)grid->rows, sizeof *s->displs);
-    if (!s->front || !s->sent || !s->parent || !s->touched || !s->send || !s->counts || !s->displs)
+    if (!s->front || !s->bits || !s->sent || !s->parent || !s->touched || !s->send || !s->counts ||
+        !s->displs)
         return false;
     for (size_t k = 0; k < row; ++k)
         s->parent[k] = -1;
     return true;
 }
 
-/* Expand: the frontier of vertex block j on every rank of column j.
- * Returns the ids gathered; *bytes gets what this rank sent. */
+/* The expand as a bitmap: each rank's words of vertex block j (its 1-D
+ * block starts on a word, being a multiple of 64 vertices) joined along the
+ * column.  Returns the bytes this rank sent. */
+static int64_t expand_bits(search2d *s)
+{
+    const ompdag_dgraph *g = s->g;
+    const struct bfs_mpi_2d *grid = s->grid;
+    for (int k = 0; k < grid->rows; ++k) {
+        const int p = grid->j * grid->rows + k;
+        s->counts[k] = (int)((dg_rank_count(g, p) + 63) / 64);
+        s->displs[k] = (int)((dg_rank_lo(g, p) - grid->col_lo) / 64);
+    }
+    uint64_t *mine = s->bits + s->displs[grid->i];
+    memset(mine, 0, (size_t)s->counts[grid->i] * sizeof *mine);
+    for (int64_t q = 0; q < s->qsize; ++q) {
+        const int64_t v = s->r->queue[q] - g->lo;
+        mine[v >> 6] |= 1ull << (v & 63);
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->bits, s->counts, s->displs, MPI_UINT64_T,
+                   grid->col_comm);
+    return (int64_t)s->counts[grid->i] * 8 * (grid->rows - 1);
+}
+
+/* Expand: the frontier of vertex block j on every rank of column j, as ids
+ * or, when the column's frontier has more vertices than its bitmap has
+ * words, as the bitmap (every rank of the column makes the same choice from
+ * the gathered counts).  Returns the ids gathered (0 with s->as_bits);
+ * *bytes gets what this rank sent. */
 static int64_t expand(search2d *s, int64_t *bytes)
 {
     const struct bfs_mpi_2d *grid = s->grid;
@@ -275,6 +306,11 @@ static int64_t expand(search2d *s, int64_t *bytes)
     for (int k = 0; k < grid->rows; ++k) {
         s->displs[k] = total;
         total += s->counts[k];
+    }
+    s->as_bits = total > (grid->col_n + 63) / 64;
+    if (s->as_bits) {
+        *bytes = expand_bits(s);
+        return 0;
     }
     MPI_Allgatherv(s->r->queue, mine, MPI_INT64_T, s->front, s->counts, s->displs, MPI_INT64_T,
                    grid->col_comm);
@@ -298,17 +334,30 @@ static int64_t reach(search2d *s, int64_t v, int64_t u, int64_t ntouched)
     return ntouched + 1;
 }
 
-/* The local product: every arc of the block out of the frontier.  Returns
- * the row slots reached for the first time. */
+/* The arcs of the block out of tail lu (local to vertex block j). */
+static int64_t reach_from(search2d *s, int64_t lu, int64_t ntouched)
+{
+    const struct bfs_mpi_2d *grid = s->grid;
+    const int64_t u = grid->col_lo + lu;
+    for (int64_t e = grid->offsets[lu]; e < grid->offsets[lu + 1]; ++e)
+        ntouched = reach(s, grid->heads[e], u, ntouched);
+    return ntouched;
+}
+
+/* The local product: every arc of the block out of the frontier (the ids,
+ * or the set bits).  Returns the row slots reached for the first time. */
 static int64_t local_step(search2d *s, int64_t nfront)
 {
     const struct bfs_mpi_2d *grid = s->grid;
     int64_t ntouched = 0;
-    for (int64_t f = 0; f < nfront; ++f) {
-        const int64_t u = s->front[f], lu = u - grid->col_lo;
-        for (int64_t e = grid->offsets[lu]; e < grid->offsets[lu + 1]; ++e)
-            ntouched = reach(s, grid->heads[e], u, ntouched);
+    if (s->as_bits) {
+        for (int64_t w = 0; w < (grid->col_n + 63) / 64; ++w)
+            for (uint64_t b = s->bits[w]; b; b &= b - 1)
+                ntouched = reach_from(s, (w << 6) + __builtin_ctzll(b), ntouched);
+        return ntouched;
     }
+    for (int64_t f = 0; f < nfront; ++f)
+        ntouched = reach_from(s, s->front[f] - grid->col_lo, ntouched);
     return ntouched;
 }
 
