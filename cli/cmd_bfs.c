@@ -255,7 +255,8 @@ void cmd_bfs_help(FILE *out)
             "\nUnder mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
             "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
             "every level; the report gives the ranks and the bytes sent per level.  With\n"
-            "--engine gpu each rank runs its bottom-up levels on a GPU of its node.\n"
+            "--engine gpu each rank runs its bottom-up levels on a GPU of its node.  With\n"
+            "--partition 2d the arcs are split over an R x C grid of the ranks (top-down only).\n"
             "The gpu engine needs a CUDA build and a device; without one it stops with the "
             "reason.\n"
             "gpu-sim runs the same kernel logic on the host (its times are host times).\n");
