@@ -178,6 +178,39 @@ static ompdag_status check_grid(int size, int *rows, int *cols, ompdag_error *er
     return OMPDAG_OK;
 }
 
+/* Sends every arc of g to the cell that keeps it (one MPI_Alltoallv) and
+ * builds this rank's block in grid (NULL when it could not be made: the
+ * rank still takes part).  Collective; *moved gets the bytes that changed
+ * rank, all ranks. */
+static ompdag_status move_arcs(const ompdag_dgraph *g, struct bfs_mpi_2d *grid, int64_t *moved,
+                               ompdag_error *err)
+{
+    ompdag_status st = OMPDAG_OK;
+    int *scount = calloc((size_t)g->size, sizeof *scount);
+    if (!scount) MPI_Abort(g->comm, 1); /* 4 bytes per rank: nothing sensible is left to do */
+    dg_pair *send = grid ? pack_grid_arcs(g, grid->rows, scount) : NULL;
+    if (!send) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs 2-D: out of memory packing %lld arcs",
+                              (long long)g->ml);
+        memset(scount, 0, (size_t)g->size * sizeof *scount);
+    }
+    dg_pair *recv = NULL;
+    int64_t cap = 0, nrecv = 0;
+    if (!bfs_mpi_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv) &&
+        st == OMPDAG_OK)
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
+                              "dbfs 2-D: a rank cannot receive its block (memory or more than "
+                              "2^31 arcs per rank)");
+    if (st == OMPDAG_OK && !build_block(grid, recv, nrecv))
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs 2-D: out of memory for a block");
+    *moved = send ? (g->ml - scount[g->rank]) * (int64_t)sizeof(dg_pair) : 0;
+    MPI_Allreduce(MPI_IN_PLACE, moved, 1, MPI_INT64_T, MPI_SUM, g->comm);
+    free(send);
+    free(recv);
+    free(scount);
+    return st;
+}
+
 ompdag_status ompdag_dgraph_partition_2d(ompdag_dgraph *g, int rows, int cols, ompdag_error *err)
 {
     ompdag_status st = bfs_mpi_agree(g->comm, check_grid(g->size, &rows, &cols, err), err);
@@ -185,28 +218,9 @@ ompdag_status ompdag_dgraph_partition_2d(ompdag_dgraph *g, int rows, int cols, o
     bfs_mpi_2d_free(g->grid2d);
     g->grid2d = NULL;
     struct bfs_mpi_2d *grid = grid_cell(g, rows, cols);
-    int *scount = calloc((size_t)g->size, sizeof *scount);
-    dg_pair *send = grid && scount ? pack_grid_arcs(g, rows, scount) : NULL;
-    if (!send) {
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs 2-D: out of memory packing %lld arcs",
-                              (long long)g->ml);
-        if (scount) memset(scount, 0, (size_t)g->size * sizeof *scount);
-    }
-    dg_pair *recv = NULL;
-    int64_t cap = 0, nrecv = 0, moved = 0;
-    if (scount && !bfs_mpi_exchange_pairs(g->comm, g->size, send, scount, &recv, &cap, &nrecv) &&
-        st == OMPDAG_OK)
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM,
-                              "dbfs 2-D: a rank cannot receive its block (memory or more than "
-                              "2^31 arcs per rank)");
-    if (st == OMPDAG_OK && !build_block(grid, recv, nrecv))
-        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs 2-D: out of memory for a block");
-    if (scount) moved = (g->ml - scount[g->rank]) * (int64_t)sizeof(dg_pair);
-    MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, g->comm);
-    free(send);
-    free(recv);
-    free(scount);
-    if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) {
+    int64_t moved;
+    st = bfs_mpi_agree(g->comm, move_arcs(g, grid, &moved, err), err);
+    if (st != OMPDAG_OK) {
         bfs_mpi_2d_free(grid);
         return st;
     }
@@ -456,7 +470,7 @@ static bool search_levels(search2d *s, int32_t *depth)
         level_step(s, ++*depth, fig);
         MPI_Allreduce(MPI_IN_PLACE, fig, FIG_COUNT, MPI_INT64_T, MPI_SUM, s->g->comm);
         if (fig[FIG_FAILED] ||
-            !dbfs_record(s->r, *depth, OMPDAG_BFS_TOP_DOWN, fig[FIG_FOUND], fig[FIG_BYTES]))
+            !bfs_dbfs_record(s->r, *depth, OMPDAG_BFS_TOP_DOWN, fig[FIG_FOUND], fig[FIG_BYTES]))
             return false;
     }
     return true;
@@ -490,6 +504,6 @@ ompdag_status bfs_mpi_2d_search(const ompdag_dgraph *g, int64_t source, ompdag_d
                               "from %lld",
                               depth, (long long)source);
     if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
-    dbfs_count_traversed(g, r);
+    bfs_dbfs_count_traversed(g, r);
     return OMPDAG_OK;
 }

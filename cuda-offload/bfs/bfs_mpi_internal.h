@@ -120,9 +120,9 @@ struct ompdag_dbfs_result {
 
 /* The 2-D search (bfs_mpi_2d.c) shares the 1-D engine's result steps
  * (bfs_mpi.c): recording a level, and the TEPS figures at the end. */
-bool dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
-                 int64_t bytes);
-void dbfs_count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r);
+bool bfs_dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
+                     int64_t bytes);
+void bfs_dbfs_count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r);
 
 /* bfs_mpi_2d.c: frees g->grid2d (NULL allowed); runs the top-down 2-D
  * search on r, which ompdag_dbfs_run has prepared (levels and parents -1). */

@@ -133,7 +133,7 @@ typedef struct ompdag_dbfs_level {
     int64_t visited; /* vertices found at this level, all ranks */
     int64_t bytes;   /* payload bytes sent between ranks to compute it, all ranks:
                         top-down 16 per (vertex, parent) pair sent to another rank
-                        (2-D: plus 8 per frontier id, times (rows - 1) receivers);
+                        (2-D: plus 8 per frontier id or bitmap word, times rows - 1);
                         bottom-up 8 per bitmap word, times (ranks - 1) receivers */
 } ompdag_dbfs_level;
 

@@ -91,6 +91,25 @@ static int64_t one_column_bytes(const ompdag_dgraph *g, const ompdag_dbfs_result
     return bytes;
 }
 
+/* The bytes of a 2-D search b on one column or one row (a: the 1-D one). */
+static void bytes_match(const ompdag_dgraph *one_d, const ompdag_dgraph *two_d,
+                        const ompdag_dbfs_result *a, const ompdag_dbfs_result *b, int64_t source,
+                        const char *name)
+{
+    int rows = 0, cols = 0;
+    int64_t moved;
+    check(ompdag_dgraph_grid(two_d, &rows, &cols, &moved), "%s: no grid", name);
+    const int64_t bytes = ompdag_dbfs_result_bytes(b);
+    const int64_t column = one_column_bytes(two_d, b, rows);
+    if (cols == 1) /* the frontier goes to the R - 1 others, no pair leaves its rank */
+        check(bytes == column, "%s from %lld on %d x 1: %lld bytes, not %lld", name,
+              (long long)source, rows, (long long)bytes, (long long)column);
+    const int64_t fold = one_row_fold_bytes(one_d, ompdag_dbfs_result_levels(a), source);
+    if (rows == 1) /* each rank folds a vertex once per search, and only that */
+        check(bytes == fold, "%s from %lld on 1 x %d: %lld bytes, not %lld", name,
+              (long long)source, cols, (long long)bytes, (long long)fold);
+}
+
 /* A 1-D and a 2-D search from source agree, and the 2-D one validates. */
 static void search_matches(const ompdag_dgraph *one_d, const ompdag_dgraph *two_d, int64_t source,
                            const char *name)
@@ -120,18 +139,7 @@ static void search_matches(const ompdag_dgraph *one_d, const ompdag_dgraph *two_
     ompdag_error verr = {0};
     check(ompdag_dbfs_validate(two_d, b, &rule, &vertex, &verr) == OMPDAG_OK,
           "%s from %lld: 2-D result invalid: %s", name, (long long)source, verr.message);
-    int rows = 0, cols = 0;
-    int64_t moved;
-    check(ompdag_dgraph_grid(two_d, &rows, &cols, &moved), "%s: no grid", name);
-    const int64_t bytes = ompdag_dbfs_result_bytes(b), reached = ompdag_dbfs_result_reached(b);
-    const int64_t column = one_column_bytes(two_d, b, rows);
-    if (cols == 1) /* the frontier goes to the R - 1 others, no pair leaves its rank */
-        check(bytes == column, "%s from %lld on %d x 1: %lld bytes, not %lld (%lld reached)", name,
-              (long long)source, rows, (long long)bytes, (long long)column, (long long)reached);
-    const int64_t fold = one_row_fold_bytes(one_d, ompdag_dbfs_result_levels(a), source);
-    if (rows == 1) /* each rank folds a vertex once per search, and only that */
-        check(bytes == fold, "%s from %lld on 1 x %d: %lld bytes, not %lld", name,
-              (long long)source, cols, (long long)bytes, (long long)fold);
+    bytes_match(one_d, two_d, a, b, source, name);
     ompdag_dbfs_result_destroy(a);
     ompdag_dbfs_result_destroy(b);
 }
