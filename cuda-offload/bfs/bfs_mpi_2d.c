@@ -406,8 +406,11 @@ static int64_t pack_fold(search2d *s, int64_t ntouched)
     return (ntouched - scount[grid->j]) * (int64_t)sizeof(dg_pair);
 }
 
-/* The owner's update: a vertex first reached at depth takes the smallest
- * parent any rank of its row sent.  Returns the vertices found. */
+/* The owner's update: a vertex not reached before takes depth and the
+ * parent of the first pair naming it.  That parent is the smallest any rank
+ * of the row sent: MPI_Alltoallv delivers the senders in row order j, the
+ * tails of sender j lie in vertex block j, and the blocks ascend with j
+ * (each sender already sent its smallest).  Returns the vertices found. */
 static int64_t owner_update(search2d *s, const dg_pair *got, int64_t n, int32_t depth)
 {
     const ompdag_dgraph *g = s->g;
@@ -415,13 +418,10 @@ static int64_t owner_update(search2d *s, const dg_pair *got, int64_t n, int32_t 
     int64_t found = 0;
     for (int64_t k = 0; k < n; ++k) {
         const int64_t lv = got[k].a - g->lo;
-        if (r->levels[lv] < 0) {
-            r->levels[lv] = depth;
-            r->parents[lv] = got[k].b;
-            r->queue[found++] = got[k].a;
-        } else if (r->levels[lv] == depth && got[k].b < r->parents[lv]) {
-            r->parents[lv] = got[k].b;
-        }
+        if (r->levels[lv] >= 0) continue;
+        r->levels[lv] = depth;
+        r->parents[lv] = got[k].b;
+        r->queue[found++] = got[k].a;
     }
     return found;
 }

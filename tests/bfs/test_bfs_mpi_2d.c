@@ -236,6 +236,40 @@ static void from_file(void)
     }
 }
 
+/* Two parents one level up, met in descending order: 0 finds 10 and 11,
+ * 10 finds 21 and 11 finds 20 (so 21 is queued first), and 30 hears from
+ * 21 before 20 on every grid (frontiers this small travel as ids, in queue
+ * order).  Its parent must still be 20, the smallest, as in 1-D. */
+static void smallest_parent_first_heard_last(void)
+{
+    char path[600] = "";
+    if (rank == 0) {
+        const char *dir = test_tmpdir();
+        check(dir != NULL, "temp dir");
+        snprintf(path, sizeof path, "%s/diamond.el", dir ? dir : ".");
+        FILE *f = fopen(path, "w");
+        check(f != NULL, "write %s", path);
+        if (f) {
+            fprintf(f, "# vertices 300\n0 10\n0 11\n10 21\n11 20\n20 30\n21 30\n");
+            fclose(f);
+        }
+    }
+    MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    ompdag_error err = {0};
+    ompdag_dgraph *one_d = NULL, *two_d = NULL;
+    const unsigned flags = OMPDAG_GRAPH_UNDIRECTED_SIMPLE;
+    require(ompdag_dgraph_read(path, flags, 0, 1, &one_d, &err), &err, "diamond");
+    require(ompdag_dgraph_read(path, flags, 0, 1, &two_d, &err), &err, "diamond");
+    const int shapes[3][2] = {{0, 0}, {1, size}, {size, 1}};
+    for (int i = 0; i < 3; ++i) {
+        require(ompdag_dgraph_partition_2d(two_d, shapes[i][0], shapes[i][1], &err), &err,
+                "partition 2-D");
+        search_matches(one_d, two_d, 0, "diamond");
+    }
+    ompdag_dgraph_destroy(one_d);
+    ompdag_dgraph_destroy(two_d);
+}
+
 /* A grid that is not the rank count fails on every rank, one message. */
 static void bad_grid(void)
 {
@@ -268,6 +302,7 @@ int main(int argc, char **argv)
     generated(OMPDAG_DGRAPH_KRONECKER, 11, "kron:11");
     generated(OMPDAG_DGRAPH_UNIFORM, 11, "uniform:11");
     from_file();
+    smallest_parent_first_heard_last();
     int total;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
