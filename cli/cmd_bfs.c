@@ -32,8 +32,10 @@ typedef struct bfs_cli {
     int engine_count;
     int sources;
     bool validate, json, directed, show_levels;
-    bool distributed; /* --distributed: the MPI engine even on one rank */
-    int64_t seed;     /* >= 0 */
+    bool distributed;         /* --distributed: the MPI engine even on one rank */
+    bool partition_2d;        /* --partition 2d|RxC: the 2-D engine (bfs_mpi_2d.c) */
+    int grid_rows, grid_cols; /* its grid; 0 x 0: the squarest */
+    int64_t seed;             /* >= 0 */
     int edge_factor;
     const char *save;     /* --save FILE: write the built graph */
     int64_t max_vertices; /* file readers' cap; 0: by file size */
@@ -115,11 +117,27 @@ static int set_switch(const char *arg, void *dest)
     return ompdag_bfs_switch_parse(arg, dest, &err) ? cli_usage_error("bfs", "%s", err.message) : 0;
 }
 
+/* --partition 1d, 2d (the squarest grid) or RxC (that grid). */
+static int set_partition(const char *arg, void *dest)
+{
+    bfs_cli *c = dest;
+    int rows = 0, cols = 0, used = 0;
+    c->partition_2d = strcmp(arg, "1d") != 0;
+    c->grid_rows = c->grid_cols = 0;
+    if (!strcmp(arg, "1d") || !strcmp(arg, "2d")) return 0;
+    if (sscanf(arg, "%dx%d%n", &rows, &cols, &used) != 2 || arg[used] || rows < 1 || cols < 1)
+        return cli_usage_error("bfs", "--partition is 1d, 2d or a grid RxC (such as 2x3), not '%s'",
+                               arg);
+    c->grid_rows = rows;
+    c->grid_cols = cols;
+    return 0;
+}
+
 /* --tau's default in its help text, spelled from bfs.h's value */
 #define BFS_STR(x) #x
 #define BFS_XSTR(x) BFS_STR(x)
 
-enum { BFS_GRAPH_NOPTS = 10, BFS_NOPTS = 25 };
+enum { BFS_GRAPH_NOPTS = 10, BFS_NOPTS = 26 };
 
 /* bfs's options for the graph and the searches, in --help's order. */
 static void bfs_graph_rows(bfs_cli *c, cli_opt t[BFS_GRAPH_NOPTS])
@@ -209,6 +227,10 @@ static void bfs_engine_rows(bfs_cli *c, cli_opt t[BFS_NOPTS - BFS_GRAPH_NOPTS])
         {"distributed", 0, CLI_ARG_NONE, "--distributed",
          "under mpirun: run the distributed engine even on one rank", CLI_OPT_FLAG,
          &c->distributed},
+        {"partition", 0, CLI_ARG_REQUIRED, "--partition P",
+         "under mpirun: 1d (by vertex, default), 2d (top-down on the squarest\n"
+         "R x C grid of the ranks, even on one rank) or RxC (that grid)",
+         CLI_OPT_CALL, c, NULL, set_partition},
     };
     memcpy(t, rows, sizeof rows);
 }
@@ -233,7 +255,8 @@ void cmd_bfs_help(FILE *out)
             "\nUnder mpirun -np N (N > 1, a build with MPI) the graph is split 1-D by vertex over\n"
             "the ranks, each rank runs the cpu engine on its part and the frontier is exchanged\n"
             "every level; the report gives the ranks and the bytes sent per level.  With\n"
-            "--engine gpu each rank runs its bottom-up levels on a GPU of its node.\n"
+            "--engine gpu each rank runs its bottom-up levels on a GPU of its node.  With\n"
+            "--partition 2d the arcs are split over an R x C grid of the ranks (top-down only).\n"
             "The gpu engine needs a CUDA build and a device; without one it stops with the "
             "reason.\n"
             "gpu-sim runs the same kernel logic on the host (its times are host times).\n");
@@ -588,6 +611,11 @@ static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scal
     if (c->json) {
         printf("{\"engine\": \"%s\", \"ranks\": %d, \"threads_per_rank\": %d, ", engine, ranks,
                threads);
+        int rows, cols;
+        int64_t moved;
+        if (ompdag_dgraph_grid(dg, &rows, &cols, &moved))
+            printf("\"grid_rows\": %d, \"grid_cols\": %d, \"grid_moved_bytes\": %lld, ", rows, cols,
+                   (long long)moved);
         if (scale >= 0)
             printf("\"scale\": %d, ", scale);
         else {
@@ -603,6 +631,12 @@ static void mpi_print_header(const bfs_cli *c, const ompdag_dgraph *dg, int scal
            "vertices on rank 0, %d thread%s per rank)\n",
            c->graph_spec, (long long)ompdag_dgraph_vertices(dg), (long long)ompdag_dgraph_edges(dg),
            ranks, (long long)ompdag_dgraph_local_vertices(dg), threads, threads == 1 ? "" : "s");
+    int rows, cols;
+    int64_t moved;
+    if (ompdag_dgraph_grid(dg, &rows, &cols, &moved))
+        printf("2-D partition: a %d x %d grid of the ranks (R x C), top-down only, one thread per "
+               "rank; %lld bytes moved to make the blocks\n",
+               rows, cols, (long long)moved);
     const int64_t file_bytes = ompdag_dgraph_file_bytes(dg);
     if (file_bytes > 0)
         printf("file read in parallel: rank 0 read %lld bytes of it\n", (long long)file_bytes);
@@ -645,6 +679,8 @@ static int mpi_check_options(const bfs_cli *c, bool root)
         (c->engines[0] != OMPDAG_BFS_CPU && c->engines[0] != OMPDAG_BFS_GPU))
         why = "with several MPI ranks the engine is cpu, or gpu (each rank's bottom-up levels on "
               "its GPU); give one of them";
+    else if (c->partition_2d && c->engines[0] != OMPDAG_BFS_CPU)
+        why = "--partition 2d runs on the cpu (top-down only); leave out --engine gpu";
     else if (c->save)
         why = "--save writes a whole graph, which no rank holds under mpirun; run it in one "
               "process";
@@ -660,7 +696,7 @@ static bool mpi_same_options(const bfs_cli *c, bool root)
 {
     bool kron;
     int scale = 0, gen = parse_generated(c->graph_spec, &kron, &scale, NULL);
-    enum { FIELDS = 8 };
+    enum { FIELDS = 9 };
     const int64_t mine[FIELDS] = {gen,
                                   kron,
                                   scale,
@@ -668,7 +704,9 @@ static bool mpi_same_options(const bfs_cli *c, bool root)
                                   (int64_t)c->seed,
                                   c->sources,
                                   c->validate * 2 + c->json,
-                                  c->engine_count * 16 + c->engines[0] * 2 + (c->save != NULL)};
+                                  c->engine_count * 16 + c->engines[0] * 2 + (c->save != NULL),
+                                  ((int64_t)c->grid_rows << 32) + c->grid_cols * 2 +
+                                      c->partition_2d};
     int64_t lo[FIELDS], hi[FIELDS];
     MPI_Allreduce(mine, lo, FIELDS, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(mine, hi, FIELDS, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -676,7 +714,7 @@ static bool mpi_same_options(const bfs_cli *c, bool root)
     if (root)
         fprintf(stderr, "ompdag bfs: the ranks were given different --graph kinds, scales, "
                         "--edge-factor, --seed, --sources, --validate, --format, --engine or "
-                        "--save; give every "
+                        "--save or --partition; give every "
                         "rank the same options\n");
     return false;
 }
@@ -692,6 +730,11 @@ static int bfs_mpi_run(const bfs_cli *c, bool root)
     ompdag_dgraph *dg = NULL;
     int scale;
     if (mpi_load(c, &dg, &scale, &err) != OMPDAG_OK) return root ? cli_fail("bfs", &err) : 1;
+    if (c->partition_2d &&
+        ompdag_dgraph_partition_2d(dg, c->grid_rows, c->grid_cols, &err) != OMPDAG_OK) {
+        ompdag_dgraph_destroy(dg);
+        return root ? cli_fail("bfs", &err) : 1;
+    }
     if (c->engines[0] == OMPDAG_BFS_GPU && ompdag_dgraph_use_gpu(dg, &err) != OMPDAG_OK) {
         ompdag_dgraph_destroy(dg);
         return root ? cli_fail("bfs", &err) : 1;
@@ -745,7 +788,7 @@ static int bfs_mpi(const bfs_cli *c)
         MPI_Finalize();
         return CLI_EXIT_FAIL;
     }
-    if (size == 1 && !c->distributed) {
+    if (size == 1 && !c->distributed && !c->partition_2d) {
         MPI_Finalize();
         return -1;
     }
@@ -765,7 +808,12 @@ static int bfs_launch(const bfs_cli *c)
     if (c->distributed)
         return cli_usage_error("bfs",
                                "--distributed runs under mpirun (mpirun -np N ompdag bfs ...)");
+    if (c->partition_2d)
+        return cli_usage_error("bfs", "--partition 2d runs under mpirun (mpirun -np N ompdag bfs "
+                                      "...)");
 #else
+    if (c->partition_2d)
+        return cli_usage_error("bfs", "--partition 2d needs a build with MPI (and mpirun)");
     if (c->distributed)
         return cli_usage_error("bfs", "--distributed needs a build with MPI "
                                       "(scripts/install-deps.sh installs Open MPI; then rebuild)");

@@ -6,6 +6,9 @@
 # distributed engine to `ompdag bfs --engine cpu` in one process (all
 # threads).  At one rank ompdag runs what `mpirun -np 1 ompdag bfs` runs,
 # the one-process engine (FORCE_DISTRIBUTED=1: the distributed one).
+# PARTITION=2d (or RxC) runs ompdag's 2-D top-down engine instead, at every
+# rank count (one rank: a 1 x 1 grid); `bytes/search` is then its expand +
+# fold volume.
 #
 # usage: bench/bfs/mpi_bench.sh [BUILD] [--reference PATH] [--scale 16]
 #            [--edge-factor 16] [--ranks "1 2 4"] [--sources 64]
@@ -66,7 +69,7 @@ json_bytes() { sed -n 's/.*"mean_comm_bytes": \([0-9.e+-]*\).*/\1/p' | tail -1; 
 num() { awk -v x="$1" 'BEGIN { if (x + 0 > 0) printf "%.4g", x; else printf "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
-echo "BFS under MPI: Kronecker scale $SCALE, edge factor $EF, $SOURCES searches; $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo "BFS under MPI (ompdag --partition ${PARTITION:-1d}): Kronecker scale $SCALE, edge factor $EF, $SOURCES searches; $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo "(TEPS: harmonic mean, the Graph500 figure, then median; on a loaded machine one"
 echo " descheduled rank drags the harmonic mean, the median shows the typical search)"
 oneout=$("$OMPDAG" bfs --graph "kron:$SCALE" --edge-factor "$EF" --sources "$SOURCES" --format json)
@@ -87,6 +90,7 @@ for p in $RANKS; do
     # one rank: what `mpirun -np 1 ompdag bfs` runs, the one-process engine
     dist=(--distributed)
     [ "$p" -eq 1 ] && [ -z "${FORCE_DISTRIBUTED:-}" ] && dist=()
+    [ -n "${PARTITION:-}" ] && dist=(--partition "$PARTITION")
     out=$(mpi "$p" "$OMPDAG" bfs --graph "kron:$SCALE" --edge-factor "$EF" --sources "$SOURCES" \
         "${dist[@]}" --format json)
     bytes=$(echo "$out" | json_bytes)

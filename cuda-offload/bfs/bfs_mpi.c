@@ -101,8 +101,8 @@ static bool dbfs_prepare(const ompdag_dgraph *g, ompdag_dbfs_result *r, int64_t 
 }
 
 /* Records level `depth` (found > 0 only, as the one-process engines do). */
-static bool dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
-                        int64_t bytes)
+bool bfs_dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
+                     int64_t bytes)
 {
     r->bytes += bytes;
     if (found == 0) return true;
@@ -446,7 +446,7 @@ static int64_t bu_phase(dbfs_state *s, int32_t *depth, int64_t n_f, double beta)
         fig[LV_BYTES] = bytes;
         level_reduce(g, fig);
         if (fig[LV_FAILED] ||
-            !dbfs_record(s->r, *depth, OMPDAG_BFS_BOTTOM_UP, fig[LV_FOUND], fig[LV_BYTES]))
+            !bfs_dbfs_record(s->r, *depth, OMPDAG_BFS_BOTTOM_UP, fig[LV_FOUND], fig[LV_BYTES]))
             return -1;
         n_f = fig[LV_FOUND];
     } while (n_f > 0 && (n_f >= old || (double)n_f > (double)g->n / beta));
@@ -456,7 +456,7 @@ static int64_t bu_phase(dbfs_state *s, int32_t *depth, int64_t n_f, double beta)
 
 /* Σ out-degree of reached vertices over all ranks (halved when symmetric),
  * and the reached count: the TEPS numerator, as ompdag_bfs_result_edges. */
-static void count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r)
+void bfs_dbfs_count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r)
 {
     int64_t mine[2] = {0, 0}, all[2];
     for (int64_t v = 0; v < g->nl; ++v)
@@ -484,6 +484,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "dbfs: out of memory for %lld vertices",
                               (long long)g->nl);
     if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
+    if (g->grid2d) return bfs_mpi_2d_search(g, source, r, err); /* bfs_mpi_2d.c */
     dbfs_state s = {.g = g, .r = r};
     const bool owner = dg_owner(g, source) == g->rank;
     int64_t m_f = 0, m_u = g->arcs, n_f = 1, fig[LV_COUNT];
@@ -508,7 +509,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
             td_step(&s, ++depth, fig);
             level_reduce(g, fig);
             failed = fig[LV_FAILED] ||
-                     !dbfs_record(r, depth, OMPDAG_BFS_TOP_DOWN, fig[LV_FOUND], fig[LV_BYTES]);
+                     !bfs_dbfs_record(r, depth, OMPDAG_BFS_TOP_DOWN, fig[LV_FOUND], fig[LV_BYTES]);
             n_f = fig[LV_FOUND];
             m_f = fig[LV_DEGREE];
         }
@@ -521,7 +522,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
                               "the search from %lld",
                               depth, (long long)source);
     if ((st = bfs_mpi_agree(g->comm, st, err)) != OMPDAG_OK) return st;
-    count_traversed(g, r);
+    bfs_dbfs_count_traversed(g, r);
     return OMPDAG_OK;
 }
 

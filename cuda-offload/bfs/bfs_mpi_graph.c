@@ -387,6 +387,7 @@ void ompdag_dgraph_destroy(ompdag_dgraph *g)
     if (!g) return;
     if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
     bfs_mpi_gpu_close(g->gpu);
+    bfs_mpi_2d_free(g->grid2d);
     free(g->offsets);
     free(g->adj32);
     free(g->adj64);

@@ -30,6 +30,8 @@ struct ompdag_dgraph {
     bool symmetric;     /* every arc has its reverse (global) */
     int64_t file_bytes; /* bytes this rank read from a graph file (0: generated) */
     bfs_mpi_gpu *gpu;   /* this rank's device, when ompdag_dgraph_use_gpu bound one */
+    /* the 2-D blocks (bfs_mpi_2d.c), when ompdag_dgraph_partition_2d made them */
+    struct bfs_mpi_2d *grid2d;
 };
 
 static inline int64_t dg_nbr(const ompdag_dgraph *g, int64_t e)
@@ -115,5 +117,17 @@ struct ompdag_dbfs_result {
     int64_t send_cap, recv_cap;
     int *scount;
 };
+
+/* The 2-D search (bfs_mpi_2d.c) shares the 1-D engine's result steps
+ * (bfs_mpi.c): recording a level, and the TEPS figures at the end. */
+bool bfs_dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
+                     int64_t bytes);
+void bfs_dbfs_count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r);
+
+/* bfs_mpi_2d.c: frees g->grid2d (NULL allowed); runs the top-down 2-D
+ * search on r, which ompdag_dbfs_run has prepared (levels and parents -1). */
+void bfs_mpi_2d_free(struct bfs_mpi_2d *grid);
+ompdag_status bfs_mpi_2d_search(const ompdag_dgraph *g, int64_t source, ompdag_dbfs_result *r,
+                                ompdag_error *err);
 
 #endif

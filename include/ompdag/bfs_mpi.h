@@ -94,6 +94,23 @@ int64_t ompdag_dgraph_neighbor(const ompdag_dgraph *g, int64_t v, int64_t i);
  * has no device or the build has no CUDA; g then stays on the CPU. */
 ompdag_status ompdag_dgraph_use_gpu(ompdag_dgraph *g, ompdag_error *err);
 
+/* Collective: splits g's arcs over a rows × cols process grid (Buluç and
+ * Madduri, SC'11, §4.2), after which ompdag_dbfs_run searches top-down
+ * only, each level an expand of the frontier along the processor column
+ * (MPI_Allgatherv) and a fold of the found vertices, with their parents,
+ * along the processor row (MPI_Alltoallv).  Rank p is grid cell (p mod
+ * rows, p / rows); its vertices and results stay those of the 1-D layout
+ * (so validation and the accessors are unchanged).  rows = cols = 0 picks
+ * the squarest grid (rows <= cols); else rows · cols must be the rank
+ * count (OMPDAG_ERR_ARGUMENT on every rank).  The arcs move once, in one
+ * MPI_Alltoallv of 16 bytes per arc.  Calling it again regrids. */
+ompdag_status ompdag_dgraph_partition_2d(ompdag_dgraph *g, int rows, int cols, ompdag_error *err);
+
+/* The grid of ompdag_dgraph_partition_2d: true with *rows, *cols and the
+ * bytes its redistribution sent between ranks (all ranks); false (outputs
+ * untouched) for a 1-D graph.  Not collective. */
+bool ompdag_dgraph_grid(const ompdag_dgraph *g, int *rows, int *cols, int64_t *moved_bytes);
+
 /* Frees g.  NULL is allowed.  Not collective. */
 void ompdag_dgraph_destroy(ompdag_dgraph *g);
 
@@ -115,7 +132,8 @@ typedef struct ompdag_dbfs_level {
     ompdag_bfs_direction direction;
     int64_t visited; /* vertices found at this level, all ranks */
     int64_t bytes;   /* payload bytes sent between ranks to compute it, all ranks:
-                        top-down 16 per (vertex, parent) pair sent to another rank;
+                        top-down 16 per (vertex, parent) pair sent to another rank
+                        (2-D: plus 8 per frontier id or bitmap word, times rows - 1);
                         bottom-up 8 per bitmap word, times (ranks - 1) receivers */
 } ompdag_dbfs_level;
 
