@@ -100,26 +100,6 @@ static bool dbfs_prepare(const ompdag_dgraph *g, ompdag_dbfs_result *r, int64_t 
     return true;
 }
 
-/* Records level `depth` (found > 0 only, as the one-process engines do). */
-bool bfs_dbfs_record(ompdag_dbfs_result *r, int depth, ompdag_bfs_direction dir, int64_t found,
-                     int64_t bytes)
-{
-    r->bytes += bytes;
-    if (found == 0) return true;
-    if (depth >= r->lv_cap) {
-        int cap = r->lv_cap ? 2 * r->lv_cap : 64;
-        while (cap <= depth)
-            cap *= 2;
-        ompdag_dbfs_level *grown = realloc(r->lv, (size_t)cap * sizeof *grown);
-        if (!grown) return false;
-        r->lv = grown;
-        r->lv_cap = cap;
-    }
-    r->lv[depth] = (ompdag_dbfs_level){.direction = dir, .visited = found, .bytes = bytes};
-    r->level_count = depth + 1;
-    return true;
-}
-
 /* The search state of one rank. */
 typedef struct dbfs_state {
     const ompdag_dgraph *g;
@@ -127,11 +107,6 @@ typedef struct dbfs_state {
     int64_t qsize; /* local queue */
     int oom;
 } dbfs_state;
-
-static inline int64_t local_degree(const ompdag_dgraph *g, int64_t lv)
-{
-    return g->offsets[lv + 1] - g->offsets[lv];
-}
 
 /* Claims local vertex lv for parent u (global id) at depth; threads may
  * race.  The first claim of the vertex (a compare-and-swap on its level)
@@ -247,7 +222,7 @@ static int64_t td_expand(dbfs_state *s, int64_t qsize, int32_t depth, int T, int
                 if (owner != g->rank) {
                     r->send[at[owner]++] = (dg_pair){v, u};
                 } else if (claim(r, v - g->lo, u, depth)) {
-                    m_f += local_degree(g, v - g->lo);
+                    m_f += dg_local_degree(g, v - g->lo);
                     buf[nbuf++] = v;
                     if (nbuf == 256) push_found(s, buf, nbuf), nbuf = 0;
                 }
@@ -273,7 +248,7 @@ static int64_t td_receive(dbfs_state *s, int64_t nrecv, int32_t depth)
         for (int64_t i = i0; i < i1; ++i) {
             const int64_t v = r->recv[i].a;
             if (claim(r, v - g->lo, r->recv[i].b, depth)) {
-                m_f += local_degree(g, v - g->lo);
+                m_f += dg_local_degree(g, v - g->lo);
                 buf[nbuf++] = v;
                 if (nbuf == 256) push_found(s, buf, nbuf), nbuf = 0;
             }
@@ -454,21 +429,6 @@ static int64_t bu_phase(dbfs_state *s, int32_t *depth, int64_t n_f, double beta)
     return n_f;
 }
 
-/* Σ out-degree of reached vertices over all ranks (halved when symmetric),
- * and the reached count: the TEPS numerator, as ompdag_bfs_result_edges. */
-void bfs_dbfs_count_traversed(const ompdag_dgraph *g, ompdag_dbfs_result *r)
-{
-    int64_t mine[2] = {0, 0}, all[2];
-    for (int64_t v = 0; v < g->nl; ++v)
-        if (r->levels[v] >= 0) {
-            mine[0] += local_degree(g, v);
-            ++mine[1];
-        }
-    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, g->comm);
-    r->edges = g->symmetric ? all[0] / 2 : all[0];
-    r->reached = all[1];
-}
-
 ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
                               const ompdag_bfs_options *opts, ompdag_dbfs_result *r,
                               ompdag_error *err)
@@ -494,7 +454,7 @@ ompdag_status ompdag_dbfs_run(const ompdag_dgraph *g, int64_t source,
         r->levels[source - g->lo] = 0;
         r->parents[source - g->lo] = source;
         r->queue[s.qsize++] = source;
-        m_f = local_degree(g, source - g->lo);
+        m_f = dg_local_degree(g, source - g->lo);
     }
     MPI_Bcast(&m_f, 1, MPI_INT64_T, dg_owner(g, source), g->comm);
     int32_t depth = 0;

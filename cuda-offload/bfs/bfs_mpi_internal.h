@@ -47,6 +47,12 @@ static inline void dg_set_nbr(ompdag_dgraph *g, int64_t e, int64_t v)
         g->adj64[e] = v;
 }
 
+/* The out-degree of local vertex lv (an index into this rank's rows). */
+static inline int64_t dg_local_degree(const ompdag_dgraph *g, int64_t lv)
+{
+    return g->offsets[lv + 1] - g->offsets[lv];
+}
+
 static inline int dg_owner(const ompdag_dgraph *g, int64_t v)
 {
     return (int)(v / g->block);
