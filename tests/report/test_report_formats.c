@@ -215,18 +215,21 @@ Test(html, loads_in_headless_chromium, .timeout = 90)
         "--headless --no-sandbox --disable-gpu --disable-background-networking "
         "--disable-component-update --disable-sync --no-first-run --hide-scrollbars "
         "--enable-logging=stderr --v=0";
-    r = sh("timeout 60 chromium %s --user-data-dir=$(mktemp -d) --dump-dom file://%s/p.html", flags,
-           tmpdir());
+    /* chromium's profile and HOME inside the test's own directory: nothing
+     * is written outside it */
+    r = sh("HOME=%s timeout 60 chromium %s --user-data-dir=%s/chrome-dom --dump-dom "
+           "file://%s/p.html",
+           tmpdir(), flags, tmpdir(), tmpdir());
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "data-ompdag-ready=\"1\"") != NULL, "the page's script did not finish");
     cr_expect(strstr(r.out, "<svg") != NULL);
     cr_expect_null(strstr(r.err, "Uncaught"), "%s", r.err);
     cr_expect_null(strstr(r.err, ":ERROR:CONSOLE"), "%s", r.err);
     done(r);
-    r = sh("timeout 60 chromium %s --user-data-dir=$(mktemp -d) --window-size=1280,1400 "
+    r = sh("HOME=%s timeout 60 chromium %s --user-data-dir=%s/chrome-shot --window-size=1280,1400 "
            "--screenshot=%s/p.png file://%s/p.html && test -s %s/p.png && head -c 8 %s/p.png | od "
            "-c | head -1",
-           flags, tmpdir(), tmpdir(), tmpdir(), tmpdir());
+           tmpdir(), flags, tmpdir(), tmpdir(), tmpdir(), tmpdir(), tmpdir());
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "P   N   G") != NULL, "no PNG screenshot: %s", r.out);
     done(r);
