@@ -167,3 +167,11 @@ ompdag_status condag_json_edge_not_a_pair(const char *where, size_t i, ompdag_er
                             "%s: edges[%zu] must be a pair of node ids [\"from\", \"to\"]", where,
                             i);
 }
+
+bool condag_json_node_depend_from(json_t *node, const json_t *depend)
+{
+    if (!depend) return true;
+    json_t *list = json_object_get(depend, json_string_value(json_object_get(node, "id")));
+    json_object_del(node, "depend");
+    return !list || json_object_set(node, "depend", list) == 0;
+}

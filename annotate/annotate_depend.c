@@ -264,18 +264,30 @@ static bool reaches(run_ctx *x, int32_t from, int32_t to)
 }
 
 /* Do the runtime depend lists of a and b share an address that one writes? */
-static bool lists_conflict(const trace_ctx *c, uint64_t a, uint64_t b)
+const dep_item *annot_dep_items_of(const trace_ctx *c, uint64_t task, size_t *count)
 {
-    dep_item key = {a, 0, 0, 0, 0};
+    dep_item key = {task, 0, 0, 0, 0};
     size_t lo = 0, hi = c->nitems;
-    while (lo < hi) { /* first item of a */
+    while (lo < hi) { /* the first item of task */
         size_t mid = (lo + hi) / 2;
         if (cmp_item(&c->items[mid], &key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t i = lo; i < c->nitems && c->items[i].task == a; ++i) {
+    size_t end = lo;
+    while (end < c->nitems && c->items[end].task == task)
+        ++end;
+    *count = end - lo;
+    return c->items + lo;
+}
+
+static bool lists_conflict(const trace_ctx *c, uint64_t a, uint64_t b)
+{
+    size_t na;
+    const dep_item *ia = annot_dep_items_of(c, a, &na);
+    size_t lo = (size_t)(ia - c->items);
+    for (size_t i = lo; i < lo + na; ++i) {
         dep_item k2 = {b, c->items[i].addr, 0, 0, 0};
         const dep_item *m = bsearch(&k2, c->items, c->nitems, sizeof *c->items, cmp_item);
         if (!m) continue;

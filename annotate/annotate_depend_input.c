@@ -77,24 +77,6 @@ static int cmp_by_addr(const void *x, const void *y)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* The items of task `task` (c->items sorted by task, then address). */
-static const dep_item *items_of(const trace_ctx *c, uint64_t task, size_t *count)
-{
-    size_t lo = 0, hi = c->nitems;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->items[mid].task < task)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < c->nitems && c->items[end].task == task)
-        ++end;
-    *count = end - lo;
-    return c->items + lo;
-}
-
 /* Appends T node t's items (its instance e) by their place in the list;
  * false (after refusing) when they cannot stand for the graph's clauses. */
 static bool append_task(const trace_ctx *c, graph_info *gi, int32_t t, const task_entry *e,
@@ -103,7 +85,7 @@ static bool append_task(const trace_ctx *c, graph_info *gi, int32_t t, const tas
     const ompdag_condag *g = gi->g;
     const char *id = ompdag_condag_node_id(g, t);
     size_t k = 0;
-    const dep_item *it = e ? items_of(c, e->id, &k) : NULL;
+    const dep_item *it = e ? annot_dep_items_of(c, e->id, &k) : NULL;
     int32_t clauses = ompdag_condag_node_depend_count(g, t);
     if (!clauses && !k) return true;
     if (!e) return true; /* not created in this run: the structure check covers it */

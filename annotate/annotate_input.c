@@ -249,8 +249,9 @@ static json_t *recorded(const ompdag_annotation *a, size_t graph, const uint8_t 
     int64_t *median = malloc(((size_t)g->n * IN_KINDS + 1) * sizeof *median), ex = 0;
     int64_t ex_path = 0, ex_work = 0, ex_waits = 0, ex_root = 0;
     annot_budget b;
+    json_t *dep = annot_depend_input_json(g); /* NULL: the graph's own clauses */
     bool ok = after && nodes && delays && wcets && med_delays && med_wcets && median &&
-              annot_input_budget(a, graph, median, &b) && annot_with_margin(a, b.all, &ex) &&
+              annot_input_budget(a, graph, dep, median, &b) && annot_with_margin(a, b.all, &ex) &&
               annot_with_margin(a, b.path, &ex_path) && annot_with_margin(a, b.work, &ex_work) &&
               annot_with_margin(a, b.root_waits, &ex_waits) &&
               annot_with_margin(a, b.root, &ex_root);
@@ -289,7 +290,6 @@ static json_t *recorded(const ompdag_annotation *a, size_t graph, const uint8_t 
         assert(!ok || w <= wcet[v]);
     }
     free(after), free(median);
-    json_t *dep = ok ? annot_depend_input_json(g) : NULL;
     char claim[200];
     snprintf(claim, sizeof claim, "the task structure of these %llu runs%s",
              (unsigned long long)g->input_runs, dep ? ", with their depend items by address" : "");

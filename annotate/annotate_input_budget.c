@@ -124,32 +124,20 @@ static bool longest_excess_path(ompdag_condag *copy, const int64_t *w, int64_t *
     return ompdag_rta_tied_root_path(copy, lp, &err) == OMPDAG_OK;
 }
 
-/* Every T node's "depend" by the runtime's addresses when annotate has them
- * (annotate_depend_input.c): the report bounds the input with those, and
- * the chains are paths of its D-edges. */
-static bool by_address(json_t *j, const graph_info *g)
+/* A copy of g whose WCETs and delays the budget may overwrite, or NULL; its
+ * T nodes take their clauses by address when annotate has them (depend), as
+ * the report's bound of the input does, so the chains are paths of its
+ * D-edges. */
+static ompdag_condag *scratch_copy(const graph_info *g, const json_t *depend)
 {
-    json_t *dep = annot_depend_input_json(g), *node;
-    if (!dep) return true;
-    size_t i;
-    bool ok = true;
-    json_array_foreach(json_object_get(j, "nodes"), i, node)
-    {
-        json_t *list = json_object_get(dep, json_string_value(json_object_get(node, "id")));
-        json_object_del(node, "depend");
-        if (list && json_object_set(node, "depend", list)) ok = false;
-    }
-    json_decref(dep);
-    return ok;
-}
-
-/* A copy of g whose WCETs and delays the budget may overwrite, or NULL. */
-static ompdag_condag *scratch_copy(const graph_info *g)
-{
-    json_t *j = ompdag_condag_to_json(g->g);
+    json_t *j = ompdag_condag_to_json(g->g), *node;
     ompdag_condag *copy = NULL;
     ompdag_error err;
-    if (!j || !by_address(j, g) || condag_from_json(j, "budget", &copy, &err)) copy = NULL;
+    size_t i;
+    bool ok = j != NULL;
+    json_array_foreach(json_object_get(j, "nodes"), i, node) ok =
+        ok && condag_json_node_depend_from(node, depend);
+    if (!ok || condag_from_json(j, "budget", &copy, &err)) copy = NULL;
     json_decref(j);
     return copy;
 }
@@ -170,10 +158,11 @@ static void run_paths(annot_paths *paths, ompdag_condag *copy, const int64_t *w,
 }
 
 /* The budgets from the excesses sorted by run. */
-static bool largest_budgets(const graph_info *g, const run_excess *e, size_t n, annot_budget *out)
+static bool largest_budgets(const graph_info *g, const json_t *depend, const run_excess *e,
+                            size_t n, annot_budget *out)
 {
     int64_t *w = calloc((size_t)g->n + 1, sizeof *w);
-    ompdag_condag *copy = n ? scratch_copy(g) : NULL;
+    ompdag_condag *copy = n ? scratch_copy(g, depend) : NULL;
     annot_paths *paths = copy ? annot_paths_create(copy) : NULL;
     bool ok = w != NULL;
     for (size_t i = 0, j; ok && i < n; i = j) {
@@ -194,8 +183,8 @@ static bool largest_budgets(const graph_info *g, const run_excess *e, size_t n, 
     return ok;
 }
 
-bool annot_input_budget(const ompdag_annotation *a, size_t graph, int64_t *median,
-                        annot_budget *out)
+bool annot_input_budget(const ompdag_annotation *a, size_t graph, const json_t *depend,
+                        int64_t *median, annot_budget *out)
 {
     const graph_info *g = &a->graphs[graph];
     size_t n = g->nndel;
@@ -210,7 +199,8 @@ bool annot_input_budget(const ompdag_annotation *a, size_t graph, int64_t *media
     free(d);
     run_excess *e = NULL;
     size_t ne = 0;
-    ok = ok && collect_excesses(a, graph, g, median, &e, &ne) && largest_budgets(g, e, ne, out);
+    ok = ok && collect_excesses(a, graph, g, median, &e, &ne) &&
+         largest_budgets(g, depend, e, ne, out);
     free(e);
     return ok;
 }

@@ -659,7 +659,8 @@ typedef struct annot_node_delay {
  * and kind the median delay over the clean runs (median[v * 3 + kind], -1:
  * none), and the largest excesses one clean run had over the delay medians
  * and its classes' WCET medians: summed over every node (all), along the
- * worst path of G_r (path), and the WCET part alone (work).  false on
+ * worst path of G_r (path), and the WCET part alone (work); depend is the
+ * input's clauses by address (annot_depend_input_json, or NULL).  false on
  * ENOMEM. */
 typedef struct annot_budget {
     int64_t all;        /* delay + WCET excesses over every node */
@@ -668,8 +669,8 @@ typedef struct annot_budget {
     int64_t root;       /* of G_r (rule tied-root) */
     int64_t work;       /* WCET excesses over every node */
 } annot_budget;
-bool annot_input_budget(const ompdag_annotation *a, size_t graph, int64_t *median,
-                        annot_budget *out);
+bool annot_input_budget(const ompdag_annotation *a, size_t graph, const json_t *depend,
+                        int64_t *median, annot_budget *out);
 
 /* annotate_input_paths.c: longest paths of node weights w (w[v] >= 0) in G
  * (F, T, W and the union of the D-edges) or, with root_waits, in the tied
@@ -708,6 +709,9 @@ json_t *annot_depend_input_json(const graph_info *gi);
 
 /* annotate_depend.c: the runtime's dependence order against the graph */
 ompdag_status annot_depend_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err);
+/* The depend items of task `task` (*count of them) in c->items, which must
+ * be sorted by task, then address (annot_depend_check sorts them). */
+const dep_item *annot_dep_items_of(const trace_ctx *c, uint64_t task, size_t *count);
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
 void annot_depend_ready(trace_ctx *c); /* before annot_overhead_collect */

@@ -61,17 +61,8 @@ static void kept_degrees(const ompdag_condag *g, const uint8_t *keep, int32_t *o
 }
 
 /* Kept nodes with their input delays and WCETs, C/J with one branch left as N. */
-/* A kept T node's clauses, by the runtime's addresses when annotate recorded
- * them ("input"."depend", annotate_depend_input.c): then every T node takes
- * its list there, or none. */
-static bool input_clauses(json_t *node, const char *id, const json_t *depend)
-{
-    if (!depend) return true;
-    json_t *list = json_object_get(depend, id);
-    json_object_del(node, "depend");
-    return !list || json_object_set(node, "depend", list) == 0;
-}
-
+/* Kept nodes with their input delays and WCETs, C/J with one branch left as N,
+ * and every T node's clauses by address when annotate recorded them (depend). */
 static json_t *kept_nodes(const ompdag_condag *g, const json_t *nodes, const uint8_t *keep,
                           const json_t *delays, const json_t *wcets, const json_t *depend)
 {
@@ -93,8 +84,8 @@ static json_t *kept_nodes(const ompdag_condag *g, const json_t *nodes, const uin
         if (c) json_object_del(c, "delay");
         bool ok = c && (!one || json_object_set_new(c, "kind", json_string("N")) == 0) &&
                   (!d || json_object_set(c, "delay", d) == 0) &&
-                  (!w || json_object_set(c, "wcet", w) == 0) && input_clauses(c, id, depend) &&
-                  json_array_append_new(res, c) == 0;
+                  (!w || json_object_set(c, "wcet", w) == 0) &&
+                  condag_json_node_depend_from(c, depend) && json_array_append_new(res, c) == 0;
         if (!ok) {
             json_decref(res);
             res = NULL;

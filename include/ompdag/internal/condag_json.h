@@ -35,6 +35,11 @@ struct json_t *ompdag_condag_extra(const ompdag_condag *g, int32_t node);
 ompdag_status condag_from_json(const struct json_t *obj, const char *where, ompdag_condag **out,
                                ompdag_error *err);
 
+/* Replaces a node object's "depend" key by depend[its "id"] (an input's
+ * clauses by address, annotate_depend_input.c), or drops it when depend
+ * names none; no-op when depend is NULL.  false on ENOMEM. */
+bool condag_json_node_depend_from(struct json_t *node, const struct json_t *depend);
+
 /* Serialises a finalized graph as a new JSON object (caller owns the reference). */
 struct json_t *ompdag_condag_to_json(const ompdag_condag *g);
 
