@@ -23,35 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "ompdag/bfs.h"
 #include "ompdag/bfs_mpi.h"
 #include "ompdag/graph.h"
 #include "test_tmpdir.h"
-
-static int rank, size, failures;
-
-/* Records a failure of this rank (every rank reports its own). */
-static void check(int ok, const char *fmt, ...)
-{
-    if (ok) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "rank %d: FAIL: ", rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    ++failures;
-}
-
-/* Stops every rank when a step that later ones depend on failed. */
-static void require(ompdag_status st, const ompdag_error *err, const char *what)
-{
-    int bad = st != OMPDAG_OK, any;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!any) return;
-    if (bad) fprintf(stderr, "rank %d: FAIL: %s: %s\n", rank, what, err->message);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 /* For steps one rank does alone (writing a file): no collective. */
 static void must(int ok, const char *what)
