@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "condag_loop_depend.h"
 #include "condag_loops.h"
 #include "internal.h"
 #include "ompdag/compact.h"
@@ -87,16 +88,19 @@ static ompdag_status copy_meta(const ompdag_condag *g, ompdag_condag *x)
     return OMPDAG_OK;
 }
 
-/* The depend clauses of T node v (condag.md §6) onto node nv of x: every
- * instance keeps its task's clauses (D-edges join siblings only, so instances
- * of different parents never meet).  Dropping them lowered bounds (issue 26). */
-static ompdag_status copy_depend(const ompdag_condag *g, int32_t v, ompdag_condag *x, int32_t nv,
-                                 ompdag_error *err)
+/* The depend clauses of copy k of T node v (condag.md §6) onto node nv of x:
+ * every instance keeps its task's clauses (D-edges join siblings only, so
+ * instances of different parents never meet).  Dropping them lowered bounds.
+ * A clause indexed by a loop's iteration names its cell in copy k
+ * (condag_loop_depend.c); outside loops k is 0 and every clause is plain. */
+static ompdag_status copy_depend(const ompdag_condag *g, int32_t v, uint64_t k, ompdag_condag *x,
+                                 int32_t nv, ompdag_error *err)
 {
     for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
-        const char *var = ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i));
-        ompdag_status st =
-            ompdag_condag_add_depend(x, nv, ompdag_condag_node_depend_type(g, v, i), var, err);
+        char var[1024];
+        ompdag_status st = condag_loop_depend_cell(g, v, i, k, var, sizeof var, err);
+        if (!st)
+            st = ompdag_condag_add_depend(x, nv, ompdag_condag_node_depend_type(g, v, i), var, err);
         if (st) return st;
     }
     return OMPDAG_OK;
@@ -165,7 +169,7 @@ static ompdag_status expand_instance(expander *e, inst_item it, inst_item *kids,
         if (st) return st;
         if (g->extra && g->extra[v] && ompdag_condag_assign_extra(e->x, nv, g->extra[v]))
             return NOMEM(err);
-        if ((st = copy_depend(g, v, e->x, nv, err))) return st;
+        if ((st = copy_depend(g, v, 0, e->x, nv, err))) return st;
         if ((st = copy_locks(g, v, e->x, nv, err))) return st;
     }
     for (int32_t i = e->tn.off[it.task]; i < e->tn.off[it.task + 1]; ++i) {
@@ -255,7 +259,7 @@ static ompdag_status add_copy(const ompdag_condag *g, int32_t v, uint64_t k, omp
         json_decref(e);
         if (bad) return NOMEM(err);
     }
-    return copy_depend(g, v, x, nv, err);
+    return copy_depend(g, v, k, x, nv, err);
 }
 
 /* The copy of w that copy k of u leads to along the F-edge u -> w. */
@@ -283,6 +287,7 @@ ompdag_status condag_loops_unroll(const ompdag_condag *g, bool wsucc, ompdag_con
 {
     ompdag_condag *x = ompdag_condag_create();
     if (x) x->no_wsucc = !wsucc;
+    if (x) x->dep_unrolled = ompdag_condag_has_depend(g); /* clauses for the unfolding only */
     int64_t *base = malloc(sizeof *base * ((size_t)g->n + 1));
     char *buf = NULL;
     size_t cap = 0;

@@ -69,7 +69,7 @@ void condag_depend_free(condag_dep *d)
 {
     if (!d) return;
     free(d->node), free(d->type), free(d->var), free(d->off), free(d->cvar), free(d->ctype);
-    free(d->var_name);
+    free(d->var_name), free(d->iloop), free(d->ioff), free(d->corig);
     idmap_free(&d->var_map);
     free(d);
 }
@@ -157,6 +157,7 @@ static ompdag_status read_clauses(ompdag_condag *g, int32_t v, const json_t *arr
             return ompdag_error_set(err, OMPDAG_ERR_INVALID,
                                     "node '%s': depend[%zu] has an empty var", node_name(g, v), i);
         ompdag_status st = ompdag_condag_add_depend(g, v, t, json_string_value(var), err);
+        if (!st) st = condag_loop_depend_read_index(g, v, i, c, err); /* condag_loop_depend.c */
         if (st) return st;
     }
     return OMPDAG_OK;
@@ -190,7 +191,8 @@ static ompdag_status build_csr(ompdag_condag *g, ompdag_error *err)
     d->off = calloc((size_t)g->n + 1, sizeof *d->off);
     d->cvar = malloc(sizeof *d->cvar * (size_t)d->n);
     d->ctype = malloc((size_t)d->n);
-    if (!d->off || !d->cvar || !d->ctype) return NOMEM(err);
+    d->corig = malloc(sizeof *d->corig * (size_t)d->n);
+    if (!d->off || !d->cvar || !d->ctype || !d->corig) return NOMEM(err);
     for (int64_t i = 0; i < d->n; ++i)
         d->off[d->node[i] + 1]++;
     for (int32_t v = 0; v < g->n; ++v)
@@ -200,7 +202,7 @@ static ompdag_status build_csr(ompdag_condag *g, ompdag_error *err)
     memcpy(fill, d->off, sizeof *fill * (size_t)g->n);
     for (int64_t i = 0; i < d->n; ++i) {
         int32_t k = fill[d->node[i]]++;
-        d->cvar[k] = d->var[i], d->ctype[k] = d->type[i];
+        d->cvar[k] = d->var[i], d->ctype[k] = d->type[i], d->corig[k] = (int32_t)i;
     }
     free(fill);
     return OMPDAG_OK;
@@ -298,13 +300,16 @@ static ompdag_status mutex_locks(ompdag_condag *g, ompdag_error *err)
 
 ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err)
 {
-    if (g->dep && g->compact) /* a shared body's clauses would stand for several sibling sets */
+    ompdag_status lst = condag_loop_depend_check(g, err); /* indexed cells, compact loops */
+    if (lst) return lst;
+    if (g->dep && g->compact && !g->loops && !g->dep_unrolled)
+        /* a shared body's clauses would stand for several sibling sets */
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "node '%s': depend clauses in a compact graph (shared task bodies) "
                                 "are not modelled; unfold it with `ompdag expand`",
                                 node_name(g, g->dep->node[0]));
     ompdag_status st = g->dep ? build_csr(g, err) : OMPDAG_OK;
-    if (!st && g->dep) st = serial_order(g, err);
+    if (!st && g->dep && !g->dep_unrolled) st = serial_order(g, err); /* unfolded next */
     if (!st && g->dep) st = mutex_locks(g, err);
     return st ? st : condag_locks_finalize(g, err); /* docs/mutex.md */
 }

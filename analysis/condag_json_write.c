@@ -4,6 +4,7 @@
  * that saves files one node or edge per line.
  */
 #include "condag_json_internal.h"
+#include "ompdag/compact.h"
 #include "ompdag/fileio.h"
 
 static json_t *loc_to_json(ompdag_loc loc)
@@ -19,11 +20,18 @@ static json_t *loc_to_json(ompdag_loc loc)
 static json_t *depend_to_json(const ompdag_condag *g, int32_t v)
 {
     json_t *a = json_array();
-    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i)
-        json_array_append_new(
-            a, json_pack("{s:s,s:s}", "type",
-                         ompdag_dep_type_name(ompdag_condag_node_depend_type(g, v, i)), "var",
-                         ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i))));
+    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
+        json_t *c = json_pack(
+            "{s:s,s:s}", "type", ompdag_dep_type_name(ompdag_condag_node_depend_type(g, v, i)),
+            "var", ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i)));
+        int32_t loop;
+        int64_t off;
+        if (c && ompdag_condag_node_depend_index(g, v, i, &loop, &off)) /* docs/compact.md */
+            json_object_set_new(
+                c, "index",
+                json_pack("{s:s,s:I}", "loop", node_name(g, loop), "offset", (json_int_t)off));
+        json_array_append_new(a, c);
+    }
     return a;
 }
 

@@ -111,6 +111,8 @@ struct ompdag_condag {
     struct condag_loops *loops; /* after finalize, NULL when no node has "repeat" */
 
     struct condag_dep *dep; /* depend clauses (§6), NULL when none: condag_depend.c */
+    bool dep_unrolled; /* loops unrolled, bodies still shared: clauses kept for the unfolding
+                          only (condag_loops_unroll; no serial order, never analysed) */
     struct condag_locks *locks; /* locks nodes acquire (docs/mutex.md): condag_locks.c */
     bool locks_declared;        /* the file named the "locks" extension */
 };
@@ -129,6 +131,14 @@ typedef struct condag_dep {
     int64_t var_cap;
     int64_t *var_name;
     idmap var_map;
+    /* Cells indexed by a compact loop's iteration (docs/compact.md, "depend
+     * clauses in compact loops"; condag_loop_depend.c): per clause in the
+     * order added, the loop test whose iteration k names cell k + ioff of
+     * var (iloop -1: a plain var); NULL when no clause is indexed. */
+    int32_t *iloop;
+    int64_t *ioff;
+    int64_t icap;
+    int32_t *corig; /* after finalize: per CSR position, the clause's order added */
 } condag_dep;
 
 /* Dependence modes (docs/depend.md): two tasks' clauses on one var conflict
@@ -155,6 +165,13 @@ ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err);
 /* After the structural checks: CSR of clauses, and (when there are clauses) a
  * topological order that D-edges respect too: the serial order. */
 ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err);
+/* Cells indexed by a compact loop's iteration (condag_loop_depend.c): reads
+ * the optional "index" of clause i (json object c) just added to T node v. */
+ompdag_status condag_loop_depend_read_index(ompdag_condag *g, int32_t v, size_t i,
+                                            const struct json_t *c, ompdag_error *err);
+/* At finalize, after the loops: every index names a loop around its node, in
+ * a graph that declares "loops"; clauses in loops sit in unshared tasks. */
+ompdag_status condag_loop_depend_check(const ompdag_condag *g, ompdag_error *err);
 void condag_depend_free(condag_dep *d);
 
 /* The D-edges (§6 Rule 3) of one flow, as a CSR from task sinks to the

@@ -9,6 +9,7 @@
 #include "condag_loops.h"
 #include "ompdag/compact.h"
 #include "rta_internal.h"
+#include "rta_loop_depend.h"
 
 void ompdag_rta_options_init(ompdag_rta_options *opt, int32_t m)
 {
@@ -26,6 +27,9 @@ ompdag_status ompdag_rta_run(const ompdag_condag *g, ompdag_algorithm alg,
 {
     ompdag_status st = rta_check_inputs(g, opt, err);
     if (st) return st;
+    if (g->loops && ompdag_condag_has_depend(g) &&
+        (alg == OMPDAG_ALG_EXACT || alg == OMPDAG_ALG_DEPEND)) /* clauses in compact loops */
+        return rta_loop_depend(g, opt, out, err);
     if (g->compact && alg != OMPDAG_ALG_EXACT)
         return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                 "%s needs the unfolded graph; this graph is compact (unfold it "

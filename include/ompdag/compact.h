@@ -44,6 +44,23 @@ ompdag_status ompdag_compact_enable_loops(ompdag_condag *g, ompdag_error *err);
 ompdag_status ompdag_compact_set_repeat(ompdag_condag *g, int32_t v, int64_t repeat,
                                         ompdag_error *err);
 
+/* A depend clause of T node v on one cell of array `var`, indexed by the
+ * iteration of a compact loop around v (docs/compact.md, "depend clauses in
+ * compact loops"): in iteration k (0-based) of the loop tested by node
+ * loop_test, the clause names the cell k + offset, the var "var[k+offset]"
+ * of the unrolled graph (the front end's name for a constant cell).  Added
+ * like ompdag_condag_add_depend(); finalize checks that loop_test is a loop
+ * test whose body holds v, in a graph that declares "loops". */
+ompdag_status ompdag_condag_add_depend_indexed(ompdag_condag *g, int32_t v, ompdag_dep_type type,
+                                               const char *var, int32_t loop_test, int64_t offset,
+                                               ompdag_error *err);
+
+/* For clause i of T node v (a finalized graph): true when it is indexed, with
+ * its loop test and offset in *loop_test and *offset; false (outputs
+ * untouched) for a plain var. */
+bool ompdag_condag_node_depend_index(const ompdag_condag *g, int32_t v, int32_t i,
+                                     int32_t *loop_test, int64_t *offset);
+
 /* True when the finalized graph has at least one compact loop. */
 bool ompdag_compact_has_loops(const ompdag_condag *g);
 

@@ -1,0 +1,86 @@
+/*
+ * analysis/rta_loop_depend.c — the exact bound of a graph with compact loops
+ * whose tasks carry depend clauses (docs/compact.md, "depend clauses in
+ * compact loops").
+ *
+ * Source: the depend recurrence of rta_depend.c (docs/analysis.md, "Sibling
+ * dependences"; condag.md §6) on the meaning of a compact loop, its at-most
+ * unrolling (condag_loops_unroll, plugin/fe_loop.c), closed as rta_loop.c
+ * closes Alg1 (Sun, Guan et al., RTSS 2021, for the idea of a dynamic
+ * program over the loop whose cost does not follow the trip count).
+ *
+ * Each value of the depend recurrence (V, A, B, Cw, Dw, and E_k, F_k per key
+ * k of the task) is a maximum of "constant + one value of the successor", so
+ * a loop body is a max-plus matrix M from the state after it to the state
+ * before it.  Keys that name a cell base[p + r] of iteration p are kept
+ * relative to the iteration, r in a window [o_min, o_max]
+ * (rta_loop_depend_keys.c); the next iteration sees them at r − 1, a shift
+ * Sh.  With D the test's weights, the unrolled tests satisfy
+ *     Y_K = x,   Y_p = D ⊗ (x ⊕ M ⊗ Sh ⊗ Y_{p+1})
+ * (x, the exit's state, meets no cell, so Sh ⊗ x = x), the recurrence of
+ * rta_loop.c with P = D ⊗ M ⊗ Sh: Y_0 = S ⊗ x, S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K,
+ * by doubling: O(nodes · dim² + loops · dim³ · log K), independent of K.
+ * The class (no nested loops, a base indexed by one loop of its task, no
+ * plain clause naming one of its cells, dim <= LD_MAX_DIM) and the proof
+ * are in docs/compact.md.  Outside it the bound is rta_depend.c on the
+ * expansion `ompdag expand` writes, up to RTA_LOOP_DEPEND_LIMIT unrolled
+ * nodes, and the graph is refused by name above: never less than exact.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "condag_loops.h"
+#include "ompdag/compact.h"
+#include "rta_loop_depend.h"
+#include "rta_loop_depend_internal.h"
+
+static ompdag_status too_large(const ompdag_condag *g, uint64_t size, ompdag_error *err)
+{
+    char loop[512], n[32];
+    condag_loops_name_largest(g, loop, sizeof loop);
+    if (size == OMPDAG_COMPACT_MANY)
+        snprintf(n, sizeof n, "more than 2^64");
+    else
+        snprintf(n, sizeof n, "%llu", (unsigned long long)size);
+    return ompdag_error_set(err, OMPDAG_ERR_LIMIT,
+                            "the graph has depend clauses inside compact loops; their exact bound "
+                            "is computed on the unrolled loops, which have %s nodes, above the "
+                            "limit of %d (RTA_LOOP_DEPEND_LIMIT)%s; lower the loop bound, or "
+                            "drop the loop variable from the depend items",
+                            n, RTA_LOOP_DEPEND_LIMIT, loop);
+}
+
+/* The bound on the unrolling (rta_depend.c on `ompdag expand`'s graph). */
+static ompdag_status unrolled_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                    ompdag_rta_result *r, ompdag_error *err)
+{
+    uint64_t size = ompdag_compact_expanded_node_count(g);
+    if (size > RTA_LOOP_DEPEND_LIMIT) return too_large(g, size, err);
+    ompdag_condag *x = NULL;
+    ompdag_rta_result *xr = NULL;
+    ompdag_rta_options xo = *opt;
+    xo.bound_only = true; /* the unrolled witness has no node of g to map to yet */
+    ompdag_status st = ompdag_compact_expand(g, RTA_LOOP_DEPEND_LIMIT, &x, err);
+    if (!st) st = rta_depend(x, &xo, &xr, err);
+    if (!st) r->bound_times_m = xr->bound_times_m, r->exact = xr->exact;
+    ompdag_rta_result_destroy(xr);
+    ompdag_condag_destroy(x);
+    return st;
+}
+
+ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *opt,
+                              ompdag_rta_result **out, ompdag_error *err)
+{
+    ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_DEPEND, opt->m, false);
+    if (!r) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    r->compact = true;
+    bool closed = false;
+    ompdag_status st = ld_closure_bound(g, opt, r, &closed, err);
+    if (!st && !closed) st = unrolled_bound(g, opt, r, err);
+    if (st) {
+        ompdag_rta_result_destroy(r);
+        return st;
+    }
+    *out = r;
+    return OMPDAG_OK;
+}

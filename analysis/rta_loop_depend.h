@@ -1,0 +1,22 @@
+/*
+ * analysis/rta_loop_depend.h — the bound of a graph with compact loops and
+ * depend clauses (analysis/rta_loop_depend.c), internal to the analysis
+ * library.
+ */
+#ifndef OMPDAG_RTA_LOOP_DEPEND_H
+#define OMPDAG_RTA_LOOP_DEPEND_H
+
+#include "rta_internal.h"
+
+/* Unrolled nodes up to which the bound is computed on the unrolling. */
+#define RTA_LOOP_DEPEND_LIMIT 1000000
+
+/* The exact depend bound (rta_depend.c) of the at-most unrolling of g's
+ * loops, bit for bit that of `ompdag expand`'s graph.  *out (owned by the
+ * caller, ompdag_rta_result_destroy) has the bound and "exact", no witness.
+ * OMPDAG_ERR_LIMIT names the limit and the largest loop above
+ * RTA_LOOP_DEPEND_LIMIT unrolled nodes. */
+ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *opt,
+                              ompdag_rta_result **out, ompdag_error *err);
+
+#endif
