@@ -62,8 +62,10 @@
 #include <string.h>
 
 #include "fe_depend.h"
+#include "fe_depend_loop.h"
 #include "fe_mutex.h"
 #include "fe_walk.h"
+#include "ompdag/compact.h"
 
 #define MEMORY_VAR "[memory]"
 #define ALL_MEMORY_VAR "[omp_all_memory]"
@@ -71,11 +73,12 @@
 #define MAX_DIMS 4
 
 typedef enum item_kind {
-    ITEM_MEMORY = 0,    /* memory-based: "[memory]" */
-    ITEM_NAMED = 1,     /* the storage of an identifier */
-    ITEM_ARRAY = 2,     /* cells of a true array, constant ranges in [lo, hi) */
-    ITEM_ARRAY_ANY = 3, /* somewhere in a true array (a subscript is not constant) */
-    ITEM_ALL_MEMORY = 4 /* the reserved locator omp_all_memory: "[omp_all_memory]" */
+    ITEM_MEMORY = 0,     /* memory-based: "[memory]" */
+    ITEM_NAMED = 1,      /* the storage of an identifier */
+    ITEM_ARRAY = 2,      /* cells of a true array, constant ranges in [lo, hi) */
+    ITEM_ARRAY_ANY = 3,  /* somewhere in a true array (a subscript is not constant) */
+    ITEM_ALL_MEMORY = 4, /* the reserved locator omp_all_memory: "[omp_all_memory]" */
+    ITEM_LOOP_CELL = 5   /* A[i + c] in a compact loop: the cell follows the iteration */
 } item_kind;
 
 typedef struct dep_item {
@@ -84,6 +87,7 @@ typedef struct dep_item {
     int8_t rank;  /* ITEM_ARRAY: dimensions of the array */
     char *name;   /* identifier or array base; NULL for memory items */
     long long dim[MAX_DIMS], lo[MAX_DIMS], hi[MAX_DIMS];
+    int32_t loop; /* ITEM_LOOP_CELL: the compact loop's test node; cell lo[0] + k */
 } dep_item;
 
 struct fe_dep {
@@ -204,7 +208,7 @@ static long long ex_atom(expr_in *e, int depth)
         for (const fe_bind *x = e->w->binds; x; x = x->up)
             if (x->task == e->w->task && x->depth == e->w->depth && strlen(x->name) == n &&
                 !strncmp(x->name, b, n))
-                return x->value;
+                return x->compact_test ? (e->ok = false, 0) : x->value; /* compact: no value */
         return e->ok = false, 0;
     }
     return e->ok = false, 0;
@@ -321,10 +325,45 @@ static int array_dims(const walker *w, const char *name, long long dim[MAX_DIMS]
     return rank;
 }
 
+/* A subscript [p, q) of a rank-1 array that names the variable x of a
+ * compact loop: the cell x + c of iteration k is start + c + k, kept as an
+ * indexed item (docs/compact.md); NULL, or the refusal. */
+static const char *loop_cell(const walker *w, const fe_bind *x, const char *p, const char *q,
+                             int rank, bool section, long long dim, dep_item *it)
+{
+    static _Thread_local char why[320];
+    int32_t test = (x->compact_test > 0 ? x->compact_test : -x->compact_test) - 1;
+    long long k = w->g->nodes[test].repeat, c, lo;
+    int line = w->g->nodes[test].line;
+    const char *what = rank != 1 || section  ? "a section or a multi-dimensional item"
+                       : x->compact_test < 0 ? "a loop whose step is not 1"
+                       : !fe_depend_loop_affine(x->name, p, q)
+                           ? "a subscript other than the variable plus a constant (coefficient 1)"
+                           : NULL;
+    walker at0 = *w; /* the subscript with x = 0 gives c */
+    fe_bind zero = {x->name, 0, w->task, w->depth, w->binds, 0};
+    at0.binds = &zero;
+    if (!what && (!eval_text(&at0, p, q, &c) || __builtin_add_overflow(x->value, c, &lo)))
+        what = "a subscript whose constant part is not a constant";
+    else if (!what && (lo < 0 || k > dim || lo > dim - k))
+        what = "a cell that the loop's iterations may take out of the array's bounds";
+    if (!what) {
+        it->lo[0] = lo, it->hi[0] = lo + 1, it->loop = test;
+        return NULL;
+    }
+    snprintf(why, sizeof why,
+             "'%.*s' uses the variable '%s' of the compact loop at line %d in %s, which the "
+             "compact body cannot name per iteration (docs/compact.md)",
+             (int)(q - p), p, x->name, line, what);
+    return why;
+}
+
 /* Reads `base[s1][s2]...` (each s an index or a section lb:len) into it as an
- * array item; false when the item has another shape.  A subscript that is
- * not constant here makes it ITEM_ARRAY_ANY. */
-static bool array_item(const walker *w, const char *s, size_t len, dep_item *it)
+ * array item; false when the item has another shape (and *why set when a
+ * compact loop's variable is used in a way that is refused).  A subscript
+ * that is not constant here makes it ITEM_ARRAY_ANY; i + c of a compact
+ * loop's variable i makes it ITEM_LOOP_CELL. */
+static bool array_item(const walker *w, const char *s, size_t len, dep_item *it, const char **why)
 {
     const char *p = s, *end = s + len;
     while (p < end && *p == ' ')
@@ -339,7 +378,7 @@ static bool array_item(const walker *w, const char *s, size_t len, dep_item *it)
     if (!name) return false;
     long long dim[MAX_DIMS];
     int rank = array_dims(w, name, dim), k = 0;
-    bool constant = rank > 0, oob = false;
+    bool constant = rank > 0, oob = false, looped = false;
     while (p < end) {
         while (p < end && *p == ' ')
             ++p;
@@ -353,6 +392,12 @@ static bool array_item(const walker *w, const char *s, size_t len, dep_item *it)
             ++q;
         }
         if (q >= end) return free(name), false;
+        const fe_bind *x = fe_depend_loop_var(w, p, q);
+        if (x && !(*why = loop_cell(w, x, p, q, rank, colon != NULL, rank ? dim[0] : 0, it))) {
+            looped = true, p = q + 1, ++k;
+            continue;
+        }
+        if (x) return free(name), false;
         long long lo = 0, n = 1;
         bool ok;
         if (colon) {
@@ -379,7 +424,7 @@ static bool array_item(const walker *w, const char *s, size_t len, dep_item *it)
         it->lo[d] = 0, it->hi[d] = dim[d];
     memcpy(it->dim, dim, sizeof dim);
     it->rank = (int8_t)rank;
-    it->kind = constant ? ITEM_ARRAY : ITEM_ARRAY_ANY;
+    it->kind = looped ? ITEM_LOOP_CELL : constant ? ITEM_ARRAY : ITEM_ARRAY_ANY;
     it->name = name;
     return true;
 }
@@ -439,8 +484,10 @@ static bool parse_clause(const walker *w, fe_dep *d, const char *arg, const char
                     it.kind = ITEM_ALL_MEMORY;
                 } else if (it.name)
                     it.kind = ITEM_NAMED;
-                else if (!array_item(w, s, len, &it))
+                else if (!array_item(w, s, len, &it, why)) {
+                    if (*why) return false; /* a compact loop's variable, refused */
                     it.kind = ITEM_MEMORY, it.name = NULL;
+                }
                 if (!push_item(d, &it)) return free(it.name), false;
             }
             if (!*p) break;
@@ -554,8 +601,8 @@ static bool parse_iterator(const walker *w, fe_dep *d, const char *arg, const ch
             idx[i] = r % c, r /= c;
         }
         for (int i = 0; i < n; ++i)
-            bind[i] = (fe_bind){it[i].name, it[i].begin + idx[i] * it[i].step, w->task, w->depth,
-                                i ? &bind[i - 1] : w->binds};
+            bind[i] = (fe_bind){it[i].name, it[i].begin + idx[i] * it[i].step, w->task,
+                                w->depth,   i ? &bind[i - 1] : w->binds,       0};
         walker wi = *w;
         wi.binds = &bind[n - 1];
         if (!parse_clause(&wi, d, rest, why)) return false;
@@ -657,8 +704,9 @@ bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t
  * classes"), or the fallback to one var when some item is not constant. */
 typedef struct base_entry {
     const char *name;
-    bool whole; /* every item on it shares the var `name` */
-    bool named; /* a named item `name` exists */
+    bool whole;      /* every item on it shares the var `name` */
+    bool named;      /* a named item `name` exists */
+    bool loop_cells; /* some item is a cell of a compact loop's iteration */
     int8_t rank;
     long long dim[MAX_DIMS];
     int32_t n, cap;
@@ -771,11 +819,16 @@ fe_dep_region *fe_depend_region_new(const fe_graph *g)
                 b->whole = true;
             b->rank = it->rank;
             memcpy(b->dim, it->dim, sizeof b->dim);
+            b->loop_cells |= it->kind == ITEM_LOOP_CELL;
             if (it->kind == ITEM_ARRAY && !class_add(b, it)) return fe_depend_region_free(r), NULL;
         }
     }
-    for (int32_t i = 0; i < r->n; ++i)
-        if (r->b[i].named && r->b[i].rank >= 0) r->b[i].whole = true;
+    for (int32_t i = 0; i < r->n; ++i) {
+        base_entry *b = &r->b[i];
+        if (b->named && b->rank >= 0) b->whole = true;
+        for (int32_t k = 0; b->loop_cells && k < b->n; ++k)       /* cells by the iteration: */
+            b->whole |= b->cls[k]->hi[0] - b->cls[k]->lo[0] != 1; /* constant ones single too */
+    }
     return r;
 }
 
@@ -813,6 +866,9 @@ ompdag_status fe_depend_emit(const fe_graph *fg, int32_t v, const fe_dep_region 
             if (!strcmp(r->b[k].name, it->name)) b = &r->b[k];
         if (it->kind == ITEM_NAMED || (b && b->whole)) {
             st = add(g, idx, it->type, it->name, err);
+        } else if (it->kind == ITEM_LOOP_CELL) { /* docs/compact.md: "name[lo + k]" */
+            st = ompdag_condag_add_depend_indexed(g, idx, (ompdag_dep_type)it->type, it->name,
+                                                  it->loop, it->lo[0], err);
         } else if (it->kind == ITEM_ARRAY && b) {
             int32_t me = 0;
             while (me < b->n && !same_ranges(b->cls[me], it))

@@ -352,7 +352,7 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
         clang_disposeString(s);
         if (fe_decl_count(body, name, NULL) || strlen(name) + 1 >= sizeof name) name[0] = 0;
     }
-    fe_bind bind = {name, 0, w->task, w->depth, w->binds};
+    fe_bind bind = {name, 0, w->task, w->depth, w->binds, 0};
     if (name[0] && !to_var_type(lv, lv->init, &bind.value)) name[0] = 0;
     const fe_bind *saved = w->binds;
     fe_jump jf = {JUMP_LOOP,
@@ -399,13 +399,17 @@ static bool unroll(walker *w, CXCursor body, fe_span sp, long long n, bool at_mo
  * the exit J reached from the test and the body's end.  The analysis reads
  * it as the at-most unrolling unroll() would write.  break (a second way
  * out) and a body that does not come back to the test are refused. */
-static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n)
+static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n, const fe_bind *var)
 {
     fe_file *f = fe_file_of(w, sp.file);
     if (!f) return false;
     int32_t c = fe_attach(w, 'C', f->name, sp.line, sp.col,
                           fe_label_text(w, sp, "loop test:", true), false);
     if (c < 0) return false;
+    w->g->nodes[c].repeat = n; /* the depend subscripts' bounds check reads it */
+    fe_bind bind = var ? *var : (fe_bind){0};
+    const fe_bind *saved = w->binds;
+    if (var) bind.compact_test = var->compact_test > 0 ? c + 1 : -(c + 1), w->binds = &bind;
     fe_jump jf = {JUMP_LOOP,
                   {0},
                   {0},
@@ -425,6 +429,7 @@ static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n)
     w->jumps = &jf;
     bool ok = fe_walk_stmt(w, body, sp.begin) && fe_flow_union(w, w->flow, &jf.conts);
     w->jumps = jf.up;
+    w->binds = saved;
     bool returns = outer && outer->rets.n > rets_before;
     bool back_at_test = false; /* a path through the body that creates nothing (continue) */
     for (int32_t i = 0; ok && i < w->flow->tails.n; ++i)
@@ -441,19 +446,34 @@ static bool compact_loop(walker *w, CXCursor body, fe_span sp, long long n)
         end >= 0 ? fe_new_node(w, 'J', f->name, sp.line, sp.col, fe_strdup("loop exit")) : -1;
     ok = exit >= 0 && fe_add_edge(w, end, exit) && fe_add_edge(w, c, exit) &&
          fe_flow_single(w, w->flow, exit, false);
-    if (ok) w->g->nodes[c].repeat = n, w->g->loops = true;
+    if (ok) w->g->loops = true;
     fe_vec_free(&jf.breaks);
     fe_vec_free(&jf.conts);
     fe_vec_free(&jf.rets);
     return ok;
 }
 
-/* Does a task created since node `first` carry depend clauses? */
-static bool body_has_depend(const walker *w, int32_t first)
+/* The variable of a compact `for` loop for its body's depend subscripts
+ * (fe_depend.c): with a constant start, a body that neither writes it nor
+ * declares another of its name, iteration k has i = start + k·step.  Fills
+ * *b (name into buf; compact_test 1 when the step is 1, −1 otherwise, made
+ * the test's node by compact_loop); false when the loop has no such variable. */
+static bool compact_var(walker *w, CXCursor init, CXCursor inc, CXCursor body, char *buf,
+                        size_t cap, fe_bind *b)
 {
-    for (int32_t v = first; v < w->g->n; ++v)
-        if (w->g->nodes[v].dep) return true;
-    return false;
+    loop_var lv = {0};
+    if (clang_Cursor_isNull(init) || clang_Cursor_isNull(inc) || !read_init(w, init, &lv) ||
+        !read_inc(w, inc, &lv) || !read_var_type(&lv))
+        return false;
+    modify_state ms = {lv.var, false};
+    clang_visitChildren(body, modify_visit, &ms);
+    CXString s = clang_getCursorSpelling(lv.var);
+    snprintf(buf, cap, "%s", clang_getCString(s));
+    clang_disposeString(s);
+    if (ms.modified || !buf[0] || strlen(buf) + 1 >= cap || fe_decl_count(body, buf, NULL))
+        return false;
+    *b = (fe_bind){buf, lv.init, w->task, w->depth, w->binds, lv.step == 1 ? 1 : -1};
+    return true;
 }
 
 bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
@@ -507,16 +527,13 @@ bool fe_walk_loop(walker *w, CXCursor s, fe_span sp, int32_t bound)
                        "loop contains a task scheduling point but its trip count is not a "
                        "compile-time constant: add '#pragma ompdag loop_bound(N)' before it "
                        "or pass --loop-bound N");
-    int32_t nodes_before = w->g->n;
     bool compact = ok && trip < 0 && bound > w->fe->unroll_limit;
-    if (compact) {
-        ok = compact_loop(w, body, sp, bound);
-        if (ok && lv.beyond > 0 && body_has_depend(w, nodes_before))
-            ok = fe_refuse(w, f->name, sp.line, sp.col,
-                           "the loop runs %lld times (more than %d, so it is kept compact), and "
-                           "its tasks' depend items would lose the loop variable's values: give "
-                           "the loop at most %d iterations, or drop the depend clauses",
-                           lv.beyond, w->fe->unroll_limit, w->fe->unroll_limit);
+    if (compact) { /* depend subscripts i ± c become cells indexed by the iteration */
+        char name[128];
+        fe_bind var;
+        bool has_var =
+            k == CXCursor_ForStmt && compact_var(w, init, inc, body, name, sizeof name, &var);
+        ok = compact_loop(w, body, sp, bound, has_var ? &var : NULL);
     } else if (ok) {
         ok = unroll(w, body, sp, trip >= 0 ? trip : bound, trip < 0,
                     trip >= 0 && k == CXCursor_ForStmt ? &lv : NULL);

@@ -50,6 +50,11 @@ typedef struct fe_bind {
     long long value;
     int32_t task, depth;
     const struct fe_bind *up;
+    /* 0: value is the variable's value here.  Otherwise the variable of a
+     * compact loop (fe_loop.c), whose value in iteration k is value + k:
+     * 1 + the loop test's node, or −(1 + it) when the step is not 1.  Only
+     * depend subscripts read it (fe_depend.c: an indexed cell). */
+    int32_t compact_test;
 } fe_bind;
 
 typedef struct walker {

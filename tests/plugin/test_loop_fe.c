@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fe_test.h"
@@ -252,9 +253,8 @@ Test(compact_loops, constant_trip_counts_above_the_limit_stay_compact)
     ompdag_condag_destroy(c);
 }
 
-/* Refused by line: no closed form (an unsigned variable and !=), and depend
- * items that would lose the loop variable's values. */
-Test(compact_loops, long_constant_loops_without_a_closed_form_or_with_depend_are_refused)
+/* Refused by line: no closed form (an unsigned variable and !=). */
+Test(compact_loops, long_constant_loops_without_a_closed_form_are_refused)
 {
     ompdag_condag_set *set = NULL;
     ompdag_frontend *fe = NULL;
@@ -264,19 +264,178 @@ Test(compact_loops, long_constant_loops_without_a_closed_form_or_with_depend_are
     cr_assert(fe_test_has_diag(fe, 7, "closed form"));
     ompdag_condag_set_destroy(set);
     ompdag_frontend_destroy(fe);
-    static const char *dep = "double a[100000];\n"
-                             "void work(int);\n"
-                             "void f(void) {\n"
-                             "#pragma omp parallel\n"
-                             "#pragma omp single\n"
-                             "  for (int i = 1; i < 100000; i++) {\n"
-                             "#pragma omp task depend(in: a[i - 1]) depend(out: a[i])\n"
-                             "    work(i);\n"
-                             "  }\n"
-                             "}\n";
-    set = NULL, fe = NULL;
-    cr_assert_eq(fe_test_extract_source(dep, &set, &fe, NULL), OMPDAG_ERR_UNSUPPORTED);
-    cr_assert(fe_test_has_diag(fe, 6, "depend items would lose"));
-    ompdag_condag_set_destroy(set);
-    ompdag_frontend_destroy(fe);
+}
+
+/* ---- depend items that follow the iteration (docs/compact.md) ------------ */
+
+/* A chain a[i-1] -> a[i] of N - 1 tasks (line 8, body line 9) and a
+ * taskwait at line 14: a constant count, unrolled up to 4096 iterations,
+ * compact above with indexed cells. */
+#define CHAIN_SRC(N)                                                                               \
+    "double a[" N "];\n"                                                                           \
+    "void work(int);\n"                                                                            \
+    "void f(void) {\n"                                                                             \
+    "#pragma omp parallel\n"                                                                       \
+    "#pragma omp single\n"                                                                         \
+    "  {\n"                                                                                        \
+    "    for (int i = 1; i < " N "; i++) {\n"                                                      \
+    "#pragma omp task depend(in: a[i - 1]) depend(out: a[i])\n"                                    \
+    "      work(i);\n"                                                                             \
+    "    }\n"                                                                                      \
+    "    {}\n"                                                                                     \
+    "\n"                                                                                           \
+    "\n"                                                                                           \
+    "#pragma omp taskwait\n"                                                                       \
+    "  }\n"                                                                                        \
+    "}\n"
+
+/* The vars of the clauses of the T nodes of g, in node order, as "a[0] a[1];…". */
+static char *clause_vars(const ompdag_condag *g, int32_t most)
+{
+    size_t cap = 64 + (size_t)most * 32, n = 0;
+    char *s = malloc(cap);
+    cr_assert_not_null(s);
+    s[0] = 0;
+    for (int32_t v = 0, t = 0; v < ompdag_condag_node_count(g) && t < most; ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_T) continue;
+        for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i)
+            n += (size_t)snprintf(
+                s + n, cap - n, "%s ",
+                ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i)));
+        n += (size_t)snprintf(s + n, cap - n, ";"), ++t;
+    }
+    return s;
+}
+
+/* Above the limit the items follow the iteration: the expansion names the
+ * cells as the unrolled front end does, and the bound continues the
+ * unrolled ones (affine in the trip count) exactly. */
+Test(compact_loops, depend_items_follow_the_iteration)
+{
+    ompdag_condag *c = extract_timed(CHAIN_SRC("5000"));
+    cr_assert(ompdag_compact_has_loops(c));
+    cr_assert_eq(the_repeat(c), 4999);
+    int32_t t = -1, loop;
+    int64_t off;
+    for (int32_t v = 0; v < ompdag_condag_node_count(c); ++v)
+        if (ompdag_condag_node_kind(c, v) == OMPDAG_KIND_T) t = v;
+    cr_assert(ompdag_condag_node_depend_index(c, t, 0, &loop, &off)); /* a[i - 1], i = 1 + k */
+    cr_assert_eq(off, 0);
+    cr_assert_eq(ompdag_compact_loop_repeat(c, loop), 4999);
+    cr_assert(ompdag_condag_node_depend_index(c, t, 1, &loop, &off)); /* a[i] */
+    cr_assert_eq(off, 1);
+    ompdag_condag *lo = extract_timed(CHAIN_SRC("4096")), *hi = extract_timed(CHAIN_SRC("4097"));
+    cr_assert_not(ompdag_compact_has_loops(hi), "4096 iterations are still unrolled");
+    ompdag_condag *x = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_compact_expand(c, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    char *ux = clause_vars(x, 4096), *uh = clause_vars(hi, 4096);
+    cr_assert(strstr(uh, "a[4095] a[4096] ;"), "%.80s", uh + strlen(uh) - 40);
+    cr_assert_str_eq(ux, uh, "the expansion names the cells as the unrolled front end");
+    free(ux), free(uh);
+    for (int32_t m = 1; m <= 4; ++m) {
+        int64_t step = bound(hi, m) - bound(lo, m);
+        cr_assert_gt(step, 0);
+        cr_assert_eq(bound(c, m), bound(hi, m) + step * (4999 - 4096), "m=%d", m);
+        cr_assert_eq(bound(c, m), bound(x, m), "m=%d: the expansion's bound", m);
+    }
+    ompdag_condag_destroy(x), ompdag_condag_destroy(lo), ompdag_condag_destroy(hi);
+    ompdag_condag_destroy(c);
+}
+
+/* A KASTORS-like blocked loop under loop_bound(100000): each block reads the
+ * one before and updates its own; every 64th also writes the next one.  It
+ * stays compact, its items are cells of the iteration, the bound is exact
+ * without unrolling, and the same graph at 300 iterations equals its
+ * expansion. */
+#define BLOCKED_SRC                                                                                \
+    "double blk[100002];\n"                                                                        \
+    "void work(int);\n"                                                                            \
+    "void f(int n) {\n"                                                                            \
+    "#pragma omp parallel\n"                                                                       \
+    "#pragma omp single\n"                                                                         \
+    "  {\n"                                                                                        \
+    "#pragma ompdag loop_bound(100000)\n"                                                          \
+    "    for (int i = 1; i < n; i++) {\n"                                                          \
+    "#pragma omp task depend(in: blk[i - 1]) depend(inout: blk[i])\n"                              \
+    "      work(i);\n"                                                                             \
+    "      if (i % 64 == 0) {\n"                                                                   \
+    "#pragma omp task depend(in: blk[i]) depend(out: blk[i + 1])\n"                                \
+    "        work(-i);\n"                                                                          \
+    "      }\n"                                                                                    \
+    "    }\n"                                                                                      \
+    "#pragma omp taskwait\n"                                                                       \
+    "  }\n"                                                                                        \
+    "}\n"
+
+Test(compact_loops, a_blocked_loop_with_depend_stays_compact_and_exact)
+{
+    ompdag_condag *g = extract_timed(BLOCKED_SRC);
+    cr_assert(ompdag_compact_has_loops(g));
+    cr_assert_eq(the_repeat(g), 100000);
+    int indexed = 0;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
+            int32_t loop;
+            int64_t off;
+            indexed += ompdag_condag_node_depend_index(g, v, i, &loop, &off);
+        }
+    cr_assert_eq(indexed, 4, "blk[i - 1], blk[i], blk[i], blk[i + 1]");
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 4);
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert(ompdag_rta_result_is_exact(r));
+    int64_t big = ompdag_rta_result_bound_times_m(r);
+    ompdag_rta_result_destroy(r);
+    /* 300 iterations: the compact bound against its expansion */
+    json_t *o = ompdag_condag_to_json(g);
+    size_t i;
+    json_t *nd;
+    json_array_foreach(json_object_get(o, "nodes"), i, nd) if (json_object_get(nd, "repeat"))
+        json_object_set_new(nd, "repeat", json_integer(300));
+    ompdag_condag *s = NULL, *x = NULL;
+    cr_assert_eq(condag_from_json(o, "small", &s, &err), OMPDAG_OK, "%s", err.message);
+    json_decref(o);
+    cr_assert_eq(ompdag_compact_expand(s, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    for (int32_t m = 1; m <= 4; ++m)
+        cr_assert_eq(bound(s, m), bound(x, m), "m=%d", m);
+    cr_assert_gt(big, bound(s, 4), "the chain grows with the trip count");
+    ompdag_condag_destroy(x), ompdag_condag_destroy(s), ompdag_condag_destroy(g);
+}
+
+/* Any other use of a compact loop's variable in an item is refused by the
+ * directive's line: 2*i, b[i], n - i, a 2-D cell, a step of 2, a cell that
+ * may leave the array. */
+Test(compact_loops, other_uses_of_the_loop_variable_in_depend_are_refused)
+{
+    static const char *const items[] = {"a[2 * i]", "a[b[i]]", "a[100 - i]", "c[i][0]",
+                                        "a[i + 100001]"};
+    static const char *const why[] = {"coefficient 1", "coefficient 1", "coefficient 1",
+                                      "multi-dimensional", "bounds"};
+    for (int k = 0; k < 6; ++k) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "double a[200000], c[200000][2];\n"
+                 "int b[200000];\n"
+                 "void work(int);\n"
+                 "void f(void) {\n"
+                 "#pragma omp parallel\n"
+                 "#pragma omp single\n"
+                 "  for (int i = 0; i < 100000; i += %d) {\n"
+                 "#pragma omp task depend(inout: %s)\n"
+                 "    work(i);\n"
+                 "  }\n"
+                 "}\n",
+                 k < 5 ? 1 : 2, k < 5 ? items[k] : "a[i]");
+        ompdag_condag_set *set = NULL;
+        ompdag_frontend *fe = NULL;
+        cr_assert_eq(fe_test_extract_source(src, &set, &fe, NULL), OMPDAG_ERR_UNSUPPORTED, "%s",
+                     src);
+        cr_assert(fe_test_has_diag(fe, 8, k < 5 ? why[k] : "step is not 1"), "item %d", k);
+        cr_assert(fe_test_has_diag(fe, 8, "compact loop at line 7"), "item %d", k);
+        ompdag_condag_set_destroy(set);
+        ompdag_frontend_destroy(fe);
+    }
 }
