@@ -75,7 +75,7 @@ ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *
     if (!r) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     r->compact = true;
     bool closed = false;
-    ompdag_status st = ld_closure_bound(g, opt, r, &closed, err);
+    ompdag_status st = rta_ld_closure_bound(g, opt, r, &closed, err);
     if (!st && !closed) st = unrolled_bound(g, opt, r, err);
     if (st) {
         ompdag_rta_result_destroy(r);

@@ -113,7 +113,7 @@ static bool window_keys(const ompdag_condag *g, gather *ga, int64_t lo, int64_t 
 }
 
 /* Sorted, unique keys with per-task offsets; false when a task has too many. */
-static bool store_keys(const ompdag_condag *g, gather *ga, ld_keys *k, const char **why)
+static bool store_keys(const ompdag_condag *g, gather *ga, rta_ld_keys *k, const char **why)
 {
     qsort(ga->c, (size_t)ga->nc, sizeof *ga->c, cmp_cand);
     int64_t u = 0;
@@ -138,13 +138,13 @@ static bool store_keys(const ompdag_condag *g, gather *ga, ld_keys *k, const cha
     for (int64_t i = 0; i < u; ++i)
         if (k->knext[i] >= 0) k->knext[i] -= k->koff[ga->c[i].task];
     for (int32_t t = 0; t < g->nt && !*why; ++t)
-        if (QCOUNT + 2 * ld_nkeys(k, t) > LD_MAX_DIM) *why = "a task with too many keys";
+        if (QCOUNT + 2 * rta_ld_nkeys(k, t) > LD_MAX_DIM) *why = "a task with too many keys";
     return true;
 }
 
-bool ld_keys_build(const ompdag_condag *g, ld_keys *k, const char **why, bool *nomem)
+bool rta_ld_keys_build(const ompdag_condag *g, rta_ld_keys *k, const char **why, bool *nomem)
 {
-    *k = (ld_keys){0};
+    *k = (rta_ld_keys){0};
     *why = NULL, *nomem = false;
     for (int32_t i = 0; i < g->loops->n; ++i)
         if (g->loops->outer[i] >= 0) return *why = "nested compact loops", false;
@@ -164,14 +164,14 @@ bool ld_keys_build(const ompdag_condag *g, ld_keys *k, const char **why, bool *n
     }
     free(ga.c), free(ga.ix);
     *nomem = !ok;
-    if (!ok || *why) ld_keys_free(k);
+    if (!ok || *why) rta_ld_keys_free(k);
     return ok && !*why;
 }
 
-void ld_keys_free(ld_keys *k)
+void rta_ld_keys_free(rta_ld_keys *k)
 {
     free(k->koff), free(k->kvar), free(k->kr), free(k->kmode), free(k->kwin), free(k->knext);
-    *k = (ld_keys){0};
+    *k = (rta_ld_keys){0};
 }
 
 /* Clause i of v as a key: (var, window?, r, mode). */
@@ -184,7 +184,7 @@ static cand clause_key(const ompdag_condag *g, int32_t v, int32_t i)
                   (uint8_t)condag_dep_mode(ompdag_condag_node_depend_type(g, v, i)), off};
 }
 
-int32_t ld_jump_key(const ompdag_condag *g, const ld_keys *k, int32_t v, int32_t i)
+int32_t rta_ld_jump_key(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, int32_t i)
 {
     cand c = clause_key(g, v, i);
     int32_t t = c.task;
@@ -196,10 +196,10 @@ int32_t ld_jump_key(const ompdag_condag *g, const ld_keys *k, int32_t v, int32_t
     return -1;
 }
 
-void ld_met(const ompdag_condag *g, const ld_keys *k, int32_t v, uint8_t *met)
+void rta_ld_met(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, uint8_t *met)
 {
     int32_t t = g->node_task[v];
-    memset(met, 0, (size_t)ld_nkeys(k, t));
+    memset(met, 0, (size_t)rta_ld_nkeys(k, t));
     for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
         cand c = clause_key(g, v, i);
         for (int32_t kk = k->koff[t]; kk < k->koff[t + 1]; ++kk)

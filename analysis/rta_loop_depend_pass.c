@@ -16,10 +16,10 @@
 
 #define LD_MAX_CELLS ((int64_t)1 << 24) /* matrix cells of one loop body */
 
-typedef struct ld_pass {
+typedef struct rta_ld_pass {
     const ompdag_condag *g;
     const ompdag_rta_options *opt;
-    ld_keys k;
+    rta_ld_keys k;
     int64_t *voff, *vec; /* per node: its state (dim of its task) outside loop bodies */
     int64_t *mat;        /* per slot of the current loop's list: dim² */
     int32_t *slot;
@@ -27,34 +27,34 @@ typedef struct ld_pass {
     int32_t *jk;
     uint8_t *met;
     bool bad;
-} ld_pass;
+} rta_ld_pass;
 
-static int32_t dim_of(const ld_pass *p, int32_t task)
+static int32_t dim_of(const rta_ld_pass *p, int32_t task)
 {
-    return QCOUNT + 2 * ld_nkeys(&p->k, task);
+    return QCOUNT + 2 * rta_ld_nkeys(&p->k, task);
 }
 
 /* What node v's step needs: weights, the child's values, keys jumped and met. */
-static ld_node node_in(ld_pass *p, int32_t v)
+static rta_ld_node node_in(rta_ld_pass *p, int32_t v)
 {
     const ompdag_condag *g = p->g;
     int32_t nj = ompdag_condag_node_depend_count(g, v);
     for (int32_t i = 0; i < nj; ++i)
-        p->jk[i] = ld_jump_key(g, &p->k, v, i);
-    ld_met(g, &p->k, v, p->met);
+        p->jk[i] = rta_ld_jump_key(g, &p->k, v, i);
+    rta_ld_met(g, &p->k, v, p->met);
     int32_t child = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
-    return (ld_node){(char)g->kind[v],
-                     rta_c(g, p->opt, v) + rta_penalty(g, p->opt, v),
-                     rta_mc(g, p->opt, v),
-                     ld_nkeys(&p->k, g->node_task[v]),
-                     child >= 0 ? p->vec + p->voff[child] : NULL,
-                     p->jk,
-                     nj,
-                     p->met};
+    return (rta_ld_node){(char)g->kind[v],
+                         rta_c(g, p->opt, v) + rta_penalty(g, p->opt, v),
+                         rta_mc(g, p->opt, v),
+                         rta_ld_nkeys(&p->k, g->node_task[v]),
+                         child >= 0 ? p->vec + p->voff[child] : NULL,
+                         p->jk,
+                         nj,
+                         p->met};
 }
 
 /* Node v outside loop bodies: its successors' states (max), then the step. */
-static void eval_vector(ld_pass *p, int32_t v)
+static void eval_vector(rta_ld_pass *p, int32_t v)
 {
     const ompdag_condag *g = p->g;
     int32_t dim = dim_of(p, g->node_task[v]);
@@ -63,13 +63,13 @@ static void eval_vector(ld_pass *p, int32_t v)
     for (int32_t e = g->fsucc_off[v]; e < g->fsucc_off[v + 1]; ++e)
         for (int32_t k = 0; k < dim; ++k)
             p->S[k] = max2(p->S[k], p->vec[p->voff[g->fsucc[e]] + k]);
-    ld_node in = node_in(p, v);
-    ld_step(&in, p->S, 1, p->vec + p->voff[v], p->X, p->Y, &p->bad);
+    rta_ld_node in = node_in(p, v);
+    rta_ld_step(&in, p->S, 1, p->vec + p->voff[v], p->X, p->Y, &p->bad);
 }
 
 /* Body node u of loop i on matrices: after the body's last node the state
  * is the continuation itself (the identity). */
-static void eval_matrix(ld_pass *p, int32_t i, int32_t u, int32_t dim)
+static void eval_matrix(rta_ld_pass *p, int32_t i, int32_t u, int32_t dim)
 {
     const ompdag_condag *g = p->g;
     int64_t cells = (int64_t)dim * dim;
@@ -80,15 +80,15 @@ static void eval_matrix(ld_pass *p, int32_t i, int32_t u, int32_t dim)
         for (int64_t c = 0; c < cells; ++c)
             p->S[c] = max2(p->S[c], m[c]);
     }
-    ld_node in = node_in(p, u);
-    ld_step(&in, p->S, dim, p->mat + p->slot[u] * cells, p->X, p->Y, &p->bad);
+    rta_ld_node in = node_in(p, u);
+    rta_ld_step(&in, p->S, dim, p->mat + p->slot[u] * cells, p->X, p->Y, &p->bad);
 }
 
 /* Column j of M ⊗ Sh reads column shift_src(j) of M: a window key r of
  * iteration p is r − 1 of iteration p + 1; −1 past the window. */
-static int32_t shift_src(const ld_pass *p, int32_t task, int32_t j)
+static int32_t shift_src(const rta_ld_pass *p, int32_t task, int32_t j)
 {
-    int32_t q = ld_nkeys(&p->k, task);
+    int32_t q = rta_ld_nkeys(&p->k, task);
     if (j < QCOUNT) return j;
     int32_t kk = (j - QCOUNT) % q, base = j - kk, g = p->k.koff[task] + kk;
     if (!p->k.kwin[g]) return j;
@@ -96,7 +96,7 @@ static int32_t shift_src(const ld_pass *p, int32_t task, int32_t j)
 }
 
 /* Loop i: its body on matrices, P = D ⊗ M ⊗ Sh, the doubling, Y_0 = S ⊗ x. */
-static void close_loop(ld_pass *p, int32_t i)
+static void close_loop(rta_ld_pass *p, int32_t i)
 {
     const ompdag_condag *g = p->g;
     const condag_loops *l = g->loops;
@@ -114,16 +114,17 @@ static void close_loop(ld_pass *p, int32_t i)
     for (int32_t k = 0; k < dim; ++k)
         for (int32_t j = 0; j < dim; ++j) {
             int32_t src = shift_src(p, task, j);
-            p->P[k * dim + j] = src < 0 ? NEG_INF : ld_add(d[k], M[k * dim + src], &p->bad);
+            p->P[k * dim + j] = src < 0 ? NEG_INF : rta_ld_add(d[k], M[k * dim + src], &p->bad);
         }
-    ld_close(p->P, d, l->repeat[i], dim, p->C, p->scratch, &p->bad);
+    rta_ld_close(p->P, d, l->repeat[i], dim, p->C, p->scratch, &p->bad);
     int64_t *y = p->vec + p->voff[t];
     const int64_t *x = p->vec + p->voff[l->exit[i]];
     for (int32_t k = 0; k < dim; ++k) {
         int64_t best = NEG_INF;
         for (int32_t j = 0; j < dim; ++j)
-            best = max2(best, ld_add(p->C[k * dim + j], x[j], &p->bad));
-        bool win = k >= QCOUNT && p->k.kwin[p->k.koff[task] + (k - QCOUNT) % ld_nkeys(&p->k, task)];
+            best = max2(best, rta_ld_add(p->C[k * dim + j], x[j], &p->bad));
+        bool win =
+            k >= QCOUNT && p->k.kwin[p->k.koff[task] + (k - QCOUNT) % rta_ld_nkeys(&p->k, task)];
         y[k] = win ? NEG_INF : best; /* before the loop nothing meets its cells */
     }
 }
@@ -146,7 +147,7 @@ static ompdag_status overflow_error(const ompdag_condag *g, int32_t v, ompdag_er
 }
 
 /* Buffers; false when a loop's matrices exceed LD_MAX_CELLS (then unroll). */
-static bool alloc_pass(ld_pass *p, bool *nomem)
+static bool alloc_pass(rta_ld_pass *p, bool *nomem)
 {
     const ompdag_condag *g = p->g;
     const condag_loops *l = g->loops;
@@ -175,20 +176,20 @@ static bool alloc_pass(ld_pass *p, bool *nomem)
     return !*nomem;
 }
 
-static void free_pass(ld_pass *p)
+static void free_pass(rta_ld_pass *p)
 {
-    ld_keys_free(&p->k);
+    rta_ld_keys_free(&p->k);
     free(p->voff), free(p->vec), free(p->mat), free(p->slot), free(p->S), free(p->X);
     free(p->Y), free(p->P), free(p->C), free(p->scratch), free(p->jk), free(p->met);
 }
 
-ompdag_status ld_closure_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
-                               ompdag_rta_result *r, bool *closed, ompdag_error *err)
+ompdag_status rta_ld_closure_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                   ompdag_rta_result *r, bool *closed, ompdag_error *err)
 {
-    ld_pass p = {.g = g, .opt = opt};
+    rta_ld_pass p = {.g = g, .opt = opt};
     const char *why = NULL;
     bool nomem = false;
-    *closed = ld_keys_build(g, &p.k, &why, &nomem) && alloc_pass(&p, &nomem);
+    *closed = rta_ld_keys_build(g, &p.k, &why, &nomem) && alloc_pass(&p, &nomem);
     ompdag_status st = nomem ? ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory") : OMPDAG_OK;
     for (int32_t k = g->n - 1; k >= 0 && *closed && !st; --k) {
         int32_t v = g->topo[k], i = g->loops->test_of[v];

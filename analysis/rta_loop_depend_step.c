@@ -19,7 +19,7 @@
 static void row_term(int64_t *out, int64_t base, const int64_t *s, int32_t nc, bool *bad)
 {
     for (int32_t j = 0; j < nc; ++j)
-        out[j] = max2(out[j], ld_add(base, s[j], bad));
+        out[j] = max2(out[j], rta_ld_add(base, s[j], bad));
 }
 
 static void fill(int64_t *m, int64_t cells, int64_t value)
@@ -30,7 +30,7 @@ static void fill(int64_t *m, int64_t cells, int64_t value)
 
 /* X (path from the created child's source) and Y (… ending at the sink of
  * the creating task): rta_depend.c's path_from_child. */
-static void child_paths(const ld_node *in, const int64_t *S, int32_t nc, int64_t *X, int64_t *Y,
+static void child_paths(const rta_ld_node *in, const int64_t *S, int32_t nc, int64_t *X, int64_t *Y,
                         bool *bad)
 {
     const int64_t *J = in->J;
@@ -45,11 +45,11 @@ static void child_paths(const ld_node *in, const int64_t *S, int32_t nc, int64_t
     }
 }
 
-static void step_creation(const ld_node *in, const int64_t *S, int32_t nc, int64_t *O, int64_t *X,
-                          int64_t *Y, bool *bad)
+static void step_creation(const rta_ld_node *in, const int64_t *S, int32_t nc, int64_t *O,
+                          int64_t *X, int64_t *Y, bool *bad)
 {
     const int64_t *J = in->J;
-    int64_t cv = ld_add(in->c1, J[QV], bad), mv = ld_add(in->mc, J[QV], bad);
+    int64_t cv = rta_ld_add(in->c1, J[QV], bad), mv = rta_ld_add(in->mc, J[QV], bad);
 #define OROW(k) (O + (int64_t)(k)*nc)
     child_paths(in, S, nc, X, Y, bad);
     row_term(OROW(QV), cv, SROW(QV), nc, bad);
@@ -69,8 +69,8 @@ static void step_creation(const ld_node *in, const int64_t *S, int32_t nc, int64
     }
 }
 
-void ld_step(const ld_node *in, const int64_t *S, int32_t nc, int64_t *O, int64_t *X, int64_t *Y,
-             bool *bad)
+void rta_ld_step(const rta_ld_node *in, const int64_t *S, int32_t nc, int64_t *O, int64_t *X,
+                 int64_t *Y, bool *bad)
 {
     int32_t dim = QCOUNT + 2 * in->q;
     fill(O, (int64_t)dim * nc, NEG_INF);
@@ -111,8 +111,8 @@ static void mat_identity(int64_t *m, int32_t dim)
 
 /* (Pn, Sn) = (P^n, ⊕_{i<n} P^i), high bit of K first: n -> 2n: Sn ⊕ Pn⊗Sn,
  * Pn⊗Pn; n -> n+1: I ⊕ P⊗Sn, P⊗Pn.  Then S = Sn ⊗ D ⊕ Pn. */
-void ld_close(const int64_t *P, const int64_t *d, int64_t K, int32_t dim, int64_t *S,
-              int64_t *scratch, bool *bad)
+void rta_ld_close(const int64_t *P, const int64_t *d, int64_t K, int32_t dim, int64_t *S,
+                  int64_t *scratch, bool *bad)
 {
     int64_t cells = (int64_t)dim * dim;
     int64_t *pn = scratch, *sn = scratch + cells, *t = scratch + 2 * cells,
@@ -133,6 +133,6 @@ void ld_close(const int64_t *P, const int64_t *d, int64_t K, int32_t dim, int64_
     }
     for (int32_t k = 0; k < dim; ++k) /* Sn ⊗ D: column j gains d_j */
         for (int32_t j = 0; j < dim; ++j)
-            S[(int64_t)k * dim + j] = ld_add(sn[(int64_t)k * dim + j], d[j], bad);
+            S[(int64_t)k * dim + j] = rta_ld_add(sn[(int64_t)k * dim + j], d[j], bad);
     mat_max(S, pn, dim);
 }

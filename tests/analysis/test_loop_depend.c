@@ -192,11 +192,11 @@ static ompdag_rta_result *run_ok(const ompdag_condag *g, const ompdag_rta_option
 static bool closable(const ompdag_condag *g)
 {
     if (!ompdag_condag_has_depend(g) || !ompdag_compact_has_loops(g)) return false;
-    ld_keys k;
+    rta_ld_keys k;
     const char *why;
-    bool nomem, ok = ld_keys_build(g, &k, &why, &nomem);
+    bool nomem, ok = rta_ld_keys_build(g, &k, &why, &nomem);
     cr_assert_not(nomem);
-    ld_keys_free(&k);
+    rta_ld_keys_free(&k);
     return ok;
 }
 
