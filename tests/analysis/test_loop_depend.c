@@ -483,3 +483,44 @@ Test(loop_depend, overflow_names_the_loop)
     cr_assert(strstr(err.message, "'L' at c.c:7"), "%s", err.message);
     ompdag_condag_destroy(g);
 }
+
+/* An index may follow an outer loop: in copy t~i~j (outer i, inner j) the
+ * cell of the outer index is i + offset, that of the inner j + offset. */
+Test(loop_depend, nested_indices_name_their_own_loop)
+{
+    const char *json =
+        "{'format': 'ompdag-condag', 'version': 1, 'extensions': ['loops'], "
+        "'nodes': ["
+        "{'id': 'L', 'task': 'main', 'kind': 'C', 'wcet': 0, 'repeat': 2},"
+        "{'id': 'M', 'task': 'main', 'kind': 'C', 'wcet': 0, 'repeat': 3},"
+        "{'id': 't', 'task': 'main', 'kind': 'T', 'wcet': 0, 'creates': 'k', "
+        "'depend': [{'type': 'in', 'var': 'a', 'index': {'loop': 'L', 'offset': 10}},"
+        "{'type': 'out', 'var': 'b', 'index': {'loop': 'M', 'offset': -1}}]},"
+        "{'id': 'y', 'task': 'main', 'kind': 'J', 'wcet': 0},"
+        "{'id': 'x', 'task': 'main', 'kind': 'J', 'wcet': 0},"
+        "{'id': 'k', 'task': 'k', 'kind': 'N', 'wcet': 4}],"
+        "'edges': [['L','M'],['L','x'],['M','t'],['M','y'],['t','y'],['y','x']]}";
+    ompdag_error err;
+    ompdag_condag *g = load_graph(json, &err);
+    cr_assert_not_null(g, "%s", err.message);
+    cr_assert_not(closable(g), "nested loops: the unrolled path");
+    ompdag_condag *x = NULL;
+    cr_assert_eq(ompdag_compact_expand(g, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    static const char *const ids[] = {"t", "t~1", "t~2", "t~1~0", "t~1~1", "t~1~2"};
+    for (int c = 0; c < 6; ++c) {
+        int32_t v = node_index(x, ids[c]);
+        char a[16], b[16];
+        snprintf(a, sizeof a, "a[%d]", 10 + c / 3);
+        snprintf(b, sizeof b, "b[%d]", c % 3 - 1);
+        cr_assert_str_eq(ompdag_condag_depend_var_name(x, ompdag_condag_node_depend_var(x, v, 0)),
+                         a, "%s", ids[c]);
+        cr_assert_str_eq(ompdag_condag_depend_var_name(x, ompdag_condag_node_depend_var(x, v, 1)),
+                         b, "%s", ids[c]);
+    }
+    /* a[10] read by 3 tasks, then a[11]; b[j-1] written once per outer
+     * iteration: the second outer iteration's tasks follow the first's */
+    cr_assert_eq(bound_of(g, OMPDAG_ALG_EXACT, 1), 24);
+    cr_assert_eq(bound_of(g, OMPDAG_ALG_EXACT, 2), 24 + 8);
+    ompdag_condag_destroy(x);
+    ompdag_condag_destroy(g);
+}
