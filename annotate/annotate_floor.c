@@ -393,6 +393,9 @@ static ompdag_status floor_of_run(floor_run *r, const region_run *run, graph_inf
                                   ompdag_error *err)
 {
     if (!run || !run->tasks_begin || run->tasks_end <= run->tasks_begin) return OMPDAG_OK;
+    /* a team graph's run is not one task tree: its barriers order the
+     * implicit tasks' phases, which the run's own DAG here does not model */
+    if (g->team_p) return OMPDAG_OK;
     r->m = annot_run_team(run);
     r->full = annot_full_new(r->seg, r->n, (int32_t)r->m);
     int64_t mg = 0, vol = 0;
