@@ -153,12 +153,12 @@ static ompdag_status check_phases(const graph_info *gi, const annot_implicit *im
         return OMPDAG_OK;
     return ompdag_error_set(
         err, OMPDAG_ERR_INVALID,
-        "annotate: thread %u of region %s passed %zu barrier(s)%s in one run, "
+        "annotate: thread %u/%d of region %s passed %zu barrier(s)%s in one run, "
         "but its team graph has %d phase(s), each ended by a barrier: the "
         "program's barriers are not the graph's (a barrier the front end "
         "did not see, or another program); re-extract from the source the "
         "program was built from",
-        im->index, region_name(gi), barriers,
+        im->index + 1, gi->team_p, region_name(gi), barriers,
         n && seg[n - 1].ek != OMPDAG_PT_BARRIER ? " and ran code after its last one" : "",
         gi->team_phases);
 }
