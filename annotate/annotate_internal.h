@@ -739,12 +739,13 @@ size_t annot_map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_
 /* annotate_team.c: team graphs (docs/probe.md "Team graphs").  _prepare
  * reads the phase tasks from τ1 (gi->g, gi->n set; key "team" = P);
  * _record keeps an OMPDAG_REC_IMPLICIT record of a team graph's run (false
- * on ENOMEM); _sort orders them by id once the trace is read; _of finds an
+ * on ENOMEM); _sort orders them by id once the trace is read, refusing a
+ * run with two implicit tasks of one thread number; _of finds an
  * implicit task's; _map maps one implicit task's segments, phase by phase,
  * or refuses the trace by name (team size, phase count, missing records). */
 ompdag_status annot_team_prepare(graph_info *gi, int64_t team, ompdag_error *err);
 bool annot_team_record(trace_ctx *c, const ompdag_trace_rec *r);
-void annot_team_sort(trace_ctx *c);
+ompdag_status annot_team_sort(trace_ctx *c, ompdag_error *err);
 const annot_implicit *annot_team_of(const trace_ctx *c, uint64_t id);
 ompdag_status annot_team_map(trace_ctx *c, const pending_seg *seg, size_t n, ompdag_error *err);
 /* The segment positions in seg[0..n) (one implicit task, time order) that

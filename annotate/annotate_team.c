@@ -91,9 +91,36 @@ static int cmp_implicit(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-void annot_team_sort(trace_ctx *c)
+static int cmp_run_index(const void *x, const void *y)
 {
-    if (c->nimp > 1) qsort(c->imp, c->nimp, sizeof *c->imp, cmp_implicit);
+    const annot_implicit *a = x, *b = y;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Two implicit tasks of one run with one thread number: the phases of one
+ * of them would be mapped onto the other's tasks.  The probe writes one
+ * per thread; a trace that says otherwise is corrupt. */
+static ompdag_status check_numbers(trace_ctx *c, ompdag_error *err)
+{
+    qsort(c->imp, c->nimp, sizeof *c->imp, cmp_run_index);
+    for (size_t i = 1; i < c->nimp; ++i)
+        if (c->imp[i].run == c->imp[i - 1].run && c->imp[i].index == c->imp[i - 1].index)
+            return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                    "annotate: the trace names two implicit tasks (%llu, %llu) "
+                                    "of region run %llu as thread %u of its team: a corrupt "
+                                    "trace (the probe writes one per thread); take it again",
+                                    (unsigned long long)c->imp[i - 1].id,
+                                    (unsigned long long)c->imp[i].id,
+                                    (unsigned long long)c->imp[i].run, c->imp[i].index + 1);
+    return OMPDAG_OK;
+}
+
+ompdag_status annot_team_sort(trace_ctx *c, ompdag_error *err)
+{
+    ompdag_status st = c->nimp > 1 ? check_numbers(c, err) : OMPDAG_OK;
+    if (!st && c->nimp > 1) qsort(c->imp, c->nimp, sizeof *c->imp, cmp_implicit);
+    return st;
 }
 
 const annot_implicit *annot_team_of(const trace_ctx *c, uint64_t id)

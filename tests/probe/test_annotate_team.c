@@ -7,8 +7,9 @@
  * no segment unmapped, every node measured, the bound at m = 2 at least
  * every clean run's response recomputed here from the raw records, `check`
  * passing only with the measurements; a run of a team of 3, a binary with a
- * barrier the graph lacks, and a trace without the implicit tasks' thread
- * numbers are refused by name, writing nothing.
+ * barrier the graph lacks, a trace without the implicit tasks' thread
+ * numbers and one that gives two of them one number are refused by name,
+ * writing nothing.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -286,5 +287,22 @@ Test(annotate_team, a_trace_without_thread_numbers_is_refused_by_name, .timeout 
     cr_assert(trace_edit(tr, tmp("old.trace", old, sizeof old), hide_implicit));
     cr_assert_eq(annotate(old, tmp("an.json", out, sizeof out), msg, sizeof msg), 1, "%s", msg);
     cr_expect(strstr(msg, "does not say which thread ran implicit task"), "%s", msg);
+    cr_expect_neq(access(out, F_OK), 0, "nothing is written");
+}
+
+/* A trace naming both implicit tasks of each run thread 1: a corrupt trace,
+ * never one thread's phases mapped onto the other's tasks. */
+static void one_thread_number(ompdag_trace_rec *r)
+{
+    if (r->type == OMPDAG_REC_IMPLICIT) r->cp_start = 0;
+}
+
+Test(annotate_team, two_implicit_tasks_of_one_thread_number_are_refused, .timeout = 120)
+{
+    char tr[600], bad[600], out[600], msg[4096];
+    run_prog("team_phases", tmp("td.trace", tr, sizeof tr));
+    cr_assert(trace_edit(tr, tmp("dup.trace", bad, sizeof bad), one_thread_number));
+    cr_assert_eq(annotate(bad, tmp("ad.json", out, sizeof out), msg, sizeof msg), 1, "%s", msg);
+    cr_expect(strstr(msg, "as thread 1 of its team: a corrupt trace"), "%s", msg);
     cr_expect_neq(access(out, F_OK), 0, "nothing is written");
 }
