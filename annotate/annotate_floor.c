@@ -491,6 +491,10 @@ json_t *annot_floor_json(const graph_info *g)
     if (ok && clean)
         ok = jput(o, "min_ratio", json_real(lo)) && jput(o, "max_ratio", json_real(hi));
     if (ok && unordered) ok = jput(o, "unordered_edges", json_integer(unordered));
+    if (ok && g->team_p) /* floor_of_run skips them */
+        ok = jput(o, "why",
+                  json_string("not computed for a team graph: a run's own DAG here "
+                              "has no barrier edges between its phases"));
     json_decref(runs);
     if (!ok) {
         json_decref(o);
