@@ -179,7 +179,8 @@ void condag_compact_write_meta(const ompdag_condag *g, json_t *o)
     if (g->loops_declared) json_array_append_new(ext, json_string("loops"));
     if (g->total_delay > 0) json_array_append_new(ext, json_string("delays"));
     if (ompdag_condag_has_locks(g)) json_array_append_new(ext, json_string("locks"));
-    if (condag_depend_has_partial_wait(g)) json_array_append_new(ext, json_string("taskwait-depend"));
+    if (condag_depend_has_partial_wait(g))
+        json_array_append_new(ext, json_string("taskwait-depend"));
     if (json_array_size(ext))
         json_object_set_new(o, "extensions", ext);
     else

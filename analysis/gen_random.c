@@ -308,8 +308,7 @@ static ompdag_status add_dependences(const ompdag_gen_params *p, ompdag_condag *
  * p_wait_dep, one or two items of any of the five types on the same vars,
  * which makes it a partial taskwait.  A third PRNG stream, so graphs with
  * p_wait_dep = 0 are those of before. */
-static ompdag_status add_wait_items(const ompdag_gen_params *p, ompdag_condag *g,
-                                    ompdag_error *err)
+static ompdag_status add_wait_items(const ompdag_gen_params *p, ompdag_condag *g, ompdag_error *err)
 {
     if (p->p_wait_dep <= 0) return OMPDAG_OK;
     ompdag_rng r;
@@ -322,8 +321,8 @@ static ompdag_status add_wait_items(const ompdag_gen_params *p, ompdag_condag *g
         for (int64_t i = 0; i < k && !st; ++i) {
             char var[24];
             snprintf(var, sizeof var, "x%lld", (long long)ompdag_rng_range(&r, 0, p->dep_vars - 1));
-            ompdag_dep_type t = (ompdag_dep_type)ompdag_rng_range(&r, OMPDAG_DEP_IN,
-                                                                  OMPDAG_DEP_MUTEXINOUTSET);
+            ompdag_dep_type t =
+                (ompdag_dep_type)ompdag_rng_range(&r, OMPDAG_DEP_IN, OMPDAG_DEP_MUTEXINOUTSET);
             st = ompdag_condag_add_depend(g, v, t, var, err);
         }
     }
