@@ -570,3 +570,26 @@ Test(depend_wait, depend_is_sound_and_exact_with_partial_waits, .timeout = 300)
     cr_assert_gt(exact, 8000);
     cr_assert_gt(lower, 400, "partial waits never mattered: the test is vacuous");
 }
+
+Test(depend_wait, many_concurrent_siblings_give_quadratic_edges)
+{
+    /* 6 tasks in:x (10 each), 6 tasks inoutset:x (20 each), then
+     * taskwait depend(in:x) (5): every set task follows every in task (36
+     * edges, more than the 2·13 + 1 the edge buffer starts with), the wait
+     * follows the sets.  vol 185, len 10 + 20 + 5: 220 at m = 2. */
+    char buf[8192];
+    int k = snprintf(buf, sizeof buf, "%s", HDR);
+    for (int i = 0; i < 12; ++i)
+        k +=
+            snprintf(buf + k, sizeof buf - (size_t)k,
+                     "{'id':'r%d','task':'r','kind':'T','wcet':0,'creates':'t%d','depend':[{'type':"
+                     "'%s','var':'x'}]},{'id':'t%d1','task':'t%d','kind':'N','wcet':%d},",
+                     i, i, i < 6 ? "in" : "inoutset", i, i, i < 6 ? 10 : 20);
+    k += snprintf(buf + k, sizeof buf - (size_t)k,
+                  "{'id':'w','task':'r','kind':'W','wcet':5,'depend':[" IN_X "]}],'edges':[");
+    for (int i = 0; i < 12; ++i)
+        k += snprintf(buf + k, sizeof buf - (size_t)k, i < 11 ? "['r%d','r%d']," : "['r%d','w']", i,
+                      i + 1);
+    snprintf(buf + k, sizeof buf - (size_t)k, "]}");
+    cr_assert_eq(bound_json(buf, 2), 220);
+}
