@@ -22,6 +22,13 @@
  *    paths are the same.  A task's own clauses never order it after itself:
  *    all its edges are derived from the state before it, then the state is
  *    updated.
+ *  - partial taskwaits (`taskwait depend`, docs/depend.md): a W node with
+ *    items waits for the earlier siblings an implied task with those items
+ *    would depend on (OpenMP 5.1 §15.5): the same rule at the W node, with
+ *    edges ending at the W node itself, and no change to the groups (the
+ *    implied task completes before the parent goes on).  A mutexinoutset
+ *    item counts as a write (condag_wait_mode).  The file key on a W node
+ *    needs the "taskwait-depend" extension;
  *  - as a union over flows, for drawings: a backward walk over the creating
  *    task's F-graph from each clause, stopping at writers of the var.
  *

@@ -7,9 +7,10 @@
  * probability P_if insert a branch (C, two empty branches, J), otherwise a
  * node (T with P_cre, W with P_wait, else N).  Each T node of τi adopts a
  * random not-yet-parented task among τi+1..τn (none left: it becomes N).
- * Tasks unreachable from τ1 are dropped.  A branch whose two arms emit no
- * node costs 0 and has no effect, so it is not emitted (it would need the
- * same C→J edge twice).
+ * Tasks unreachable from τ1 are dropped.  Optionally (p_dep, p_wait_dep) T
+ * nodes get depend clauses and W nodes depend items (partial taskwaits).  A branch whose two arms
+ * emit no node costs 0 and has no effect, so it is not emitted (it would need the same C→J edge
+ * twice).
  *
  * PRNG: xoshiro256** (Blackman & Vigna 2018) seeded with splitmix64; ranges
  * by Lemire's multiply-shift with rejection, so draws are unbiased and the

@@ -32,10 +32,13 @@
  *   A = m·c + max(A(s)+V(j), X);   B = m·c + max(B(s)+V(j), Y)
  *   E_k = c + max(E_k(s)+V(j), X if τj meets k);  F_k = c + max(F_k(s)+V(j), Y if τj meets k)
  * C nodes take the max over successors, other nodes add c (or m·c) to their
- * successor's values.  Cost O(Σ nodes of τi × keys of τi); above a cell
- * budget vars are merged into classes (more edges: sound, and the result says
- * it is not exact; a graph without C nodes then falls back to measuring its
- * single flow, which is exact).
+ * successor's values.  A partial taskwait w (a W node with depend items,
+ * docs/analysis.md "Partial taskwaits") is one more place a child's path may
+ * resume: for each key k it meets (an item conflicts with k),
+ * E_k(w) = max(c + E_k(s), A(w)) and F_k(w) = max(c + F_k(s), B(w)); it does
+ * not start Cw/Dw, which follow Rule 2 to the next full W.  Cost O(Σ nodes of τi × keys of τi);
+ * above a cell budget vars are merged into classes (more edges: sound, and the result says it is
+ * not exact; a graph without C nodes then falls back to measuring its single flow, which is exact).
  */
 #include <string.h>
 
