@@ -603,8 +603,22 @@ bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag
     return !s.oom;
 }
 
-ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
-                                              int32_t **off, int32_t **succ, ompdag_error *err)
+/* Drops the edges into W nodes (partial taskwaits' waits) from a CSR, in
+ * place: what ompdag_condag_flow_depend_edges gave before partial waits. */
+static void drop_waits(const ompdag_condag *g, int32_t *off, int32_t *succ)
+{
+    int32_t out = 0;
+    for (int32_t v = 0; v < g->n; ++v) {
+        int32_t b = off[v], e = off[v + 1];
+        off[v] = out;
+        for (int32_t k = b; k < e; ++k)
+            if (g->kind[succ[k]] != OMPDAG_KIND_W) succ[out++] = succ[k];
+    }
+    off[g->n] = out;
+}
+
+static ompdag_status flow_edges(const ompdag_condag *g, const uint8_t *executed, bool waits,
+                                int32_t **off, int32_t **succ, ompdag_error *err)
 {
     condag_dflow f;
     *off = *succ = NULL;
@@ -612,10 +626,23 @@ ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint
         condag_dflow_free(&f);
         return NOMEM(err);
     }
+    if (!waits) drop_waits(g, f.off, f.succ);
     *off = f.off, *succ = f.succ;
     f.off = f.succ = NULL;
     condag_dflow_free(&f);
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
+                                              int32_t **off, int32_t **succ, ompdag_error *err)
+{
+    return flow_edges(g, executed, false, off, succ, err);
+}
+
+ompdag_status ompdag_condag_flow_order_edges(const ompdag_condag *g, const uint8_t *executed,
+                                             int32_t **off, int32_t **succ, ompdag_error *err)
+{
+    return flow_edges(g, executed, true, off, succ, err);
 }
 
 /* ---- D-edges of some flow (union), for drawings ---------------------------- */
@@ -679,8 +706,10 @@ static int cmp_pair(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
-                                         int64_t *count, ompdag_error *err)
+/* The union over flows of the D-edges, and with `waits` of the partial
+ * taskwaits' waits too. */
+static ompdag_status union_edges(const ompdag_condag *g, bool waits, int32_t **from, int32_t **to,
+                                 int64_t *count, ompdag_error *err)
 {
     *from = *to = NULL, *count = 0;
     if (!ompdag_condag_has_depend(g)) return OMPDAG_OK;
@@ -704,7 +733,8 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
             w.pred[w.poff[g->fsucc[i]] + w.stamp[g->fsucc[i]]++] = v; /* stamp: fill count */
     memset(w.stamp, 0, sizeof(int32_t) * (size_t)g->n);
     for (int32_t v = 0; v < g->n && !st; ++v)
-        for (int32_t k = g->dep->off[v]; k < g->dep->off[v + 1] && !st; ++k)
+        for (int32_t k = g->dep->off[v];
+             k < g->dep->off[v + 1] && !st && (waits || g->kind[v] == OMPDAG_KIND_T); ++k)
             if (!walk_clause(g, &w, &l, v, g->dep->cvar[k], node_mode(g, v, g->dep->cvar[k])))
                 st = NOMEM(err);
     if (st) goto done;
@@ -727,4 +757,16 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
 done:
     free(w.poff), free(w.pred), free(w.stack), free(w.stamp), free(l.from), free(l.to);
     return st;
+}
+
+ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                         int64_t *count, ompdag_error *err)
+{
+    return union_edges(g, false, from, to, count, err);
+}
+
+ompdag_status ompdag_condag_order_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                        int64_t *count, ompdag_error *err)
+{
+    return union_edges(g, true, from, to, count, err);
 }

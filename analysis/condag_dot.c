@@ -140,7 +140,7 @@ static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const
 {
     int32_t *from, *to;
     int64_t n, hidden = 0;
-    ompdag_status st = ompdag_condag_depend_edges(g, &from, &to, &n, err);
+    ompdag_status st = ompdag_condag_order_edges(g, &from, &to, &n, err);
     for (int64_t i = 0; !st && i < n; ++i) {
         bool on_path = on_path_edge(h, from[i], to[i]);
         if (n > DOT_MAX_DEPEND && !on_path) {
