@@ -179,7 +179,8 @@ void condag_depend_free(condag_dep *d);
 bool condag_depend_has_partial_wait(const ompdag_condag *g);
 
 /* The D-edges (§6 Rule 3) of one flow, as a CSR from task sinks to the
- * sources of later siblings.  Scratch owned by the caller. */
+ * sources of later siblings, and to the partial taskwaits (W nodes with
+ * items, docs/depend.md) that wait for them.  Scratch owned by the caller. */
 typedef struct condag_dflow {
     int32_t *off;  /* n+1 */
     int32_t *succ; /* at most the number of clause pairs emitted */
