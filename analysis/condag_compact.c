@@ -153,6 +153,10 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
             g->locks_declared = true;
             continue;
         }
+        if (!strcmp(json_string_value(e), "taskwait-depend")) { /* docs/depend.md: W "depend" */
+            g->twdep_declared = true;
+            continue;
+        }
         if (!strcmp(json_string_value(e), "loops")) { /* compact loops, node "repeat" */
             g->loops_declared = g->compact = true;
             continue;
@@ -160,7 +164,8 @@ ompdag_status condag_compact_read_meta(ompdag_condag *g, const json_t *obj, cons
         if (strcmp(json_string_value(e), EXTENSION))
             return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
                                     "%s: unsupported extension '%s' (this ompdag knows "
-                                    "\"" EXTENSION "\", \"loops\", \"delays\" and \"locks\")",
+                                    "\"" EXTENSION "\", \"loops\", \"delays\", \"locks\" and "
+                                    "\"taskwait-depend\")",
                                     where, json_string_value(e));
         g->compact = true;
     }
@@ -174,6 +179,8 @@ void condag_compact_write_meta(const ompdag_condag *g, json_t *o)
     if (g->loops_declared) json_array_append_new(ext, json_string("loops"));
     if (g->total_delay > 0) json_array_append_new(ext, json_string("delays"));
     if (ompdag_condag_has_locks(g)) json_array_append_new(ext, json_string("locks"));
+    if (condag_depend_has_partial_wait(g))
+        json_array_append_new(ext, json_string("taskwait-depend"));
     if (json_array_size(ext))
         json_object_set_new(o, "extensions", ext);
     else

@@ -22,6 +22,13 @@
  *    paths are the same.  A task's own clauses never order it after itself:
  *    all its edges are derived from the state before it, then the state is
  *    updated.
+ *  - partial taskwaits (`taskwait depend`, docs/depend.md): a W node with
+ *    items waits for the earlier siblings an implied task with those items
+ *    would depend on (OpenMP 5.1 §15.5): the same rule at the W node, with
+ *    edges ending at the W node itself, and no change to the groups (the
+ *    implied task completes before the parent goes on).  A mutexinoutset
+ *    item counts as a write (condag_wait_mode).  The file key on a W node
+ *    needs the "taskwait-depend" extension;
  *  - as a union over flows, for drawings: a backward walk over the creating
  *    task's F-graph from each clause, stopping at writers of the var.
  *
@@ -94,9 +101,10 @@ ompdag_status ompdag_condag_add_depend(ompdag_condag *g, int32_t v, ompdag_dep_t
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "graph is finalized; cannot add clauses");
     if (v < 0 || v >= g->n)
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "node index %d out of range", v);
-    if (g->kind[v] != OMPDAG_KIND_T)
+    if (g->kind[v] != OMPDAG_KIND_T && g->kind[v] != OMPDAG_KIND_W)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID,
-                                "node '%s': 'depend' is only allowed on T nodes (kind is %c)",
+                                "node '%s': 'depend' is only allowed on T nodes and on W nodes "
+                                "(a partial taskwait) (kind is %c)",
                                 node_name(g, v), (char)g->kind[v]);
     if (type < OMPDAG_DEP_IN || type > OMPDAG_DEP_MUTEXINOUTSET)
         return ompdag_error_set(err, OMPDAG_ERR_INVALID, "node '%s': unknown dependence type %d",
@@ -135,8 +143,32 @@ static ompdag_status refuse_type(const ompdag_condag *g, int32_t v, size_t i, co
                             node_name(g, v), i, type);
 }
 
+/* A W node's "depend" (a partial taskwait) needs the "taskwait-depend"
+ * extension: a reader that knows only §6 would otherwise wait for every
+ * child there (sound) or, worse, drop the key; and a partial wait on nothing
+ * is no wait at all, so it is refused rather than read as a full one. */
+static ompdag_status check_wait_items(const ompdag_condag *g, int32_t v, const json_t *arr,
+                                      ompdag_error *err)
+{
+    if (g->kind[v] != OMPDAG_KIND_W) return OMPDAG_OK;
+    if (!g->twdep_declared)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "node '%s': 'depend' on a W node (a partial taskwait) needs the "
+                                "graph key \"extensions\": [\"taskwait-depend\"] (older readers "
+                                "must refuse the file, not read it as another wait)",
+                                node_name(g, v));
+    if (json_is_array(arr) && json_array_size(arr) == 0)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "node '%s': a W node's 'depend' must name at least one item (leave "
+                                "the key out for a taskwait that waits for every child)",
+                                node_name(g, v));
+    return OMPDAG_OK;
+}
+
 static ompdag_status read_clauses(ompdag_condag *g, int32_t v, const json_t *arr, ompdag_error *err)
 {
+    ompdag_status wst = check_wait_items(g, v, arr, err);
+    if (wst) return wst;
     if (!json_is_array(arr))
         return ompdag_error_set(
             err, OMPDAG_ERR_INVALID,
@@ -163,6 +195,11 @@ static ompdag_status read_clauses(ompdag_condag *g, int32_t v, const json_t *arr
     return OMPDAG_OK;
 }
 
+static ompdag_status build_csr(ompdag_condag *g, ompdag_error *err);
+
+/* Reads the key, then builds the CSR by node at once: Rule 2's W-edges
+ * (condag_validate.c) pass over partial taskwaits, so they must be known
+ * before the structural derivations. */
 ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err)
 {
     ompdag_status lst = condag_locks_from_extras(g, err); /* the "locks" key (docs/mutex.md) */
@@ -180,7 +217,7 @@ ompdag_status condag_depend_from_extras(ompdag_condag *g, ompdag_error *err)
         json_decref(g->extra[v]);
         g->extra[v] = json_object_size(rest) ? rest : (json_decref(rest), NULL);
     }
-    return OMPDAG_OK;
+    return g->dep && !g->dep->off ? build_csr(g, err) : OMPDAG_OK;
 }
 
 /* ---- finalize: CSR and the serial order ----------------------------------- */
@@ -274,7 +311,8 @@ static ompdag_status mutex_locks(ompdag_condag *g, ompdag_error *err)
     const condag_dep *d = g->dep;
     for (int32_t t = 0; t < g->n; ++t)
         for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
-            if (d->ctype[k] != OMPDAG_DEP_MUTEXINOUTSET) continue;
+            /* a partial taskwait's implied task has no body: no lock to hold */
+            if (d->ctype[k] != OMPDAG_DEP_MUTEXINOUTSET || g->kind[t] != OMPDAG_KIND_T) continue;
             int32_t c = g->creates[t], s = g->task_source[c];
             if (s != g->task_sink[c])
                 return ompdag_error_set(err, OMPDAG_ERR_UNSUPPORTED,
@@ -308,13 +346,21 @@ ompdag_status condag_depend_finalize(ompdag_condag *g, ompdag_error *err)
                                 "node '%s': depend clauses in a compact graph (shared task bodies) "
                                 "are not modelled; unfold it with `ompdag expand`",
                                 node_name(g, g->dep->node[0]));
-    ompdag_status st = g->dep ? build_csr(g, err) : OMPDAG_OK;
-    if (!st && g->dep && !g->dep_unrolled) st = serial_order(g, err); /* unfolded next */
+    ompdag_status st = g->dep && !g->dep_unrolled
+                           ? serial_order(g, err)
+                           : OMPDAG_OK; /* CSR: from_extras; unrolled: unfolded next */
     if (!st && g->dep) st = mutex_locks(g, err);
     return st ? st : condag_locks_finalize(g, err); /* docs/mutex.md */
 }
 
 /* ---- accessors -------------------------------------------------------------- */
+
+bool condag_depend_has_partial_wait(const ompdag_condag *g)
+{
+    for (int64_t i = 0; g->dep && i < g->dep->n; ++i)
+        if (g->kind[g->dep->node[i]] == OMPDAG_KIND_W) return true;
+    return false;
+}
 
 bool ompdag_condag_has_depend(const ompdag_condag *g)
 {
@@ -396,27 +442,54 @@ typedef struct dflow_state {
     const ompdag_condag *g;
     condag_dflow *f;
     int64_t ne, nin;
+    bool oom;
 } dflow_state;
 
-static void emit(dflow_state *s, int32_t a, int32_t b)
+/* Room for one more edge: the buffers start at 2·clauses + 1 and double (a
+ * group of k concurrent siblings followed by another gives k² edges). */
+static bool edge_room(dflow_state *s)
 {
-    if (a < 0 || a == b || s->f->mark[a] == b) return;
-    s->f->mark[a] = b;
-    assert(s->ne < s->f->ecap);
-    s->f->efrom[s->ne] = a, s->f->eto[s->ne] = b;
+    condag_dflow *f = s->f;
+    if (s->ne < f->ecap) return true;
+    int64_t cap = f->ecap, c2 = f->ecap, c3 = f->ecap;
+    if (!grow_array((void **)&f->efrom, sizeof *f->efrom, &cap, s->ne + 1) ||
+        !grow_array((void **)&f->eto, sizeof *f->eto, &c2, s->ne + 1) ||
+        !grow_array((void **)&f->succ, sizeof *f->succ, &c3, s->ne + 1))
+        return false;
+    f->ecap = cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3);
+    return true;
+}
+
+/* An edge from the sink of task a to node `to` (a later sibling's source, or
+ * a partial taskwait), once per pair. */
+static void emit(dflow_state *s, int32_t a, int32_t to)
+{
+    if (a < 0 || to == s->g->task_source[a] || s->f->mark[a] == to) return;
+    if (!edge_room(s)) {
+        s->oom = true;
+        return;
+    }
+    s->f->mark[a] = to;
+    s->f->efrom[s->ne] = a, s->f->eto[s->ne] = to;
     s->ne++;
 }
 
-/* T node t's mode on var x (docs/depend.md): in, write, set or mutex. */
-static int task_mode(const condag_dep *d, int32_t t, int32_t x)
+/* Node t's mode on var x (docs/depend.md): in, write, set or mutex; for a
+ * partial taskwait the mode of its items (condag_wait_mode). */
+static int task_mode(const condag_dep *d, int32_t t, int32_t x, bool wait)
 {
     int mode = -1;
     for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k)
         if (d->cvar[k] == x) {
-            int c = condag_dep_mode(d->ctype[k]);
+            int c = wait ? condag_wait_mode(d->ctype[k]) : condag_dep_mode(d->ctype[k]);
             mode = mode < 0 || mode == c ? c : CONDAG_MODE_WRITE;
         }
     return mode;
+}
+
+static int node_mode(const ompdag_condag *g, int32_t v, int32_t x)
+{
+    return task_mode(g->dep, v, x, g->kind[v] == OMPDAG_KIND_W);
 }
 
 /* Clause k of t is the first one of t on its var (the task's mode on the var
@@ -428,38 +501,45 @@ static bool first_on_var(const condag_dep *d, int32_t t, int32_t k)
     return true;
 }
 
-static void emit_list(dflow_state *s, int32_t head, int32_t b)
+static void emit_list(dflow_state *s, int32_t head, int32_t to)
 {
     for (int32_t e = head; e >= 0; e = s->f->in_next[e])
-        emit(s, s->f->in_task[e], b);
+        emit(s, s->f->in_task[e], to);
 }
 
-/* Rule 3 for the task b created by T node t, from the state before it: a
- * task of the current group's mode follows the group before; any other
- * follows the current group. */
+/* Rule 3 for node t, from the state before it: a task of the current group's
+ * mode follows the group before; any other follows the current group.  For
+ * a T node the edges end at the created task's source; for a partial
+ * taskwait, at the W node itself: it waits for exactly the earlier siblings
+ * an implied task with its items would depend on (OpenMP 5.1 §15.5). */
 static void rule3_edges(dflow_state *s, int32_t t)
 {
     const condag_dep *d = s->g->dep;
     condag_dflow *f = s->f;
-    int32_t b = s->g->creates[t];
+    int32_t to = s->g->kind[t] == OMPDAG_KIND_W ? t : s->g->task_source[s->g->creates[t]];
     for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
         if (!first_on_var(d, t, k)) continue;
         int32_t x = d->cvar[k];
-        int mode = task_mode(d, t, x);
+        int mode = node_mode(s->g, t, x);
         bool joins = mode != CONDAG_MODE_WRITE && f->cur_mode[x] == mode;
-        emit_list(s, joins ? f->last_out[x] : f->in_head[x], b);
+        emit_list(s, joins ? f->last_out[x] : f->in_head[x], to);
     }
 }
 
+/* The created task joins or starts its groups.  A partial taskwait changes
+ * no group: its implied task completes before the parent goes on, so an
+ * edge from it to a later sibling would follow the W node's own F-path
+ * (docs/analysis.md, "Partial taskwaits"). */
 static void rule3_update(dflow_state *s, int32_t t)
 {
     const condag_dep *d = s->g->dep;
     condag_dflow *f = s->f;
+    if (s->g->kind[t] != OMPDAG_KIND_T) return;
     int32_t b = s->g->creates[t];
     for (int32_t k = d->off[t]; k < d->off[t + 1]; ++k) {
         if (!first_on_var(d, t, k)) continue;
         int32_t x = d->cvar[k];
-        int mode = task_mode(d, t, x);
+        int mode = node_mode(s->g, t, x);
         if (mode == CONDAG_MODE_WRITE || f->cur_mode[x] != mode) { /* a new group */
             f->last_out[x] = f->in_head[x];
             f->in_head[x] = -1;
@@ -480,12 +560,11 @@ static void reset_vars(dflow_state *s, int32_t t)
     }
 }
 
-bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f)
+/* Executed T nodes with clauses and partial taskwaits, grouped by their
+ * task, in F-order: f->group, with the offsets per task at f->group + n. */
+static void group_by_task(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f)
 {
-    memset(f->off, 0, sizeof *f->off * ((size_t)g->n + 1));
-    if (!ompdag_condag_has_depend(g)) return true;
     const condag_dep *d = g->dep;
-    /* Executed T nodes with clauses, grouped by creating task, in F-order. */
     int32_t *goff = f->group + g->n, nt = g->nt;
     memset(goff, 0, sizeof *goff * ((size_t)nt + 1));
     for (int32_t v = 0; v < g->n; ++v)
@@ -499,9 +578,17 @@ bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag
     for (int32_t t = nt; t > 0; --t) /* undo the fill shift */
         goff[t] = goff[t - 1];
     goff[0] = 0;
-    memset(f->mark, 0xff, sizeof *f->mark * (size_t)nt);
-    dflow_state s = {g, f, 0, 0};
-    for (int32_t p = 0; p < nt; ++p) {
+}
+
+bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag_dflow *f)
+{
+    memset(f->off, 0, sizeof *f->off * ((size_t)g->n + 1));
+    if (!ompdag_condag_has_depend(g)) return true;
+    group_by_task(g, executed, f);
+    const int32_t *goff = f->group + g->n;
+    memset(f->mark, 0xff, sizeof *f->mark * (size_t)g->nt);
+    dflow_state s = {g, f, 0, 0, false};
+    for (int32_t p = 0; p < g->nt; ++p) {
         s.nin = 0;
         for (int32_t i = goff[p]; i < goff[p + 1]; ++i) {
             rule3_edges(&s, f->group[i]);
@@ -510,21 +597,35 @@ bool condag_dflow_derive(const ompdag_condag *g, const uint8_t *executed, condag
         for (int32_t i = goff[p]; i < goff[p + 1]; ++i)
             reset_vars(&s, f->group[i]);
     }
-    /* CSR from the predecessor's sink to the successor's source. */
+    /* CSR from the predecessor's sink to the target node. */
     for (int64_t e = 0; e < s.ne; ++e)
         f->off[g->task_sink[f->efrom[e]] + 1]++;
     for (int32_t v = 0; v < g->n; ++v)
         f->off[v + 1] += f->off[v];
     for (int64_t e = 0; e < s.ne; ++e) /* fill, shifting off by one slot */
-        f->succ[f->off[g->task_sink[f->efrom[e]]]++] = g->task_source[f->eto[e]];
+        f->succ[f->off[g->task_sink[f->efrom[e]]]++] = f->eto[e];
     for (int32_t v = g->n; v > 0; --v)
         f->off[v] = f->off[v - 1];
     f->off[0] = 0;
-    return true;
+    return !s.oom;
 }
 
-ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
-                                              int32_t **off, int32_t **succ, ompdag_error *err)
+/* Drops the edges into W nodes (partial taskwaits' waits) from a CSR, in
+ * place: what ompdag_condag_flow_depend_edges gave before partial waits. */
+static void drop_waits(const ompdag_condag *g, int32_t *off, int32_t *succ)
+{
+    int32_t out = 0;
+    for (int32_t v = 0; v < g->n; ++v) {
+        int32_t b = off[v], e = off[v + 1];
+        off[v] = out;
+        for (int32_t k = b; k < e; ++k)
+            if (g->kind[succ[k]] != OMPDAG_KIND_W) succ[out++] = succ[k];
+    }
+    off[g->n] = out;
+}
+
+static ompdag_status flow_edges(const ompdag_condag *g, const uint8_t *executed, bool waits,
+                                int32_t **off, int32_t **succ, ompdag_error *err)
 {
     condag_dflow f;
     *off = *succ = NULL;
@@ -532,10 +633,23 @@ ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint
         condag_dflow_free(&f);
         return NOMEM(err);
     }
+    if (!waits) drop_waits(g, f.off, f.succ);
     *off = f.off, *succ = f.succ;
     f.off = f.succ = NULL;
     condag_dflow_free(&f);
     return OMPDAG_OK;
+}
+
+ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
+                                              int32_t **off, int32_t **succ, ompdag_error *err)
+{
+    return flow_edges(g, executed, false, off, succ, err);
+}
+
+ompdag_status ompdag_condag_flow_order_edges(const ompdag_condag *g, const uint8_t *executed,
+                                             int32_t **off, int32_t **succ, ompdag_error *err)
+{
+    return flow_edges(g, executed, true, off, succ, err);
 }
 
 /* ---- D-edges of some flow (union), for drawings ---------------------------- */
@@ -559,7 +673,7 @@ static bool edge_push(edge_list *l, int32_t a, int32_t b)
 /* T node t's mode on var x plus one: 0 when it has no clause on x. */
 static int clause_on(const condag_dep *d, int32_t t, int32_t x)
 {
-    return task_mode(d, t, x) + 1;
+    return task_mode(d, t, x, false) + 1;
 }
 
 typedef struct back_walk {
@@ -567,14 +681,15 @@ typedef struct back_walk {
     int32_t stamp_now;
 } back_walk;
 
-/* From T node tb's clause on x (tb's mode on x), walks F-predecessors back,
- * collecting every earlier task on x whose mode conflicts with it, and
- * stopping at writers (everything before a writer is ordered before it). */
+/* From node tb's clause on x (tb's mode on x; tb a T node or a partial
+ * taskwait), walks F-predecessors back, collecting every earlier task on x
+ * whose mode conflicts with it, and stopping at writers (everything before a
+ * writer is ordered before it). */
 static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, int32_t tb, int32_t x,
                         int mode)
 {
     const condag_dep *d = g->dep;
-    int32_t top = 0, b = g->creates[tb];
+    int32_t top = 0, to = g->kind[tb] == OMPDAG_KIND_W ? tb : g->task_source[g->creates[tb]];
     ++w->stamp_now;
     for (int32_t i = w->poff[tb]; i < w->poff[tb + 1]; ++i)
         w->stack[top++] = w->pred[i], w->stamp[w->pred[i]] = w->stamp_now;
@@ -582,7 +697,7 @@ static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, in
         int32_t v = w->stack[--top];
         int c = g->kind[v] == OMPDAG_KIND_T && d->off ? clause_on(d, v, x) : 0;
         if (c && condag_dep_conflict(c - 1, mode) &&
-            !edge_push(out, g->task_sink[g->creates[v]], g->task_source[b]))
+            !edge_push(out, g->task_sink[g->creates[v]], to))
             return false;
         if (c && c - 1 == CONDAG_MODE_WRITE) continue; /* the last writer on this path */
         for (int32_t i = w->poff[v]; i < w->poff[v + 1]; ++i)
@@ -598,8 +713,10 @@ static int cmp_pair(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
-                                         int64_t *count, ompdag_error *err)
+/* The union over flows of the D-edges, and with `waits` of the partial
+ * taskwaits' waits too. */
+static ompdag_status union_edges(const ompdag_condag *g, bool waits, int32_t **from, int32_t **to,
+                                 int64_t *count, ompdag_error *err)
 {
     *from = *to = NULL, *count = 0;
     if (!ompdag_condag_has_depend(g)) return OMPDAG_OK;
@@ -623,8 +740,9 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
             w.pred[w.poff[g->fsucc[i]] + w.stamp[g->fsucc[i]]++] = v; /* stamp: fill count */
     memset(w.stamp, 0, sizeof(int32_t) * (size_t)g->n);
     for (int32_t v = 0; v < g->n && !st; ++v)
-        for (int32_t k = g->dep->off[v]; k < g->dep->off[v + 1] && !st; ++k)
-            if (!walk_clause(g, &w, &l, v, g->dep->cvar[k], task_mode(g->dep, v, g->dep->cvar[k])))
+        for (int32_t k = g->dep->off[v];
+             k < g->dep->off[v + 1] && !st && (waits || g->kind[v] == OMPDAG_KIND_T); ++k)
+            if (!walk_clause(g, &w, &l, v, g->dep->cvar[k], node_mode(g, v, g->dep->cvar[k])))
                 st = NOMEM(err);
     if (st) goto done;
     /* Sort and drop duplicates (a pair found through several clauses). */
@@ -646,4 +764,16 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
 done:
     free(w.poff), free(w.pred), free(w.stack), free(w.stamp), free(l.from), free(l.to);
     return st;
+}
+
+ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                         int64_t *count, ompdag_error *err)
+{
+    return union_edges(g, false, from, to, count, err);
+}
+
+ompdag_status ompdag_condag_order_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                        int64_t *count, ompdag_error *err)
+{
+    return union_edges(g, true, from, to, count, err);
 }

@@ -38,6 +38,19 @@ static const char *shape_of(uint8_t kind)
     return "ellipse";
 }
 
+/* A partial taskwait (docs/depend.md) waits only for the conflicting
+ * children: say which items, "taskwait depend(in: x, out: y)". */
+static void write_wait_items(FILE *out, const ompdag_condag *g, int32_t v)
+{
+    fputs("\\ntaskwait depend(", out);
+    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
+        fprintf(out, "%s%s: ", i ? ", " : "",
+                ompdag_dep_type_name(ompdag_condag_node_depend_type(g, v, i)));
+        put_escaped(out, ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, v, i)));
+    }
+    fputs(")", out);
+}
+
 typedef struct highlight {
     uint8_t *executed; /* NULL: no flow shown */
     int32_t *path_pos; /* position on the critical path, or -1 */
@@ -52,6 +65,7 @@ static void write_node(FILE *out, const ompdag_condag *g, int32_t v, const highl
     if (loc.line) fprintf(out, " @%d", loc.line);
     if (ompdag_compact_loop_repeat(g, v)) /* a compact loop's test (docs/compact.md) */
         fprintf(out, "\\nloop: at most %" PRId64 " iterations", ompdag_compact_loop_repeat(g, v));
+    if (condag_is_partial_wait(g, v)) write_wait_items(out, g, v);
     const char *label = ompdag_condag_node_label(g, v);
     if (label) {
         fputs("\\n", out);
@@ -126,7 +140,7 @@ static ompdag_status write_depend_edges(FILE *out, const ompdag_condag *g, const
 {
     int32_t *from, *to;
     int64_t n, hidden = 0;
-    ompdag_status st = ompdag_condag_depend_edges(g, &from, &to, &n, err);
+    ompdag_status st = ompdag_condag_order_edges(g, &from, &to, &n, err);
     for (int64_t i = 0; !st && i < n; ++i) {
         bool on_path = on_path_edge(h, from[i], to[i]);
         if (n > DOT_MAX_DEPEND && !on_path) {

@@ -168,6 +168,9 @@ ompdag_status condag_json_edge_not_a_pair(const char *where, size_t i, ompdag_er
                             i);
 }
 
+/* A W node absent from `depend` (the input's clauses name T nodes only) loses
+ * its partial-taskwait items: its vars would not match the input's, so it
+ * waits as a full taskwait, which waits for more (sound). */
 bool condag_json_node_depend_from(json_t *node, const json_t *depend)
 {
     if (!depend) return true;

@@ -209,7 +209,17 @@ static ompdag_status check_task_tree(ompdag_condag *g, ompdag_error *err)
  *     FW(v) = ∪ over F-successors s of ( {s} if s is W, else FW(s) ).
  * A node with one non-W successor shares its successor's set, so chains of
  * T/N nodes cost nothing; only C nodes merge.
+ *
+ * A partial taskwait (a W node with depend items, docs/depend.md) counts as
+ * no W here: it awaits only the children whose clauses conflict with its
+ * items, which condag_depend.c derives per flow, so the next full taskwait
+ * still awaits every child created before it.
  */
+static bool full_wait(const ompdag_condag *g, int32_t v)
+{
+    return g->kind[v] == OMPDAG_KIND_W && !condag_is_partial_wait(g, v);
+}
+
 typedef struct fw_sets {
     int32_t *buf;
     int64_t len, cap;
@@ -230,7 +240,7 @@ static bool fw_merge(const ompdag_condag *g, fw_sets *f, int32_t v)
     int64_t start = f->len;
     for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i) {
         int32_t s = g->fsucc[i];
-        if (g->kind[s] == OMPDAG_KIND_W) {
+        if (full_wait(g, s)) {
             if (!fw_append(f, s)) return false;
             continue;
         }
@@ -255,7 +265,7 @@ static bool fw_compute(const ompdag_condag *g, const int32_t *forder, fw_sets *f
         int32_t v = forder[i];
         int32_t k = g->fsucc_off[v + 1] - g->fsucc_off[v];
         int32_t s = k ? g->fsucc[g->fsucc_off[v]] : -1;
-        if (k == 1 && g->kind[s] != OMPDAG_KIND_W) {
+        if (k == 1 && !full_wait(g, s)) {
             f->off[v] = f->off[s];
             f->count[v] = f->count[s];
         } else if (!fw_merge(g, f, v)) {

@@ -7,9 +7,10 @@
  * probability P_if insert a branch (C, two empty branches, J), otherwise a
  * node (T with P_cre, W with P_wait, else N).  Each T node of τi adopts a
  * random not-yet-parented task among τi+1..τn (none left: it becomes N).
- * Tasks unreachable from τ1 are dropped.  A branch whose two arms emit no
- * node costs 0 and has no effect, so it is not emitted (it would need the
- * same C→J edge twice).
+ * Tasks unreachable from τ1 are dropped.  Optionally (p_dep, p_wait_dep) T
+ * nodes get depend clauses and W nodes depend items (partial taskwaits).  A branch whose two arms
+ * emit no node costs 0 and has no effect, so it is not emitted (it would need the same C→J edge
+ * twice).
  *
  * PRNG: xoshiro256** (Blackman & Vigna 2018) seeded with splitmix64; ranges
  * by Lemire's multiply-shift with rejection, so draws are unbiased and the
@@ -87,7 +88,8 @@ void ompdag_gen_params_init(ompdag_gen_params *p)
                              .wcet_max = 100,
                              .threads = 4,
                              .p_dep = 0,
-                             .dep_vars = 4};
+                             .dep_vars = 4,
+                             .p_wait_dep = 0};
 }
 
 /* ---- task bodies as nested sequences ---------------------------------------
@@ -303,6 +305,31 @@ static ompdag_status add_dependences(const ompdag_gen_params *p, ompdag_condag *
     return st;
 }
 
+/* docs/depend.md, "taskwait depend": each W node gets, with probability
+ * p_wait_dep, one or two items of any of the five types on the same vars,
+ * which makes it a partial taskwait.  A third PRNG stream, so graphs with
+ * p_wait_dep = 0 are those of before. */
+static ompdag_status add_wait_items(const ompdag_gen_params *p, ompdag_condag *g, ompdag_error *err)
+{
+    if (p->p_wait_dep <= 0) return OMPDAG_OK;
+    ompdag_rng r;
+    ompdag_rng_seed(&r, p->seed ^ 0x7477646570ULL); /* "twdep" */
+    ompdag_status st = OMPDAG_OK;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g) && !st; ++v) {
+        if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_W || ompdag_rng_unit(&r) >= p->p_wait_dep)
+            continue;
+        int64_t k = ompdag_rng_range(&r, 1, 2);
+        for (int64_t i = 0; i < k && !st; ++i) {
+            char var[24];
+            snprintf(var, sizeof var, "x%lld", (long long)ompdag_rng_range(&r, 0, p->dep_vars - 1));
+            ompdag_dep_type t =
+                (ompdag_dep_type)ompdag_rng_range(&r, OMPDAG_DEP_IN, OMPDAG_DEP_MUTEXINOUTSET);
+            st = ompdag_condag_add_depend(g, v, t, var, err);
+        }
+    }
+    return st;
+}
+
 static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
 {
     if (p->tasks < 1) return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "tasks must be >= 1");
@@ -318,6 +345,9 @@ static ompdag_status check_params(const ompdag_gen_params *p, ompdag_error *err)
                                 "need 0 <= p_if < 1, p_cre, p_wait >= 0 and p_cre + p_wait <= 1");
     if (!(p->p_dep >= 0 && p->p_dep <= 1) || (p->p_dep > 0 && p->dep_vars < 1))
         return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT, "need 0 <= p_dep <= 1 and dep_vars >= 1");
+    if (!(p->p_wait_dep >= 0 && p->p_wait_dep <= 1) || (p->p_wait_dep > 0 && p->dep_vars < 1))
+        return ompdag_error_set(err, OMPDAG_ERR_ARGUMENT,
+                                "need 0 <= p_wait_dep <= 1 and dep_vars >= 1");
     return OMPDAG_OK;
 }
 
@@ -406,6 +436,7 @@ ompdag_status ompdag_gen_random(const ompdag_gen_params *p, ompdag_condag **out,
         ompdag_condag_assign_name(g, name);
         ompdag_condag_assign_threads(g, p->threads);
         st = add_dependences(p, g, err);
+        if (!st) st = add_wait_items(p, g, err);
     }
     if (!st) {
         st = ompdag_condag_finalize(g, err);

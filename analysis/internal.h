@@ -115,16 +115,17 @@ struct ompdag_condag {
                           only (condag_loops_unroll; no serial order, never analysed) */
     struct condag_locks *locks; /* locks nodes acquire (docs/mutex.md): condag_locks.c */
     bool locks_declared;        /* the file named the "locks" extension */
+    bool twdep_declared;        /* the file named "taskwait-depend" (W nodes with "depend") */
 };
 
 /* ---- depend clauses (condag_depend.c) ---------------------------------- */
 
 typedef struct condag_dep {
     int64_t n, cap;  /* clauses, in the order they were added */
-    int32_t *node;   /* T node carrying clause i */
+    int32_t *node;   /* T node carrying clause i, or W node (a partial taskwait's item) */
     uint8_t *type;   /* ompdag_dep_type */
     int32_t *var;    /* var index */
-    int32_t *off;    /* after finalize: CSR by node (n_nodes+1), into cvar/ctype */
+    int32_t *off;    /* once validation starts: CSR by node (n_nodes+1), into cvar/ctype */
     int32_t *cvar;
     uint8_t *ctype;
     int32_t nvar;    /* distinct vars; names in the graph's pool */
@@ -158,6 +159,23 @@ static inline bool condag_dep_conflict(int a, int b)
 {
     return a == CONDAG_MODE_WRITE || b == CONDAG_MODE_WRITE || a != b;
 }
+/* The mode of a partial taskwait's item (docs/depend.md, "taskwait depend"):
+ * as a task's, except that mutexinoutset waits like a write, since the
+ * implied task's mutual exclusion may make it wait for a running
+ * mutexinoutset sibling (an edge from every such sibling: sound). */
+static inline int condag_wait_mode(int type)
+{
+    return type == OMPDAG_DEP_MUTEXINOUTSET ? CONDAG_MODE_WRITE : condag_dep_mode(type);
+}
+/* A W node with depend items: a partial taskwait (`taskwait depend(…)`).  It
+ * waits for the earlier children whose clauses conflict with its items
+ * (per flow, condag_depend.c), not for every child since the last full
+ * taskwait; Rule 2's W-edges pass over it. */
+static inline bool condag_is_partial_wait(const struct ompdag_condag *g, int32_t v)
+{
+    return g->kind[v] == OMPDAG_KIND_W && g->dep && g->dep->off &&
+           g->dep->off[v + 1] > g->dep->off[v];
+}
 
 /* Moves every node's "depend" extra key into clauses (checking it), called
  * first by finalize. */
@@ -173,9 +191,13 @@ ompdag_status condag_loop_depend_read_index(ompdag_condag *g, int32_t v, size_t 
  * a graph that declares "loops"; clauses in loops sit in unshared tasks. */
 ompdag_status condag_loop_depend_check(const ompdag_condag *g, ompdag_error *err);
 void condag_depend_free(condag_dep *d);
+/* Some W node carries depend items (a partial taskwait): the file then needs
+ * the "taskwait-depend" extension. */
+bool condag_depend_has_partial_wait(const ompdag_condag *g);
 
 /* The D-edges (§6 Rule 3) of one flow, as a CSR from task sinks to the
- * sources of later siblings.  Scratch owned by the caller. */
+ * sources of later siblings, and to the partial taskwaits (W nodes with
+ * items, docs/depend.md) that wait for them.  Scratch owned by the caller. */
 typedef struct condag_dflow {
     int32_t *off;  /* n+1 */
     int32_t *succ; /* at most the number of clause pairs emitted */

@@ -32,10 +32,13 @@
  *   A = m·c + max(A(s)+V(j), X);   B = m·c + max(B(s)+V(j), Y)
  *   E_k = c + max(E_k(s)+V(j), X if τj meets k);  F_k = c + max(F_k(s)+V(j), Y if τj meets k)
  * C nodes take the max over successors, other nodes add c (or m·c) to their
- * successor's values.  Cost O(Σ nodes of τi × keys of τi); above a cell
- * budget vars are merged into classes (more edges: sound, and the result says
- * it is not exact; a graph without C nodes then falls back to measuring its
- * single flow, which is exact).
+ * successor's values.  A partial taskwait w (a W node with depend items,
+ * docs/analysis.md "Partial taskwaits") is one more place a child's path may
+ * resume: for each key k it meets (an item conflicts with k),
+ * E_k(w) = max(c + E_k(s), A(w)) and F_k(w) = max(c + F_k(s), B(w)); it does
+ * not start Cw/Dw, which follow Rule 2 to the next full W.  Cost O(Σ nodes of τi × keys of τi);
+ * above a cell budget vars are merged into classes (more edges: sound, and the result says it is
+ * not exact; a graph without C nodes then falls back to measuring its single flow, which is exact).
  */
 #include <string.h>
 
@@ -89,7 +92,7 @@ static int64_t count_cells(const ompdag_condag *g, const condag_dep *d, int32_t 
 {
     int64_t k = 0;
     for (int32_t v = 0; v < g->n; ++v)
-        for (int32_t c = d->off[v]; c < d->off[v + 1]; ++c)
+        for (int32_t c = d->off[v]; c < d->off[v + 1] && g->kind[v] == OMPDAG_KIND_T; ++c)
             scratch[k++] =
                 (dep_key){g->node_task[v], d->cvar[c] % classes, condag_dep_mode(d->ctype[c])};
     qsort(scratch, (size_t)k, sizeof *scratch, cmp_key);
@@ -142,14 +145,15 @@ static bool build_keys(dep_tables *t, int64_t budget)
             if (!i || cmp_key(&all[i], &all[i - 1])) t->keys[u++] = all[i];
         for (int32_t v = 0; v < g->n; ++v) {
             int32_t task = g->node_task[v];
+            bool wait = g->kind[v] == OMPDAG_KIND_W; /* a partial taskwait only meets keys */
             for (int32_t c = d->off[v]; c < d->off[v + 1]; ++c) {
                 int32_t x = d->cvar[c] % t->classes;
-                int mode = condag_dep_mode(d->ctype[c]);
+                int mode = wait ? condag_wait_mode(d->ctype[c]) : condag_dep_mode(d->ctype[c]);
                 for (int k = 0; k < CONDAG_MODES; ++k)
                     t->meet[c * CONDAG_MODES + k] =
                         condag_dep_conflict(mode, k) ? find_key(t, task, x, k) : -1;
-                t->jkey[c] = find_key(t, task, x, mode);
-                assert(t->jkey[c] >= 0);
+                t->jkey[c] = wait ? -1 : find_key(t, task, x, mode);
+                assert(wait || t->jkey[c] >= 0);
             }
         }
         t->coff[0] = 0;
@@ -245,6 +249,10 @@ static void eval_creation(dep_tables *t, int32_t v, int64_t c1, int64_t mc, int3
     }
 }
 
+/* N, J and W nodes.  A full taskwait starts Cw and Dw (Alg1).  A partial
+ * one (docs/analysis.md, "Partial taskwaits") is a later target for the
+ * children whose keys it meets: for such a key the path may start here,
+ * E_k = max(A, c + E_k(s)); for the others, and for Cw, it is plain code. */
 static void eval_plain(dep_tables *t, int32_t v, int64_t c1, int64_t mc, int32_t q)
 {
     int32_t s = first_fsucc(t->g, v);
@@ -252,13 +260,17 @@ static void eval_plain(dep_tables *t, int32_t v, int64_t c1, int64_t mc, int32_t
     r.q[QV] = c1 + S.q[QV];
     r.q[QA] = mc + S.q[QA];
     r.q[QB] = mc + S.q[QB];
-    bool w = t->g->kind[v] == OMPDAG_KIND_W;
+    bool partial = condag_is_partial_wait(t->g, v);
+    bool w = t->g->kind[v] == OMPDAG_KIND_W && !partial;
     r.q[QCW] = w ? r.q[QA] : add_ninf(S.q[QCW], c1);
     r.q[QDW] = w ? r.q[QB] : add_ninf(S.q[QDW], c1);
     t->row[v] = r;
+    if (partial) mark_met(t, v);
     int64_t *E = t->E + t->coff[v], *F = t->F + t->coff[v];
-    for (int32_t k = 0; k < q; ++k)
+    for (int32_t k = 0; k < q; ++k) {
         E[k] = add_ninf(succ_E(t, s, k), c1), F[k] = add_ninf(succ_F(t, s, k), c1);
+        if (partial && t->met[k] == v) E[k] = max2(E[k], r.q[QA]), F[k] = max2(F[k], r.q[QB]);
+    }
 }
 
 static void compute_tables(dep_tables *t, const ompdag_rta_options *opt)
@@ -324,12 +336,34 @@ static void expand_child_path(const dep_tables *t, walk *w, int32_t v, int32_t s
     assert(!"no option of the T-node recurrence attains its value");
 }
 
+/* Partial taskwait v meets local key k: a child with k conflicts with an item. */
+static bool wait_meets(const dep_tables *t, int32_t v, int32_t k)
+{
+    for (int32_t c = t->d->off[v]; c < t->d->off[v + 1]; ++c)
+        for (int m = 0; m < CONDAG_MODES; ++m)
+            if (t->meet[c * CONDAG_MODES + m] == k) return true;
+    return false;
+}
+
+/* The state in which v's own path starts, when it starts at v: a full
+ * taskwait starts Cw/Dw; a partial one starts E_k/F_k of a key it meets
+ * when that option attains the value (eval_plain). */
+static int32_t start_state(const dep_tables *t, int32_t v, int32_t st)
+{
+    const ompdag_condag *g = t->g;
+    if (g->kind[v] != OMPDAG_KIND_W) return st;
+    if (!condag_is_partial_wait(g, v))
+        return st == QCW ? QA : st == QDW ? QB : st; /* the path starts here */
+    if (st < QCOUNT || !wait_meets(t, v, (st - QCOUNT) / 2)) return st;
+    int32_t here = (st - QCOUNT) % 2 ? QB : QA;
+    return value(t, v, st) == t->row[v].q[here] ? here : st;
+}
+
 static void expand(const dep_tables *t, const ompdag_rta_options *opt, walk *w, int32_t *choice,
                    int32_t v, int32_t st)
 {
     const ompdag_condag *g = t->g;
-    if (g->kind[v] == OMPDAG_KIND_W && (st == QCW || st == QDW))
-        st = st == QCW ? QA : QB; /* the path starts here */
+    st = start_state(t, v, st);
     if (g->kind[v] == OMPDAG_KIND_C) {
         int32_t best = -1;
         for (int32_t i = g->fsucc_off[v]; i < g->fsucc_off[v + 1]; ++i)
@@ -374,7 +408,10 @@ static ompdag_status build_witness(const dep_tables *t, const ompdag_rta_options
         expand(t, opt, &w, r->choice, v, q);
     }
     ompdag_flow_eval e;
-    rta_measure_flow(g, opt, executed, &s, &e, r->path, &r->path_len);
+    if (!rta_measure_flow(g, opt, executed, &s, &e, r->path, &r->path_len)) {
+        st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     r->vol = e.vol, r->len = e.len, r->migrations = e.migrations;
     if (must_match && e.bound_times_m != r->bound_times_m)
         st = ompdag_error_set(err, OMPDAG_ERR_INVALID,
@@ -410,10 +447,13 @@ static ompdag_status single_flow(const ompdag_condag *g, const ompdag_rta_option
         memset(executed, 1, (size_t)g->n);
         ompdag_flow_eval e;
         int32_t len = 0;
-        rta_measure_flow(g, opt, executed, &s, &e, path, &len);
-        r->bound_times_m = e.bound_times_m;
-        r->exact = true;
-        if (r->has_witness) {
+        if (!rta_measure_flow(g, opt, executed, &s, &e, path, &len)) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+        } else {
+            r->bound_times_m = e.bound_times_m;
+            r->exact = true;
+        }
+        if (!st && r->has_witness) {
             r->vol = e.vol, r->len = e.len, r->migrations = e.migrations;
             r->path = path, path = NULL, r->path_len = len;
         }

@@ -121,7 +121,10 @@ ompdag_status rta_enumerate(const ompdag_condag *g, const ompdag_rta_options *op
         int32_t bad = rta_mark_executed(g, choice, executed);
         assert(bad < 0);
         (void)bad;
-        rta_measure_flow(g, opt, executed, &s, &e, path, &path_len);
+        if (!rta_measure_flow(g, opt, executed, &s, &e, path, &path_len)) {
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            goto done;
+        }
         if (e.bound_times_m > r->bound_times_m)
             keep_best(g, r, &e, executed, choice, path, path_len);
         r->flows++;

@@ -68,7 +68,7 @@ static void relax(const uint8_t *executed, rta_scratch *s, int32_t from, int32_t
     }
 }
 
-void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
+bool rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
                       const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
                       int32_t *path_out, int32_t *path_len)
 {
@@ -79,7 +79,8 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
     int32_t end = g->task_source[g->root];
     int64_t best = -1, best_len = -1;
     const condag_dflow *D = &s->dflow;
-    condag_dflow_derive(g, executed, &s->dflow); /* §6 Rule 3; allocation-free */
+    /* §6 Rule 3 and the partial taskwaits; allocates only past 2·clauses edges */
+    if (!condag_dflow_derive(g, executed, &s->dflow)) return false;
     /* docs/overheads.md: m·R <= vol(e) + max over paths p of Σ_{v∈p} x(v),
      * x(v) = (m−1)·WCET + m·D (chain-only delays), or (m−1)·(WCET + D) when
      * folded; without delays the heaviest path is the longest one. */
@@ -103,7 +104,7 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
     out->len = best_len;
     out->bound_times_m =
         out->vol + best + (int64_t)opt->m * opt->migration_overhead * out->migrations;
-    if (!path_out) return;
+    if (!path_out) return true;
     int32_t k = 0;
     for (int32_t v = end; v >= 0; v = s->pred[v])
         path_out[k++] = v;
@@ -113,6 +114,7 @@ void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
         path_out[b] = tmp;
     }
     *path_len = k;
+    return true;
 }
 
 ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice,
@@ -135,8 +137,9 @@ ompdag_status ompdag_flow_evaluate(const ompdag_condag *g, const int32_t *choice
         st = ompdag_flow_mark(g, choice, executed, err);
         if (!st) {
             int32_t k = 0;
-            rta_measure_flow(g, opt, executed, &s, out, p, &k);
-            if (path) {
+            if (!rta_measure_flow(g, opt, executed, &s, out, p, &k))
+                st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+            if (!st && path) {
                 *path = p, p = NULL;
                 *path_len = k;
             }
@@ -307,7 +310,8 @@ ompdag_status ompdag_flow_evaluator_run(ompdag_flow_evaluator *ev, const int32_t
     const ompdag_condag *g = ev->g;
     if (ompdag_condag_has_depend(g)) { /* D-edges: the whole-graph definition */
         ompdag_status st = ompdag_flow_mark(g, choice, ev->executed, err);
-        if (!st) rta_measure_flow(g, &ev->opt, ev->executed, &ev->s, out, NULL, NULL);
+        if (!st && !rta_measure_flow(g, &ev->opt, ev->executed, &ev->s, out, NULL, NULL))
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
         memset(ev->executed, 0, (size_t)g->n);
         memset(ev->s.pred, 0xff, sizeof *ev->s.pred * (size_t)g->n);
         return st;

@@ -112,7 +112,9 @@ ompdag_rta_result *rta_result_new(const ompdag_condag *g, ompdag_algorithm alg, 
 int32_t rta_mark_executed(const ompdag_condag *g, const int32_t *choice, uint8_t *executed);
 
 /* vol, len and longest path of the flow `executed`; path_out (n-sized
- * scratch, optional) receives the path, returning its length. */
+ * scratch, optional) receives the path, returning its length.  False when
+ * the flow's D-edges did not fit in memory (only with depend clauses): *out
+ * is then incomplete and must not be used. */
 typedef struct rta_scratch {
     int64_t *dist; /* heaviest path ending before v, by rta_path_extra */
     int64_t *plen; /* its Σ (WCET + D), the tie-breaker (m = 1 without delays) */
@@ -121,7 +123,7 @@ typedef struct rta_scratch {
 } rta_scratch;
 bool rta_scratch_init(rta_scratch *s, const ompdag_condag *g);
 void rta_scratch_free(rta_scratch *s);
-void rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
+bool rta_measure_flow(const ompdag_condag *g, const ompdag_rta_options *opt,
                       const uint8_t *executed, rta_scratch *s, ompdag_flow_eval *out,
                       int32_t *path_out, int32_t *path_len);
 

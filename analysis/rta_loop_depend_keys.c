@@ -148,6 +148,9 @@ bool rta_ld_keys_build(const ompdag_condag *g, rta_ld_keys *k, const char **why,
     *why = NULL, *nomem = false;
     for (int32_t i = 0; i < g->loops->n; ++i)
         if (g->loops->outer[i] >= 0) return *why = "nested compact loops", false;
+    for (int32_t v = 0; v < g->n; ++v) /* its waits are rta_depend.c's, on the unrolling */
+        if (g->kind[v] == OMPDAG_KIND_W && ompdag_condag_node_depend_count(g, v))
+            return *why = "a partial taskwait (taskwait depend)", false;
     int64_t n = g->dep->n;
     gather ga = {malloc(sizeof *ga.c * (size_t)(n * (1 + LD_MAX_DIM / 2 * CONDAG_MODES) + 1)), 0,
                  malloc(sizeof *ga.ix * (size_t)(n + 1)), 0};

@@ -266,12 +266,13 @@ static void label_under(root_graph *r)
         r->under[v] = task_under[ompdag_condag_node_task(r->g, v)];
 }
 
-/* Union D-edges as a CSR indexed by node. */
+/* Union D-edges, with the waits of partial taskwaits (docs/depend.md), as a
+ * CSR indexed by node. */
 static ompdag_status depend_csr(root_graph *r, ompdag_error *err)
 {
     int32_t *from = NULL, *to = NULL;
     int64_t cnt = 0;
-    ompdag_status st = ompdag_condag_depend_edges(r->g, &from, &to, &cnt, err);
+    ompdag_status st = ompdag_condag_order_edges(r->g, &from, &to, &cnt, err);
     if (st) return st;
     r->doff = calloc((size_t)r->n + 1, sizeof *r->doff);
     r->dsucc = malloc(((size_t)cnt + 1) * sizeof *r->dsucc);

@@ -303,6 +303,7 @@ static ompdag_status plan_coverage(const ompdag_annotation *a, apply_plan *p, om
             p->own[i] += own;
             p->cover[i] = c->estimate > p->cover[i] ? c->estimate : p->cover[i];
         }
+        annot_team_cover(g, c, own + c->borrowed, p->samples + base, p->own + base, NULL);
         size_t i = base + (size_t)c->charged;
         if (c->offload && !p->nodeoff[i] && !(p->nodeoff[i] = json_object())) return nomem(err);
         const char *dev;

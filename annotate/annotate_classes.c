@@ -29,6 +29,7 @@ void ompdag_annotation_destroy(ompdag_annotation *a)
         free(a->graphs[i].din_sig);
         free(a->graphs[i].ndel);
         free(a->graphs[i].task_nodes);
+        free(a->graphs[i].phase_task);
         free(a->graphs[i].pred);
         free(a->graphs[i].responses.v);
         free(a->graphs[i].task_responses.v);

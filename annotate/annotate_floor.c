@@ -393,6 +393,9 @@ static ompdag_status floor_of_run(floor_run *r, const region_run *run, graph_inf
                                   ompdag_error *err)
 {
     if (!run || !run->tasks_begin || run->tasks_end <= run->tasks_begin) return OMPDAG_OK;
+    /* a team graph's run is not one task tree: its barriers order the
+     * implicit tasks' phases, which the run's own DAG here does not model */
+    if (g->team_p) return OMPDAG_OK;
     r->m = annot_run_team(run);
     r->full = annot_full_new(r->seg, r->n, (int32_t)r->m);
     int64_t mg = 0, vol = 0;
@@ -488,6 +491,10 @@ json_t *annot_floor_json(const graph_info *g)
     if (ok && clean)
         ok = jput(o, "min_ratio", json_real(lo)) && jput(o, "max_ratio", json_real(hi));
     if (ok && unordered) ok = jput(o, "unordered_edges", json_integer(unordered));
+    if (ok && g->team_p) /* floor_of_run skips them */
+        ok = jput(o, "why",
+                  json_string("not computed for a team graph: a run's own DAG here "
+                              "has no barrier edges between its phases"));
     json_decref(runs);
     if (!ok) {
         json_decref(o);

@@ -185,6 +185,7 @@ static bool mark_reached(const ompdag_annotation *a, size_t graph, uint8_t *reac
         for (int32_t j = 0; j < nt; ++j)
             reached[own[j]] |= mark[own[j]];
         reached[k->charged] = 1; /* an empty segment's adjacent node */
+        annot_team_cover(g, k, 0, NULL, NULL, reached);
     }
     free(mark), free(stack);
     return ok;

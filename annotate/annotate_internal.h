@@ -131,6 +131,11 @@ typedef struct graph_info {
     annot_floor_run *floor; /* per run, in reading order (annotate_floor.c) */
     size_t nfloor, floor_cap;
     struct annot_loops *loops; /* compact loops (annotate_paths.c), one block; NULL: none */
+    /* A team graph (graph key "team", plugin/fe_team.c; annotate_team.c):
+     * team_p threads, team_phases phases, and phase_task[j * team_p + k]
+     * the graph task of phase j of thread k (0-based); team_p 0: none. */
+    int32_t team_p, team_phases;
+    int32_t *phase_task;
     /* The input's dependences by address (annotate_depend_input.c): the
      * first run's (T node, type, address number) triples, and whether every
      * run agreed (din_why says why not). */
@@ -318,6 +323,13 @@ typedef struct end_memo {
     const char *why;
 } end_memo;
 
+/* An implicit task of a region run (OMPDAG_REC_IMPLICIT): its thread number
+ * in the team and the team's size (annotate_team.c). */
+typedef struct annot_implicit {
+    uint64_t id, run;
+    uint32_t index, team;
+} annot_implicit;
+
 /* A dispatch delay measured before segment pend[seg] (annotate_input.c). */
 typedef struct annot_delay_event {
     size_t seg;
@@ -378,6 +390,9 @@ typedef struct trace_ctx {
     uint32_t *class_of;         /* per pending segment: its class + 1 (0: unmapped) */
     annot_delay_event *devents; /* clean runs' delays, for annot_input_resolve */
     size_t ndevents, devents_cap;
+    annot_implicit *imp; /* OMPDAG_REC_IMPLICIT records of team graphs' runs, by id once
+                            sorted (annot_team_sort) */
+    size_t nimp, imp_cap;
 } trace_ctx;
 
 /* annotate_paths.c */
@@ -715,6 +730,36 @@ const dep_item *annot_dep_items_of(const trace_ctx *c, uint64_t task, size_t *co
 bool annot_exec_push(trace_ctx *c, uint64_t run, uint32_t graph, int32_t node);
 ompdag_status annot_depend_check(trace_ctx *c, ompdag_error *err);
 void annot_depend_ready(trace_ctx *c); /* before annot_overhead_collect */
+
+/* annotate_map.c: maps the time-ordered segments seg[0..n) of one task
+ * instance onto graph task `task` (annotate_team.c maps each phase of an
+ * implicit task with it); the count mapped, SIZE_MAX on ENOMEM. */
+size_t annot_map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_t n, bool dry_run);
+
+/* annotate_team.c: team graphs (docs/probe.md "Team graphs").  _prepare
+ * reads the phase tasks from τ1 (gi->g, gi->n set; key "team" = P);
+ * _record keeps an OMPDAG_REC_IMPLICIT record of a team graph's run (false
+ * on ENOMEM); _sort orders them by id once the trace is read, refusing a
+ * run with two implicit tasks of one thread number; _of finds an
+ * implicit task's; _map maps one implicit task's segments, phase by phase,
+ * or refuses the trace by name (team size, phase count, missing records). */
+ompdag_status annot_team_prepare(graph_info *gi, int64_t team, ompdag_error *err);
+bool annot_team_record(trace_ctx *c, const ompdag_trace_rec *r);
+ompdag_status annot_team_sort(trace_ctx *c, ompdag_error *err);
+const annot_implicit *annot_team_of(const trace_ctx *c, uint64_t id);
+ompdag_status annot_team_map(trace_ctx *c, const pending_seg *seg, size_t n, ompdag_error *err);
+/* The segment positions in seg[0..n) (one implicit task, time order) that
+ * end at a barrier, into pos[0..cap); returns their count (may exceed cap). */
+size_t annot_team_barriers(const pending_seg *seg, size_t n, size_t *pos, size_t cap);
+/* Whether class c (of a team graph's phase task) shows that zero-code node
+ * v ran: τ1's nodes (τ1 has no code: it creates the phase tasks and waits
+ * at the barriers), and the phase's sink W when c ends there at the barrier
+ * (the code after a barrier is the next phase's).  Their WCET stays 0,
+ * exactly.  _cover adds c's n samples to samples[] and own[] (if samples),
+ * and sets reached[] (if reached), indexed by node, for every such v. */
+bool annot_team_ran(const graph_info *g, const seg_class *c, int32_t v);
+void annot_team_cover(const graph_info *g, const seg_class *c, uint64_t n, uint64_t *samples,
+                      uint64_t *own, uint8_t *reached);
 
 /* annotate_offload.c */
 bool annot_off_push(trace_ctx *c, const ompdag_trace_rec *r);

@@ -284,6 +284,27 @@ static bool node_at(trace_ctx *c, const ompdag_condag *g, int32_t v, uint64_t cp
     return nl.line == loc.line && (!nl.file || annot_same_file(nl.file, loc.file));
 }
 
+/* In a team graph, the barrier that ends an implicit task's phase ends that
+ * phase's task (annotate_team.c): at its sink W node, which waits for the
+ * tasks the phase created, when a path from the start reaches it (WAIT);
+ * else at its sink, when the forward set holds it (END: the phase awaited
+ * its tasks itself, or created none).  mark: the forward set (bit 1). */
+static bool team_phase_end(const graph_info *gi, int32_t task, ompdag_point sk, int32_t sn,
+                           const pending_seg *r, const uint8_t *mark, ompdag_point *ek, int32_t *en)
+{
+    const ompdag_condag *g = gi->g;
+    if (!gi->team_p || !(r->flags & OMPDAG_RECF_IMPLICIT)) return false;
+    int32_t s = ompdag_condag_task_sink(g, task);
+    bool wait = ompdag_condag_node_kind(g, s) == OMPDAG_KIND_W &&
+                annot_empty_segment(g, task, sk, sn, OMPDAG_POINT_WAIT, s);
+    for (int32_t i = gi->pred_start[s]; i < gi->pred_start[s + 1] && !wait; ++i)
+        wait = ompdag_condag_node_kind(g, s) == OMPDAG_KIND_W && (mark[gi->pred[i]] & 1) &&
+               !annot_undeferred_wait(g, gi->pred[i], s);
+    *ek = wait ? OMPDAG_POINT_WAIT : OMPDAG_POINT_END;
+    *en = wait ? s : -1;
+    return wait || (mark[s] & 1);
+}
+
 /* The end point of a segment that starts at (sk, sn): the node of the right
  * kind at the end directive's line that a segment path from the start can
  * reach.  This follows the graph, so unrolled loops and inlined recursion
@@ -339,6 +360,8 @@ static bool find_end(trace_ctx *c, const graph_info *gi, int32_t task, ompdag_po
             cand = v, ++ncand;
         }
         break;
+    case OMPDAG_PT_BARRIER:
+        return team_phase_end(gi, task, sk, sn, r, c->mark, ek, en);
     default:
         return false;
     }
@@ -443,10 +466,17 @@ static bool find_end_memo(trace_ctx *c, const graph_info *gi, int32_t task, ompd
     return m->ok;
 }
 
+/* In a team graph, the end of a barrier begins the next phase's task of an
+ * implicit task (annotate_team.c): the first segment of that phase. */
+static bool team_phase_begin(const graph_info *gi, const pending_seg *r, size_t i)
+{
+    return gi->team_p && i == 0 && r->sk == OMPDAG_PT_BARRIER && (r->flags & OMPDAG_RECF_IMPLICIT);
+}
+
 /* Maps the time-ordered segments of one task instance onto task `task`,
  * walking the graph from its begin.  With dry_run, only counts how many map.
  * Returns that count, or SIZE_MAX on allocation failure. */
-static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_t n, bool dry_run)
+size_t annot_map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_t n, bool dry_run)
 {
     ompdag_annotation *a = c->a;
     const graph_info *gi = &a->graphs[seg[0].graph];
@@ -459,7 +489,8 @@ static size_t map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size
         const pending_seg *r = &seg[i];
         bool ok = true;
         const char *why = "no path of the graph joins these scheduling points";
-        if (r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN) {
+        if (r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN ||
+            team_phase_begin(gi, r, i)) {
             ck = OMPDAG_POINT_BEGIN;
             cn = -1;
             active = true;
@@ -666,6 +697,12 @@ ompdag_status annot_map_pending(trace_ctx *c, ompdag_error *err)
         const ompdag_condag *g = a->graphs[graph].g;
         int32_t cand[MAX_CANDIDATES];
         int32_t ncand = 0;
+        if ((seg->flags & OMPDAG_RECF_IMPLICIT) && a->graphs[graph].team_p) {
+            if ((st = annot_team_map(c, seg, n, err)) ||
+                (st = check_loop_runs(&a->graphs[graph], err)))
+                return st;
+            continue;
+        }
         if (seg->flags & OMPDAG_RECF_IMPLICIT) {
             cand[ncand++] = ompdag_condag_root_task(g);
         } else {
@@ -692,11 +729,11 @@ ompdag_status annot_map_pending(trace_ctx *c, ompdag_error *err)
         }
         int32_t best = cand[0];
         for (int32_t k = 0; k < ncand && ncand > 1; ++k)
-            if (map_chain(c, cand[k], seg, n, true) == n) {
+            if (annot_map_chain(c, cand[k], seg, n, true) == n) {
                 best = cand[k];
                 break;
             }
-        size_t got = map_chain(c, best, seg, n, false);
+        size_t got = annot_map_chain(c, best, seg, n, false);
         if (got == SIZE_MAX)
             return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         a->mapped += got;

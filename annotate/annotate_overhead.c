@@ -394,6 +394,118 @@ static bool task_samples(run_ctx *r, const pending_seg *seg, size_t n)
     return continuation_samples(r, seg, n);
 }
 
+/* ---- team graphs: the starts of the phase tasks ------------------------------- */
+
+/* The run's implicit tasks (segment groups) and, per task, the positions of
+ * its segments that end at the team graph's barriers (annotate_team.c):
+ * false when one has another number of barriers than the graph's phases
+ * (the mapping refuses that run) or memory runs out. */
+static bool team_threads(const run_ctx *r, size_t *first, size_t *pos, size_t *count)
+{
+    size_t phases = (size_t)r->g->team_phases, cap = (size_t)r->g->team_p, nt = 0;
+    for (size_t i = 0, j; i < r->n; i = j) {
+        for (j = i + 1; j < r->n && r->seg[j].id == r->seg[i].id; ++j)
+            ;
+        if (!(r->seg[i].flags & OMPDAG_RECF_IMPLICIT)) continue;
+        if (nt == cap ||
+            annot_team_barriers(&r->seg[i], j - i, pos + nt * phases, phases) != phases)
+            return false;
+        first[nt++] = i;
+    }
+    *count = nt;
+    return true;
+}
+
+/* When τ1's W node after barrier b is ready: every thread reached the
+ * barrier and every task an implicit task created in that phase ended (the
+ * phase tasks' sinks, docs/plugin.md "Team graphs").  Only children that
+ * ended before the first thread left the barrier count, so this is never
+ * later than the model's ready time, and the samples are never smaller.
+ * false: a child has no end in the trace. */
+static bool barrier_ready(run_ctx *r, const size_t *first, const size_t *pos, size_t nt, size_t b,
+                          uint64_t *ready)
+{
+    size_t phases = (size_t)r->g->team_phases;
+    uint64_t leave = UINT64_MAX;
+    *ready = 0;
+    for (size_t t = 0; t < nt; ++t) {
+        const pending_seg *at = &r->seg[first[t] + pos[t * phases + b]], *next = at + 1;
+        if (at->time > *ready) *ready = at->time;
+        if (next->dur <= next->time && next->time - next->dur < leave)
+            leave = next->time - next->dur;
+    }
+    for (size_t t = 0; t < nt; ++t) {
+        const pending_seg *at = &r->seg[first[t] + pos[t * phases + b]];
+        uint64_t since = b ? r->seg[first[t] + pos[t * phases + b - 1]].time : 0, kids;
+        if (!wait_ready(r, at->id, since, at->time, leave, false, &kids)) return false;
+        if (kids > *ready) *ready = kids;
+    }
+    return true;
+}
+
+/* Start samples of a team graph's phase tasks after a barrier: the source
+ * of thread k's phase b + 2 is ready when τ1's W node after barrier b is
+ * (barrier_ready), and starts when thread k's segment after the barrier
+ * starts.  They join the start delays of explicit tasks: each is the source
+ * of a task other than the root (docs/overheads.md, the table of D(v)).
+ * Phase 1 is team_lateness's. */
+static bool team_samples(run_ctx *r, const region_run *run)
+{
+    const graph_info *g = r->g;
+    if (!g->team_p || !run || !run->tasks_begin) return true;
+    size_t phases = (size_t)g->team_phases, cap = (size_t)g->team_p, nt = 0;
+    size_t *first = malloc(cap * sizeof *first), *pos = malloc(cap * phases * sizeof *pos);
+    bool ok = first && pos;
+    if (ok && team_threads(r, first, pos, &nt)) {
+        uint64_t ready;
+        for (size_t b = 0; ok && b + 1 < phases && barrier_ready(r, first, pos, nt, b, &ready); ++b)
+            for (size_t t = 0; ok && t < nt; ++t) {
+                const pending_seg *next = &r->seg[first[t] + pos[t * phases + b] + 1];
+                if (next->sk == OMPDAG_PT_BARRIER && next->dur <= next->time &&
+                    next->time - next->dur >= ready)
+                    ok = sample(r, r->start, next, 0,
+                                nonfull(&r->full, ready, next->time - next->dur));
+            }
+    }
+    free(first);
+    free(pos);
+    return ok;
+}
+
+/* A team graph's phase-1 sources are ready when τ1 begins (the run's first
+ * implicit task begins, run->tasks_begin) and start with their thread's
+ * first segment: L = the largest non-full part of that wait over the
+ * threads.  Every critical chain starts at τ1's source and passes at most
+ * one phase-1 source, so L is charged once, on τ1's source, like team
+ * formation: the run's formation sample grows by m0·L, which puts
+ * ⌈(F + m0·L) / m0⌉ ≥ F / m0 + L there (docs/probe.md "Team graphs").
+ * Charged as a start delay of every source instead, a cold region's late
+ * thread (tens of µs) was charged on every task of the chain. */
+static int64_t team_lateness(const run_ctx *r, const region_run *run)
+{
+    int64_t late = 0;
+    if (!r->g->team_p || !run || !run->tasks_begin) return 0;
+    for (size_t i = 0; i < r->n; ++i) {
+        const pending_seg *s = &r->seg[i];
+        if (!(s->flags & OMPDAG_RECF_IMPLICIT) || s->sk != OMPDAG_PT_TASK_BEGIN ||
+            s->dur > s->time || s->time - s->dur < run->tasks_begin)
+            continue;
+        int64_t x = nonfull(&r->full, run->tasks_begin, s->time - s->dur);
+        late = x > late ? x : late;
+    }
+    return late;
+}
+
+/* The run's formation sample: F, plus m0·L for a team graph (team_lateness);
+ * false when it does not fit in int64. */
+static bool formation_sample(const run_ctx *r, const region_run *run, const uint64_t *late,
+                             size_t nlate, int32_t team, int64_t *out)
+{
+    int64_t charge;
+    return !__builtin_mul_overflow(team_lateness(r, run), (int64_t)team, &charge) &&
+           !__builtin_add_overflow(formation(&r->full, run, late, nlate), charge, out);
+}
+
 static ompdag_status run_samples(run_ctx *r, ompdag_error *err)
 {
     const pending_seg *seg = r->seg;
@@ -535,13 +647,21 @@ ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err)
                      .n = j - i};
         uint64_t late[ANNOT_MAX_SCHED];
         size_t nlate = late_threads(run, team, late);
+        int64_t f = 0;
+        bool timed = run && run->tasks_begin && run->tasks_end > run->tasks_begin;
         if (!full_build(r.seg, r.n, team, late, nlate, &r.full) ||
-            (run && run->tasks_begin && run->tasks_end > run->tasks_begin &&
-             !annot_i64vec_push(intf ? &g->formation_if : &g->formation,
-                                formation(&r.full, run, late, nlate))))
+            (timed && formation_sample(&r, run, late, nlate, team, &f) &&
+             !annot_i64vec_push(intf ? &g->formation_if : &g->formation, f)))
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+        else if (timed && !formation_sample(&r, run, late, nlate, team, &f))
+            st = ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
+                                  "annotate: the team formation of region run %llu overflows "
+                                  "int64 ns: is the trace damaged?",
+                                  (unsigned long long)run->id);
         else
             st = run_samples(&r, err);
+        if (!st && !team_samples(&r, run))
+            st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
         full_free(&r.full);
         free(r.kids);
         free(r.stack);

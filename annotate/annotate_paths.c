@@ -188,18 +188,17 @@ ompdag_status annot_graph_prepare(graph_info *gi, ompdag_condag *g, ompdag_error
     gi->n = ompdag_condag_node_count(g);
     json_t *extra = ompdag_condag_extra(g, -1);
     /* A team graph (plugin/fe_team.c: tasks created by every thread) has one
-     * task per implicit task and phase; the probe's implicit-task segments are
-     * not cut at barriers nor mapped onto those tasks: refused by name, not
-     * reported as code that matches no node. */
+     * task per implicit task and phase: annotate_team.c maps them. */
     json_t *team = extra ? json_object_get(extra, "team") : NULL;
     if (team) {
-        ompdag_loc loc = ompdag_condag_region_loc(g);
-        return ompdag_error_set(
-            err, OMPDAG_ERR_UNSUPPORTED,
-            "annotate: the region at %s:%d creates tasks from every thread of a team of %lld "
-            "(graph key \"team\"): annotate does not map a team's implicit tasks yet; analyze "
-            "it with WCETs set by hand, or create the tasks from a single or masked block",
-            loc.file ? loc.file : "?", loc.line, (long long)json_integer_value(team));
+        ompdag_status st =
+            json_is_integer(team)
+                ? annot_team_prepare(gi, json_integer_value(team), err)
+                : ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                   "annotate: graph %s: key \"team\" is not an "
+                                   "integer: re-extract the region",
+                                   ompdag_condag_name(g) ? ompdag_condag_name(g) : "?");
+        if (st) return st;
     }
     const char *key = extra ? json_string_value(json_object_get(extra, "region_key")) : NULL;
     if (key) {

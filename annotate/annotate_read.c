@@ -103,13 +103,22 @@ bool annot_cp_name(cp_names *t, uint64_t cp, uint32_t *name)
     return true;
 }
 
+/* Whether a segment of an implicit task is some node's code: inside a
+ * single/masked body (the root τ1); in a team graph, all of it but the
+ * segment after the region's last barrier (annotate_team.c), which runs no
+ * graph code.  An explicit task's segment always is. */
+static bool implicit_is_graph_code(const graph_info *gi, const ompdag_trace_rec *r)
+{
+    if (!(r->flags & OMPDAG_RECF_IMPLICIT) || (r->flags & OMPDAG_RECF_ROOT)) return true;
+    return gi->team_p && !(r->start_kind == OMPDAG_PT_BARRIER && r->end_kind == OMPDAG_PT_TASK_END);
+}
+
 static ompdag_status add_segment(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
 {
     ompdag_annotation *a = c->a;
     ++a->segments;
     size_t gp = r->cp_region ? region_graph(c, r->cp_region) : 0;
-    /* Implicit-task code outside single/masked is no node's code. */
-    if (!gp || ((r->flags & OMPDAG_RECF_IMPLICIT) && !(r->flags & OMPDAG_RECF_ROOT))) {
+    if (!gp || !implicit_is_graph_code(&a->graphs[gp - 1], r)) {
         ++a->outside;
         return OMPDAG_OK;
     }
@@ -199,9 +208,17 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
     case OMPDAG_REC_REGION_END:
         run->end = r->time;
         break;
+    case OMPDAG_REC_IMPLICIT: /* a team graph's τ1 begins with its first implicit task */
+        if (c->a->graphs[gp - 1].team_p && (!run->tasks_begin || r->time < run->tasks_begin))
+            run->tasks_begin = r->time;
+        break;
     case OMPDAG_REC_SEGMENT:
         if (r->thread < 64) run->thread_mask |= 1ull << r->thread;
         annot_arrival_record(run, r);
+        /* a team graph's phase ends when its thread reaches the barrier */
+        if (c->a->graphs[gp - 1].team_p && r->end_kind == OMPDAG_PT_BARRIER &&
+            (r->flags & OMPDAG_RECF_IMPLICIT))
+            run->tasks_end = r->time > run->tasks_end ? r->time : run->tasks_end;
         if (r->end_kind == OMPDAG_PT_ROOT_BEGIN) run->tasks_begin = r->time;
         if (r->end_kind == OMPDAG_PT_ROOT_END || r->end_kind == OMPDAG_PT_TASK_END)
             if ((r->flags & OMPDAG_RECF_ROOT) || !(r->flags & OMPDAG_RECF_IMPLICIT))
@@ -297,6 +314,14 @@ ompdag_status annot_check_sources(trace_ctx *c, ompdag_error *err)
                             exe, first, others ? ", nor the other graphs' sources" : "");
 }
 
+/* Keeps the OMPDAG_REC_IMPLICIT record of a team graph's run. */
+static ompdag_status team_record(trace_ctx *c, const ompdag_trace_rec *r, ompdag_error *err)
+{
+    size_t gp = r->cp_region ? region_graph(c, r->cp_region) : 0;
+    if (!gp || !c->a->graphs[gp - 1].team_p || annot_team_record(c, r)) return OMPDAG_OK;
+    return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
+}
+
 /* One pass over the trace of reader r (at `path`, for its size): buffers the
  * segments, creation and dependence records (records of different threads
  * are not in time order, so a segment may precede its task's creation) and
@@ -338,8 +363,10 @@ ompdag_status annot_read_records(trace_ctx *c, ompdag_trace_reader *r, const cha
             st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
             break;
         }
+        if (rec.type == OMPDAG_REC_IMPLICIT && (st = team_record(c, &rec, err))) break;
         bool regional = rec.type == OMPDAG_REC_REGION_BEGIN || rec.type == OMPDAG_REC_REGION_END ||
-                        rec.type == OMPDAG_REC_SCHED || rec.type == OMPDAG_REC_SEGMENT;
+                        rec.type == OMPDAG_REC_SCHED || rec.type == OMPDAG_REC_SEGMENT ||
+                        rec.type == OMPDAG_REC_IMPLICIT;
         if (regional && (st = add_region(c, &rec, err))) break;
     }
     return st;

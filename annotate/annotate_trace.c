@@ -39,6 +39,7 @@ static void ctx_free(trace_ctx *c)
     free(c->pairs);
     free(c->outside), free(c->outside_pairs);
     free(c->exec);
+    free(c->imp);
     ompdag_symbolizer_destroy(c->sym);
 }
 
@@ -121,6 +122,7 @@ ompdag_status ompdag_annotation_add_trace(ompdag_annotation *a, const char *path
     if (st == OMPDAG_OK && c.ncreated && !annot_task_table(&c))
         st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "annotate: out of memory");
     if (st == OMPDAG_OK) annot_resolve_segments(&c);
+    if (st == OMPDAG_OK) st = annot_team_sort(&c, err);
     for (size_t i = 0; st == OMPDAG_OK && i < c.ndeferred; ++i)
         st = annot_depend_record(&c, &c.deferred[i], err);
     if (st == OMPDAG_OK && c.noff) qsort(c.off, c.noff, sizeof *c.off, annot_cmp_off);

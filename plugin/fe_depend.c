@@ -684,18 +684,33 @@ bool fe_depend_attach(walker *w, const char *file, const fe_pragma *p, int32_t t
         if (!ok) {
             fe_depend_free(d);
             if (!why) return fe_nomem(w);
+            const char *dir = p->dir == FE_DIR_TASKWAIT ? "taskwait" : "task";
             if (strchr(why, ' '))
-                return fe_refuse(w, file, p->line, p->col, "task depend(%s): %s",
+                return fe_refuse(w, file, p->line, p->col, "%s depend(%s): %s", dir,
                                  p->clauses[i].arg ? p->clauses[i].arg : "", why);
             return fe_refuse(w, file, p->line, p->col,
-                             "task with a depend(%s: ...) clause: only in, out, inout and "
+                             "%s with a depend(%s: ...) clause: only in, out, inout and "
                              "inoutset dependences are modelled (docs/depend.md)",
-                             why);
+                             dir, why);
         }
     }
     fe_depend_free(w->g->nodes[t_node].dep);
     w->g->nodes[t_node].dep = d;
     return true;
+}
+
+/* taskwait depend(…) (OpenMP 5.1 §15.5) waits for the earlier siblings whose
+ * clauses conflict with its items: a partial W node, whose items are
+ * evaluated and aliased like a task's.  nowait makes it no wait at all. */
+bool fe_depend_taskwait(walker *w, const char *file, const fe_pragma *p)
+{
+    for (int32_t i = 0; i < p->nclauses; ++i)
+        if (strcmp(p->clauses[i].name, "depend"))
+            return fe_refuse(w, file, p->line, p->col, "taskwait with a %s clause is not supported",
+                             p->clauses[i].name);
+    if (!w->flow->live) return true;
+    int32_t v = fe_attach(w, 'W', file, p->line, p->col, fe_strdup("taskwait"), true);
+    return v >= 0 && fe_depend_attach(w, file, p, v);
 }
 
 /* ---- the region's vars ------------------------------------------------------------ */

@@ -18,6 +18,10 @@ struct walker;
  * in/out/inout, by name. */
 bool fe_depend_attach(struct walker *w, const char *file, const fe_pragma *p, int32_t t_node);
 void fe_depend_free(fe_dep *d); /* NULL is a no-op */
+/* `#pragma omp taskwait [depend(…)]` at pragma p: a W node after the current
+ * flow, carrying the evaluated items of its depend clauses (a partial
+ * taskwait, docs/depend.md).  Refuses other clauses (nowait) by name. */
+bool fe_depend_taskwait(struct walker *w, const char *file, const fe_pragma *p);
 /* True when a clause of d is mutexinoutset (NULL: none). */
 bool fe_depend_has_mutexinoutset(const fe_dep *d);
 

@@ -885,17 +885,8 @@ static bool walk_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, CXCu
 static bool standalone(walker *w, const fe_file *f, const fe_pragma *p)
 {
     switch (p->dir) {
-    case FE_DIR_TASKWAIT:
-        /* taskwait depend(...) waits for the matching siblings only; a W node
-         * waits for every child since the previous taskwait, which includes
-         * them: more edges, never a lower bound (docs/depend.md).  nowait
-         * (OpenMP 5.1) makes it no wait at all. */
-        for (int32_t i = 0; i < p->nclauses; ++i)
-            if (strcmp(p->clauses[i].name, "depend"))
-                return fe_refuse(w, f->name, p->line, p->col,
-                                 "taskwait with a %s clause is not supported", p->clauses[i].name);
-        if (!w->flow->live) return true;
-        return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("taskwait"), true) >= 0;
+    case FE_DIR_TASKWAIT: /* a W node; with depend(…) a partial one (fe_depend.c) */
+        return fe_depend_taskwait(w, f->name, p);
     case FE_DIR_BARRIER:
         if (fe_in_implicit_task(w)) /* top-level barriers cut the team's phases (fe_team.c) */
             return fe_refuse(w, f->name, p->line, p->col,

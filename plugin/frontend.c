@@ -579,8 +579,9 @@ static ompdag_status emit_graph(ompdag_frontend *fe, const fe_func *fn, const fe
             if (x && !fe_features_add(fe, nd, x)) json_decref(x), x = NULL; /* advisor */
             st = x ? ompdag_condag_assign_extra(g, idx, x) : OMPDAG_ERR_NOMEM;
             json_decref(x);
-            if (!st) st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         }
+        if (!st && (nd->kind == 'T' || nd->kind == 'W')) /* W: a partial taskwait's items */
+            st = fe_depend_emit(&ro->g, v, dep_region, g, idx, err);
         if (!st) st = fe_mutex_emit(&ro->g, v, g, idx, err); /* docs/mutex.md */
     }
     fe_depend_region_free(dep_region);

@@ -462,7 +462,7 @@ ompdag_status ompdag_sim_run_delayed(ompdag_sim *s, const int32_t *choice, const
     free(s->doff), free(s->dsucc);
     s->doff = s->dsucc = NULL;
     if (s->has_depend &&
-        (rc = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
+        (rc = ompdag_condag_flow_order_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
         return rc;
     ompdag_sim_result res = {0};
     for (int32_t i = 0; i < s->nlist; ++i)

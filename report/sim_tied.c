@@ -148,7 +148,7 @@ static ompdag_status tsim_prepare(tsim *s, const int32_t *choice, ompdag_error *
 {
     ompdag_status st = ompdag_flow_mark(s->g, choice, s->executed, err);
     if (st) return st;
-    if ((st = ompdag_condag_flow_depend_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
+    if ((st = ompdag_condag_flow_order_edges(s->g, s->executed, &s->doff, &s->dsucc, err)))
         return st;
     for (int32_t v = 0; v < s->n; ++v) {
         int32_t cnt;

@@ -549,25 +549,22 @@ static void on_parallel_end(ompt_data_t *par, ompt_data_t *enc, int flags, const
  * (end = 0) or end (end = 1) of its implicit task in region instance `run`. */
 static void sched_sample(const task_state *s, uint8_t end, uint64_t now)
 {
-    uint64_t delay = UINT64_MAX;
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        char buf[128];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        unsigned long long run, wait;
-        if (n > 0) {
-            buf[n] = 0;
-            if (sscanf(buf, "%llu %llu", &run, &wait) == 2)
-                delay = wait;
-        }
-    }
-    struct rusage ru;
-    uint64_t nivcsw = getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : UINT64_MAX;
-    int cpu = sched_getcpu();
+    uint64_t delay, nivcsw, cpu;
+    probe_os_counters(&delay, &nivcsw, &cpu);
     ompdag_trace_rec r = {.type = OMPDAG_REC_SCHED, .flags = end, .id = s->id, .time = now,
                           .dur = delay, .aux = s->region_id, .cp_region = s->cp_region,
-                          .cp_start = nivcsw, .cp_end = cpu >= 0 ? (uint64_t)cpu : UINT64_MAX};
+                          .cp_start = nivcsw, .cp_end = cpu};
+    emit(&r);
+}
+
+/* OMPDAG_REC_IMPLICIT: which thread of a team of `team` an implicit task is
+ * (OMPT's index), so annotate maps a team graph's phase tasks by thread
+ * number, not by OS thread (docs/probe.md "Team graphs"). */
+static void implicit_sample(const task_state *s, unsigned index, unsigned team, uint64_t now)
+{
+    ompdag_trace_rec r = {.type = OMPDAG_REC_IMPLICIT, .id = s->id, .time = now,
+                          .aux = s->region_id, .cp_region = s->cp_region, .cp_start = index,
+                          .cp_end = team};
     emit(&r);
 }
 
@@ -583,8 +580,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *par,
         region_state *r = (!(flags & ompt_task_initial) && par) ? par->ptr : NULL;
         s->cp_region = r ? r->cp : 0;
         s->region_id = r ? r->id : 0;
-        if (r)
+        if (r) {
             sched_sample(s, 0, now);
+            implicit_sample(s, index, actual, now);
+        }
         seg_open(s, OMPDAG_PT_TASK_BEGIN, NULL, now_ns());
         task->ptr = s;
         /* A region nested in a running task counts in that task's segment

@@ -323,7 +323,7 @@ static uint64_t *thread_time(ompdag_trace_reader *r, uint32_t t)
 static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec *rec,
                                   size_t at, ompdag_error *err)
 {
-    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_RUNTIME ||
+    if (rec->type < OMPDAG_REC_REGION_BEGIN || rec->type > OMPDAG_REC_IMPLICIT ||
         rec->type == OMPDAG_REC_TASK_END)
         return ompdag_error_set(err, OMPDAG_ERR_PARSE,
                                 "%s: corrupt trace: record type %u near byte %zu", r->origin,
@@ -383,6 +383,13 @@ static ompdag_status check_record(ompdag_trace_reader *r, const ompdag_trace_rec
         (rec->cp_end == 0 || rec->cp_start >= rec->cp_end || rec->flags == 0 || rec->flags > 7))
         return corrupt(r, r->chunk_at, err, "a depend item (index, list length)", rec->cp_start,
                        rec->cp_end);
+    /* an implicit task's thread number lies in its team, of at most
+     * OMPDAG_TRACE_MAX_THREADS threads, in a region instance */
+    if (rec->type == OMPDAG_REC_IMPLICIT &&
+        (rec->aux == 0 || rec->cp_end == 0 || rec->cp_end > OMPDAG_TRACE_MAX_THREADS ||
+         rec->cp_start >= rec->cp_end))
+        return corrupt(r, r->chunk_at, err, "an implicit task's thread number (index, team)",
+                       rec->cp_start, rec->cp_end);
     if (rec->type == OMPDAG_REC_TASK_CREATE)
         r->created_sum += mix_id(rec->id);
     else if (rec->type == OMPDAG_REC_SEGMENT && rec->end_kind == OMPDAG_PT_TASK_END &&

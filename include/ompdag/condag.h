@@ -177,14 +177,17 @@ const char *ompdag_dep_type_name(ompdag_dep_type t);
 /* Parses those names; false otherwise (depobj is resolved by the front end). */
 bool ompdag_dep_type_parse(const char *name, ompdag_dep_type *out);
 
-/* Adds a clause to T node v (before finalize only); var is copied.  Fails on
- * a node that is not T, an empty var or an unknown type, naming the node. */
+/* Adds a clause to T node v, or an item to W node v (which makes it a partial
+ * taskwait, `taskwait depend`: docs/depend.md), before finalize only; var is
+ * copied.  Fails on a node that is neither T nor W, an empty var or an
+ * unknown type, naming the node. */
 ompdag_status ompdag_condag_add_depend(ompdag_condag *g, int32_t v, ompdag_dep_type type,
                                        const char *var, ompdag_error *err);
 
-/* True when some T node carries a clause. */
+/* True when some T node carries a clause or some W node an item. */
 bool ompdag_condag_has_depend(const ompdag_condag *g);
-/* Number of clauses on node v (0 for non-T nodes). */
+/* Number of clauses on node v (T nodes) or items (partial W nodes); 0 for
+ * other nodes. */
 int32_t ompdag_condag_node_depend_count(const ompdag_condag *g, int32_t v);
 /* Clause i of node v: its type and its var (index 0..var_count-1 and name). */
 ompdag_dep_type ompdag_condag_node_depend_type(const ompdag_condag *g, int32_t v, int32_t i);
@@ -193,7 +196,8 @@ int32_t ompdag_condag_depend_var_count(const ompdag_condag *g);
 const char *ompdag_condag_depend_var_name(const ompdag_condag *g, int32_t var);
 
 /* The D-edges of some flow (§6 Rule 3, union over flows): pairs (sink of the
- * earlier sibling, source of the later one).  *from and *to are new arrays of
+ * earlier sibling, source of the later one).  Partial taskwaits' waits are
+ * not among them (ompdag_condag_order_edges has both).  *from and *to are new arrays of
  * *count entries owned by the caller (free()); both NULL when count is 0.
  * Cost: a backward walk over the creating task per clause, for drawings. */
 ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
@@ -201,10 +205,23 @@ ompdag_status ompdag_condag_depend_edges(const ompdag_condag *g, int32_t **from,
 
 /* The D-edges (§6 Rule 3) of one flow, given the nodes it executes
  * (executed[v] = 1/0, e.g. from ompdag_flow_mark): a CSR indexed by node,
- * from task sinks to the sources of later siblings.  *off (node_count + 1
+ * from task sinks to the sources of later siblings.  Partial taskwaits'
+ * waits are not among them (ompdag_condag_flow_order_edges has both).  *off (node_count + 1
  * entries) and *succ are new arrays owned by the caller (free()). */
 ompdag_status ompdag_condag_flow_depend_edges(const ompdag_condag *g, const uint8_t *executed,
                                               int32_t **off, int32_t **succ, ompdag_error *err);
+
+/* Every ordering edge §6 derives, including the waits of partial taskwaits
+ * (W nodes with depend items, docs/depend.md "taskwait depend"): pairs or
+ * CSR from a task's sink to a later sibling's source or to a partial W node
+ * of its parent that waits for it.  What a scheduler or a path bound must
+ * follow besides F-, T- and W-edges.  Same ownership and cost as the two
+ * functions above: ompdag_condag_order_edges is the union over flows,
+ * ompdag_condag_flow_order_edges the edges of one flow. */
+ompdag_status ompdag_condag_order_edges(const ompdag_condag *g, int32_t **from, int32_t **to,
+                                        int64_t *count, ompdag_error *err);
+ompdag_status ompdag_condag_flow_order_edges(const ompdag_condag *g, const uint8_t *executed,
+                                             int32_t **off, int32_t **succ, ompdag_error *err);
 
 /* A refusal for commands that do not honour §6 yet: OMPDAG_OK when g has no
  * clause, else OMPDAG_ERR_UNSUPPORTED with a message naming `what` (the

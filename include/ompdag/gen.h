@@ -36,10 +36,13 @@ typedef struct ompdag_gen_params {
      * that p_dep = 0 gives the same graphs as before they existed. */
     double p_dep;     /* probability that a task (a T node) gets depend clauses */
     int32_t dep_vars; /* distinct vars the clauses draw from (>= 1) */
+    /* Partial taskwaits (`taskwait depend`, docs/depend.md), from a third
+     * stream: 0 keeps every W node a full taskwait, as before. */
+    double p_wait_dep; /* probability that a W node gets depend items (any of the five types) */
 } ompdag_gen_params;
 
 /* Seed defaults: n=10, P_if=P_cre=P_wait=0.3, k in [10,40], WCET in [1,100], m=4;
- * no dependences (p_dep = 0, dep_vars = 4). */
+ * no dependences (p_dep = 0, dep_vars = 4), no partial taskwaits (p_wait_dep = 0). */
 void ompdag_gen_params_init(ompdag_gen_params *p);
 
 /* Generates one finalized graph.  *out is owned by the caller

@@ -17,7 +17,10 @@
  * clauses; a reader that predates them refuses such a trace ("record type")
  * rather than ignoring the runtime's dependence order.  Kind 12 (the runtime
  * and its task-scheduler settings) is written once by every probe since the
- * input's tied rule depends on it (docs/tied.md §4b).
+ * input's tied rule depends on it (docs/tied.md §4b).  Kind 13 (an implicit
+ * task's thread number and team size) is written at every implicit task's
+ * begin in a parallel region: annotate maps a team graph's tasks by it
+ * (docs/probe.md "Team graphs"); traces without it still read.
  *
  * Version 2 adds integrity: every chunk carries a checksum of its thread,
  * count and records, seeded with a hash of all the header bytes (header,
@@ -123,6 +126,12 @@ typedef enum ompdag_rec_type {
                                     NUL-padded; libomp: "LLVM OMP"), time, id=0, flags
                                     (OMPDAG_RUNTIME_*): what the environment asked of its task
                                     scheduler (docs/tied.md §4b) */
+    OMPDAG_REC_IMPLICIT = 13,    /* an implicit task of a parallel region begins
+                                    (ompt_callback_implicit_task): id=the implicit task, time,
+                                    aux=region instance, cp_start=its thread number in the
+                                    team (the callback's index, 0-based), cp_end=the team's
+                                    size (actual_parallelism), cp_region.  annotate maps a
+                                    team graph's phase tasks by thread number */
     OMPDAG_REC_FOOTER = 6        /* counters: id=records before it, aux=explicit tasks
                                     created, dur=explicit tasks ended (last segments),
                                     cp_start=records dropped, cp_end=anomalies, time,

@@ -3,7 +3,7 @@
  *
  * Property test: random task programs whose loops create tasks with depend
  * items indexed by the iteration (offsets −2…2), plain and constant-cell
- * items, branches and taskwaits inside and after the loops, nested loops in
+ * items, branches and taskwaits (some partial) inside and after the loops, nested loops in
  * part of them; the compact bound (analysis/rta_loop_depend*.c) must equal
  * rta_depend.c on `ompdag expand`'s graph bit for bit for m = 1…4 and with
  * migration overhead.  Hand cases: a chain a[i-1] -> a[i] at K = 10, 10^5
@@ -153,6 +153,7 @@ static int32_t sequence(dgen *b, int32_t tail, int len, int depth)
             tail = branch(b, tail, depth);
         else {
             int32_t v = x < 0.8 ? creation(b) : node(b, x < 0.9 ? 'W' : 'N', NULL);
+            if (x >= 0.8 && x < 0.805) clauses(b, v); /* a partial taskwait (docs/depend.md) */
             edge(b, tail, v);
             tail = v;
         }
@@ -201,7 +202,7 @@ static bool closable(const ompdag_condag *g)
 }
 
 typedef struct tally {
-    long programs, closed, with_clauses;
+    long programs, closed, with_clauses, partial_waits;
 } tally;
 
 static void compare_all(const ompdag_condag *g, tally *t)
@@ -238,11 +239,19 @@ Test(loop_depend, random_task_loops_match_the_expansion, .timeout = 600)
         ompdag_condag *g = random_program(&r, mixed, mixed, 1500);
         t.with_clauses += ompdag_condag_has_depend(g);
         t.closed += closable(g);
+        for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+            if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W &&
+                ompdag_condag_node_depend_count(g, v)) {
+                t.partial_waits++;
+                break;
+            }
         compare_all(g, &t);
         ompdag_condag_destroy(g);
     }
-    printf("loop_depend: %ld programs, %ld with clauses, %ld closed without unrolling\n",
-           t.programs, t.with_clauses, t.closed);
+    printf("loop_depend: %ld programs, %ld with clauses, %ld closed without unrolling, %ld with "
+           "a partial taskwait\n",
+           t.programs, t.with_clauses, t.closed, t.partial_waits);
+    cr_assert_gt(t.partial_waits, 50, "only %ld programs with a partial taskwait", t.partial_waits);
     cr_assert_gt(t.with_clauses, 1000, "only %ld programs with clauses", t.with_clauses);
     cr_assert_gt(t.closed, 600, "only %ld programs closed", t.closed);
     cr_assert_lt(t.closed, t.with_clauses - 100, "the unrolled path is exercised too");

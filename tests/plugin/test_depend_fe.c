@@ -232,9 +232,10 @@ Test(depend_fe, a_depobj_is_its_visible_initialisation)
                    11, "or an update");
 }
 
-/* taskwait depend(...) waits at least for the matching siblings: modelled as
- * a wait for every child since the previous taskwait (sound). */
-Test(depend_fe, taskwait_depend_is_a_wait)
+/* taskwait depend(...) (OpenMP 5.1 §15.5) waits for the earlier siblings
+ * whose clauses conflict with its items only: a partial W node carrying the
+ * items, with no W-edge of Rule 2 (its waits are derived per flow). */
+Test(depend_fe, taskwait_depend_is_a_partial_wait)
 {
     ompdag_condag_set *set = NULL;
     ompdag_condag *g = extract_ok(HEAD "#pragma omp task depend(out: a)\n"
@@ -244,8 +245,71 @@ Test(depend_fe, taskwait_depend_is_a_wait)
                                   &set);
     char buf[256];
     cr_assert_str_eq(fe_test_lines(g, OMPDAG_KIND_W, buf, sizeof buf), "9");
-    cr_assert_str_eq(fe_test_wedges(g, buf, sizeof buf), "7>9");
+    cr_assert_str_eq(fe_test_wedges(g, buf, sizeof buf), "");
+    int32_t w = -1;
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W) w = v;
+    cr_assert_eq(ompdag_condag_node_depend_count(g, w), 1);
+    cr_assert_eq(ompdag_condag_node_depend_type(g, w, 0), OMPDAG_DEP_IN);
+    cr_assert_str_eq(ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, w, 0)), "a");
+    /* the item is evaluated like a task's: a constant cell of c */
     ompdag_condag_set_destroy(set);
+    g = extract_ok(HEAD "#pragma omp task depend(out: c[1])\n"
+                        "    work(1);\n"
+                        "#pragma omp taskwait depend(in: c[1])\n" TAIL,
+                   &set);
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
+        if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W) w = v;
+    cr_assert_str_eq(ompdag_condag_depend_var_name(g, ompdag_condag_node_depend_var(g, w, 0)),
+                     "c[1]");
+    ompdag_condag_set_destroy(set);
+}
+
+/* m·R at m = 2 of `task depend(out: a)`, `task depend(out: b)`, then the
+ * taskwait `wait` and a call: the tasks weigh 10 and 100, the root's W node
+ * 50, every other node 0. */
+static int64_t two_tasks_then(const char *wait)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             HEAD "#pragma omp task depend(out: a)\n" /* 7 */
+                  "    work(1);\n"
+                  "#pragma omp task depend(out: b)\n" /* 9 */
+                  "    work(2);\n"
+                  "%s\n" /* 11 */
+                  "    work(3);\n" TAIL,
+             wait);
+    ompdag_condag_set *set = NULL;
+    ompdag_condag *g = extract_ok(src, &set);
+    ompdag_error err;
+    int32_t root = ompdag_condag_root_task(g);
+    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
+        int32_t t = ompdag_condag_node_task(g, v);
+        int32_t line =
+            t != root ? ompdag_condag_node_loc(g, ompdag_condag_task_creator(g, t)).line : 0;
+        int64_t c = t != root                                        ? (line == 7 ? 10 : 100)
+                    : ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W ? 50
+                                                                     : 0;
+        cr_assert_eq(ompdag_condag_assign_wcet(g, v, c, &err), OMPDAG_OK, "%s", err.message);
+    }
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, 2);
+    ompdag_rta_result *r = NULL;
+    cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
+    int64_t b = ompdag_rta_result_bound_times_m(r);
+    ompdag_rta_result_destroy(r);
+    ompdag_condag_set_destroy(set);
+    return b;
+}
+
+Test(depend_fe, a_partial_taskwait_lowers_the_bound)
+{
+    /* vol 160.  taskwait depend(in: a) waits for a only: len = max(a→W 60,
+     * b 100): 160 + 100.  A plain taskwait waits for b too: b→W 150. */
+    cr_assert_eq(two_tasks_then("#pragma omp taskwait depend(in: a)"), 260);
+    cr_assert_eq(two_tasks_then("#pragma omp taskwait"), 310);
+    cr_assert_eq(two_tasks_then("#pragma omp taskwait depend(in: b)"), 310);
+    cr_assert_eq(two_tasks_then("#pragma omp taskwait depend(inout: a, b)"), 310);
 }
 
 /* inoutset (OpenMP 5.1): a run of inoutset tasks is concurrent, ordered

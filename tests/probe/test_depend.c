@@ -311,9 +311,13 @@ static void item_past_its_list(ompdag_trace_rec *r)
 {
     r->cp_start = r->cp_end;
 }
+static void thread_past_its_team(ompdag_trace_rec *r)
+{
+    r->cp_start = r->cp_end;
+}
 static void unknown_kind(ompdag_trace_rec *r)
 {
-    r->type = OMPDAG_REC_RUNTIME + 1;
+    r->type = OMPDAG_REC_IMPLICIT + 1; /* the highest kind + 1 */
 }
 
 Test(depend_probe, forged_dependence_records_are_refused)
@@ -327,6 +331,9 @@ Test(depend_probe, forged_dependence_records_are_refused)
     cr_assert(strstr(err.message, "dependence pair"), "%s", err.message);
     cr_assert_neq(forge(OMPDAG_REC_DEPEND, item_past_its_list, &err), OMPDAG_OK);
     cr_assert(strstr(err.message, "depend item"), "%s", err.message);
+    /* an implicit task's thread number must lie in its team (team graphs) */
+    cr_assert_neq(forge(OMPDAG_REC_IMPLICIT, thread_past_its_team, &err), OMPDAG_OK);
+    cr_assert(strstr(err.message, "implicit task's thread number"), "%s", err.message);
     /* a kind this reader does not know is refused, never skipped: that is
      * how an older reader treats these records */
     cr_assert_neq(forge(OMPDAG_REC_DEP_PAIR, unknown_kind, &err), OMPDAG_OK);

@@ -410,6 +410,59 @@ Test(tied, random_graphs_never_exceed_the_tied_bound, .timeout = 280)
     cr_assert_gt(t.rules[OMPDAG_TIED_NEVER_SUSPENDS] + t.rules[OMPDAG_TIED_NONE], 0);
 }
 
+/* The same graph with depend items on some W nodes: partial taskwaits
+ * (docs/depend.md), on the vars of the generator's clauses. */
+static ompdag_condag *with_partial_waits(const ompdag_condag *g0, ompdag_rng *r, int *count)
+{
+    static const char *const types[] = {"in", "out", "inout", "inoutset", "mutexinoutset"};
+    json_t *j = ompdag_condag_to_json(g0), *node, *ext;
+    size_t i;
+    json_array_foreach(json_object_get(j, "nodes"), i, node)
+    {
+        if (strcmp(json_string_value(json_object_get(node, "kind")), "W") ||
+            ompdag_rng_unit(r) < 0.3)
+            continue;
+        char var[8];
+        snprintf(var, sizeof var, "x%d", (int)ompdag_rng_range(r, 0, 1));
+        json_object_set_new(
+            node, "depend",
+            json_pack("[{s:s,s:s}]", "type", types[ompdag_rng_range(r, 0, 4)], "var", var));
+        ++*count;
+    }
+    if (!(ext = json_object_get(j, "extensions")))
+        json_object_set_new(j, "extensions", ext = json_array());
+    json_array_append_new(ext, json_string("taskwait-depend"));
+    ompdag_condag *g = NULL;
+    ompdag_error err = {0};
+    cr_assert_eq(condag_from_json(j, "waits", &g, &err), OMPDAG_OK, "%s", err.message);
+    json_decref(j);
+    return g;
+}
+
+/* A partial taskwait is a W node to every tied rule (a scheduling point
+ * where the task may suspend), and its waits are D-edges of the flow (the
+ * union over flows for the root rule): the adversaries never beat the bound. */
+Test(tied, partial_taskwaits_never_exceed_the_tied_bound, .timeout = 280)
+{
+    tally t = {0};
+    ompdag_rng shape;
+    ompdag_rng_seed(&shape, 2026);
+    int partial = 0;
+    for (uint64_t seed = 1; seed <= 2000; ++seed) {
+        ompdag_condag *g0 = random_graph(seed, &shape);
+        ompdag_condag *g = with_partial_waits(g0, &shape, &partial);
+        ompdag_condag_destroy(g0);
+        int mode = (int)(seed % MARK_MODES);
+        mark(g, mode, &shape);
+        check_graph(g, mode, seed, &shape, &t);
+        ompdag_condag_destroy(g);
+    }
+    printf("tied with partial taskwaits: %d partial W nodes, schedules %llu/%llu/%llu\n", partial,
+           (unsigned long long)t.runs[0], (unsigned long long)t.runs[1],
+           (unsigned long long)t.runs[2]);
+    cr_assert_gt(partial, 1000);
+}
+
 /* ---- dispatch delays on the chain (docs/tied.md §4, "dispatch delays") ---- */
 
 /* Random D(v) at the nodes where the runtime's delays arise (docs/overheads.md:

@@ -1,7 +1,7 @@
 /* Test program: tasks created by every thread of a team (issue 25 item 2):
  * a worksharing loop whose iterations create tasks, then one task per
- * thread.  The front end models the team (plugin/fe_team.c); annotate
- * refuses its graph by name, since it does not map a team's implicit tasks
+ * thread.  The front end models the team (plugin/fe_team.c); annotate maps
+ * its implicit tasks phase by phase, by thread number
  * (tests/plugin/test_team.c). */
 static volatile long sink;
 
