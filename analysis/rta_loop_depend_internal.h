@@ -28,6 +28,7 @@ typedef struct rta_ld_keys {
 } rta_ld_keys;
 
 /* True when g is in the closable class (docs/compact.md): loops do not nest,
+ * no W node carries items (partial taskwaits),
  * each indexed base of a task is indexed by one loop and named by no plain
  * clause of that task as a cell ("base[…"), and every task's state has at
  * most LD_MAX_DIM entries.  Then *k holds the keys (free with
