@@ -20,11 +20,10 @@
  * (x, the exit's state, meets no cell, so Sh ⊗ x = x), the recurrence of
  * rta_loop.c with P = D ⊗ M ⊗ Sh: Y_0 = S ⊗ x, S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K,
  * by doubling: O(nodes · dim² + loops · dim³ · log K), independent of K.
- * The class (no nested loops, no partial taskwait, a base indexed by one
- * loop of its task, no plain clause naming one of its cells, dim <=
- * LD_MAX_DIM) and the proof are in docs/compact.md.  Outside it the bound is rta_depend.c on the
- * expansion `ompdag expand` writes, up to RTA_LOOP_DEPEND_LIMIT unrolled
- * nodes, and the graph is refused by name above: never less than exact.
+ * The class (no nested loops, a base indexed by one loop of its task, no plain clause naming one of
+ * its cells, dim <= LD_MAX_DIM) and the proof are in docs/compact.md.  Outside it the bound is
+ * rta_depend.c on the expansion `ompdag expand` writes, up to RTA_LOOP_DEPEND_LIMIT unrolled nodes,
+ * and the graph is refused by name above: never less than exact.
  */
 #include <stdio.h>
 #include <string.h>

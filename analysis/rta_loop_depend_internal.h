@@ -28,7 +28,6 @@ typedef struct rta_ld_keys {
 } rta_ld_keys;
 
 /* True when g is in the closable class (docs/compact.md): loops do not nest,
- * no W node carries items (partial taskwaits),
  * each indexed base of a task is indexed by one loop and named by no plain
  * clause of that task as a cell ("base[…"), and every task's state has at
  * most LD_MAX_DIM entries.  Then *k holds the keys (free with
@@ -39,9 +38,13 @@ static inline int32_t rta_ld_nkeys(const rta_ld_keys *k, int32_t task)
 {
     return k->koff[task + 1] - k->koff[task];
 }
+/* The mode of clause i of v: its own for a T node, the wait mode of a
+ * partial taskwait's item (condag_wait_mode). */
+int rta_ld_mode(const ompdag_condag *g, int32_t v, int32_t i);
 /* The local key clause i of T node v jumps with (its own var, cell, mode). */
 int32_t rta_ld_jump_key(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, int32_t i);
-/* met[kk] = 1 for every local key of v's task that a clause of v meets. */
+/* met[kk] = 1 for every local key of v's task that a clause of v (a T node,
+ * or a partial taskwait) meets. */
 void rta_ld_met(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, uint8_t *met);
 
 /* One node's recurrence (rta_depend.c's eval_*), on nc columns: S is the
@@ -50,6 +53,7 @@ void rta_ld_met(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, uint8_t
  * it meets; X and Y scratch of nc each.  Every sum is checked (*bad). */
 typedef struct rta_ld_node {
     char kind;
+    bool partial; /* a W node with items: no Cw/Dw start, a resume point for met keys */
     int64_t c1, mc;
     int32_t q;
     const int64_t *J;

@@ -27,6 +27,7 @@ typedef struct cand {
     int32_t task, var;
     uint8_t win, mode;
     int64_t r;
+    uint8_t wait; /* an item of a partial taskwait: it meets keys, it makes none */
 } cand;
 
 static int cmp_cand(const void *a, const void *b)
@@ -43,7 +44,7 @@ static int cmp_cand(const void *a, const void *b)
 typedef struct ixc {
     int32_t task, var, loop;
     int64_t off;
-    uint8_t mode;
+    uint8_t mode, wait;
 } ixc;
 
 static int cmp_ixc(const void *a, const void *b)
@@ -60,18 +61,19 @@ typedef struct gather {
     int64_t ni;
 } gather;
 
-/* Every clause as a plain candidate key or an indexed clause. */
+/* Every clause as a plain candidate key or an indexed clause; a partial
+ * taskwait's items are marked (they only meet keys, in their wait mode). */
 static void gather_clauses(const ompdag_condag *g, gather *ga)
 {
     for (int32_t v = 0; v < g->n; ++v)
         for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, v); ++i) {
             int32_t task = g->node_task[v], var = ompdag_condag_node_depend_var(g, v, i), loop;
-            uint8_t mode = (uint8_t)condag_dep_mode(ompdag_condag_node_depend_type(g, v, i));
+            uint8_t wait = g->kind[v] == OMPDAG_KIND_W, mode = (uint8_t)rta_ld_mode(g, v, i);
             int64_t off;
             if (ompdag_condag_node_depend_index(g, v, i, &loop, &off))
-                ga->ix[ga->ni++] = (ixc){task, var, loop, off, mode};
+                ga->ix[ga->ni++] = (ixc){task, var, loop, off, mode, wait};
             else
-                ga->c[ga->nc++] = (cand){task, var, 0, mode, 0};
+                ga->c[ga->nc++] = (cand){task, var, 0, mode, 0, wait};
         }
 }
 
@@ -92,14 +94,16 @@ static bool window_keys(const ompdag_condag *g, gather *ga, int64_t lo, int64_t 
                         const char **why)
 {
     const ixc *f = &ga->ix[lo];
-    int64_t omin = f->off, omax = f->off, width;
-    unsigned mask = 0;
+    int64_t omin = INT64_MAX, omax = INT64_MIN, width;
+    unsigned mask = 0; /* the modes tasks jump with; a partial wait also meets r = its offset */
     for (int64_t i = lo; i < hi; ++i) {
         if (ga->ix[i].loop != f->loop) return *why = "a base indexed by two loops", false;
         omin = ga->ix[i].off < omin ? ga->ix[i].off : omin;
+        if (ga->ix[i].wait) continue;
         omax = ga->ix[i].off > omax ? ga->ix[i].off : omax;
         mask |= 1u << ga->ix[i].mode;
     }
+    if (!mask) return true; /* waits only: no key to meet */
     if (strchr(ompdag_condag_depend_var_name(g, f->var), '['))
         return *why = "an indexed base whose name holds '['", false;
     if (plain_names_a_cell(g, ga, f->task, f->var))
@@ -108,15 +112,18 @@ static bool window_keys(const ompdag_condag *g, gather *ga, int64_t lo, int64_t 
         return *why = "offsets too far apart for the window", false;
     for (int64_t r = omin; r <= omax; ++r)
         for (uint8_t m = 0; m < CONDAG_MODES; ++m)
-            if (mask & (1u << m)) ga->c[ga->nc++] = (cand){f->task, f->var, 1, m, r};
+            if (mask & (1u << m)) ga->c[ga->nc++] = (cand){f->task, f->var, 1, m, r, 0};
     return true;
 }
 
 /* Sorted, unique keys with per-task offsets; false when a task has too many. */
 static bool store_keys(const ompdag_condag *g, gather *ga, rta_ld_keys *k, const char **why)
 {
-    qsort(ga->c, (size_t)ga->nc, sizeof *ga->c, cmp_cand);
     int64_t u = 0;
+    for (int64_t i = 0; i < ga->nc; ++i) /* a partial taskwait's items make no key */
+        if (!ga->c[i].wait) ga->c[u++] = ga->c[i];
+    qsort(ga->c, (size_t)u, sizeof *ga->c, cmp_cand);
+    ga->nc = u, u = 0;
     for (int64_t i = 0; i < ga->nc; ++i)
         if (!i || cmp_cand(&ga->c[i], &ga->c[i - 1])) ga->c[u++] = ga->c[i];
     ga->nc = u;
@@ -129,7 +136,7 @@ static bool store_keys(const ompdag_condag *g, gather *ga, rta_ld_keys *k, const
         const cand *c = &ga->c[i];
         k->koff[c->task + 1]++;
         k->kvar[i] = c->var, k->kr[i] = c->r, k->kmode[i] = c->mode, k->kwin[i] = c->win;
-        cand next = {c->task, c->var, 1, c->mode, c->r + 1};
+        cand next = {c->task, c->var, 1, c->mode, c->r + 1, 0};
         const cand *hit = c->win ? bsearch(&next, ga->c, (size_t)u, sizeof next, cmp_cand) : NULL;
         k->knext[i] = hit ? (int32_t)(hit - ga->c) : -1; /* global for now */
     }
@@ -148,9 +155,6 @@ bool rta_ld_keys_build(const ompdag_condag *g, rta_ld_keys *k, const char **why,
     *why = NULL, *nomem = false;
     for (int32_t i = 0; i < g->loops->n; ++i)
         if (g->loops->outer[i] >= 0) return *why = "nested compact loops", false;
-    for (int32_t v = 0; v < g->n; ++v) /* its waits are rta_depend.c's, on the unrolling */
-        if (g->kind[v] == OMPDAG_KIND_W && ompdag_condag_node_depend_count(g, v))
-            return *why = "a partial taskwait (taskwait depend)", false;
     int64_t n = g->dep->n;
     gather ga = {malloc(sizeof *ga.c * (size_t)(n * (1 + LD_MAX_DIM / 2 * CONDAG_MODES) + 1)), 0,
                  malloc(sizeof *ga.ix * (size_t)(n + 1)), 0};
@@ -177,14 +181,24 @@ void rta_ld_keys_free(rta_ld_keys *k)
     *k = (rta_ld_keys){0};
 }
 
+int rta_ld_mode(const ompdag_condag *g, int32_t v, int32_t i)
+{
+    int type = ompdag_condag_node_depend_type(g, v, i);
+    return g->kind[v] == OMPDAG_KIND_W ? condag_wait_mode(type) : condag_dep_mode(type);
+}
+
 /* Clause i of v as a key: (var, window?, r, mode). */
 static cand clause_key(const ompdag_condag *g, int32_t v, int32_t i)
 {
     int32_t loop;
     int64_t off = 0;
     bool win = ompdag_condag_node_depend_index(g, v, i, &loop, &off);
-    return (cand){g->node_task[v], ompdag_condag_node_depend_var(g, v, i), win,
-                  (uint8_t)condag_dep_mode(ompdag_condag_node_depend_type(g, v, i)), off};
+    return (cand){g->node_task[v],
+                  ompdag_condag_node_depend_var(g, v, i),
+                  win,
+                  (uint8_t)rta_ld_mode(g, v, i),
+                  off,
+                  g->kind[v] == OMPDAG_KIND_W};
 }
 
 int32_t rta_ld_jump_key(const ompdag_condag *g, const rta_ld_keys *k, int32_t v, int32_t i)

@@ -38,12 +38,13 @@ static int32_t dim_of(const rta_ld_pass *p, int32_t task)
 static rta_ld_node node_in(rta_ld_pass *p, int32_t v)
 {
     const ompdag_condag *g = p->g;
-    int32_t nj = ompdag_condag_node_depend_count(g, v);
-    for (int32_t i = 0; i < nj; ++i)
+    int32_t nj = g->creates[v] >= 0 ? ompdag_condag_node_depend_count(g, v) : 0;
+    for (int32_t i = 0; i < nj; ++i) /* a partial taskwait's items jump with nothing */
         p->jk[i] = rta_ld_jump_key(g, &p->k, v, i);
     rta_ld_met(g, &p->k, v, p->met);
     int32_t child = g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
     return (rta_ld_node){(char)g->kind[v],
+                         condag_is_partial_wait(g, v),
                          rta_c(g, p->opt, v) + rta_penalty(g, p->opt, v),
                          rta_mc(g, p->opt, v),
                          rta_ld_nkeys(&p->k, g->node_task[v]),

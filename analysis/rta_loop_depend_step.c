@@ -8,7 +8,9 @@
  * it is the row of a max-plus matrix, the value as a function of the state
  * after a loop body (rta_loop.c's step_matrix, extended by the E and F keys).
  * Every value of the recurrence is a maximum of terms "constant + one value
- * of the successor", so the same code serves both.  The doubling is
+ * of the successor", so the same code serves both.  A partial taskwait (a W
+ * node with items, rta_depend.c's eval_plain) starts no Cw/Dw; a child whose
+ * key it meets may resume there: E_k = max(c + E_k(s), A), F_k likewise.  The doubling is
  * rta_loop.c's close_loop on dim×dim matrices.
  */
 #include <string.h>
@@ -77,9 +79,14 @@ void rta_ld_step(const rta_ld_node *in, const int64_t *S, int32_t nc, int64_t *O
     if (in->J) return step_creation(in, S, nc, O, X, Y, bad);
     for (int32_t k = 0; k < dim; ++k) /* C nodes (S is the max over successors) and the rest */
         row_term(OROW(k), k == QA || k == QB ? in->mc : in->c1, SROW(k), nc, bad);
-    if (in->kind == 'W') { /* a path may start here: Cw = A, Dw = B */
+    if (in->kind == 'W' && !in->partial) { /* a path may start here: Cw = A, Dw = B */
         memcpy(OROW(QCW), OROW(QA), sizeof *O * (size_t)nc);
         memcpy(OROW(QDW), OROW(QB), sizeof *O * (size_t)nc);
+    }
+    for (int32_t k = 0; in->partial && k < in->q; ++k) { /* a met child resumes here */
+        if (!in->met[k]) continue;
+        row_term(OROW(QCOUNT + k), 0, OROW(QA), nc, bad);
+        row_term(OROW(QCOUNT + in->q + k), 0, OROW(QB), nc, bad);
     }
 #undef SROW
 #undef OROW

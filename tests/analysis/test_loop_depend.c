@@ -153,7 +153,7 @@ static int32_t sequence(dgen *b, int32_t tail, int len, int depth)
             tail = branch(b, tail, depth);
         else {
             int32_t v = x < 0.8 ? creation(b) : node(b, x < 0.9 ? 'W' : 'N', NULL);
-            if (x >= 0.8 && x < 0.805) clauses(b, v); /* a partial taskwait (docs/depend.md) */
+            if (x >= 0.8 && x < 0.815) clauses(b, v); /* a partial taskwait (docs/depend.md) */
             edge(b, tail, v);
             tail = v;
         }
@@ -202,7 +202,7 @@ static bool closable(const ompdag_condag *g)
 }
 
 typedef struct tally {
-    long programs, closed, with_clauses, partial_waits;
+    long programs, closed, with_clauses, partial_waits, closed_waits;
 } tally;
 
 static void compare_all(const ompdag_condag *g, tally *t)
@@ -238,20 +238,22 @@ Test(loop_depend, random_task_loops_match_the_expansion, .timeout = 600)
         bool mixed = i % 4 == 3; /* nested loops and cells named plainly: the unrolled path */
         ompdag_condag *g = random_program(&r, mixed, mixed, 1500);
         t.with_clauses += ompdag_condag_has_depend(g);
-        t.closed += closable(g);
+        bool closed = closable(g);
+        t.closed += closed;
         for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v)
             if (ompdag_condag_node_kind(g, v) == OMPDAG_KIND_W &&
                 ompdag_condag_node_depend_count(g, v)) {
-                t.partial_waits++;
+                t.partial_waits++, t.closed_waits += closed;
                 break;
             }
         compare_all(g, &t);
         ompdag_condag_destroy(g);
     }
     printf("loop_depend: %ld programs, %ld with clauses, %ld closed without unrolling, %ld with "
-           "a partial taskwait\n",
-           t.programs, t.with_clauses, t.closed, t.partial_waits);
-    cr_assert_gt(t.partial_waits, 50, "only %ld programs with a partial taskwait", t.partial_waits);
+           "a partial taskwait (%ld of them closed)\n",
+           t.programs, t.with_clauses, t.closed, t.partial_waits, t.closed_waits);
+    cr_assert_gt(t.closed_waits, 100, "only %ld closed programs with a partial taskwait",
+                 t.closed_waits);
     cr_assert_gt(t.with_clauses, 1000, "only %ld programs with clauses", t.with_clauses);
     cr_assert_gt(t.closed, 600, "only %ld programs closed", t.closed);
     cr_assert_lt(t.closed, t.with_clauses - 100, "the unrolled path is exercised too");
