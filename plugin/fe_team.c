@@ -147,11 +147,45 @@ static bool walk_ws_for(walker *w, const fe_file *f, const fe_pragma *p, CXCurso
 /* Ends a C node's branches in a J node (after every live tail). */
 static bool join_branches(walker *w, fe_flow *merged, const char *file, int32_t line)
 {
-    int32_t j = fe_new_node(w, 'J', file, line, 1, fe_strdup("end section"));
+    int32_t j = fe_new_node(w, 'J', file, line, 1, fe_strdup("end of the block"));
     if (j < 0) return false;
     for (int32_t i = 0; i < merged->tails.n; ++i)
         if (!fe_add_edge(w, merged->tails.v[i], j)) return false;
     return fe_flow_single(w, w->flow, j, false);
+}
+
+bool fe_team_maybe_run(walker *w, const char *file, int32_t line, int32_t col, int32_t end_line,
+                       const char *question, bool (*body)(walker *, const void *), const void *arg)
+{
+    int32_t c = fe_attach(w, 'C', file, line, col, fe_strdup(question), false);
+    fe_flow taken = {0}, merged = {0};
+    fe_flow *saved = w->flow;
+    bool ok =
+        c >= 0 && fe_flow_copy(w, &taken, w->flow) && fe_flow_union(w, &merged, &w->flow->tails);
+    w->flow = &taken;
+    ok = ok && body(w, arg);
+    w->flow = saved;
+    if (ok && taken.live) ok = fe_flow_union(w, &merged, &taken.tails);
+    ok = ok && join_branches(w, &merged, file, end_line);
+    fe_vec_free(&taken.tails);
+    fe_vec_free(&merged.tails);
+    return ok;
+}
+
+/* One section: its statement and the directives stacked on it. */
+typedef struct section {
+    const fe_file *f;
+    const fe_pragma *const *chain;
+    int32_t n;
+    CXCursor s;
+    fe_span cs;
+} section;
+
+static bool section_body(walker *w, const void *arg)
+{
+    const section *sc = arg;
+    return sc->n > 0 ? fe_walk_prefixed(w, sc->f, sc->chain, sc->n, sc->s, sc->cs)
+                     : fe_walk_bare(w, sc->s, sc->cs, 0);
 }
 
 /* One section in a thread: run here or not (C … J), or plain code. */
@@ -160,20 +194,9 @@ static bool walk_section(walker *w, const fe_file *f, const fe_pragma *const *ch
 {
     w->stmt = cs; /* labels of its plain code */
     if (!fe_significant(w, s) && n == 0) return fe_check_plain(w, s, cs) && fe_plain(w, s);
-    int32_t c = fe_attach(w, 'C', f->name, cs.line, cs.col,
-                          fe_strdup("section run by this thread?"), false);
-    fe_flow taken = {0}, merged = {0};
-    fe_flow *saved = w->flow;
-    bool ok =
-        c >= 0 && fe_flow_copy(w, &taken, w->flow) && fe_flow_union(w, &merged, &w->flow->tails);
-    w->flow = &taken;
-    ok = ok && (n > 0 ? fe_walk_prefixed(w, f, chain, n, s, cs) : fe_walk_bare(w, s, cs, 0));
-    w->flow = saved;
-    if (ok && taken.live) ok = fe_flow_union(w, &merged, &taken.tails);
-    ok = ok && join_branches(w, &merged, f->name, cs.end_line);
-    fe_vec_free(&taken.tails);
-    fe_vec_free(&merged.tails);
-    return ok;
+    section sc = {f, chain, n, s, cs};
+    return fe_team_maybe_run(w, f->name, cs.line, cs.col, cs.end_line,
+                             "section run by this thread?", section_body, &sc);
 }
 
 static bool walk_ws_sections(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s,
@@ -256,14 +279,16 @@ static bool add_phase(walker *w, team_ctx *tc, phase ph)
     return true;
 }
 
-/* Does a worksharing construct without nowait prefix statement i (it ends
- * a phase with its implicit barrier)? */
+/* Does a worksharing construct or a `single` without nowait prefix
+ * statement i (it ends a phase with its implicit barrier)?  masked and
+ * master have no barrier. */
 static const fe_pragma *barrier_construct(const team_ctx *tc, unsigned lo, fe_span cs)
 {
     for (int32_t k = fe_pragma_lower_bound(tc->f, lo + 1);
          k < tc->f->npragmas && tc->f->pragmas[k].begin < cs.begin; ++k) {
         const fe_pragma *q = &tc->f->pragmas[k];
-        if (fe_is_team_worksharing(q) && !fe_pragma_clause(q, "nowait")) return q;
+        bool single = q->dir == FE_DIR_SINGLE && !strcmp(q->name, "single");
+        if ((fe_is_team_worksharing(q) || single) && !fe_pragma_clause(q, "nowait")) return q;
     }
     return NULL;
 }
