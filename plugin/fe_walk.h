@@ -116,6 +116,10 @@ int32_t fe_share_find(walker *w, CXCursor s, int32_t loop_bound, bool final);
 bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t task);
 /* A T node of task t whose child t does not await before it ends, or -1. */
 int32_t fe_unawaited_child(walker *w, int32_t t);
+/* fe_team.c: the first explicit task created since first_task (implicit
+ * tasks left out) with a child it does not await, *bad its first such T
+ * node; -1 when none (or on ENOMEM).  One pass over the graph for them all. */
+int32_t fe_unawaited_since(walker *w, int32_t first_task, int32_t *bad);
 
 /* ---- fe_stmt.c: statements ---------------------------------------------------- */
 
