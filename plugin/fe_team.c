@@ -37,6 +37,14 @@
  * every thread run work one thread runs) and never miss an ordering: the
  * bound only grows.  A task-free loop or section is plain code.
  *
+ * A top-level `single` without nowait cuts a phase at its implicit barrier
+ * too; the block itself, and masked/master, are fe_team_single.c's, which
+ * also decides that a region with such blocks is a team graph when its
+ * block creates tasks beside them.  A `taskloop` in an implicit task is
+ * fe_taskloop.c's construction in that thread's phase task.  A barrier
+ * ending the block's last statement leaves an empty last phase before the
+ * region's own barrier (the runtime passes both; annotate counts them).
+ *
  * Refused by name: no constant num_threads (the graph needs the team), an
  * `if` clause on the parallel (the team may be one thread), a
  * barrier or a worksharing construct without nowait nested in a branch,
