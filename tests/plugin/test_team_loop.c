@@ -305,6 +305,77 @@ Test(team_loop, tasks_after_the_single_barrier_are_the_next_phase)
     ompdag_condag_set_destroy(set);
 }
 
+/* A barrier after the block's last statement, then the region's own: the
+ * runtime passes both, so the graph has an empty phase between them. */
+Test(team_loop, a_trailing_barrier_leaves_an_empty_last_phase)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(1);\n"
+                                       "#pragma omp barrier\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
+    cr_assert_eq(nodes_at(g, OMPDAG_KIND_T, 3), 4, "2 threads x 2 phases");
+    cr_assert_str_eq(LINES(g, OMPDAG_KIND_W), "7,7,7");
+    cr_assert_eq(ompdag_condag_task_count(g), 1 + 4 + 2);
+    ompdag_condag_set_destroy(set);
+}
+
+/* A grandchild its parent does not await in a single ending the block: no
+ * W node may stand for the single's barrier, and the empty phase after it
+ * has nothing to order, so it is left out (no refusal). */
+Test(team_loop, an_unawaited_grandchild_drops_the_empty_last_phase)
+{
+    ompdag_condag_set *set;
+    ompdag_condag *g = fe_expect_graph("void work(int);\n"
+                                       "void f(void) {\n"
+                                       "#pragma omp parallel num_threads(2)\n"
+                                       "  {\n"
+                                       "#pragma omp task\n"
+                                       "    work(0);\n"
+                                       "#pragma omp single\n"
+                                       "    {\n"
+                                       "#pragma omp task\n"
+                                       "      {\n"
+                                       "#pragma omp task\n"
+                                       "        work(1);\n"
+                                       "      }\n"
+                                       "    }\n"
+                                       "  }\n"
+                                       "}\n",
+                                       &set);
+    cr_assert_eq(nodes_at(g, OMPDAG_KIND_T, 3), 2, "one phase");
+    cr_assert_eq(nodes_at(g, OMPDAG_KIND_T, 11), 2);
+    ompdag_condag_set_destroy(set);
+}
+
+/* The same grandchild before a single's barrier that code follows: refused. */
+Test(team_loop, an_unawaited_grandchild_before_a_single_barrier_is_refused)
+{
+    fe_expect_refused("void work(int);\n"
+                      "void f(void) {\n"
+                      "#pragma omp parallel num_threads(2)\n"
+                      "  {\n"
+                      "#pragma omp single\n"
+                      "    {\n"
+                      "#pragma omp task\n"
+                      "      {\n"
+                      "#pragma omp task\n"
+                      "        work(1);\n"
+                      "      }\n"
+                      "    }\n"
+                      "#pragma omp task\n"
+                      "    work(2);\n"
+                      "  }\n"
+                      "}\n",
+                      5, "the barrier waits for every task of the team");
+}
+
 /* ---- the bound against a hand computation --------------------------------------------- */
 
 /* WCETs by source line: the single's task body (line 8) 100, the task of
