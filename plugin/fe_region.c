@@ -252,10 +252,11 @@ static bool walk_region(ompdag_frontend *fe, const fe_region_input *in, fe_regio
                                : "");
         }
     }
-    /* no single/master/masked, and the threads create tasks: each one does
-     * (fe_team.c) */
+    /* the threads create tasks, with no single/master/masked or beside the
+     * ones at the block's top level: each one does (fe_team.c) */
     bool team = ok && !single && (par->dir == FE_DIR_PARALLEL || fe_is_team_worksharing(par)) &&
-                !region_has_producer(in) && fe_creates_tasks(&w, in->stmt);
+                (region_has_producer(in) ? fe_team_tasks_beside_blocks(&w, f, in->stmt)
+                                         : fe_creates_tasks(&w, in->stmt));
     if (!ok) {
     } else if (team) {
         producer = true;

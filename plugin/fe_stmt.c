@@ -924,6 +924,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
 {
     const fe_pragma *omp = NULL;
     int32_t loop_bound = 0;
+    if (chain[0]->dir == FE_DIR_SINGLE || fe_is_producer_taskloop(chain[0])) /* and stacked ones */
+        return fe_walk_team_single(w, f, chain[0], chain + 1, n - 1, s, sp);
     for (int32_t i = 0; i < n; ++i) {
         const fe_pragma *p = chain[i];
         if (p->dir == FE_DIR_LOOP_BOUND) {
@@ -960,13 +962,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
         return walk_task(w, f, omp, s, sp, loop_bound);
     case FE_DIR_TASKGROUP:
         return walk_taskgroup(w, f, omp, s, sp, loop_bound);
-    case FE_DIR_TASKLOOP:
-        if (fe_is_producer_taskloop(omp))
-            return fe_refuse(w, f->name, omp->line, omp->col,
-                             "nested '#pragma omp %s' inside a task region is not supported: "
-                             "master and masked may not be nested inside a task, single or master "
-                             "region (OpenMP 5.1 section 17.1); use '#pragma omp taskloop'",
-                             omp->name);
+    case FE_DIR_TASKLOOP: /* masked taskloop: fe_team_single.c */
+        if (fe_is_producer_taskloop(omp)) return fe_walk_team_single(w, f, omp, NULL, 0, s, sp);
         return fe_walk_taskloop(w, f, omp, s, sp, loop_bound);
     case FE_DIR_PLAIN:
         /* Refusals of constructs inside task code do not stop the walk, so
@@ -989,12 +986,8 @@ static bool prefixed(walker *w, const fe_file *f, const fe_pragma *const *chain,
                          "nested '#pragma omp %s' inside a task region is not supported: the "
                          "threads of its team are not among the m threads the bound counts on",
                          omp->name);
-    case FE_DIR_SINGLE:
-        return fe_refuse(w, f->name, omp->line, omp->col,
-                         "nested '#pragma omp %s' inside a task region is not supported: single, "
-                         "master and masked may not be nested inside a task, single or master "
-                         "region (OpenMP 5.1 section 17.1)",
-                         omp->name);
+    case FE_DIR_SINGLE: /* in a team's implicit task, else refused (fe_team_single.c) */
+        return fe_walk_team_single(w, f, omp, NULL, 0, s, sp);
     default:
         if (fe_in_implicit_task(w) && fe_is_team_worksharing(omp)) /* fe_team.c */
             return fe_walk_team_worksharing(w, f, omp, s, sp, loop_bound);

@@ -229,17 +229,16 @@ static bool chunks(walker *w, const fe_file *f, const fe_pragma *p, CXCursor loo
 static bool end_taskgroup(walker *w, const fe_file *f, const fe_pragma *p, int32_t first_task,
                           bool chunks_awaited)
 {
-    for (int32_t t = first_task; t < w->g->ntasks; ++t) {
-        int32_t bad = fe_unawaited_child(w, t);
-        if (*w->nomem) return false;
-        if (bad >= 0)
-            return fe_refuse(w, f->name, p->line, p->col,
-                             "the implicit taskgroup of '#pragma omp %s' waits for all "
-                             "descendants, but a task it creates does not wait (taskwait) for its "
-                             "child task created at line %d; the model cannot express this wait "
-                             "(add a taskwait, or nogroup with an explicit wait)",
-                             p->name, w->g->nodes[bad].line);
-    }
+    int32_t bad = -1; /* chunks and their descendants: no implicit task */
+    fe_unawaited_since(w, first_task, &bad);
+    if (*w->nomem) return false;
+    if (bad >= 0)
+        return fe_refuse(w, f->name, p->line, p->col,
+                         "the implicit taskgroup of '#pragma omp %s' waits for all "
+                         "descendants, but a task it creates does not wait (taskwait) for its "
+                         "child task created at line %d; the model cannot express this wait "
+                         "(add a taskwait, or nogroup with an explicit wait)",
+                         p->name, w->g->nodes[bad].line);
     if (!w->flow->live || chunks_awaited) return true;
     return fe_attach(w, 'W', f->name, p->line, p->col, fe_strdup("end taskloop"), true) >= 0;
 }

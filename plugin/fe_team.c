@@ -37,6 +37,14 @@
  * every thread run work one thread runs) and never miss an ordering: the
  * bound only grows.  A task-free loop or section is plain code.
  *
+ * A top-level `single` without nowait cuts a phase at its implicit barrier
+ * too; the block itself, and masked/master, are fe_team_single.c's, which
+ * also decides that a region with such blocks is a team graph when its
+ * block creates tasks beside them.  A `taskloop` in an implicit task is
+ * fe_taskloop.c's construction in that thread's phase task.  A barrier
+ * ending the block's last statement leaves an empty last phase before the
+ * region's own barrier (the runtime passes both; annotate counts them).
+ *
  * Refused by name: no constant num_threads (the graph needs the team), an
  * `if` clause on the parallel (the team may be one thread), a
  * barrier or a worksharing construct without nowait nested in a branch,
@@ -147,11 +155,45 @@ static bool walk_ws_for(walker *w, const fe_file *f, const fe_pragma *p, CXCurso
 /* Ends a C node's branches in a J node (after every live tail). */
 static bool join_branches(walker *w, fe_flow *merged, const char *file, int32_t line)
 {
-    int32_t j = fe_new_node(w, 'J', file, line, 1, fe_strdup("end section"));
+    int32_t j = fe_new_node(w, 'J', file, line, 1, fe_strdup("end of the block"));
     if (j < 0) return false;
     for (int32_t i = 0; i < merged->tails.n; ++i)
         if (!fe_add_edge(w, merged->tails.v[i], j)) return false;
     return fe_flow_single(w, w->flow, j, false);
+}
+
+bool fe_team_maybe_run(walker *w, const char *file, int32_t line, int32_t col, int32_t end_line,
+                       const char *question, bool (*body)(walker *, const void *), const void *arg)
+{
+    int32_t c = fe_attach(w, 'C', file, line, col, fe_strdup(question), false);
+    fe_flow taken = {0}, merged = {0};
+    fe_flow *saved = w->flow;
+    bool ok =
+        c >= 0 && fe_flow_copy(w, &taken, w->flow) && fe_flow_union(w, &merged, &w->flow->tails);
+    w->flow = &taken;
+    ok = ok && body(w, arg);
+    w->flow = saved;
+    if (ok && taken.live) ok = fe_flow_union(w, &merged, &taken.tails);
+    ok = ok && join_branches(w, &merged, file, end_line);
+    fe_vec_free(&taken.tails);
+    fe_vec_free(&merged.tails);
+    return ok;
+}
+
+/* One section: its statement and the directives stacked on it. */
+typedef struct section {
+    const fe_file *f;
+    const fe_pragma *const *chain;
+    int32_t n;
+    CXCursor s;
+    fe_span cs;
+} section;
+
+static bool section_body(walker *w, const void *arg)
+{
+    const section *sc = arg;
+    return sc->n > 0 ? fe_walk_prefixed(w, sc->f, sc->chain, sc->n, sc->s, sc->cs)
+                     : fe_walk_bare(w, sc->s, sc->cs, 0);
 }
 
 /* One section in a thread: run here or not (C … J), or plain code. */
@@ -160,20 +202,9 @@ static bool walk_section(walker *w, const fe_file *f, const fe_pragma *const *ch
 {
     w->stmt = cs; /* labels of its plain code */
     if (!fe_significant(w, s) && n == 0) return fe_check_plain(w, s, cs) && fe_plain(w, s);
-    int32_t c = fe_attach(w, 'C', f->name, cs.line, cs.col,
-                          fe_strdup("section run by this thread?"), false);
-    fe_flow taken = {0}, merged = {0};
-    fe_flow *saved = w->flow;
-    bool ok =
-        c >= 0 && fe_flow_copy(w, &taken, w->flow) && fe_flow_union(w, &merged, &w->flow->tails);
-    w->flow = &taken;
-    ok = ok && (n > 0 ? fe_walk_prefixed(w, f, chain, n, s, cs) : fe_walk_bare(w, s, cs, 0));
-    w->flow = saved;
-    if (ok && taken.live) ok = fe_flow_union(w, &merged, &taken.tails);
-    ok = ok && join_branches(w, &merged, f->name, cs.end_line);
-    fe_vec_free(&taken.tails);
-    fe_vec_free(&merged.tails);
-    return ok;
+    section sc = {f, chain, n, s, cs};
+    return fe_team_maybe_run(w, f->name, cs.line, cs.col, cs.end_line,
+                             "section run by this thread?", section_body, &sc);
 }
 
 static bool walk_ws_sections(walker *w, const fe_file *f, const fe_pragma *p, CXCursor s,
@@ -245,6 +276,8 @@ typedef struct team_ctx {
     const fe_pragma *ws; /* `parallel for`, or `parallel` + `for` stacked: the
                             statement is that worksharing construct, else NULL */
     int32_t loop_bound;  /* ompdag loop_bound stacked on it */
+    bool empty_tail;     /* the last phase has no statement: between the last
+                            barrier of the block and the region's own */
 } team_ctx;
 
 static bool add_phase(walker *w, team_ctx *tc, phase ph)
@@ -256,19 +289,44 @@ static bool add_phase(walker *w, team_ctx *tc, phase ph)
     return true;
 }
 
-/* Does a worksharing construct without nowait prefix statement i (it ends
- * a phase with its implicit barrier)? */
+/* Does a worksharing construct or a `single` without nowait prefix
+ * statement i (it ends a phase with its implicit barrier)?  masked and
+ * master have no barrier. */
 static const fe_pragma *barrier_construct(const team_ctx *tc, unsigned lo, fe_span cs)
 {
     for (int32_t k = fe_pragma_lower_bound(tc->f, lo + 1);
          k < tc->f->npragmas && tc->f->pragmas[k].begin < cs.begin; ++k) {
         const fe_pragma *q = &tc->f->pragmas[k];
-        if (fe_is_team_worksharing(q) && !fe_pragma_clause(q, "nowait")) return q;
+        bool single = q->dir == FE_DIR_SINGLE && !strcmp(q->name, "single");
+        if ((fe_is_team_worksharing(q) || single) && !fe_pragma_clause(q, "nowait")) return q;
     }
     return NULL;
 }
 
-/* Cuts the block at top-level barriers and worksharing constructs. */
+/* Cuts the phase at each explicit `barrier` between offsets lo and end,
+ * before statement i (ch.n: after the last). */
+static bool cut_at_barriers(walker *w, team_ctx *tc, phase *cur, int32_t i, unsigned lo,
+                            unsigned end)
+{
+    for (int32_t k = fe_pragma_lower_bound(tc->f, lo + 1);
+         k < tc->f->npragmas && tc->f->pragmas[k].begin < end; ++k) {
+        const fe_pragma *q = &tc->f->pragmas[k];
+        if (q->dir != FE_DIR_BARRIER) continue;
+        if (cur->last >= cur->first) {
+            cur->line = q->line;
+            if (!add_phase(w, tc, *cur)) return false;
+        }
+        *cur = (phase){i, i - 1, q->end, 0};
+    }
+    return true;
+}
+
+/* Cuts the block at top-level barriers and worksharing constructs.  A
+ * barrier that ends the block's last statement (a `single` or a worksharing
+ * construct without nowait) or follows it comes before the region's own:
+ * the code between the two is a phase of its own, however empty, so the
+ * graph's phases are the barriers the runtime counts (annotate maps phases
+ * by them, annotate/annotate_team.c). */
 static bool split_phases(walker *w, team_ctx *tc)
 {
     if (clang_getCursorKind(tc->stmt) != CXCursor_CompoundStmt || tc->ws)
@@ -278,38 +336,33 @@ static bool split_phases(walker *w, team_ctx *tc)
     unsigned lo = tc->sp.begin;
     for (int32_t i = 0; i < tc->ch.n; ++i) {
         fe_span cs = fe_cursor_span(tc->ch.c[i]);
-        for (int32_t k = fe_pragma_lower_bound(tc->f, lo + 1);
-             k < tc->f->npragmas && tc->f->pragmas[k].begin < cs.begin; ++k) {
-            const fe_pragma *q = &tc->f->pragmas[k];
-            if (q->dir != FE_DIR_BARRIER) continue;
-            if (cur.last >= cur.first) {
-                cur.line = q->line;
-                if (!add_phase(w, tc, cur)) return false;
-            }
-            cur = (phase){i, i - 1, q->end, 0};
-        }
+        if (!cut_at_barriers(w, tc, &cur, i, lo, cs.begin)) return false;
         cur.last = i;
         const fe_pragma *ws = barrier_construct(tc, lo > cur.lo ? lo : cur.lo, cs);
         lo = cs.end;
-        if (ws && i + 1 < tc->ch.n) {
+        if (ws) {
             cur.line = ws->line;
             if (!add_phase(w, tc, cur)) return false;
             cur = (phase){i + 1, i, cs.end, 0};
         }
     }
-    return cur.last < cur.first || add_phase(w, tc, cur);
+    if (!cut_at_barriers(w, tc, &cur, tc->ch.n, lo, tc->sp.end)) return false;
+    tc->empty_tail = cur.last < cur.first && tc->nphases > 0;
+    return (cur.last < cur.first && !tc->empty_tail) || add_phase(w, tc, cur);
 }
 
-/* Directives after the block's last statement: a taskwait waits there; a
- * barrier, taskyield or flush changes nothing before the region's end. */
+/* Directives after the block's last statement, up to a barrier (which ends
+ * the phase, split_phases): a taskwait waits there; taskyield or flush
+ * change nothing. */
 static bool trailing_pragmas(walker *cw, const team_ctx *tc, unsigned lo)
 {
     const fe_file *f = tc->f;
     for (int32_t k = fe_pragma_lower_bound(f, lo + 1);
          k < f->npragmas && f->pragmas[k].begin < tc->sp.end; ++k) {
         const fe_pragma *q = &f->pragmas[k];
-        if (q->dir == FE_DIR_BARRIER || q->dir == FE_DIR_IGNORED_STANDALONE ||
-            q->dir == FE_DIR_OUTSIDE || q->dir == FE_DIR_ASSUME)
+        if (q->dir == FE_DIR_BARRIER) break;
+        if (q->dir == FE_DIR_IGNORED_STANDALONE || q->dir == FE_DIR_OUTSIDE ||
+            q->dir == FE_DIR_ASSUME)
             continue;
         if (q->dir == FE_DIR_TASKWAIT && q->nclauses == 0) {
             if (cw->flow->live &&
@@ -355,22 +408,49 @@ static bool await_children(walker *cw, const team_ctx *tc, int32_t line)
                      fe_strdup("barrier: the tasks this thread created"), true) >= 0;
 }
 
-/* Every explicit task created in a phase that a barrier ends must await its
- * own children, or the W node would wait too little. */
-static bool check_descendants(walker *w, const team_ctx *tc, int32_t first_task, int32_t line)
+int32_t fe_unawaited_since(walker *w, int32_t first_task, int32_t *bad)
 {
-    for (int32_t t = first_task; t < w->g->ntasks; ++t) {
-        if (w->g->tasks[t].thread > 0) continue;
-        int32_t bad = fe_unawaited_child(w, t);
-        if (*w->nomem) return false;
-        if (bad >= 0)
-            return fe_refuse(w, tc->f->name, line, 1,
-                             "the barrier waits for every task of the team, but the task created "
-                             "at line %d does not wait (taskwait) for its child task created at "
-                             "line %d; the model cannot express this wait",
-                             w->g->nodes[w->g->tasks[t].creator].line, w->g->nodes[bad].line);
+    fe_graph *g = w->g;
+    bool *pw = calloc((size_t)g->n + 1, sizeof *pw); /* every path from here meets a W node */
+    if (!pw) return fe_nomem(w), -1;
+    int32_t task = -1;
+    *bad = -1;
+    /* one pass for all the tasks (fe_unawaited_child's rule): a task's
+     * nodes are numbered in a topological order of its F-edges */
+    for (int32_t v = g->n - 1; v >= 0; --v) {
+        const fe_node *nd = &g->nodes[v];
+        if (nd->task < first_task || g->tasks[nd->task].thread > 0) continue;
+        bool all = nd->succ.n > 0;
+        for (int32_t k = 0; k < nd->succ.n; ++k)
+            all = all && pw[nd->succ.v[k]];
+        pw[v] = nd->kind == 'W' || all;
+        bool unawaited = nd->kind == 'T' && (nd->succ.n == 0 || !pw[nd->succ.v[0]]);
+        if (unawaited && (task < 0 || nd->task <= task)) task = nd->task, *bad = v;
     }
-    return true;
+    free(pw);
+    return task;
+}
+
+/* The barrier after phase j: τ1's W node waits for every thread's phase.
+ * Every explicit task created in the phase must await its own children, or
+ * the W node would wait too little; the empty phase before the region's end
+ * is dropped instead (nothing in it to order: the graph ends with the
+ * descendants, as without that barrier). */
+static bool end_phase(walker *w, team_ctx *tc, int32_t j, int32_t first_task)
+{
+    int32_t bad = -1, t = fe_unawaited_since(w, first_task, &bad);
+    if (*w->nomem) return false;
+    if (t >= 0 && tc->empty_tail && j + 2 == tc->nphases) {
+        tc->nphases--;
+        return true;
+    }
+    if (t >= 0)
+        return fe_refuse(w, tc->f->name, tc->phases[j].line, 1,
+                         "the barrier waits for every task of the team, but the task created "
+                         "at line %d does not wait (taskwait) for its child task created at "
+                         "line %d; the model cannot express this wait",
+                         w->g->nodes[w->g->tasks[t].creator].line, w->g->nodes[bad].line);
+    return fe_attach(w, 'W', tc->f->name, tc->phases[j].line, 1, fe_strdup("barrier"), false) >= 0;
 }
 
 /* Thread k (1..P) of phase j: a T node of τ1 and the phase task. */
@@ -423,7 +503,7 @@ bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pr
                          "team may be a single thread, which the team's graph does not model; "
                          "drop the clause or create the tasks from a single or masked block",
                          par->name);
-    team_ctx tc = {f, par, stmt, sp, {0}, NULL, 0, NULL, 0};
+    team_ctx tc = {f, par, stmt, sp, {0}, NULL, 0, NULL, 0, false};
     if (par->dir == FE_DIR_PARALLEL_OTHER) tc.ws = par;
     for (int32_t i = 0; i < n; ++i) {
         if (chain[i]->dir == FE_DIR_LOOP_BOUND && fe_clause_value(w->fe, f, chain[i], "", &v) &&
@@ -443,10 +523,7 @@ bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pr
         int32_t first_task = w->g->ntasks;
         for (int32_t k = 1; ok && k <= team; ++k)
             ok = walk_thread(w, &tc, j, k);
-        if (ok && j + 1 < tc.nphases) {
-            ok = check_descendants(w, &tc, first_task, tc.phases[j].line) &&
-                 fe_attach(w, 'W', f->name, tc.phases[j].line, 1, fe_strdup("barrier"), false) >= 0;
-        }
+        if (ok && j + 1 < tc.nphases) ok = end_phase(w, &tc, j, first_task);
     }
     w->g->taskgroups--;
     free(tc.ch.c);

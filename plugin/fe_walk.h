@@ -121,6 +121,10 @@ int32_t fe_share_find(walker *w, CXCursor s, int32_t loop_bound, bool final);
 bool fe_share_add(walker *w, CXCursor s, int32_t loop_bound, bool final, int32_t task);
 /* A T node of task t whose child t does not await before it ends, or -1. */
 int32_t fe_unawaited_child(walker *w, int32_t t);
+/* fe_team.c: the first explicit task created since first_task (implicit
+ * tasks left out) with a child it does not await, *bad its first such T
+ * node; -1 when none (or on ENOMEM).  One pass over the graph for them all. */
+int32_t fe_unawaited_since(walker *w, int32_t first_task, int32_t *bad);
 
 /* ---- fe_stmt.c: statements ---------------------------------------------------- */
 
@@ -224,5 +228,21 @@ bool fe_walk_team_worksharing(walker *w, const fe_file *f, const fe_pragma *p, C
  * tasks: τ1 creates the `team` implicit tasks, phase by phase. */
 bool fe_walk_team(walker *w, const fe_file *f, const fe_pragma *par, const fe_pragma *const *chain,
                   int32_t n, CXCursor stmt, fe_span sp, int32_t team);
+/* Walks a block this thread may or may not run: a C node (`question`, at
+ * file:line:col) whose one branch walks body(w, arg) and whose other skips
+ * it, joined by a J node at end_line. */
+bool fe_team_maybe_run(walker *w, const char *file, int32_t line, int32_t col, int32_t end_line,
+                       const char *question, bool (*body)(walker *, const void *), const void *arg);
+
+/* ---- fe_team_single.c: single / masked in a team's implicit tasks ---------------- */
+
+/* Walks single/master/masked (or masked taskloop) p on statement s, with the
+ * directives rest[0..nrest-1] stacked after it: modelled in a team's
+ * implicit task, refused elsewhere (OpenMP forbids the nesting). */
+bool fe_walk_team_single(walker *w, const fe_file *f, const fe_pragma *p,
+                         const fe_pragma *const *rest, int32_t nrest, CXCursor s, fe_span sp);
+/* Does parallel body `stmt` (in file f) create tasks outside the
+ * single/master/masked blocks at its top level?  Then it is a team graph. */
+bool fe_team_tasks_beside_blocks(walker *w, const fe_file *f, CXCursor stmt);
 
 #endif

@@ -347,7 +347,9 @@ Test(taskloop, taskloop_run_by_every_thread_of_a_team)
     ompdag_condag_set_destroy(set);
 }
 
-Test(taskloop, taskloop_of_every_thread_beside_a_single_is_refused)
+/* A taskloop every thread runs beside a single makes the region a team
+ * graph (test_team_loop.c), which needs the team's size. */
+Test(taskloop, taskloop_of_every_thread_beside_a_single_needs_the_team_size)
 {
     fe_expect_refused("void work(int);\n"
                       "void f(void) {\n"
@@ -361,7 +363,7 @@ Test(taskloop, taskloop_of_every_thread_beside_a_single_is_refused)
                       "    work(0);\n"
                       "  }\n"
                       "}\n",
-                      5, "every thread runs the taskloop");
+                      3, "constant num_threads(N)");
 }
 
 /* ---- a real run ------------------------------------------------------------------------ */
