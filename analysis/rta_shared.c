@@ -370,10 +370,12 @@ json_t *rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g)
     json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
     if (r->alg == OMPDAG_ALG_ENUMERATE)
         json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
+    if (r->vol >= 0) { /* compact loops above the path's limit: vol and len, no path */
+        json_object_set_new(o, "vol", json_integer(r->vol));
+        json_object_set_new(o, "len", json_integer(r->len));
+        if (r->migrations) json_object_set_new(o, "migrations", json_integer(r->migrations));
+    }
     if (!r->has_witness) return o;
-    json_object_set_new(o, "vol", json_integer(r->vol));
-    json_object_set_new(o, "len", json_integer(r->len));
-    if (r->migrations) json_object_set_new(o, "migrations", json_integer(r->migrations));
     json_t *choices = json_object(), *path = json_array();
     for (int32_t v = 0; v < g->n; ++v)
         if (r->choice[v] >= 0)
