@@ -577,9 +577,105 @@ Test(loops, the_witness_has_the_closed_form)
     cr_assert_not_null(g, "%s", err.message);
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(100000000, 2));
-    cr_assert_not(ompdag_rta_result_has_witness(r));
+    cr_assert_not(ompdag_rta_result_has_witness(r)); /* no path: vol and len alone */
+    cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * 100000000LL + 4);
+    cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * 100000000LL + 4);
+    int32_t none = -1;
+    cr_assert_null(ompdag_rta_result_critical_path(r, &none));
+    cr_assert_eq(none, 0);
     ompdag_rta_result_destroy(r);
     ompdag_condag_destroy(g);
+}
+
+/* vol, len (and bound) of g at m, through the library's entry with the path
+ * limit at `limit` (0: the default). */
+static ompdag_rta_result *sums_at(const ompdag_condag *g, int32_t m, uint64_t limit)
+{
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    ompdag_rta_result *r = NULL;
+    ompdag_error err;
+    rta_loop_set_witness_limit(limit);
+    ompdag_status st = ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err);
+    rta_loop_set_witness_limit(0);
+    cr_assert_eq(st, OMPDAG_OK, "%s", err.message);
+    return r;
+}
+
+/* The format example at K = 3 (no unrolling: the path limit at 1), 10^6 and
+ * 10^15, m = 1..4: the closed form's vol and len, and the parts add up. */
+Test(loops, the_flow_sums_have_the_closed_form)
+{
+    static const char *const ks[] = {"3", "1000000", "1000000000000000"};
+    static const int64_t kv[] = {3, 1000000, 1000000000000000};
+    for (int i = 0; i < 3; ++i) {
+        char json[2048];
+        snprintf(json, sizeof json, LOOP_JSON("'extensions': ['loops'], ", "%s"), ks[i]);
+        ompdag_error err;
+        ompdag_condag *g = load_graph(json, &err);
+        cr_assert_not_null(g, "%s", err.message);
+        for (int32_t m = 1; m <= 4; ++m) {
+            ompdag_rta_result *r = sums_at(g, m, 1);
+            cr_assert_not(ompdag_rta_result_has_witness(r));
+            cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(kv[i], m));
+            cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * kv[i] + 4, "K=%lld m=%d: vol %lld",
+                         (long long)kv[i], m, (long long)ompdag_rta_result_vol(r));
+            cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * kv[i] + 4);
+            cr_assert_eq(ompdag_rta_result_migrations(r), 0);
+            ompdag_rta_result_destroy(r);
+        }
+        ompdag_condag_destroy(g);
+    }
+}
+
+/* A branch whose best side depends on how many iterations remain.  Each
+ * iteration takes n (600) or t, which creates k (1000); m = 2.  With r
+ * iterations left, A_r = max(1200 + A_{r-1}, 1000 + A_{r-1}, 2000 + V_{r-1})
+ * with V_r = 1000·r: ending the path in k pays 2·1000 but leaves the rest
+ * of the loop off the path at 1000 per iteration, continuing through n pays
+ * 1200 per iteration.  So the last iteration (r = 1) takes t and ends the
+ * path in k, every earlier one takes n:
+ *   A_K = 1200·(K − 1) + 2000,  vol = len = 600·(K − 1) + 1000. */
+#define SWITCH_JSON(REPEAT)                                                                        \
+    "{'format': 'ompdag-condag', 'version': 1, 'extensions': ['loops'], 'nodes': ["                \
+    "{'id': 'L', 'task': 'main', 'kind': 'C', 'wcet': 0, 'repeat': " REPEAT "},"                   \
+    "{'id': 'b', 'task': 'main', 'kind': 'C', 'wcet': 0},"                                         \
+    "{'id': 'n', 'task': 'main', 'kind': 'N', 'wcet': 600},"                                       \
+    "{'id': 't', 'task': 'main', 'kind': 'T', 'wcet': 0, 'creates': 'k'},"                         \
+    "{'id': 'j', 'task': 'main', 'kind': 'J', 'wcet': 0},"                                         \
+    "{'id': 'x', 'task': 'main', 'kind': 'J', 'wcet': 0},"                                         \
+    "{'id': 'k', 'task': 'k', 'kind': 'N', 'wcet': 1000}],"                                        \
+    "'edges': [['L','b'],['L','x'],['b','n'],['b','t'],['n','j'],['t','j'],['j','x']]}"
+
+Test(loops, a_choice_that_changes_with_the_iterations_left)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(SWITCH_JSON("3"), &err);
+    cr_assert_not_null(g, "%s", err.message);
+    ompdag_rta_result *r = sums_at(g, 2, 0); /* the path, on the unrolling */
+    int32_t b = node_index(g, "b"), n = -1;
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r), 1200 * 2 + 2000);
+    cr_assert_eq(ompdag_rta_result_choice(r, b), node_index(g, "n"));     /* r = 3 and 2 */
+    cr_assert_eq(ompdag_rta_result_choice_alt(r, b), node_index(g, "t")); /* r = 1 */
+    const int32_t *path = ompdag_rta_result_critical_path(r, &n);
+    cr_assert_eq(n, 2 * 4 + 4); /* (L b n j) x2, L b t k */
+    cr_assert_eq(path[n - 1], node_index(g, "k"));
+    ompdag_rta_result_destroy(r);
+    ompdag_condag_destroy(g);
+    static const char *const ks[] = {"3", "1000000", "1000000000000000"};
+    static const int64_t kv[] = {3, 1000000, 1000000000000000};
+    for (int i = 0; i < 3; ++i) {
+        char json[2048];
+        snprintf(json, sizeof json, SWITCH_JSON("%s"), ks[i]);
+        g = load_graph(json, &err);
+        cr_assert_not_null(g, "%s", err.message);
+        r = sums_at(g, 2, 1);
+        cr_assert_eq(ompdag_rta_result_bound_times_m(r), 1200 * (kv[i] - 1) + 2000);
+        cr_assert_eq(ompdag_rta_result_vol(r), 600 * (kv[i] - 1) + 1000);
+        cr_assert_eq(ompdag_rta_result_len(r), 600 * (kv[i] - 1) + 1000);
+        ompdag_rta_result_destroy(r);
+        ompdag_condag_destroy(g);
+    }
 }
 
 /* dot draws the loop once, with its bound, and an edge back to the test. */
