@@ -243,18 +243,27 @@ bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res
     return true;
 }
 
-bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+bool report_loop_path_missing(const ompdag_condag *g, const ompdag_rta_result *res, char *buf,
+                              size_t size)
 {
     if (ompdag_rta_result_has_witness(res) || !ompdag_compact_has_loops(g)) return false;
-    /* vol and len above are exact (rta_loop_witness.c); the per-copy replay
-     * that names the path, the branches and the loop counts is not. */
+    /* vol and len are exact (rta_loop_witness.c); the per-copy replay that
+     * names the path, the branches and the loop counts is not done. */
     uint64_t n = ompdag_compact_expanded_node_count(g);
-    char size[32] = "2^64 or more";
-    if (n != OMPDAG_COMPACT_MANY) snprintf(size, sizeof size, "%" PRIu64, n);
-    fprintf(out,
-            "    worst flow: vol and len exact; critical path, branches and loop counts: not "
-            "computed: its compact loops unroll to %s nodes, beyond the path's limit "
-            "(docs/compact.md, \"The worst flow\")\n",
-            size);
+    char nodes[32] = "2^64 or more";
+    if (n != OMPDAG_COMPACT_MANY) snprintf(nodes, sizeof nodes, "%" PRIu64, n);
+    snprintf(buf, size,
+             "critical path, branches and loop counts: not computed: its compact loops unroll to "
+             "%s nodes, beyond the path's limit (docs/compact.md, \"The worst flow\"); vol and "
+             "len are exact",
+             nodes);
+    return true;
+}
+
+bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    char why[512];
+    if (!report_loop_path_missing(g, res, why, sizeof why)) return false;
+    fprintf(out, "    worst flow: %s\n", why);
     return true;
 }

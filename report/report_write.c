@@ -467,7 +467,10 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
         json_array_append_new(path,
                               json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]), "at",
                                         ompdag_condag_node_place(g, p[i], a, sizeof a)));
-    return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
+    json_t *flow = json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
+    if (report_loop_path_missing(g, res, a, sizeof a)) /* vol and len only */
+        json_object_set_new(flow, "not_computed", json_string(a));
+    return flow;
 }
 
 static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g,
