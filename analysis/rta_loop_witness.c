@@ -31,24 +31,7 @@
 
 #include "condag_loops.h"
 #include "rta_loop.h"
-
-enum { LX_VAL, LX_VOL, LX_LEN, LX_MIG, LX_PW, LX_N };
-
-typedef struct lx {
-    int64_t c[LX_N]; /* c[LX_VAL] == NEG_INF: −∞, the other components unused */
-} lx;
-
-typedef struct lrow {
-    lx q[QCOUNT];
-} lrow;
-
-typedef struct lmat {
-    lx a[QCOUNT][QCOUNT]; /* a[k][j]: value k given the continuation's value j */
-} lmat;
-
-typedef struct weights {
-    lx off, on; /* a node's term off the path (V, Cw, Dw) and on it (A, B) */
-} weights;
+#include "rta_loop_lx.h"
 
 typedef struct lx_pass {
     const ompdag_condag *g;
@@ -59,118 +42,8 @@ typedef struct lx_pass {
     lmat *closure;  /* per loop: S */
     int32_t failed; /* the loop whose sums overflowed (n: after the loops), or -1 */
     bool bad;
+    lx_tables *keep; /* for the path's replay: body matrices, P and d, or NULL */
 } lx_pass;
-
-static const lx LX_NEG = {{NEG_INF, 0, 0, 0, 0}};
-static const lx LX_ZERO = {{0, 0, 0, 0, 0}};
-
-static lx lx_add(lx a, lx b, bool *bad)
-{
-    if (a.c[LX_VAL] == NEG_INF || b.c[LX_VAL] == NEG_INF) return LX_NEG;
-    lx s;
-    for (int k = 0; k < LX_N; ++k)
-        if (__builtin_add_overflow(a.c[k], b.c[k], &s.c[k])) *bad = true;
-    return s;
-}
-
-/* a < b lexicographically, −∞ below everything. */
-static bool lx_less(const lx *a, const lx *b)
-{
-    for (int k = 0; k < LX_N; ++k)
-        if (a->c[k] != b->c[k]) return a->c[k] < b->c[k];
-    return false;
-}
-
-static void lx_max_into(lx *acc, lx y)
-{
-    if (lx_less(acc, &y)) *acc = y;
-}
-
-static weights node_weights(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v)
-{
-    int64_t c = rta_c(g, opt, v), pen = rta_penalty(g, opt, v), site = pen != 0;
-    return (weights){.off = {{c + pen, c, 0, site, 0}},
-                     .on = {{rta_mc(g, opt, v), c, g->wcet[v] + rta_delay(g, v), site,
-                             rta_path_extra(g, opt, v)}}};
-}
-
-/* One node's values from its F-successor's s (the maximum over a C node's
- * successors) and the created child's row j (NULL unless T): Alg1's step,
- * term for term the kernel's ompdag_exact_eval_node. */
-static void step_col(char kind, const weights *w, const lx s[QCOUNT], const lrow *j, lx o[QCOUNT],
-                     bool *bad)
-{
-    if (j) { /* T: skip the child, end in it, or return at the next W */
-        lx a = lx_add(s[QA], j->q[QV], bad), b = lx_add(s[QB], j->q[QV], bad);
-        lx_max_into(&a, lx_add(j->q[QA], s[QV], bad));
-        lx_max_into(&a, lx_add(j->q[QB], s[QCW], bad));
-        lx_max_into(&b, lx_add(j->q[QB], s[QDW], bad));
-        lx offj = lx_add(w->off, j->q[QV], bad);
-        o[QV] = lx_add(offj, s[QV], bad);
-        o[QA] = lx_add(w->on, a, bad);
-        o[QB] = lx_add(w->on, b, bad);
-        o[QCW] = lx_add(offj, s[QCW], bad);
-        o[QDW] = lx_add(offj, s[QDW], bad);
-        return;
-    }
-    o[QV] = lx_add(w->off, s[QV], bad);
-    o[QA] = lx_add(w->on, s[QA], bad);
-    o[QB] = lx_add(w->on, s[QB], bad);
-    bool wait = kind == 'W'; /* a path may start here */
-    o[QCW] = wait ? o[QA] : lx_add(w->off, s[QCW], bad);
-    o[QDW] = wait ? o[QB] : lx_add(w->off, s[QDW], bad);
-}
-
-static void mat_fill(lmat *m, bool identity)
-{
-    for (int k = 0; k < QCOUNT; ++k)
-        for (int j = 0; j < QCOUNT; ++j)
-            m->a[k][j] = identity && k == j ? LX_ZERO : LX_NEG;
-}
-
-/* out = x ⊗ y (out may not alias). */
-static void mat_mul(const lmat *x, const lmat *y, lmat *out, bool *bad)
-{
-    for (int k = 0; k < QCOUNT; ++k)
-        for (int j = 0; j < QCOUNT; ++j) {
-            lx best = LX_NEG;
-            for (int i = 0; i < QCOUNT; ++i)
-                lx_max_into(&best, lx_add(x->a[k][i], y->a[i][j], bad));
-            out->a[k][j] = best;
-        }
-}
-
-static void mat_max(lmat *acc, const lmat *y)
-{
-    for (int k = 0; k < QCOUNT; ++k)
-        for (int j = 0; j < QCOUNT; ++j)
-            lx_max_into(&acc->a[k][j], y->a[k][j]);
-}
-
-/* out = x ⊗ y for a vector y. */
-static void mat_apply(const lmat *x, const lrow *y, lrow *out, bool *bad)
-{
-    for (int k = 0; k < QCOUNT; ++k) {
-        lx best = LX_NEG;
-        for (int i = 0; i < QCOUNT; ++i)
-            lx_max_into(&best, lx_add(x->a[k][i], y->q[i], bad));
-        out->q[k] = best;
-    }
-}
-
-/* step_col on every column of the successor's matrix s. */
-static void step_matrix(char kind, const weights *w, const lmat *s, const lrow *j, lmat *o,
-                        bool *bad)
-{
-    for (int col = 0; col < QCOUNT; ++col) {
-        lx sc[QCOUNT], oc[QCOUNT];
-        for (int k = 0; k < QCOUNT; ++k)
-            sc[k] = s->a[k][col];
-        step_col(kind, w, sc, j, oc, bad);
-        for (int k = 0; k < QCOUNT; ++k)
-            o->a[k][col] = oc[k];
-    }
-}
 
 static const lrow *child_row(const lx_pass *p, int32_t v)
 {
@@ -186,8 +59,8 @@ static void eval_row(lx_pass *p, int32_t v)
     for (int32_t k = g->fsucc_off[v] + 1; k < g->fsucc_off[v + 1]; ++k)
         for (int q = 0; q < QCOUNT; ++q)
             lx_max_into(&s.q[q], p->row[g->fsucc[k]].q[q]);
-    weights w = node_weights(g, p->opt, v);
-    step_col((char)g->kind[v], &w, s.q, child_row(p, v), p->row[v].q, &p->bad);
+    weights w = lx_weights(g, p->opt, v);
+    lx_step_col((char)g->kind[v], &w, s.q, child_row(p, v), p->row[v].q, &p->bad);
 }
 
 /* The matrix of F-successor s of a node of loop i: the identity after the
@@ -206,40 +79,14 @@ static void eval_list_node(lx_pass *p, int32_t i, int32_t u, const lmat *identit
     lmat *o = &p->mat[p->slot[u]];
     if (l->test_of[u] >= 0) {
         int32_t inner = l->test_of[u];
-        mat_mul(&p->closure[inner], &p->mat[p->slot[l->exit[inner]]], o, &p->bad);
+        lx_mat_mul(&p->closure[inner], &p->mat[p->slot[l->exit[inner]]], o, &p->bad);
         return;
     }
     lmat s = *succ_matrix(p, i, u, g->fsucc[g->fsucc_off[u]], identity);
     for (int32_t k = g->fsucc_off[u] + 1; k < g->fsucc_off[u + 1]; ++k)
-        mat_max(&s, succ_matrix(p, i, u, g->fsucc[k], identity));
-    weights w = node_weights(g, p->opt, u);
-    step_matrix((char)g->kind[u], &w, &s, child_row(p, u), o, &p->bad);
-}
-
-/* S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K by doubling over K's bits, high bit first, as
- * rta_loop.c's close_loop: (Pn, Sn) = (P^n, ⊕_{i<n} P^i); n -> 2n:
- * Sn ⊕ Pn⊗Sn, Pn⊗Pn; n -> n+1: I ⊕ P⊗Sn, P⊗Pn. */
-static void close_loop(const lmat *P, const lx d[QCOUNT], int64_t K, lmat *S, bool *bad)
-{
-    lmat pn, sn, t, u;
-    mat_fill(&pn, true);
-    mat_fill(&sn, false);
-    for (int bit = 62; bit >= 0; --bit) {
-        mat_mul(&pn, &sn, &t, bad); /* doubling */
-        mat_max(&sn, &t);
-        mat_mul(&pn, &pn, &u, bad);
-        pn = u;
-        if (!((K >> bit) & 1)) continue;
-        mat_mul(P, &sn, &t, bad); /* one more */
-        mat_fill(&sn, true);
-        mat_max(&sn, &t);
-        mat_mul(P, &pn, &u, bad);
-        pn = u;
-    }
-    for (int k = 0; k < QCOUNT; ++k) /* Sn ⊗ D: column j gains d_j */
-        for (int j = 0; j < QCOUNT; ++j)
-            S->a[k][j] = lx_add(sn.a[k][j], d[j], bad);
-    mat_max(S, &pn);
+        lx_mat_max(&s, succ_matrix(p, i, u, g->fsucc[k], identity));
+    weights w = lx_weights(g, p->opt, u);
+    lx_step_matrix((char)g->kind[u], &w, &s, child_row(p, u), o, &p->bad);
 }
 
 /* Loop i's closure: its body on matrices, then the doubling. */
@@ -248,20 +95,26 @@ static void closure_of(lx_pass *p, int32_t i)
     const ompdag_condag *g = p->g;
     const condag_loops *l = g->loops;
     lmat identity;
-    mat_fill(&identity, true);
+    lx_mat_fill(&identity, true);
     int32_t b = l->list_off[i], e = l->list_off[i + 1];
     for (int32_t k = b; k < e; ++k)
         p->slot[l->list[k]] = k - b;
     for (int32_t k = e - 1; k >= b; --k) /* reverse topological order */
         eval_list_node(p, i, l->list[k], &identity);
-    weights w = node_weights(g, p->opt, l->test[i]);
+    weights w = lx_weights(g, p->opt, l->test[i]);
     lx d[QCOUNT] = {[QV] = w.off, [QA] = w.on, [QB] = w.on, [QCW] = w.off, [QDW] = w.off};
     lmat P;
     const lmat *M = &p->mat[p->slot[l->body[i]]];
     for (int k = 0; k < QCOUNT; ++k)
         for (int j = 0; j < QCOUNT; ++j)
             P.a[k][j] = lx_add(d[k], M->a[k][j], &p->bad);
-    close_loop(&P, d, l->repeat[i], &p->closure[i], &p->bad);
+    lx_close_loop(&P, d, l->repeat[i], &p->closure[i], &p->bad);
+    if (!p->keep) return;
+    for (int32_t k = b; k < e; ++k) /* body nodes relative to this loop's continuation */
+        if (p->keep->body_slot[l->list[k]] >= 0)
+            p->keep->body[p->keep->body_slot[l->list[k]]] = p->mat[k - b];
+    p->keep->P[i] = P;
+    memcpy(p->keep->d[i], d, sizeof d);
 }
 
 static ompdag_status overflow_error(const ompdag_condag *g, int32_t i, ompdag_error *err)
@@ -299,7 +152,7 @@ static void run_pass(lx_pass *p)
         }
         closure_of(p, i);
         if (l->outer[i] < 0) /* Y_K = S ⊗ x */
-            mat_apply(&p->closure[i], &p->row[l->exit[i]], &p->row[v], &p->bad);
+            lx_mat_apply(&p->closure[i], &p->row[l->exit[i]], &p->row[v], &p->bad);
         if (p->bad) p->failed = i;
     }
 }
@@ -332,6 +185,12 @@ static ompdag_status take_root(const ompdag_condag *g, const ompdag_rta_options 
 ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_options *opt,
                                  ompdag_rta_result *r, ompdag_error *err)
 {
+    return rta_loop_lx_tables(g, opt, r, NULL, err);
+}
+
+ompdag_status rta_loop_lx_tables(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                 ompdag_rta_result *r, lx_tables *keep, ompdag_error *err)
+{
     const condag_loops *l = g->loops;
     int32_t longest = 1, loops = l ? l->n : 0;
     for (int32_t i = 0; i < loops; ++i)
@@ -343,13 +202,15 @@ ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_option
                  malloc(sizeof *p.slot * (size_t)g->n),
                  malloc(sizeof *p.closure * (size_t)(loops ? loops : 1)),
                  -1,
-                 false};
+                 false,
+                 keep};
     ompdag_status st = p.row && p.mat && p.slot && p.closure
                            ? OMPDAG_OK
                            : ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) run_pass(&p);
     if (!st && p.failed >= 0) st = overflow_error(g, p.failed, err);
     if (!st) st = take_root(g, opt, p.row[g->task_source[g->root]].q[QA], r, err);
+    if (keep && !st) keep->row = p.row, p.row = NULL; /* rows of nodes outside loop bodies */
     free(p.row), free(p.mat), free(p.slot), free(p.closure);
     return st;
 }
