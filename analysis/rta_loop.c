@@ -412,10 +412,8 @@ void rta_loop_set_witness_limit(uint64_t nodes)
 ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                ompdag_rta_result *r, ompdag_error *err)
 {
-    if (unrolled_size(g) > witness_limit) {
-        r->has_witness = false; /* vol, len, migrations only; docs/compact.md says why */
-        return rta_loop_flow_sums(g, opt, r, err);
-    }
+    if (unrolled_size(g) > witness_limit) /* replayed in runs of iterations */
+        return rta_loop_replay_witness(g, opt, r, err);
     ompdag_condag *x = NULL;
     ompdag_rta_result *xr = NULL;
     int32_t *orig = NULL;

@@ -38,6 +38,14 @@ ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options 
 ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_options *opt,
                                  ompdag_rta_result *r, ompdag_error *err);
 
+/* The worst flow's path, branches and loop counts without unrolling, in
+ * runs of equal iterations checked against the tuples
+ * (analysis/rta_loop_replay.c, rta_loop_path.c); also sets vol, len and
+ * migrations.  When the runs do not settle or loops nest, r->has_witness is
+ * false and r->no_path says why (vol, len and migrations stay). */
+ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                      ompdag_rta_result *r, ompdag_error *err);
+
 /* Test hook: the path limit in unrolled nodes (0 restores
  * RTA_LOOP_WITNESS_LIMIT; 1 leaves every graph with loops to
  * rta_loop_flow_sums alone). */

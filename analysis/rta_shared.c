@@ -119,6 +119,7 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     free(r->choice_alt);
     free(r->reached);
     free(r->loop_lo), free(r->loop_hi);
+    free(r->piece), free(r->piece_node);
     free(r->path);
     free(r);
 }
@@ -167,6 +168,11 @@ bool ompdag_rta_result_is_compact(const ompdag_rta_result *r)
 {
     return r->compact;
 }
+const char *ompdag_rta_result_path_missing(const ompdag_rta_result *r)
+{
+    return r->no_path;
+}
+
 uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r)
 {
     return r->compact ? r->path_nodes : (uint64_t)r->path_len;
@@ -231,6 +237,30 @@ static void write_token(FILE *out, char (*pl)[PLACE_SIZE], path_token t)
     if (t.times > 1) fprintf(out, ") x%d", t.times);
 }
 
+/* The path of compact loops replayed in runs (rta_loop_path.c): a piece
+ * repeated k times prints once as "(a -> b) xk"; pieces run once are
+ * folded as any path. */
+static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
+{
+    enum { HEAD = 8, TAIL = 4 }; /* pieces shown of a long path */
+    char place[PLACE_SIZE];
+    for (int32_t k = 0; k < r->npieces; ++k) {
+        const rta_path_piece *p = &r->piece[k];
+        if (k == HEAD && r->npieces > HEAD + TAIL) {
+            fprintf(out, " -> ... (%d more pieces)", r->npieces - HEAD - TAIL);
+            k = r->npieces - TAIL;
+            p = &r->piece[k];
+        }
+        fputs(k ? " -> " : " ", out);
+        if (p->times > 1) fputc('(', out);
+        for (int32_t a = 0; a < p->len; ++a)
+            fprintf(out, "%s%s", a ? " -> " : "",
+                    ompdag_condag_node_place(g, r->piece_node[p->at + a], place, sizeof place));
+        if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+    }
+    fputc('\n', out);
+}
+
 void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
 {
     enum { HEAD = 8, TAIL = 4 }; /* tokens shown of a long path */
@@ -242,7 +272,7 @@ void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_conda
         fprintf(out, "critical path (2^64 or more nodes");
     else
         fprintf(out, "critical path (%llu nodes", (unsigned long long)total);
-    if (total > (uint64_t)n) fprintf(out, ", the first %d shown", n);
+    if (total > (uint64_t)n && !r->npieces) fprintf(out, ", the first %d shown", n);
     fputs("):", out);
     if (!pl || !tok) {
         fputs(" (out of memory)\n", out);
@@ -251,6 +281,11 @@ void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_conda
     }
     for (int32_t i = 0; i < n; ++i)
         ompdag_condag_node_place(g, r->path[i], pl[i], PLACE_SIZE);
+    if (r->npieces) { /* compact loops in runs: the pieces give the counts */
+        write_pieces(r, g, out);
+        free(pl), free(tok);
+        return;
+    }
     int32_t nt = tokenize_path(pl, n, tok);
     for (int32_t i = 0; i < nt; ++i) {
         if (i == HEAD && nt > HEAD + TAIL) {

@@ -247,16 +247,13 @@ bool report_loop_path_missing(const ompdag_condag *g, const ompdag_rta_result *r
                               size_t size)
 {
     if (ompdag_rta_result_has_witness(res) || !ompdag_compact_has_loops(g)) return false;
-    /* vol and len are exact (rta_loop_witness.c); the per-copy replay that
-     * names the path, the branches and the loop counts is not done. */
-    uint64_t n = ompdag_compact_expanded_node_count(g);
-    char nodes[32] = "2^64 or more";
-    if (n != OMPDAG_COMPACT_MANY) snprintf(nodes, sizeof nodes, "%" PRIu64, n);
+    /* vol and len are exact (rta_loop_witness.c); the replay in runs that
+     * names the path, the branches and the loop counts gave up. */
+    const char *why = ompdag_rta_result_path_missing(res);
     snprintf(buf, size,
-             "critical path, branches and loop counts: not computed: its compact loops unroll to "
-             "%s nodes, beyond the path's limit (docs/compact.md, \"The worst flow\"); vol and "
-             "len are exact",
-             nodes);
+             "critical path, branches and loop counts: not computed: %s (docs/compact.md, \"The "
+             "worst flow\"); vol and len are exact",
+             why ? why : "no witness was asked for");
     return true;
 }
 

@@ -146,6 +146,11 @@ int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v);
 bool ompdag_rta_result_loop_iterations(const ompdag_rta_result *r, int32_t v, int64_t *lo,
                                        int64_t *hi);
 
+/* Compact loops whose worst flow has vol and len but no path, branches or
+ * loop counts (has_witness false): why, as a phrase ("its iterations do not
+ * settle into runs"); NULL otherwise.  Borrowed from the result. */
+const char *ompdag_rta_result_path_missing(const ompdag_rta_result *r);
+
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
 

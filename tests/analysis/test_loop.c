@@ -241,6 +241,8 @@ static ompdag_rta_result *witness_ok(const ompdag_condag *g, const ompdag_rta_op
     return r;
 }
 
+static void check_path(const ompdag_condag *g, const ompdag_rta_result *rc);
+
 /* The compact-loop witness against Alg1's on the full unrolling (plain
  * graph, build_witness): vol, len and migrations equal; the critical path,
  * one node per copy, is whole, starts at the root and (without delays)
@@ -257,6 +259,17 @@ static void compare_witness(const ompdag_condag *g, const ompdag_condag *x,
                  "m=%d O=%lld: len %lld, unrolled %lld", opt->m, (long long)opt->migration_overhead,
                  (long long)ompdag_rta_result_len(rc), (long long)ompdag_rta_result_len(rx));
     cr_assert_eq(ompdag_rta_result_migrations(rc), ompdag_rta_result_migrations(rx));
+    check_path(g, rc);
+    ompdag_rta_result_destroy(rc);
+    ompdag_rta_result_destroy(rx);
+}
+
+/* The critical path of a loop witness is whole, starts at the root and
+ * (without delays) weighs len; every reached loop test has a choice and runs
+ * all K iterations (with non-negative WCETs running the body never loses,
+ * and ties go to the body: docs/compact.md, "Where the maximum is"). */
+static void check_path(const ompdag_condag *g, const ompdag_rta_result *rc)
+{
     int32_t n;
     const int32_t *path = ompdag_rta_result_critical_path(rc, &n);
     cr_assert_eq((uint64_t)n, ompdag_rta_result_path_nodes(rc));
@@ -273,11 +286,9 @@ static void compare_witness(const ompdag_condag *g, const ompdag_condag *x,
         bool has = ompdag_rta_result_loop_iterations(rc, v, &lo, &hi);
         cr_assert_eq(has, K > 0 && ompdag_rta_result_choice(rc, v) >= 0);
         if (has)
-            cr_assert(0 <= lo && lo <= hi && hi <= K, "%lld..%lld of %lld", (long long)lo,
-                      (long long)hi, (long long)K);
+            cr_assert(lo == K && hi == K, "%lld..%lld of %lld", (long long)lo, (long long)hi,
+                      (long long)K);
     }
-    ompdag_rta_result_destroy(rc);
-    ompdag_rta_result_destroy(rx);
 }
 
 Test(loops, the_witness_matches_alg1_on_the_unrolling)
@@ -319,7 +330,7 @@ static ompdag_rta_result *flow_sums(const ompdag_condag *g, const ompdag_rta_opt
 }
 
 typedef struct sums_tally {
-    long runs, equal, ties;
+    long runs, equal, ties, replayed, nested;
 } sums_tally;
 
 /* With the path limit at 1 (no unrolling at all), the result of g carries
@@ -337,7 +348,16 @@ static void compare_sums(const ompdag_condag *g, const ompdag_condag *x,
     ompdag_error err;
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, opt, &rc, &err), OMPDAG_OK, "%s", err.message);
     rta_loop_set_witness_limit(0);
-    cr_assert_eq(ompdag_rta_result_has_witness(rc), !ompdag_compact_has_loops(g));
+    if (ompdag_rta_result_has_witness(rc) && ompdag_compact_has_loops(g)) { /* replayed */
+        check_path(g, rc);
+        t->replayed++;
+    } else if (ompdag_compact_has_loops(g)) { /* only nested loops may stop it */
+        cr_assert_str_eq(ompdag_rta_result_path_missing(rc),
+                         "a loop nests inside another loop's body");
+        t->nested++;
+    } else {
+        cr_assert_null(ompdag_rta_result_path_missing(rc));
+    }
     int64_t btm = ompdag_rta_result_bound_times_m(rc);
     cr_assert_eq(btm, ompdag_rta_result_bound_times_m(rx));
     int64_t c[3] = {ompdag_rta_result_vol(rc), ompdag_rta_result_len(rc),
@@ -391,8 +411,9 @@ Test(loops, the_flow_sums_match_alg1_on_the_unrolling)
         ompdag_condag_destroy(g);
     }
     printf("loops/the_flow_sums_match_alg1_on_the_unrolling: %ld runs, %ld equal to Alg1's "
-           "witness, %ld ties with a larger volume or path\n",
-           t.runs, t.equal, t.ties);
+           "witness, %ld ties with a larger volume or path; path replayed in runs %ld, nested "
+           "loops left %ld\n",
+           t.runs, t.equal, t.ties, t.replayed, t.nested);
     cr_assert_gt(t.equal, t.runs * 3 / 4, "only %ld of %ld equal", t.equal, t.runs);
 }
 
@@ -577,14 +598,54 @@ Test(loops, the_witness_has_the_closed_form)
     cr_assert_not_null(g, "%s", err.message);
     cr_assert_eq(ompdag_rta_run(g, OMPDAG_ALG_EXACT, &opt, &r, &err), OMPDAG_OK, "%s", err.message);
     cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(100000000, 2));
-    cr_assert_not(ompdag_rta_result_has_witness(r)); /* no path: vol and len alone */
+    cr_assert(ompdag_rta_result_has_witness(r)); /* replayed in runs, not unrolled */
     cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * 100000000LL + 4);
     cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * 100000000LL + 4);
-    int32_t none = -1;
-    cr_assert_null(ompdag_rta_result_critical_path(r, &none));
-    cr_assert_eq(none, 0);
+    cr_assert_eq(ompdag_rta_result_path_nodes(r), 1 + 4 * 100000000ULL + 2);
     ompdag_rta_result_destroy(r);
     ompdag_condag_destroy(g);
+}
+
+/* The printed critical path of r. */
+static char *path_text(const ompdag_rta_result *r, const ompdag_condag *g)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    cr_assert_not_null(f);
+    ompdag_rta_result_write_path(r, g, f);
+    fclose(f);
+    return text;
+}
+
+/* The format example's worst flow at K: vol and len 7 + 18·K, the path
+ * a (L t k w) xK x z, the loop's K iterations. */
+static void check_format_flow(const ompdag_condag *g, const ompdag_rta_result *r, int64_t K)
+{
+    cr_assert(ompdag_rta_result_has_witness(r));
+    cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * K + 4, "K=%lld: vol %lld", (long long)K,
+                 (long long)ompdag_rta_result_vol(r));
+    cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * K + 4);
+    cr_assert_eq(ompdag_rta_result_migrations(r), 0);
+    cr_assert_eq(ompdag_rta_result_path_nodes(r), 1 + 4 * (uint64_t)K + 2);
+    int32_t n = -1;
+    const int32_t *path = ompdag_rta_result_critical_path(r, &n);
+    cr_assert_eq(path[0], node_index(g, "a"));
+    cr_assert_eq(path[1], node_index(g, "L"));
+    cr_assert_eq(path[3], node_index(g, "k"));
+    cr_assert_eq(path[4], node_index(g, "w"));
+    char want[256], *text = path_text(r, g);
+    snprintf(want, sizeof want,
+             "critical path (%llu nodes): a -> (l.c:4 -> t -> k -> w) x%lld -> x -> z\n",
+             (unsigned long long)(1 + 4 * (uint64_t)K + 2), (long long)K);
+    cr_assert_str_eq(text, want);
+    free(text);
+    int32_t L = node_index(g, "L");
+    cr_assert_eq(ompdag_rta_result_choice(r, L), node_index(g, "t"));
+    cr_assert_eq(ompdag_rta_result_choice_alt(r, L), -1);
+    int64_t lo = -1, hi = -1;
+    cr_assert(ompdag_rta_result_loop_iterations(r, L, &lo, &hi));
+    cr_assert(lo == K && hi == K, "%lld..%lld", (long long)lo, (long long)hi);
 }
 
 /* vol, len (and bound) of g at m, through the library's entry with the path
@@ -603,7 +664,7 @@ static ompdag_rta_result *sums_at(const ompdag_condag *g, int32_t m, uint64_t li
 }
 
 /* The format example at K = 3 (no unrolling: the path limit at 1), 10^6 and
- * 10^15, m = 1..4: the closed form's vol and len, and the parts add up. */
+ * 10^15, m = 1..4: the closed form's vol and len, the path in one run. */
 Test(loops, the_flow_sums_have_the_closed_form)
 {
     static const char *const ks[] = {"3", "1000000", "1000000000000000"};
@@ -616,12 +677,8 @@ Test(loops, the_flow_sums_have_the_closed_form)
         cr_assert_not_null(g, "%s", err.message);
         for (int32_t m = 1; m <= 4; ++m) {
             ompdag_rta_result *r = sums_at(g, m, 1);
-            cr_assert_not(ompdag_rta_result_has_witness(r));
             cr_assert_eq(ompdag_rta_result_bound_times_m(r), closed_form(kv[i], m));
-            cr_assert_eq(ompdag_rta_result_vol(r), 3 + 18 * kv[i] + 4, "K=%lld m=%d: vol %lld",
-                         (long long)kv[i], m, (long long)ompdag_rta_result_vol(r));
-            cr_assert_eq(ompdag_rta_result_len(r), 3 + 18 * kv[i] + 4);
-            cr_assert_eq(ompdag_rta_result_migrations(r), 0);
+            check_format_flow(g, r, kv[i]);
             ompdag_rta_result_destroy(r);
         }
         ompdag_condag_destroy(g);
@@ -669,10 +726,21 @@ Test(loops, a_choice_that_changes_with_the_iterations_left)
         snprintf(json, sizeof json, SWITCH_JSON("%s"), ks[i]);
         g = load_graph(json, &err);
         cr_assert_not_null(g, "%s", err.message);
-        r = sums_at(g, 2, 1);
+        r = sums_at(g, 2, 1); /* replayed in runs: the last iteration is a run of its own */
         cr_assert_eq(ompdag_rta_result_bound_times_m(r), 1200 * (kv[i] - 1) + 2000);
         cr_assert_eq(ompdag_rta_result_vol(r), 600 * (kv[i] - 1) + 1000);
         cr_assert_eq(ompdag_rta_result_len(r), 600 * (kv[i] - 1) + 1000);
+        cr_assert_eq(ompdag_rta_result_choice(r, b), node_index(g, "n"));
+        cr_assert_eq(ompdag_rta_result_choice_alt(r, b), node_index(g, "t"));
+        char want[256], *text = path_text(r, g);
+        snprintf(want, sizeof want,
+                 "critical path (%lld nodes): (L -> b -> n -> j) x%lld -> L -> b -> t -> k\n",
+                 (long long)(4 * kv[i]), (long long)(kv[i] - 1));
+        cr_assert_str_eq(text, want);
+        free(text);
+        int64_t lo = -1, hi = -1;
+        cr_assert(ompdag_rta_result_loop_iterations(r, node_index(g, "L"), &lo, &hi));
+        cr_assert(lo == kv[i] && hi == kv[i]);
         ompdag_rta_result_destroy(r);
         ompdag_condag_destroy(g);
     }

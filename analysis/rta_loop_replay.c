@@ -1,0 +1,456 @@
+/*
+ * analysis/rta_loop_replay.c — the worst flow's branches, loop counts and
+ * (with rta_loop_path.c) critical path on a graph with compact loops, without
+ * unrolling them (docs/compact.md, "The worst flow").
+ *
+ * Source: Alg1 of Sun et al. (Chinese Journal of Computers 2020; docs/condag.md
+ * §3) on the loops' at-most unrolling, replayed top-down as rta_exact.c's
+ * build_witness does, but on the tuples of rta_loop_lx.c, so that the flow
+ * replayed is the one whose vol and len rta_loop_witness.c reports.  Outside
+ * loop bodies a node's decisions depend on its state (v, q) only, as in
+ * rta_compact.c.  The copy of a loop body with r iterations left is entered
+ * with the values Y_{r−1} = S_{r−1} ⊗ x of the next test (the doubling, for
+ * any r); its decisions depend on Y_{r−1}, whose components grow at different
+ * rates, so they settle only after a transient that the constants set.  The
+ * replay therefore walks the iteration at r, then gallops and bisects over r
+ * for the first iteration whose walk differs, and emits runs of equal walks.
+ * That a run is an interval is a guess; what makes the result right is the
+ * check after it: the runs' tuples, count × share, plus the exit's, must add
+ * up to the loop test's tuple.  Equal tuples mean the runs form a (flow, path)
+ * pair attaining the maximum, i.e. a worst flow with the reported vol and len
+ * (each run repeats a valid iteration that leaves in the quantity it was
+ * entered with).  Loops nested in loop bodies are not replayed here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "condag_loops.h"
+#include "rta_loop.h"
+#include "rta_loop_replay.h"
+
+static const lrow SINK_ROW = {{{{0, 0, 0, 0, 0}},
+                               {{0, 0, 0, 0, 0}},
+                               {{0, 0, 0, 0, 0}},
+                               {{NEG_INF, 0, 0, 0, 0}},
+                               {{NEG_INF, 0, 0, 0, 0}}}};
+
+int replay_normal_q(const ompdag_condag *g, int32_t v, int q)
+{
+    if (g->kind[v] == OMPDAG_KIND_W && (q == QCW || q == QDW)) return q == QCW ? QA : QB;
+    return q;
+}
+
+static int32_t child_source(const ompdag_condag *g, int32_t v)
+{
+    return g->creates[v] >= 0 ? g->task_source[g->creates[v]] : -1;
+}
+
+/* A T node in A or B: which of Alg1's three terms is the largest (the first
+ * on ties, as lx_step_col's ⊕). */
+static int task_option(int q, const lrow *s, const lrow *j, bool *bad)
+{
+    int same = q, wait = q == QA ? QCW : QDW, best = 0;
+    lx top = lx_add(s->q[same], j->q[QV], bad);
+    lx opt1 = q == QA ? lx_add(j->q[QA], s->q[QV], bad) : LX_NEG;
+    lx opt2 = lx_add(j->q[QB], s->q[wait], bad);
+    if (lx_less(&top, &opt1)) top = opt1, best = 1;
+    if (lx_less(&top, &opt2)) best = 2;
+    return best;
+}
+
+/* The states a T node's option leads to: F-successor and child. */
+static void task_states(int q, int opt, int32_t sn, int32_t jn, wstate *s, wstate *j)
+{
+    static const int8_t succ_q[3][QCOUNT] = {
+        {QV, QA, QB, QCW, QDW}, {QV, QV, QV, QCW, QDW}, {QV, QCW, QDW, QCW, QDW}};
+    static const int8_t child_q[3][QCOUNT] = {
+        {QV, QV, QV, QV, QV}, {QV, QA, QB, QV, QV}, {QV, QB, QB, QV, QV}};
+    *s = (wstate){sn, succ_q[opt][q]};
+    *j = (wstate){jn, child_q[opt][q]};
+}
+
+void replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate *j)
+{
+    const ompdag_condag *g = c->g;
+    q = replay_normal_q(g, v, q);
+    *j = (wstate){-1, 0};
+    if (g->kind[v] == OMPDAG_KIND_C) {
+        int32_t best = -1;
+        for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
+            if (best < 0 || lx_less(&c->t.row[best].q[q], &c->t.row[g->fsucc[k]].q[q]))
+                best = g->fsucc[k];
+        *s = (wstate){best, (int8_t)q};
+        return;
+    }
+    int32_t sn = g->fsucc_off[v + 1] > g->fsucc_off[v] ? g->fsucc[g->fsucc_off[v]] : -1;
+    int32_t jn = child_source(g, v);
+    *s = (wstate){sn, (int8_t)q};
+    if (jn < 0) return;
+    bool bad = false;
+    int opt = q == QA || q == QB
+                  ? task_option(q, sn >= 0 ? &c->t.row[sn] : &SINK_ROW, &c->t.row[jn], &bad)
+                  : 0;
+    task_states(q, opt, sn, jn, s, j);
+}
+
+/* Y_k = S_k ⊗ x, the values of loop i's test copy with k iterations left. */
+static bool values_left(const replay_ctx *c, int32_t i, int64_t k, lrow *y)
+{
+    const condag_loops *l = c->g->loops;
+    lmat S;
+    bool bad = false;
+    lx_close_loop(&c->t.P[i], c->t.d[i], k, &S, &bad);
+    lx_mat_apply(&S, &c->t.row[l->exit[i]], y, &bad);
+    return !bad;
+}
+
+/* The values of body node u given the continuation y. */
+static lrow body_values(const replay_ctx *c, int32_t u, const lrow *y, bool *bad)
+{
+    lrow o;
+    lx_mat_apply(&c->t.body[c->t.body_slot[u]], y, &o, bad);
+    return o;
+}
+
+static void walk_push(iter_walk *w, int32_t v, int q, int32_t take, wstate child)
+{
+    w->v[w->n] = v, w->q[w->n] = (int8_t)q, w->take[w->n] = take, w->child[w->n] = child;
+    w->n++;
+}
+
+/* One body node in state q: its decisions, its share, the next state. */
+static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const lrow *y,
+                        iter_walk *w, bool *bad)
+{
+    const ompdag_condag *g = c->g;
+    bool last = u == g->loops->end[i];
+    weights wu = lx_weights(g, c->opt, u);
+    w->sum = lx_add(w->sum, q == QA || q == QB ? wu.on : wu.off, bad);
+    if (g->kind[u] == OMPDAG_KIND_C) { /* not the last node: that one leads to the exit only */
+        int32_t best = -1;
+        lx top = LX_NEG;
+        for (int32_t k = g->fsucc_off[u]; k < g->fsucc_off[u + 1]; ++k) {
+            lrow sv = body_values(c, g->fsucc[k], y, bad);
+            if (best < 0 || lx_less(&top, &sv.q[q])) best = g->fsucc[k], top = sv.q[q];
+        }
+        walk_push(w, u, q, best, (wstate){-1, 0});
+        return (wstate){best, (int8_t)q};
+    }
+    int32_t sn = g->fsucc[g->fsucc_off[u]], jn = child_source(g, u);
+    wstate s = {sn, (int8_t)q}, j = {-1, 0};
+    int opt = -1;
+    if (jn >= 0) {
+        lrow sv = last ? *y : body_values(c, sn, y, bad);
+        opt = q == QA || q == QB ? task_option(q, &sv, &c->t.row[jn], bad) : 0;
+        task_states(q, opt, sn, jn, &s, &j);
+        w->sum = lx_add(w->sum, c->t.row[jn].q[j.q], bad);
+    }
+    walk_push(w, u, q, opt, j);
+    return s;
+}
+
+/* The iteration of loop i entered in q with the next copy's values y. */
+static bool walk_iteration(const replay_ctx *c, int32_t i, const lrow *y, int q, iter_walk *w)
+{
+    const ompdag_condag *g = c->g;
+    const condag_loops *l = g->loops;
+    bool bad = false;
+    int32_t t = l->test[i];
+    weights wt = lx_weights(g, c->opt, t);
+    w->n = 0, w->sum = q == QA || q == QB ? wt.on : wt.off;
+    lrow b = body_values(c, l->body[i], y, &bad);
+    if (lx_less(&b.q[q], &c->t.row[l->exit[i]].q[q])) { /* ties go to the body: it comes first */
+        walk_push(w, t, q, l->exit[i], (wstate){-1, 0});
+        w->q_out = -1;
+        return !bad;
+    }
+    walk_push(w, t, q, l->body[i], (wstate){-1, 0});
+    wstate cur = {l->body[i], (int8_t)q};
+    for (;;) {
+        int32_t u = cur.v;
+        wstate next = walk_node(c, i, u, replay_normal_q(g, u, cur.q), y, w, &bad);
+        if (u == l->end[i]) {
+            w->q_out = next.q;
+            return !bad;
+        }
+        cur = next;
+    }
+}
+
+static bool same_walk(const iter_walk *a, const iter_walk *b)
+{
+    if (a->n != b->n || a->q_out != b->q_out) return false;
+    for (int32_t k = 0; k < a->n; ++k)
+        if (a->v[k] != b->v[k] || a->q[k] != b->q[k] || a->take[k] != b->take[k] ||
+            a->child[k].v != b->child[k].v || a->child[k].q != b->child[k].q)
+            return false;
+    return true;
+}
+
+/* Does the iteration with r left, entered in q, walk as w does? */
+static bool walks_alike(const replay_ctx *c, int32_t i, int q, int64_t r, const iter_walk *w,
+                        iter_walk *probe)
+{
+    lrow y;
+    return values_left(c, i, r - 1, &y) && walk_iteration(c, i, &y, q, probe) &&
+           same_walk(probe, w);
+}
+
+/* The first iteration (fewest left) of the run that starts at r: gallop
+ * down, then bisect between the last alike and the first unlike. */
+static int64_t run_end(const replay_ctx *c, int32_t i, int q, int64_t r, const iter_walk *w,
+                       iter_walk *probe)
+{
+    int64_t good = r, unlike = 0, step = 1;
+    while (good - step >= 1) {
+        if (!walks_alike(c, i, q, good - step, w, probe)) {
+            unlike = good - step;
+            break;
+        }
+        good -= step;
+        step = step > INT64_MAX / 2 ? INT64_MAX : 2 * step;
+    }
+    while (good - unlike > 1) {
+        int64_t mid = unlike + (good - unlike) / 2;
+        if (walks_alike(c, i, q, mid, w, probe))
+            good = mid;
+        else
+            unlike = mid;
+    }
+    return good;
+}
+
+static bool walk_alloc(iter_walk *w, int32_t size)
+{
+    w->v = malloc(sizeof *w->v * (size_t)size);
+    w->q = malloc(sizeof *w->q * (size_t)size);
+    w->take = malloc(sizeof *w->take * (size_t)size);
+    w->child = malloc(sizeof *w->child * (size_t)size);
+    return w->v && w->q && w->take && w->child;
+}
+
+static void walk_free(iter_walk *w)
+{
+    free(w->v), free(w->q), free(w->take), free(w->child);
+}
+
+/* count ⊗-powers of a tuple: count × every component, checked. */
+static lx lx_times(lx a, int64_t count, bool *bad)
+{
+    if (a.c[LX_VAL] == NEG_INF) return a;
+    for (int k = 0; k < LX_N; ++k)
+        if (__builtin_mul_overflow(a.c[k], count, &a.c[k])) *bad = true;
+    return a;
+}
+
+/* The check: the runs and the exit add up to the test's tuple. */
+static bool runs_add_up(const replay_ctx *c, int32_t i, int q, const loop_replay *L)
+{
+    const condag_loops *l = c->g->loops;
+    bool bad = false;
+    lx total = c->t.row[l->exit[i]].q[L->q_exit];
+    for (int32_t k = 0; k < L->nruns; ++k)
+        total = lx_add(total, lx_times(L->run[k].w.sum, L->run[k].count, &bad), &bad);
+    const lx *want = &c->t.row[l->test[i]].q[q];
+    return !bad && !lx_less(&total, want) && !lx_less(want, &total);
+}
+
+static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, iter_walk *probe)
+{
+    const condag_loops *l = c->g->loops;
+    int64_t r = l->repeat[i];
+    int q0 = q;
+    L->q_exit = (int8_t)q;
+    while (r >= 1) {
+        if (L->nruns == LOOP_RUNS_CAP)
+            return (c->why = "its iterations do not settle into runs"), false;
+        loop_run *run = &L->run[L->nruns++];
+        lrow y;
+        if (!values_left(c, i, r - 1, &y) || !walk_iteration(c, i, &y, q, &run->w)) return false;
+        if (run->w.q_out < 0) { /* the test took the exit with r left */
+            run->count = 1;
+            break;
+        }
+        int64_t first = run->w.q_out == q ? run_end(c, i, q, r, &run->w, probe) : r;
+        run->count = r - first + 1;
+        L->iterations += run->count;
+        q = run->w.q_out, r = first - 1;
+        L->q_exit = (int8_t)q;
+    }
+    if (!runs_add_up(c, i, q0, L))
+        return (c->why = "its runs of iterations do not add up to the bound"), false;
+    return true;
+}
+
+const loop_replay *loop_replay_of(replay_ctx *c, int32_t i, int q)
+{
+    loop_replay *L = &c->memo[(size_t)i * QCOUNT + (size_t)q];
+    if (L->done) return L->ok ? L : NULL;
+    L->done = true;
+    const condag_loops *l = c->g->loops;
+    int32_t size = l->list_off[i + 1] - l->list_off[i] + 1;
+    iter_walk probe = {0};
+    bool ok = walk_alloc(&probe, size);
+    for (int32_t k = 0; ok && k < LOOP_RUNS_CAP; ++k)
+        ok = walk_alloc(&L->run[k].w, size);
+    if (!ok) c->why = "out of memory";
+    L->ok = ok && replay_runs(c, i, q, L, &probe);
+    walk_free(&probe);
+    return L->ok ? L : NULL;
+}
+
+void loop_replay_free(replay_ctx *c)
+{
+    for (int32_t k = 0; c->memo && k < c->g->loops->n * QCOUNT; ++k)
+        for (int32_t j = 0; c->memo[k].done && j < LOOP_RUNS_CAP; ++j)
+            walk_free(&c->memo[k].run[j].w);
+    free(c->memo);
+}
+
+/* ---- the flow: states reached, branches, loop counts ------------------- */
+
+typedef struct flow_pass {
+    replay_ctx *c;
+    uint64_t (*cnt)[QCOUNT]; /* per node outside loop bodies: instances of each state */
+    ompdag_rta_result *r;
+} flow_pass;
+
+static void add_count(flow_pass *f, wstate s, uint64_t k)
+{
+    if (s.v < 0) return;
+    uint64_t *c = &f->cnt[s.v][s.q];
+    if (__builtin_add_overflow(*c, k, c)) *c = UINT64_MAX;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+/* First choice met, then another one if some copy differs. */
+static void note_choice(ompdag_rta_result *r, int32_t v, int32_t s)
+{
+    if (r->choice[v] < 0)
+        r->choice[v] = s;
+    else if (s != r->choice[v] && r->choice_alt[v] < 0)
+        r->choice_alt[v] = s;
+}
+
+/* A loop test reached k times in state q: its runs' nodes, branches,
+ * children and iterations. */
+static bool flow_loop(flow_pass *f, int32_t v, int q, uint64_t k)
+{
+    const ompdag_condag *g = f->c->g;
+    int32_t i = g->loops->test_of[v];
+    const loop_replay *L = loop_replay_of(f->c, i, q);
+    if (!L) return false;
+    for (int32_t n = 0; n < L->nruns; ++n) {
+        const iter_walk *w = &L->run[n].w;
+        for (int32_t a = 0; a < w->n; ++a) {
+            f->r->reached[w->v[a]] = 1;
+            if (g->kind[w->v[a]] == OMPDAG_KIND_C) note_choice(f->r, w->v[a], w->take[a]);
+            add_count(f, w->child[a], sat_mul(k, (uint64_t)L->run[n].count));
+        }
+    }
+    add_count(f, (wstate){g->loops->exit[i], L->q_exit}, k);
+    int64_t *lo = &f->r->loop_lo[v], *hi = &f->r->loop_hi[v];
+    *lo = *lo < 0 || L->iterations < *lo ? L->iterations : *lo;
+    *hi = L->iterations > *hi ? L->iterations : *hi;
+    return true;
+}
+
+/* Forward over F+T order, as rta_compact.c's count_states. */
+static bool flow_states(flow_pass *f)
+{
+    static const int order[QCOUNT] = {QA, QB, QCW, QDW, QV};
+    const ompdag_condag *g = f->c->g;
+    const condag_loops *l = g->loops;
+    f->cnt[g->task_source[g->root]][QA] = 1;
+    for (int32_t k = 0; k < g->n; ++k) {
+        int32_t v = g->topo[k];
+        if (l->loop_of[v] >= 0 && l->test_of[v] < 0) continue; /* bodies: in their runs */
+        for (int o = 0; o < QCOUNT; ++o) {
+            int q = order[o];
+            uint64_t n = f->cnt[v][q];
+            if (!n) continue;
+            f->r->reached[v] = 1;
+            if (l->test_of[v] >= 0) {
+                if (!flow_loop(f, v, q, n)) return false;
+                continue;
+            }
+            wstate s, j;
+            replay_decide(f->c, v, q, &s, &j);
+            if (g->kind[v] == OMPDAG_KIND_C) note_choice(f->r, v, s.v);
+            add_count(f, s, n), add_count(f, j, n);
+        }
+    }
+    return true;
+}
+
+static bool result_arrays(const ompdag_condag *g, ompdag_rta_result *r)
+{
+    r->choice_alt = malloc(sizeof *r->choice_alt * (size_t)g->n);
+    r->reached = calloc((size_t)g->n, 1);
+    r->loop_lo = malloc(sizeof *r->loop_lo * (size_t)g->n);
+    r->loop_hi = malloc(sizeof *r->loop_hi * (size_t)g->n);
+    if (!r->choice_alt || !r->reached || !r->loop_lo || !r->loop_hi) return false;
+    memset(r->choice_alt, 0xff, sizeof *r->choice_alt * (size_t)g->n);
+    for (int32_t v = 0; v < g->n; ++v)
+        r->loop_lo[v] = r->loop_hi[v] = -1;
+    return true;
+}
+
+/* The tables of the tuple pass, with room for the body matrices. */
+static bool tables_alloc(const ompdag_condag *g, lx_tables *t)
+{
+    const condag_loops *l = g->loops;
+    int32_t nbody = 0;
+    t->body_slot = malloc(sizeof *t->body_slot * (size_t)g->n);
+    if (!t->body_slot) return false;
+    for (int32_t v = 0; v < g->n; ++v)
+        t->body_slot[v] = l->loop_of[v] >= 0 && l->test_of[v] < 0 ? nbody++ : -1;
+    t->body = malloc(sizeof *t->body * (size_t)(nbody ? nbody : 1));
+    t->P = malloc(sizeof *t->P * (size_t)l->n);
+    t->d = malloc(sizeof *t->d * (size_t)l->n);
+    return t->body && t->P && t->d;
+}
+
+static void tables_free(lx_tables *t)
+{
+    free(t->row), free(t->body), free(t->body_slot), free(t->P), free(t->d);
+}
+
+static void drop_flow(ompdag_rta_result *r)
+{
+    memset(r->choice, 0xff, sizeof *r->choice * (size_t)r->n);
+    free(r->choice_alt), free(r->reached), free(r->loop_lo), free(r->loop_hi), free(r->path);
+    r->choice_alt = NULL, r->reached = NULL, r->loop_lo = r->loop_hi = NULL, r->path = NULL;
+    r->path_len = 0, r->path_nodes = 0;
+}
+
+ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
+                                      ompdag_rta_result *r, ompdag_error *err)
+{
+    const condag_loops *l = g->loops;
+    replay_ctx c = {.g = g, .opt = opt};
+    flow_pass f = {&c, NULL, r};
+    ompdag_status st = OMPDAG_OK;
+    bool ok = tables_alloc(g, &c.t) && result_arrays(g, r) &&
+              (c.memo = calloc((size_t)l->n * QCOUNT, sizeof *c.memo)) &&
+              (f.cnt = calloc((size_t)g->n, sizeof *f.cnt));
+    if (!ok) st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
+    if (!st) st = rta_loop_lx_tables(g, opt, r, &c.t, err); /* vol, len, migrations */
+    for (int32_t i = 0; !st && i < l->n && !c.why; ++i)
+        if (l->outer[i] >= 0) c.why = "a loop nests inside another loop's body";
+    ok = !st && !c.why && flow_states(&f) && replay_path(&c, r);
+    if (!st && ok) r->has_witness = true, r->compact = true;
+    if (!st && !ok) {
+        r->has_witness = false, r->no_path = c.why ? c.why : "out of memory";
+        drop_flow(r);
+    }
+    loop_replay_free(&c);
+    tables_free(&c.t);
+    free(f.cnt);
+    return st;
+}
