@@ -389,7 +389,7 @@ Test(loops, the_flow_sums_match_alg1_on_the_unrolling)
     ompdag_rng r;
     ompdag_rng_seed(&r, 2931);
     sums_tally t = {0};
-    for (int i = 0; i < 500; ++i) {
+    for (int i = 0; i < 1000; ++i) {
         ompdag_condag *g = random_loops(&r, 5, 2000);
         ompdag_condag *x = unroll_ok(g);
         for (size_t k = 0; k < sizeof ms / sizeof ms[0]; ++k) {
