@@ -55,17 +55,14 @@ struct ompdag_rta_result {
     int64_t *loop_lo, *loop_hi;
     /* compact loops replayed in runs (rta_loop_path.c): the critical path as
      * pieces over piece_node, or npieces 0; why the path is missing, or NULL */
-    struct rta_path_piece *piece;
+    ompdag_path_piece *piece;
     int32_t npieces;
     int32_t *piece_node;
     const char *no_path;
 };
 
 /* Nodes piece_node[at .. at + len) repeated `times` times in a row. */
-typedef struct rta_path_piece {
-    int32_t at, len;
-    uint64_t times;
-} rta_path_piece;
+typedef ompdag_path_piece rta_path_piece;
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
  * fits in int64.  Exact values stay below m·total; alg0's below 2m·total (its

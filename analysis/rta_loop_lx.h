@@ -27,28 +27,29 @@ typedef struct weights {
     lx off, on; /* a node's term off the path (V, Cw, Dw) and on it (A, B) */
 } weights;
 
-extern const lx LX_NEG;  /* −∞ */
-extern const lx LX_ZERO; /* the unit of ⊗ */
+extern const lx rta_lx_neg;  /* −∞ */
+extern const lx rta_lx_zero; /* the unit of ⊗ */
 
 /* a ⊗ b (componentwise +, −∞ absorbing); sets *bad on int64 overflow. */
-lx lx_add(lx a, lx b, bool *bad);
+lx rta_lx_add(lx a, lx b, bool *bad);
 /* a < b lexicographically, −∞ below everything. */
-bool lx_less(const lx *a, const lx *b);
+bool rta_lx_less(const lx *a, const lx *b);
 /* *acc = *acc ⊕ y, keeping *acc on ties. */
-void lx_max_into(lx *acc, lx y);
+void rta_lx_max_into(lx *acc, lx y);
 /* Node v's terms off and on the path (docs/compact.md, "The worst flow"). */
-weights lx_weights(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v);
+weights rta_lx_weights(const ompdag_condag *g, const ompdag_rta_options *opt, int32_t v);
 /* Alg1's step of one node on one column: s the F-successor's values (the
  * maximum over a C node's successors), j the created child's row or NULL. */
-void lx_step_col(char kind, const weights *w, const lx s[QCOUNT], const lrow *j, lx o[QCOUNT],
-                 bool *bad);
-void lx_step_matrix(char kind, const weights *w, const lmat *s, const lrow *j, lmat *o, bool *bad);
-void lx_mat_fill(lmat *m, bool identity);
-void lx_mat_mul(const lmat *x, const lmat *y, lmat *out, bool *bad); /* out may not alias */
-void lx_mat_max(lmat *acc, const lmat *y);
-void lx_mat_apply(const lmat *x, const lrow *y, lrow *out, bool *bad);
+void rta_lx_step_col(char kind, const weights *w, const lx s[QCOUNT], const lrow *j, lx o[QCOUNT],
+                     bool *bad);
+void rta_lx_step_matrix(char kind, const weights *w, const lmat *s, const lrow *j, lmat *o,
+                        bool *bad);
+void rta_lx_mat_fill(lmat *m, bool identity);
+void rta_lx_mat_mul(const lmat *x, const lmat *y, lmat *out, bool *bad); /* out may not alias */
+void rta_lx_mat_max(lmat *acc, const lmat *y);
+void rta_lx_mat_apply(const lmat *x, const lrow *y, lrow *out, bool *bad);
 /* S = (⊕_{i<K} P^i) ⊗ D ⊕ P^K by doubling (D = diag(d)); K = 0 gives I. */
-void lx_close_loop(const lmat *P, const lx d[QCOUNT], int64_t K, lmat *S, bool *bad);
+void rta_lx_close_loop(const lmat *P, const lx d[QCOUNT], int64_t K, lmat *S, bool *bad);
 
 /* What the path's replay (rta_loop_replay.c) needs from the tuple pass, on a
  * graph whose loops do not nest: rows outside loop bodies, each body node's

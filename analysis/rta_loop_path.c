@@ -116,10 +116,10 @@ static pframe node_step(path_walk *p, pframe f, bool *ok)
 {
     const ompdag_condag *g = p->c->g;
     int32_t v = f.st.v;
-    int q = replay_normal_q(g, v, f.st.q);
+    int q = rta_replay_normal_q(g, v, f.st.q);
     if ((q == QA || q == QB) && !emit(&p->out, v)) *ok = false, p->fail = "the path is too long";
     wstate s, j;
-    replay_decide(p->c, v, f.st.q, &s, &j);
+    rta_replay_decide(p->c, v, f.st.q, &s, &j);
     if (j.v >= 0 && j.q == QA) return (pframe){.st = j}; /* ends in the child */
     if (j.v >= 0 && j.q == QB) {                         /* through the child, back at the next W */
         if (!push(p, (pframe){.st = s})) *ok = false, p->fail = "out of memory";
@@ -133,7 +133,7 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
 {
     const condag_loops *l = p->c->g->loops;
     int32_t i = l->test_of[f.st.v];
-    const loop_replay *L = loop_replay_of(p->c, i, f.st.q);
+    const loop_replay *L = rta_loop_replay_of(p->c, i, f.st.q);
     if (!L) return *ok = false, p->fail = p->c->why, f;
     while (f.run < L->nruns) {
         const loop_run *run = &L->run[f.run];
@@ -179,7 +179,7 @@ static bool expand_prefix(const path_out *o, ompdag_rta_result *r)
     return true;
 }
 
-bool replay_path(replay_ctx *c, ompdag_rta_result *r)
+bool rta_replay_path(replay_ctx *c, ompdag_rta_result *r)
 {
     const ompdag_condag *g = c->g;
     path_walk p = {.c = c};

@@ -34,7 +34,7 @@ static const lrow SINK_ROW = {{{{0, 0, 0, 0, 0}},
                                {{NEG_INF, 0, 0, 0, 0}},
                                {{NEG_INF, 0, 0, 0, 0}}}};
 
-int replay_normal_q(const ompdag_condag *g, int32_t v, int q)
+int rta_replay_normal_q(const ompdag_condag *g, int32_t v, int q)
 {
     if (g->kind[v] == OMPDAG_KIND_W && (q == QCW || q == QDW)) return q == QCW ? QA : QB;
     return q;
@@ -46,15 +46,15 @@ static int32_t child_source(const ompdag_condag *g, int32_t v)
 }
 
 /* A T node in A or B: which of Alg1's three terms is the largest (the first
- * on ties, as lx_step_col's ⊕). */
+ * on ties, as rta_lx_step_col's ⊕). */
 static int task_option(int q, const lrow *s, const lrow *j, bool *bad)
 {
     int same = q, wait = q == QA ? QCW : QDW, best = 0;
-    lx top = lx_add(s->q[same], j->q[QV], bad);
-    lx opt1 = q == QA ? lx_add(j->q[QA], s->q[QV], bad) : LX_NEG;
-    lx opt2 = lx_add(j->q[QB], s->q[wait], bad);
-    if (lx_less(&top, &opt1)) top = opt1, best = 1;
-    if (lx_less(&top, &opt2)) best = 2;
+    lx top = rta_lx_add(s->q[same], j->q[QV], bad);
+    lx opt1 = q == QA ? rta_lx_add(j->q[QA], s->q[QV], bad) : rta_lx_neg;
+    lx opt2 = rta_lx_add(j->q[QB], s->q[wait], bad);
+    if (rta_lx_less(&top, &opt1)) top = opt1, best = 1;
+    if (rta_lx_less(&top, &opt2)) best = 2;
     return best;
 }
 
@@ -69,15 +69,15 @@ static void task_states(int q, int opt, int32_t sn, int32_t jn, wstate *s, wstat
     *j = (wstate){jn, child_q[opt][q]};
 }
 
-void replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate *j)
+void rta_replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate *j)
 {
     const ompdag_condag *g = c->g;
-    q = replay_normal_q(g, v, q);
+    q = rta_replay_normal_q(g, v, q);
     *j = (wstate){-1, 0};
     if (g->kind[v] == OMPDAG_KIND_C) {
         int32_t best = -1;
         for (int32_t k = g->fsucc_off[v]; k < g->fsucc_off[v + 1]; ++k)
-            if (best < 0 || lx_less(&c->t.row[best].q[q], &c->t.row[g->fsucc[k]].q[q]))
+            if (best < 0 || rta_lx_less(&c->t.row[best].q[q], &c->t.row[g->fsucc[k]].q[q]))
                 best = g->fsucc[k];
         *s = (wstate){best, (int8_t)q};
         return;
@@ -99,8 +99,8 @@ static bool values_left(const replay_ctx *c, int32_t i, int64_t k, lrow *y)
     const condag_loops *l = c->g->loops;
     lmat S;
     bool bad = false;
-    lx_close_loop(&c->t.P[i], c->t.d[i], k, &S, &bad);
-    lx_mat_apply(&S, &c->t.row[l->exit[i]], y, &bad);
+    rta_lx_close_loop(&c->t.P[i], c->t.d[i], k, &S, &bad);
+    rta_lx_mat_apply(&S, &c->t.row[l->exit[i]], y, &bad);
     return !bad;
 }
 
@@ -108,7 +108,7 @@ static bool values_left(const replay_ctx *c, int32_t i, int64_t k, lrow *y)
 static lrow body_values(const replay_ctx *c, int32_t u, const lrow *y, bool *bad)
 {
     lrow o;
-    lx_mat_apply(&c->t.body[c->t.body_slot[u]], y, &o, bad);
+    rta_lx_mat_apply(&c->t.body[c->t.body_slot[u]], y, &o, bad);
     return o;
 }
 
@@ -124,14 +124,14 @@ static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const 
 {
     const ompdag_condag *g = c->g;
     bool last = u == g->loops->end[i];
-    weights wu = lx_weights(g, c->opt, u);
-    w->sum = lx_add(w->sum, q == QA || q == QB ? wu.on : wu.off, bad);
+    weights wu = rta_lx_weights(g, c->opt, u);
+    w->sum = rta_lx_add(w->sum, q == QA || q == QB ? wu.on : wu.off, bad);
     if (g->kind[u] == OMPDAG_KIND_C) { /* not the last node: that one leads to the exit only */
         int32_t best = -1;
-        lx top = LX_NEG;
+        lx top = rta_lx_neg;
         for (int32_t k = g->fsucc_off[u]; k < g->fsucc_off[u + 1]; ++k) {
             lrow sv = body_values(c, g->fsucc[k], y, bad);
-            if (best < 0 || lx_less(&top, &sv.q[q])) best = g->fsucc[k], top = sv.q[q];
+            if (best < 0 || rta_lx_less(&top, &sv.q[q])) best = g->fsucc[k], top = sv.q[q];
         }
         walk_push(w, u, q, best, (wstate){-1, 0});
         return (wstate){best, (int8_t)q};
@@ -143,7 +143,7 @@ static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const 
         lrow sv = last ? *y : body_values(c, sn, y, bad);
         opt = q == QA || q == QB ? task_option(q, &sv, &c->t.row[jn], bad) : 0;
         task_states(q, opt, sn, jn, &s, &j);
-        w->sum = lx_add(w->sum, c->t.row[jn].q[j.q], bad);
+        w->sum = rta_lx_add(w->sum, c->t.row[jn].q[j.q], bad);
     }
     walk_push(w, u, q, opt, j);
     return s;
@@ -156,10 +156,11 @@ static bool walk_iteration(const replay_ctx *c, int32_t i, const lrow *y, int q,
     const condag_loops *l = g->loops;
     bool bad = false;
     int32_t t = l->test[i];
-    weights wt = lx_weights(g, c->opt, t);
+    weights wt = rta_lx_weights(g, c->opt, t);
     w->n = 0, w->sum = q == QA || q == QB ? wt.on : wt.off;
     lrow b = body_values(c, l->body[i], y, &bad);
-    if (lx_less(&b.q[q], &c->t.row[l->exit[i]].q[q])) { /* ties go to the body: it comes first */
+    if (rta_lx_less(&b.q[q],
+                    &c->t.row[l->exit[i]].q[q])) { /* ties go to the body: it comes first */
         walk_push(w, t, q, l->exit[i], (wstate){-1, 0});
         w->q_out = -1;
         return !bad;
@@ -168,7 +169,7 @@ static bool walk_iteration(const replay_ctx *c, int32_t i, const lrow *y, int q,
     wstate cur = {l->body[i], (int8_t)q};
     for (;;) {
         int32_t u = cur.v;
-        wstate next = walk_node(c, i, u, replay_normal_q(g, u, cur.q), y, w, &bad);
+        wstate next = walk_node(c, i, u, rta_replay_normal_q(g, u, cur.q), y, w, &bad);
         if (u == l->end[i]) {
             w->q_out = next.q;
             return !bad;
@@ -250,9 +251,9 @@ static bool runs_add_up(const replay_ctx *c, int32_t i, int q, const loop_replay
     bool bad = false;
     lx total = c->t.row[l->exit[i]].q[L->q_exit];
     for (int32_t k = 0; k < L->nruns; ++k)
-        total = lx_add(total, lx_times(L->run[k].w.sum, L->run[k].count, &bad), &bad);
+        total = rta_lx_add(total, lx_times(L->run[k].w.sum, L->run[k].count, &bad), &bad);
     const lx *want = &c->t.row[l->test[i]].q[q];
-    return !bad && !lx_less(&total, want) && !lx_less(want, &total);
+    return !bad && !rta_lx_less(&total, want) && !rta_lx_less(want, &total);
 }
 
 static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, iter_walk *probe)
@@ -282,7 +283,7 @@ static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, iter_wa
     return true;
 }
 
-const loop_replay *loop_replay_of(replay_ctx *c, int32_t i, int q)
+const loop_replay *rta_loop_replay_of(replay_ctx *c, int32_t i, int q)
 {
     loop_replay *L = &c->memo[(size_t)i * QCOUNT + (size_t)q];
     if (L->done) return L->ok ? L : NULL;
@@ -299,7 +300,7 @@ const loop_replay *loop_replay_of(replay_ctx *c, int32_t i, int q)
     return L->ok ? L : NULL;
 }
 
-void loop_replay_free(replay_ctx *c)
+void rta_loop_replay_free(replay_ctx *c)
 {
     for (int32_t k = 0; c->memo && k < c->g->loops->n * QCOUNT; ++k)
         for (int32_t j = 0; c->memo[k].done && j < LOOP_RUNS_CAP; ++j)
@@ -343,7 +344,7 @@ static bool flow_loop(flow_pass *f, int32_t v, int q, uint64_t k)
 {
     const ompdag_condag *g = f->c->g;
     int32_t i = g->loops->test_of[v];
-    const loop_replay *L = loop_replay_of(f->c, i, q);
+    const loop_replay *L = rta_loop_replay_of(f->c, i, q);
     if (!L) return false;
     for (int32_t n = 0; n < L->nruns; ++n) {
         const iter_walk *w = &L->run[n].w;
@@ -380,7 +381,7 @@ static bool flow_states(flow_pass *f)
                 continue;
             }
             wstate s, j;
-            replay_decide(f->c, v, q, &s, &j);
+            rta_replay_decide(f->c, v, q, &s, &j);
             if (g->kind[v] == OMPDAG_KIND_C) note_choice(f->r, v, s.v);
             add_count(f, s, n), add_count(f, j, n);
         }
@@ -443,13 +444,13 @@ ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_o
     if (!st) st = rta_loop_lx_tables(g, opt, r, &c.t, err); /* vol, len, migrations */
     for (int32_t i = 0; !st && i < l->n && !c.why; ++i)
         if (l->outer[i] >= 0) c.why = "a loop nests inside another loop's body";
-    ok = !st && !c.why && flow_states(&f) && replay_path(&c, r);
+    ok = !st && !c.why && flow_states(&f) && rta_replay_path(&c, r);
     if (!st && ok) r->has_witness = true, r->compact = true;
     if (!st && !ok) {
         r->has_witness = false, r->no_path = c.why ? c.why : "out of memory";
         drop_flow(r);
     }
-    loop_replay_free(&c);
+    rta_loop_replay_free(&c);
     tables_free(&c.t);
     free(f.cnt);
     return st;

@@ -53,21 +53,21 @@ typedef struct replay_ctx {
 /* The runs of loop i entered in quantity q (memoised); NULL, with c->why,
  * when they do not settle into LOOP_RUNS_CAP runs or do not add up to the
  * test's tuple (the check that makes the runs a worst flow). */
-const loop_replay *loop_replay_of(replay_ctx *c, int32_t i, int q);
+const loop_replay *rta_loop_replay_of(replay_ctx *c, int32_t i, int q);
 
 /* Frees the memoised runs (and the memo). */
-void loop_replay_free(replay_ctx *c);
+void rta_loop_replay_free(replay_ctx *c);
 
 /* A node's state as Alg1's replay enters it: a W node turns Cw/Dw into A/B. */
-int replay_normal_q(const ompdag_condag *g, int32_t v, int q);
+int rta_replay_normal_q(const ompdag_condag *g, int32_t v, int q);
 
 /* Decisions at a node outside loop bodies, by the tuples: *s the F-successor's
  * state (v = -1 at a sink), *j the created child's (v = -1 unless T). */
-void replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate *j);
+void rta_replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate *j);
 
 /* The critical path as pieces (rta_loop_path.c): sets r->path (a prefix),
  * r->path_len, r->path_nodes and r->piece/npieces/piece_node; false, with
  * c->why, when it cannot (runs inside runs, too long, out of memory). */
-bool replay_path(replay_ctx *c, ompdag_rta_result *r);
+bool rta_replay_path(replay_ctx *c, ompdag_rta_result *r);
 
 #endif

@@ -54,13 +54,13 @@ static const lrow *child_row(const lx_pass *p, int32_t v)
 static void eval_row(lx_pass *p, int32_t v)
 {
     const ompdag_condag *g = p->g;
-    lrow s = {{LX_ZERO, LX_ZERO, LX_ZERO, LX_NEG, LX_NEG}};
+    lrow s = {{rta_lx_zero, rta_lx_zero, rta_lx_zero, rta_lx_neg, rta_lx_neg}};
     if (g->fsucc_off[v + 1] > g->fsucc_off[v]) s = p->row[g->fsucc[g->fsucc_off[v]]];
     for (int32_t k = g->fsucc_off[v] + 1; k < g->fsucc_off[v + 1]; ++k)
         for (int q = 0; q < QCOUNT; ++q)
-            lx_max_into(&s.q[q], p->row[g->fsucc[k]].q[q]);
-    weights w = lx_weights(g, p->opt, v);
-    lx_step_col((char)g->kind[v], &w, s.q, child_row(p, v), p->row[v].q, &p->bad);
+            rta_lx_max_into(&s.q[q], p->row[g->fsucc[k]].q[q]);
+    weights w = rta_lx_weights(g, p->opt, v);
+    rta_lx_step_col((char)g->kind[v], &w, s.q, child_row(p, v), p->row[v].q, &p->bad);
 }
 
 /* The matrix of F-successor s of a node of loop i: the identity after the
@@ -79,14 +79,14 @@ static void eval_list_node(lx_pass *p, int32_t i, int32_t u, const lmat *identit
     lmat *o = &p->mat[p->slot[u]];
     if (l->test_of[u] >= 0) {
         int32_t inner = l->test_of[u];
-        lx_mat_mul(&p->closure[inner], &p->mat[p->slot[l->exit[inner]]], o, &p->bad);
+        rta_lx_mat_mul(&p->closure[inner], &p->mat[p->slot[l->exit[inner]]], o, &p->bad);
         return;
     }
     lmat s = *succ_matrix(p, i, u, g->fsucc[g->fsucc_off[u]], identity);
     for (int32_t k = g->fsucc_off[u] + 1; k < g->fsucc_off[u + 1]; ++k)
-        lx_mat_max(&s, succ_matrix(p, i, u, g->fsucc[k], identity));
-    weights w = lx_weights(g, p->opt, u);
-    lx_step_matrix((char)g->kind[u], &w, &s, child_row(p, u), o, &p->bad);
+        rta_lx_mat_max(&s, succ_matrix(p, i, u, g->fsucc[k], identity));
+    weights w = rta_lx_weights(g, p->opt, u);
+    rta_lx_step_matrix((char)g->kind[u], &w, &s, child_row(p, u), o, &p->bad);
 }
 
 /* Loop i's closure: its body on matrices, then the doubling. */
@@ -95,20 +95,20 @@ static void closure_of(lx_pass *p, int32_t i)
     const ompdag_condag *g = p->g;
     const condag_loops *l = g->loops;
     lmat identity;
-    lx_mat_fill(&identity, true);
+    rta_lx_mat_fill(&identity, true);
     int32_t b = l->list_off[i], e = l->list_off[i + 1];
     for (int32_t k = b; k < e; ++k)
         p->slot[l->list[k]] = k - b;
     for (int32_t k = e - 1; k >= b; --k) /* reverse topological order */
         eval_list_node(p, i, l->list[k], &identity);
-    weights w = lx_weights(g, p->opt, l->test[i]);
+    weights w = rta_lx_weights(g, p->opt, l->test[i]);
     lx d[QCOUNT] = {[QV] = w.off, [QA] = w.on, [QB] = w.on, [QCW] = w.off, [QDW] = w.off};
     lmat P;
     const lmat *M = &p->mat[p->slot[l->body[i]]];
     for (int k = 0; k < QCOUNT; ++k)
         for (int j = 0; j < QCOUNT; ++j)
-            P.a[k][j] = lx_add(d[k], M->a[k][j], &p->bad);
-    lx_close_loop(&P, d, l->repeat[i], &p->closure[i], &p->bad);
+            P.a[k][j] = rta_lx_add(d[k], M->a[k][j], &p->bad);
+    rta_lx_close_loop(&P, d, l->repeat[i], &p->closure[i], &p->bad);
     if (!p->keep) return;
     for (int32_t k = b; k < e; ++k) /* body nodes relative to this loop's continuation */
         if (p->keep->body_slot[l->list[k]] >= 0)
@@ -152,7 +152,7 @@ static void run_pass(lx_pass *p)
         }
         closure_of(p, i);
         if (l->outer[i] < 0) /* Y_K = S ⊗ x */
-            lx_mat_apply(&p->closure[i], &p->row[l->exit[i]], &p->row[v], &p->bad);
+            rta_lx_mat_apply(&p->closure[i], &p->row[l->exit[i]], &p->row[v], &p->bad);
         if (p->bad) p->failed = i;
     }
 }

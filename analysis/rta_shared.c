@@ -168,6 +168,14 @@ bool ompdag_rta_result_is_compact(const ompdag_rta_result *r)
 {
     return r->compact;
 }
+const ompdag_path_piece *ompdag_rta_result_path_pieces(const ompdag_rta_result *r, int32_t *count,
+                                                       const int32_t **nodes)
+{
+    *count = r->npieces;
+    *nodes = r->piece_node;
+    return r->npieces ? r->piece : NULL;
+}
+
 const char *ompdag_rta_result_path_missing(const ompdag_rta_result *r)
 {
     return r->no_path;
