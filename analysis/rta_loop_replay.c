@@ -266,6 +266,8 @@ static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, iter_wa
         if (L->nruns == LOOP_RUNS_CAP)
             return (c->why = "its iterations do not settle into runs"), false;
         loop_run *run = &L->run[L->nruns++];
+        if (!walk_alloc(&run->w, l->list_off[i + 1] - l->list_off[i] + 1))
+            return (c->why = "out of memory"), false;
         lrow y;
         if (!values_left(c, i, r - 1, &y) || !walk_iteration(c, i, &y, q, &run->w)) return false;
         if (run->w.q_out < 0) { /* the test took the exit with r left */
@@ -289,11 +291,8 @@ const loop_replay *rta_loop_replay_of(replay_ctx *c, int32_t i, int q)
     if (L->done) return L->ok ? L : NULL;
     L->done = true;
     const condag_loops *l = c->g->loops;
-    int32_t size = l->list_off[i + 1] - l->list_off[i] + 1;
     iter_walk probe = {0};
-    bool ok = walk_alloc(&probe, size);
-    for (int32_t k = 0; ok && k < LOOP_RUNS_CAP; ++k)
-        ok = walk_alloc(&L->run[k].w, size);
+    bool ok = walk_alloc(&probe, l->list_off[i + 1] - l->list_off[i] + 1);
     if (!ok) c->why = "out of memory";
     L->ok = ok && replay_runs(c, i, q, L, &probe);
     walk_free(&probe);
@@ -303,7 +302,7 @@ const loop_replay *rta_loop_replay_of(replay_ctx *c, int32_t i, int q)
 void rta_loop_replay_free(replay_ctx *c)
 {
     for (int32_t k = 0; c->memo && k < c->g->loops->n * QCOUNT; ++k)
-        for (int32_t j = 0; c->memo[k].done && j < LOOP_RUNS_CAP; ++j)
+        for (int32_t j = 0; j < c->memo[k].nruns; ++j)
             walk_free(&c->memo[k].run[j].w);
     free(c->memo);
 }

@@ -830,3 +830,36 @@ Test(loops, mutated_files_are_refused_or_agree_with_the_unrolling)
     cr_assert_gt(accepted, 100, "only %ld mutated files load", accepted);
     cr_assert_gt(with_loops, 50, "only %ld mutated files with loops load", with_loops);
 }
+
+/* Loops nested in a loop body, beyond the unrolling: no path in runs (the
+ * inner loop's exit values change with the outer copy), but the exact vol
+ * and len, and the reason.  10^6 inner iterations of I (1), t (2), k (10):
+ * vol = 3 + 13·10^6; the path runs through every I and t and ends in the
+ * last k: len = 3 + 3·10^6 + 10. */
+Test(loops, nested_loops_beyond_the_unrolling_give_vol_and_len)
+{
+    ompdag_error err;
+    ompdag_condag *g = load_graph(
+        "{'format': 'ompdag-condag', 'version': 1, 'extensions': ['loops'], 'nodes': ["
+        "{'id': 'a', 'task': 'main', 'kind': 'N', 'wcet': 3},"
+        "{'id': 'O', 'task': 'main', 'kind': 'C', 'wcet': 0, 'repeat': 1000},"
+        "{'id': 'I', 'task': 'main', 'kind': 'C', 'wcet': 1, 'repeat': 1000},"
+        "{'id': 't', 'task': 'main', 'kind': 'T', 'wcet': 2, 'creates': 'k'},"
+        "{'id': 'ie', 'task': 'main', 'kind': 'J', 'wcet': 0},"
+        "{'id': 'oe', 'task': 'main', 'kind': 'J', 'wcet': 0},"
+        "{'id': 'k', 'task': 'k', 'kind': 'N', 'wcet': 10}],"
+        "'edges': [['a','O'],['O','I'],['O','oe'],['I','t'],['I','ie'],['t','ie'],['ie','oe']]}",
+        &err);
+    cr_assert_not_null(g, "%s", err.message);
+    ompdag_rta_result *r = sums_at(g, 2, 0);
+    cr_assert_not(ompdag_rta_result_has_witness(r));
+    cr_assert_str_eq(ompdag_rta_result_path_missing(r), "a loop nests inside another loop's body");
+    cr_assert_eq(ompdag_rta_result_vol(r), 3 + 13 * 1000000LL);
+    cr_assert_eq(ompdag_rta_result_len(r), 3 + 3 * 1000000LL + 10);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r), 3 + 13 * 1000000LL + 3 + 3 * 1000000LL + 10);
+    int32_t n = -1;
+    cr_assert_null(ompdag_rta_result_critical_path(r, &n));
+    cr_assert_eq(n, 0);
+    ompdag_rta_result_destroy(r);
+    ompdag_condag_destroy(g);
+}
