@@ -23,11 +23,13 @@
 enum { PATH_BUF_CAP = 1 << 20, PATH_PREFIX_CAP = 65536, SEGMENT_FLAT_CAP = 4096 };
 
 typedef struct pframe {
-    bool loop;         /* a loop's runs, else a node state */
-    wstate st;         /* node: its state; loop: the test and its entry quantity */
-    int32_t run, pos;  /* loop: the next run and position in its walk */
-    int32_t seg_node;  /* loop: where the current run's segment starts in the buffer */
-    int32_t seg_piece; /* … and in the pieces */
+    bool loop;            /* a loop's runs, else a node state */
+    bool nested;          /* loop: in a loop body; when done, back to the frame below */
+    const loop_replay *L; /* loop: its runs (NULL: look them up by the test's state) */
+    wstate st;            /* node: its state; loop: the test and its entry quantity */
+    int32_t run, pos;     /* loop: the next run and position in its walk */
+    int32_t seg_node;     /* loop: where the current run's segment starts in the buffer */
+    int32_t seg_piece;    /* … and in the pieces */
 } pframe;
 
 typedef struct path_out {
@@ -120,8 +122,11 @@ static pframe node_step(path_walk *p, pframe f, bool *ok)
     if ((q == QA || q == QB) && !emit(&p->out, v)) *ok = false, p->fail = "the path is too long";
     wstate s, j;
     rta_replay_decide(p->c, v, f.st.q, &s, &j);
-    if (j.v >= 0 && j.q == QA) return (pframe){.st = j}; /* ends in the child */
-    if (j.v >= 0 && j.q == QB) {                         /* through the child, back at the next W */
+    if (j.v >= 0 && j.q == QA) { /* ends in the child: nothing waits (an A state's stack holds */
+        p->top = 0;              /* only loops, whose rest is off the path) */
+        return (pframe){.st = j};
+    }
+    if (j.v >= 0 && j.q == QB) { /* through the child, back at the next W */
         if (!push(p, (pframe){.st = s})) *ok = false, p->fail = "out of memory";
         return (pframe){.st = j};
     }
@@ -133,8 +138,9 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
 {
     const condag_loops *l = p->c->g->loops;
     int32_t i = l->test_of[f.st.v];
-    const loop_replay *L = rta_loop_replay_of(p->c, i, f.st.q);
+    const loop_replay *L = f.L ? f.L : rta_loop_replay_of(p->c, i, f.st.q);
     if (!L) return *ok = false, p->fail = p->c->why, f;
+    f.L = L;
     while (f.run < L->nruns) {
         const loop_run *run = &L->run[f.run];
         if (f.pos == 0)
@@ -143,9 +149,21 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
         for (; f.pos < run->w.n; ++f.pos) {
             int q = run->w.q[f.pos];
             wstate j = run->w.child[f.pos];
+            if (run->w.inner[f.pos]) { /* a nested loop: its runs (its test copies), then back */
+                pframe in = {.loop = true,
+                             .nested = true,
+                             .L = run->w.inner[f.pos],
+                             .st = {run->w.v[f.pos], (int8_t)q}};
+                f.pos++;
+                if (!push(p, f)) *ok = false, p->fail = "out of memory";
+                return in;
+            }
             if ((q == QA || q == QB) && !emit(&p->out, run->w.v[f.pos]))
                 return *ok = false, p->fail = "the path is too long", f;
-            if (j.v >= 0 && j.q == QA) return (pframe){.st = j}; /* ends in it: the rest is off */
+            if (j.v >= 0 && j.q == QA) { /* ends in it: the rest is off the path */
+                p->top = 0;
+                return (pframe){.st = j};
+            }
             if (j.v >= 0 && j.q == QB && (q == QA || q == QB)) {
                 f.pos++;
                 if (!push(p, f)) *ok = false, p->fail = "out of memory";
@@ -155,6 +173,10 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
         if (!fold_run(&p->out, &f, run->count))
             return *ok = false, p->fail = "its path repeats a block inside a repeated block", f;
         f.run++, f.pos = 0;
+    }
+    if (f.nested) { /* the enclosing copy goes on at the nested loop's exit */
+        if (p->top) return p->stack[--p->top];
+        return *ok = false, p->fail = "internal error: a nested loop without its copy", f;
     }
     return (pframe){.st = {l->exit[i], L->q_exit}};
 }

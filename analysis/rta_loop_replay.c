@@ -93,14 +93,14 @@ void rta_replay_decide(const replay_ctx *c, int32_t v, int q, wstate *s, wstate 
     task_states(q, opt, sn, jn, s, j);
 }
 
-/* Y_k = S_k ⊗ x, the values of loop i's test copy with k iterations left. */
-static bool values_left(const replay_ctx *c, int32_t i, int64_t k, lrow *y)
+/* Y_k = S_k ⊗ x, the values of loop i's test copy with k iterations left
+ * when its exit has the values x. */
+static bool values_left(const replay_ctx *c, int32_t i, int64_t k, const lrow *x, lrow *y)
 {
-    const condag_loops *l = c->g->loops;
     lmat S;
     bool bad = false;
     rta_lx_close_loop(&c->t.P[i], c->t.d[i], k, &S, &bad);
-    rta_lx_mat_apply(&S, &c->t.row[l->exit[i]], y, &bad);
+    rta_lx_mat_apply(&S, x, y, &bad);
     return !bad;
 }
 
@@ -112,17 +112,49 @@ static lrow body_values(const replay_ctx *c, int32_t u, const lrow *y, bool *bad
     return o;
 }
 
-static void walk_push(iter_walk *w, int32_t v, int q, int32_t take, wstate child)
+static void walk_push(iter_walk *w, int32_t v, int q, int32_t take, wstate child,
+                      struct loop_replay *inner)
 {
     w->v[w->n] = v, w->q[w->n] = (int8_t)q, w->take[w->n] = take, w->child[w->n] = child;
+    w->inner[w->n] = inner;
     w->n++;
 }
 
+static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, int depth);
+static void replay_release(loop_replay *L);
+
+/* A loop nested in the body, entered in q in the copy whose continuation is
+ * y: its own runs, with its exit's values in this copy. */
+static wstate walk_nested(replay_ctx *c, int32_t u, int q, const lrow *y, iter_walk *w, int depth,
+                          bool *bad)
+{
+    const condag_loops *l = c->g->loops;
+    int32_t i = l->test_of[u];
+    loop_replay *L = calloc(1, sizeof *L);
+    if (!L) return c->why = "out of memory", *bad = true, (wstate){-1, 0};
+    L->x = body_values(c, l->exit[i], y, bad);
+    if (depth >= LOOP_DEPTH_CAP) c->why = "its loops nest too deep to replay";
+    if (depth >= LOOP_DEPTH_CAP || !replay_runs(c, i, q, L, depth + 1)) {
+        replay_release(L);
+        *bad = true;
+        return (wstate){-1, 0};
+    }
+    for (int32_t k = 0; k < L->nruns; ++k) { /* the exit's share comes with the exit node */
+        lx part = L->run[k].w.sum;
+        for (int a = 0; a < LX_N && part.c[LX_VAL] != NEG_INF; ++a)
+            if (__builtin_mul_overflow(part.c[a], L->run[k].count, &part.c[a])) *bad = true;
+        w->sum = rta_lx_add(w->sum, part, bad);
+    }
+    walk_push(w, u, q, -1, (wstate){-1, 0}, L);
+    return (wstate){l->exit[i], L->q_exit};
+}
+
 /* One body node in state q: its decisions, its share, the next state. */
-static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const lrow *y,
-                        iter_walk *w, bool *bad)
+static wstate walk_node(replay_ctx *c, int32_t i, int32_t u, int q, const lrow *y, iter_walk *w,
+                        int depth, bool *bad)
 {
     const ompdag_condag *g = c->g;
+    if (g->loops->test_of[u] >= 0) return walk_nested(c, u, q, y, w, depth, bad);
     bool last = u == g->loops->end[i];
     weights wu = rta_lx_weights(g, c->opt, u);
     w->sum = rta_lx_add(w->sum, q == QA || q == QB ? wu.on : wu.off, bad);
@@ -133,7 +165,7 @@ static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const 
             lrow sv = body_values(c, g->fsucc[k], y, bad);
             if (best < 0 || rta_lx_less(&top, &sv.q[q])) best = g->fsucc[k], top = sv.q[q];
         }
-        walk_push(w, u, q, best, (wstate){-1, 0});
+        walk_push(w, u, q, best, (wstate){-1, 0}, NULL);
         return (wstate){best, (int8_t)q};
     }
     int32_t sn = g->fsucc[g->fsucc_off[u]], jn = child_source(g, u);
@@ -145,66 +177,92 @@ static wstate walk_node(const replay_ctx *c, int32_t i, int32_t u, int q, const 
         task_states(q, opt, sn, jn, &s, &j);
         w->sum = rta_lx_add(w->sum, c->t.row[jn].q[j.q], bad);
     }
-    walk_push(w, u, q, opt, j);
+    walk_push(w, u, q, opt, j, NULL);
     return s;
 }
 
+/* Frees the nested loops' runs a walk holds, and forgets its states. */
+static void walk_clear(iter_walk *w)
+{
+    for (int32_t k = 0; k < w->n; ++k)
+        if (w->inner[k]) replay_release(w->inner[k]), w->inner[k] = NULL;
+    w->n = 0;
+}
+
 /* The iteration of loop i entered in q with the next copy's values y. */
-static bool walk_iteration(const replay_ctx *c, int32_t i, const lrow *y, int q, iter_walk *w)
+static bool walk_iteration(replay_ctx *c, int32_t i, const lrow *y, const lrow *x, int q,
+                           iter_walk *w, int depth)
 {
     const ompdag_condag *g = c->g;
     const condag_loops *l = g->loops;
     bool bad = false;
     int32_t t = l->test[i];
     weights wt = rta_lx_weights(g, c->opt, t);
-    w->n = 0, w->sum = q == QA || q == QB ? wt.on : wt.off;
+    walk_clear(w);
+    w->sum = q == QA || q == QB ? wt.on : wt.off;
     lrow b = body_values(c, l->body[i], y, &bad);
-    if (rta_lx_less(&b.q[q],
-                    &c->t.row[l->exit[i]].q[q])) { /* ties go to the body: it comes first */
-        walk_push(w, t, q, l->exit[i], (wstate){-1, 0});
+    if (rta_lx_less(&b.q[q], &x->q[q])) { /* ties go to the body: it comes first */
+        walk_push(w, t, q, l->exit[i], (wstate){-1, 0}, NULL);
         w->q_out = -1;
         return !bad;
     }
-    walk_push(w, t, q, l->body[i], (wstate){-1, 0});
+    walk_push(w, t, q, l->body[i], (wstate){-1, 0}, NULL);
     wstate cur = {l->body[i], (int8_t)q};
     for (;;) {
         int32_t u = cur.v;
-        wstate next = walk_node(c, i, u, rta_replay_normal_q(g, u, cur.q), y, w, &bad);
+        wstate next = walk_node(c, i, u, rta_replay_normal_q(g, u, cur.q), y, w, depth, &bad);
+        if (bad) return false;
         if (u == l->end[i]) {
             w->q_out = next.q;
-            return !bad;
+            return true;
         }
         cur = next;
     }
 }
 
+static bool same_replay(const loop_replay *a, const loop_replay *b);
+
 static bool same_walk(const iter_walk *a, const iter_walk *b)
 {
     if (a->n != b->n || a->q_out != b->q_out) return false;
-    for (int32_t k = 0; k < a->n; ++k)
+    for (int32_t k = 0; k < a->n; ++k) {
         if (a->v[k] != b->v[k] || a->q[k] != b->q[k] || a->take[k] != b->take[k] ||
             a->child[k].v != b->child[k].v || a->child[k].q != b->child[k].q)
+            return false;
+        if ((a->inner[k] || b->inner[k]) &&
+            (!a->inner[k] || !b->inner[k] || !same_replay(a->inner[k], b->inner[k])))
+            return false;
+    }
+    return true;
+}
+
+/* Nested loops' runs compare by their walks and counts (depth below the cap). */
+static bool same_replay(const loop_replay *a, const loop_replay *b)
+{
+    if (a->nruns != b->nruns || a->q_exit != b->q_exit) return false;
+    for (int32_t k = 0; k < a->nruns; ++k)
+        if (a->run[k].count != b->run[k].count || !same_walk(&a->run[k].w, &b->run[k].w))
             return false;
     return true;
 }
 
 /* Does the iteration with r left, entered in q, walk as w does? */
-static bool walks_alike(const replay_ctx *c, int32_t i, int q, int64_t r, const iter_walk *w,
-                        iter_walk *probe)
+static bool walks_alike(replay_ctx *c, int32_t i, int q, int64_t r, const loop_replay *L,
+                        const iter_walk *w, iter_walk *probe, int depth)
 {
     lrow y;
-    return values_left(c, i, r - 1, &y) && walk_iteration(c, i, &y, q, probe) &&
-           same_walk(probe, w);
+    return values_left(c, i, r - 1, &L->x, &y) &&
+           walk_iteration(c, i, &y, &L->x, q, probe, depth) && same_walk(probe, w);
 }
 
 /* The first iteration (fewest left) of the run that starts at r: gallop
  * down, then bisect between the last alike and the first unlike. */
-static int64_t run_end(const replay_ctx *c, int32_t i, int q, int64_t r, const iter_walk *w,
-                       iter_walk *probe)
+static int64_t run_end(replay_ctx *c, int32_t i, int q, int64_t r, const loop_replay *L,
+                       const iter_walk *w, iter_walk *probe, int depth)
 {
     int64_t good = r, unlike = 0, step = 1;
     while (good - step >= 1) {
-        if (!walks_alike(c, i, q, good - step, w, probe)) {
+        if (!walks_alike(c, i, q, good - step, L, w, probe, depth)) {
             unlike = good - step;
             break;
         }
@@ -213,7 +271,7 @@ static int64_t run_end(const replay_ctx *c, int32_t i, int q, int64_t r, const i
     }
     while (good - unlike > 1) {
         int64_t mid = unlike + (good - unlike) / 2;
-        if (walks_alike(c, i, q, mid, w, probe))
+        if (walks_alike(c, i, q, mid, L, w, probe, depth))
             good = mid;
         else
             unlike = mid;
@@ -223,16 +281,27 @@ static int64_t run_end(const replay_ctx *c, int32_t i, int q, int64_t r, const i
 
 static bool walk_alloc(iter_walk *w, int32_t size)
 {
+    w->n = 0;
     w->v = malloc(sizeof *w->v * (size_t)size);
     w->q = malloc(sizeof *w->q * (size_t)size);
     w->take = malloc(sizeof *w->take * (size_t)size);
     w->child = malloc(sizeof *w->child * (size_t)size);
-    return w->v && w->q && w->take && w->child;
+    w->inner = calloc((size_t)size, sizeof *w->inner);
+    return w->v && w->q && w->take && w->child && w->inner;
 }
 
 static void walk_free(iter_walk *w)
 {
-    free(w->v), free(w->q), free(w->take), free(w->child);
+    if (w->inner) walk_clear(w);
+    free(w->v), free(w->q), free(w->take), free(w->child), free(w->inner);
+}
+
+/* A nested loop's runs, with what they hold. */
+static void replay_release(loop_replay *L)
+{
+    for (int32_t k = 0; k < L->nruns; ++k)
+        walk_free(&L->run[k].w);
+    free(L);
 }
 
 /* count ⊗-powers of a tuple: count × every component, checked. */
@@ -247,38 +316,49 @@ static lx lx_times(lx a, int64_t count, bool *bad)
 /* The check: the runs and the exit add up to the test's tuple. */
 static bool runs_add_up(const replay_ctx *c, int32_t i, int q, const loop_replay *L)
 {
-    const condag_loops *l = c->g->loops;
     bool bad = false;
-    lx total = c->t.row[l->exit[i]].q[L->q_exit];
+    lx total = L->x.q[L->q_exit];
     for (int32_t k = 0; k < L->nruns; ++k)
         total = rta_lx_add(total, lx_times(L->run[k].w.sum, L->run[k].count, &bad), &bad);
-    const lx *want = &c->t.row[l->test[i]].q[q];
-    return !bad && !rta_lx_less(&total, want) && !rta_lx_less(want, &total);
+    lrow want;
+    if (!values_left(c, i, c->g->loops->repeat[i], &L->x, &want)) return false;
+    return !bad && !rta_lx_less(&total, &want.q[q]) && !rta_lx_less(&want.q[q], &total);
 }
 
-static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, iter_walk *probe)
+static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, int depth)
 {
     const condag_loops *l = c->g->loops;
+    int32_t size = l->list_off[i + 1] - l->list_off[i] + 1;
     int64_t r = l->repeat[i];
     int q0 = q;
+    iter_walk probe = {0};
+    bool ok = walk_alloc(&probe, size);
     L->q_exit = (int8_t)q;
-    while (r >= 1) {
-        if (L->nruns == LOOP_RUNS_CAP)
-            return (c->why = "its iterations do not settle into runs"), false;
+    while (ok && r >= 1) {
+        if (L->nruns == LOOP_RUNS_CAP) {
+            c->why = "its iterations do not settle into runs";
+            ok = false;
+            break;
+        }
         loop_run *run = &L->run[L->nruns++];
-        if (!walk_alloc(&run->w, l->list_off[i + 1] - l->list_off[i] + 1))
-            return (c->why = "out of memory"), false;
         lrow y;
-        if (!values_left(c, i, r - 1, &y) || !walk_iteration(c, i, &y, q, &run->w)) return false;
+        ok = walk_alloc(&run->w, size) && values_left(c, i, r - 1, &L->x, &y) &&
+             walk_iteration(c, i, &y, &L->x, q, &run->w, depth);
+        if (!ok) break;
         if (run->w.q_out < 0) { /* the test took the exit with r left */
             run->count = 1;
             break;
         }
-        int64_t first = run->w.q_out == q ? run_end(c, i, q, r, &run->w, probe) : r;
+        int64_t first = run->w.q_out == q ? run_end(c, i, q, r, L, &run->w, &probe, depth) : r;
         run->count = r - first + 1;
         L->iterations += run->count;
         q = run->w.q_out, r = first - 1;
         L->q_exit = (int8_t)q;
+    }
+    walk_free(&probe);
+    if (!ok) {
+        if (!c->why) c->why = "its sums overflow, or memory ran out";
+        return false;
     }
     if (!runs_add_up(c, i, q0, L))
         return (c->why = "its runs of iterations do not add up to the bound"), false;
@@ -290,12 +370,8 @@ const loop_replay *rta_loop_replay_of(replay_ctx *c, int32_t i, int q)
     loop_replay *L = &c->memo[(size_t)i * QCOUNT + (size_t)q];
     if (L->done) return L->ok ? L : NULL;
     L->done = true;
-    const condag_loops *l = c->g->loops;
-    iter_walk probe = {0};
-    bool ok = walk_alloc(&probe, l->list_off[i + 1] - l->list_off[i] + 1);
-    if (!ok) c->why = "out of memory";
-    L->ok = ok && replay_runs(c, i, q, L, &probe);
-    walk_free(&probe);
+    L->x = c->t.row[c->g->loops->exit[i]];
+    L->ok = replay_runs(c, i, q, L, 0);
     return L->ok ? L : NULL;
 }
 
@@ -337,26 +413,37 @@ static void note_choice(ompdag_rta_result *r, int32_t v, int32_t s)
         r->choice_alt[v] = s;
 }
 
-/* A loop test reached k times in state q: its runs' nodes, branches,
- * children and iterations. */
-static bool flow_loop(flow_pass *f, int32_t v, int q, uint64_t k)
+/* Loop v's runs L, reached k times: their nodes, branches, children and
+ * iterations; a nested loop's runs in turn (depth below LOOP_DEPTH_CAP). */
+static void flow_runs(flow_pass *f, int32_t v, const loop_replay *L, uint64_t k)
 {
     const ompdag_condag *g = f->c->g;
-    int32_t i = g->loops->test_of[v];
-    const loop_replay *L = rta_loop_replay_of(f->c, i, q);
-    if (!L) return false;
     for (int32_t n = 0; n < L->nruns; ++n) {
         const iter_walk *w = &L->run[n].w;
+        uint64_t times = sat_mul(k, (uint64_t)L->run[n].count);
         for (int32_t a = 0; a < w->n; ++a) {
             f->r->reached[w->v[a]] = 1;
+            if (w->inner[a]) {
+                flow_runs(f, w->v[a], w->inner[a], times);
+                continue;
+            }
             if (g->kind[w->v[a]] == OMPDAG_KIND_C) note_choice(f->r, w->v[a], w->take[a]);
-            add_count(f, w->child[a], sat_mul(k, (uint64_t)L->run[n].count));
+            add_count(f, w->child[a], times);
         }
     }
-    add_count(f, (wstate){g->loops->exit[i], L->q_exit}, k);
     int64_t *lo = &f->r->loop_lo[v], *hi = &f->r->loop_hi[v];
     *lo = *lo < 0 || L->iterations < *lo ? L->iterations : *lo;
     *hi = L->iterations > *hi ? L->iterations : *hi;
+}
+
+/* A loop test outside loop bodies reached k times in state q. */
+static bool flow_loop(flow_pass *f, int32_t v, int q, uint64_t k)
+{
+    int32_t i = f->c->g->loops->test_of[v];
+    const loop_replay *L = rta_loop_replay_of(f->c, i, q);
+    if (!L) return false;
+    flow_runs(f, v, L, k);
+    add_count(f, (wstate){f->c->g->loops->exit[i], L->q_exit}, k);
     return true;
 }
 
@@ -369,7 +456,8 @@ static bool flow_states(flow_pass *f)
     f->cnt[g->task_source[g->root]][QA] = 1;
     for (int32_t k = 0; k < g->n; ++k) {
         int32_t v = g->topo[k];
-        if (l->loop_of[v] >= 0 && l->test_of[v] < 0) continue; /* bodies: in their runs */
+        if (l->loop_of[v] >= 0 && (l->test_of[v] < 0 || l->outer[l->test_of[v]] >= 0))
+            continue; /* bodies (nested loops included): in their runs */
         for (int o = 0; o < QCOUNT; ++o) {
             int q = order[o];
             uint64_t n = f->cnt[v][q];
@@ -409,7 +497,9 @@ static bool tables_alloc(const ompdag_condag *g, lx_tables *t)
     t->body_slot = malloc(sizeof *t->body_slot * (size_t)g->n);
     if (!t->body_slot) return false;
     for (int32_t v = 0; v < g->n; ++v)
-        t->body_slot[v] = l->loop_of[v] >= 0 && l->test_of[v] < 0 ? nbody++ : -1;
+        t->body_slot[v] = l->loop_of[v] >= 0 && (l->test_of[v] < 0 || l->outer[l->test_of[v]] >= 0)
+                              ? nbody++
+                              : -1; /* a nested test: relative to its outer loop's continuation */
     t->body = malloc(sizeof *t->body * (size_t)(nbody ? nbody : 1));
     t->P = malloc(sizeof *t->P * (size_t)l->n);
     t->d = malloc(sizeof *t->d * (size_t)l->n);
@@ -441,8 +531,6 @@ ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_o
               (f.cnt = calloc((size_t)g->n, sizeof *f.cnt));
     if (!ok) st = ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     if (!st) st = rta_loop_lx_tables(g, opt, r, &c.t, err); /* vol, len, migrations */
-    for (int32_t i = 0; !st && i < l->n && !c.why; ++i)
-        if (l->outer[i] >= 0) c.why = "a loop nests inside another loop's body";
     ok = !st && !c.why && flow_states(&f) && rta_replay_path(&c, r);
     if (!st && ok) r->has_witness = true, r->compact = true;
     if (!st && !ok) {

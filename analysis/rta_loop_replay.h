@@ -9,7 +9,12 @@
 
 #include "rta_loop_lx.h"
 
-enum { LOOP_RUNS_CAP = 64 }; /* runs of equal iterations per loop entry before giving up */
+enum {
+    LOOP_RUNS_CAP = 64, /* runs of equal iterations per loop entry before giving up */
+    LOOP_DEPTH_CAP = 8  /* loops nested deeper are not replayed (recursion stays bounded) */
+};
+
+struct loop_replay;
 
 typedef struct wstate {
     int32_t v;
@@ -24,8 +29,9 @@ typedef struct iter_walk {
     int32_t *take; /* C: the successor taken; T: 0 skip the child, 1 end in it, 2 back at the
                       next W; else -1 */
     wstate *child; /* T: the child's state; else v = -1 */
-    int8_t q_out;  /* the next copy's quantity, or -1 when the test took the exit */
-    lx sum;        /* the iteration's share of the tuple */
+    struct loop_replay **inner; /* a nested loop's test: its runs in this copy (owned) */
+    int8_t q_out;               /* the next copy's quantity, or -1 when the test took the exit */
+    lx sum;                     /* the iteration's share of the tuple */
 } iter_walk;
 
 typedef struct loop_run {
@@ -36,6 +42,7 @@ typedef struct loop_run {
 /* A loop entered in one quantity: its iterations as runs of equal walks. */
 typedef struct loop_replay {
     bool done, ok;
+    lrow x; /* the exit's values: fixed for an outermost loop, the copy's for a nested one */
     int32_t nruns;
     loop_run run[LOOP_RUNS_CAP];
     int64_t iterations; /* bodies run */

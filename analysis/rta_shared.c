@@ -245,13 +245,29 @@ static void write_token(FILE *out, char (*pl)[PLACE_SIZE], path_token t)
     if (t.times > 1) fprintf(out, ") x%d", t.times);
 }
 
+/* Tokens of places pl[0..n), with " -> ", the middle of a long list left out. */
+static void write_tokens(FILE *out, char (*pl)[PLACE_SIZE], const path_token *tok, int32_t nt)
+{
+    enum { HEAD = 8, TAIL = 4 }; /* tokens shown of a long list */
+    for (int32_t i = 0; i < nt; ++i) {
+        if (i == HEAD && nt > HEAD + TAIL) {
+            int32_t skipped = 0;
+            for (int32_t k = HEAD; k < nt - TAIL; ++k)
+                skipped += tok[k].len * tok[k].times;
+            fprintf(out, " -> ... (%d more)", skipped);
+            i = nt - TAIL;
+        }
+        fputs(i ? " -> " : "", out);
+        write_token(out, pl, tok[i]);
+    }
+}
+
 /* The path of compact loops replayed in runs (rta_loop_path.c): a piece
- * repeated k times prints once as "(a -> b) xk"; pieces run once are
- * folded as any path. */
+ * repeated k times prints once as "(…) xk", its own places folded as any
+ * path ("(O -> (I -> t) x1000) x999"). */
 static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
 {
     enum { HEAD = 8, TAIL = 4 }; /* pieces shown of a long path */
-    char place[PLACE_SIZE];
     for (int32_t k = 0; k < r->npieces; ++k) {
         const rta_path_piece *p = &r->piece[k];
         if (k == HEAD && r->npieces > HEAD + TAIL) {
@@ -259,12 +275,19 @@ static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FIL
             k = r->npieces - TAIL;
             p = &r->piece[k];
         }
+        char(*pl)[PLACE_SIZE] = malloc(sizeof *pl * (size_t)p->len);
+        path_token *tok = malloc(sizeof *tok * (size_t)p->len);
         fputs(k ? " -> " : " ", out);
-        if (p->times > 1) fputc('(', out);
-        for (int32_t a = 0; a < p->len; ++a)
-            fprintf(out, "%s%s", a ? " -> " : "",
-                    ompdag_condag_node_place(g, r->piece_node[p->at + a], place, sizeof place));
-        if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+        if (!pl || !tok) {
+            fputs("(out of memory)", out);
+        } else {
+            for (int32_t a = 0; a < p->len; ++a)
+                ompdag_condag_node_place(g, r->piece_node[p->at + a], pl[a], PLACE_SIZE);
+            if (p->times > 1) fputc('(', out);
+            write_tokens(out, pl, tok, tokenize_path(pl, p->len, tok));
+            if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+        }
+        free(pl), free(tok);
     }
     fputc('\n', out);
 }
