@@ -11,8 +11,8 @@
  * such returns, not recursion).  A loop entered on the path contributes each
  * run's iteration once, as a piece repeated the run's count, so the path of
  * 10^15 iterations costs one walk per run.  A run whose iteration itself
- * holds a repeated piece (runs inside runs) is not folded: the path is then
- * left out, with that reason.
+ * holds a repeated piece (a nested loop, or a loop in a task it creates)
+ * becomes a group of pieces repeated the run's count: runs inside runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 #include "condag_loops.h"
 #include "rta_loop_replay.h"
 
-enum { PATH_BUF_CAP = 1 << 20, PATH_PREFIX_CAP = 65536, SEGMENT_FLAT_CAP = 4096 };
+enum { PATH_BUF_CAP = 1 << 20, PATH_PREFIX_CAP = 65536 };
 
 typedef struct pframe {
     bool loop;            /* a loop's runs, else a node state */
@@ -40,59 +40,67 @@ typedef struct path_out {
     bool cut; /* the next node starts a new piece */
 } path_out;
 
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 static bool emit(path_out *o, int32_t v)
 {
     if (o->n == PATH_BUF_CAP) return false;
     if (!grow_array((void **)&o->node, sizeof *o->node, &o->cap, o->n + 1)) return false;
     rta_path_piece *last = o->npieces ? &o->piece[o->npieces - 1] : NULL;
-    if (!o->cut && last && last->times == 1 && last->at + last->len == o->n) {
-        last->len++;
+    if (!o->cut && last && last->at >= 0 && last->times == 1 && last->at + last->len == o->n) {
+        last->len++, last->nodes++;
     } else {
         if (!grow_array((void **)&o->piece, sizeof *o->piece, &o->piece_cap, o->npieces + 1))
             return false;
-        o->piece[o->npieces++] = (rta_path_piece){(int32_t)o->n, 1, 1};
+        o->piece[o->npieces++] = (rta_path_piece){(int32_t)o->n, 1, 1, 1};
     }
     o->cut = false;
     o->node[o->n++] = v;
     return true;
 }
 
-/* A segment holding repeated pieces (a loop in a task its iteration
- * creates) written out flat, when it has at most SEGMENT_FLAT_CAP nodes. */
-static bool flatten_segment(path_out *o, const pframe *f)
+/* The nodes of pieces [from, to), counting each item once (a group
+ * header counts for its subtree). */
+static uint64_t items_nodes(const path_out *o, int64_t from, int64_t to)
 {
-    int64_t total = 0;
-    for (int64_t k = f->seg_piece; k < o->npieces; ++k) {
-        const rta_path_piece *p = &o->piece[k];
-        if (p->times > SEGMENT_FLAT_CAP || (total += p->len * (int64_t)p->times) > SEGMENT_FLAT_CAP)
-            return false;
-    }
-    int32_t *flat = malloc(sizeof *flat * (size_t)(total ? total : 1));
-    if (!flat || !grow_array((void **)&o->node, sizeof *o->node, &o->cap, f->seg_node + total))
-        return free(flat), false;
-    int64_t at = 0;
-    for (int64_t k = f->seg_piece; k < o->npieces; ++k)
-        for (uint64_t t = 0; t < o->piece[k].times; ++t)
-            for (int32_t a = 0; a < o->piece[k].len; ++a)
-                flat[at++] = o->node[o->piece[k].at + a];
-    memcpy(o->node + f->seg_node, flat, sizeof *flat * (size_t)total);
-    free(flat);
-    o->n = f->seg_node + total;
-    o->piece[f->seg_piece] = (rta_path_piece){f->seg_node, (int32_t)total, 1};
-    o->npieces = f->seg_piece + 1;
-    return true;
+    uint64_t n = 0;
+    for (int64_t k = from; k < to; k += 1 + (o->piece[k].at < 0 ? o->piece[k].len : 0))
+        n = sat_add(n, o->piece[k].nodes);
+    return n;
 }
 
-/* A run's segment (pieces seg_piece..) becomes one piece repeated count
- * times; false when it holds repeated pieces too long to write out. */
+/* A run's segment (pieces seg_piece..) repeated count times: one node piece
+ * when it is a plain list, else a group over its pieces (runs inside runs). */
 static bool fold_run(path_out *o, const pframe *f, int64_t count)
 {
-    if (count == 1 || o->n == f->seg_node) return true;
+    if (count == 1 || o->npieces == f->seg_piece) return true;
+    bool plain = true;
     for (int64_t k = f->seg_piece; k < o->npieces; ++k)
-        if (o->piece[k].times != 1) return flatten_segment(o, f) && fold_run(o, f, count);
-    o->piece[f->seg_piece] =
-        (rta_path_piece){f->seg_node, (int32_t)(o->n - f->seg_node), (uint64_t)count};
-    o->npieces = f->seg_piece + 1;
+        plain = plain && o->piece[k].at >= 0 && o->piece[k].times == 1;
+    uint64_t nodes = sat_mul(items_nodes(o, f->seg_piece, o->npieces), (uint64_t)count);
+    if (plain) {
+        o->piece[f->seg_piece] =
+            (rta_path_piece){f->seg_node, (int32_t)(o->n - f->seg_node), (uint64_t)count, nodes};
+        o->npieces = f->seg_piece + 1;
+    } else {
+        if (!grow_array((void **)&o->piece, sizeof *o->piece, &o->piece_cap, o->npieces + 1))
+            return false;
+        int64_t span = o->npieces - f->seg_piece;
+        memmove(o->piece + f->seg_piece + 1, o->piece + f->seg_piece,
+                sizeof *o->piece * (size_t)span);
+        o->piece[f->seg_piece] = (rta_path_piece){-1, (int32_t)span, (uint64_t)count, nodes};
+        o->npieces++;
+    }
     o->cut = true;
     return true;
 }
@@ -170,8 +178,7 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
                 return (pframe){.st = j};
             }
         }
-        if (!fold_run(&p->out, &f, run->count))
-            return *ok = false, p->fail = "its path repeats a block inside a repeated block", f;
+        if (!fold_run(&p->out, &f, run->count)) return *ok = false, p->fail = "out of memory", f;
         f.run++, f.pos = 0;
     }
     if (f.nested) { /* the enclosing copy goes on at the nested loop's exit */
@@ -181,23 +188,46 @@ static pframe loop_step(path_walk *p, pframe f, bool *ok)
     return (pframe){.st = {l->exit[i], L->q_exit}};
 }
 
-/* The flat prefix of the pieces, and the whole count. */
+typedef struct group_scope {
+    int64_t first, end; /* the group's pieces */
+    uint64_t left;      /* repetitions still to expand */
+} group_scope;
+
+/* The flat prefix of the pieces (groups expanded with an explicit stack),
+ * and the whole count. */
 static bool expand_prefix(const path_out *o, ompdag_rta_result *r)
 {
     r->path = malloc(sizeof *r->path * PATH_PREFIX_CAP);
+    group_scope *st = NULL;
+    int64_t depth = 0, cap = 0, i = 0, end = o->npieces;
     if (!r->path) return false;
     r->path_len = 0;
-    r->path_nodes = 0;
-    for (int64_t k = 0; k < o->npieces; ++k) {
-        const rta_path_piece *pc = &o->piece[k];
-        uint64_t n;
-        if (__builtin_mul_overflow((uint64_t)pc->len, pc->times, &n) ||
-            __builtin_add_overflow(r->path_nodes, n, &r->path_nodes))
-            r->path_nodes = UINT64_MAX;
+    r->path_nodes = items_nodes(o, 0, o->npieces);
+    while (r->path_len < PATH_PREFIX_CAP) {
+        if (i == end) {
+            if (!depth) break;
+            group_scope *s = &st[depth - 1];
+            if (--s->left > 0) {
+                i = s->first;
+                continue;
+            }
+            i = s->end, --depth;
+            end = depth ? st[depth - 1].end : o->npieces;
+            continue;
+        }
+        const rta_path_piece *pc = &o->piece[i];
+        if (pc->at < 0) { /* a group: its pieces, times over */
+            if (!grow_array((void **)&st, sizeof *st, &cap, depth + 1)) return free(st), false;
+            st[depth++] = (group_scope){i + 1, i + 1 + pc->len, pc->times};
+            end = i + 1 + pc->len, i = i + 1;
+            continue;
+        }
         for (uint64_t t = 0; t < pc->times && r->path_len < PATH_PREFIX_CAP; ++t)
             for (int32_t a = 0; a < pc->len && r->path_len < PATH_PREFIX_CAP; ++a)
                 r->path[r->path_len++] = o->node[pc->at + a];
+        i++;
     }
+    free(st);
     return true;
 }
 

@@ -262,33 +262,69 @@ static void write_tokens(FILE *out, char (*pl)[PLACE_SIZE], const path_token *to
     }
 }
 
-/* The path of compact loops replayed in runs (rta_loop_path.c): a piece
- * repeated k times prints once as "(…) xk", its own places folded as any
- * path ("(O -> (I -> t) x1000) x999"). */
+/* One node piece: its places folded as any path, "(…) xk" when repeated. */
+static void write_node_piece(const ompdag_rta_result *r, const ompdag_condag *g,
+                             const rta_path_piece *p, FILE *out)
+{
+    char(*pl)[PLACE_SIZE] = malloc(sizeof *pl * (size_t)p->len);
+    path_token *tok = malloc(sizeof *tok * (size_t)p->len);
+    if (!pl || !tok) {
+        fputs("(out of memory)", out);
+    } else {
+        for (int32_t a = 0; a < p->len; ++a)
+            ompdag_condag_node_place(g, r->piece_node[p->at + a], pl[a], PLACE_SIZE);
+        if (p->times > 1) fputc('(', out);
+        write_tokens(out, pl, tok, tokenize_path(pl, p->len, tok));
+        if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+    }
+    free(pl), free(tok);
+}
+
+/* The pieces after index i that make its item (a group's subtree). */
+static int32_t item_span(const ompdag_rta_result *r, int32_t i)
+{
+    return r->piece[i].at < 0 ? r->piece[i].len : 0;
+}
+
+/* The path of compact loops replayed in runs (rta_loop_path.c), pre-order:
+ * a repeated piece prints once as "(…) xk", a group as "(…) xk" around its
+ * pieces: "a -> (O -> (I -> t) x1000 -> ie) x999".  Groups nest as deep as
+ * the runs do: the closing brackets wait on an explicit stack. */
 static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
 {
-    enum { HEAD = 8, TAIL = 4 }; /* pieces shown of a long path */
-    for (int32_t k = 0; k < r->npieces; ++k) {
-        const rta_path_piece *p = &r->piece[k];
-        if (k == HEAD && r->npieces > HEAD + TAIL) {
-            fprintf(out, " -> ... (%d more pieces)", r->npieces - HEAD - TAIL);
-            k = r->npieces - TAIL;
-            p = &r->piece[k];
+    enum { HEAD = 8, TAIL = 4 }; /* top-level items shown of a long path */
+    int32_t items = 0, item = 0, depth = 0;
+    for (int32_t i = 0; i < r->npieces; i += 1 + item_span(r, i))
+        ++items;
+    int32_t *open = malloc(sizeof *open * (size_t)r->npieces); /* headers of open groups */
+    const char *sep = " ";
+    for (int32_t i = 0; open && (i < r->npieces || depth);) {
+        const rta_path_piece *h = depth ? &r->piece[open[depth - 1]] : NULL;
+        if (h && i == open[depth - 1] + 1 + h->len) { /* a group closes */
+            fprintf(out, ") x%llu", (unsigned long long)h->times);
+            --depth;
+            sep = " -> ";
+            continue;
         }
-        char(*pl)[PLACE_SIZE] = malloc(sizeof *pl * (size_t)p->len);
-        path_token *tok = malloc(sizeof *tok * (size_t)p->len);
-        fputs(k ? " -> " : " ", out);
-        if (!pl || !tok) {
-            fputs("(out of memory)", out);
-        } else {
-            for (int32_t a = 0; a < p->len; ++a)
-                ompdag_condag_node_place(g, r->piece_node[p->at + a], pl[a], PLACE_SIZE);
-            if (p->times > 1) fputc('(', out);
-            write_tokens(out, pl, tok, tokenize_path(pl, p->len, tok));
-            if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+        if (!depth && item++ == HEAD && items > HEAD + TAIL) { /* the middle left out */
+            for (int32_t k = HEAD; k < items - TAIL; ++k)
+                i += 1 + item_span(r, i);
+            fprintf(out, " -> ... (%d more pieces)", items - HEAD - TAIL);
+            item = items - TAIL + 1;
         }
-        free(pl), free(tok);
+        fputs(sep, out);
+        if (r->piece[i].at < 0) {
+            fputc('(', out);
+            open[depth++] = i++;
+            sep = "";
+            continue;
+        }
+        write_node_piece(r, g, &r->piece[i], out);
+        sep = " -> ";
+        ++i;
     }
+    if (!open) fputs(" (out of memory)", out);
+    free(open);
     fputc('\n', out);
 }
 

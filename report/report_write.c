@@ -472,7 +472,13 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
     const ompdag_path_piece *pc = ompdag_rta_result_path_pieces(res, &n, &pn);
     if (pc) { /* compact loops in runs: critical_path is a prefix, the runs are whole */
         json_t *runs = json_array();
-        for (int32_t k = 0; k < n; ++k) {
+        for (int32_t k = 0; k < n; ++k) { /* pre-order: a group repeats the next pieces */
+            if (pc[k].at < 0) {
+                json_array_append_new(runs, json_pack("{s:I,s:I}", "repeat_next_pieces",
+                                                      (json_int_t)pc[k].len, "times",
+                                                      (json_int_t)pc[k].times));
+                continue;
+            }
             json_t *nodes = json_array();
             for (int32_t a2 = 0; a2 < pc[k].len; ++a2)
                 json_array_append_new(nodes,
