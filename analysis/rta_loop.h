@@ -39,10 +39,11 @@ ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_option
                                  ompdag_rta_result *r, ompdag_error *err);
 
 /* The worst flow's path, branches and loop counts without unrolling, in
- * runs of equal iterations checked against the tuples
- * (analysis/rta_loop_replay.c, rta_loop_path.c); also sets vol, len and
- * migrations.  When the runs do not settle or loops nest, r->has_witness is
- * false and r->no_path says why (vol, len and migrations stay). */
+ * runs of equal iterations checked against the tuples (analysis/
+ * rta_loop_flow.c, rta_loop_replay.c, rta_loop_path.c); also sets vol, len
+ * and migrations.  When the replay gives up (runs that do not settle or do
+ * not add up, loops nested deeper than 8), r->has_witness is false and
+ * r->no_path says why (vol, len and migrations stay). */
 ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                       ompdag_rta_result *r, ompdag_error *err);
 
