@@ -47,6 +47,10 @@ ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_option
 ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                       ompdag_rta_result *r, ompdag_error *err);
 
+/* Test hook: the runs per loop entry before the replay gives up (0 or
+ * anything above restores 64). */
+void rta_loop_set_runs_cap(int32_t runs);
+
 /* Test hook: the path limit in unrolled nodes (0 restores
  * RTA_LOOP_WITNESS_LIMIT; 1 leaves every graph with loops to
  * rta_loop_flow_sums alone). */

@@ -329,6 +329,13 @@ static bool runs_add_up(const replay_ctx *c, int32_t i, int q, const loop_replay
     return !bad && !rta_lx_less(&total, &want.q[q]) && !rta_lx_less(&want.q[q], &total);
 }
 
+static int32_t runs_cap = LOOP_RUNS_CAP;
+
+void rta_loop_set_runs_cap(int32_t runs)
+{
+    runs_cap = runs > 0 && runs < LOOP_RUNS_CAP ? runs : LOOP_RUNS_CAP;
+}
+
 static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, int depth)
 {
     const condag_loops *l = c->g->loops;
@@ -339,7 +346,7 @@ static bool replay_runs(replay_ctx *c, int32_t i, int q, loop_replay *L, int dep
     bool ok = walk_alloc(&probe, size);
     L->q_exit = (int8_t)q;
     while (ok && r >= 1) {
-        if (L->nruns == LOOP_RUNS_CAP) {
+        if (L->nruns == runs_cap) {
             c->why = "its iterations do not settle into runs";
             ok = false;
             break;

@@ -739,6 +739,17 @@ Test(loops, a_choice_that_changes_with_the_iterations_left)
         cr_assert(ompdag_rta_result_loop_iterations(r, node_index(g, "L"), &lo, &hi));
         cr_assert(lo == kv[i] && hi == kv[i]);
         ompdag_rta_result_destroy(r);
+        rta_loop_set_runs_cap(1); /* two runs needed: the replay gives up, vol and len stay */
+        r = sums_at(g, 2, 1);
+        rta_loop_set_runs_cap(0);
+        cr_assert_not(ompdag_rta_result_has_witness(r));
+        cr_assert_str_eq(ompdag_rta_result_path_missing(r),
+                         "its iterations do not settle into runs");
+        cr_assert_eq(ompdag_rta_result_vol(r), 600 * (kv[i] - 1) + 1000);
+        cr_assert_eq(ompdag_rta_result_len(r), 600 * (kv[i] - 1) + 1000);
+        cr_assert_eq(ompdag_rta_result_choice(r, b), -1);
+        cr_assert_not(ompdag_rta_result_loop_iterations(r, node_index(g, "L"), &lo, &hi));
+        ompdag_rta_result_destroy(r);
         ompdag_condag_destroy(g);
     }
 }
