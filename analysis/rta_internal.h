@@ -53,7 +53,16 @@ struct ompdag_rta_result {
     /* a graph with compact loops (rta_loop.c): per node, for a reached loop
      * test, the fewest and most iterations its instances run, else -1 */
     int64_t *loop_lo, *loop_hi;
+    /* compact loops replayed in runs (rta_loop_path.c): the critical path as
+     * pieces over piece_node, or npieces 0; why the path is missing, or NULL */
+    ompdag_path_piece *piece;
+    int32_t npieces;
+    int32_t *piece_node;
+    const char *no_path;
 };
+
+/* Nodes piece_node[at .. at + len) repeated `times` times in a row. */
+typedef ompdag_path_piece rta_path_piece;
 
 /* Checks m and the graph, and that 2m·(total WCET + O·(migration sites))
  * fits in int64.  Exact values stay below m·total; alg0's below 2m·total (its

@@ -402,13 +402,18 @@ static ompdag_status unrolled_witness(const ompdag_condag *x, const ompdag_rta_o
     return OMPDAG_OK;
 }
 
+static uint64_t witness_limit = RTA_LOOP_WITNESS_LIMIT;
+
+void rta_loop_set_witness_limit(uint64_t nodes)
+{
+    witness_limit = nodes ? nodes : RTA_LOOP_WITNESS_LIMIT;
+}
+
 ompdag_status rta_loop_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                ompdag_rta_result *r, ompdag_error *err)
 {
-    if (unrolled_size(g) > RTA_LOOP_WITNESS_LIMIT) {
-        r->has_witness = false; /* the bound alone; docs/compact.md says why */
-        return OMPDAG_OK;
-    }
+    if (unrolled_size(g) > witness_limit) /* replayed in runs of iterations */
+        return rta_loop_replay_witness(g, opt, r, err);
     ompdag_condag *x = NULL;
     ompdag_rta_result *xr = NULL;
     int32_t *orig = NULL;

@@ -119,6 +119,7 @@ void ompdag_rta_result_destroy(ompdag_rta_result *r)
     free(r->choice_alt);
     free(r->reached);
     free(r->loop_lo), free(r->loop_hi);
+    free(r->piece), free(r->piece_node);
     free(r->path);
     free(r);
 }
@@ -167,6 +168,19 @@ bool ompdag_rta_result_is_compact(const ompdag_rta_result *r)
 {
     return r->compact;
 }
+const ompdag_path_piece *ompdag_rta_result_path_pieces(const ompdag_rta_result *r, int32_t *count,
+                                                       const int32_t **nodes)
+{
+    *count = r->npieces;
+    *nodes = r->piece_node;
+    return r->npieces ? r->piece : NULL;
+}
+
+const char *ompdag_rta_result_path_missing(const ompdag_rta_result *r)
+{
+    return r->no_path;
+}
+
 uint64_t ompdag_rta_result_path_nodes(const ompdag_rta_result *r)
 {
     return r->compact ? r->path_nodes : (uint64_t)r->path_len;
@@ -231,6 +245,89 @@ static void write_token(FILE *out, char (*pl)[PLACE_SIZE], path_token t)
     if (t.times > 1) fprintf(out, ") x%d", t.times);
 }
 
+/* Tokens of places pl[0..n), with " -> ", the middle of a long list left out. */
+static void write_tokens(FILE *out, char (*pl)[PLACE_SIZE], const path_token *tok, int32_t nt)
+{
+    enum { HEAD = 8, TAIL = 4 }; /* tokens shown of a long list */
+    for (int32_t i = 0; i < nt; ++i) {
+        if (i == HEAD && nt > HEAD + TAIL) {
+            int32_t skipped = 0;
+            for (int32_t k = HEAD; k < nt - TAIL; ++k)
+                skipped += tok[k].len * tok[k].times;
+            fprintf(out, " -> ... (%d more)", skipped);
+            i = nt - TAIL;
+        }
+        fputs(i ? " -> " : "", out);
+        write_token(out, pl, tok[i]);
+    }
+}
+
+/* One node piece: its places folded as any path, "(…) xk" when repeated. */
+static void write_node_piece(const ompdag_rta_result *r, const ompdag_condag *g,
+                             const rta_path_piece *p, FILE *out)
+{
+    char(*pl)[PLACE_SIZE] = malloc(sizeof *pl * (size_t)p->len);
+    path_token *tok = malloc(sizeof *tok * (size_t)p->len);
+    if (!pl || !tok) {
+        fputs("(out of memory)", out);
+    } else {
+        for (int32_t a = 0; a < p->len; ++a)
+            ompdag_condag_node_place(g, r->piece_node[p->at + a], pl[a], PLACE_SIZE);
+        if (p->times > 1) fputc('(', out);
+        write_tokens(out, pl, tok, tokenize_path(pl, p->len, tok));
+        if (p->times > 1) fprintf(out, ") x%llu", (unsigned long long)p->times);
+    }
+    free(pl), free(tok);
+}
+
+/* The pieces after index i that make its item (a group's subtree). */
+static int32_t item_span(const ompdag_rta_result *r, int32_t i)
+{
+    return r->piece[i].at < 0 ? r->piece[i].len : 0;
+}
+
+/* The path of compact loops replayed in runs (rta_loop_path.c), pre-order:
+ * a repeated piece prints once as "(…) xk", a group as "(…) xk" around its
+ * pieces: "a -> (O -> (I -> t) x1000 -> ie) x999".  Groups nest as deep as
+ * the runs do: the closing brackets wait on an explicit stack. */
+static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
+{
+    enum { HEAD = 8, TAIL = 4 }; /* top-level items shown of a long path */
+    int32_t items = 0, item = 0, depth = 0;
+    for (int32_t i = 0; i < r->npieces; i += 1 + item_span(r, i))
+        ++items;
+    int32_t *open = malloc(sizeof *open * (size_t)r->npieces); /* headers of open groups */
+    const char *sep = " ";
+    for (int32_t i = 0; open && (i < r->npieces || depth);) {
+        const rta_path_piece *h = depth ? &r->piece[open[depth - 1]] : NULL;
+        if (h && i == open[depth - 1] + 1 + h->len) { /* a group closes */
+            fprintf(out, ") x%llu", (unsigned long long)h->times);
+            --depth;
+            sep = " -> ";
+            continue;
+        }
+        if (!depth && item++ == HEAD && items > HEAD + TAIL) { /* the middle left out */
+            for (int32_t k = HEAD; k < items - TAIL; ++k)
+                i += 1 + item_span(r, i);
+            fprintf(out, " -> ... (%d more pieces)", items - HEAD - TAIL);
+            item = items - TAIL + 1;
+        }
+        fputs(sep, out);
+        if (r->piece[i].at < 0) {
+            fputc('(', out);
+            open[depth++] = i++;
+            sep = "";
+            continue;
+        }
+        write_node_piece(r, g, &r->piece[i], out);
+        sep = " -> ";
+        ++i;
+    }
+    if (!open) fputs(" (out of memory)", out);
+    free(open);
+    fputc('\n', out);
+}
+
 void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
 {
     enum { HEAD = 8, TAIL = 4 }; /* tokens shown of a long path */
@@ -242,7 +339,7 @@ void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_conda
         fprintf(out, "critical path (2^64 or more nodes");
     else
         fprintf(out, "critical path (%llu nodes", (unsigned long long)total);
-    if (total > (uint64_t)n) fprintf(out, ", the first %d shown", n);
+    if (total > (uint64_t)n && !r->npieces) fprintf(out, ", the first %d shown", n);
     fputs("):", out);
     if (!pl || !tok) {
         fputs(" (out of memory)\n", out);
@@ -251,6 +348,11 @@ void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_conda
     }
     for (int32_t i = 0; i < n; ++i)
         ompdag_condag_node_place(g, r->path[i], pl[i], PLACE_SIZE);
+    if (r->npieces) { /* compact loops in runs: the pieces give the counts */
+        write_pieces(r, g, out);
+        free(pl), free(tok);
+        return;
+    }
     int32_t nt = tokenize_path(pl, n, tok);
     for (int32_t i = 0; i < nt; ++i) {
         if (i == HEAD && nt > HEAD + TAIL) {
@@ -370,10 +472,12 @@ json_t *rta_result_to_json(const ompdag_rta_result *r, const ompdag_condag *g)
     json_object_set_new(o, "time_unit", json_string(ompdag_condag_time_unit(g)));
     if (r->alg == OMPDAG_ALG_ENUMERATE)
         json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
+    if (r->vol >= 0) { /* compact loops above the path's limit: vol and len, no path */
+        json_object_set_new(o, "vol", json_integer(r->vol));
+        json_object_set_new(o, "len", json_integer(r->len));
+        if (r->migrations) json_object_set_new(o, "migrations", json_integer(r->migrations));
+    }
     if (!r->has_witness) return o;
-    json_object_set_new(o, "vol", json_integer(r->vol));
-    json_object_set_new(o, "len", json_integer(r->len));
-    if (r->migrations) json_object_set_new(o, "migrations", json_integer(r->migrations));
     json_t *choices = json_object(), *path = json_array();
     for (int32_t v = 0; v < g->n; ++v)
         if (r->choice[v] >= 0)

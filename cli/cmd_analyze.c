@@ -203,7 +203,7 @@ static void print_text(FILE *out, const ompdag_condag *g, const ompdag_rta_resul
     fprintf(out, "  m=%-3d %-9s bound %.3f %s  (m*R = %" PRId64 ")", m,
             ompdag_algorithm_name(ompdag_rta_result_algorithm(r)), ompdag_rta_result_bound(r), unit,
             btm);
-    if (ompdag_rta_result_has_witness(r))
+    if (ompdag_rta_result_vol(r) >= 0) /* compact loops above the path's limit: no path */
         fprintf(out, "  vol %" PRId64 "  len %" PRId64, ompdag_rta_result_vol(r),
                 ompdag_rta_result_len(r));
     if (ompdag_rta_result_algorithm(r) == OMPDAG_ALG_ENUMERATE)

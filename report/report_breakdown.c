@@ -243,11 +243,24 @@ bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res
     return true;
 }
 
-bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+bool report_loop_path_missing(const ompdag_condag *g, const ompdag_rta_result *res, char *buf,
+                              size_t size)
 {
     if (ompdag_rta_result_has_witness(res) || !ompdag_compact_has_loops(g)) return false;
-    fputs("    worst flow: not computed: its compact loops unroll beyond the witness's limit "
-          "(docs/compact.md); the bound is exact, vol and len are unknown (-1)\n",
-          out);
+    /* vol and len are exact (rta_loop_witness.c); the replay in runs that
+     * names the path, the branches and the loop counts gave up. */
+    const char *why = ompdag_rta_result_path_missing(res);
+    snprintf(buf, size,
+             "critical path, branches and loop counts: not computed: %s (docs/compact.md, \"The "
+             "worst flow\"); vol and len are exact",
+             why ? why : "no witness was asked for");
+    return true;
+}
+
+bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res)
+{
+    char why[512];
+    if (!report_loop_path_missing(g, res, why, sizeof why)) return false;
+    fprintf(out, "    worst flow: %s\n", why);
     return true;
 }

@@ -452,6 +452,13 @@ static void region_worst_flow(FILE *out, const ompdag_report_row *row, const omp
 {
     fprintf(out, "<p>%d tasks, %d nodes; worst flow and critical path for m = %d:</p><ul>",
             row->tasks, row->nodes, row->m);
+    char why[512];
+    if (report_loop_path_missing(g, res, why, sizeof why)) { /* vol and len only */
+        fputs("<li>", out);
+        esc(out, why);
+        fputs("</li></ul>\n", out);
+        return;
+    }
     region_choices(out, g, res);
     char *path = NULL; /* the shared printer's compressed form: context x depth */
     size_t plen = 0;

@@ -108,8 +108,11 @@ const char *report_branch_name(const ompdag_condag *g, int32_t c, int32_t s, cha
  * and true; false for any other node (report_breakdown.c). */
 bool report_loop_iterations(const ompdag_condag *g, const ompdag_rta_result *res, int32_t v,
                             char *buf, size_t size);
-/* A graph with compact loops whose result has no worst flow (above the
- * witness's unrolling limit): says so on out and returns true. */
+/* Above the loop path's limit (docs/compact.md, "The worst flow") the
+ * result has vol and len but no path: buf gets why, and true. */
+bool report_loop_path_missing(const ompdag_condag *g, const ompdag_rta_result *res, char *buf,
+                              size_t size);
+/* The same, said on out as the text report's worst-flow line. */
 bool report_no_loop_witness(FILE *out, const ompdag_condag *g, const ompdag_rta_result *res);
 
 /* The rows of one graph are consecutive; the first row of graph gi, or n. */

@@ -467,7 +467,30 @@ static json_t *flow_json(const ompdag_condag *g, const ompdag_rta_result *res)
         json_array_append_new(path,
                               json_pack("{s:s,s:s}", "node", ompdag_condag_node_id(g, p[i]), "at",
                                         ompdag_condag_node_place(g, p[i], a, sizeof a)));
-    return json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
+    json_t *flow = json_pack("{s:o,s:o}", "choices", choices, "critical_path", path);
+    const int32_t *pn;
+    const ompdag_path_piece *pc = ompdag_rta_result_path_pieces(res, &n, &pn);
+    if (pc) { /* compact loops in runs: critical_path is a prefix, the runs are whole */
+        json_t *runs = json_array();
+        for (int32_t k = 0; k < n; ++k) { /* pre-order: a group repeats the next pieces */
+            if (pc[k].at < 0) {
+                json_array_append_new(runs, json_pack("{s:I,s:I}", "repeat_next_pieces",
+                                                      (json_int_t)pc[k].len, "times",
+                                                      (json_int_t)pc[k].times));
+                continue;
+            }
+            json_t *nodes = json_array();
+            for (int32_t a2 = 0; a2 < pc[k].len; ++a2)
+                json_array_append_new(nodes,
+                                      json_string(ompdag_condag_node_id(g, pn[pc[k].at + a2])));
+            json_array_append_new(
+                runs, json_pack("{s:o,s:I}", "nodes", nodes, "times", (json_int_t)pc[k].times));
+        }
+        json_object_set_new(flow, "critical_path_runs", runs);
+    }
+    if (report_loop_path_missing(g, res, a, sizeof a)) /* vol and len only */
+        json_object_set_new(flow, "not_computed", json_string(a));
+    return flow;
 }
 
 static json_t *assumptions_json(const ompdag_report *r, const ompdag_condag *g,

@@ -146,6 +146,27 @@ int32_t ompdag_rta_result_choice_alt(const ompdag_rta_result *r, int32_t v);
 bool ompdag_rta_result_loop_iterations(const ompdag_rta_result *r, int32_t v, int64_t *lo,
                                        int64_t *hi);
 
+/* Compact loops replayed in runs (docs/compact.md, "The worst flow"): the
+ * critical path as pieces in path order (pre-order): a piece with at >= 0 is
+ * nodes[at .. at + len) repeated `times` times in a row; a piece with
+ * at == -1 is a group that repeats the `len` pieces after it (groups inside
+ * included) `times` times.  `nodes` counts a piece's nodes, repetitions
+ * included (saturating).  NULL with *count 0 when the path is a plain list
+ * (ompdag_rta_result_critical_path has it whole, or its prefix).  Borrowed
+ * from the result, as *nodes. */
+typedef struct ompdag_path_piece {
+    int32_t at, len;
+    uint64_t times;
+    uint64_t nodes;
+} ompdag_path_piece;
+const ompdag_path_piece *ompdag_rta_result_path_pieces(const ompdag_rta_result *r, int32_t *count,
+                                                       const int32_t **nodes);
+
+/* Compact loops whose worst flow has vol and len but no path, branches or
+ * loop counts (has_witness false): why, as a phrase ("its iterations do not
+ * settle into runs"); NULL otherwise.  Borrowed from the result. */
+const char *ompdag_rta_result_path_missing(const ompdag_rta_result *r);
+
 /* Flows enumerated (enumerate only, else 0). */
 uint64_t ompdag_rta_result_flow_count(const ompdag_rta_result *r);
 
