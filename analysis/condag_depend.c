@@ -679,7 +679,19 @@ static int clause_on(const condag_dep *d, int32_t t, int32_t x)
 typedef struct back_walk {
     int32_t *poff, *pred, *stack, *stamp;
     int32_t stamp_now;
+    int32_t *pos;   /* per node: its place in topological order */
+    int32_t *first; /* per var: the earliest place of a T node with a clause on it */
 } back_walk;
+
+/* Pushes u unless it was seen, or lies before every T node on x: nothing
+ * there or above it (all earlier in topological order) holds a clause on x,
+ * so the walk stops there.  Without this cut a clause on a var no earlier
+ * task names walked back to the root: quadratic on an unrolled loop. */
+static void walk_push(back_walk *w, int32_t *top, int32_t u, int32_t x)
+{
+    if (w->stamp[u] == w->stamp_now || w->pos[u] < w->first[x]) return;
+    w->stamp[u] = w->stamp_now, w->stack[(*top)++] = u;
+}
 
 /* From node tb's clause on x (tb's mode on x; tb a T node or a partial
  * taskwait), walks F-predecessors back, collecting every earlier task on x
@@ -692,7 +704,7 @@ static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, in
     int32_t top = 0, to = g->kind[tb] == OMPDAG_KIND_W ? tb : g->task_source[g->creates[tb]];
     ++w->stamp_now;
     for (int32_t i = w->poff[tb]; i < w->poff[tb + 1]; ++i)
-        w->stack[top++] = w->pred[i], w->stamp[w->pred[i]] = w->stamp_now;
+        walk_push(w, &top, w->pred[i], x);
     while (top) {
         int32_t v = w->stack[--top];
         int c = g->kind[v] == OMPDAG_KIND_T && d->off ? clause_on(d, v, x) : 0;
@@ -701,9 +713,26 @@ static bool walk_clause(const ompdag_condag *g, back_walk *w, edge_list *out, in
             return false;
         if (c && c - 1 == CONDAG_MODE_WRITE) continue; /* the last writer on this path */
         for (int32_t i = w->poff[v]; i < w->poff[v + 1]; ++i)
-            if (w->stamp[w->pred[i]] != w->stamp_now)
-                w->stamp[w->pred[i]] = w->stamp_now, w->stack[top++] = w->pred[i];
+            walk_push(w, &top, w->pred[i], x);
     }
+    return true;
+}
+
+/* The places of walk_push's cut: pos from the topological order, first[x]
+ * over the T nodes with a clause on x (INT32_MAX: none). */
+static bool walk_places(const ompdag_condag *g, back_walk *w)
+{
+    const int32_t *topo = ompdag_condag_topo_order(g);
+    w->pos = malloc(sizeof(int32_t) * ((size_t)g->n + 1));
+    w->first = malloc(sizeof(int32_t) * ((size_t)g->dep->nvar + 1));
+    if (!topo || !w->pos || !w->first) return false;
+    for (int32_t i = 0; i < g->n; ++i)
+        w->pos[topo[i]] = i;
+    for (int32_t x = 0; x < g->dep->nvar; ++x)
+        w->first[x] = INT32_MAX;
+    for (int32_t v = 0; v < g->n; ++v)
+        for (int32_t k = g->dep->off[v]; k < g->dep->off[v + 1] && g->kind[v] == OMPDAG_KIND_T; ++k)
+            if (w->pos[v] < w->first[g->dep->cvar[k]]) w->first[g->dep->cvar[k]] = w->pos[v];
     return true;
 }
 
@@ -722,11 +751,14 @@ static ompdag_status union_edges(const ompdag_condag *g, bool waits, int32_t **f
     if (!ompdag_condag_has_depend(g)) return OMPDAG_OK;
     back_walk w = {calloc((size_t)g->n + 1, sizeof(int32_t)),
                    malloc(sizeof(int32_t) * ((size_t)g->fsucc_off[g->n] + 1)),
-                   malloc(sizeof(int32_t) * (size_t)g->n), calloc((size_t)g->n, sizeof(int32_t)),
-                   0};
+                   malloc(sizeof(int32_t) * (size_t)g->n),
+                   calloc((size_t)g->n, sizeof(int32_t)),
+                   0,
+                   NULL,
+                   NULL};
     edge_list l = {0};
     ompdag_status st = OMPDAG_OK;
-    if (!w.poff || !w.pred || !w.stack || !w.stamp) {
+    if (!w.poff || !w.pred || !w.stack || !w.stamp || !walk_places(g, &w)) {
         st = NOMEM(err);
         goto done;
     }
@@ -762,7 +794,8 @@ static ompdag_status union_edges(const ompdag_condag *g, bool waits, int32_t **f
     *from = l.from, *to = l.to, *count = u;
     l.from = l.to = NULL;
 done:
-    free(w.poff), free(w.pred), free(w.stack), free(w.stamp), free(l.from), free(l.to);
+    free(w.poff), free(w.pred), free(w.stack), free(w.stamp), free(w.pos), free(w.first);
+    free(l.from), free(l.to);
     return st;
 }
 

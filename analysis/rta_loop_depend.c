@@ -73,6 +73,9 @@ ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *
     ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_DEPEND, opt->m, false);
     if (!r) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     r->compact = true;
+    /* Only the bound: vol and len stay -1 (unknown), and the report says why. */
+    r->no_path = "depend clauses in compact loops give the bound only (the worst flow's vol, "
+                 "len and path are not computed for them yet)";
     bool closed = false;
     ompdag_status st = rta_ld_closure_bound(g, opt, r, &closed, err);
     if (!st && !closed) st = unrolled_bound(g, opt, r, err);

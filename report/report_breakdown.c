@@ -250,10 +250,12 @@ bool report_loop_path_missing(const ompdag_condag *g, const ompdag_rta_result *r
     /* vol and len are exact (rta_loop_witness.c); the replay in runs that
      * names the path, the branches and the loop counts gave up. */
     const char *why = ompdag_rta_result_path_missing(res);
+    bool sums = ompdag_rta_result_vol(res) >= 0; /* rta_loop_depend gives the bound alone */
     snprintf(buf, size,
              "critical path, branches and loop counts: not computed: %s (docs/compact.md, \"The "
-             "worst flow\"); vol and len are exact",
-             why ? why : "no witness was asked for");
+             "worst flow\"); %s",
+             why ? why : "no witness was asked for",
+             sums ? "vol and len are exact" : "vol and len are unknown (-1)");
     return true;
 }
 

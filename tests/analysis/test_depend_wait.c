@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ompdag/dot.h"
 #include "ompdag/locks.h"
@@ -598,4 +599,75 @@ Test(depend_wait, many_concurrent_siblings_give_quadratic_edges)
                       i + 1);
     snprintf(buf + k, sizeof buf - (size_t)k, "]}");
     cr_assert_eq(bound_json(buf, 2), 220);
+}
+
+/* ---- cost: the union of D-edges is not quadratic ---------------------------- */
+
+/* A chain of n tasks, task k with in: c<k-1> and out: c<k>, then a taskwait.
+ * Task k's clause on c<k> names a var no earlier task names: the union walk
+ * used to go back to the root from it, n²/2 node visits (the tied bound of
+ * an unrolled loop of 10^5 iterations took 100 s in `report`). */
+static ompdag_condag *cell_chain(int32_t n)
+{
+    ompdag_condag *g = ompdag_condag_create();
+    ompdag_error err;
+    char id[32], task[32], var[32];
+    int32_t prev = -1, v = -1;
+    cr_assert_eq(
+        ompdag_condag_add_node(
+            g, &(ompdag_node_spec){.id = "s", .task = "main", .kind = OMPDAG_KIND_N, .wcet = 1},
+            &prev, &err),
+        OMPDAG_OK, "%s", err.message);
+    for (int32_t k = 0; k < n; ++k) {
+        snprintf(id, sizeof id, "t%d", k), snprintf(task, sizeof task, "k%d", k);
+        cr_assert_eq(
+            ompdag_condag_add_node(
+                g,
+                &(ompdag_node_spec){
+                    .id = id, .task = "main", .kind = OMPDAG_KIND_T, .wcet = 1, .creates = task},
+                &v, &err),
+            OMPDAG_OK, "%s", err.message);
+        cr_assert_eq(ompdag_condag_add_edge(g, prev, v, &err), OMPDAG_OK, "%s", err.message);
+        snprintf(var, sizeof var, "c%d", k - 1);
+        if (k) cr_assert_eq(ompdag_condag_add_depend(g, v, OMPDAG_DEP_IN, var, &err), OMPDAG_OK);
+        snprintf(var, sizeof var, "c%d", k);
+        cr_assert_eq(ompdag_condag_add_depend(g, v, OMPDAG_DEP_OUT, var, &err), OMPDAG_OK);
+        prev = v;
+        snprintf(id, sizeof id, "b%d", k);
+        cr_assert_eq(
+            ompdag_condag_add_node(
+                g, &(ompdag_node_spec){.id = id, .task = task, .kind = OMPDAG_KIND_N, .wcet = 10},
+                NULL, &err),
+            OMPDAG_OK, "%s", err.message);
+    }
+    cr_assert_eq(
+        ompdag_condag_add_node(
+            g, &(ompdag_node_spec){.id = "w", .task = "main", .kind = OMPDAG_KIND_W, .wcet = 1}, &v,
+            &err),
+        OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_add_edge(g, prev, v, &err), OMPDAG_OK, "%s", err.message);
+    cr_assert_eq(ompdag_condag_finalize(g, &err), OMPDAG_OK, "%s", err.message);
+    return g;
+}
+
+Test(depend_wait, the_union_of_d_edges_is_not_quadratic, .timeout = 120)
+{
+    const int32_t n = 100000;
+    ompdag_condag *g = cell_chain(n);
+    int32_t *from = NULL, *to = NULL;
+    int64_t count = 0;
+    ompdag_error err;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    cr_assert_eq(ompdag_condag_order_edges(g, &from, &to, &count, &err), OMPDAG_OK, "%s",
+                 err.message);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    cr_expect_eq(count, n - 1, "one D-edge per link of the chain, got %lld", (long long)count);
+    for (int64_t i = 0; i < count; ++i) /* b<k-1> -> b<k>: each task's one node */
+        cr_expect_eq(to[i], from[i] + 2, "edge %lld: %d -> %d", (long long)i, from[i], to[i]);
+    cr_expect_lt(s, 5.0, "union of D-edges over %d tasks took %.2f s", n, s);
+    cr_log_info("union of D-edges, %d tasks: %.3f s", n, s);
+    free(from), free(to);
+    ompdag_condag_destroy(g);
 }

@@ -303,3 +303,37 @@ Test(report, offload_split_under_its_node)
               r.out);
     done(r);
 }
+
+/* Clauses in a compact loop give the bound only (rta_loop_depend.c): the
+ * worst flow line must say vol and len are unknown, not "exact" beside
+ * "vol -1" as it did when the loop witness's wording was used for them. */
+Test(report, loop_depend_worst_flow_says_vol_and_len_are_unknown)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/loop_depend.json", tmpdir());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("{\"format\": \"ompdag-condag\", \"version\": 1, \"extensions\": [\"loops\"],"
+          " \"nodes\": [{\"id\": \"a\", \"task\": \"main\", \"kind\": \"N\", \"wcet\": 3},"
+          " {\"id\": \"L\", \"task\": \"main\", \"kind\": \"C\", \"wcet\": 1, \"repeat\": 100000},"
+          " {\"id\": \"t\", \"task\": \"main\", \"kind\": \"T\", \"wcet\": 2, \"creates\": \"k\","
+          " \"depend\": [{\"type\": \"in\", \"var\": \"a\", \"index\": {\"loop\": \"L\", "
+          "\"offset\": 0}}, {\"type\": \"out\", \"var\": \"a\", \"index\": {\"loop\": \"L\", "
+          "\"offset\": 1}}]},"
+          " {\"id\": \"e\", \"task\": \"main\", \"kind\": \"J\", \"wcet\": 0},"
+          " {\"id\": \"x\", \"task\": \"main\", \"kind\": \"J\", \"wcet\": 0},"
+          " {\"id\": \"w\", \"task\": \"main\", \"kind\": \"W\", \"wcet\": 5},"
+          " {\"id\": \"k\", \"task\": \"k\", \"kind\": \"N\", \"wcet\": 10}],"
+          " \"edges\": [[\"a\",\"L\"], [\"L\",\"t\"], [\"L\",\"x\"], [\"t\",\"e\"], [\"e\",\"x\"],"
+          " [\"x\",\"w\"]]}\n",
+          f);
+    fclose(f);
+    run_result r = sh("ompdag report %s --threads 2", path);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* tied tasks (no "untied"), rule tied-root: m·R = m·vol, vol = 3 + K·(1 + 2 + 10) + 5 */
+    cr_expect(strstr(r.out, "m*R = 2600016 ns"), "%s", r.out);
+    cr_expect(strstr(r.out, "depend clauses in compact loops give the bound only"), "%s", r.out);
+    cr_expect(strstr(r.out, "vol and len are unknown (-1)"), "%s", r.out);
+    cr_expect(!strstr(r.out, "vol and len are exact"), "%s", r.out);
+    done(r);
+}
