@@ -14,10 +14,13 @@
  * every node measured, a block a thread never ran by location (its twin's
  * WCETs); annotate's responses the ones recomputed from the
  * raw records; the bound at m = 2 at least every clean run; `check` passing.
+ * And a thread's arrival for team formation: the end of its first segment,
+ * the pieces cut at a single/masked begin joined (annotate_overhead.c).
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
 
+#include "../../annotate/annotate_internal.h"
 #include "probe/probe_util.h"
 #include "probe/team_util.h"
 #include "test_tmpdir.h"
@@ -285,4 +288,48 @@ Test(annotate_team_single, taskloop_2_every_thread_and_a_single_run_taskloops, .
     expect_measured(m.g, runs);
     expect_clean(&m);
     json_decref(m.g);
+}
+
+/* ---- a thread's arrival ---- */
+
+/* A segment of implicit task 7 on probe thread 1, from sk to ek, ending at
+ * `end` (flags: OMPDAG_RECF_ROOT inside a single/masked body). */
+static ompdag_trace_rec piece(uint8_t sk, uint8_t ek, uint8_t flags, uint64_t end)
+{
+    return (ompdag_trace_rec){.type = OMPDAG_REC_SEGMENT,
+                              .start_kind = sk,
+                              .end_kind = ek,
+                              .flags = (uint8_t)(OMPDAG_RECF_IMPLICIT | flags),
+                              .thread = 1,
+                              .id = 7,
+                              .time = end,
+                              .dur = 10};
+}
+
+/* The arrival annot_arrival_record gives thread 1 after its implicit task's
+ * first pieces: begin -> single begin at 110, body -> task directive at 120,
+ * then -> barrier at 130. */
+static uint64_t arrival(bool team)
+{
+    region_run run = {0};
+    ompdag_trace_rec begin = {.type = OMPDAG_REC_SCHED, .thread = 1, .time = 100};
+    annot_sched_record(&run, &begin);
+    ompdag_trace_rec seq[] = {
+        piece(OMPDAG_PT_TASK_BEGIN, OMPDAG_PT_ROOT_BEGIN, 0, 110),
+        piece(OMPDAG_PT_ROOT_BEGIN, OMPDAG_PT_CREATE, OMPDAG_RECF_ROOT, 120),
+        piece(OMPDAG_PT_CREATE, OMPDAG_PT_BARRIER, 0, 130),
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; ++i)
+        annot_arrival_record(&run, &seq[i], team);
+    cr_assert_eq(run.nsched, 1);
+    return run.sched[0].arrive;
+}
+
+/* A team graph's phase task has no scheduling point at a single's begin:
+ * the thread can take tasks from the task directive on (120).  A
+ * single/master region's τ1 begins there, so its thread arrives at 110. */
+Test(annotate_team_single, a_threads_arrival_joins_the_pieces_of_its_first_segment)
+{
+    cr_expect_eq(arrival(true), 120);
+    cr_expect_eq(arrival(false), 110);
 }
