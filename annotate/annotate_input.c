@@ -46,7 +46,7 @@
 /* Delay kinds, as ompdag_overheads' fields. */
 enum { IN_START, IN_WAKE, IN_CONT, IN_KINDS };
 
-void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, bool clean)
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, int64_t dur, bool clean)
 {
     const pending_seg *r = &c->pend[seg_index];
     uint64_t trace = c->a->traces + 1;
@@ -64,8 +64,8 @@ void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, bool clean)
     ompdag_annotation *a = c->a;
     if (ompdag_compact_is_compact(g->g) || !clean) return;
     if (annot_grow((void **)&a->wsamp, &a->wsamp_cap, a->nwsamp + 1, sizeof *a->wsamp))
-        a->wsamp[a->nwsamp++] = (annot_wsample){(uint32_t)(k - a->classes), (uint32_t)a->traces,
-                                                r->run, (int64_t)r->dur};
+        a->wsamp[a->nwsamp++] =
+            (annot_wsample){(uint32_t)(k - a->classes), (uint32_t)a->traces, r->run, dur};
     else
         a->wsamp_lost = true;
 }

@@ -202,6 +202,7 @@ typedef struct sched_begin {
     uint32_t thread;
     uint64_t delay, nivcsw, cpu;
     uint64_t arrive;
+    bool arrive_open; /* a team graph's first segment goes on after a single/masked point */
 } sched_begin;
 
 typedef struct region_run {
@@ -625,8 +626,10 @@ ompdag_status annot_interfered_runs(trace_ctx *c, ompdag_error *err);
 ompdag_status annot_overhead_collect(trace_ctx *c, ompdag_error *err);
 void annot_sched_record(region_run *run, const ompdag_trace_rec *r);
 /* A segment record of the run: the first segment of a thread's implicit task
- * sets that thread's arrival (team formation, docs/overheads.md). */
-void annot_arrival_record(region_run *run, const ompdag_trace_rec *r);
+ * sets that thread's arrival (team formation, docs/overheads.md); in a team
+ * graph (team) one cut at a single/masked begin or end goes on to the next
+ * piece. */
+void annot_arrival_record(region_run *run, const ompdag_trace_rec *r, bool team);
 bool annot_run_interfered(const trace_ctx *c, uint64_t run); /* after annot_interfered_runs */
 /* c->runs by id, for annot_find_run: a new array (free()), NULL on ENOMEM. */
 const region_run **annot_runs_by_id(const trace_ctx *c);
@@ -655,7 +658,9 @@ int64_t annot_run_team(const region_run *run);
 int64_t annot_select_i64(int64_t *a, size_t n, size_t k);
 
 /* annotate_input.c: the input's DAG (docs/probe.md#input).  annot_input_hit:
- * segment pend[seg_index] mapped to class k (map_chain).  annot_input_delay:
+ * the segment that starts with pend[seg_index] (its first piece, where a
+ * team graph joins pieces: annotate_map.c team_joint), of own time dur,
+ * mapped to class k (map_chain).  annot_input_delay:
  * a clean run's delay before segment s, of kind 0 start, 1 wake, 2 cont
  * (annotate_overhead.c; false on ENOMEM).  annot_input_resolve: the delays
  * onto the nodes of their instances, once both are done.  annot_input_json:
@@ -702,7 +707,7 @@ typedef struct annot_wsample {
     uint64_t run;
     int64_t dur;
 } annot_wsample;
-void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, bool clean);
+void annot_input_hit(trace_ctx *c, seg_class *k, size_t seg_index, int64_t dur, bool clean);
 bool annot_input_delay(trace_ctx *c, const pending_seg *s, int kind, int64_t value);
 ompdag_status annot_input_resolve(trace_ctx *c, ompdag_error *err);
 struct ompdag_overheads;

@@ -473,6 +473,55 @@ static bool team_phase_begin(const graph_info *gi, const pending_seg *r, size_t 
     return gi->team_p && i == 0 && r->sk == OMPDAG_PT_BARRIER && (r->flags & OMPDAG_RECF_IMPLICIT);
 }
 
+/* In a team graph, a `single`/`masked` body's begin or end inside an
+ * implicit task is no scheduling point of its phase task: the body is the
+ * nodes of the block on the C node's "runs" branch (plugin/fe_team_single.c),
+ * between the phase's code before and after it.  The probe cuts a segment
+ * there all the same (probe.c root_scope: the point where a single/master
+ * region's τ1 begins and ends), so segment i, ending there, and the next one,
+ * starting there, are one segment of the phase task (docs/probe.md "Team
+ * graphs"). */
+static bool team_joint(const graph_info *gi, const pending_seg *seg, size_t n, size_t i)
+{
+    const pending_seg *r = &seg[i];
+    return gi->team_p && (r->flags & OMPDAG_RECF_IMPLICIT) &&
+           (r->ek == OMPDAG_PT_ROOT_BEGIN || r->ek == OMPDAG_PT_ROOT_END) && i + 1 < n &&
+           seg[i + 1].sk == r->ek && seg[i + 1].id == r->id;
+}
+
+/* A piece of a team graph's implicit task that starts at a single/masked
+ * begin or end the piece before did not end at: the body's other side is
+ * missing, and the piece has no start point in the phase task. */
+static bool team_orphan(const graph_info *gi, const pending_seg *r)
+{
+    return gi->team_p && (r->flags & OMPDAG_RECF_IMPLICIT) &&
+           (r->sk == OMPDAG_PT_ROOT_BEGIN || r->sk == OMPDAG_PT_ROOT_END);
+}
+
+/* Where the segment that ends with piece seg[i] begins (the first piece
+ * joined to it, team_joint), and its own time: the pieces' sum. */
+static size_t joined_head(const graph_info *gi, const pending_seg *seg, size_t n, size_t i,
+                          uint64_t *dur)
+{
+    size_t h = i;
+    *dur = seg[i].dur;
+    while (h > 0 && team_joint(gi, seg, n, h - 1))
+        *dur += seg[--h].dur;
+    return h;
+}
+
+/* Counts the pieces seg[h..i] as mapped segments of the graph, or notes
+ * each as unmapped. */
+static void count_pieces(trace_ctx *c, const pending_seg *seg, size_t h, size_t i, bool ok,
+                         const char *why)
+{
+    for (size_t k = h; k <= i; ++k)
+        if (ok)
+            ++c->a->graphs[seg[k].graph].segments;
+        else
+            note_unmapped(c, &seg[k], why);
+}
+
 /* Maps the time-ordered segments of one task instance onto task `task`,
  * walking the graph from its begin.  With dry_run, only counts how many map.
  * Returns that count, or SIZE_MAX on allocation failure. */
@@ -486,19 +535,25 @@ size_t annot_map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_
     size_t mapped = 0;
     if (gi->loops && !dry_run) annot_loops_next_instance(gi->loops);
     for (size_t i = 0; i < n; ++i) {
-        const pending_seg *r = &seg[i];
+        if (team_joint(gi, seg, n, i)) continue; /* the next piece goes on with this segment */
+        uint64_t dur;
+        size_t h = joined_head(gi, seg, n, i, &dur);
+        const pending_seg *r = &seg[i], *head = &seg[h];
         bool ok = true;
         const char *why = "no path of the graph joins these scheduling points";
-        if (r->sk == OMPDAG_PT_TASK_BEGIN || r->sk == OMPDAG_PT_ROOT_BEGIN ||
-            team_phase_begin(gi, r, i)) {
+        if (team_orphan(gi, head)) {
+            ok = false;
+            why = "a single/masked begin or end without its other side in its implicit task";
+        } else if (head->sk == OMPDAG_PT_TASK_BEGIN || head->sk == OMPDAG_PT_ROOT_BEGIN ||
+                   team_phase_begin(gi, head, h)) {
             ck = OMPDAG_POINT_BEGIN;
             cn = -1;
             active = true;
         } else if (!active) {
             ok = false;
             why = "an earlier segment of its task did not map";
-        } else if ((r->sk == OMPDAG_PT_CREATE) != (ck == OMPDAG_POINT_CREATE) ||
-                   ((r->sk == OMPDAG_PT_TASKWAIT || r->sk == OMPDAG_PT_TASKGROUP) !=
+        } else if ((head->sk == OMPDAG_PT_CREATE) != (ck == OMPDAG_POINT_CREATE) ||
+                   ((head->sk == OMPDAG_PT_TASKWAIT || head->sk == OMPDAG_PT_TASKGROUP) !=
                     (ck == OMPDAG_POINT_WAIT))) {
             ok = false;
         }
@@ -512,21 +567,20 @@ size_t annot_map_chain(trace_ctx *c, int32_t task, const pending_seg *seg, size_
             k = annot_class_get(a, r->graph, task, ck, cn, ek, en, c->mark, c->stack, &nomem);
             bool clean = !annot_run_interfered(c, r->run);
             i64vec *into = k && !clean ? &k->samples_if : k ? &k->samples : NULL;
-            if (nomem || (k && !annot_i64vec_push(into, (int64_t)r->dur))) return SIZE_MAX;
-            if (k) annot_input_hit(c, k, (size_t)(r - c->pend), clean);
+            if (nomem || (k && !annot_i64vec_push(into, (int64_t)dur))) return SIZE_MAX;
+            if (k) annot_input_hit(c, k, (size_t)(head - c->pend), dur, clean);
             if (k && c->noff &&
-                !annot_offload_attach(c, k, r->id, i ? seg[i - 1].time : 0, r->time))
+                !annot_offload_attach(c, k, r->id, h ? seg[h - 1].time : 0, r->time))
                 return SIZE_MAX;
             ok = k != NULL;
         }
+        if (!dry_run) count_pieces(c, seg, h, i, ok, why);
         if (!ok) {
             active = false;
-            if (!dry_run) note_unmapped(c, r, why);
             continue;
         }
-        ++mapped;
+        mapped += i + 1 - h;
         if (!dry_run) {
-            ++a->graphs[r->graph].segments;
             if (ek == OMPDAG_POINT_CREATE && !annot_made_insert(c, r->id, r->time, en))
                 return SIZE_MAX;
             if ((ek == OMPDAG_POINT_CREATE || ek == OMPDAG_POINT_WAIT) &&

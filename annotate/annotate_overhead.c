@@ -57,7 +57,7 @@ void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
     if (r->flags == 0) {
         if (run->nsched < ANNOT_MAX_SCHED)
             run->sched[run->nsched++] =
-                (sched_begin){r->thread, r->dur, r->cp_start, r->cp_end, r->time};
+                (sched_begin){r->thread, r->dur, r->cp_start, r->cp_end, r->time, false};
         return;
     }
     for (int32_t i = 0; i < run->nsched; ++i) {
@@ -75,17 +75,26 @@ void annot_sched_record(region_run *run, const ompdag_trace_rec *r)
 /* A thread can take tasks from its implicit task's first scheduling point on
  * (the barrier or the `single`/`masked` body it reaches first): the end of
  * that implicit task's first segment.  A thread writes its OMPDAG_REC_SCHED
- * begin record before any segment, so its entry is there already. */
-void annot_arrival_record(region_run *run, const ompdag_trace_rec *r)
+ * begin record before any segment, so its entry is there already.  In a
+ * team graph a single/masked begin or end is no scheduling point (the
+ * probe's cut there joins two pieces of one segment, annotate_map.c
+ * team_joint): the first segment goes on to the piece after it. */
+void annot_arrival_record(region_run *run, const ompdag_trace_rec *r, bool team)
 {
-    if (!(r->flags & OMPDAG_RECF_IMPLICIT) || (r->flags & OMPDAG_RECF_ROOT) ||
-        r->start_kind != OMPDAG_PT_TASK_BEGIN)
-        return;
-    for (int32_t i = 0; i < run->nsched; ++i)
-        if (run->sched[i].thread == r->thread) {
-            run->sched[i].arrive = r->time;
-            return;
+    bool first = r->start_kind == OMPDAG_PT_TASK_BEGIN && !(r->flags & OMPDAG_RECF_ROOT);
+    bool goes_on =
+        team && (r->start_kind == OMPDAG_PT_ROOT_BEGIN || r->start_kind == OMPDAG_PT_ROOT_END);
+    if (!(r->flags & OMPDAG_RECF_IMPLICIT) || (!first && !goes_on)) return;
+    for (int32_t i = 0; i < run->nsched; ++i) {
+        sched_begin *b = &run->sched[i];
+        if (b->thread != r->thread) continue;
+        if (first || b->arrive_open) {
+            b->arrive = r->time;
+            b->arrive_open =
+                team && (r->end_kind == OMPDAG_PT_ROOT_BEGIN || r->end_kind == OMPDAG_PT_ROOT_END);
         }
+        return;
+    }
 }
 
 /* The run's late threads: the arrival times after the root began, sorted,

@@ -214,12 +214,15 @@ static ompdag_status add_region(trace_ctx *c, const ompdag_trace_rec *r, ompdag_
         break;
     case OMPDAG_REC_SEGMENT:
         if (r->thread < 64) run->thread_mask |= 1ull << r->thread;
-        annot_arrival_record(run, r);
+        annot_arrival_record(run, r, c->a->graphs[gp - 1].team_p > 0);
         /* a team graph's phase ends when its thread reaches the barrier */
         if (c->a->graphs[gp - 1].team_p && r->end_kind == OMPDAG_PT_BARRIER &&
             (r->flags & OMPDAG_RECF_IMPLICIT))
             run->tasks_end = r->time > run->tasks_end ? r->time : run->tasks_end;
-        if (r->end_kind == OMPDAG_PT_ROOT_BEGIN) run->tasks_begin = r->time;
+        /* a single/master region's τ1 begins with its body; a team graph's
+         * τ1 with the first implicit task, not with a single inside it */
+        if (r->end_kind == OMPDAG_PT_ROOT_BEGIN && !c->a->graphs[gp - 1].team_p)
+            run->tasks_begin = r->time;
         if (r->end_kind == OMPDAG_PT_ROOT_END || r->end_kind == OMPDAG_PT_TASK_END)
             if ((r->flags & OMPDAG_RECF_ROOT) || !(r->flags & OMPDAG_RECF_IMPLICIT))
                 run->tasks_end = r->time > run->tasks_end ? r->time : run->tasks_end;

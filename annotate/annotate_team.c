@@ -18,6 +18,15 @@
  * segment after the last barrier (the region's implicit barrier) runs no
  * graph code: annotate_read.c leaves it out.
  *
+ * `single` and `masked` blocks (plugin/fe_team_single.c: a C node "single
+ * run by this thread?" in each thread's phase task, or the block in the
+ * filter's thread alone): the probe cuts the executing thread's segments
+ * where the body begins and ends, points that are no scheduling points of
+ * the phase task; annot_map_chain joins the two segments at each such point
+ * (annotate_map.c team_joint), so the block maps onto the C node's "runs"
+ * branch in that thread, and the other threads' segments, uncut, onto
+ * "skips".
+ *
  * Refused by name, writing nothing: a run whose team differs from P (the
  * graph holds P implicit tasks and its bound is for m = P), an implicit
  * task with another number of barriers than the graph's phases, and a trace
