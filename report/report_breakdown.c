@@ -144,6 +144,7 @@ static void floor_at(const ompdag_condag *g, int32_t m, ompdag_report_breakdown 
     json_t *fl = json_object_get(ompdag_condag_extra(g, -1), "floor");
     json_t *runs = json_object_get(fl, "runs");
     b->has_floor = json_is_object(fl);
+    b->floor_why = json_string_value(json_object_get(fl, "why"));
     size_t n = json_array_size(runs), k = 0, i;
     double *r = malloc((n + 1) * sizeof *r);
     json_t *x;

@@ -94,6 +94,8 @@ void report_breakdown_text(FILE *out, const ompdag_report_row *row)
                 "%s\n",
                 b->floor_min, b->floor_median, b->floor_max, b->floor_runs,
                 report_times(b->bound_over_observed, f[0], sizeof f[0]));
+    else if (b->floor_why)
+        fprintf(out, "    floor: n/a (%s)\n", b->floor_why);
     else
         fputs("    floor: n/a (no clean run at this m)\n", out);
     fprintf(out, "    factors: graph %s, WCETs per location %s, delays %s, margin %s, floor %s",

@@ -179,6 +179,9 @@ typedef struct ompdag_report_breakdown {
                             one WCET per code location (not told apart: compact
                             graph)"), "dispatch delays", "margin", "Graham (the floor)";
                             NULL when unknown.  Static text. */
+    const char *floor_why; /* annotate's reason for not computing the floor (a team graph:
+                              a run's own DAG has no barrier edges), borrowed from the set;
+                              NULL when it gave none */
 } ompdag_report_breakdown;
 
 /* One (region, m) pair of a report.  Every field is read-only; strings are

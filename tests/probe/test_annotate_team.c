@@ -114,6 +114,11 @@ Test(annotate_team, a_team_graph_is_measured_and_bounds_every_clean_run, .timeou
     snprintf(cmd, sizeof cmd, "%s check %s 2>&1 | grep -q ompdag-unmeasured", OMPDAG_CLI_PATH,
              graph());
     cr_expect_eq(sh(cmd), 0, "%s", cmd);
+    /* the report says why a team graph has no floor, not "no clean run" */
+    snprintf(cmd, sizeof cmd,
+             "%s report %s --threads 2 | grep -q 'floor: n/a (not computed for a team graph'",
+             OMPDAG_CLI_PATH, out);
+    cr_expect_eq(sh(cmd), 0, "%s", cmd);
 }
 
 Test(annotate_team, a_run_of_another_team_size_is_refused_by_name, .timeout = 120)
