@@ -49,7 +49,57 @@ static ompdag_status too_large(const ompdag_condag *g, uint64_t size, ompdag_err
                             n, RTA_LOOP_DEPEND_LIMIT, loop);
 }
 
-/* The bound on the unrolling (rta_depend.c on `ompdag expand`'s graph). */
+/* Why the report has no (complete) worst flow, per way the bound was found. */
+static const char closure_only[] =
+    "depend clauses in compact loops give the bound only (the worst flow's vol, len and path are "
+    "not computed for them yet)";
+static const char unrolled_path[] =
+    "the bound of depend clauses in compact loops comes from their unrolling, and the critical "
+    "path is not mapped back from the unrolling";
+static const char unrolled_merged[] =
+    "the unrolling of depend clauses in compact loops has more cells than rta_depend.c keeps "
+    "apart, so its bound is not exact and has no worst flow";
+
+/* vol + (m−1)·len + m·O·migrations, or −1 on overflow: without dispatch
+ * delays, the m·R of the flow with these parts (docs/analysis.md). */
+static int64_t graham_sum(const ompdag_rta_options *opt, int64_t vol, int64_t len, int64_t mig)
+{
+    int64_t a, b, s;
+    if (__builtin_mul_overflow((int64_t)opt->m - 1, len, &a) ||
+        __builtin_mul_overflow((int64_t)opt->m * opt->migration_overhead, mig, &b) ||
+        __builtin_add_overflow(vol, a, &s) || __builtin_add_overflow(s, b, &s))
+        return -1;
+    return s;
+}
+
+/* Takes the expansion's worst flow into r, after measuring it again on x
+ * (rta_flow_eval.c, no bound algorithm): its m·R must be the bound and its
+ * parts rta_depend's, and without delays vol + (m−1)·len + m·O·migrations
+ * must add up to it; else an internal error, never a printed number. */
+static ompdag_status take_flow(const ompdag_condag *x, const ompdag_rta_options *xo,
+                               const ompdag_rta_result *xr, ompdag_rta_result *r, ompdag_error *err)
+{
+    ompdag_flow_eval e;
+    ompdag_status st = ompdag_flow_evaluate(x, xr->choice, xo, &e, NULL, NULL, err);
+    if (st) return st;
+    bool parts = e.vol == xr->vol && e.len == xr->len && e.migrations == xr->migrations;
+    bool sum = ompdag_condag_has_delays(x) ||
+               graham_sum(xo, xr->vol, xr->len, xr->migrations) == xr->bound_times_m;
+    if (e.bound_times_m != xr->bound_times_m || !parts || !sum)
+        return ompdag_error_set(err, OMPDAG_ERR_INVALID,
+                                "internal error: the unrolled loops' bound (%lld) and its worst "
+                                "flow (%lld; vol %lld, len %lld) disagree; please report this "
+                                "graph",
+                                (long long)xr->bound_times_m, (long long)e.bound_times_m,
+                                (long long)xr->vol, (long long)xr->len);
+    r->vol = xr->vol, r->len = xr->len, r->migrations = xr->migrations;
+    r->no_path = unrolled_path;
+    return OMPDAG_OK;
+}
+
+/* The bound on the unrolling (rta_depend.c on `ompdag expand`'s graph), and
+ * unless opt->bound_only its worst flow's vol and len: the flow is one of the
+ * expansion, so its path names expansion nodes and is left out. */
 static ompdag_status unrolled_bound(const ompdag_condag *g, const ompdag_rta_options *opt,
                                     ompdag_rta_result *r, ompdag_error *err)
 {
@@ -57,11 +107,12 @@ static ompdag_status unrolled_bound(const ompdag_condag *g, const ompdag_rta_opt
     if (size > RTA_LOOP_DEPEND_LIMIT) return too_large(g, size, err);
     ompdag_condag *x = NULL;
     ompdag_rta_result *xr = NULL;
-    ompdag_rta_options xo = *opt;
-    xo.bound_only = true; /* the unrolled witness has no node of g to map to yet */
     ompdag_status st = ompdag_compact_expand(g, RTA_LOOP_DEPEND_LIMIT, &x, err);
-    if (!st) st = rta_depend(x, &xo, &xr, err);
+    if (!st) st = rta_depend(x, opt, &xr, err);
     if (!st) r->bound_times_m = xr->bound_times_m, r->exact = xr->exact;
+    /* merged cells: the witness rta_depend.c builds need not reach the bound */
+    if (!st && !xr->exact) r->no_path = unrolled_merged;
+    if (!st && xr->exact && xr->has_witness) st = take_flow(x, opt, xr, r, err);
     ompdag_rta_result_destroy(xr);
     ompdag_condag_destroy(x);
     return st;
@@ -73,9 +124,9 @@ ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *
     ompdag_rta_result *r = rta_result_new(g, OMPDAG_ALG_DEPEND, opt->m, false);
     if (!r) return ompdag_error_set(err, OMPDAG_ERR_NOMEM, "out of memory");
     r->compact = true;
-    /* Only the bound: vol and len stay -1 (unknown), and the report says why. */
-    r->no_path = "depend clauses in compact loops give the bound only (the worst flow's vol, "
-                 "len and path are not computed for them yet)";
+    /* The closure gives the bound only: vol and len stay -1 (unknown), and
+     * the report says why; the unrolling fills them in (unrolled_bound). */
+    r->no_path = closure_only;
     bool closed = false;
     ompdag_status st = rta_ld_closure_bound(g, opt, r, &closed, err);
     if (!st && !closed) st = unrolled_bound(g, opt, r, err);

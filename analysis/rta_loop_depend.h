@@ -13,7 +13,9 @@
 
 /* The exact depend bound (rta_depend.c) of the at-most unrolling of g's
  * loops, bit for bit that of `ompdag expand`'s graph.  *out (owned by the
- * caller, ompdag_rta_result_destroy) has the bound and "exact", no witness.
+ * caller, ompdag_rta_result_destroy) has the bound and "exact"; unless
+ * opt->bound_only, a bound found on the unrolling also has the worst flow's
+ * vol, len and migrations (checked), and its path is left out (no witness).
  * OMPDAG_ERR_LIMIT names the limit and the largest loop above
  * RTA_LOOP_DEPEND_LIMIT unrolled nodes. */
 ompdag_status rta_loop_depend(const ompdag_condag *g, const ompdag_rta_options *opt,

@@ -6,7 +6,9 @@
  * items, branches and taskwaits (some partial) inside and after the loops, nested loops in
  * part of them; the compact bound (analysis/rta_loop_depend*.c) must equal
  * rta_depend.c on `ompdag expand`'s graph bit for bit for m = 1…4 and with
- * migration overhead.  Hand cases: a chain a[i-1] -> a[i] at K = 10, 10^5
+ * migration overhead; on the unrolling, the worst flow's vol, len and
+ * migrations are rta_depend.c's on the expansion and add up to the bound.
+ * Hand cases: a chain a[i-1] -> a[i] at K = 10, 10^5
  * and 10^9; independent inout a[i]; a task after the loop that waits for
  * all; the file format and its errors; the limit of the unrolled path. */
 #include <criterion/criterion.h>
@@ -205,6 +207,28 @@ typedef struct tally {
     long programs, closed, with_clauses, partial_waits, closed_waits;
 } tally;
 
+/* Outside the closable class, the worst flow's vol, len and migrations are
+ * those rta_depend.c finds on the expansion x, and they add up to the bound:
+ * vol + (m−1)·len + m·O·migrations = m·R (the graphs have no delays). */
+static void unrolled_flow_matches(const ompdag_condag *g, const ompdag_condag *x, int32_t m,
+                                  int64_t o)
+{
+    ompdag_rta_options opt;
+    ompdag_rta_options_init(&opt, m);
+    opt.migration_overhead = o;
+    ompdag_rta_result *c = run_ok(g, &opt), *u = run_ok(x, &opt);
+    cr_assert(ompdag_rta_result_is_exact(c));
+    int64_t vol = ompdag_rta_result_vol(c), len = ompdag_rta_result_len(c);
+    int64_t mig = ompdag_rta_result_migrations(c);
+    cr_assert_eq(vol, ompdag_rta_result_vol(u), "m=%d O=%lld", m, (long long)o);
+    cr_assert_eq(len, ompdag_rta_result_len(u), "m=%d O=%lld", m, (long long)o);
+    cr_assert_eq(mig, ompdag_rta_result_migrations(u));
+    cr_assert_eq(vol + (m - 1) * len + m * o * mig, ompdag_rta_result_bound_times_m(c));
+    cr_assert_not(ompdag_rta_result_has_witness(c), "the path is not mapped back");
+    cr_assert(strstr(ompdag_rta_result_path_missing(c), "not mapped back from the unrolling"));
+    ompdag_rta_result_destroy(c), ompdag_rta_result_destroy(u);
+}
+
 static void compare_all(const ompdag_condag *g, tally *t)
 {
     ompdag_condag *x = NULL;
@@ -226,6 +250,7 @@ static void compare_all(const ompdag_condag *g, tally *t)
                          (long long)ompdag_rta_result_bound_times_m(u));
             ompdag_rta_result_destroy(c), ompdag_rta_result_destroy(u);
         }
+    if (!closable(g) && ompdag_condag_has_depend(g)) unrolled_flow_matches(g, x, 3, 7);
     ompdag_condag_destroy(x);
 }
 
@@ -454,6 +479,24 @@ Test(loop_depend, outside_the_class_the_unrolling_and_its_limit)
     cr_assert_not(closable(g));
     /* a[i] written in the first loop, read in the second: a path of 10 + 3 */
     cr_assert_eq(hand_bound(TWO_LOOPS("300"), 4), 300 * 13 + 3 * 13);
+    /* the worst flow runs every task: vol = 300·13, len = 10 + 3 */
+    ompdag_condag *x = NULL;
+    cr_assert_eq(ompdag_compact_expand(g, 0, &x, &err), OMPDAG_OK, "%s", err.message);
+    for (int32_t m = 1; m <= 4; ++m)
+        for (int64_t o = 0; o <= 7; o += 7)
+            unrolled_flow_matches(g, x, m, o);
+    ompdag_condag_destroy(x);
+    ompdag_rta_options o2;
+    ompdag_rta_options_init(&o2, 2);
+    ompdag_rta_result *r0 = run_ok(g, &o2);
+    cr_assert_eq(ompdag_rta_result_vol(r0), 300 * 13);
+    cr_assert_eq(ompdag_rta_result_len(r0), 13);
+    ompdag_rta_result_destroy(r0);
+    o2.bound_only = true; /* asked for the bound alone: no flow */
+    r0 = run_ok(g, &o2);
+    cr_assert_eq(ompdag_rta_result_vol(r0), -1);
+    cr_assert_eq(ompdag_rta_result_bound_times_m(r0), 300 * 13 + 13);
+    ompdag_rta_result_destroy(r0);
     ompdag_condag_destroy(g);
     /* at 1000 iterations rta_depend.c merges the expansion's 2000 cells into
      * classes (its cell budget): sound, and said not to be exact */
@@ -463,6 +506,8 @@ Test(loop_depend, outside_the_class_the_unrolling_and_its_limit)
     ompdag_rta_result *r1 = run_ok(g, &o4);
     cr_assert_not(ompdag_rta_result_is_exact(r1));
     cr_assert_geq(ompdag_rta_result_bound_times_m(r1), 1000 * 13 + 3 * 13);
+    cr_assert_eq(ompdag_rta_result_vol(r1), -1, "no worst flow for a bound that is not exact");
+    cr_assert(strstr(ompdag_rta_result_path_missing(r1), "not exact"));
     ompdag_rta_result_destroy(r1);
     ompdag_condag_destroy(g);
     g = load_graph(TWO_LOOPS("600000"), &err);
