@@ -10,6 +10,9 @@
 
 /* Unrolled nodes up to which the bound is computed on the unrolling. */
 #define RTA_LOOP_DEPEND_LIMIT 1000000
+/* Up to this many unrolled nodes a closed graph's worst flow (vol, len) is
+ * taken from the unrolling (rta_loop_depend.c, closure_flow). */
+#define RTA_LOOP_DEPEND_FLOW_LIMIT 200000
 
 /* The exact depend bound (rta_depend.c) of the at-most unrolling of g's
  * loops, bit for bit that of `ompdag expand`'s graph.  *out (owned by the

@@ -250,7 +250,7 @@ static void compare_all(const ompdag_condag *g, tally *t)
                          (long long)ompdag_rta_result_bound_times_m(u));
             ompdag_rta_result_destroy(c), ompdag_rta_result_destroy(u);
         }
-    if (!closable(g) && ompdag_condag_has_depend(g)) unrolled_flow_matches(g, x, 3, 7);
+    if (ompdag_condag_has_depend(g)) unrolled_flow_matches(g, x, 3, 7); /* closed ones too */
     ompdag_condag_destroy(x);
 }
 
@@ -337,6 +337,38 @@ Test(loop_depend, a_chain_by_hand_at_ten_a_hundred_thousand_and_a_billion)
                      ks[i]);
             cr_assert_eq(hand_bound(json, m), m * (1 + 10 * kv[i]), "K=%s m=%d", ks[i], m);
         }
+}
+
+/* The chain again: closed, its worst flow's vol and len come from the
+ * unrolling up to 200,000 unrolled nodes (vol = len = 1 + 10K), and above
+ * that the bound comes alone and says so. */
+Test(loop_depend, a_closed_chain_gives_vol_and_len_up_to_the_flow_limit)
+{
+    static const char *const ks[] = {"10", "1000000000"};
+    for (int i = 0; i < 2; ++i) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 HAND_JSON(LOOPS, "%s", CELL("in", "0") ",", CELL("out", "1"), NO_TASK_AFTER),
+                 ks[i]);
+        ompdag_error err;
+        ompdag_condag *g = load_graph(json, &err);
+        cr_assert_not_null(g, "%s", err.message);
+        ompdag_rta_options opt;
+        ompdag_rta_options_init(&opt, 2);
+        ompdag_rta_result *r = run_ok(g, &opt);
+        cr_assert_not(ompdag_rta_result_has_witness(r));
+        const char *why = ompdag_rta_result_path_missing(r);
+        if (i == 0) {
+            cr_expect_eq(ompdag_rta_result_vol(r), 101);
+            cr_expect_eq(ompdag_rta_result_len(r), 101);
+            cr_expect(strstr(why, "come from the unrolling"), "%s", why);
+        } else {
+            cr_expect_eq(ompdag_rta_result_vol(r), -1);
+            cr_expect(strstr(why, "above 200,000 unrolled nodes"), "%s", why);
+        }
+        ompdag_rta_result_destroy(r);
+        ompdag_condag_destroy(g);
+    }
 }
 
 /* inout: a[i]: independent tasks; the path holds one of them.  vol = 1 + 10K,
