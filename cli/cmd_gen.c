@@ -25,7 +25,7 @@ static int set_wcet(const char *arg, void *dest)
 
 #define GEN_BAD_PROB "probabilities are numbers in [0, 1], got '%s'"
 
-enum { GEN_NOPTS = 11 };
+enum { GEN_NOPTS = 12 };
 
 /* gen's options, in --help's order, writing into *p and *out.  The seed,
  * a uint64_t, is written as the int64_t it is in [0, INT64_MAX]. */
@@ -55,6 +55,11 @@ static cli_opts gen_table(ompdag_gen_params *p, const char **out, cli_opt t[GEN_
         {"dep-vars", 0, CLI_ARG_REQUIRED, "--dep-vars K",
          "distinct vars the clauses use (default 4)", CLI_OPT_INT, &p->dep_vars,
          .typed = {1, 1 << 20, "--dep-vars wants an integer in [1, 1048576], got '%s'"}},
+        {"p-wait-dep", 0, CLI_ARG_REQUIRED, "--p-wait-dep P",
+         "probability that a W node gets depend items: a partial taskwait, `taskwait depend` "
+         "(default 0)",
+         CLI_OPT_PROB, &p->p_wait_dep,
+         .typed = {0, 0, "--p-wait-dep is a number in [0, 1], got '%s'"}},
         {NULL, 'o', CLI_ARG_REQUIRED, "-o FILE", "output file (default stdout), written atomically",
          CLI_OPT_STRING, out},
     };

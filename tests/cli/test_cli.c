@@ -509,6 +509,24 @@ Test(cli, depend_clauses_end_to_end)
     char *g = test_slurp(args);
     cr_expect(strstr(g, "\"depend\"") != NULL);
     free(g);
+    /* partial taskwaits: W nodes with items, under their extension */
+    snprintf(args, sizeof args,
+             "gen --seed 3 --tasks 8 --p-dep 1 --p-wait 0.6 --p-wait-dep 1 -o %s/w.json", dir);
+    r = ompdag(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    done(r);
+    snprintf(args, sizeof args, "%s/w.json", dir);
+    g = test_slurp(args);
+    cr_expect(strstr(g, "\"taskwait-depend\"") != NULL, "%.400s", g);
+    free(g);
+    snprintf(args, sizeof args, "analyze %s/w.json --threads 2", dir);
+    r = ompdag(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    done(r);
+    r = ompdag("gen --p-wait-dep 2");
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "--p-wait-dep is a number in [0, 1]") != NULL, "%s", r.err);
+    done(r);
     snprintf(args, sizeof args, "experiment --sweep p-dep --graphs 3 --no-plot --out %s", dir);
     r = ompdag(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
