@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend_oracle.h"
 #include "ompdag/locks.h"
 #include "support.h"
 
@@ -113,121 +114,6 @@ Test(depend_sets, mutexinoutset_siblings_take_a_lock_with_its_blocking_term)
                               "'locks':[{'lock':'critical','count':1}]}],'edges':[]}",
                               &err));
     cr_assert(strstr(err.message, "nested"), "%s", err.message);
-}
-
-/* ---- the literal oracle ------------------------------------------------------------ */
-
-static int mode_of(ompdag_dep_type t)
-{
-    switch (t) {
-    case OMPDAG_DEP_IN:
-        return 0;
-    case OMPDAG_DEP_INOUTSET:
-        return 2;
-    case OMPDAG_DEP_MUTEXINOUTSET:
-        return 3;
-    default:
-        return 1;
-    }
-}
-
-/* OpenMP 5.1 §15.9.5, literally: the clauses of the tasks created by T
- * nodes a and b conflict on some var (not both the same non-write type). */
-static bool conflict(const ompdag_condag *g, int32_t a, int32_t b)
-{
-    for (int32_t i = 0; i < ompdag_condag_node_depend_count(g, a); ++i)
-        for (int32_t k = 0; k < ompdag_condag_node_depend_count(g, b); ++k) {
-            if (ompdag_condag_node_depend_var(g, a, i) != ompdag_condag_node_depend_var(g, b, k))
-                continue;
-            int x = mode_of(ompdag_condag_node_depend_type(g, a, i));
-            int y = mode_of(ompdag_condag_node_depend_type(g, b, k));
-            if (x == 1 || y == 1 || x != y) return true;
-        }
-    return false;
-}
-
-/* The flow fixed by choice: executed nodes. */
-static void mark(const ompdag_condag *g, const int32_t *choice, uint8_t *ex)
-{
-    int32_t n = ompdag_condag_node_count(g);
-    memset(ex, 0, (size_t)n);
-    const int32_t *topo = ompdag_condag_topo_order(g);
-    ex[ompdag_condag_task_source(g, ompdag_condag_root_task(g))] = 1;
-    for (int32_t i = 0; i < n; ++i) { /* topological: predecessors first */
-        int32_t v = topo[i], k;
-        if (!ex[v]) continue;
-        const int32_t *s = ompdag_condag_node_fsucc(g, v, &k);
-        for (int32_t j = 0; j < k; ++j)
-            if (ompdag_condag_node_kind(g, v) != OMPDAG_KIND_C || s[j] == choice[v]) ex[s[j]] = 1;
-        if (ompdag_condag_node_creates(g, v) >= 0)
-            ex[ompdag_condag_task_source(g, ompdag_condag_node_creates(g, v))] = 1;
-    }
-}
-
-/* m·R of one flow with the literal D-edges: vol + (m−1)·len over F, T, W
- * and D edges, each node weighing c + B(v, m). */
-static int64_t literal_flow(const ompdag_condag *g, const int32_t *choice, int32_t m)
-{
-    int32_t n = ompdag_condag_node_count(g);
-    uint8_t *ex = malloc((size_t)n);
-    int64_t *best = calloc((size_t)n, sizeof *best), vol = 0,
-            len = 0; /* best: path ending before */
-    int32_t *seq = malloc(sizeof *seq * (size_t)n), nseq = 0;
-    mark(g, choice, ex);
-    const int32_t *topo = ompdag_condag_topo_order(g);
-    for (int32_t i = 0; i < n; ++i) /* executed T nodes with clauses, in serial order */
-        if (ex[topo[i]] && ompdag_condag_node_depend_count(g, topo[i])) seq[nseq++] = topo[i];
-    /* the serial order puts a D-edge's ends in order (condag_depend.c), so one
-     * pass over topo with D-edges relaxed at each sink works */
-    for (int32_t i = 0; i < n; ++i) {
-        int32_t v = topo[i], k;
-        if (!ex[v]) continue;
-        int64_t c = ompdag_condag_node_wcet(g, v) + ompdag_condag_node_blocking(g, v, m);
-        vol += c;
-        int64_t here = best[v] + c;
-        if (here > len) len = here;
-        const int32_t *s = ompdag_condag_node_fsucc(g, v, &k);
-        for (int32_t j = 0; j < k; ++j)
-            if (ex[s[j]] && here > best[s[j]]) best[s[j]] = here;
-        s = ompdag_condag_node_wsucc(g, v, &k);
-        for (int32_t j = 0; j < k; ++j)
-            if (ex[s[j]] && here > best[s[j]]) best[s[j]] = here;
-        int32_t ct = ompdag_condag_node_creates(g, v);
-        if (ct >= 0) {
-            int32_t src = ompdag_condag_task_source(g, ct);
-            if (here > best[src]) best[src] = here;
-        }
-        /* v is the sink of a task created by executed T node a: D-edges to later siblings */
-        int32_t task = ompdag_condag_node_task(g, v);
-        if (ompdag_condag_task_sink(g, task) != v || task == ompdag_condag_root_task(g)) continue;
-        int32_t a = ompdag_condag_task_creator(g, task);
-        bool after = false;
-        for (int32_t q = 0; q < nseq; ++q) {
-            int32_t b = seq[q];
-            if (b == a) {
-                after = true;
-                continue;
-            }
-            if (!after || ompdag_condag_node_task(g, b) != ompdag_condag_node_task(g, a) ||
-                !conflict(g, a, b))
-                continue;
-            int32_t src = ompdag_condag_task_source(g, ompdag_condag_node_creates(g, b));
-            if (here > best[src]) best[src] = here;
-        }
-    }
-    free(ex), free(best), free(seq);
-    return vol + (int64_t)(m - 1) * len;
-}
-
-static void random_choice(const ompdag_condag *g, ompdag_rng *r, int32_t *choice)
-{
-    for (int32_t v = 0; v < ompdag_condag_node_count(g); ++v) {
-        int32_t k;
-        const int32_t *s = ompdag_condag_node_fsucc(g, v, &k);
-        choice[v] = ompdag_condag_node_kind(g, v) == OMPDAG_KIND_C && k
-                        ? s[ompdag_rng_range(r, 0, k - 1)]
-                        : -1;
-    }
 }
 
 /* A random graph with random clauses of all five types (mutexinoutset only
