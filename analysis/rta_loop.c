@@ -196,7 +196,7 @@ static void closure_of(loop_pass *p, int32_t i)
     close_loop(&P, d, l->repeat[i], &p->closure[i], &p->overflow);
 }
 
-static ompdag_status overflow_error(const ompdag_condag *g, int32_t i, ompdag_error *err)
+ompdag_status rta_loop_overflow_error(const ompdag_condag *g, int32_t i, ompdag_error *err)
 {
     const condag_loops *l = g->loops;
     ompdag_loc loc = ompdag_condag_node_loc(g, l->test[i]);
@@ -242,7 +242,7 @@ ompdag_status rta_loop_tables(const ompdag_condag *g, const ompdag_rta_options *
                 best = max2(best, add_chk(p.closure[i].a[q][j], row[l->exit[i]].q[j], &p.overflow));
             row[v].q[q] = best;
         }
-        if (p.overflow) st = overflow_error(g, i, err);
+        if (p.overflow) st = rta_loop_overflow_error(g, i, err);
     }
     free(p.mat), free(p.slot), free(p.closure);
     return st;

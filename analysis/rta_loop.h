@@ -47,6 +47,10 @@ ompdag_status rta_loop_flow_sums(const ompdag_condag *g, const ompdag_rta_option
 ompdag_status rta_loop_replay_witness(const ompdag_condag *g, const ompdag_rta_options *opt,
                                       ompdag_rta_result *r, ompdag_error *err);
 
+/* The error for a sum over loop i (an index into g->loops) that overflows
+ * int64: names the loop's test node, its place and its repeat. */
+ompdag_status rta_loop_overflow_error(const ompdag_condag *g, int32_t i, ompdag_error *err);
+
 /* Test hook: the runs per loop entry before the replay gives up (0 or
  * anything above restores 64). */
 void rta_loop_set_runs_cap(int32_t runs);

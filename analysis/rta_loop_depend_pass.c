@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "condag_loops.h"
+#include "rta_loop.h"
 #include "rta_loop_depend_internal.h"
 
 #define LD_MAX_CELLS ((int64_t)1 << 24) /* matrix cells of one loop body */
@@ -130,21 +131,14 @@ static void close_loop(rta_ld_pass *p, int32_t i)
     }
 }
 
+/* Overflow at node v: the loop around it (rta_loop.c's message), or the node. */
 static ompdag_status overflow_error(const ompdag_condag *g, int32_t v, ompdag_error *err)
 {
-    const condag_loops *l = g->loops;
-    int32_t i = l->loop_of[v];
-    if (i < 0)
-        return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                                "node '%s': m·R does not fit in int64 ns; use a coarser time unit",
-                                node_name(g, v));
-    ompdag_loc loc = ompdag_condag_node_loc(g, l->test[i]);
-    char where[256] = "";
-    if (loc.file) snprintf(where, sizeof where, " at %s:%d", loc.file, loc.line);
+    int32_t i = g->loops->loop_of[v];
+    if (i >= 0) return rta_loop_overflow_error(g, i, err);
     return ompdag_error_set(err, OMPDAG_ERR_OVERFLOW,
-                            "the loop tested by node '%s'%s (repeat %lld): m·R does not fit in "
-                            "int64 ns; lower the loop bound or use a coarser time unit",
-                            node_name(g, l->test[i]), where, (long long)l->repeat[i]);
+                            "node '%s': m·R does not fit in int64 ns; use a coarser time unit",
+                            node_name(g, v));
 }
 
 /* Buffers; false when a loop's matrices exceed LD_MAX_CELLS (then unroll). */
