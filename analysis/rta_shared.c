@@ -330,7 +330,6 @@ static void write_pieces(const ompdag_rta_result *r, const ompdag_condag *g, FIL
 
 void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_condag *g, FILE *out)
 {
-    enum { HEAD = 8, TAIL = 4 }; /* tokens shown of a long path */
     int32_t n = r->path_len;
     uint64_t total = ompdag_rta_result_path_nodes(r);
     char(*pl)[PLACE_SIZE] = malloc(sizeof *pl * (size_t)(n ? n : 1));
@@ -354,17 +353,8 @@ void ompdag_rta_result_write_path(const ompdag_rta_result *r, const ompdag_conda
         return;
     }
     int32_t nt = tokenize_path(pl, n, tok);
-    for (int32_t i = 0; i < nt; ++i) {
-        if (i == HEAD && nt > HEAD + TAIL) {
-            int32_t skipped = 0;
-            for (int32_t k = HEAD; k < nt - TAIL; ++k)
-                skipped += tok[k].len * tok[k].times;
-            fprintf(out, " -> ... (%d more)", skipped);
-            i = nt - TAIL;
-        }
-        fputs(i ? " -> " : " ", out);
-        write_token(out, pl, tok[i]);
-    }
+    if (nt) fputc(' ', out);
+    write_tokens(out, pl, tok, nt);
     fputc('\n', out);
     free(pl), free(tok);
 }
