@@ -165,9 +165,9 @@ static int64_t bu_step(do_state *s, int32_t depth, bool scan)
     int64_t awake = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake) num_threads(s->threads) if (par)
     for (int64_t w = 0; w < s->words; ++w) {
-        const uint64_t todo = scan ? unvisited_word(s, w) : s->rest[w];
+        const uint64_t unvisited = scan ? unvisited_word(s, w) : s->rest[w];
         uint64_t found = 0;
-        for (uint64_t bits = todo; bits; bits &= bits - 1) {
+        for (uint64_t bits = unvisited; bits; bits &= bits - 1) {
             const int64_t v = (w << 6) + __builtin_ctzll(bits);
             const int64_t u = bu_parent(s, v);
             if (u >= 0) {
@@ -178,7 +178,7 @@ static int64_t bu_step(do_state *s, int32_t depth, bool scan)
             }
         }
         s->next[w] = found;
-        s->rest[w] = todo & ~found;
+        s->rest[w] = unvisited & ~found;
     }
     uint64_t *t = s->front;
     s->front = s->next;
